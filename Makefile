@@ -1,0 +1,69 @@
+# rrsurvey — the two commands a new user needs are `make run` and `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+PY := $(VENV)/bin/python
+PORT ?= 8000
+# Development settings for `make run` and the test suite (Django's test runner still runs the
+# tests with DEBUG off). Production reads DEBUG/SECRET_KEY from the environment instead.
+DEV_ENV := DEBUG=1
+
+.PHONY: run test test-python test-js test-browser-deps lint format bench serve migrate clean
+
+$(VENV)/.runtime-installed: requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	touch $@
+
+$(VENV)/.dev-installed: $(VENV)/.runtime-installed requirements-dev.txt
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+migrate: $(VENV)/.runtime-installed
+	$(DEV_ENV) $(PY) manage.py migrate --noinput
+	$(DEV_ENV) $(PY) manage.py createcachetable
+
+## make run: install, migrate, load the demo researcher and survey, serve on 127.0.0.1:$(PORT)
+run: migrate
+	$(DEV_ENV) $(PY) manage.py seed_demo --base-url http://127.0.0.1:$(PORT)
+	$(DEV_ENV) $(PY) manage.py runserver 127.0.0.1:$(PORT)
+
+## make serve: production-style serving (gunicorn + whitenoise); needs SECRET_KEY etc.
+serve: $(VENV)/.runtime-installed
+	$(PY) manage.py collectstatic --noinput
+	$(PY) manage.py migrate --noinput
+	$(PY) manage.py createcachetable
+	$(VENV)/bin/gunicorn config.wsgi:application --bind 127.0.0.1:$(PORT) \
+		--workers $${WEB_CONCURRENCY:-2} --access-logfile /dev/null
+
+## make test: everything — Python (unit, API, browser) and JavaScript
+test: test-python test-js
+
+test-browser-deps:
+	@if ! command -v chromium >/dev/null 2>&1; then \
+		echo "Installing Debian chromium for the browser tests..."; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; \
+	fi
+	@command -v node >/dev/null 2>&1 || { echo "node (>= 20) is required for the JavaScript tests" >&2; exit 1; }
+
+test-python: $(VENV)/.dev-installed test-browser-deps
+	$(DEV_ENV) $(PY) -m pytest $(PYTEST_ARGS)
+
+test-js: test-browser-deps
+	node --test tests/js/
+
+lint: $(VENV)/.dev-installed
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+format: $(VENV)/.dev-installed
+	$(VENV)/bin/ruff format .
+	$(VENV)/bin/ruff check --fix .
+
+bench: $(VENV)/.dev-installed
+	@for script in bench/bench_*.py; do echo "== $$script"; $(DEV_ENV) $(PY) $$script || exit 1; done
+
+clean:
+	rm -rf $(VENV) staticfiles .pytest_cache db.sqlite3 db.sqlite3-*

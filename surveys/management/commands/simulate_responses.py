@@ -1,0 +1,56 @@
+import numpy as np
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError
+
+from dpengine import simulate_reports
+from surveys import selectors, services
+
+
+def _probabilities(raw, count):
+    try:
+        values = [float(part) for part in raw.split(",")]
+    except ValueError:
+        raise CommandError(
+            f"--p must be a number or comma-separated numbers, got {raw!r}"
+        ) from None
+    if len(values) == 1:
+        values *= count
+    if len(values) != count:
+        raise CommandError(f"--p needs 1 or {count} values (one per question), got {len(values)}")
+    if not all(0 <= v <= 1 for v in values):
+        raise CommandError(f"--p values must lie in [0, 1], got {raw!r}")
+    return values
+
+
+class Command(BaseCommand):
+    help = (
+        "Add simulated respondents to a survey: true answers drawn with share P, then randomized."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("slug")
+        parser.add_argument("--n", type=int, required=True, help="number of respondents")
+        parser.add_argument(
+            "--p", default="0.2", help="true share of 'yes', one value or one per question"
+        )
+        parser.add_argument("--seed", type=int, default=None, help="seed for reproducible runs")
+
+    def handle(self, *args, slug, n, p, seed, **options):
+        if n < 1:
+            raise CommandError(f"--n must be at least 1, got {n}")
+        try:
+            survey = selectors.survey_by_slug(slug=slug)
+        except Exception:
+            raise CommandError(f"No survey with slug {slug!r}") from None
+        questions = selectors.survey_questions(survey=survey)
+        if not questions:
+            raise CommandError("The survey has no questions.")
+        shares = _probabilities(p, len(questions))
+        design = selectors.survey_design(survey=survey)
+        rng = np.random.default_rng(seed)
+        reports = np.column_stack([simulate_reports(share, n, design, rng) for share in shares])
+        try:
+            stored = services.simulated_submissions_record(survey=survey, reports=reports)
+        except ValidationError as exc:
+            raise CommandError(str(exc)) from None
+        self.stdout.write(f"Added {stored} simulated respondents to {survey.title!r}.")

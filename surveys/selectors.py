@@ -1,0 +1,168 @@
+"""Reads. The only place (with services) that calls dpengine."""
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Count
+from django.http import Http404
+from django.utils import timezone
+
+import dpengine
+from dpengine import Estimate, ForcedResponse
+
+from .models import CI_METHODS, Question, Report, Survey
+
+VALID_METHODS = tuple(code for code, _label in CI_METHODS)
+PLANNING_MARGIN = 0.05
+PLANNING_CONFIDENCE = 0.95
+
+
+@dataclass(frozen=True)
+class PrivacySummary:
+    per_answer_epsilon: float
+    total_epsilon: float
+    questions: int
+    odds_ratio: float  # e^epsilon: how much more likely any report is under one truth
+    respondents_for_margin: int  # for ±PLANNING_MARGIN at PLANNING_CONFIDENCE
+    margin: float
+    confidence: float
+
+
+@dataclass(frozen=True)
+class QuestionEstimate:
+    question_id: int
+    position: int
+    text: str
+    estimate: Estimate
+    suppressed: bool  # fewer reports than the survey's minimum n: numbers are withheld
+
+
+@dataclass(frozen=True)
+class SurveyEstimates:
+    survey: Survey
+    design: ForcedResponse
+    confidence: float
+    method: str
+    rows: list[QuestionEstimate]
+    generated_at: datetime
+
+    @property
+    def epsilon(self):
+        return self.design.epsilon
+
+
+def survey_design(*, survey) -> ForcedResponse:
+    return ForcedResponse(p_truth=survey.p_truth, p_forced_yes=survey.p_forced_yes)
+
+
+def design_privacy(*, design, questions) -> PrivacySummary:
+    epsilon = design.epsilon
+    return PrivacySummary(
+        per_answer_epsilon=epsilon,
+        total_epsilon=epsilon * questions,
+        questions=questions,
+        odds_ratio=math.exp(epsilon),
+        respondents_for_margin=dpengine.required_sample_size(
+            design=design, margin=PLANNING_MARGIN, confidence=PLANNING_CONFIDENCE
+        ),
+        margin=PLANNING_MARGIN,
+        confidence=PLANNING_CONFIDENCE,
+    )
+
+
+def survey_privacy(*, survey) -> PrivacySummary:
+    return design_privacy(design=survey_design(survey=survey), questions=survey.questions.count())
+
+
+def surveys_for_owner(*, owner):
+    return Survey.objects.filter(owner=owner).annotate(question_total=Count("questions"))
+
+
+def survey_for_owner(*, owner, survey_id) -> Survey:
+    """Another owner's survey is indistinguishable from a missing one (404, never 403)."""
+    try:
+        return Survey.objects.get(pk=int(survey_id), owner=owner)
+    except (Survey.DoesNotExist, TypeError, ValueError):
+        raise Http404("No such survey.") from None
+
+
+def survey_by_slug(*, slug) -> Survey:
+    try:
+        return Survey.objects.get(slug=slug)
+    except Survey.DoesNotExist:
+        raise Http404("No such survey.") from None
+
+
+def survey_questions(*, survey) -> list[Question]:
+    return list(survey.questions.all())
+
+
+def survey_estimates(*, survey, confidence=None, method=None) -> SurveyEstimates:
+    """Per-question estimates from the running tallies: cost independent of response count."""
+    confidence = survey.confidence if confidence is None else confidence
+    method = survey.ci_method if method is None else method
+    design = survey_design(survey=survey)
+    rows = []
+    for question in survey.questions.all():
+        est = dpengine.estimate(
+            yes=question.yes_count,
+            n=question.report_count,
+            design=design,
+            confidence=confidence,
+            method=method,
+        )
+        rows.append(
+            QuestionEstimate(
+                question_id=question.pk,
+                position=question.position,
+                text=question.text,
+                estimate=est,
+                suppressed=question.report_count < survey.min_n,
+            )
+        )
+    return SurveyEstimates(
+        survey=survey,
+        design=design,
+        confidence=confidence,
+        method=method,
+        rows=rows,
+        generated_at=timezone.now(),
+    )
+
+
+def survey_report_rows(*, survey, chunk_size=10000) -> Iterator[tuple]:
+    """Yield ``(submission_id, received_on, [bit per question in position order])``.
+
+    Streams straight from the database in submission order so a million-row export needs
+    memory for one chunk, not the whole survey.
+    """
+    question_ids = list(survey.questions.values_list("id", flat=True))
+    column = {qid: index for index, qid in enumerate(question_ids)}
+    reports = (
+        Report.objects.filter(submission__survey=survey)
+        .order_by("submission_id", "question_id")
+        .values_list(
+            "submission_id",
+            "submission__submission_id",
+            "submission__received_on",
+            "question_id",
+            "reported_yes",
+        )
+        .iterator(chunk_size=chunk_size)
+    )
+    current = None
+    bits = None
+    meta = None
+    for row_pk, submission_uuid, received_on, question_id, reported_yes in reports:
+        if row_pk != current:
+            if current is not None:
+                yield (*meta, bits)
+            current = row_pk
+            meta = (submission_uuid, received_on)
+            bits = [None] * len(question_ids)
+        if question_id in column:
+            bits[column[question_id]] = reported_yes
+    if current is not None:
+        yield (*meta, bits)

@@ -1,0 +1,412 @@
+"""Writes. Views, API views and commands validate input shape, then call exactly one of these.
+
+Every service either completes or raises ``django.core.exceptions.ValidationError`` (with a
+``{field: [message]}`` dict naming the bad field) or one of the conflicts below, and in both
+cases nothing is stored half-way.
+"""
+
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.db.models import Case, F, Max, Value, When
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from dpengine import ForcedResponse
+
+from .models import CI_METHODS, Question, Report, Submission, Survey
+
+EDITABLE_SURVEY_FIELDS = (
+    "title",
+    "intro",
+    "language",
+    "p_truth",
+    "p_forced_yes",
+    "confidence",
+    "ci_method",
+    "min_n",
+)
+# Changing any of these after reports exist would make the stored reports mean something else.
+DESIGN_FIELDS = ("p_truth", "p_forced_yes")
+MAX_QUESTIONS = 100
+
+
+class SurveyConflict(Exception):
+    """The request is well formed but the survey's state forbids it (HTTP 409)."""
+
+    def __init__(self, message, *, field=None):
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+
+class SurveyFrozen(SurveyConflict):
+    pass
+
+
+class SurveyNotAcceptingResponses(SurveyConflict):
+    pass
+
+
+@dataclass(frozen=True)
+class SubmissionOutcome:
+    submission_id: uuid.UUID
+    created: bool
+    questions_answered: int
+
+
+# --- validation helpers -------------------------------------------------------------------
+
+
+def _clean_text(field, value, *, max_length, required=True):
+    if not isinstance(value, str):
+        raise ValidationError({field: [_("Must be text.")]})
+    value = value.strip()
+    if required and not value:
+        raise ValidationError({field: [_("This field may not be blank.")]})
+    if len(value) > max_length:
+        raise ValidationError(
+            {
+                field: [
+                    _("At most %(max)d characters, got %(n)d.")
+                    % {"max": max_length, "n": len(value)}
+                ]
+            }
+        )
+    return value
+
+
+def _clean_design(*, p_truth, p_forced_yes):
+    for field, value in (("p_truth", p_truth), ("p_forced_yes", p_forced_yes)):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValidationError({field: [_("Must be a number, got %(v)r.") % {"v": value}]})
+    try:
+        ForcedResponse(p_truth=float(p_truth), p_forced_yes=float(p_forced_yes))
+    except ValueError as exc:
+        field = "p_forced_yes" if str(exc).startswith("p_forced_yes") else "p_truth"
+        raise ValidationError({field: [str(exc)]}) from None
+    return float(p_truth), float(p_forced_yes)
+
+
+def _clean_survey_fields(data, *, current=None):
+    """Validate the editable fields present in ``data``; ``current`` supplies the other coin."""
+    cleaned = {}
+    unknown = set(data) - set(EDITABLE_SURVEY_FIELDS)
+    if unknown:
+        field = sorted(unknown)[0]
+        raise ValidationError({field: [_("Unknown field.")]})
+    if "title" in data:
+        cleaned["title"] = _clean_text("title", data["title"], max_length=200)
+    if "intro" in data:
+        cleaned["intro"] = _clean_text("intro", data["intro"], max_length=5000, required=False)
+    if "language" in data:
+        codes = [code for code, _name in settings.LANGUAGES]
+        if data["language"] not in codes:
+            raise ValidationError(
+                {"language": [_("Must be one of %(codes)s.") % {"codes": ", ".join(codes)}]}
+            )
+        cleaned["language"] = data["language"]
+    if "p_truth" in data or "p_forced_yes" in data:
+        cleaned["p_truth"], cleaned["p_forced_yes"] = _clean_design(
+            p_truth=data.get("p_truth", current.p_truth if current else 0.5),
+            p_forced_yes=data.get("p_forced_yes", current.p_forced_yes if current else 0.5),
+        )
+    if "confidence" in data:
+        value = data["confidence"]
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0.5 <= value < 1:
+            raise ValidationError(
+                {"confidence": [_("Must be a number in [0.5, 1), got %(v)r.") % {"v": value}]}
+            )
+        cleaned["confidence"] = float(value)
+    if "ci_method" in data:
+        methods = [code for code, _label in CI_METHODS]
+        if data["ci_method"] not in methods:
+            raise ValidationError(
+                {"ci_method": [_("Must be one of %(m)s.") % {"m": ", ".join(methods)}]}
+            )
+        cleaned["ci_method"] = data["ci_method"]
+    if "min_n" in data:
+        value = data["min_n"]
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100000:
+            raise ValidationError(
+                {"min_n": [_("Must be a whole number from 0 to 100000, got %(v)r.") % {"v": value}]}
+            )
+        cleaned["min_n"] = value
+    return cleaned
+
+
+def _clean_question_texts(texts):
+    if isinstance(texts, str | bytes) or not isinstance(texts, Iterable):
+        raise ValidationError({"questions": [_("Must be a list of questions.")]})
+    texts = list(texts)
+    if len(texts) > MAX_QUESTIONS:
+        raise ValidationError(
+            {"questions": [_("At most %(max)d questions.") % {"max": MAX_QUESTIONS}]}
+        )
+    return [_clean_text("questions", text, max_length=1000) for text in texts]
+
+
+def _ensure_not_frozen(survey):
+    if survey.is_frozen:
+        raise SurveyFrozen(
+            _(
+                "This survey already has responses, so its questions and coins cannot change: "
+                "the stored reports would no longer mean what the estimates assume."
+            )
+        )
+
+
+# --- surveys ------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def survey_create(*, owner, title, questions=(), **fields) -> Survey:
+    cleaned = _clean_survey_fields({"title": title, **fields})
+    texts = _clean_question_texts(questions)
+    survey = Survey.objects.create(owner=owner, **cleaned)
+    Question.objects.bulk_create(
+        Question(survey=survey, position=index, text=text) for index, text in enumerate(texts)
+    )
+    return survey
+
+
+@transaction.atomic
+def survey_update(*, survey, data: Mapping, questions=None) -> Survey:
+    """Update survey fields and, when ``questions`` is given, replace the question list."""
+    survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    cleaned = _clean_survey_fields(dict(data), current=survey)
+    design_changes = {
+        field
+        for field in DESIGN_FIELDS
+        if field in cleaned and cleaned[field] != getattr(survey, field)
+    }
+    if design_changes or questions is not None:
+        _ensure_not_frozen(survey)
+    for field, value in cleaned.items():
+        setattr(survey, field, value)
+    survey.save()
+    if questions is not None:
+        texts = _clean_question_texts(questions)
+        survey.questions.all().delete()
+        Question.objects.bulk_create(
+            Question(survey=survey, position=index, text=text) for index, text in enumerate(texts)
+        )
+    return survey
+
+
+def survey_delete(*, survey) -> None:
+    survey.delete()
+
+
+@transaction.atomic
+def survey_open(*, survey) -> Survey:
+    survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    if not survey.questions.exists():
+        raise SurveyConflict(_("Add at least one question before opening the survey."))
+    survey.status = Survey.Status.OPEN
+    survey.save(update_fields=["status", "updated_at"])
+    return survey
+
+
+@transaction.atomic
+def survey_close(*, survey) -> Survey:
+    survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    survey.status = Survey.Status.CLOSED
+    survey.save(update_fields=["status", "updated_at"])
+    return survey
+
+
+# --- questions ----------------------------------------------------------------------------
+
+
+@transaction.atomic
+def question_add(*, survey, text) -> Question:
+    survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    _ensure_not_frozen(survey)
+    text = _clean_text("text", text, max_length=1000)
+    if survey.questions.count() >= MAX_QUESTIONS:
+        raise ValidationError({"text": [_("At most %(max)d questions.") % {"max": MAX_QUESTIONS}]})
+    last = survey.questions.aggregate(last=Max("position"))["last"]
+    return Question.objects.create(
+        survey=survey, position=0 if last is None else last + 1, text=text
+    )
+
+
+@transaction.atomic
+def question_update(*, question, text) -> Question:
+    _ensure_not_frozen(Survey.objects.select_for_update().get(pk=question.survey_id))
+    question.text = _clean_text("text", text, max_length=1000)
+    question.save(update_fields=["text"])
+    return question
+
+
+@transaction.atomic
+def question_delete(*, question) -> None:
+    _ensure_not_frozen(Survey.objects.select_for_update().get(pk=question.survey_id))
+    question.delete()
+
+
+@transaction.atomic
+def question_move(*, question, offset: int) -> None:
+    """Move a question ``offset`` places up (negative) or down, renumbering positions 0..n-1."""
+    survey = Survey.objects.select_for_update().get(pk=question.survey_id)
+    _ensure_not_frozen(survey)
+    ordered = list(survey.questions.all())
+    index = next(i for i, q in enumerate(ordered) if q.pk == question.pk)
+    target = max(0, min(len(ordered) - 1, index + offset))
+    ordered.insert(target, ordered.pop(index))
+    for position, item in enumerate(ordered):
+        item.position = position
+    Question.objects.bulk_update(ordered, ["position"])
+
+
+# --- responses ----------------------------------------------------------------------------
+
+
+def _clean_submission_id(value):
+    if isinstance(value, uuid.UUID):
+        return value
+    if not isinstance(value, str):
+        raise ValidationError({"submission_id": [_("Must be a UUID string.")]})
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        raise ValidationError(
+            {"submission_id": [_("Must be a UUID, got %(v)r.") % {"v": value[:64]}]}
+        ) from None
+
+
+def _clean_answers(answers, question_ids):
+    if not isinstance(answers, Mapping):
+        raise ValidationError(
+            {"answers": [_("Must be an object mapping question id to true/false.")]}
+        )
+    cleaned = {}
+    for key, value in answers.items():
+        try:
+            question_id = int(key)
+        except (TypeError, ValueError):
+            raise ValidationError(
+                {
+                    "answers": [
+                        _("%(k)r is not a question id of this survey.") % {"k": str(key)[:32]}
+                    ]
+                }
+            ) from None
+        if question_id not in question_ids or str(question_id) != str(key).strip():
+            raise ValidationError(
+                {
+                    "answers": [
+                        _("%(k)r is not a question id of this survey.") % {"k": str(key)[:32]}
+                    ]
+                }
+            )
+        if not isinstance(value, bool):
+            raise ValidationError(
+                {
+                    "answers": [
+                        _("Answer to question %(k)s must be true or false.") % {"k": question_id}
+                    ]
+                }
+            )
+        cleaned[question_id] = value
+    missing = question_ids - cleaned.keys()
+    if missing:
+        raise ValidationError(
+            {
+                "answers": [
+                    _("Every question needs an answer; missing: %(ids)s.")
+                    % {"ids": ", ".join(str(i) for i in sorted(missing))}
+                ]
+            }
+        )
+    return cleaned
+
+
+def submission_record(*, survey, submission_id, answers) -> SubmissionOutcome:
+    """Store one respondent's randomized answers, all or nothing, idempotent on submission_id.
+
+    ``answers`` maps question id to the *randomized* bit the respondent's browser drew. A
+    replayed submission id stores nothing new and reports the first outcome again, so a
+    client may retry safely after a timeout or a crashed worker.
+    """
+    submission_uuid = _clean_submission_id(submission_id)
+    if survey.status != Survey.Status.OPEN:
+        raise SurveyNotAcceptingResponses(
+            _("This survey is closed and no longer accepts responses.")
+            if survey.status == Survey.Status.CLOSED
+            else _("This survey is not open for responses yet.")
+        )
+    question_ids = set(survey.questions.values_list("id", flat=True))
+    cleaned = _clean_answers(answers, question_ids)
+
+    if Submission.objects.filter(survey=survey, submission_id=submission_uuid).exists():
+        return SubmissionOutcome(submission_uuid, created=False, questions_answered=len(cleaned))
+    try:
+        with transaction.atomic():
+            submission = Submission.objects.create(
+                survey=survey, submission_id=submission_uuid, received_on=timezone.now().date()
+            )
+            Report.objects.bulk_create(
+                Report(submission=submission, question_id=qid, reported_yes=bit)
+                for qid, bit in cleaned.items()
+            )
+            yes_ids = [qid for qid, bit in cleaned.items() if bit]
+            Question.objects.filter(id__in=cleaned).update(
+                report_count=F("report_count") + 1,
+                yes_count=F("yes_count")
+                + Case(When(id__in=yes_ids, then=Value(1)), default=Value(0)),
+            )
+            Survey.objects.filter(pk=survey.pk).update(response_count=F("response_count") + 1)
+    except IntegrityError:
+        # A concurrent retry with the same id won the race; its transaction stored everything.
+        if Submission.objects.filter(survey=survey, submission_id=submission_uuid).exists():
+            return SubmissionOutcome(
+                submission_uuid, created=False, questions_answered=len(cleaned)
+            )
+        # Otherwise the questions changed under us (edited between validation and insert).
+        raise SurveyConflict(
+            _("The survey changed while you were answering. Please reload the page.")
+        ) from None
+    return SubmissionOutcome(submission_uuid, created=True, questions_answered=len(cleaned))
+
+
+@transaction.atomic
+def simulated_submissions_record(*, survey, reports, received_on=None, batch_size=5000) -> int:
+    """Bulk-store simulated randomized reports (an n × questions boolean array).
+
+    For demos, tests and benchmarks: rows already went through the coins (dpengine's
+    ``simulate_reports``), so they are stored exactly as a browser would have sent them.
+    """
+    questions = list(survey.questions.all())
+    if reports.ndim != 2 or reports.shape[1] != len(questions):
+        raise ValidationError(
+            {"reports": [f"Expected an n × {len(questions)} array, got shape {reports.shape}."]}
+        )
+    received_on = received_on or timezone.now().date()
+    total = int(reports.shape[0])
+    for start in range(0, total, batch_size):
+        chunk = reports[start : start + batch_size]
+        submissions = Submission.objects.bulk_create(
+            Submission(survey=survey, submission_id=uuid.uuid4(), received_on=received_on)
+            for _row in chunk
+        )
+        Report.objects.bulk_create(
+            (
+                Report(submission=submission, question=question, reported_yes=bool(bit))
+                for submission, row in zip(submissions, chunk, strict=True)
+                for question, bit in zip(questions, row, strict=True)
+            ),
+            batch_size=batch_size,
+        )
+    yes_totals = reports.sum(axis=0)
+    for question, yes in zip(questions, yes_totals, strict=True):
+        Question.objects.filter(pk=question.pk).update(
+            report_count=F("report_count") + total, yes_count=F("yes_count") + int(yes)
+        )
+    Survey.objects.filter(pk=survey.pk).update(response_count=F("response_count") + total)
+    return total

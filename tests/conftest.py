@@ -1,0 +1,84 @@
+"""The fixed cast: a survey owner, a second researcher and an anonymous respondent."""
+
+import uuid
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.test import APIClient
+
+from surveys import services
+from surveys.models import Survey
+
+PASSWORD = "correct-horse-battery-42"
+
+SENSITIVE_QUESTIONS = (
+    "Have you ever taken office supplies home for private use?",
+    "Have you used drugs at work in the past year?",
+)
+
+
+@pytest.fixture
+def owner(db):
+    return get_user_model().objects.create_user("owner", password=PASSWORD)
+
+
+@pytest.fixture
+def other_researcher(db):
+    return get_user_model().objects.create_user("other", password=PASSWORD)
+
+
+@pytest.fixture
+def owner_client(client, owner):
+    client.force_login(owner)
+    return client
+
+
+@pytest.fixture
+def other_client(client, other_researcher):
+    client.force_login(other_researcher)
+    return client
+
+
+@pytest.fixture
+def respondent():
+    """An anonymous API client, as a respondent's browser would be."""
+    return APIClient()
+
+
+@pytest.fixture
+def make_survey(owner):
+    def make(
+        *, by=None, title="Workplace habits", questions=SENSITIVE_QUESTIONS, status="open", **fields
+    ):
+        survey = services.survey_create(
+            owner=by or owner, title=title, questions=questions, **fields
+        )
+        if status == Survey.Status.OPEN:
+            survey = services.survey_open(survey=survey)
+        elif status == Survey.Status.CLOSED:
+            survey = services.survey_close(survey=survey)
+        return survey
+
+    return make
+
+
+@pytest.fixture
+def open_survey(make_survey):
+    return make_survey()
+
+
+@pytest.fixture
+def submit(respondent):
+    """POST randomized answers for a survey; ``answers`` is a list of bits in question order."""
+
+    def post(survey, answers, *, submission_id=None, client=None):
+        question_ids = list(survey.questions.values_list("id", flat=True))
+        body = {
+            "submission_id": str(submission_id or uuid.uuid4()),
+            "answers": {str(qid): bit for qid, bit in zip(question_ids, answers, strict=True)},
+        }
+        return (client or respondent).post(
+            f"/api/v1/public/surveys/{survey.slug}/responses/", body, format="json"
+        )
+
+    return post
