@@ -200,6 +200,11 @@ STORAGES = {
     },
 }
 
+# In development (and the test suite, which runs with DEBUG=1 in the environment) WhiteNoise
+# serves straight from the source folders; production serves the collected, hashed files.
+WHITENOISE_AUTOREFRESH = DEBUG
+WHITENOISE_USE_FINDERS = DEBUG
+
 # --- REST framework ---------------------------------------------------------------------
 RESPONSE_RATE_LIMIT = env_rate("RESPONSE_RATE_LIMIT", "120/min")
 TRUSTED_PROXIES = env_int("TRUSTED_PROXIES", 0)
