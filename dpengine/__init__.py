@@ -1,0 +1,78 @@
+"""dpengine: randomized-response surveys with local differential privacy.
+
+Pure Python + NumPy/SciPy, no I/O. The stable entry points are :class:`ForcedResponse`,
+:func:`estimate` and :func:`required_sample_size`; see each module for the rest.
+"""
+
+from dpengine.accounting import (
+    PrivacyReport,
+    group_privacy_epsilon,
+    per_answer_epsilon,
+    privacy_report,
+    sequential_composition,
+    survey_epsilon,
+)
+from dpengine.coverage import CoverageProfile, exact_coverage
+from dpengine.designs import CLASSIC, DEFAULT_PRESET, PRESETS, ForcedResponse, Preset
+from dpengine.estimation import Estimate, estimate, required_sample_size
+from dpengine.intervals import (
+    DEFAULT_METHOD,
+    METHODS,
+    ConfidenceInterval,
+    binomial_interval,
+    prevalence_interval,
+    z_value,
+)
+from dpengine.mechanisms import (
+    RandomSource,
+    SeededRandomSource,
+    SystemRandomSource,
+    bernoulli_exp,
+    discrete_laplace_pmf,
+    exponential_mechanism,
+    geometric_mechanism,
+    laplace_mechanism,
+    sample_discrete_laplace,
+)
+from dpengine.sampling import bernoulli, randomize, secure_rng, simulate_reports
+from dpengine.simulation import SimulatedEstimates, simulate_estimates
+
+__all__ = [
+    "CLASSIC",
+    "DEFAULT_METHOD",
+    "DEFAULT_PRESET",
+    "METHODS",
+    "PRESETS",
+    "ConfidenceInterval",
+    "CoverageProfile",
+    "Estimate",
+    "ForcedResponse",
+    "Preset",
+    "PrivacyReport",
+    "RandomSource",
+    "SeededRandomSource",
+    "SimulatedEstimates",
+    "SystemRandomSource",
+    "bernoulli",
+    "bernoulli_exp",
+    "binomial_interval",
+    "discrete_laplace_pmf",
+    "estimate",
+    "exact_coverage",
+    "exponential_mechanism",
+    "geometric_mechanism",
+    "group_privacy_epsilon",
+    "laplace_mechanism",
+    "per_answer_epsilon",
+    "prevalence_interval",
+    "privacy_report",
+    "randomize",
+    "required_sample_size",
+    "sample_discrete_laplace",
+    "secure_rng",
+    "sequential_composition",
+    "simulate_estimates",
+    "simulate_reports",
+    "survey_epsilon",
+    "z_value",
+]
