@@ -12,6 +12,7 @@ from dpengine.accounting import (
     sequential_composition,
     survey_epsilon,
 )
+from dpengine.comparison import Comparison, compare
 from dpengine.coverage import CoverageProfile, exact_coverage
 from dpengine.designs import CLASSIC, DEFAULT_PRESET, PRESETS, ForcedResponse, Preset
 from dpengine.estimation import Estimate, estimate, required_sample_size
@@ -34,6 +35,13 @@ from dpengine.mechanisms import (
     laplace_mechanism,
     sample_discrete_laplace,
 )
+from dpengine.planning import (
+    margin_for_epsilon,
+    margin_for_sample_size,
+    power_difference,
+    required_sample_size_difference,
+)
+from dpengine.regression import FitError, LogisticFit, fit_logistic
 from dpengine.sampling import bernoulli, randomize, secure_rng, simulate_reports
 from dpengine.simulation import SimulatedEstimates, simulate_estimates
 
@@ -43,10 +51,13 @@ __all__ = [
     "DEFAULT_PRESET",
     "METHODS",
     "PRESETS",
+    "Comparison",
     "ConfidenceInterval",
     "CoverageProfile",
     "Estimate",
+    "FitError",
     "ForcedResponse",
+    "LogisticFit",
     "Preset",
     "PrivacyReport",
     "RandomSource",
@@ -56,18 +67,24 @@ __all__ = [
     "bernoulli",
     "bernoulli_exp",
     "binomial_interval",
+    "compare",
     "discrete_laplace_pmf",
     "estimate",
     "exact_coverage",
     "exponential_mechanism",
+    "fit_logistic",
     "geometric_mechanism",
     "group_privacy_epsilon",
     "laplace_mechanism",
+    "margin_for_epsilon",
+    "margin_for_sample_size",
     "per_answer_epsilon",
+    "power_difference",
     "prevalence_interval",
     "privacy_report",
     "randomize",
     "required_sample_size",
+    "required_sample_size_difference",
     "sample_discrete_laplace",
     "secure_rng",
     "sequential_composition",

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import math
 import numbers
+from decimal import Decimal
 from fractions import Fraction
 
 
 def is_real_number(value: object) -> bool:
-    """True for ints, floats, Fractions and NumPy scalars; False for bools and strings."""
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+    """True for ints, floats, Fractions, Decimals and NumPy scalars; not bools or strings."""
+    return isinstance(value, numbers.Real | Decimal) and not isinstance(value, bool)
 
 
 def is_integer(value: object) -> bool:
@@ -30,6 +31,10 @@ def as_fraction(value: numbers.Real) -> Fraction:
         return value
     if is_integer(value):
         return Fraction(int(value))
+    if isinstance(value, Decimal):
+        if not value.is_finite():
+            raise ValueError(f"expected a finite number, got {value!r}")
+        return Fraction(value)
     as_float = float(value)
     if not math.isfinite(as_float):
         raise ValueError(f"expected a finite number, got {value!r}")

@@ -39,10 +39,16 @@ DEFAULT_METHOD = "wilson"
 
 @dataclass(frozen=True)
 class ConfidenceInterval:
-    """A closed interval ``[low, high]``; floats for scalar input, arrays otherwise."""
+    """A closed interval ``[low, high]``; floats for scalar input, arrays otherwise.
+
+    Unpacks like a pair: ``low, high = interval``.
+    """
 
     low: float | np.ndarray
     high: float | np.ndarray
+
+    def __iter__(self):
+        return iter((self.low, self.high))
 
 
 def z_value(confidence: float) -> float:

@@ -4,9 +4,10 @@ A report is "yes" with probability ``a`` when the truth is yes and ``b`` otherwi
 (Warner 1965; Greenberg et al. 1969). One uniform integer ``u`` in ``[0, D)`` per
 respondent, where ``D`` is the common denominator of ``a`` and ``b``, decides the
 report: ``u < a D`` (truth yes) or ``u < b D`` (truth no). Integer comparison makes the
-probabilities exact for every design whose ``D`` is at most 2^64, which covers all dyadic
-designs (``D = 2^m``, ``u`` an m-bit integer) and every design typed as decimals. Only
-larger denominators fall back to 64-bit thresholds, with bias below 2^-64 per coin.
+probabilities exact for every design whose ``D`` is at most 2^64: all dyadic designs
+(``D = 2^m``, ``u`` an m-bit integer) and all decimal designs with at most 19 decimal
+places in the two coins together, e.g. 0.6 and 0.3 (``D = 25``). Only larger
+denominators fall back to 64-bit thresholds, with bias below 2^-64 per coin.
 
 This is the same distribution as flipping the two coins in turn; the browser does that,
 and the server side uses this module for simulation and tests.
@@ -47,8 +48,8 @@ def secure_rng() -> np.random.Generator:
 
 
 def _uniform_below(denominator: int, shape: tuple[int, ...], rng: IntegerSource) -> np.ndarray:
-    # Generator.integers draws masked bits for powers of two and uses Lemire's unbiased
-    # rejection otherwise, so each value in [0, denominator) is exactly equally likely.
+    # Generator.integers bounds its raw bits by rejection (Lemire's method), so every
+    # value in [0, denominator) is exactly equally likely; no float ever enters.
     return np.asarray(rng.integers(0, denominator, size=shape, dtype=np.uint64))
 
 
@@ -100,7 +101,7 @@ def randomize(truth, design: ForcedResponse, rng):
     return reports
 
 
-def simulate_reports(*, p: float, n: int, design: ForcedResponse, rng) -> np.ndarray:
+def simulate_reports(p: float, n: int, design: ForcedResponse, rng) -> np.ndarray:
     """``n`` randomized reports from respondents whose true answers are yes with prob. ``p``.
 
     Each respondent's truth is an independent exact Bernoulli(``p``) draw (a

@@ -1,5 +1,6 @@
 import dataclasses
 import math
+from decimal import Decimal
 from fractions import Fraction
 
 import pytest
@@ -37,6 +38,12 @@ def test_asymmetric_design_takes_the_larger_of_both_likelihood_ratios():
 def test_decimal_probabilities_are_taken_at_their_decimal_value():
     design = ForcedResponse(p_truth=0.1, p_forced_yes=0.5)
     assert design.exact_p_yes_given_no == Fraction(9, 20)
+
+
+def test_decimals_are_accepted_at_their_exact_value():
+    design = ForcedResponse(p_truth=Decimal("0.6"), p_forced_yes=Decimal("0.3"))
+    assert design == ForcedResponse(p_truth=0.6, p_forced_yes=0.3)
+    assert design.exact_p_yes_given_yes == Fraction(18, 25)
 
 
 def test_fractions_are_kept_exactly():

@@ -103,6 +103,12 @@ def test_simulated_reports_have_the_design_yes_rate():
     assert abs(reports.mean() - 0.4) < 4.5 * np.sqrt(0.4 * 0.6 / 100_000)
 
 
+def test_simulate_reports_accepts_positional_arguments_as_the_app_calls_it():
+    first = simulate_reports(0.3, 50, CLASSIC, np.random.default_rng(6))
+    second = simulate_reports(p=0.3, n=50, design=CLASSIC, rng=np.random.default_rng(6))
+    assert np.array_equal(first, second)
+
+
 def test_simulating_no_respondents_gives_no_reports():
     reports = simulate_reports(p=0.3, n=0, design=CLASSIC, rng=np.random.default_rng(5))
     assert reports.shape == (0,)

@@ -1,0 +1,85 @@
+"""Comparing the prevalence of two independent groups.
+
+Each group's unbiased estimate has the randomized-response standard error of
+:func:`dpengine.estimate`; the groups are independent, so the difference has standard
+error ``sqrt(se_a^2 + se_b^2)`` and is tested with a two-sided normal (Wald) z-test.
+The groups may use different designs. References: Warner (1965); Blair, Imai & Zhou
+(2015), section 3; Agresti (2013), "Categorical Data Analysis", section 3.1.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from scipy import stats
+
+from dpengine._validation import check_open_unit
+from dpengine.estimation import Estimate
+from dpengine.intervals import ConfidenceInterval, z_value
+
+__all__ = ["Comparison", "compare"]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Difference ``estimate_a - estimate_b`` of two groups' true prevalences."""
+
+    difference: float
+    std_error: float
+    ci_low: float
+    ci_high: float
+    z: float
+    p_value: float
+    confidence: float
+
+    @property
+    def ci(self) -> ConfidenceInterval:
+        return ConfidenceInterval(self.ci_low, self.ci_high)
+
+
+def _check_group(name: str, value: object) -> Estimate:
+    if not isinstance(value, Estimate):
+        raise ValueError(f"{name} must be an Estimate, got {value!r}")
+    if not value.has_data:
+        raise ValueError(f"{name} has no data (n = 0); there is nothing to compare")
+    return value
+
+
+def compare(est_a: Estimate, est_b: Estimate, *, confidence: float = 0.95) -> Comparison:
+    """Two-sided z-test and confidence interval for the difference of two prevalences.
+
+    ``difference = p_hat_a - p_hat_b`` (the unbiased, unclamped estimates),
+    ``std_error = sqrt(se_a^2 + se_b^2)``, ``z = difference / std_error``,
+    ``p_value = 2 (1 - Phi(|z|))``, and the interval ``difference +/- z_c std_error``
+    clipped to [-1, 1], with ``z_c`` the two-sided critical value for ``confidence``
+    in (0, 1). The test is approximate (normal theory); plan sample sizes with
+    :func:`dpengine.planning.required_sample_size_difference`.
+
+    Raises ``ValueError`` when either group has no data, or when both standard errors
+    are zero (every report within each group identical), because the normal test is
+    then undefined rather than infinitely confident.
+    References: Blair, Imai & Zhou (2015); Agresti (2013), section 3.1.
+    """
+    est_a = _check_group("est_a", est_a)
+    est_b = _check_group("est_b", est_b)
+    confidence = check_open_unit("confidence", confidence)
+    difference = est_a.estimate - est_b.estimate
+    std_error = math.hypot(est_a.std_error, est_b.std_error)
+    if std_error == 0:
+        raise ValueError(
+            "both groups have zero estimated variance (all reports in each group are the "
+            f"same: {est_a.yes} of {est_a.n} and {est_b.yes} of {est_b.n}); the z-test "
+            "is undefined"
+        )
+    z = difference / std_error
+    half = z_value(confidence) * std_error
+    return Comparison(
+        difference=difference,
+        std_error=std_error,
+        ci_low=max(difference - half, -1.0),
+        ci_high=min(difference + half, 1.0),
+        z=z,
+        p_value=float(2 * stats.norm.sf(abs(z))),
+        confidence=confidence,
+    )
