@@ -10,6 +10,7 @@ urlpatterns = [
     path("", views.home, name="home"),
     path("surveys/", views.dashboard, name="dashboard"),
     path("surveys/new/", views.survey_new, name="survey-new"),
+    path("surveys/design-preview/", views.design_preview, name="design-preview"),
     path("surveys/<int:pk>/", views.survey_builder, name="builder"),
     path("surveys/<int:pk>/questions/add/", views.question_add, name="question-add"),
     path("surveys/<int:pk>/questions/<int:qid>/edit/", views.question_edit, name="question-edit"),

@@ -1,71 +1,383 @@
-"""Researcher pages. SCAFFOLDING: replaced by the real views in progress (issue 3)."""
+"""Researcher pages: validate the input, call one service or selector, render.
 
-from django.http import HttpResponse
+Every survey page goes through :func:`owner_view`, which resolves the survey with
+``selectors.survey_for_owner`` *before* anything else, so another researcher's survey is a
+404 on every page and download, whatever the method.
+"""
 
+import functools
 
-def home(request, **kwargs):
-    return HttpResponse("Not built yet.", status=501)
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import ValidationError
+from django.http import HttpResponse, HttpResponseNotAllowed, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import gettext as _
 
+from . import exports, selectors, services
+from .charts import estimates_chart
+from .forms import (
+    DesignPreviewForm,
+    MoveForm,
+    QuestionForm,
+    ResultsForm,
+    SurveyForm,
+    preset_coins,
+)
+from .models import CI_METHODS, Question, Survey
+from .qr import qr_svg
 
-def dashboard(request, **kwargs):
-    return HttpResponse("Not built yet.", status=501)
-
-
-def survey_new(request, **kwargs):
-    return HttpResponse("Not built yet.", status=501)
-
-
-def survey_builder(request, **kwargs):
-    return HttpResponse("Not built yet.", status=501)
-
-
-def question_add(request, **kwargs):
-    return HttpResponse("Not built yet.", status=501)
-
-
-def question_edit(request, **kwargs):
-    return HttpResponse("Not built yet.", status=501)
-
-
-def question_delete(request, **kwargs):
-    return HttpResponse("Not built yet.", status=501)
-
-
-def question_move(request, **kwargs):
-    return HttpResponse("Not built yet.", status=501)
-
-
-def survey_preview(request, **kwargs):
-    return HttpResponse("Not built yet.", status=501)
+FROZEN_REASON = gettext_lazy(
+    "This survey has responses, so its questions and coins are frozen: changing them would "
+    "make the stored randomized reports mean something else and corrupt the estimates."
+)
 
 
-def survey_open(request, **kwargs):
-    return HttpResponse("Not built yet.", status=501)
+def owner_view(*methods):
+    """Sign-in required; the survey ``pk`` must belong to the user (404 otherwise)."""
+    allowed = [*methods, "HEAD"] if "GET" in methods else list(methods)
+
+    def decorate(view):
+        @login_required
+        @functools.wraps(view)
+        def wrapper(request, pk, **kwargs):
+            survey = selectors.survey_for_owner(owner=request.user, survey_id=pk)
+            if request.method not in allowed:
+                return HttpResponseNotAllowed(allowed)
+            return view(request, survey, **kwargs)
+
+        return wrapper
+
+    return decorate
 
 
-def survey_close(request, **kwargs):
-    return HttpResponse("Not built yet.", status=501)
+def _apply_service_errors(form, exc: ValidationError):
+    """Attach a service's ``{field: [message]}`` errors to the form fields they name."""
+    if not hasattr(exc, "error_dict"):
+        form.add_error(None, exc)
+        return
+    for field, errors in exc.message_dict.items():
+        form.add_error(field if field in form.fields else None, errors)
 
 
-def survey_delete(request, **kwargs):
-    return HttpResponse("Not built yet.", status=501)
+def _unsaved_design_privacy(*, p_truth, p_forced_yes, questions):
+    # An unsaved Survey carries the coins into the same selector the saved survey uses.
+    design = selectors.survey_design(survey=Survey(p_truth=p_truth, p_forced_yes=p_forced_yes))
+    return selectors.design_privacy(design=design, questions=questions)
 
 
-def survey_share(request, **kwargs):
-    return HttpResponse("Not built yet.", status=501)
+# --- landing and dashboard ----------------------------------------------------------------
 
 
-def survey_qr(request, **kwargs):
-    return HttpResponse("Not built yet.", status=501)
+def home(request):
+    if request.user.is_authenticated:
+        return redirect("surveys:dashboard")
+    return render(request, "home.html", {"signup_enabled": settings.SIGNUP_ENABLED})
 
 
-def survey_results(request, **kwargs):
-    return HttpResponse("Not built yet.", status=501)
+@login_required
+def dashboard(request):
+    surveys = selectors.surveys_for_owner(owner=request.user)
+    return render(request, "surveys/dashboard.html", {"surveys": surveys})
 
 
-def estimates_csv(request, **kwargs):
-    return HttpResponse("Not built yet.", status=501)
+# --- builder ------------------------------------------------------------------------------
 
 
-def responses_csv(request, **kwargs):
-    return HttpResponse("Not built yet.", status=501)
+def _builder_context(survey):
+    return {
+        "survey": survey,
+        "frozen": survey.is_frozen,
+        "frozen_reason": FROZEN_REASON,
+        "questions": selectors.survey_questions(survey=survey),
+        "privacy": selectors.survey_privacy(survey=survey),
+        "presets": preset_coins(),
+    }
+
+
+def _render_builder(request, survey, *, form=None, question_form=None, status=200):
+    context = _builder_context(survey)
+    context["form"] = form or SurveyForm(
+        initial=SurveyForm.initial_for(survey),
+        frozen=survey.is_frozen,
+        current_confidence=survey.confidence,
+    )
+    context["question_form"] = question_form or QuestionForm()
+    return render(request, "surveys/builder.html", context, status=status)
+
+
+def _conflict(request, survey, exc):
+    """A state conflict (frozen survey, nothing to open) is a message on the builder, not a 500."""
+    messages.error(request, exc.message)
+    fresh = selectors.survey_for_owner(owner=request.user, survey_id=survey.pk)
+    return _render_builder(request, fresh, status=409)
+
+
+@login_required
+def survey_new(request):
+    initial = {
+        "language": get_language() if get_language() in dict(settings.LANGUAGES) else "en",
+        "preset": "classic",
+        "p_truth": 0.5,
+        "p_forced_yes": 0.5,
+        "ci_method": "wilson",
+        "confidence": 0.95,
+        "min_n": 30,
+    }
+    data = request.POST if request.method == "POST" else None
+    form = SurveyForm(data, initial=initial)
+    if data is not None and form.is_valid():
+        try:
+            survey = services.survey_create(owner=request.user, **form.service_data())
+        except ValidationError as exc:
+            _apply_service_errors(form, exc)
+        else:
+            messages.success(request, _("Survey created. Now add its questions."))
+            return redirect("surveys:builder", pk=survey.pk)
+    privacy = _unsaved_design_privacy(p_truth=0.5, p_forced_yes=0.5, questions=0)
+    return render(
+        request,
+        "surveys/survey_new.html",
+        {"form": form, "privacy": privacy, "presets": preset_coins()},
+        status=400 if data is not None else 200,
+    )
+
+
+@owner_view("GET", "POST")
+def survey_builder(request, survey):
+    if request.method != "POST":
+        return _render_builder(request, survey)
+    form = SurveyForm(
+        request.POST,
+        initial=SurveyForm.initial_for(survey),
+        frozen=survey.is_frozen,
+        current_confidence=survey.confidence,
+    )
+    if form.is_valid():
+        try:
+            services.survey_update(survey=survey, data=form.service_data())
+        except ValidationError as exc:
+            _apply_service_errors(form, exc)
+        except services.SurveyConflict as exc:
+            return _conflict(request, survey, exc)
+        else:
+            messages.success(request, _("Settings saved."))
+            return redirect("surveys:builder", pk=survey.pk)
+    return _render_builder(request, survey, form=form, status=400)
+
+
+@login_required
+def design_preview(request):
+    """JSON for the builder's live privacy numbers, computed by the same selector as the page."""
+    form = DesignPreviewForm(request.GET)
+    if not form.is_valid():
+        errors = form.labelled_errors()
+        html = render_to_string(
+            "surveys/_privacy_numbers.html", {"errors": errors}, request=request
+        )
+        return JsonResponse({"errors": errors, "html": html}, status=400)
+    privacy = _unsaved_design_privacy(
+        p_truth=form.cleaned_data["p_truth"],
+        p_forced_yes=form.cleaned_data["p_forced_yes"],
+        questions=form.cleaned_data["questions"] or 0,
+    )
+    html = render_to_string("surveys/_privacy_numbers.html", {"privacy": privacy}, request=request)
+    return JsonResponse(
+        {
+            "per_answer_epsilon": privacy.per_answer_epsilon,
+            "total_epsilon": privacy.total_epsilon,
+            "questions": privacy.questions,
+            "odds_ratio": privacy.odds_ratio,
+            "respondents_for_margin": privacy.respondents_for_margin,
+            "margin": privacy.margin,
+            "confidence": privacy.confidence,
+            "html": html,
+        }
+    )
+
+
+# --- questions ----------------------------------------------------------------------------
+
+
+def _question(survey, qid):
+    return get_object_or_404(Question, pk=qid, survey=survey)
+
+
+def _to_questions(survey):
+    return redirect(reverse("surveys:builder", kwargs={"pk": survey.pk}) + "#questions")
+
+
+@owner_view("POST")
+def question_add(request, survey):
+    form = QuestionForm(request.POST)
+    if form.is_valid():
+        try:
+            services.question_add(survey=survey, text=form.cleaned_data["text"])
+        except ValidationError as exc:
+            _apply_service_errors(form, exc)
+        except services.SurveyConflict as exc:
+            return _conflict(request, survey, exc)
+        else:
+            messages.success(request, _("Question added."))
+            return _to_questions(survey)
+    return _render_builder(request, survey, question_form=form, status=400)
+
+
+@owner_view("GET", "POST")
+def question_edit(request, survey, qid):
+    question = _question(survey, qid)
+    context = {"survey": survey, "question": question, "frozen_reason": FROZEN_REASON}
+    if request.method != "POST":
+        form = QuestionForm(initial={"text": question.text})
+        return render(request, "surveys/question_edit.html", {**context, "form": form})
+    form = QuestionForm(request.POST)
+    status = 400
+    if form.is_valid():
+        try:
+            services.question_update(question=question, text=form.cleaned_data["text"])
+        except ValidationError as exc:
+            _apply_service_errors(form, exc)
+        except services.SurveyConflict as exc:
+            messages.error(request, exc.message)
+            status = 409
+        else:
+            messages.success(request, _("Question saved."))
+            return _to_questions(survey)
+    return render(request, "surveys/question_edit.html", {**context, "form": form}, status=status)
+
+
+@owner_view("POST")
+def question_delete(request, survey, qid):
+    question = _question(survey, qid)
+    try:
+        services.question_delete(question=question)
+    except services.SurveyConflict as exc:
+        return _conflict(request, survey, exc)
+    messages.success(request, _("Question deleted."))
+    return _to_questions(survey)
+
+
+@owner_view("POST")
+def question_move(request, survey, qid):
+    question = _question(survey, qid)
+    form = MoveForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("The direction must be “up” or “down”."))
+        return _render_builder(request, survey, status=400)
+    try:
+        services.question_move(question=question, offset=form.offset)
+    except services.SurveyConflict as exc:
+        return _conflict(request, survey, exc)
+    return _to_questions(survey)
+
+
+# --- lifecycle ----------------------------------------------------------------------------
+
+
+@owner_view("GET")
+def survey_preview(request, survey):
+    context = {
+        "survey": survey,
+        "questions": selectors.survey_questions(survey=survey),
+        "privacy": selectors.survey_privacy(survey=survey),
+        "preview": True,
+    }
+    return render(request, "respond/respond.html", context)
+
+
+@owner_view("POST")
+def survey_open(request, survey):
+    try:
+        services.survey_open(survey=survey)
+    except services.SurveyConflict as exc:
+        return _conflict(request, survey, exc)
+    messages.success(request, _("The survey is open: respondents can answer now."))
+    return redirect("surveys:builder", pk=survey.pk)
+
+
+@owner_view("POST")
+def survey_close(request, survey):
+    services.survey_close(survey=survey)
+    messages.success(request, _("The survey is closed: it no longer accepts responses."))
+    return redirect("surveys:builder", pk=survey.pk)
+
+
+@owner_view("GET", "POST")
+def survey_delete(request, survey):
+    if request.method != "POST":
+        return render(request, "surveys/survey_delete.html", {"survey": survey})
+    title = survey.title
+    services.survey_delete(survey=survey)
+    messages.success(request, _("Deleted the survey “%(title)s”.") % {"title": title})
+    return redirect("surveys:dashboard")
+
+
+# --- sharing ------------------------------------------------------------------------------
+
+
+def _respondent_url(request, survey):
+    return request.build_absolute_uri(reverse("surveys:respond", kwargs={"slug": survey.slug}))
+
+
+@owner_view("GET")
+def survey_share(request, survey):
+    context = {"survey": survey, "respondent_url": _respondent_url(request, survey)}
+    return render(request, "surveys/share.html", context)
+
+
+@owner_view("GET")
+def survey_qr(request, survey):
+    title = _("QR code for the survey “%(title)s”") % {"title": survey.title}
+    response = HttpResponse(
+        qr_svg(_respondent_url(request, survey), title=title), content_type="image/svg+xml"
+    )
+    response["Cache-Control"] = "private, max-age=3600"
+    return response
+
+
+# --- results ------------------------------------------------------------------------------
+
+
+@owner_view("GET")
+def survey_results(request, survey):
+    form = ResultsForm(request.GET, survey=survey)
+    method, level = form.selection()
+    estimates = selectors.survey_estimates(survey=survey, confidence=level, method=method)
+    context = {
+        "survey": survey,
+        "form": form,
+        "estimates": estimates,
+        "chart": estimates_chart(estimates),
+        "privacy": selectors.survey_privacy(survey=survey),
+        "method_label": dict(CI_METHODS)[method],
+        "any_outside": any(r.estimate.was_clamped and not r.suppressed for r in estimates.rows),
+        "query": f"method={method}&level={level:g}",
+    }
+    status = 200 if form.is_valid() else 400
+    template = "surveys/_results_body.html" if "fragment" in request.GET else "surveys/results.html"
+    return render(request, template, context, status=status)
+
+
+def _bad_query(form):
+    lines = [f"{field}: {' '.join(errors)}" for field, errors in form.errors.items()]
+    return HttpResponse("\n".join(lines), status=400, content_type="text/plain; charset=utf-8")
+
+
+@owner_view("GET")
+def estimates_csv(request, survey):
+    form = ResultsForm(request.GET, survey=survey)
+    if not form.is_valid():
+        return _bad_query(form)
+    method, level = form.selection()
+    return exports.estimates_csv_response(
+        selectors.survey_estimates(survey=survey, confidence=level, method=method)
+    )
+
+
+@owner_view("GET")
+def responses_csv(request, survey):
+    return exports.reports_csv_response(survey)

@@ -1,0 +1,248 @@
+"""Researcher page forms: input shape at the edge. Meaning is checked again by the services."""
+
+import math
+
+from django import forms
+from django.conf import settings
+from django.utils.translation import gettext_lazy as _
+
+from dpengine import PRESETS
+
+from .models import CI_METHODS
+
+CUSTOM = "custom"
+# Coins are probabilities a person types in; beyond three decimals the designs become so
+# extreme that no survey could use them (and sample sizes overflow), so they are refused.
+COIN_MIN = 0.001
+COIN_MAX = 0.999
+CONFIDENCE_LEVELS = (0.80, 0.90, 0.95, 0.99)
+# Translated names for the presets dpengine ships; an unknown future preset shows its own label.
+PRESET_LABELS = {
+    "classic": _("Classic two coins — half answer truthfully, ε = ln 3 ≈ 1.10"),
+    "strong_privacy": _("Stronger privacy — a quarter answer truthfully, ε = ln(5/3) ≈ 0.51"),
+    "high_precision": _("Weaker privacy, more precise — three quarters truthful, ε = ln 7 ≈ 1.95"),
+}
+COIN_LABELS = {
+    "p_truth": _("Coin 1: probability of answering truthfully (p_truth)"),
+    "p_forced_yes": _("Coin 2: probability of a forced “yes” (p_forced_yes)"),
+}
+
+
+def preset_choices():
+    choices = [(key, PRESET_LABELS.get(key, preset.label)) for key, preset in PRESETS.items()]
+    return [*choices, (CUSTOM, _("Custom coins"))]
+
+
+def preset_for(*, p_truth, p_forced_yes):
+    """The key of the preset with exactly these coins, or ``custom``."""
+    for key, preset in PRESETS.items():
+        design = preset.design
+        if float(design.p_truth) == p_truth and float(design.p_forced_yes) == p_forced_yes:
+            return key
+    return CUSTOM
+
+
+def preset_coins():
+    """``{key: {"p_truth": ..., "p_forced_yes": ...}}`` for the builder's preset buttons."""
+    return {
+        key: {
+            "p_truth": float(preset.design.p_truth),
+            "p_forced_yes": float(preset.design.p_forced_yes),
+        }
+        for key, preset in PRESETS.items()
+    }
+
+
+def confidence_choices(extra=None):
+    levels = sorted({*CONFIDENCE_LEVELS, *([extra] if extra else [])})
+    return [(level, f"{level * 100:g} %") for level in levels]
+
+
+def _clean_coin(value):
+    if value is None:
+        raise forms.ValidationError(_("Required when “Custom coins” is selected."))
+    if not math.isfinite(value) or not 0 < value < 1:
+        raise forms.ValidationError(
+            _("Must lie strictly between 0 and 1, got %(value)s."), params={"value": f"{value:g}"}
+        )
+    if not COIN_MIN <= value <= COIN_MAX:
+        raise forms.ValidationError(
+            _("Must be between %(min)s and %(max)s, got %(value)s."),
+            params={"min": COIN_MIN, "max": COIN_MAX, "value": f"{value:g}"},
+        )
+    return value
+
+
+class PageForm(forms.Form):
+    """Labels without the trailing colon, as on the rest of the pages."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+
+
+class CoinField(forms.FloatField):
+    widget = forms.NumberInput
+
+    def __init__(self, **kwargs):
+        super().__init__(required=False, **kwargs)
+        self.widget.attrs.update({"step": "any", "inputmode": "decimal"})
+
+
+class SurveyForm(PageForm):
+    """Survey settings; with ``frozen=True`` the coins are shown but cannot change."""
+
+    title = forms.CharField(label=_("Title"), max_length=200)
+    intro = forms.CharField(
+        label=_("Introduction shown to respondents"),
+        required=False,
+        max_length=5000,
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text=_("Who runs the survey, what it is for, how long it takes."),
+    )
+    language = forms.ChoiceField(
+        label=_("Language of the respondent page"), choices=settings.LANGUAGES
+    )
+    preset = forms.ChoiceField(
+        label=_("Choose a design"), widget=forms.RadioSelect, choices=preset_choices
+    )
+    p_truth = CoinField(
+        label=COIN_LABELS["p_truth"],
+        help_text=_("Used with “Custom coins”. Higher: more precise estimates, weaker privacy."),
+    )
+    p_forced_yes = CoinField(
+        label=COIN_LABELS["p_forced_yes"],
+        help_text=_("When coin 1 says “don’t answer truthfully”, the chance the report is “yes”."),
+    )
+    ci_method = forms.ChoiceField(label=_("Default interval method"), choices=CI_METHODS)
+    confidence = forms.TypedChoiceField(label=_("Default confidence level"), coerce=float)
+    min_n = forms.IntegerField(
+        label=_("Minimum responses before a question’s estimate is shown"),
+        min_value=0,
+        max_value=100000,
+        help_text=_("Below this number of responses the results page withholds the numbers."),
+    )
+
+    DESIGN_FIELDS = ("preset", "p_truth", "p_forced_yes")
+
+    def __init__(self, *args, frozen=False, current_confidence=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.frozen = frozen
+        self.fields["confidence"].choices = confidence_choices(current_confidence)
+        if frozen:
+            for name in self.DESIGN_FIELDS:
+                self.fields[name].disabled = True
+
+    @classmethod
+    def initial_for(cls, survey):
+        return {
+            "title": survey.title,
+            "intro": survey.intro,
+            "language": survey.language,
+            "preset": preset_for(p_truth=survey.p_truth, p_forced_yes=survey.p_forced_yes),
+            "p_truth": survey.p_truth,
+            "p_forced_yes": survey.p_forced_yes,
+            "ci_method": survey.ci_method,
+            "confidence": survey.confidence,
+            "min_n": survey.min_n,
+        }
+
+    def clean(self):
+        cleaned = super().clean()
+        if self.frozen:
+            return cleaned
+        preset = cleaned.get("preset")
+        if preset in PRESETS:
+            # A preset wins over whatever the coin inputs hold (they may be stale without JS).
+            design = PRESETS[preset].design
+            cleaned["p_truth"] = float(design.p_truth)
+            cleaned["p_forced_yes"] = float(design.p_forced_yes)
+        elif preset == CUSTOM:
+            for name in ("p_truth", "p_forced_yes"):
+                if name in self.errors:
+                    continue
+                try:
+                    cleaned[name] = _clean_coin(cleaned.get(name))
+                except forms.ValidationError as exc:
+                    self.add_error(name, exc)
+        return cleaned
+
+    def service_data(self):
+        """The cleaned values the survey services take (coins only when they may change)."""
+        data = {
+            name: self.cleaned_data[name]
+            for name in ("title", "intro", "language", "ci_method", "confidence", "min_n")
+        }
+        if not self.frozen:
+            data["p_truth"] = self.cleaned_data["p_truth"]
+            data["p_forced_yes"] = self.cleaned_data["p_forced_yes"]
+        return data
+
+
+class QuestionForm(PageForm):
+    text = forms.CharField(
+        label=_("Question (answered yes or no)"),
+        max_length=1000,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text=_("Ask about one behaviour, so that “yes” has a single meaning."),
+    )
+
+
+class MoveForm(PageForm):
+    direction = forms.ChoiceField(choices=[("up", _("Up")), ("down", _("Down"))])
+
+    @property
+    def offset(self):
+        return -1 if self.cleaned_data["direction"] == "up" else 1
+
+
+class DesignPreviewForm(PageForm):
+    """Query string of the builder's live privacy numbers."""
+
+    p_truth = forms.FloatField(label=COIN_LABELS["p_truth"])
+    p_forced_yes = forms.FloatField(label=COIN_LABELS["p_forced_yes"])
+    questions = forms.IntegerField(
+        label=_("Number of questions"), min_value=0, max_value=1000, required=False
+    )
+
+    def labelled_errors(self):
+        """``{field: ["<label>: <message>", ...]}``, so every message names its field."""
+        return {
+            field: [f"{self.fields[field].label}: {message}" for message in errors]
+            if field in self.fields
+            else list(errors)
+            for field, errors in self.errors.items()
+        }
+
+    def clean_p_truth(self):
+        return _clean_coin(self.cleaned_data["p_truth"])
+
+    def clean_p_forced_yes(self):
+        return _clean_coin(self.cleaned_data["p_forced_yes"])
+
+
+class ResultsForm(PageForm):
+    """The interval method and level a researcher picks on the results page and CSV."""
+
+    method = forms.ChoiceField(label=_("Interval method"), choices=CI_METHODS)
+    level = forms.TypedChoiceField(label=_("Confidence level"), coerce=float)
+
+    def __init__(self, data=None, *, survey, **kwargs):
+        self.survey = survey
+        merged = {"method": survey.ci_method, "level": survey.confidence}
+        if data is not None:
+            merged.update({key: data[key] for key in ("method", "level") if key in data})
+        super().__init__(merged, **kwargs)
+        self.fields["level"].choices = confidence_choices(survey.confidence)
+        self.fields["level"].error_messages["invalid_choice"] = _(
+            "Choose one of the offered confidence levels; %(value)s is not one of them."
+        )
+        self.fields["method"].error_messages["invalid_choice"] = _(
+            "Choose one of the offered interval methods; %(value)s is not one of them."
+        )
+
+    def selection(self):
+        """(method, level) to use: the valid choices, the survey's defaults otherwise."""
+        if self.is_valid():
+            return self.cleaned_data["method"], self.cleaned_data["level"]
+        return self.survey.ci_method, self.survey.confidence

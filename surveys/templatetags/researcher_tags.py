@@ -1,0 +1,49 @@
+"""Number formatting for the researcher pages: shares as percentages, counts with grouping."""
+
+from django import template
+from django.conf import settings
+from django.utils.formats import number_format
+
+register = template.Library()
+
+
+def _fixed(value, digits):
+    # number_format truncates extra decimals (ln 3 would read 1.09); round first, and never
+    # print "-0.0" for a value that rounds to zero.
+    digits = int(digits)
+    rounded = round(float(value), digits) + 0.0
+    return number_format(0.0 if rounded == 0 else rounded, digits)
+
+
+def _missing(value):
+    return value is None or value != value
+
+
+@register.filter
+def pct(value, digits=1):
+    """A share in [0, 1] (or slightly outside) as a percentage: 0.2634 -> "26.3%"."""
+    return "—" if _missing(value) else f"{_fixed(value * 100, digits)}%"
+
+
+@register.filter
+def points(value, digits=1):
+    """A difference of shares in percentage points: 0.0161 -> "1.6"."""
+    return "—" if _missing(value) else _fixed(value * 100, digits)
+
+
+@register.filter
+def decimal(value, digits=2):
+    """A plain number with a fixed number of decimals, rounded: 1.0986 -> "1.10"."""
+    return "—" if _missing(value) else _fixed(value, digits)
+
+
+@register.filter
+def grouped(value):
+    """A count with thousands separators: 1537 -> "1,537"."""
+    return "—" if value is None else number_format(value, force_grouping=True)
+
+
+@register.simple_tag
+def signup_enabled():
+    """Read at render time, so switching SIGNUP_ENABLED off hides every sign-up link."""
+    return settings.SIGNUP_ENABLED

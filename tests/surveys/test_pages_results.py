@@ -1,0 +1,213 @@
+"""Results page and CSV downloads: the selector's numbers, suppression, provenance, formulas."""
+
+import csv
+import io
+
+import numpy as np
+import pytest
+from django.urls import reverse
+
+from surveys import __version__, selectors, services
+
+pytestmark = pytest.mark.django_db
+
+
+def with_responses(survey, bits):
+    services.simulated_submissions_record(survey=survey, reports=np.array(bits, dtype=bool))
+    survey.refresh_from_db()
+    return survey
+
+
+def seeded_reports(n, shares, *, seed=7):
+    rng = np.random.default_rng(seed)
+    return rng.random((n, len(shares))) < np.array(shares)
+
+
+def percent(value):
+    return f"{value * 100:.1f}%"
+
+
+def results(client, survey, **query):
+    return client.get(reverse("surveys:results", kwargs={"pk": survey.pk}), query)
+
+
+def download(client, name, survey, **query):
+    response = client.get(reverse(f"surveys:{name}", kwargs={"pk": survey.pk}), query)
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/csv")
+    return list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
+
+
+@pytest.fixture
+def answered(make_survey):
+    return with_responses(make_survey(min_n=30), seeded_reports(400, [0.55, 0.3]))
+
+
+# --- results page -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("method", "level"), [(None, None), ("exact", "0.9"), ("jeffreys", "0.99"), ("wald", "0.8")]
+)
+def test_results_show_the_selectors_numbers(method, level, answered, owner_client):
+    query = {} if method is None else {"method": method, "level": level}
+    response = results(owner_client, answered, **query)
+    assert response.status_code == 200
+    expected = selectors.survey_estimates(
+        survey=answered,
+        method=method or answered.ci_method,
+        confidence=float(level) if level else answered.confidence,
+    )
+    content = response.content.decode()
+    for row in expected.rows:
+        est = row.estimate
+        assert f'<td class="num">{est.n}</td>' in content
+        assert f'<td class="num">{est.yes}</td>' in content
+        assert f"{percent(est.ci_low)} – {percent(est.ci_high)}" in content
+        assert percent(est.estimate) in content
+        assert f"{est.std_error * 100:.1f}" in content
+    assert response.context["estimates"].method == expected.method
+    assert response.context["estimates"].confidence == expected.confidence
+
+
+def test_results_chart_is_inline_accessible_svg(answered, owner_client):
+    content = results(owner_client, answered).content.decode()
+    assert '<svg xmlns="http://www.w3.org/2000/svg" class="results-chart"' in content
+    assert 'role="img"' in content
+    assert '<title id="results-chart-title">' in content
+    assert content.count('class="chart-point"') == 2
+
+
+def test_questions_below_minimum_n_show_no_numbers(make_survey, owner_client):
+    survey = with_responses(make_survey(min_n=30), seeded_reports(12, [0.5, 0.5]))
+    response = results(owner_client, survey)
+    content = response.content.decode()
+    assert content.count("Not enough responses yet (12 of 30)") >= 2
+    assert 'class="chart-point"' not in content
+    for row in selectors.survey_estimates(survey=survey).rows:
+        assert f"{percent(row.estimate.ci_low)} – {percent(row.estimate.ci_high)}" not in content
+
+
+def test_unbiased_estimate_outside_the_unit_interval_is_shown_with_a_note(
+    make_survey, owner_client
+):
+    # Every report "no": the classic design's unbiased estimate is 2 * 0 - 1/2 = -50 %.
+    survey = with_responses(make_survey(min_n=0), np.zeros((40, 2), dtype=bool))
+    content = results(owner_client, survey).content.decode()
+    assert "-50.0%" in content
+    assert 'id="note-outside"' in content
+    assert "fell outside 0–100%" in content
+
+
+def test_no_note_when_every_estimate_is_inside(answered, owner_client):
+    assert 'id="note-outside"' not in results(owner_client, answered).content.decode()
+
+
+def test_survey_without_responses_says_so(open_survey, owner_client):
+    response = results(owner_client, open_survey)
+    assert response.status_code == 200
+    assert "Not enough responses yet (0 of 30)" in response.content.decode()
+
+
+def test_results_show_privacy_and_post_processing(answered, owner_client):
+    content = results(owner_client, answered).content.decode()
+    privacy = selectors.survey_privacy(survey=answered)
+    assert f"ε = {privacy.per_answer_epsilon:.2f}" in content
+    assert f"total ε of {privacy.total_epsilon:.2f}" in content
+    assert "Post-processing" in content
+
+
+def test_open_survey_results_refresh_through_a_fragment(answered, owner_client):
+    page = results(owner_client, answered, method="exact", level="0.9")
+    content = page.content.decode()
+    assert "data-refresh-url=" in content
+    assert "fragment=1" in content
+    assert "js/results.js" in content
+    fragment = results(owner_client, answered, method="exact", level="0.9", fragment="1")
+    assert fragment.status_code == 200
+    assert b"<html" not in fragment.content
+    assert b'class="chart-point"' in fragment.content
+
+
+def test_closed_survey_results_do_not_refresh(make_survey, owner_client):
+    survey = make_survey(status="closed")
+    content = results(owner_client, survey).content.decode()
+    assert "data-refresh-url" not in content
+    assert "js/results.js" not in content
+
+
+@pytest.mark.parametrize(
+    ("query", "field"), [({"method": "bayes"}, "method"), ({"level": "0.5"}, "level")]
+)
+def test_bad_interval_choice_is_a_400_naming_the_field(query, field, answered, owner_client):
+    response = results(owner_client, answered, **query)
+    assert response.status_code == 400
+    assert list(response.context["form"].errors) == [field]
+    assert 'role="alert"' in response.content.decode()
+
+
+def test_results_link_to_both_downloads_with_the_chosen_interval(answered, owner_client):
+    content = results(owner_client, answered, method="exact", level="0.9").content.decode()
+    estimates_url = reverse("surveys:estimates-csv", kwargs={"pk": answered.pk})
+    assert f'href="{estimates_url}?method=exact&amp;level=0.9"' in content
+    assert reverse("surveys:responses-csv", kwargs={"pk": answered.pk}) in content
+
+
+# --- CSV downloads ------------------------------------------------------------------------
+
+
+def provenance(rows):
+    return {row[1]: row[2] for row in rows if row and row[0] == "#"}
+
+
+def test_estimates_csv_carries_provenance_and_the_chosen_interval(answered, owner_client):
+    rows = download(owner_client, "estimates-csv", answered, method="exact", level="0.9")
+    meta = provenance(rows)
+    assert meta["design"] == "forced response"
+    assert float(meta["p_truth"]) == answered.p_truth
+    assert float(meta["p_forced_yes"]) == answered.p_forced_yes
+    assert float(meta["epsilon_per_answer"]) == pytest.approx(np.log(3))
+    assert meta["ci_method"] == "exact"
+    assert float(meta["confidence"]) == 0.9
+    assert meta["software"] == f"rrsurvey {__version__}"
+    assert meta["generated_at"]
+    data = [row for row in rows if row and row[0] != "#"]
+    header, body = data[0], data[1:]
+    expected = selectors.survey_estimates(survey=answered, method="exact", confidence=0.9)
+    assert len(body) == len(expected.rows)
+    for line, row in zip(body, expected.rows, strict=True):
+        record = dict(zip(header, line, strict=True))
+        assert int(record["n"]) == row.estimate.n
+        assert float(record["ci_low"]) == pytest.approx(row.estimate.ci_low)
+        assert float(record["estimate"]) == pytest.approx(row.estimate.estimate)
+
+
+def test_estimates_csv_rejects_a_bad_method_naming_the_field(answered, owner_client):
+    url = reverse("surveys:estimates-csv", kwargs={"pk": answered.pk})
+    response = owner_client.get(url, {"method": "=cmd"})
+    assert response.status_code == 400
+    assert response.content.decode().startswith("method:")
+
+
+def test_formula_cells_are_neutralised(make_survey, owner_client):
+    survey = with_responses(
+        make_survey(title='=HYPERLINK("http://evil")', questions=["=1+1", "@SUM(A1)"], min_n=0),
+        [[1, 0]],
+    )
+    rows = download(owner_client, "estimates-csv", survey)
+    cells = [cell for row in rows for cell in row]
+    assert "'=1+1" in cells
+    assert "'@SUM(A1)" in cells
+    assert '\'=HYPERLINK("http://evil")' in cells
+    assert not any(cell.startswith(("=", "+", "@")) for cell in cells)
+
+
+def test_responses_csv_has_one_row_per_submission(answered, owner_client):
+    rows = download(owner_client, "responses-csv", answered)
+    header, body = rows[0], rows[1:]
+    question_ids = list(answered.questions.values_list("id", flat=True))
+    assert header == ["submission_id", "received_on", *[f"q{qid}" for qid in question_ids]]
+    assert len(body) == answered.response_count == 400
+    assert {cell for row in body for cell in row[2:]} == {"0", "1"}
+    yes_counts = [sum(int(row[2 + i]) for row in body) for i in range(len(question_ids))]
+    assert yes_counts == list(answered.questions.values_list("yes_count", flat=True))
