@@ -1,7 +1,80 @@
-"""Respondent page. SCAFFOLDING: replaced by the real view in progress (issue 3)."""
+"""The respondent page, ``/s/<slug>/``: the only page a respondent sees.
 
-from django.http import HttpResponse
+The page itself never receives an answer. Its inputs belong to no form; static/js/respond.js
+flips the coins in the browser and posts only the randomized bits to the public API.
+"""
+
+from django.conf import settings
+from django.http import Http404
+from django.shortcuts import render
+from django.utils import translation
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_safe
+
+from . import selectors
+from .models import Survey
 
 
+def _accept_language_tags(header):
+    """Language tags from an Accept-Language header, skipping ``*`` and ``q=0`` entries."""
+    for part in header.split(","):
+        tag, *params = (piece.strip() for piece in part.split(";"))
+        if not tag or tag == "*":
+            continue
+        refused = False
+        for param in params:
+            name, _sep, value = param.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    refused = float(value) <= 0
+                except ValueError:
+                    refused = True
+        if not refused:
+            yield tag.lower()
+
+
+def _page_language(request, survey):
+    """The survey's language, unless the browser asks for a language the site supports.
+
+    A respondent's browser saying "Korean please" gets the page's explanations in Korean even
+    on an English survey (the survey's own text keeps its ``lang``); a browser that asks for
+    nothing we support reads the page in the survey's language rather than the site default.
+    """
+    cookie = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME)
+    tags = [cookie] if cookie else []
+    tags += _accept_language_tags(request.headers.get("Accept-Language", ""))
+    for tag in tags:
+        try:
+            translation.get_supported_language_variant(tag)
+        except LookupError:
+            continue
+        # LocaleMiddleware already picked the best of the browser's choices.
+        return translation.get_language()
+    return survey.language
+
+
+@never_cache  # open/closed changes must show at once, and no true answer lingers in a cache
+@require_safe
 def respond(request, slug):
-    return HttpResponse("Not built yet.", status=501)
+    try:
+        survey = selectors.survey_by_slug(slug=slug)
+    except Http404:
+        return render(request, "respond/not_found.html", status=404)
+
+    language = _page_language(request, survey)
+    with translation.override(language):
+        if survey.status == Survey.Status.OPEN:
+            response = render(
+                request,
+                "respond/respond.html",
+                {
+                    "survey": survey,
+                    "questions": selectors.survey_questions(survey=survey),
+                    "privacy": selectors.survey_privacy(survey=survey),
+                    "preview": False,
+                },
+            )
+        else:
+            response = render(request, "respond/unavailable.html", {"survey": survey})
+    response.headers["Content-Language"] = language
+    return response

@@ -1,0 +1,225 @@
+// The two coins of the forced-response design, drawn in the respondent's browser.
+//
+// Pure functions: no DOM, no globals, no Math.random. Every function that needs randomness
+// takes a `randomSource`, an object with `getRandomValues(typedArray)` (the page passes
+// `crypto`; the tests pass a fake), and storage is injected the same way.
+//
+// A design is `{p_truth, p_forced_yes}`, spelled as the public API spells it, so the page can
+// hand over the survey definition unchanged.
+
+const TWO_POW_32 = 4294967296;
+
+function randomUint32(randomSource) {
+  const chunk = new Uint32Array(1);
+  randomSource.getRandomValues(chunk);
+  return chunk[0];
+}
+
+function checkProbability(name, value) {
+  if (typeof value !== "number" || !(value > 0 && value < 1)) {
+    throw new RangeError(`${name} must be a number in (0, 1), got ${value}`);
+  }
+}
+
+function checkRandomSource(randomSource) {
+  if (!randomSource || typeof randomSource.getRandomValues !== "function") {
+    throw new TypeError("randomSource must have getRandomValues(typedArray), like crypto");
+  }
+}
+
+/**
+ * True with probability exactly `probability`, for every double in (0, 1).
+ *
+ * Compares a uniform random number U in [0, 1), drawn lazily 32 bits at a time, with the
+ * binary expansion of `probability`, and returns U < probability. Each step exposes the next
+ * 32 binary digits of the probability: `digit = floor(p * 2^32)` and `p = p * 2^32 - digit`
+ * are exact in floating point (scaling by a power of two and removing the integer part lose
+ * no bits), so no rounding ever enters. The first chunk that differs decides; a tie (chance
+ * 2^-32) moves on to the next chunk, so ~1 chunk is used on average. A double has finitely
+ * many binary digits: when they run out with U equal so far, U >= probability and the answer
+ * is false, which also bounds the loop at 34 chunks (the smallest double, 2^-1074).
+ */
+export function bernoulli(probability, randomSource) {
+  checkRandomSource(randomSource);
+  for (const digit of chunksOf(probability)) {
+    const chunk = randomUint32(randomSource);
+    if (chunk !== digit) {
+      return chunk < digit;
+    }
+  }
+  return false;
+}
+
+function* chunksOf(probability) {
+  checkProbability("probability", probability);
+  let remainder = probability;
+  while (remainder > 0) {
+    const scaled = remainder * TWO_POW_32;
+    const digit = Math.floor(scaled);
+    remainder = scaled - digit;
+    yield digit;
+  }
+}
+
+/**
+ * The base-2^32 digits of `probability`: probability = sum of digit_k / 2^(32k), exactly.
+ * These are the thresholds `bernoulli` compares random chunks against (exported for tests).
+ */
+export function probabilityChunks(probability) {
+  return [...chunksOf(probability)];
+}
+
+function checkDesign(design) {
+  if (!design || typeof design !== "object") {
+    throw new TypeError("design must be an object {p_truth, p_forced_yes}");
+  }
+  checkProbability("p_truth", design.p_truth);
+  checkProbability("p_forced_yes", design.p_forced_yes);
+}
+
+/**
+ * The forced-response report for one true answer (Warner 1965; Boruch 1971).
+ *
+ * Coin 1 (heads with `p_truth`): send the truth. Otherwise coin 2 (heads with `p_forced_yes`)
+ * forces "yes", else "no". Classic design 1/2, 1/2: P(yes | truth yes) = 3/4,
+ * P(yes | truth no) = 1/4.
+ */
+export function randomizeAnswer(truth, design, randomSource) {
+  if (typeof truth !== "boolean") {
+    throw new TypeError(`truth must be a boolean, got ${truth}`);
+  }
+  checkDesign(design);
+  if (bernoulli(design.p_truth, randomSource)) {
+    return truth;
+  }
+  return bernoulli(design.p_forced_yes, randomSource);
+}
+
+// --- Memoisation (RAPPOR-style permanent randomized response) -----------------------------
+//
+// Why: if every retake drew fresh coins, a respondent (or someone pushing them) could answer
+// the same question many times and the majority of the reports would reveal the truth. So a
+// retake in the same browser must send the report drawn earlier for the same question and
+// the same true answer (Erlingsson, Pihur & Korolova 2014, "RAPPOR", permanent RR).
+//
+// Why this scheme: storing "the report for my true answer" would itself be a clue (a report
+// of "yes" is more likely under a true "yes"), and storing coin outcomes would be worse (a
+// heads on coin 1 means the stored report IS the truth). Instead, the first time a question
+// is answered, the browser draws TWO independent reports, one as if the truth were "yes" and
+// one as if it were "no", before and regardless of the actual answer, and stores only that
+// pair. The pair's distribution does not depend on the truth, so whoever reads the storage
+// learns nothing about the answer; the report sent is the member of the pair that matches
+// the truth, so it has exactly the design's distribution. Changing one's answer on a retake
+// sends the other member, which is itself a correct randomized report for the new answer.
+//
+// Honest limit (see docs/respondent.md): someone holding both the device's storage and the
+// server's copy of a report can compare the report with the pair; when the two members
+// differ, that reveals the truth. Each alone reveals nothing beyond the design's epsilon.
+
+const MEMO_PREFIX = "rrsurvey:rr-pair:v1";
+
+/** Storage key for one question's pair of reports. */
+export function memoKey(slug, questionId) {
+  if (typeof slug !== "string" || slug === "") {
+    throw new TypeError(`slug must be a non-empty string, got ${slug}`);
+  }
+  return `${MEMO_PREFIX}:${slug}:${String(questionId)}`;
+}
+
+/** Two independent reports, `[ifYes, ifNo]` as 0/1, drawn without knowing the truth. */
+export function drawPair(design, randomSource) {
+  const ifYes = randomizeAnswer(true, design, randomSource);
+  const ifNo = randomizeAnswer(false, design, randomSource);
+  return [ifYes ? 1 : 0, ifNo ? 1 : 0];
+}
+
+/** The stored pair, or null when missing, unreadable or not exactly two 0/1 values. */
+export function parsePair(raw) {
+  if (typeof raw !== "string") {
+    return null;
+  }
+  let value;
+  try {
+    value = JSON.parse(raw);
+  } catch {
+    return null;
+  }
+  if (
+    !Array.isArray(value) ||
+    value.length !== 2 ||
+    !value.every((bit) => bit === 0 || bit === 1)
+  ) {
+    return null;
+  }
+  return value;
+}
+
+function storageGet(storage, key) {
+  try {
+    return storage ? storage.getItem(key) : null;
+  } catch {
+    // Storage can be switched off or throw (private browsing, quota): fall back to fresh
+    // coins, which is still a correct randomized report, only without retake protection.
+    return null;
+  }
+}
+
+function storageSet(storage, key, value) {
+  try {
+    if (storage) {
+      storage.setItem(key, value);
+    }
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The randomized reports to send for one attempt at a survey.
+ *
+ * `truths` maps question id to the true answer (a plain object or a Map of booleans).
+ * Returns `{answers, reused, drawn}`: `answers` maps each question id to the report (boolean)
+ * to send; `reused` and `drawn` list the question ids whose pair came from storage or was
+ * drawn now. Nothing derived from `truths` is written to `storage`.
+ */
+export function reportsFor({ slug, design, truths, storage, randomSource }) {
+  checkDesign(design);
+  checkRandomSource(randomSource);
+  const entries = truths instanceof Map ? [...truths] : Object.entries(truths ?? {});
+  const answers = {};
+  const reused = [];
+  const drawn = [];
+  for (const [questionId, truth] of entries) {
+    if (typeof truth !== "boolean") {
+      throw new TypeError(`truth for question ${questionId} must be a boolean, got ${truth}`);
+    }
+    const key = memoKey(slug, questionId);
+    let pair = parsePair(storageGet(storage, key));
+    if (pair === null) {
+      pair = drawPair(design, randomSource);
+      storageSet(storage, key, JSON.stringify(pair));
+      drawn.push(String(questionId));
+    } else {
+      reused.push(String(questionId));
+    }
+    answers[String(questionId)] = (truth ? pair[0] : pair[1]) === 1;
+  }
+  return { answers, reused, drawn };
+}
+
+/**
+ * A random (version 4) UUID built from `randomSource`.
+ *
+ * `crypto.randomUUID` exists only in secure contexts and recent browsers; a survey served
+ * over plain http on a LAN, or an older phone, must still work.
+ */
+export function newSubmissionId(randomSource) {
+  checkRandomSource(randomSource);
+  const bytes = new Uint8Array(16);
+  randomSource.getRandomValues(bytes);
+  bytes[6] = (bytes[6] & 0x0f) | 0x40; // version 4
+  bytes[8] = (bytes[8] & 0x3f) | 0x80; // RFC 4122 variant
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

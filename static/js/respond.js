@@ -1,0 +1,222 @@
+// The respondent page: read the true answers from the page, turn them into randomized
+// reports with coins.js, and send only those. The coin math lives in coins.js (tested with
+// node --test); this file is the page glue.
+
+import { newSubmissionId, reportsFor } from "./coins.js";
+
+// Every string this script shows, in one place. Django's JavaScript catalog (when the page
+// loads it) provides gettext/interpolate; until then the English text is used.
+const gettext = globalThis.gettext ?? ((text) => text);
+const interpolate =
+  globalThis.interpolate ??
+  ((format, values) => format.replace(/%\((\w+)\)s/g, (_match, name) => String(values[name])));
+const STRINGS = {
+  summary: gettext("Please answer every question before sending:"),
+  unansweredItem: gettext("Question %(number)s has no answer yet"),
+  chooseOne: gettext("Choose Yes or No."),
+  sending: gettext("Flipping the coins and sending…"),
+  refused: gettext("Your answers were not accepted: %(detail)s"),
+  serverError: gettext(
+    "The server could not take your answers just now (error %(status)s). Please press the button again in a moment; they will not be counted twice.",
+  ),
+  networkError: gettext(
+    "Your answers could not be sent because the connection failed. Check your connection and press the button again; they will not be counted twice.",
+  ),
+  noCrypto: gettext(
+    "This browser cannot flip the coins securely, so nothing can be sent. Please use an up-to-date browser.",
+  ),
+  preview: gettext(
+    "Preview: every question is answered. In the live survey the randomized answers would be sent now; here nothing was sent or stored.",
+  ),
+  yes: gettext("Yes"),
+  no: gettext("No"),
+};
+
+function browserStorage() {
+  try {
+    return globalThis.localStorage ?? null;
+  } catch {
+    // Reading localStorage throws when the browser blocks site data: carry on without it.
+    return null;
+  }
+}
+
+function setupPage(definition) {
+  const { survey, preview } = definition;
+  const design = { p_truth: survey.p_truth, p_forced_yes: survey.p_forced_yes };
+  const questions = survey.questions.map((question, index) => ({
+    id: String(question.id),
+    text: question.text,
+    number: index + 1,
+    fieldset: document.getElementById(`q-${question.id}`),
+    error: document.getElementById(`q-${question.id}-error`),
+  }));
+  const button = document.getElementById("respond-submit");
+  const errors = document.getElementById("respond-errors");
+  const status = document.getElementById("respond-status");
+  const questionsSection = document.getElementById("respond-questions");
+  const done = document.getElementById("respond-done");
+  const sentList = document.getElementById("respond-sent");
+
+  // One attempt keeps one submission id across retries, so a retry after a lost response is
+  // stored once (the server deduplicates on the id). New answers make a new attempt.
+  let attempt = null;
+
+  function checkedValue(question) {
+    const input = document.querySelector(`input[name="q-${question.id}"]:checked`);
+    return input ? input.value : null;
+  }
+
+  function clearQuestionError(question) {
+    question.error.hidden = true;
+    question.error.textContent = "";
+    question.fieldset.removeAttribute("aria-invalid");
+    question.fieldset.removeAttribute("aria-describedby");
+  }
+
+  function showErrors(unanswered) {
+    errors.replaceChildren();
+    if (unanswered.length === 0) {
+      errors.classList.remove("error-summary--active");
+      return;
+    }
+    const heading = document.createElement("p");
+    heading.className = "error-summary__title";
+    heading.textContent = STRINGS.summary;
+    const list = document.createElement("ul");
+    for (const question of unanswered) {
+      const item = document.createElement("li");
+      item.dataset.questionId = question.id;
+      const link = document.createElement("a");
+      link.href = `#q-${question.id}-yes`;
+      link.textContent = interpolate(STRINGS.unansweredItem, { number: question.number }, true);
+      item.append(link);
+      list.append(item);
+      question.error.textContent = STRINGS.chooseOne;
+      question.error.hidden = false;
+      question.fieldset.setAttribute("aria-invalid", "true");
+      question.fieldset.setAttribute("aria-describedby", question.error.id);
+    }
+    errors.append(heading, list);
+    errors.classList.add("error-summary--active");
+  }
+
+  function setStatus(message, tone) {
+    status.textContent = message;
+    status.dataset.tone = tone ?? "";
+  }
+
+  function showDone(answers) {
+    sentList.replaceChildren();
+    for (const question of questions) {
+      const term = document.createElement("dt");
+      term.textContent = `${question.number}. ${question.text}`;
+      term.lang = survey.language;
+      const value = document.createElement("dd");
+      value.textContent = answers[question.id] ? STRINGS.yes : STRINGS.no;
+      sentList.append(term, value);
+    }
+    // The true answers have done their job: do not leave them on screen or in the page.
+    for (const input of questionsSection.querySelectorAll("input[type=radio]")) {
+      input.checked = false;
+    }
+    questionsSection.hidden = true;
+    done.hidden = false;
+    done.focus();
+  }
+
+  async function send(answers) {
+    const answersKey = JSON.stringify(answers);
+    if (attempt === null || attempt.answersKey !== answersKey) {
+      attempt = { answersKey, submissionId: newSubmissionId(globalThis.crypto) };
+    }
+    const body = JSON.stringify({ submission_id: attempt.submissionId, answers });
+    button.disabled = true;
+    questionsSection.setAttribute("aria-busy", "true");
+    setStatus(STRINGS.sending, "busy");
+    try {
+      const response = await fetch(definition.submit_url, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json" },
+        body,
+        credentials: "omit", // no session cookie rides along with the answers
+        cache: "no-store",
+        redirect: "error",
+      });
+      if (response.status === 201) {
+        setStatus("", "");
+        showDone(answers);
+        return;
+      }
+      let detail = "";
+      try {
+        detail = (await response.json()).detail ?? "";
+      } catch {
+        detail = "";
+      }
+      if (response.status >= 400 && response.status < 500 && detail) {
+        setStatus(interpolate(STRINGS.refused, { detail }, true), "error");
+      } else {
+        setStatus(interpolate(STRINGS.serverError, { status: response.status }, true), "error");
+      }
+    } catch {
+      setStatus(STRINGS.networkError, "error");
+    } finally {
+      questionsSection.removeAttribute("aria-busy");
+      button.disabled = false;
+    }
+  }
+
+  function onSubmit() {
+    const truths = {};
+    const unanswered = [];
+    for (const question of questions) {
+      const value = checkedValue(question);
+      if (value === null) {
+        unanswered.push(question);
+      } else {
+        truths[question.id] = value === "yes";
+      }
+    }
+    setStatus("", "");
+    showErrors(unanswered);
+    if (unanswered.length > 0) {
+      document.getElementById(`q-${unanswered[0].id}-yes`).focus();
+      return;
+    }
+    if (preview) {
+      setStatus(STRINGS.preview, "info");
+      return;
+    }
+    if (!globalThis.crypto?.getRandomValues) {
+      // Never fall back to a predictable generator: the coins are the privacy.
+      setStatus(STRINGS.noCrypto, "error");
+      return;
+    }
+    const { answers } = reportsFor({
+      slug: survey.slug,
+      design,
+      truths,
+      storage: browserStorage(),
+      randomSource: globalThis.crypto,
+    });
+    send(answers);
+  }
+
+  for (const question of questions) {
+    question.fieldset.addEventListener("change", () => {
+      clearQuestionError(question);
+      errors.querySelector(`li[data-question-id="${question.id}"]`)?.remove();
+      if (!errors.querySelector("li")) {
+        showErrors([]);
+      }
+    });
+  }
+  button.addEventListener("click", onSubmit);
+  button.disabled = false;
+}
+
+const definitionElement = document.getElementById("respond-definition");
+if (definitionElement) {
+  setupPage(JSON.parse(definitionElement.textContent));
+}

@@ -1,0 +1,93 @@
+"""Template helpers for the respondent page (templates/respond/), shared with the preview.
+
+Both take only what the page's context already holds (survey, questions, privacy), so the
+researcher's preview renders the same template without extra setup.
+"""
+
+import math
+from dataclasses import dataclass
+
+from django import template
+from django.urls import reverse
+from django.utils.html import json_script
+
+from .. import selectors
+from ..api.serializers import PublicSurveySerializer
+
+register = template.Library()
+
+DEFINITION_ELEMENT_ID = "respond-definition"
+
+
+@register.simple_tag
+def respond_definition(survey, preview=False):
+    """The survey as respond.js reads it: a ``<script type="application/json">`` block.
+
+    Its ``survey`` member is serialized by the public API's own serializer, so the page and
+    ``GET /api/v1/public/surveys/<slug>/`` cannot drift apart.
+    """
+    payload = {
+        "survey": PublicSurveySerializer(survey).data,
+        "submit_url": reverse("api:public-responses", kwargs={"slug": survey.slug}),
+        "preview": bool(preview),
+    }
+    return json_script(payload, DEFINITION_ELEMENT_ID)
+
+
+@dataclass(frozen=True)
+class RespondentNumbers:
+    """The design in the respondent's terms: chances of each coin and of each report."""
+
+    p_truth: float
+    p_lie: float
+    p_forced_yes: float
+    p_forced_no: float
+    yes_if_yes: float  # a = P(report yes | truth yes)
+    yes_if_no: float  # b = P(report yes | truth no)
+    per_answer_epsilon: float
+    total_epsilon: float
+    per_answer_odds: float  # e^epsilon
+    total_odds: float  # e^(k epsilon), inf when it does not fit a float
+    questions: int
+
+
+@register.simple_tag
+def respondent_numbers(survey, privacy):
+    design = selectors.survey_design(survey=survey)
+    try:
+        total_odds = math.exp(privacy.total_epsilon)
+    except OverflowError:
+        total_odds = math.inf
+    return RespondentNumbers(
+        p_truth=design.p_truth,
+        p_lie=1 - design.p_truth,
+        p_forced_yes=design.p_forced_yes,
+        p_forced_no=1 - design.p_forced_yes,
+        yes_if_yes=design.p_yes_given_yes,
+        yes_if_no=design.p_yes_given_no,
+        per_answer_epsilon=privacy.per_answer_epsilon,
+        total_epsilon=privacy.total_epsilon,
+        per_answer_odds=privacy.odds_ratio,
+        total_odds=total_odds,
+        questions=privacy.questions,
+    )
+
+
+@register.filter
+def percent(value):
+    """0.75 -> "75%", 0.125 -> "12.5%" (at most one decimal; the coins are what they are)."""
+    scaled = round(float(value) * 100, 1)
+    text = f"{scaled:.1f}".rstrip("0").rstrip(".")
+    return f"{text}%"
+
+
+@register.filter
+def times(value):
+    """An odds ratio as plain digits: 3.0000001 -> "3", 9.4 -> "9.4", 1e9 -> "1,000,000,000"."""
+    value = float(value)
+    if math.isinf(value) or value >= 1e15:
+        return "> 10¹⁵"
+    if value >= 100:
+        return f"{round(value):,}"
+    text = f"{value:.1f}".rstrip("0").rstrip(".")
+    return text

@@ -1,0 +1,331 @@
+"""The respondent page in a real Chromium: what leaves the browser, memoisation, statistics."""
+
+import json
+from urllib.parse import urlsplit
+
+import pytest
+from scipy.stats import binomtest
+
+from surveys import services
+from surveys.models import Report, Submission, Survey
+
+pytestmark = pytest.mark.e2e
+
+RESPONSES_PATH = "/responses/"
+
+# Replaces crypto.getRandomValues for 32-bit chunks (the coins) with a fixed xorshift stream,
+# so two contexts flip exactly the same coins; UUIDs (bytes) stay truly random.
+DETERMINISTIC_COINS = """
+(() => {
+  const real = crypto.getRandomValues.bind(crypto);
+  let state = 2463534242;
+  crypto.getRandomValues = (array) => {
+    if (!(array instanceof Uint32Array)) return real(array);
+    for (let i = 0; i < array.length; i += 1) {
+      state ^= state << 13; state >>>= 0;
+      state ^= state >>> 17;
+      state ^= state << 5; state >>>= 0;
+      array[i] = state;
+    }
+    return array;
+  };
+})();
+"""
+
+STORAGE_DUMP = """
+() => Object.fromEntries(
+  Array.from({length: localStorage.length}, (_, i) => localStorage.key(i))
+    .map((key) => [key, localStorage.getItem(key)])
+)
+"""
+
+
+def page_url(live_server, survey):
+    return f"{live_server.url}/s/{survey.slug}/"
+
+
+def question_ids(survey):
+    return list(survey.questions.values_list("id", flat=True))
+
+
+def record_requests(page, requests=None):
+    """Every request ``page`` makes, appended to ``requests`` as it happens."""
+    requests = [] if requests is None else requests
+    page.on("request", lambda request: requests.append(request))
+    return requests
+
+
+def answer(page, truths):
+    """Tick Yes/No for each question id in ``truths`` ({id: bool})."""
+    for qid, truth in truths.items():
+        page.locator(f"#q-{qid}").get_by_label("Yes" if truth else "No", exact=True).check()
+
+
+def submit(page):
+    """Press the button and return the JSON body of the POST it makes (after the reply)."""
+    with page.expect_response(
+        lambda r: RESPONSES_PATH in r.url and r.request.method == "POST"
+    ) as reply:
+        page.get_by_role("button", name="Randomize and send my answers").click()
+    assert reply.value.status == 201, reply.value.text()
+    page.locator("#respond-done").wait_for(state="visible")
+    return json.loads(reply.value.request.post_data)
+
+
+def take_survey(page, live_server, survey, truths):
+    page.goto(page_url(live_server, survey))
+    answer(page, truths)
+    return submit(page)
+
+
+def test_respondents_send_only_a_submission_id_and_randomized_booleans(
+    live_server, new_context, make_survey
+):
+    survey = make_survey()
+    ids = question_ids(survey)
+    origin = urlsplit(live_server.url)
+    sent = []
+    requests = []
+    for respondent in range(5):
+        page = new_context().new_page()
+        record_requests(page, requests)
+        truths = {qid: (respondent + index) % 2 == 0 for index, qid in enumerate(ids)}
+        sent.append(take_survey(page, live_server, survey, truths))
+        assert page.evaluate(
+            "() => [...document.querySelectorAll('input')].every((input) => input.form === null)"
+        )
+
+    posts = [r for r in requests if r.method == "POST"]
+    assert len(posts) == 5
+    for request in posts:
+        assert urlsplit(request.url).path == f"/api/v1/public/surveys/{survey.slug}/responses/"
+        body = json.loads(request.post_data)
+        assert set(body) == {"submission_id", "answers"}
+        assert set(body["answers"]) == {str(qid) for qid in ids}
+        assert all(isinstance(bit, bool) for bit in body["answers"].values())
+    for request in requests:
+        parts = urlsplit(request.url)
+        assert (parts.scheme, parts.netloc) == (origin.scheme, origin.netloc), request.url
+
+    # what the server stored is exactly what the browsers sent
+    assert Submission.objects.filter(survey=survey).count() == 5
+    for body in sent:
+        stored = dict(
+            Report.objects.filter(submission__submission_id=body["submission_id"]).values_list(
+                "question_id", "reported_yes"
+            )
+        )
+        assert stored == {int(qid): bit for qid, bit in body["answers"].items()}
+
+
+def test_answer_inputs_belong_to_no_form(live_server, page, open_survey):
+    page.goto(page_url(live_server, open_survey))
+    forms = page.evaluate(
+        "() => [...document.querySelectorAll('input, button')].map((el) => el.form)"
+    )
+    assert forms and all(form is None for form in forms)
+    assert page.evaluate("() => document.forms.length") == 0
+
+
+def test_without_javascript_nothing_is_sent_and_the_page_says_why(
+    live_server, new_context, open_survey
+):
+    page = new_context(java_script_enabled=False).new_page()
+    requests = record_requests(page)
+    page.goto(page_url(live_server, open_survey))
+    # (Playwright's text selectors skip <noscript>, so find the message by its class.)
+    notice = page.locator(".respond-noscript")
+    assert notice.is_visible()
+    assert "randomizes them in your browser first" in notice.inner_text()
+    answer(page, dict.fromkeys(question_ids(open_survey), True))
+    page.keyboard.press("Enter")  # no implicit submission: the radios are in no form
+    button = page.get_by_role("button", name="Randomize and send my answers")
+    assert button.is_disabled()
+    button.click(force=True)
+    page.goto(page_url(live_server, open_survey))  # a round trip, so anything pending lands
+    assert [r.url for r in requests if r.method != "GET"] == []
+    assert all("?" not in r.url for r in requests)  # no GET form submission either
+    assert Submission.objects.count() == 0
+
+
+def test_thank_you_state_lists_only_what_was_sent_and_clears_the_true_answers(
+    live_server, page, open_survey
+):
+    ids = question_ids(open_survey)
+    body = take_survey(page, live_server, open_survey, {ids[0]: True, ids[1]: False})
+    done = page.locator("#respond-done")
+    assert done.is_visible()
+    assert page.evaluate("() => document.activeElement.id") == "respond-done"
+    assert page.get_by_role("heading", name="Thank you").is_visible()
+    assert page.locator("#respond-questions").is_hidden()
+    assert page.evaluate("() => document.querySelectorAll('input:checked').length") == 0
+
+    page.get_by_text("Show what was sent").click()
+    shown = page.locator("#respond-sent dd").all_inner_texts()
+    assert shown == ["Yes" if body["answers"][str(qid)] else "No" for qid in ids]
+
+
+def test_unanswered_questions_are_announced_and_focused_and_nothing_is_sent(
+    live_server, page, open_survey
+):
+    ids = question_ids(open_survey)
+    requests = record_requests(page)
+    page.goto(page_url(live_server, open_survey))
+    answer(page, {ids[0]: True})
+    page.get_by_role("button", name="Randomize and send my answers").click()
+
+    errors = page.locator("#respond-errors")
+    assert errors.get_attribute("aria-live") == "assertive"
+    assert "Question 2 has no answer yet" in errors.inner_text()
+    second = page.locator(f"#q-{ids[1]}")
+    assert second.get_attribute("aria-invalid") == "true"
+    assert second.get_attribute("aria-describedby") == f"q-{ids[1]}-error"
+    assert page.locator(f"#q-{ids[1]}-error").inner_text() == "Choose Yes or No."
+    assert page.evaluate("() => document.activeElement.id") == f"q-{ids[1]}-yes"
+    assert page.locator(f"#q-{ids[0]}").get_attribute("aria-invalid") is None
+    assert not [r for r in requests if r.method == "POST"]
+
+    answer(page, {ids[1]: False})
+    assert second.get_attribute("aria-invalid") is None
+    assert errors.inner_text() == ""
+
+
+def test_a_retake_in_the_same_browser_sends_the_same_randomized_bits(
+    live_server, new_context, make_survey
+):
+    survey = make_survey(
+        questions=[f"Sensitive question {n}?" for n in range(1, 9)]  # 8 bits: a real check
+    )
+    ids = question_ids(survey)
+    truths = {qid: index % 3 == 0 for index, qid in enumerate(ids)}
+    page = new_context().new_page()
+    first = take_survey(page, live_server, survey, truths)
+    second = take_survey(page, live_server, survey, truths)  # same context: same storage
+    assert second["answers"] == first["answers"]
+    assert second["submission_id"] != first["submission_id"]
+    assert Submission.objects.filter(survey=survey).count() == 2
+
+    # Changing an answer sends the other stored draw, the one kept for that truth.
+    stored = page.evaluate(STORAGE_DUMP)
+    flipped = {qid: not truth for qid, truth in truths.items()}
+    third = take_survey(page, live_server, survey, flipped)
+    for qid, truth in flipped.items():
+        (pair,) = [json.loads(v) for k, v in stored.items() if k.endswith(f":{qid}")]
+        assert third["answers"][str(qid)] == bool(pair[0] if truth else pair[1])
+
+
+def test_browser_storage_is_the_same_whatever_the_true_answers(
+    live_server, new_context, make_survey
+):
+    survey = make_survey(questions=[f"Sensitive question {n}?" for n in range(1, 7)])
+    ids = question_ids(survey)
+    dumps = []
+    for truth in (True, False):
+        context = new_context()
+        context.add_init_script(DETERMINISTIC_COINS)
+        page = context.new_page()
+        take_survey(page, live_server, survey, dict.fromkeys(ids, truth))
+        dumps.append(
+            {
+                "local": page.evaluate(STORAGE_DUMP),
+                "session": page.evaluate("() => sessionStorage.length"),
+                "cookies": context.cookies(),
+            }
+        )
+    all_yes, all_no = dumps
+    assert all_yes["local"] == all_no["local"]
+    assert len(all_yes["local"]) == len(ids)
+    assert all(value in {"[0,0]", "[0,1]", "[1,0]", "[1,1]"} for value in all_yes["local"].values())
+    assert all_yes["session"] == all_no["session"] == 0
+    assert all_yes["cookies"] == all_no["cookies"] == []
+
+
+def test_a_failed_send_is_retried_with_the_same_submission_id(live_server, page, open_survey):
+    ids = question_ids(open_survey)
+    attempts = []
+
+    def flaky(route):
+        attempts.append(json.loads(route.request.post_data))
+        if len(attempts) == 1:
+            route.abort("connectionreset")
+        else:
+            route.continue_()
+
+    page.route(f"**{RESPONSES_PATH}", flaky)
+    page.goto(page_url(live_server, open_survey))
+    answer(page, dict.fromkeys(ids, True))
+    button = page.get_by_role("button", name="Randomize and send my answers")
+    button.click()
+    status = page.locator("#respond-status")
+    status.get_by_text("the connection failed").wait_for()
+    assert button.is_enabled()
+
+    body = submit(page)
+    assert len(attempts) == 2
+    assert attempts[0] == attempts[1] == body
+    assert Submission.objects.filter(survey=open_survey).count() == 1
+
+
+def test_a_refusal_shows_the_servers_reason(live_server, page, open_survey):
+    page.goto(page_url(live_server, open_survey))
+    answer(page, dict.fromkeys(question_ids(open_survey), False))
+    services.survey_close(survey=open_survey)  # closed while the respondent was answering
+    page.get_by_role("button", name="Randomize and send my answers").click()
+    status = page.locator("#respond-status")
+    status.get_by_text("Your answers were not accepted").wait_for()
+    assert "closed" in status.inner_text()
+    assert page.locator("#respond-done").is_hidden()
+
+
+def test_closed_survey_page_says_so(live_server, page, make_survey):
+    survey = make_survey(status=Survey.Status.CLOSED)
+    page.goto(page_url(live_server, survey))
+    assert page.get_by_role("heading", name="This survey is closed").is_visible()
+    assert page.locator("input").count() == 0
+
+
+def test_draft_survey_page_says_it_is_not_open_yet(live_server, page, make_survey):
+    survey = make_survey(status=Survey.Status.DRAFT)
+    page.goto(page_url(live_server, survey))
+    assert page.get_by_role("heading", name="This survey is not open yet").is_visible()
+    assert page.locator("input").count() == 0
+
+
+# One respondent in one round trip: forget what an earlier respondent in this browser left,
+# tap the answer and the button (the page's own handlers run, as for a finger's tap).
+FRESH_RESPONDENT_TAPS = """
+([questionId, truth]) => {
+  localStorage.clear();
+  document.getElementById(`q-${questionId}-${truth ? "yes" : "no"}`).click();
+  document.getElementById("respond-submit").click();
+}
+"""
+
+
+@pytest.mark.slow
+def test_reported_yes_rates_match_three_quarters_and_one_quarter(
+    live_server, page, make_survey, settings
+):
+    # 400 submissions from one address would trip the per-client rate limit.
+    settings.RESPONSE_RATE_LIMIT = None
+    respondents = 200
+    for truth, expected_rate in ((True, 3 / 4), (False, 1 / 4)):
+        survey = make_survey(title=f"Truth {truth}", questions=["The one question?"])
+        (qid,) = question_ids(survey)
+        url = page_url(live_server, survey)
+        for _ in range(respondents):
+            # Module scripts run before DOMContentLoaded, so the page is ready by then.
+            page.goto(url, wait_until="domcontentloaded")
+            with page.expect_response(
+                lambda r: RESPONSES_PATH in r.url and r.request.method == "POST"
+            ) as reply:
+                page.evaluate(FRESH_RESPONDENT_TAPS, [qid, truth])
+            assert reply.value.status == 201
+        reports = Report.objects.filter(question_id=qid)
+        assert reports.count() == respondents
+        yes = reports.filter(reported_yes=True).count()
+        # Browser crypto cannot be seeded, so this test is random: with correct coins it
+        # fails with probability at most 1e-4 per truth (the p-value threshold), its
+        # false-failure rate.
+        result = binomtest(yes, respondents, expected_rate)
+        assert result.pvalue > 1e-4, (truth, yes, result.pvalue)
