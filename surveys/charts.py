@@ -15,12 +15,12 @@ LEFT = 60  # room for the question labels "Q1", "Q2", ...
 PLOT_WIDTH = 600
 RIGHT = 30
 TOP = 12
-ROW_HEIGHT = 44
-AXIS_HEIGHT = 58  # tick labels and the axis title under the rows
+ROW_HEIGHT = 52
+AXIS_HEIGHT = 64  # tick labels and the axis title under the rows
 WIDTH = LEFT + PLOT_WIDTH + RIGHT
 GRID_STEP = 10  # percentage points between gridlines
 LABEL_STEP = 20  # percentage points between tick labels
-POINT_RADIUS = 6
+POINT_RADIUS = 7
 CAP_HALF = 7
 
 INK = "#1d232b"
@@ -104,12 +104,12 @@ def estimates_chart(estimates: SurveyEstimates) -> SafeString:
         )
         if major:
             parts.append(
-                f'<text x="{x}" y="{bottom + 20}" text-anchor="middle" fill="{MUTED}">'
+                f'<text x="{x}" y="{bottom + 24}" text-anchor="middle" fill="{MUTED}">'
                 f"{percent}%</text>"
             )
     parts.append(
-        f'<text x="{LEFT + PLOT_WIDTH / 2:g}" y="{bottom + 46}" text-anchor="middle" '
-        f'fill="{INK}" font-weight="600">{escape(_("Estimated share answering “yes”"))}</text>'
+        f'<text class="chart-axis-title" x="{LEFT + PLOT_WIDTH / 2:g}" y="{bottom + 54}" '
+        f'text-anchor="middle" fill="{INK}" font-weight="600">{escape(_("Estimated share answering “yes”"))}</text>'
     )
 
     for index, (label, row) in enumerate(zip(labels, rows, strict=True)):
@@ -137,9 +137,11 @@ def estimates_chart(estimates: SurveyEstimates) -> SafeString:
                 f"<title>{escape(_row_summary(label, row, min_n))}</title>",
                 f'<line class="chart-interval" x1="{low}" y1="{y:g}" x2="{high}" y2="{y:g}" '
                 f'stroke="{INK}" stroke-width="2.5"/>',
-                f'<line x1="{low}" y1="{y - CAP_HALF:g}" x2="{low}" y2="{y + CAP_HALF:g}" '
+                f'<line class="chart-cap" x1="{low}" y1="{y - CAP_HALF:g}" x2="{low}" '
+                f'y2="{y + CAP_HALF:g}" '
                 f'stroke="{INK}" stroke-width="2.5"/>',
-                f'<line x1="{high}" y1="{y - CAP_HALF:g}" x2="{high}" y2="{y + CAP_HALF:g}" '
+                f'<line class="chart-cap" x1="{high}" y1="{y - CAP_HALF:g}" x2="{high}" '
+                f'y2="{y + CAP_HALF:g}" '
                 f'stroke="{INK}" stroke-width="2.5"/>',
                 f'<circle class="chart-point" cx="{point}" cy="{y:g}" r="{POINT_RADIUS}" '
                 f'fill="{POINT}" stroke="#ffffff" stroke-width="2"/>',

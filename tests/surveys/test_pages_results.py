@@ -61,8 +61,8 @@ def test_results_show_the_selectors_numbers(method, level, answered, owner_clien
     content = response.content.decode()
     for row in expected.rows:
         est = row.estimate
-        assert f'<td class="num">{est.n}</td>' in content
-        assert f'<td class="num">{est.yes}</td>' in content
+        assert f'data-label="n">{est.n}</td>' in content
+        assert f'data-label="Reported yes">{est.yes}</td>' in content
         assert f"{percent(est.ci_low)} – {percent(est.ci_high)}" in content
         assert percent(est.estimate) in content
         assert f"{est.std_error * 100:.1f}" in content
