@@ -122,7 +122,10 @@ function setupPage(definition) {
     }
     questionsSection.hidden = true;
     done.hidden = false;
-    done.focus();
+    // Show the thank-you with the survey's title above it, then hand it the focus.
+    globalThis.scrollTo(0, 0);
+    done.scrollIntoView({ block: "nearest" });
+    done.focus({ preventScroll: true });
   }
 
   async function send(answers) {

@@ -329,3 +329,19 @@ def test_reported_yes_rates_match_three_quarters_and_one_quarter(
         # false-failure rate.
         result = binomtest(yes, respondents, expected_rate)
         assert result.pvalue > 1e-4, (truth, yes, result.pvalue)
+
+
+def test_researcher_preview_validates_but_sends_and_stores_nothing(
+    live_server, page, sign_in, owner, make_survey
+):
+    survey = make_survey(status=Survey.Status.DRAFT)
+    sign_in(page, live_server, owner)
+    requests = record_requests(page)
+    page.goto(f"{live_server.url}/surveys/{survey.pk}/preview/")
+    assert page.get_by_role("note").get_by_text("Preview").is_visible()
+    answer(page, dict.fromkeys(question_ids(survey), True))
+    page.get_by_role("button", name="Randomize and send my answers").click()
+    page.locator("#respond-status").get_by_text("nothing was sent").wait_for()
+    assert [r.url for r in requests if r.method == "POST"] == []
+    assert page.evaluate("() => localStorage.length") == 0
+    assert Submission.objects.count() == 0
