@@ -29,13 +29,15 @@ run: migrate
 	$(DEV_ENV) $(PY) manage.py seed_demo --base-url http://127.0.0.1:$(PORT)
 	$(DEV_ENV) $(PY) manage.py runserver 127.0.0.1:$(PORT)
 
-## make serve: production-style serving (gunicorn + whitenoise); needs SECRET_KEY etc.
+## make serve: production-style serving (gunicorn + whitenoise, compressed and hashed static
+## files); needs SECRET_KEY etc. from the environment (docs/deploy.md). Plain HTTP on loopback:
+## SECRET_KEY=... SECURE_SSL_REDIRECT=off make serve
 serve: $(VENV)/.runtime-installed
 	$(PY) manage.py collectstatic --noinput
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py createcachetable
-	$(VENV)/bin/gunicorn config.wsgi:application --bind 127.0.0.1:$(PORT) \
-		--workers $${WEB_CONCURRENCY:-2} --access-logfile /dev/null
+	GUNICORN_BIND=$${GUNICORN_BIND:-127.0.0.1:$(PORT)} WEB_CONCURRENCY=$${WEB_CONCURRENCY:-2} \
+		exec $(VENV)/bin/gunicorn -c deploy/gunicorn.conf.py
 
 ## make test: everything — Python (unit, API, browser) and JavaScript
 test: test-python test-js

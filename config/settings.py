@@ -271,11 +271,21 @@ SESSION_COOKIE_HTTPONLY = True
 
 # --- Logging ----------------------------------------------------------------------------
 # Respondents' addresses and user agents are never logged: Django's loggers record method,
-# path and status only (never REMOTE_ADDR), and gunicorn's access log is off (see Makefile).
+# path and status only (never REMOTE_ADDR), and gunicorn's access log is off or stripped of
+# client details (deploy/gunicorn.conf.py). tests/production/test_privacy_of_logs.py checks
+# this at LOG_LEVEL=DEBUG.
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "INFO" if DEBUG else "WARNING").strip().upper()
+if LOG_LEVEL not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
+    raise ImproperlyConfigured(
+        f"LOG_LEVEL must be one of debug/info/warning/error/critical, got {LOG_LEVEL!r}"
+    )
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
-    "root": {"handlers": ["console"], "level": "WARNING"},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    # Replaces Django's own "django" handlers (console when DEBUG, mail to ADMINS): every line
+    # goes through the one handler above, at the one level.
+    "loggers": {"django": {"level": LOG_LEVEL}},
 }
