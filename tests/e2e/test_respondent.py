@@ -86,15 +86,24 @@ def test_respondents_send_only_a_submission_id_and_randomized_booleans(
     origin = urlsplit(live_server.url)
     sent = []
     requests = []
+    problems = []
     for respondent in range(5):
         page = new_context().new_page()
         record_requests(page, requests)
+        page.on("pageerror", lambda error: problems.append(str(error)))
+        page.on(
+            "console",
+            lambda message: (
+                problems.append(message.text) if "Content Security Policy" in message.text else None
+            ),
+        )
         truths = {qid: (respondent + index) % 2 == 0 for index, qid in enumerate(ids)}
         sent.append(take_survey(page, live_server, survey, truths))
         assert page.evaluate(
             "() => [...document.querySelectorAll('input')].every((input) => input.form === null)"
         )
 
+    assert problems == []  # no script error, nothing the strict CSP had to block
     posts = [r for r in requests if r.method == "POST"]
     assert len(posts) == 5
     for request in posts:
