@@ -91,6 +91,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "surveys.api.limits.RequestBodyLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -163,7 +164,8 @@ if REDIS_URL:
 else:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            # Django's database cache with an atomic incr, for exact throttle counts.
+            "BACKEND": "surveys.api.cache.DatabaseCache",
             "LOCATION": "rrsurvey_cache",
         }
     }
@@ -210,7 +212,11 @@ WHITENOISE_USE_FINDERS = DEBUG
 
 # --- REST framework ---------------------------------------------------------------------
 RESPONSE_RATE_LIMIT = env_rate("RESPONSE_RATE_LIMIT", "120/min")
+# Token requests (password guesses) per client; not configurable from the environment.
+TOKEN_RATE_LIMIT = "30/min"
 TRUSTED_PROXIES = env_int("TRUSTED_PROXIES", 0)
+# Largest API request body (JSON only): 100 questions of 1000 characters fit with room to spare.
+API_MAX_BODY_BYTES = 1024 * 1024
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -218,10 +224,12 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PARSER_CLASSES": ["surveys.api.limits.BoundedJSONParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "NUM_PROXIES": TRUSTED_PROXIES,
-    "DEFAULT_THROTTLE_RATES": {"responses": RESPONSE_RATE_LIMIT},
     "EXCEPTION_HANDLER": "surveys.api.errors.api_exception_handler",
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
 }
 
 SPECTACULAR_SETTINGS = {
@@ -232,6 +240,10 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Request and response bodies as separate components: read-only fields are not inputs.
+    "COMPONENT_SPLIT_REQUEST": True,
+    # No calls to the online spec validator: the docs make no third-party request.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
 }
 
 # A respondent's submission is a few hundred bytes; anything near this is not a survey answer.

@@ -77,14 +77,19 @@ def survey_privacy(*, survey) -> PrivacySummary:
 
 
 def surveys_for_owner(*, owner):
-    return Survey.objects.filter(owner=owner).annotate(question_total=Count("questions"))
+    # Explicit order: Meta.ordering is not applied to aggregating (GROUP BY) queries.
+    return (
+        Survey.objects.filter(owner=owner)
+        .annotate(question_total=Count("questions"))
+        .order_by("-created_at", "-id")
+    )
 
 
 def survey_for_owner(*, owner, survey_id) -> Survey:
     """Another owner's survey is indistinguishable from a missing one (404, never 403)."""
     try:
         return Survey.objects.get(pk=int(survey_id), owner=owner)
-    except (Survey.DoesNotExist, TypeError, ValueError):
+    except (Survey.DoesNotExist, TypeError, ValueError, OverflowError):
         raise Http404("No such survey.") from None
 
 

@@ -1,54 +1,108 @@
-"""One error shape for every API 4xx: ``{"detail": str, "errors": {field: [messages]}}``."""
+"""One error shape for every API 4xx: ``{"detail": str, "errors": {field: [messages]}}``.
 
+``errors`` names the offending top-level field (``non_field_errors`` for the body as a whole)
+and is empty when no field is at fault (401, 404, 409 without a field, 413, 429 ...).
+Nested problems keep their path in the message: ``questions: [1] text: This field ...``.
+"""
+
+from django.core.exceptions import NON_FIELD_ERRORS
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
+from django.urls import Resolver404, resolve
+from django.utils.translation import gettext as _
 from rest_framework import exceptions, status
+from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
+from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from ..services import SurveyConflict
 
 
-def _flatten(detail):
-    if isinstance(detail, dict):
-        return {str(key): _messages(value) for key, value in detail.items()}
-    return {}
+def _field_name(key):
+    return "non_field_errors" if key == NON_FIELD_ERRORS else str(key)
 
 
-def _messages(value):
+def _messages(value, prefix=""):
     if isinstance(value, dict):
-        return [f"{key}: {msg}" for key, sub in value.items() for msg in _messages(sub)]
+        return [
+            msg
+            for key, sub in value.items()
+            # Integer keys index a list (DRF reports list items' errors that way).
+            for msg in _messages(
+                sub, f"{prefix}[{key}] " if isinstance(key, int) else f"{prefix}{key}: "
+            )
+        ]
     if isinstance(value, list):
-        return [msg for item in value for msg in _messages(item)]
-    return [str(value)]
+        if any(isinstance(item, dict | list) for item in value):
+            # A list of nested errors (one entry per item, empty for valid ones): keep the index.
+            return [
+                msg
+                for index, item in enumerate(value)
+                for msg in _messages(item, f"{prefix}[{index}] ")
+            ]
+        return [msg for item in value for msg in _messages(item, prefix)]
+    return [f"{prefix}{value}"]
 
 
-def _summary(errors):
-    field, messages = next(iter(errors.items()))
-    return f"{field}: {messages[0]}"
+def error_body(errors, *, detail=None):
+    if detail is None:
+        field, messages = next(iter(errors.items()))
+        detail = messages[0] if field == "non_field_errors" else f"{field}: {messages[0]}"
+    return {"detail": str(detail), "errors": errors}
+
+
+def _validation_errors(detail):
+    if isinstance(detail, dict) and detail:
+        return {_field_name(key): _messages(value) for key, value in detail.items()}
+    return {"non_field_errors": _messages(detail)}
 
 
 def api_exception_handler(exc, context):
     if isinstance(exc, DjangoValidationError):
         errors = (
-            {key: [str(m) for m in msgs] for key, msgs in exc.message_dict.items()}
+            {_field_name(key): [str(m) for m in msgs] for key, msgs in exc.message_dict.items()}
             if hasattr(exc, "error_dict")
             else {"non_field_errors": [str(m) for m in exc.messages]}
         )
-        return Response({"detail": _summary(errors), "errors": errors}, status=400)
+        return Response(error_body(errors), status=status.HTTP_400_BAD_REQUEST)
     if isinstance(exc, SurveyConflict):
         errors = {exc.field: [exc.message]} if exc.field else {}
-        return Response({"detail": exc.message, "errors": errors}, status=status.HTTP_409_CONFLICT)
+        return Response(error_body(errors, detail=exc.message), status=status.HTTP_409_CONFLICT)
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied()
 
     response = drf_exception_handler(exc, context)
     if response is None:
         return None
     if isinstance(exc, exceptions.ValidationError):
-        errors = _flatten(exc.detail) or {"non_field_errors": _messages(exc.detail)}
-        response.data = {"detail": _summary(errors), "errors": errors}
+        response.data = error_body(_validation_errors(exc.detail))
     else:
-        detail = exc.detail if isinstance(exc, exceptions.APIException) else str(exc)
-        response.data = {"detail": str(detail), "errors": {}}
+        response.data = error_body({}, detail=exc.detail)
     return response
+
+
+class NotFoundView(APIView):
+    """Any unknown /api/ address: a 404 in the error shape instead of an HTML page."""
+
+    authentication_classes = []
+    permission_classes = [AllowAny]
+    schema = None  # not part of the documented API
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        path = request.path_info
+        detail = _("Not found.")
+        if not path.endswith("/"):
+            try:
+                match = resolve(path + "/")
+            except Resolver404:
+                match = None
+            if match and getattr(match.func, "view_class", None) is not NotFoundView:
+                detail = _("Not found. Did you mean %(path)s (with a trailing slash)?") % {
+                    "path": path + "/"
+                }
+        raise exceptions.NotFound(detail)

@@ -1,35 +1,100 @@
-"""Per-client throttle for public submissions that never stores a client address.
+"""Per-client throttles that never store a client address.
 
-The cache (shared by all workers: database or Redis) is keyed by an HMAC of the address and
-the current window, so what sits in the cache cannot be turned back into an address, and
-the key itself changes with each window; entries expire with the window.
+Each client gets a counter per fixed window in the shared cache (database or Redis, so every
+worker process counts against the same number). The counter's key is an HMAC of the window
+and the client, keyed with SECRET_KEY: what sits in the cache cannot be turned back into an
+address, the key changes with every window, and the entry expires when its window ends.
+
+The client is REMOTE_ADDR, or with ``TRUSTED_PROXIES = n`` the address the n-th proxy from
+the right saw in X-Forwarded-For; a client cannot spoof more entries than that. IPv6
+clients are counted per /64, the block one subscriber usually controls.
 """
 
 import hashlib
 import hmac
+import ipaddress
+import math
 import time
 
 from django.conf import settings
-from rest_framework.throttling import SimpleRateThrottle
+from django.core.cache import cache
+from rest_framework.throttling import BaseThrottle
+
+_PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+clock = time.time  # replaced by tests that need to stand at a given moment
 
 
-class ResponseSubmissionThrottle(SimpleRateThrottle):
-    scope = "responses"
+def client_ident(request):
+    """The address the throttle counts, honouring only ``settings.TRUSTED_PROXIES`` proxies."""
+    remote = request.META.get("REMOTE_ADDR", "")
+    proxies = settings.TRUSTED_PROXIES
+    forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
+    if proxies and forwarded:
+        hops = [hop.strip() for hop in forwarded.split(",") if hop.strip()]
+        if hops:
+            remote = hops[-min(proxies, len(hops))]
+    try:
+        address = ipaddress.ip_address(remote)
+    except ValueError:
+        return remote[:64]
+    if address.version == 6:
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
 
-    def get_rate(self):
-        return settings.RESPONSE_RATE_LIMIT
+
+def parse_rate(rate):
+    """``"120/min"`` -> ``(120, 60)``; the settings module has already checked the format."""
+    number, period = rate.split("/")
+    return int(number), _PERIODS[period.strip()[0]]
+
+
+def count_hit(key, *, ttl):
+    """Add one to the counter at ``key`` (created with ``ttl`` seconds to live); return it."""
+    for _attempt in range(3):
+        if cache.add(key, 1, timeout=ttl):
+            return 1
+        try:
+            return cache.incr(key)
+        except ValueError:
+            continue  # expired between add and incr: start the new window's counter
+    return 1
+
+
+class ClientRateThrottle(BaseThrottle):
+    """Fixed-window count per client; ``rate_setting`` names a setting like ``"120/min"``."""
+
+    scope = ""
+    rate_setting = ""
 
     def allow_request(self, request, view):
-        if self.rate is None:
+        rate = getattr(settings, self.rate_setting)
+        if rate is None:
             return True
-        return super().allow_request(request, view)
-
-    def get_cache_key(self, request, view):
-        # get_ident honours REST_FRAMEWORK["NUM_PROXIES"] (TRUSTED_PROXIES): with 0 proxies it
-        # ignores X-Forwarded-For entirely, so a client cannot spoof it to dodge the limit.
-        ident = self.get_ident(request)
-        window = int(time.time() // self.duration) if self.duration else 0
+        limit, duration = parse_rate(rate)
+        now = clock()
+        window = int(now // duration)
+        self.retry_after = (window + 1) * duration - now
         digest = hmac.new(
-            settings.SECRET_KEY.encode(), f"{window}:{ident}".encode(), hashlib.sha256
+            settings.SECRET_KEY.encode(),
+            f"{self.scope}:{window}:{client_ident(request)}".encode(),
+            hashlib.sha256,
         ).hexdigest()[:32]
-        return f"throttle_{self.scope}_{digest}"
+        key = f"throttle:{self.scope}:{digest}"
+        return count_hit(key, ttl=math.ceil(self.retry_after)) <= limit
+
+    def wait(self):
+        return math.ceil(self.retry_after)
+
+
+class ResponseSubmissionThrottle(ClientRateThrottle):
+    scope = "responses"
+    rate_setting = "RESPONSE_RATE_LIMIT"
+
+
+class TokenRequestThrottle(ClientRateThrottle):
+    """Slows password guessing through the token endpoint."""
+
+    scope = "token"
+    rate_setting = "TOKEN_RATE_LIMIT"

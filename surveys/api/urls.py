@@ -1,14 +1,41 @@
-from django.urls import path
+"""The versioned API under /api/v1/ (see docs/api.md). Researcher routes take ``survey_id``."""
 
-from . import public
+from django.urls import path, re_path
+
+from . import auth, public, researcher
+from .errors import NotFoundView
 
 app_name = "api"
 
 urlpatterns = [
+    path("auth/token/", auth.TokenView.as_view(), name="token"),
+    path("surveys/", researcher.SurveyListView.as_view(), name="survey-list"),
+    path("surveys/<int:survey_id>/", researcher.SurveyDetailView.as_view(), name="survey-detail"),
+    path("surveys/<int:survey_id>/open/", researcher.SurveyOpenView.as_view(), name="survey-open"),
+    path(
+        "surveys/<int:survey_id>/close/", researcher.SurveyCloseView.as_view(), name="survey-close"
+    ),
+    path(
+        "surveys/<int:survey_id>/estimates/",
+        researcher.SurveyEstimatesView.as_view(),
+        name="survey-estimates",
+    ),
+    path(
+        "surveys/<int:survey_id>/estimates.csv",
+        researcher.SurveyEstimatesCSVView.as_view(),
+        name="survey-estimates-csv",
+    ),
+    path(
+        "surveys/<int:survey_id>/responses.csv",
+        researcher.SurveyResponsesCSVView.as_view(),
+        name="survey-responses-csv",
+    ),
     path("public/surveys/<str:slug>/", public.PublicSurveyView.as_view(), name="public-survey"),
     path(
         "public/surveys/<str:slug>/responses/",
         public.PublicResponseView.as_view(),
         name="public-responses",
     ),
+    # Last: any other address under /api/v1/ is a 404 in the API's error shape.
+    re_path(r"^.*$", NotFoundView.as_view(), name="not-found"),
 ]

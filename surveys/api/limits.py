@@ -1,0 +1,118 @@
+"""Bounds on what the API will read: body size and JSON nesting.
+
+DRF's JSON parser reads the WSGI stream directly, so Django's DATA_UPLOAD_MAX_MEMORY_SIZE
+never applies to it; these two guards take its place for every ``/api/`` route.
+"""
+
+import codecs
+import json
+
+from django.conf import settings
+from django.http import JsonResponse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from rest_framework import exceptions, status
+from rest_framework.parsers import JSONParser
+
+API_PREFIX = "/api/"
+MAX_JSON_DEPTH = 32
+# When a body is refused, read (and discard) at most this much of it, so the client gets the
+# 413 instead of a connection reset from a server that closed with unread data; beyond this
+# a client is not worth the bandwidth and may see a reset.
+DRAIN_LIMIT = 64 * 1024 * 1024
+_CHUNK = 64 * 1024
+
+
+class RequestTooLarge(exceptions.APIException):
+    status_code = status.HTTP_413_REQUEST_ENTITY_TOO_LARGE
+    default_detail = gettext_lazy("The request body is too large.")
+    default_code = "request_too_large"
+
+
+def _declared_length(meta):
+    try:
+        return int(meta.get("CONTENT_LENGTH") or 0)
+    except (TypeError, ValueError):
+        return 0
+
+
+def _too_large_message():
+    return _("The request body is too large: at most %(max)d bytes.") % {
+        "max": settings.API_MAX_BODY_BYTES
+    }
+
+
+class RequestBodyLimitMiddleware:
+    """Answer 413 in the API's error shape to any /api/ request declaring an oversized body."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if request.path_info.startswith(API_PREFIX):
+            length = _declared_length(request.META)
+            if length > settings.API_MAX_BODY_BYTES:
+                self._drain(request.META.get("wsgi.input"), min(length, DRAIN_LIMIT))
+                return JsonResponse(
+                    {"detail": _too_large_message(), "errors": {}},
+                    status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+                    headers={"Connection": "close"},
+                )
+        return self.get_response(request)
+
+    @staticmethod
+    def _drain(stream, remaining):
+        if stream is None:
+            return
+        while remaining > 0:
+            chunk = stream.read(min(_CHUNK, remaining))
+            if not chunk:
+                return
+            remaining -= len(chunk)
+
+
+def _depth(value):
+    """Nesting depth of parsed JSON, computed without recursion."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth)
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+class BoundedJSONParser(JSONParser):
+    """JSON only, at most API_MAX_BODY_BYTES and MAX_JSON_DEPTH levels; NaN/Infinity refused."""
+
+    def parse(self, stream, media_type=None, parser_context=None):
+        limit = settings.API_MAX_BODY_BYTES
+        raw = stream.read(limit + 1) if stream is not None else b""
+        if len(raw) > limit:
+            raise RequestTooLarge(_too_large_message())
+        encoding = (parser_context or {}).get("encoding") or settings.DEFAULT_CHARSET
+        try:
+            codecs.lookup(encoding)
+            text = raw.decode(encoding)
+            data = json.loads(text, parse_constant=_refuse_constant)
+        except (LookupError, UnicodeDecodeError) as exc:
+            raise exceptions.ParseError(
+                _("The body is not valid text: %(e)s") % {"e": exc}
+            ) from None
+        except RecursionError:
+            raise exceptions.ParseError(self._too_deep()) from None
+        except ValueError as exc:
+            raise exceptions.ParseError(_("JSON parse error: %(e)s") % {"e": exc}) from None
+        if _depth(data) > MAX_JSON_DEPTH:
+            raise exceptions.ParseError(self._too_deep())
+        return data
+
+    @staticmethod
+    def _too_deep():
+        return _("The JSON body is nested more than %(max)d levels deep.") % {"max": MAX_JSON_DEPTH}
+
+
+def _refuse_constant(name):
+    raise ValueError(f"{name} is not valid JSON")

@@ -1,0 +1,199 @@
+"""Researcher endpoints: a researcher's own surveys, their estimates and exports.
+
+Every view validates with a serializer and calls one service or selector. Surveys are looked
+up through ``selectors.survey_for_owner`` before any handler runs, so another researcher's
+survey is a 404 for every method (and an anonymous caller is refused before that).
+"""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from .. import exports, selectors, services
+from .serializers import (
+    ErrorSerializer,
+    EstimatesQuerySerializer,
+    SurveyEstimatesSerializer,
+    SurveySerializer,
+)
+
+TAG = "researcher"
+
+
+def _errors(*codes):
+    descriptions = {
+        400: "Invalid input; `errors` names the field.",
+        401: "Not authenticated.",
+        403: "Authenticated by session without a CSRF token.",
+        404: "No such survey among yours.",
+        409: "The survey's state forbids this (e.g. it already has responses).",
+        413: "Request body too large.",
+    }
+    return {
+        code: OpenApiResponse(ErrorSerializer, description=descriptions[code]) for code in codes
+    }
+
+
+class OwnedSurveyView(APIView):
+    """Resolves ``survey_id`` to the caller's survey (or 404) once authentication has passed."""
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        self.survey = selectors.survey_for_owner(owner=request.user, survey_id=kwargs["survey_id"])
+
+
+class CSVNegotiation(BaseContentNegotiation):
+    """CSV downloads ignore Accept; the JSON renderer is only used for error bodies."""
+
+    def select_parser(self, request, parsers):
+        return parsers[0] if parsers else None
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
+@extend_schema(tags=[TAG])
+class SurveyListView(APIView):
+    @extend_schema(
+        operation_id="surveys_list",
+        summary="List your surveys, newest first",
+        responses={200: SurveySerializer(many=True), **_errors(401)},
+    )
+    def get(self, request):
+        surveys = selectors.surveys_for_owner(owner=request.user).prefetch_related("questions")
+        return Response(SurveySerializer(surveys, many=True, context={"request": request}).data)
+
+    @extend_schema(
+        operation_id="surveys_create",
+        summary="Create a survey (as a draft) with its questions",
+        request=SurveySerializer,
+        responses={201: SurveySerializer, **_errors(400, 401, 413)},
+    )
+    def post(self, request):
+        body = SurveySerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        survey = services.survey_create(owner=request.user, **body.service_arguments())
+        return Response(
+            SurveySerializer(survey, context={"request": request}).data,
+            status=status.HTTP_201_CREATED,
+        )
+
+
+@extend_schema(tags=[TAG])
+class SurveyDetailView(OwnedSurveyView):
+    @extend_schema(
+        operation_id="surveys_retrieve",
+        summary="One of your surveys",
+        responses={200: SurveySerializer, **_errors(401, 404)},
+    )
+    def get(self, request, survey_id):
+        return Response(SurveySerializer(self.survey, context={"request": request}).data)
+
+    @extend_schema(
+        operation_id="surveys_partial_update",
+        summary="Change a survey; a `questions` list replaces all questions",
+        description=(
+            "Send only the fields to change. `questions` replaces the whole list (new ids) and, "
+            "like `p_truth` and `p_forced_yes`, can change only while the survey has no "
+            "responses (409 after)."
+        ),
+        request=SurveySerializer(partial=True),
+        responses={200: SurveySerializer, **_errors(400, 401, 404, 409, 413)},
+    )
+    def patch(self, request, survey_id):
+        body = SurveySerializer(data=request.data, partial=True)
+        body.is_valid(raise_exception=True)
+        fields = body.service_arguments()
+        questions = fields.pop("questions", None)
+        survey = services.survey_update(survey=self.survey, data=fields, questions=questions)
+        return Response(SurveySerializer(survey, context={"request": request}).data)
+
+    @extend_schema(
+        operation_id="surveys_destroy",
+        summary="Delete a survey with all its responses",
+        responses={204: OpenApiResponse(description="Deleted."), **_errors(401, 404)},
+    )
+    def delete(self, request, survey_id):
+        services.survey_delete(survey=self.survey)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+@extend_schema(tags=[TAG])
+class SurveyOpenView(OwnedSurveyView):
+    @extend_schema(
+        operation_id="surveys_open",
+        summary="Open a survey for responses",
+        request=None,
+        responses={200: SurveySerializer, **_errors(401, 404, 409)},
+    )
+    def post(self, request, survey_id):
+        survey = services.survey_open(survey=self.survey)
+        return Response(SurveySerializer(survey, context={"request": request}).data)
+
+
+@extend_schema(tags=[TAG])
+class SurveyCloseView(OwnedSurveyView):
+    @extend_schema(
+        operation_id="surveys_close",
+        summary="Close a survey: it stops accepting responses",
+        request=None,
+        responses={200: SurveySerializer, **_errors(401, 404)},
+    )
+    def post(self, request, survey_id):
+        survey = services.survey_close(survey=self.survey)
+        return Response(SurveySerializer(survey, context={"request": request}).data)
+
+
+@extend_schema(tags=[TAG])
+class SurveyEstimatesView(OwnedSurveyView):
+    @extend_schema(
+        operation_id="surveys_estimates",
+        summary="Debiased estimates with confidence intervals, one per question",
+        parameters=[EstimatesQuerySerializer],
+        responses={200: SurveyEstimatesSerializer, **_errors(400, 401, 404)},
+    )
+    def get(self, request, survey_id):
+        query = EstimatesQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        estimates = selectors.survey_estimates(survey=self.survey, **query.validated_data)
+        return Response(SurveyEstimatesSerializer(estimates).data)
+
+
+@extend_schema(tags=[TAG])
+class SurveyEstimatesCSVView(OwnedSurveyView):
+    content_negotiation_class = CSVNegotiation
+
+    @extend_schema(
+        operation_id="surveys_estimates_csv",
+        summary="The estimates as CSV, with provenance lines (same file as the results page's)",
+        parameters=[EstimatesQuerySerializer],
+        responses={
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV file."),
+            **_errors(400, 401, 404),
+        },
+    )
+    def get(self, request, survey_id):
+        query = EstimatesQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        return exports.estimates_csv_response(
+            selectors.survey_estimates(survey=self.survey, **query.validated_data)
+        )
+
+
+@extend_schema(tags=[TAG])
+class SurveyResponsesCSVView(OwnedSurveyView):
+    content_negotiation_class = CSVNegotiation
+
+    @extend_schema(
+        operation_id="surveys_responses_csv",
+        summary="Every randomized report as CSV, one row per submission",
+        responses={
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV file."),
+            **_errors(401, 404),
+        },
+    )
+    def get(self, request, survey_id):
+        return exports.reports_csv_response(self.survey)

@@ -1,0 +1,329 @@
+"""Request and response shapes of the API. Types and ranges are checked here; meaning (design
+validity, frozen surveys, question ids of a survey) is checked by the services."""
+
+import math
+
+from django.conf import settings
+from django.contrib.auth import authenticate
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from .. import selectors, services
+from ..models import CI_METHODS, Survey
+
+# --- strict scalar fields: JSON types are not coerced (true is not 1, "0.5" is not 0.5) ------
+
+
+class StrictCharField(serializers.CharField):
+    default_error_messages = {"invalid": _("Must be a string.")}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictFloatField(serializers.FloatField):
+    default_error_messages = {"invalid": _("Must be a finite number.")}
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int | float):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictIntegerField(serializers.IntegerField):
+    default_error_messages = {"invalid": _("Must be a whole number.")}
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int):
+            self.fail("invalid")
+        return super().to_internal_value(data)
+
+
+class StrictBooleanField(serializers.BooleanField):
+    default_error_messages = {"invalid": _("Must be true or false.")}
+
+    def to_internal_value(self, data):
+        if not isinstance(data, bool):
+            self.fail("invalid")
+        return data
+
+
+@extend_schema_field(
+    {
+        "type": "number",
+        "format": "double",
+        "minimum": 0,
+        "exclusiveMinimum": True,
+        "maximum": 1,
+        "exclusiveMaximum": True,
+    }
+)
+class ProbabilityField(StrictFloatField):
+    """A coin probability, strictly inside (0, 1)."""
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        if not 0 < value < 1:
+            raise serializers.ValidationError(
+                _("Must be strictly between 0 and 1, got %(v)r.") % {"v": value}
+            )
+        return value
+
+
+@extend_schema_field(
+    {
+        "type": "number",
+        "format": "double",
+        "minimum": 0.5,
+        "maximum": 1,
+        "exclusiveMaximum": True,
+    }
+)
+class ConfidenceField(serializers.FloatField):
+    """A confidence level in [0.5, 1); parses numbers, or text when it comes from a query."""
+
+    def __init__(self, *, strict=True, **kwargs):
+        self.strict = strict
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        if self.strict and (isinstance(data, bool) or not isinstance(data, int | float)):
+            self.fail("invalid")
+        value = super().to_internal_value(data)
+        if not 0.5 <= value < 1:
+            raise serializers.ValidationError(
+                _("Must be at least 0.5 and below 1, got %(v)r.") % {"v": value}
+            )
+        return value
+
+
+class RejectUnknownFieldsMixin:
+    """A misspelt field is an error, not silently ignored (read-only fields may be echoed back)."""
+
+    def to_internal_value(self, data):
+        if isinstance(data, dict):
+            unknown = sorted(str(key) for key in set(data) - set(self.fields))
+            if unknown:
+                raise serializers.ValidationError({unknown[0]: [_("Unknown field.")]})
+        return super().to_internal_value(data)
+
+
+def _finite(value):
+    return value if isinstance(value, int | float) and math.isfinite(value) else None
+
+
+# --- errors -------------------------------------------------------------------------------
+
+
+class ErrorSerializer(serializers.Serializer):
+    detail = serializers.CharField(help_text="A one-line summary for people.")
+    errors = serializers.DictField(
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="Messages by field; empty when no field is at fault.",
+    )
+
+
+# --- tokens -------------------------------------------------------------------------------
+
+
+class TokenRequestSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    username = StrictCharField(max_length=150)
+    password = StrictCharField(max_length=4096, trim_whitespace=False)
+
+    def validate(self, attrs):
+        user = authenticate(
+            self.context.get("request"), username=attrs["username"], password=attrs["password"]
+        )
+        if user is None:
+            # One message for an unknown user and a wrong password: no account enumeration.
+            raise serializers.ValidationError(
+                {"password": [_("Unable to sign in with this username and password.")]}
+            )
+        attrs["user"] = user
+        return attrs
+
+
+class TokenSerializer(serializers.Serializer):
+    token = serializers.CharField(source="key")
+
+
+# --- researcher: surveys ------------------------------------------------------------------
+
+
+class QuestionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    id = serializers.IntegerField(read_only=True)
+    position = serializers.IntegerField(read_only=True)
+    text = StrictCharField(max_length=1000)
+
+
+class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    """A survey as the researcher sees it; also the body of create (POST) and update (PATCH)."""
+
+    id = serializers.IntegerField(read_only=True)
+    slug = serializers.CharField(read_only=True)
+    title = StrictCharField(max_length=200)
+    intro = StrictCharField(max_length=5000, allow_blank=True, required=False)
+    language = serializers.ChoiceField(choices=settings.LANGUAGES, required=False)
+    status = serializers.ChoiceField(choices=Survey.Status.choices, read_only=True)
+    p_truth = ProbabilityField(help_text="Probability that coin 1 says 'answer truthfully'.")
+    p_forced_yes = ProbabilityField(help_text="Probability that coin 2 forces 'yes'.")
+    confidence = ConfidenceField(required=False)
+    ci_method = serializers.ChoiceField(choices=CI_METHODS, required=False)
+    min_n = StrictIntegerField(min_value=0, max_value=100000, required=False)
+    epsilon = serializers.SerializerMethodField(help_text="Privacy loss of one answer.")
+    epsilon_total = serializers.SerializerMethodField(
+        help_text="Privacy loss of a respondent answering every question."
+    )
+    response_count = serializers.IntegerField(read_only=True)
+    questions_locked = serializers.BooleanField(
+        source="is_frozen",
+        read_only=True,
+        help_text="True once responses exist: questions and coins can no longer change.",
+    )
+    questions = QuestionSerializer(many=True, max_length=services.MAX_QUESTIONS)
+    respond_url = serializers.SerializerMethodField(help_text="The respondents' link.")
+    created_at = serializers.DateTimeField(read_only=True)
+    updated_at = serializers.DateTimeField(read_only=True)
+
+    def get_epsilon(self, survey) -> float:
+        return selectors.survey_design(survey=survey).epsilon
+
+    def get_epsilon_total(self, survey) -> float:
+        return self.get_epsilon(survey) * len(survey.questions.all())
+
+    def get_respond_url(self, survey) -> str:
+        path = reverse("surveys:respond", kwargs={"slug": survey.slug})
+        request = self.context.get("request")
+        return request.build_absolute_uri(path) if request else path
+
+    def service_arguments(self):
+        """validated_data as the services take it: plain fields, and question texts."""
+        data = dict(self.validated_data)
+        if "questions" in data:
+            data["questions"] = [question["text"] for question in data["questions"]]
+        return data
+
+
+# --- researcher: estimates ----------------------------------------------------------------
+
+
+class EstimatesQuerySerializer(serializers.Serializer):
+    confidence = ConfidenceField(
+        strict=False, required=False, help_text="Defaults to the survey's confidence level."
+    )
+    method = serializers.ChoiceField(
+        choices=selectors.VALID_METHODS,
+        required=False,
+        help_text="Interval method; defaults to the survey's.",
+    )
+
+
+class EstimateRowSerializer(serializers.Serializer):
+    """One question's estimate; the statistics are null when suppressed or without data."""
+
+    question_id = serializers.IntegerField()
+    position = serializers.IntegerField()
+    text = serializers.CharField()
+    n = serializers.IntegerField(source="estimate.n", help_text="Randomized reports received.")
+    yes = serializers.IntegerField(source="estimate.yes", help_text="Reports that said yes.")
+    yes_rate = serializers.FloatField(source="estimate.yes_rate", allow_null=True)
+    estimate = serializers.FloatField(
+        source="estimate.estimate",
+        allow_null=True,
+        help_text="Unbiased estimate of the true share; may fall outside [0, 1].",
+    )
+    clamped = serializers.FloatField(
+        source="estimate.clamped", allow_null=True, help_text="The estimate clipped to [0, 1]."
+    )
+    std_error = serializers.FloatField(source="estimate.std_error", allow_null=True)
+    ci_low = serializers.FloatField(source="estimate.ci_low", allow_null=True)
+    ci_high = serializers.FloatField(source="estimate.ci_high", allow_null=True)
+    method = serializers.CharField(source="estimate.method")
+    confidence = serializers.FloatField(source="estimate.confidence")
+    epsilon = serializers.FloatField(source="estimate.design.epsilon")
+    suppressed = serializers.BooleanField(
+        help_text="Fewer reports than the survey's min_n: the statistics are withheld."
+    )
+
+    STATISTICS = ("yes_rate", "estimate", "clamped", "std_error", "ci_low", "ci_high")
+
+    def to_representation(self, row):
+        data = super().to_representation(row)
+        for name in self.STATISTICS:
+            data[name] = None if row.suppressed else _finite(data[name])
+        return data
+
+
+class SurveyEstimatesSerializer(serializers.Serializer):
+    survey_id = serializers.IntegerField(source="survey.id")
+    title = serializers.CharField(source="survey.title")
+    status = serializers.CharField(source="survey.status")
+    response_count = serializers.IntegerField(source="survey.response_count")
+    min_n = serializers.IntegerField(source="survey.min_n")
+    p_truth = serializers.FloatField(source="design.p_truth")
+    p_forced_yes = serializers.FloatField(source="design.p_forced_yes")
+    epsilon = serializers.FloatField()
+    method = serializers.CharField()
+    confidence = serializers.FloatField()
+    generated_at = serializers.DateTimeField()
+    estimates = EstimateRowSerializer(source="rows", many=True)
+
+
+# --- public: what a respondent's browser needs --------------------------------------------
+
+
+class PublicQuestionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    text = serializers.CharField()
+
+
+class PublicSurveySerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    title = serializers.CharField()
+    intro = serializers.CharField()
+    language = serializers.CharField()
+    status = serializers.ChoiceField(choices=Survey.Status.choices)
+    accepting_responses = serializers.BooleanField(source="is_open")
+    p_truth = serializers.FloatField()
+    p_forced_yes = serializers.FloatField()
+    epsilon_per_answer = serializers.SerializerMethodField()
+    epsilon_total = serializers.SerializerMethodField()
+    questions = PublicQuestionSerializer(many=True, source="questions.all")
+
+    def get_epsilon_per_answer(self, survey) -> float:
+        return selectors.survey_design(survey=survey).epsilon
+
+    def get_epsilon_total(self, survey) -> float:
+        return self.get_epsilon_per_answer(survey) * len(survey.questions.all())
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "additionalProperties": {"type": "boolean"},
+        "minProperties": 1,
+        "example": {"17": True, "18": False},
+    }
+)
+class AnswersField(serializers.DictField):
+    child = StrictBooleanField()
+
+
+class SubmissionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    """Shape only; meaning (question ids, every question answered, survey state) is the
+    service's to check. Anything beyond the randomized bits is refused: a client must not
+    leak more than they carry."""
+
+    submission_id = serializers.UUIDField(help_text="Generated by the client; retries reuse it.")
+    answers = AnswersField(
+        allow_empty=False, help_text="Question id -> the RANDOMIZED bit, never the true answer."
+    )
+
+
+class SubmissionAcceptedSerializer(serializers.Serializer):
+    submission_id = serializers.UUIDField()
+    status = serializers.CharField()

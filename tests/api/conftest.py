@@ -1,0 +1,70 @@
+"""API clients for the cast, and a real two-worker gunicorn (see tests/live.py)."""
+
+import pytest
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from tests.live import gunicorn_server
+
+LIVE_USERNAME = "live-researcher"
+LIVE_PASSWORD = "live-password-correct-horse-42"
+
+
+def _token_client(user):
+    client = APIClient()
+    token, _created = Token.objects.get_or_create(user=user)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    return client
+
+
+@pytest.fixture
+def owner_api(owner):
+    """The survey owner, authenticated by API token as a script would be."""
+    return _token_client(owner)
+
+
+@pytest.fixture
+def other_api(other_researcher):
+    return _token_client(other_researcher)
+
+
+@pytest.fixture
+def anonymous_api():
+    return APIClient()
+
+
+@pytest.fixture(scope="module")
+def gunicorn_env():
+    """Settings for the module's gunicorn; override this fixture in a test module."""
+    return {}
+
+
+@pytest.fixture(scope="module")
+def gunicorn(gunicorn_env):
+    """A real ``gunicorn config.wsgi:application --workers 2`` on its own fresh database."""
+    with gunicorn_server(workers=2, env=gunicorn_env) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def live_researcher(gunicorn):
+    """A researcher on the gunicorn's database; returns an Authorization header for them."""
+    gunicorn.manage(
+        "shell",
+        "-c",
+        "from django.contrib.auth import get_user_model; "
+        f"get_user_model().objects.create_user({LIVE_USERNAME!r}, password={LIVE_PASSWORD!r})",
+    )
+    status, body = gunicorn.json(
+        "POST",
+        "/api/v1/auth/token/",
+        body={"username": LIVE_USERNAME, "password": LIVE_PASSWORD},
+    )
+    assert status == 200, body
+    return {"Authorization": f"Token {body['token']}"}
+
+
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    """The cast's passwords are hashed once per test; a fast hasher keeps the suite quick."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

@@ -1,0 +1,212 @@
+"""Estimates as JSON and CSV, and the raw reports CSV."""
+
+import csv
+import io
+import json
+
+import numpy as np
+import pytest
+from django.http import StreamingHttpResponse
+
+import dpengine
+from surveys import exports, selectors, services
+
+pytestmark = pytest.mark.django_db
+
+ROW_FIELDS = {
+    "question_id", "position", "text", "n", "yes", "yes_rate", "estimate", "clamped",
+    "std_error", "ci_low", "ci_high", "method", "confidence", "epsilon", "suppressed",
+}  # fmt: skip
+
+
+def estimates_url(survey, query=""):
+    return f"/api/v1/surveys/{survey.id}/estimates/{query}"
+
+
+def strict_json(response):
+    """Parse as a strict client would: NaN and Infinity are not JSON."""
+
+    def refuse(name):
+        raise AssertionError(f"{name} in JSON")
+
+    return json.loads(response.content, parse_constant=refuse)
+
+
+def simulate(survey, *, n, shares, seed):
+    rng = np.random.default_rng(seed)
+    design = selectors.survey_design(survey=survey)
+    reports = np.column_stack([dpengine.simulate_reports(s, n, design, rng) for s in shares])
+    services.simulated_submissions_record(survey=survey, reports=reports)
+
+
+@pytest.mark.parametrize(
+    ("query", "confidence", "method"),
+    [
+        ("", 0.95, "wilson"),
+        ("?confidence=0.9&method=exact", 0.9, "exact"),
+        ("?method=jeffreys", 0.95, "jeffreys"),
+        ("?confidence=0.99&method=wald", 0.99, "wald"),
+    ],
+)
+def test_estimates_equal_dpengines(owner_api, make_survey, query, confidence, method):
+    survey = make_survey(p_truth=0.6, p_forced_yes=0.3, min_n=10)
+    simulate(survey, n=400, shares=[0.3, 0.05], seed=7)
+    response = owner_api.get(estimates_url(survey, query))
+    assert response.status_code == 200
+    body = strict_json(response)
+    design = dpengine.ForcedResponse(p_truth=0.6, p_forced_yes=0.3)
+    assert (body["method"], body["confidence"]) == (method, confidence)
+    assert body["epsilon"] == design.epsilon
+    assert len(body["estimates"]) == 2
+    for row, question in zip(body["estimates"], survey.questions.all(), strict=True):
+        expected = dpengine.estimate(
+            yes=question.yes_count,
+            n=question.report_count,
+            design=design,
+            confidence=confidence,
+            method=method,
+        )
+        assert set(row) == ROW_FIELDS
+        assert row["question_id"] == question.id
+        assert row["text"] == question.text
+        assert row["suppressed"] is False
+        assert row["epsilon"] == design.epsilon
+        for name in ("n", "yes", "yes_rate", "estimate", "clamped", "std_error", "ci_low",
+                     "ci_high", "method", "confidence"):  # fmt: skip
+            assert row[name] == getattr(expected, name), name
+
+
+def test_defaults_are_the_surveys_own_confidence_and_method(owner_api, make_survey):
+    survey = make_survey(confidence=0.8, ci_method="jeffreys")
+    body = owner_api.get(estimates_url(survey)).json()
+    assert (body["confidence"], body["method"]) == (0.8, "jeffreys")
+    assert {row["method"] for row in body["estimates"]} == {"jeffreys"}
+
+
+def test_no_responses_yet_gives_nulls_not_nan(owner_api, make_survey):
+    survey = make_survey(min_n=0)
+    body = strict_json(owner_api.get(estimates_url(survey)))
+    for row in body["estimates"]:
+        assert (row["n"], row["yes"]) == (0, 0)
+        assert row["yes_rate"] is None
+        assert row["estimate"] is None
+        assert row["std_error"] is None
+
+
+def test_rows_below_min_n_are_suppressed_with_null_statistics(owner_api, make_survey):
+    survey = make_survey(min_n=50)
+    simulate(survey, n=20, shares=[0.5, 0.5], seed=1)
+    body = strict_json(owner_api.get(estimates_url(survey)))
+    for row in body["estimates"]:
+        assert row["suppressed"] is True
+        assert row["n"] == 20
+        for name in ("yes_rate", "estimate", "clamped", "std_error", "ci_low", "ci_high"):
+            assert row[name] is None
+
+
+def test_unclamped_estimate_is_reported_alongside_the_clamped_one(owner_api, make_survey):
+    survey = make_survey(questions=["Q?"], min_n=0)
+    # 1 yes out of 40 under the classic design: 2 * 0.025 - 0.5 < 0.
+    services.simulated_submissions_record(
+        survey=survey, reports=np.array([[True]] + [[False]] * 39)
+    )
+    row = owner_api.get(estimates_url(survey)).json()["estimates"][0]
+    assert row["estimate"] == pytest.approx(-0.45)
+    assert row["clamped"] == 0.0
+
+
+@pytest.mark.parametrize(
+    ("query", "parameter"),
+    [
+        ("?confidence=abc", "confidence"),
+        ("?confidence=1", "confidence"),
+        ("?confidence=0.2", "confidence"),
+        ("?confidence=nan", "confidence"),
+        ("?confidence=1e999", "confidence"),
+        ("?confidence=" + "9" * 2000, "confidence"),
+        ("?method=bootstrap", "method"),
+    ],
+)
+def test_bad_query_parameter_is_400_naming_it(owner_api, open_survey, query, parameter):
+    response = owner_api.get(estimates_url(open_survey, query))
+    assert response.status_code == 400
+    assert list(response.json()["errors"]) == [parameter]
+
+
+def _csv(response):
+    assert isinstance(response, StreamingHttpResponse)
+    return list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode())))
+
+
+def test_estimates_csv_is_the_shared_export(owner_api, make_survey):
+    survey = make_survey(min_n=5)
+    simulate(survey, n=60, shares=[0.2, 0.4], seed=3)
+    response = owner_api.get(f"/api/v1/surveys/{survey.id}/estimates.csv?method=exact")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/csv; charset=utf-8"
+    assert response["Content-Disposition"].startswith(
+        f'attachment; filename="rrsurvey-{survey.slug}'
+    )
+    rows = _csv(response)
+    expected = list(
+        csv.reader(
+            io.StringIO(
+                b"".join(
+                    exports.estimates_csv_response(
+                        selectors.survey_estimates(survey=survey, method="exact")
+                    ).streaming_content
+                ).decode()
+            )
+        )
+    )
+
+    def without_timestamp(table):
+        return [row for row in table if row[:2] != ["#", "generated_at"]]
+
+    assert without_timestamp(rows) == without_timestamp(expected)
+    assert ["#", "ci_method", "exact"] in rows
+
+
+def test_estimates_csv_ignores_the_accept_header(owner_api, open_survey):
+    response = owner_api.get(
+        f"/api/v1/surveys/{open_survey.id}/estimates.csv", HTTP_ACCEPT="application/json"
+    )
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/csv")
+
+
+def test_estimates_csv_bad_parameter_is_a_json_400(owner_api, open_survey):
+    response = owner_api.get(
+        f"/api/v1/surveys/{open_survey.id}/estimates.csv?confidence=2", HTTP_ACCEPT="text/csv"
+    )
+    assert response.status_code == 400
+    assert list(response.json()["errors"]) == ["confidence"]
+
+
+def test_responses_csv_has_one_row_per_submission(owner_api, open_survey, submit):
+    first = submit(open_survey, [True, False]).json()["submission_id"]
+    second = submit(open_survey, [False, False]).json()["submission_id"]
+    response = owner_api.get(f"/api/v1/surveys/{open_survey.id}/responses.csv")
+    assert response.status_code == 200
+    header, *rows = _csv(response)
+    ids = list(open_survey.questions.values_list("id", flat=True))
+    assert header == ["submission_id", "received_on", *[f"q{i}" for i in ids]]
+    assert sorted((row[0], row[2], row[3]) for row in rows) == sorted(
+        [(first, "1", "0"), (second, "0", "0")]
+    )
+
+
+def test_empty_query_parameters_mean_the_surveys_defaults(owner_api, open_survey):
+    body = owner_api.get(estimates_url(open_survey, "?confidence=&method=")).json()
+    assert (body["confidence"], body["method"]) == (0.95, "wilson")
+
+
+# Leading tabs and carriage returns cannot reach a title or question: the services strip them.
+@pytest.mark.parametrize("dangerous", ["=1+1", "+SUM(A1)", "-2+3", "@cmd"])
+def test_csv_cells_that_look_like_formulas_are_neutralised(owner_api, make_survey, dangerous):
+    survey = make_survey(title=dangerous + " title", questions=[dangerous + " question?"])
+    rows = _csv(owner_api.get(f"/api/v1/surveys/{survey.id}/estimates.csv"))
+    cells = [cell for row in rows for cell in row]
+    assert "'" + dangerous + " title" in cells
+    assert "'" + dangerous + " question?" in cells
+    assert not any(cell.startswith(("=", "+", "@", "\t", "\r")) for cell in cells)

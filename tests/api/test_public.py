@@ -1,0 +1,153 @@
+"""The public endpoints: a survey's definition by slug, and the single submission path."""
+
+import math
+import uuid
+
+import pytest
+
+from surveys.models import Report, Submission
+
+pytestmark = pytest.mark.django_db
+
+
+def responses_url(survey):
+    return f"/api/v1/public/surveys/{survey.slug}/responses/"
+
+
+def test_definition_has_what_the_browser_needs_and_nothing_private(respondent, open_survey):
+    response = respondent.get(f"/api/v1/public/surveys/{open_survey.slug}/")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["slug"] == open_survey.slug
+    assert body["accepting_responses"] is True
+    assert body["status"] == "open"
+    assert (body["p_truth"], body["p_forced_yes"]) == (0.5, 0.5)
+    assert body["epsilon_per_answer"] == pytest.approx(math.log(3))
+    assert body["epsilon_total"] == pytest.approx(2 * math.log(3))
+    assert [q["id"] for q in body["questions"]] == list(
+        open_survey.questions.values_list("id", flat=True)
+    )
+    assert set(body) == {
+        "slug", "title", "intro", "language", "status", "accepting_responses",
+        "p_truth", "p_forced_yes", "epsilon_per_answer", "epsilon_total", "questions",
+    }  # fmt: skip
+
+
+def test_unknown_slug_is_404_in_the_error_shape(respondent):
+    response = respondent.get("/api/v1/public/surveys/no-such-survey/")
+    assert response.status_code == 404
+    assert response.json() == {"detail": "Not found.", "errors": {}}
+
+
+def test_submission_is_stored_with_its_randomized_bits(submit, open_survey):
+    submission_id = uuid.uuid4()
+    response = submit(open_survey, [True, False], submission_id=submission_id)
+    assert response.status_code == 201
+    assert response.json() == {"submission_id": str(submission_id), "status": "recorded"}
+    stored = Submission.objects.get(survey=open_survey)
+    assert stored.submission_id == submission_id
+    assert sorted(
+        Report.objects.filter(submission=stored).values_list("question__position", "reported_yes")
+    ) == [(0, True), (1, False)]
+    open_survey.refresh_from_db()
+    assert open_survey.response_count == 1
+
+
+def test_replayed_submission_is_stored_once_with_the_same_answer(submit, open_survey):
+    submission_id = uuid.uuid4()
+    first = submit(open_survey, [True, False], submission_id=submission_id)
+    again = submit(open_survey, [True, False], submission_id=submission_id)
+    changed = submit(open_survey, [False, False], submission_id=submission_id)
+    assert first.status_code == again.status_code == changed.status_code == 201
+    assert first.json() == again.json() == changed.json()
+    assert Submission.objects.count() == 1
+    assert Report.objects.count() == 2
+    assert list(open_survey.questions.values_list("yes_count", flat=True)) == [1, 0]
+
+
+def _valid(survey):
+    ids = list(survey.questions.values_list("id", flat=True))
+    return {"submission_id": str(uuid.uuid4()), "answers": {str(q): True for q in ids}}
+
+
+def _without(body, key):
+    return {k: v for k, v in body.items() if k != key}
+
+
+MALFORMED = {
+    "no submission id": (lambda b, ids: _without(b, "submission_id"), "submission_id"),
+    "submission id not a uuid": (lambda b, ids: {**b, "submission_id": "abc"}, "submission_id"),
+    "submission id a number": (lambda b, ids: {**b, "submission_id": 12.5}, "submission_id"),
+    "no answers": (lambda b, ids: _without(b, "answers"), "answers"),
+    "answers empty": (lambda b, ids: {**b, "answers": {}}, "answers"),
+    "answers a list": (lambda b, ids: {**b, "answers": [True, False]}, "answers"),
+    "answer a string": (
+        lambda b, ids: {**b, "answers": {str(ids[0]): "yes", str(ids[1]): True}},
+        "answers",
+    ),
+    "answer a number": (
+        lambda b, ids: {**b, "answers": {str(ids[0]): 1, str(ids[1]): True}},
+        "answers",
+    ),
+    "answer null": (
+        lambda b, ids: {**b, "answers": {str(ids[0]): None, str(ids[1]): True}},
+        "answers",
+    ),
+    "a question missing": (lambda b, ids: {**b, "answers": {str(ids[0]): True}}, "answers"),
+    "a foreign question": (
+        lambda b, ids: {**b, "answers": {**b["answers"], "999999": True}},
+        "answers",
+    ),
+    "question id not a number": (
+        lambda b, ids: {**b, "answers": {**b["answers"], "first": True}},
+        "answers",
+    ),
+    "a true answer smuggled in": (
+        lambda b, ids: {**b, "true_answers": b["answers"]},
+        "true_answers",
+    ),
+    "body a list": (lambda b, ids: [b], "non_field_errors"),
+}
+
+
+@pytest.mark.parametrize("case", MALFORMED)
+def test_malformed_submission_is_400_naming_the_field_and_stores_nothing(
+    respondent, open_survey, case
+):
+    ids = list(open_survey.questions.values_list("id", flat=True))
+    make, field = MALFORMED[case]
+    response = respondent.post(
+        f"/api/v1/public/surveys/{open_survey.slug}/responses/", make(_valid(open_survey), ids)
+    )
+    assert response.status_code == 400
+    assert field in response.json()["errors"]
+    assert not Submission.objects.exists()
+    assert not Report.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("status", "message"),
+    [
+        ("draft", "This survey is not open for responses yet."),
+        ("closed", "This survey is closed and no longer accepts responses."),
+    ],
+)
+def test_draft_and_closed_surveys_refuse_responses_with_409(make_survey, submit, status, message):
+    survey = make_survey(status=status)
+    response = submit(survey, [True, False])
+    assert response.status_code == 409
+    assert response.json() == {"detail": message, "errors": {}}
+    assert not Submission.objects.exists()
+
+
+def test_submission_to_unknown_survey_is_404(respondent):
+    response = respondent.post(
+        "/api/v1/public/surveys/nope/responses/",
+        {"submission_id": str(uuid.uuid4()), "answers": {"1": True}},
+    )
+    assert response.status_code == 404
+
+
+def test_public_endpoints_ignore_credentials(respondent, open_survey):
+    respondent.credentials(HTTP_AUTHORIZATION="Token not-a-real-token")
+    assert respondent.get(f"/api/v1/public/surveys/{open_survey.slug}/").status_code == 200

@@ -1,0 +1,219 @@
+"""A real gunicorn serving config.wsgi:application against a real database, for tests that need
+more than one process (shared-cache throttling, concurrency).
+
+    with gunicorn_server(workers=2, env={"RESPONSE_RATE_LIMIT": "20/min"}) as server:
+        status, headers, body = server.request("GET", "/api/v1/public/surveys/x/")
+
+The database is prepared for the server alone: a temporary SQLite file, or, when the suite
+runs with DATABASE_URL pointing at PostgreSQL, a fresh database on the same server that is
+dropped afterwards. Both are migrated and get the cache table by ``manage.py`` in a
+subprocess, exactly as a deployment would.
+"""
+
+import http.client
+import json
+import os
+import re
+import secrets
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+READY_TIMEOUT = 30.0
+# Environment the suite may carry that must not leak into the server's settings.
+_DROPPED = ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE", "TRUSTED_PROXIES")
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextmanager
+def _sqlite_database(workdir):
+    yield f"sqlite:///{workdir / 'live.sqlite3'}"
+
+
+@contextmanager
+def _postgres_database(url):
+    """A fresh database next to the suite's own, dropped (connections and all) afterwards."""
+    import psycopg
+
+    parts = urlsplit(url)
+    name = f"rrsurvey_live_{os.getpid()}_{secrets.token_hex(4)}"
+    admin = urlunsplit(parts._replace(path="/postgres"))
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield urlunsplit(parts._replace(path=f"/{name}"))
+    finally:
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _database(workdir):
+    suite_url = os.environ.get("DATABASE_URL", "")
+    if re.match(r"postgres(ql)?://", suite_url):
+        return _postgres_database(suite_url)
+    return _sqlite_database(workdir)
+
+
+@dataclass
+class GunicornServer:
+    url: str
+    host: str
+    port: int
+    env: dict
+    access_log: Path
+    error_log: Path
+    process: subprocess.Popen = field(repr=False)
+
+    def manage(self, *args, input=None):
+        """Run ``manage.py`` against the server's database; returns stdout."""
+        return _manage(self.env, *args, input=input)
+
+    def request(self, method, path, *, body=None, headers=None, source=None, timeout=30):
+        """One HTTP request on a fresh connection; ``source`` picks the client address
+        (any 127.x.y.z), so a test can play several clients. JSON bodies may be dicts."""
+        headers = dict(headers or {})
+        if isinstance(body, dict | list):
+            body = json.dumps(body).encode()
+            headers.setdefault("Content-Type", "application/json")
+        conn = http.client.HTTPConnection(
+            self.host,
+            self.port,
+            timeout=timeout,
+            source_address=(source, 0) if source else None,
+        )
+        try:
+            conn.request(method, path, body=body, headers=headers)
+            response = conn.getresponse()
+            return response.status, dict(response.getheaders()), response.read()
+        finally:
+            conn.close()
+
+    def json(self, method, path, **kwargs):
+        status, _headers, body = self.request(method, path, **kwargs)
+        return status, (json.loads(body) if body else None)
+
+    def worker_pids(self):
+        """Process id that served each request so far, from the access log, in order."""
+        return re.findall(r"<(\d+)>", self.access_log.read_text())
+
+
+def _manage(env, *args, input=None):
+    result = subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        input=input,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{result.stderr}")
+    return result.stdout
+
+
+def _wait_until_ready(server):
+    deadline = time.monotonic() + READY_TIMEOUT
+    while True:
+        if server.process.poll() is not None:
+            raise RuntimeError(f"gunicorn exited early:\n{server.error_log.read_text()}")
+        try:
+            status, _headers, _body = server.request(
+                "GET", f"/api/v1/public/surveys/{uuid.uuid4().hex}/", timeout=5
+            )
+        except OSError:
+            status = None
+        if status == 404:
+            return
+        if time.monotonic() > deadline:
+            raise RuntimeError(
+                f"gunicorn not ready after {READY_TIMEOUT}s (last status {status}):\n"
+                f"{server.error_log.read_text()}"
+            )
+        time.sleep(0.1)  # polling for readiness, not timing a behaviour
+
+
+@contextmanager
+def gunicorn_server(*, workers=2, env=None, debug=True):
+    """Start ``gunicorn config.wsgi:application --workers N`` on a free 127.0.0.1 port.
+
+    ``env`` adds settings (RESPONSE_RATE_LIMIT, TRUSTED_PROXIES, ...). With ``debug=False``
+    the server runs with a random SECRET_KEY and plain HTTP (SECURE_SSL_REDIRECT=off); pages
+    then need collected static files, the API does not.
+    """
+    with tempfile.TemporaryDirectory(prefix="rrsurvey-live-") as tmp:
+        workdir = Path(tmp)
+        with _database(workdir) as database_url:
+            server_env = {k: v for k, v in os.environ.items() if k not in _DROPPED}
+            server_env["DATABASE_URL"] = database_url
+            server_env["PYTHONUNBUFFERED"] = "1"
+            if debug:
+                server_env["DEBUG"] = "1"
+            else:
+                server_env.update(
+                    DEBUG="0", SECRET_KEY=secrets.token_urlsafe(50), SECURE_SSL_REDIRECT="off"
+                )
+            server_env.update(env or {})
+            _manage(server_env, "migrate", "--noinput")
+            _manage(server_env, "createcachetable")
+            port = free_port()
+            access_log = workdir / "access.log"
+            error_log = workdir / "error.log"
+            with open(error_log, "wb") as errors:
+                process = subprocess.Popen(
+                    [
+                        sys.executable,
+                        "-m",
+                        "gunicorn",
+                        "config.wsgi:application",
+                        "--workers",
+                        str(workers),
+                        "--bind",
+                        f"127.0.0.1:{port}",
+                        # Which worker served a request, and nothing about the client.
+                        "--access-logfile",
+                        str(access_log),
+                        "--access-logformat",
+                        "%(p)s %(m)s %(U)s %(s)s",
+                        "--error-logfile",
+                        str(error_log),
+                        "--graceful-timeout",
+                        "5",
+                    ],
+                    cwd=ROOT,
+                    env=server_env,
+                    stdout=errors,
+                    stderr=subprocess.STDOUT,
+                )
+            server = GunicornServer(
+                url=f"http://127.0.0.1:{port}",
+                host="127.0.0.1",
+                port=port,
+                env=server_env,
+                access_log=access_log,
+                error_log=error_log,
+                process=process,
+            )
+            try:
+                _wait_until_ready(server)
+                yield server
+            finally:
+                process.terminate()
+                try:
+                    process.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
