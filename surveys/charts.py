@@ -109,7 +109,8 @@ def estimates_chart(estimates: SurveyEstimates) -> SafeString:
             )
     parts.append(
         f'<text class="chart-axis-title" x="{LEFT + PLOT_WIDTH / 2:g}" y="{bottom + 54}" '
-        f'text-anchor="middle" fill="{INK}" font-weight="600">{escape(_("Estimated share answering “yes”"))}</text>'
+        f'text-anchor="middle" fill="{INK}" font-weight="600">'
+        f"{escape(_('Estimated share answering “yes”'))}</text>"
     )
 
     for index, (label, row) in enumerate(zip(labels, rows, strict=True)):

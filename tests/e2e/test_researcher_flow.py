@@ -151,3 +151,33 @@ def test_another_researcher_sees_a_404_in_the_browser(
     for path in ("", "results/", "share/", "estimates.csv", "responses.csv"):
         response = page.goto(f"{live_server.url}/surveys/{open_survey.pk}/{path}")
         assert response.status == 404, path
+
+
+def test_open_results_refresh_themselves_and_can_be_paused(
+    live_server, page, sign_in, owner, make_survey, submit
+):
+    survey = make_survey(min_n=0)
+    assert submit(survey, [True, False]).status_code == 201
+    page.clock.install()  # the 30-second timer runs on a fake clock: no waiting
+    sign_in(page, live_server, owner)
+    page.goto(f"{live_server.url}/surveys/{survey.pk}/results/")
+    responses = page.locator("[data-stat=responses]")
+    expect(responses).to_have_text("1")
+
+    assert submit(survey, [False, False]).status_code == 201
+    page.clock.run_for(31_000)
+    expect(responses).to_have_text("2")
+    expect(page.locator("#refresh-status")).to_contain_text("Results updated.")
+    expect(page.locator("td[data-label=n]").first).to_have_text("2")
+
+    page.get_by_role("button", name="Pause automatic refresh").click()
+    refreshes = []
+    page.on("request", lambda request: refreshes.append(request.url))
+    assert submit(survey, [True, True]).status_code == 201
+    page.clock.run_for(120_000)
+    page.get_by_role("button", name="Resume automatic refresh").wait_for()  # a round trip
+    assert [url for url in refreshes if "fragment=1" in url] == []
+    expect(responses).to_have_text("2")
+    page.get_by_role("button", name="Resume automatic refresh").click()
+    page.clock.run_for(31_000)
+    expect(responses).to_have_text("3")
