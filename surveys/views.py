@@ -138,7 +138,13 @@ def survey_new(request):
         else:
             messages.success(request, _("Survey created. Now add its questions."))
             return redirect("surveys:builder", pk=survey.pk)
-    privacy = _unsaved_design_privacy(p_truth=0.5, p_forced_yes=0.5, questions=0)
+    # After a refused POST, show the numbers of the coins that were chosen, if they were valid.
+    chosen = getattr(form, "cleaned_data", {})
+    privacy = _unsaved_design_privacy(
+        p_truth=chosen.get("p_truth") or initial["p_truth"],
+        p_forced_yes=chosen.get("p_forced_yes") or initial["p_forced_yes"],
+        questions=0,
+    )
     return render(
         request,
         "surveys/survey_new.html",

@@ -273,10 +273,14 @@ def test_invalid_custom_coins_are_refused_naming_the_field(field, value, owner, 
 
 
 def test_new_survey_without_title_is_refused(owner, owner_client):
-    response = owner_client.post(reverse("surveys:survey-new"), new_survey_form(title=" "))
+    response = owner_client.post(
+        reverse("surveys:survey-new"), new_survey_form(title=" ", preset="high_precision")
+    )
     assert response.status_code == 400
     assert "title" in response.context["form"].errors
     assert not Survey.objects.filter(owner=owner).exists()
+    # The privacy numbers shown are those of the design that was chosen (ln 7).
+    assert response.context["privacy"].per_answer_epsilon == pytest.approx(1.9459, abs=1e-4)
 
 
 def test_builder_shows_the_selectors_privacy_numbers(make_survey, owner_client):
