@@ -1,7 +1,7 @@
 """Property-based fuzzing of every operation in the OpenAPI schema (schemathesis, in-process
-through WSGI): valid and invalid inputs alike never get a server error, and every documented
-response matches its schema. Surveys are the owner's half the time, so the real handlers run,
-not only the 404 path."""
+through WSGI): valid and invalid inputs alike never get a server error, and every response has
+a documented status, content type and shape. Surveys are the owner's half the time, so the
+real handlers run, not only the 404 path."""
 
 import pytest
 import schemathesis
@@ -15,13 +15,19 @@ from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import (
     content_type_conformance,
     response_schema_conformance,
+    status_code_conformance,
 )
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 # Examples per operation and generation mode: about 20 s for the whole API on one core.
 EXAMPLES = 25
-CHECKS = [not_a_server_error, response_schema_conformance, content_type_conformance]
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+]
 
 
 @pytest.fixture
