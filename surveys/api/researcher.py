@@ -38,7 +38,8 @@ def _errors(*codes):
 
 
 class OwnedSurveyView(APIView):
-    """Resolves ``survey_id`` to the caller's survey (or 404) once authentication has passed."""
+    # Resolves ``survey_id`` to the caller's survey (or 404) once authentication has passed.
+    # (A comment, not a docstring: the schema would show it as every operation's description.)
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)

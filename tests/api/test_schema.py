@@ -1,0 +1,71 @@
+"""The OpenAPI 3 schema at /api/schema/: valid, warning-free, and saying what the API does."""
+
+import pytest
+import yaml
+from django.core.management import call_command
+
+
+@pytest.fixture(scope="module")
+def schema(django_db_blocker):
+    from rest_framework.test import APIClient
+
+    with django_db_blocker.unblock():
+        response = APIClient().get("/api/schema/?format=json")
+    assert response.status_code == 200
+    return response.json()
+
+
+def test_schema_generates_valid_without_warnings(tmp_path):
+    out = tmp_path / "schema.yaml"
+    call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(out))
+    assert yaml.safe_load(out.read_text())["openapi"].startswith("3.")
+
+
+def test_every_error_response_uses_the_one_error_shape(schema):
+    error_refs = {
+        response["content"]["application/json"]["schema"]["$ref"]
+        for path in schema["paths"].values()
+        for operation in path.values()
+        for code, response in operation["responses"].items()
+        if code.startswith("4")
+    }
+    assert error_refs == {"#/components/schemas/Error"}
+    assert set(schema["components"]["schemas"]["Error"]["properties"]) == {"detail", "errors"}
+
+
+def test_researcher_routes_require_authentication_and_public_ones_do_not(schema):
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            security = operation.get("security", [])
+            if path.startswith("/api/v1/public/") or (path, method) == (
+                "/api/v1/auth/token/",
+                "post",
+            ):
+                assert security in ([], [{}]), (path, method)
+            else:
+                assert {"tokenAuth": []} in security, (path, method)
+
+
+def test_coin_probabilities_are_documented_as_open_unit_interval(schema):
+    p_truth = schema["components"]["schemas"]["SurveyRequest"]["properties"]["p_truth"]
+    assert (p_truth["minimum"], p_truth["maximum"]) == (0, 1)
+    assert p_truth["exclusiveMinimum"] is True and p_truth["exclusiveMaximum"] is True
+
+
+def test_read_only_fields_are_not_inputs(schema):
+    request = schema["components"]["schemas"]["SurveyRequest"]["properties"]
+    assert not {"id", "slug", "status", "epsilon", "response_count"} & set(request)
+    assert set(schema["components"]["schemas"]["SurveyRequest"]["required"]) == {
+        "title",
+        "p_truth",
+        "p_forced_yes",
+        "questions",
+    }
+
+
+def test_csv_downloads_are_documented_as_csv(schema):
+    for path in (
+        "/api/v1/surveys/{survey_id}/estimates.csv",
+        "/api/v1/surveys/{survey_id}/responses.csv",
+    ):
+        assert list(schema["paths"][path]["get"]["responses"]["200"]["content"]) == ["text/csv"]
