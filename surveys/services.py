@@ -335,6 +335,13 @@ def submission_record(*, survey, submission_id, answers) -> SubmissionOutcome:
     client may retry safely after a timeout or a crashed worker.
     """
     submission_uuid = _clean_submission_id(submission_id)
+    stored = Submission.objects.filter(survey=survey, submission_id=submission_uuid).first()
+    if stored is not None:
+        # Checked before the survey's state: a retry answers as the first attempt did, even
+        # when the survey closed in between (the answers were recorded while it was open).
+        return SubmissionOutcome(
+            submission_uuid, created=False, questions_answered=stored.reports.count()
+        )
     if survey.status != Survey.Status.OPEN:
         raise SurveyNotAcceptingResponses(
             _("This survey is closed and no longer accepts responses.")

@@ -151,3 +151,14 @@ def test_submission_to_unknown_survey_is_404(respondent):
 def test_public_endpoints_ignore_credentials(respondent, open_survey):
     respondent.credentials(HTTP_AUTHORIZATION="Token not-a-real-token")
     assert respondent.get(f"/api/v1/public/surveys/{open_survey.slug}/").status_code == 200
+
+
+def test_a_retry_after_the_survey_closed_still_gets_the_first_answer(submit, open_survey):
+    submission_id = uuid.uuid4()
+    first = submit(open_survey, [True, False], submission_id=submission_id)
+    open_survey.status = "closed"
+    open_survey.save()
+    retry = submit(open_survey, [True, False], submission_id=submission_id)
+    assert (retry.status_code, retry.json()) == (201, first.json())
+    assert Submission.objects.count() == 1
+    assert submit(open_survey, [True, False]).status_code == 409
