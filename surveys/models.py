@@ -46,6 +46,10 @@ class Survey(models.Model):
     confidence = models.FloatField(default=0.95)
     ci_method = models.CharField(max_length=10, choices=CI_METHODS, default="wilson")
     min_n = models.PositiveIntegerField(default=30)
+    # Opt-in public results page (/r/<slug>/); its counts are released with discrete Laplace
+    # noise of total privacy loss public_epsilon per release (see surveys/public_results.py).
+    public_results = models.BooleanField(default=False)
+    public_epsilon = models.FloatField(default=1.0)
     # Kept in the same transaction as each submission so reads never count rows.
     response_count = models.PositiveIntegerField(default=0, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -67,6 +71,9 @@ class Survey(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(status__in=["draft", "open", "closed"]), name="survey_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(public_epsilon__gt=0), name="survey_public_epsilon_positive"
             ),
         ]
 
@@ -137,3 +144,114 @@ class Report(models.Model):
 
     def __str__(self):
         return f"{self.question_id}: {'yes' if self.reported_yes else 'no'} (randomized)"
+
+
+# --- grouping questions (answered directly, not randomized) ---------------------------------
+
+
+class GroupingQuestion(models.Model):
+    """A plain multiple-choice question (age band, department) answered as given, no coins.
+
+    Its answers let results be broken down by group; they are NOT protected by the coins, and
+    the privacy accounting (epsilon) covers the randomized yes/no questions only.
+    """
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="grouping_questions")
+    position = models.PositiveIntegerField()
+    text = models.TextField(max_length=1000)
+
+    class Meta:
+        ordering = ["position", "id"]
+
+    def __str__(self):
+        return self.text
+
+
+class GroupingOption(models.Model):
+    grouping_question = models.ForeignKey(
+        GroupingQuestion, on_delete=models.CASCADE, related_name="options"
+    )
+    position = models.PositiveIntegerField()
+    label = models.CharField(max_length=200)
+    # Running tally of the submissions that chose this option (same transaction as the answer).
+    respondent_count = models.PositiveIntegerField(default=0, editable=False)
+
+    class Meta:
+        ordering = ["position", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["grouping_question", "position"], name="grouping_option_position_unique"
+            ),
+        ]
+
+    def __str__(self):
+        return self.label
+
+
+class GroupAnswer(models.Model):
+    """The option one submission chose for one grouping question, exactly as sent."""
+
+    submission = models.ForeignKey(
+        Submission, on_delete=models.CASCADE, related_name="group_answers"
+    )
+    grouping_question = models.ForeignKey(
+        GroupingQuestion, on_delete=models.CASCADE, related_name="answers"
+    )
+    option = models.ForeignKey(GroupingOption, on_delete=models.CASCADE, related_name="answers")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submission", "grouping_question"],
+                name="one_group_answer_per_question_per_submission",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.grouping_question_id}: {self.option_id}"
+
+
+class GroupTally(models.Model):
+    """Randomized reports of one question among the respondents who chose one option.
+
+    Updated in the submission's transaction like Question's tallies, so a breakdown costs the
+    same at a thousand or a million responses.
+    """
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="group_tallies")
+    option = models.ForeignKey(GroupingOption, on_delete=models.CASCADE, related_name="tallies")
+    report_count = models.PositiveIntegerField(default=0)
+    yes_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["question", "option"], name="group_tally_unique"),
+            models.CheckConstraint(
+                condition=Q(yes_count__lte=models.F("report_count")), name="group_tally_yes_le_n"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.question_id} × {self.option_id}: {self.yes_count}/{self.report_count}"
+
+
+class PublicRelease(models.Model):
+    """One release of the public results page's noisy counts, kept so reloads reuse it.
+
+    ``counts`` holds the noisy values only (respondents, yes reports per question, respondents
+    per grouping option); ``source_count`` is the exact response count they were computed from,
+    kept server-side to know when a new release is due and never shown.
+    """
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="public_releases")
+    released_at = models.DateTimeField()
+    epsilon = models.FloatField()
+    source_count = models.PositiveIntegerField()
+    counts = models.JSONField()
+
+    class Meta:
+        ordering = ["-released_at", "-id"]
+        get_latest_by = ["released_at", "id"]
+
+    def __str__(self):
+        return f"{self.survey_id} @ {self.released_at:%Y-%m-%d %H:%M}"
