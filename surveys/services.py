@@ -12,13 +12,22 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Case, F, Max, Value, When
+from django.db.models import Case, Count, F, Max, Q, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from dpengine import ForcedResponse
 
-from .models import CI_METHODS, Question, Report, Submission, Survey
+from .models import (
+    CI_METHODS,
+    GroupAnswer,
+    GroupingOption,
+    GroupTally,
+    Question,
+    Report,
+    Submission,
+    Survey,
+)
 
 EDITABLE_SURVEY_FIELDS = (
     "title",
@@ -33,6 +42,7 @@ EDITABLE_SURVEY_FIELDS = (
 # Changing any of these after reports exist would make the stored reports mean something else.
 DESIGN_FIELDS = ("p_truth", "p_forced_yes")
 MAX_QUESTIONS = 100
+DESIGN_MIN, DESIGN_MAX = 0.001, 0.999
 
 
 class SurveyConflict(Exception):
@@ -89,6 +99,18 @@ def _clean_design(*, p_truth, p_forced_yes):
     except ValueError as exc:
         field = "p_forced_yes" if str(exc).startswith("p_forced_yes") else "p_truth"
         raise ValidationError({field: [str(exc)]}) from None
+    # Mathematically any value inside (0, 1) works, but coins like 1e-200 make ε or the
+    # sample size overflow and no survey could ever reach them: keep designs usable.
+    for field, value in (("p_truth", p_truth), ("p_forced_yes", p_forced_yes)):
+        if not DESIGN_MIN <= value <= DESIGN_MAX:
+            raise ValidationError(
+                {
+                    field: [
+                        _("Must be between %(lo)s and %(hi)s, got %(v)r.")
+                        % {"lo": DESIGN_MIN, "hi": DESIGN_MAX, "v": value}
+                    ]
+                }
+            )
     return float(p_truth), float(p_forced_yes)
 
 
@@ -327,12 +349,13 @@ def _clean_answers(answers, question_ids):
     return cleaned
 
 
-def submission_record(*, survey, submission_id, answers) -> SubmissionOutcome:
+def submission_record(*, survey, submission_id, answers, groups=None) -> SubmissionOutcome:
     """Store one respondent's randomized answers, all or nothing, idempotent on submission_id.
 
     ``answers`` maps question id to the *randomized* bit the respondent's browser drew. A
     replayed submission id stores nothing new and reports the first outcome again, so a
-    client may retry safely after a timeout or a crashed worker.
+    client may retry safely after a timeout or a crashed worker. ``groups`` maps grouping
+    question id to the chosen option id, exactly as the respondent gave it (not randomized).
     """
     submission_uuid = _clean_submission_id(submission_id)
     stored = Submission.objects.filter(survey=survey, submission_id=submission_uuid).first()
@@ -350,6 +373,7 @@ def submission_record(*, survey, submission_id, answers) -> SubmissionOutcome:
         )
     question_ids = set(survey.questions.values_list("id", flat=True))
     cleaned = _clean_answers(answers, question_ids)
+    chosen = _clean_groups(groups, survey=survey)
 
     if Submission.objects.filter(survey=survey, submission_id=submission_uuid).exists():
         return SubmissionOutcome(submission_uuid, created=False, questions_answered=len(cleaned))
@@ -368,6 +392,10 @@ def submission_record(*, survey, submission_id, answers) -> SubmissionOutcome:
                 yes_count=F("yes_count")
                 + Case(When(id__in=yes_ids, then=Value(1)), default=Value(0)),
             )
+            if chosen:
+                _record_group_answers(
+                    survey=survey, submission=submission, answers=cleaned, chosen=chosen
+                )
             Survey.objects.filter(pk=survey.pk).update(response_count=F("response_count") + 1)
     except IntegrityError:
         # A concurrent retry with the same id won the race; its transaction stored everything.
@@ -417,3 +445,140 @@ def simulated_submissions_record(*, survey, reports, received_on=None, batch_siz
         )
     Survey.objects.filter(pk=survey.pk).update(response_count=F("response_count") + total)
     return total
+
+
+# --- grouping answers (sent as given, not randomized; see surveys/grouping.py) -------------
+
+
+def _clean_group_key(key, value, options):
+    """``(grouping question id, option id)`` from one entry of the ``groups`` object."""
+    try:
+        grouping_id = int(key)
+    except (TypeError, ValueError):
+        grouping_id = None
+    if grouping_id not in options or str(grouping_id) != str(key).strip():
+        raise ValidationError(
+            {
+                "groups": [
+                    _("%(k)r is not a grouping question id of this survey.") % {"k": str(key)[:32]}
+                ]
+            }
+        )
+    option_id = None
+    if isinstance(value, int) and not isinstance(value, bool):
+        option_id = value
+    elif isinstance(value, str) and value.strip().isdigit():
+        option_id = int(value.strip())
+    if option_id not in options[grouping_id]:
+        raise ValidationError(
+            {
+                "groups": [
+                    _("The answer to grouping question %(k)s must be one of its option ids.")
+                    % {"k": grouping_id}
+                ]
+            }
+        )
+    return grouping_id, option_id
+
+
+def _clean_groups(groups, *, survey):
+    """``{grouping question id: option id}``: every grouping question answered, nothing else."""
+    options = {}
+    for grouping_id, option_id in GroupingOption.objects.filter(
+        grouping_question__survey=survey
+    ).values_list("grouping_question_id", "id"):
+        options.setdefault(grouping_id, set()).add(option_id)
+    if groups is None:
+        groups = {}
+    if not isinstance(groups, Mapping):
+        raise ValidationError(
+            {"groups": [_("Must be an object mapping grouping question id to option id.")]}
+        )
+    if groups and not options:
+        raise ValidationError({"groups": [_("This survey has no grouping questions.")]})
+    chosen = dict(_clean_group_key(key, value, options) for key, value in groups.items())
+    missing = options.keys() - chosen.keys()
+    if missing:
+        raise ValidationError(
+            {
+                "groups": [
+                    _("Every grouping question needs an answer; missing: %(ids)s.")
+                    % {"ids": ", ".join(str(i) for i in sorted(missing))}
+                ]
+            }
+        )
+    return chosen
+
+
+def _record_group_answers(*, survey, submission, answers, chosen):
+    """Store the chosen options and add the submission to the per-(question, option) tallies."""
+    GroupAnswer.objects.bulk_create(
+        GroupAnswer(submission=submission, grouping_question_id=gid, option_id=oid)
+        for gid, oid in chosen.items()
+    )
+    GroupingOption.objects.filter(id__in=chosen.values()).update(
+        respondent_count=F("respondent_count") + 1
+    )
+    if survey.response_count == 0:
+        # The first response freezes the questions, so the tally rows are created once, here.
+        # Zero rows first (ignoring rows a concurrent first response created), then increment.
+        group_tallies_ensure(survey=survey)
+    yes_ids = [qid for qid, bit in answers.items() if bit]
+    updated = GroupTally.objects.filter(
+        question_id__in=answers, option_id__in=chosen.values()
+    ).update(
+        report_count=F("report_count") + 1,
+        yes_count=F("yes_count")
+        + Case(When(question_id__in=yes_ids, then=Value(1)), default=Value(0)),
+    )
+    if updated != len(answers) * len(chosen):
+        # Rows missing (responses stored without tallies, e.g. by a bulk import): recount.
+        group_tallies_rebuild(survey=survey)
+
+
+def group_tallies_ensure(*, survey):
+    """Create the zero tally row of every (question, grouping option) pair that lacks one."""
+    question_ids = list(survey.questions.values_list("id", flat=True))
+    option_ids = list(
+        GroupingOption.objects.filter(grouping_question__survey=survey).values_list("id", flat=True)
+    )
+    GroupTally.objects.bulk_create(
+        (GroupTally(question_id=qid, option_id=oid) for qid in question_ids for oid in option_ids),
+        ignore_conflicts=True,
+    )
+
+
+@transaction.atomic
+def group_tallies_rebuild(*, survey):
+    """Recount every per-(question, option) tally and option count from the stored rows."""
+    counts = (
+        GroupAnswer.objects.filter(submission__survey=survey)
+        .values("option_id", "submission__reports__question_id")
+        .annotate(n=Count("id"), yes=Count("id", filter=Q(submission__reports__reported_yes=True)))
+    )
+    found = {
+        (row["submission__reports__question_id"], row["option_id"]): (row["n"], row["yes"])
+        for row in counts
+        if row["submission__reports__question_id"] is not None
+    }
+    options = list(GroupingOption.objects.filter(grouping_question__survey=survey))
+    question_ids = list(survey.questions.values_list("id", flat=True))
+    GroupTally.objects.filter(option__in=options).delete()
+    GroupTally.objects.bulk_create(
+        GroupTally(
+            question_id=qid,
+            option=option,
+            report_count=found.get((qid, option.pk), (0, 0))[0],
+            yes_count=found.get((qid, option.pk), (0, 0))[1],
+        )
+        for qid in question_ids
+        for option in options
+    )
+    respondents = dict(
+        GroupAnswer.objects.filter(submission__survey=survey)
+        .values_list("option_id")
+        .annotate(n=Count("id"))
+    )
+    for option in options:
+        option.respondent_count = respondents.get(option.pk, 0)
+    GroupingOption.objects.bulk_update(options, ["respondent_count"])

@@ -224,3 +224,13 @@ def test_nothing_identifying_is_stored(open_survey, submit):
     assert submission_fields == {"id", "survey", "submission_id", "received_on"}
     assert report_fields == {"id", "submission", "question", "reported_yes"}
     assert Submission._meta.get_field("received_on").get_internal_type() == "DateField"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("field", ["p_truth", "p_forced_yes"])
+@pytest.mark.parametrize("value", [1e-200, 5e-324, 0.9999999])
+def test_extreme_coins_are_rejected_before_they_break_the_numbers(owner, field, value):
+    with pytest.raises(ValidationError) as excinfo:
+        services.survey_create(owner=owner, title="T", questions=["Q?"], **{field: value})
+    assert field in excinfo.value.message_dict
+    assert not Survey.objects.exists()
