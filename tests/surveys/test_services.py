@@ -75,7 +75,9 @@ class TestSubmissionRecord:
             survey=open_survey, submission_id=sid, answers=answers_for(open_survey, [True, True])
         )
         again = services.submission_record(
-            survey=open_survey, submission_id=str(sid), answers=answers_for(open_survey, [False, False])
+            survey=open_survey,
+            submission_id=str(sid),
+            answers=answers_for(open_survey, [False, False]),
         )
         assert not again.created
         assert Submission.objects.count() == 1
