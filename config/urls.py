@@ -1,5 +1,6 @@
 from django.contrib import admin
 from django.urls import include, path
+from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 # Swagger UI's initialising script comes from its own URL (the split view) and the page has no
@@ -17,5 +18,8 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", api_docs, name="api-docs"),
     path("i18n/", include("django.conf.urls.i18n")),
+    # gettext/interpolate for static/js/ in the page's language (locale/*/djangojs.po). Only
+    # the project's catalog: the respondent page does not download the admin's JS strings.
+    path("jsi18n/", JavaScriptCatalog.as_view(packages=["surveys"]), name="javascript-catalog"),
     path("", include("surveys.urls")),
 ]
