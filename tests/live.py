@@ -32,9 +32,9 @@ READY_TIMEOUT = 30.0
 _DROPPED = ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE", "TRUSTED_PROXIES")
 
 
-def free_port():
+def free_port(host="127.0.0.1"):
     with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
+        sock.bind((host, 0))
         return sock.getsockname()[1]
 
 
@@ -105,6 +105,12 @@ class GunicornServer:
         status, _headers, body = self.request(method, path, **kwargs)
         return status, (json.loads(body) if body else None)
 
+    def worker_processes(self):
+        """Process ids of the workers alive now (the master's children), e.g. to kill one."""
+        pid = self.process.pid
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+        return [int(child) for child in children.split()]
+
     def worker_pids(self):
         """Process id that served each request so far, from the access log, in order."""
         return re.findall(r"<(\d+)>", self.access_log.read_text())
@@ -147,12 +153,15 @@ def _wait_until_ready(server):
 
 
 @contextmanager
-def gunicorn_server(*, workers=2, env=None, debug=True):
-    """Start ``gunicorn config.wsgi:application --workers N`` on a free 127.0.0.1 port.
+def gunicorn_server(*, workers=2, env=None, debug=True, args=(), host="127.0.0.1"):
+    """Start ``gunicorn config.wsgi:application --workers N`` on a free port of ``host``
+    (any 127.x.y.z; add it to ALLOWED_HOSTS in ``env`` when it is not 127.0.0.1).
 
     ``env`` adds settings (RESPONSE_RATE_LIMIT, TRUSTED_PROXIES, ...). With ``debug=False``
     the server runs with a random SECRET_KEY and plain HTTP (SECURE_SSL_REDIRECT=off); pages
-    then need collected static files, the API does not.
+    then need collected static files (set STATIC_ROOT in ``env``), the API does not.
+    ``args`` go to gunicorn after the fixture's own, e.g. ``("-c", "deploy/gunicorn.conf.py")``
+    for the production configuration or ``("--log-level", "debug")``.
     """
     with tempfile.TemporaryDirectory(prefix="rrsurvey-live-") as tmp:
         workdir = Path(tmp)
@@ -169,10 +178,12 @@ def gunicorn_server(*, workers=2, env=None, debug=True):
             server_env.update(env or {})
             _manage(server_env, "migrate", "--noinput")
             _manage(server_env, "createcachetable")
-            port = free_port()
+            port = free_port(host)
             access_log = workdir / "access.log"
             error_log = workdir / "error.log"
-            with open(error_log, "wb") as errors:
+            # Append mode, like gunicorn's own handle on the same file: with "wb" the two
+            # write at separate offsets and overwrite each other's lines.
+            with open(error_log, "ab") as errors:
                 process = subprocess.Popen(
                     [
                         sys.executable,
@@ -182,7 +193,7 @@ def gunicorn_server(*, workers=2, env=None, debug=True):
                         "--workers",
                         str(workers),
                         "--bind",
-                        f"127.0.0.1:{port}",
+                        f"{host}:{port}",
                         # Which worker served a request, and nothing about the client.
                         "--access-logfile",
                         str(access_log),
@@ -192,6 +203,7 @@ def gunicorn_server(*, workers=2, env=None, debug=True):
                         str(error_log),
                         "--graceful-timeout",
                         "5",
+                        *args,
                     ],
                     cwd=ROOT,
                     env=server_env,
@@ -199,8 +211,8 @@ def gunicorn_server(*, workers=2, env=None, debug=True):
                     stderr=subprocess.STDOUT,
                 )
             server = GunicornServer(
-                url=f"http://127.0.0.1:{port}",
-                host="127.0.0.1",
+                url=f"http://{host}:{port}",
+                host=host,
                 port=port,
                 env=server_env,
                 access_log=access_log,
