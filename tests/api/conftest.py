@@ -1,6 +1,7 @@
 """API clients for the cast, and a real two-worker gunicorn (see tests/live.py)."""
 
 import pytest
+from django.core.cache import cache
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -68,3 +69,11 @@ def live_researcher(gunicorn):
 def fast_password_hashing(settings):
     """The cast's passwords are hashed once per test; a fast hasher keeps the suite quick."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def fresh_throttle_counts(settings):
+    """The database cache is rolled back with each test; Redis (REDIS_URL) is not, so a test's
+    throttle counts would leak into the next one."""
+    if settings.REDIS_URL:
+        cache.clear()
