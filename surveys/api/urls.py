@@ -37,5 +37,5 @@ urlpatterns = [
         name="public-responses",
     ),
     # Last: any other address under /api/v1/ is a 404 in the API's error shape.
-    re_path(r"^.*$", NotFoundView.as_view(), name="not-found"),
+    re_path(r"^[\s\S]*$", NotFoundView.as_view(), name="not-found"),  # newlines too
 ]

@@ -130,6 +130,8 @@ def test_an_oversized_body_without_content_length_is_cut_at_the_cap(owner_api, s
         "/api/v1/surveys/abc/",
         "/api/v1/nothing-here/",
         "/api/v1/surveys/1/estimates/extra",
+        "/api/v1/surveys/%0Aabc/open/",  # a newline in the path (found by the fuzz run)
+        "/api/v1/%0A",
     ],
 )
 def test_unknown_or_impossible_addresses_are_json_404(owner_api, url):
