@@ -8,7 +8,7 @@ PORT ?= 8000
 # tests with DEBUG off). Production reads DEBUG/SECRET_KEY from the environment instead.
 DEV_ENV := DEBUG=1
 
-.PHONY: run test test-python test-js test-browser-deps lint format bench serve migrate clean
+.PHONY: run test test-python test-js test-browser-deps gettext-deps messages lint format bench serve migrate clean
 
 $(VENV)/.runtime-installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -50,7 +50,27 @@ test-browser-deps:
 	fi
 	@command -v node >/dev/null 2>&1 || { echo "node (>= 20) is required for the JavaScript tests" >&2; exit 1; }
 
-test-python: $(VENV)/.dev-installed test-browser-deps
+# The compiled catalogs (locale/*/LC_MESSAGES/*.mo) are committed, so serving needs no gettext;
+# the translation tests and `make messages` do (xgettext, msgfmt, msgen).
+gettext-deps:
+	@if ! command -v msgfmt >/dev/null 2>&1 || ! command -v xgettext >/dev/null 2>&1; then \
+		echo "Installing gettext for the translation tests..."; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq gettext >/dev/null; \
+	fi
+
+# Where translatable strings live: everything but tests, tools, docs and vendored files.
+MESSAGES_IGNORE := -i 'tests/*' -i 'bench/*' -i 'docs/*' -i 'deploy/*' -i 'dpengine/*' \
+	-i 'static/vendor/*' -i 'node_modules/*' -i 'test-artifacts/*'
+
+## make messages: refresh locale/*/LC_MESSAGES/*.po from the sources and compile the .mo files
+## (then translate the new entries in ko and zh_Hans, and run it again to compile)
+messages: $(VENV)/.runtime-installed gettext-deps
+	$(DEV_ENV) $(PY) manage.py makemessages --all --no-obsolete --add-location file $(MESSAGES_IGNORE)
+	$(DEV_ENV) $(PY) manage.py makemessages --all --no-obsolete --add-location file -d djangojs $(MESSAGES_IGNORE)
+	$(DEV_ENV) $(PY) manage.py compilemessages -i '.venv' -i 'node_modules'
+
+test-python: $(VENV)/.dev-installed test-browser-deps gettext-deps
 	$(DEV_ENV) $(PY) -m pytest $(PYTEST_ARGS)
 
 test-js: test-browser-deps

@@ -97,8 +97,12 @@ def _clean_design(*, p_truth, p_forced_yes):
     try:
         ForcedResponse(p_truth=float(p_truth), p_forced_yes=float(p_forced_yes))
     except ValueError as exc:
+        # dpengine's message is English for programmers; researchers get it in their language.
         field = "p_forced_yes" if str(exc).startswith("p_forced_yes") else "p_truth"
-        raise ValidationError({field: [str(exc)]}) from None
+        value = p_forced_yes if field == "p_forced_yes" else p_truth
+        raise ValidationError(
+            {field: [_("Must be strictly between 0 and 1, got %(v)r.") % {"v": value}]}
+        ) from None
     # Mathematically any value inside (0, 1) works, but coins like 1e-200 make ε or the
     # sample size overflow and no survey could ever reach them: keep designs usable.
     for field, value in (("p_truth", p_truth), ("p_forced_yes", p_forced_yes)):

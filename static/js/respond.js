@@ -4,8 +4,9 @@
 
 import { newSubmissionId, reportsFor } from "./coins.js";
 
-// Every string this script shows, in one place. Django's JavaScript catalog (when the page
-// loads it) provides gettext/interpolate; until then the English text is used.
+// Every string this script shows, in one place, translated by Django's JavaScript catalog
+// (/jsi18n/, loaded by base.html before the modules; locale/*/djangojs.po). Should it fail to
+// load, the page still works in English rather than not at all.
 const gettext = globalThis.gettext ?? ((text) => text);
 const interpolate =
   globalThis.interpolate ??
@@ -57,6 +58,12 @@ function setupPage(definition) {
   const questionsSection = document.getElementById("respond-questions");
   const done = document.getElementById("respond-done");
   const sentList = document.getElementById("respond-sent");
+  // The survey's own text keeps the language the researcher wrote it in (BCP 47, from the page).
+  const surveyLanguage =
+    document.querySelector(".respond-header [lang]")?.lang || survey.language;
+  // Error messages from the API in the page's language: no cookie rides along (credentials are
+  // omitted), so the header is the only way to say which language the respondent reads.
+  const pageLanguage = document.documentElement.lang || "en";
 
   // One attempt keeps one submission id across retries, so a retry after a lost response is
   // stored once (the server deduplicates on the id). New answers make a new attempt.
@@ -111,7 +118,7 @@ function setupPage(definition) {
     for (const question of questions) {
       const term = document.createElement("dt");
       term.textContent = `${question.number}. ${question.text}`;
-      term.lang = survey.language;
+      term.lang = surveyLanguage;
       const value = document.createElement("dd");
       value.textContent = answers[question.id] ? STRINGS.yes : STRINGS.no;
       sentList.append(term, value);
@@ -140,7 +147,11 @@ function setupPage(definition) {
     try {
       const response = await fetch(definition.submit_url, {
         method: "POST",
-        headers: { "Content-Type": "application/json", Accept: "application/json" },
+        headers: {
+          "Content-Type": "application/json",
+          Accept: "application/json",
+          "Accept-Language": pageLanguage,
+        },
         body,
         credentials: "omit", // no session cookie rides along with the answers
         cache: "no-store",

@@ -23,12 +23,18 @@ function setUp(region) {
       // Parse the same way the page was parsed, so only real changes count as updates.
       const fresh = document.createElement("div");
       fresh.innerHTML = await response.text();
-      const time = new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+      // The time in the page's language; the sentence around it comes translated (word order
+      // differs between languages, so the template gives the whole sentence with a slot).
+      const time = new Date().toLocaleTimeString(document.documentElement.lang || [], {
+        hour: "2-digit",
+        minute: "2-digit",
+      });
+      const checked = status.dataset.textChecked.replace("%(time)s", time);
       if (fresh.innerHTML.trim() !== region.innerHTML.trim()) {
         region.replaceChildren(...fresh.childNodes);
-        say(`${status.dataset.textUpdated} ${status.dataset.textChecked} ${time}.`);
+        say(`${status.dataset.textUpdated} ${checked}`);
       } else {
-        say(`${status.dataset.textChecked} ${time}.`);
+        say(checked);
       }
     } catch {
       say(status.dataset.textFailed);
