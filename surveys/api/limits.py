@@ -84,6 +84,25 @@ def _depth(value):
     return deepest
 
 
+def _has_lone_surrogate(value):
+    """Whether any key or string in parsed JSON holds a lone surrogate (from a \\u escape)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii():
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError:
+                    return True
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
 class BoundedJSONParser(JSONParser):
     """JSON only, at most API_MAX_BODY_BYTES and MAX_JSON_DEPTH levels; NaN/Infinity refused."""
 
@@ -107,6 +126,11 @@ class BoundedJSONParser(JSONParser):
             raise exceptions.ParseError(_("JSON parse error: %(e)s") % {"e": exc}) from None
         if _depth(data) > MAX_JSON_DEPTH:
             raise exceptions.ParseError(self._too_deep())
+        if _has_lone_surrogate(data):
+            # "\ud800" escapes decode to text no UTF-8 response (echoing the bad key) can carry.
+            raise exceptions.ParseError(
+                _("The JSON body contains an unpaired \\u surrogate escape.")
+            )
         return data
 
     @staticmethod

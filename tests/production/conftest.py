@@ -60,6 +60,18 @@ def database_dump(server):
     return "\n".join(lines)
 
 
+def database_rows(server, sql, params=()):
+    """Rows of one query on ``server``'s database (``%s`` placeholders, portable SQL)."""
+    url = server.env["DATABASE_URL"]
+    if url.startswith("sqlite:///"):
+        with sqlite3.connect(url.removeprefix("sqlite:///")) as conn:
+            return conn.execute(sql.replace("%s", "?"), params).fetchall()
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        return conn.execute(sql, params).fetchall()
+
+
 @pytest.fixture(scope="session")
 def collected_static():
     """STATIC_ROOT with the hashed, compressed files (``make serve`` does the same), for a live

@@ -1,0 +1,186 @@
+"""A survey goes viral: concurrent respondents against a live multi-worker gunicorn, then the
+same while workers are killed. Nothing may be lost, doubled or stored half-way.
+
+8 client threads x 150 submissions each, against ``gunicorn --workers 2`` with the production
+configuration and no rate limit, on SQLite or (with DATABASE_URL) PostgreSQL. The checks read
+the server's database directly: the stored submissions are exactly the accepted ones, each
+with one report per question carrying the bit its client sent, and the running tallies equal
+the stored reports.
+"""
+
+import http.client
+import os
+import random
+import signal
+import threading
+import uuid
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from tests.live import gunicorn_server
+
+from .conftest import database_rows, live_survey
+
+pytestmark = pytest.mark.slow
+
+CLIENTS = 8
+PER_CLIENT = 150
+QUESTIONS = 4
+MAX_ATTEMPTS = 50
+
+
+@pytest.fixture(scope="module")
+def server():
+    with gunicorn_server(
+        workers=2,
+        env={"RESPONSE_RATE_LIMIT": "off"},
+        args=("-c", "deploy/gunicorn.conf.py"),
+    ) as live:
+        yield live
+
+
+class Load:
+    """``CLIENTS`` threads each sending ``PER_CLIENT`` submissions of random bits.
+
+    With ``retry`` a client resends the same body (same submission id) after a connection
+    error or a 5xx, as the respondent page does; without it, such an outcome is recorded.
+    """
+
+    def __init__(self, server, survey, *, retry):
+        self.server = server
+        self.path = f"/api/v1/public/surveys/{survey['slug']}/responses/"
+        self.question_ids = survey["question_ids"]
+        self.retry = retry
+        self.sent = {}  # submission id -> {question id: bit}, for every 201
+        self.outcomes = Counter()
+        self.done = 0
+        self.lock = threading.Lock()
+        self.progress = threading.Condition(self.lock)
+
+    def post(self, body):
+        for _attempt in range(MAX_ATTEMPTS):
+            try:
+                status, _headers, _body = self.server.request("POST", self.path, body=body)
+            except (OSError, http.client.HTTPException):
+                with self.lock:
+                    self.outcomes["connection error"] += 1
+                if self.retry:
+                    continue
+                return None
+            if status >= 500:
+                with self.lock:
+                    self.outcomes[status] += 1
+                if self.retry:
+                    continue
+            return status
+        raise AssertionError(f"no answer after {MAX_ATTEMPTS} attempts")
+
+    def client(self, seed):
+        rng = random.Random(seed)
+        for _ in range(PER_CLIENT):
+            bits = {str(qid): rng.random() < 0.5 for qid in self.question_ids}
+            body = {"submission_id": str(uuid.uuid4()), "answers": bits}
+            status = self.post(body)
+            with self.lock:
+                self.outcomes[f"final {status}"] += 1
+                if status == 201:
+                    self.sent[body["submission_id"]] = {int(k): v for k, v in bits.items()}
+                self.done += 1
+                self.progress.notify_all()
+
+    def wait_for(self, done):
+        with self.progress:
+            self.progress.wait_for(lambda: self.done >= done)
+
+    def run(self, *, during=None):
+        with ThreadPoolExecutor(CLIENTS + 1) as pool:
+            clients = [pool.submit(self.client, seed) for seed in range(CLIENTS)]
+            side = pool.submit(during) if during else None
+            for future in clients:
+                future.result()
+            if side:
+                side.result()
+
+
+def stored_state(server, survey):
+    submissions = database_rows(
+        server, "SELECT submission_id FROM surveys_submission WHERE survey_id = %s", [survey["id"]]
+    )
+    reports = database_rows(
+        server,
+        "SELECT s.submission_id, r.question_id, r.reported_yes FROM surveys_report r "
+        "JOIN surveys_submission s ON s.id = r.submission_id WHERE s.survey_id = %s",
+        [survey["id"]],
+    )
+    by_submission = {}
+    for submission_id, question_id, bit in reports:
+        by_submission.setdefault(str(uuid.UUID(str(submission_id))), {})[question_id] = bool(bit)
+    tallies = {
+        qid: (n, yes)
+        for qid, n, yes in database_rows(
+            server,
+            "SELECT id, report_count, yes_count FROM surveys_question WHERE survey_id = %s",
+            [survey["id"]],
+        )
+    }
+    [(response_count,)] = database_rows(
+        server, "SELECT response_count FROM surveys_survey WHERE id = %s", [survey["id"]]
+    )
+    return {
+        "submission_ids": [str(uuid.UUID(str(row[0]))) for row in submissions],
+        "reports": by_submission,
+        "report_rows": len(reports),
+        "tallies": tallies,
+        "response_count": response_count,
+    }
+
+
+def assert_stored_exactly(load, state):
+    accepted = load.sent
+    # Nothing lost, nothing doubled: the stored submissions are exactly the accepted ones.
+    assert len(state["submission_ids"]) == len(set(state["submission_ids"]))
+    assert set(state["submission_ids"]) == set(accepted)
+    assert state["response_count"] == len(accepted)
+    # Each one whole: one report per question, the bit its client sent.
+    assert state["report_rows"] == len(accepted) * QUESTIONS
+    assert state["reports"] == accepted
+    # The running tallies the estimates read equal a recount of the stored reports.
+    for qid, (n, yes) in state["tallies"].items():
+        assert n == len(accepted)
+        assert yes == sum(bits[qid] for bits in accepted.values())
+
+
+def test_concurrent_respondents_are_all_stored_exactly_once(server):
+    survey = live_survey(server, questions=QUESTIONS)
+    load = Load(server, survey, retry=False)
+    load.run()
+
+    assert load.outcomes == Counter({"final 201": CLIENTS * PER_CLIENT})
+    assert_stored_exactly(load, stored_state(server, survey))
+    assert "database is locked" not in server.error_log.read_text()
+
+
+def test_killed_workers_lose_nothing_and_store_nothing_twice_or_half(server):
+    survey = live_survey(server, questions=QUESTIONS)
+    load = Load(server, survey, retry=True)
+    killed = []
+
+    def kill_workers():
+        # Three times during the load, SIGKILL a worker (most likely mid-request).
+        for fraction in (0.25, 0.5, 0.75):
+            load.wait_for(int(fraction * CLIENTS * PER_CLIENT))
+            victim = next(pid for pid in server.worker_processes() if pid not in killed)
+            os.kill(victim, signal.SIGKILL)
+            killed.append(victim)
+
+    load.run(during=kill_workers)
+
+    assert len(killed) == 3
+    assert not set(killed) & set(server.worker_processes())  # replaced by the master
+    assert load.outcomes["connection error"] >= 1  # some requests really were cut off
+    assert load.outcomes["final 201"] == CLIENTS * PER_CLIENT
+    assert not [key for key in load.outcomes if isinstance(key, int)]  # no 5xx, ever
+    assert_stored_exactly(load, stored_state(server, survey))
+    assert "database is locked" not in server.error_log.read_text()
