@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import public_views, views
+from . import analysis_views, public_views, views
 
 app_name = "surveys"
 
@@ -30,4 +30,23 @@ urlpatterns = [
     path("surveys/<int:pk>/estimates.csv", views.estimates_csv, name="estimates-csv"),
     path("surveys/<int:pk>/responses.csv", views.responses_csv, name="responses-csv"),
     path("s/<str:slug>/", public_views.respond, name="respond"),
+    # Beyond one number (analysis_views.py): grouping questions, breakdown, regression,
+    # planner, public results, export for R.
+    path("surveys/<int:pk>/groups/add/", analysis_views.grouping_add, name="grouping-add"),
+    path(
+        "surveys/<int:pk>/groups/<int:gid>/edit/",
+        analysis_views.grouping_edit,
+        name="grouping-edit",
+    ),
+    path(
+        "surveys/<int:pk>/groups/<int:gid>/delete/",
+        analysis_views.grouping_delete,
+        name="grouping-delete",
+    ),
+    path("surveys/<int:pk>/breakdown/", analysis_views.breakdown, name="breakdown"),
+    path("surveys/<int:pk>/regression/", analysis_views.regression, name="regression"),
+    path("surveys/<int:pk>/for-r.csv", analysis_views.r_export_csv, name="r-export"),
+    path("surveys/<int:pk>/planner/", analysis_views.planner, name="planner"),
+    path("surveys/<int:pk>/public/", analysis_views.public_settings, name="public-settings"),
+    path("r/<str:slug>/", analysis_views.public_results_page, name="public-results"),
 ]

@@ -18,7 +18,8 @@ from django.urls import reverse
 from django.utils.translation import get_language, gettext_lazy
 from django.utils.translation import gettext as _
 
-from . import exports, selectors, services
+from . import analysis, exports, selectors, services
+from .analysis_forms import GroupingQuestionForm
 from .charts import estimates_chart
 from .forms import (
     DesignPreviewForm,
@@ -94,12 +95,15 @@ def _builder_context(survey):
         "frozen": survey.is_frozen,
         "frozen_reason": FROZEN_REASON,
         "questions": selectors.survey_questions(survey=survey),
+        "grouping_questions": analysis.survey_grouping_questions(survey=survey),
         "privacy": selectors.survey_privacy(survey=survey),
         "presets": preset_coins(),
     }
 
 
-def _render_builder(request, survey, *, form=None, question_form=None, status=200):
+def _render_builder(
+    request, survey, *, form=None, question_form=None, grouping_form=None, status=200
+):
     context = _builder_context(survey)
     context["form"] = form or SurveyForm(
         initial=SurveyForm.initial_for(survey),
@@ -107,6 +111,7 @@ def _render_builder(request, survey, *, form=None, question_form=None, status=20
         current_confidence=survey.confidence,
     )
     context["question_form"] = question_form or QuestionForm()
+    context["grouping_form"] = grouping_form or GroupingQuestionForm.for_builder()
     return render(request, "surveys/builder.html", context, status=status)
 
 

@@ -31,6 +31,9 @@ const STRINGS = {
   ),
   yes: gettext("Yes"),
   no: gettext("No"),
+  unansweredGroup: gettext("About you %(number)s has no answer yet"),
+  chooseOption: gettext("Choose one option."),
+  asGiven: gettext("%(label)s (sent as given, not randomized)"),
 };
 
 function browserStorage() {
@@ -52,6 +55,19 @@ function setupPage(definition) {
     fieldset: document.getElementById(`q-${question.id}`),
     error: document.getElementById(`q-${question.id}-error`),
   }));
+  // Grouping questions (age band, department): no coins, the chosen option id is sent as
+  // given, in "groups" — the page says so next to each of them.
+  const groupingQuestions = (survey.grouping_questions ?? []).map((question, index) => ({
+    id: String(question.id),
+    key: `g-${question.id}`,
+    text: question.text,
+    labels: Object.fromEntries(question.options.map((option) => [option.id, option.label])),
+    anchor: `g-${question.id}-o${question.options[0]?.id}`,
+    summary: interpolate(STRINGS.unansweredGroup, { number: index + 1 }, true),
+    choose: STRINGS.chooseOption,
+    fieldset: document.getElementById(`g-${question.id}`),
+    error: document.getElementById(`g-${question.id}-error`),
+  }));
   const button = document.getElementById("respond-submit");
   const errors = document.getElementById("respond-errors");
   const status = document.getElementById("respond-status");
@@ -70,7 +86,8 @@ function setupPage(definition) {
   let attempt = null;
 
   function checkedValue(question) {
-    const input = document.querySelector(`input[name="q-${question.id}"]:checked`);
+    const name = question.key ?? `q-${question.id}`;
+    const input = document.querySelector(`input[name="${name}"]:checked`);
     return input ? input.value : null;
   }
 
@@ -93,13 +110,15 @@ function setupPage(definition) {
     const list = document.createElement("ul");
     for (const question of unanswered) {
       const item = document.createElement("li");
-      item.dataset.questionId = question.id;
+      item.dataset.questionId = question.key ?? question.id;
       const link = document.createElement("a");
-      link.href = `#q-${question.id}-yes`;
-      link.textContent = interpolate(STRINGS.unansweredItem, { number: question.number }, true);
+      link.href = `#${question.anchor ?? `q-${question.id}-yes`}`;
+      link.textContent =
+        question.summary ??
+        interpolate(STRINGS.unansweredItem, { number: question.number }, true);
       item.append(link);
       list.append(item);
-      question.error.textContent = STRINGS.chooseOne;
+      question.error.textContent = question.choose ?? STRINGS.chooseOne;
       question.error.hidden = false;
       question.fieldset.setAttribute("aria-invalid", "true");
       question.fieldset.setAttribute("aria-describedby", question.error.id);
@@ -113,7 +132,7 @@ function setupPage(definition) {
     status.dataset.tone = tone ?? "";
   }
 
-  function showDone(answers) {
+  function showDone(answers, groups) {
     sentList.replaceChildren();
     for (const question of questions) {
       const term = document.createElement("dt");
@@ -121,6 +140,15 @@ function setupPage(definition) {
       term.lang = surveyLanguage;
       const value = document.createElement("dd");
       value.textContent = answers[question.id] ? STRINGS.yes : STRINGS.no;
+      sentList.append(term, value);
+    }
+    for (const question of groupingQuestions) {
+      const term = document.createElement("dt");
+      term.textContent = question.text;
+      term.lang = surveyLanguage;
+      const value = document.createElement("dd");
+      const label = question.labels[groups[question.id]] ?? "";
+      value.textContent = interpolate(STRINGS.asGiven, { label }, true);
       sentList.append(term, value);
     }
     // The true answers have done their job: do not leave them on screen or in the page.
@@ -135,12 +163,14 @@ function setupPage(definition) {
     done.focus({ preventScroll: true });
   }
 
-  async function send(answers) {
-    const answersKey = JSON.stringify(answers);
+  async function send(answers, groups) {
+    const answersKey = JSON.stringify([answers, groups]);
     if (attempt === null || attempt.answersKey !== answersKey) {
       attempt = { answersKey, submissionId: newSubmissionId(globalThis.crypto) };
     }
-    const body = JSON.stringify({ submission_id: attempt.submissionId, answers });
+    const payload = { submission_id: attempt.submissionId, answers };
+    if (groupingQuestions.length > 0) payload.groups = groups;
+    const body = JSON.stringify(payload);
     button.disabled = true;
     questionsSection.setAttribute("aria-busy", "true");
     setStatus(STRINGS.sending, "busy");
@@ -159,7 +189,7 @@ function setupPage(definition) {
       });
       if (response.status === 201) {
         setStatus("", "");
-        showDone(answers);
+        showDone(answers, groups);
         return;
       }
       let detail = "";
@@ -192,10 +222,20 @@ function setupPage(definition) {
         truths[question.id] = value === "yes";
       }
     }
+    const groups = {};
+    for (const question of groupingQuestions) {
+      const value = checkedValue(question);
+      if (value === null) {
+        unanswered.push(question);
+      } else {
+        groups[question.id] = value;
+      }
+    }
     setStatus("", "");
     showErrors(unanswered);
     if (unanswered.length > 0) {
-      document.getElementById(`q-${unanswered[0].id}-yes`).focus();
+      const first = unanswered[0];
+      document.getElementById(first.anchor ?? `q-${first.id}-yes`).focus();
       return;
     }
     if (preview) {
@@ -214,13 +254,13 @@ function setupPage(definition) {
       storage: browserStorage(),
       randomSource: globalThis.crypto,
     });
-    send(answers);
+    send(answers, groups);
   }
 
-  for (const question of questions) {
+  for (const question of [...questions, ...groupingQuestions]) {
     question.fieldset.addEventListener("change", () => {
       clearQuestionError(question);
-      errors.querySelector(`li[data-question-id="${question.id}"]`)?.remove();
+      errors.querySelector(`li[data-question-id="${question.key ?? question.id}"]`)?.remove();
       if (!errors.querySelector("li")) {
         showErrors([]);
       }

@@ -71,6 +71,7 @@ class PublicResponseView(APIView):
             survey=survey,
             submission_id=body.validated_data["submission_id"],
             answers=body.validated_data["answers"],
+            groups=body.validated_data.get("groups"),
         )
         # A replay answers exactly as the first time did, so a client retry is harmless.
         return Response(

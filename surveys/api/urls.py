@@ -2,7 +2,7 @@
 
 from django.urls import path, re_path
 
-from . import auth, public, researcher
+from . import analysis, auth, public, researcher
 from .errors import NotFoundView
 
 app_name = "api"
@@ -29,6 +29,16 @@ urlpatterns = [
         "surveys/<int:survey_id>/responses.csv",
         researcher.SurveyResponsesCSVView.as_view(),
         name="survey-responses-csv",
+    ),
+    path(
+        "surveys/<int:survey_id>/regression/",
+        analysis.SurveyRegressionView.as_view(),
+        name="survey-regression",
+    ),
+    path(
+        "surveys/<int:survey_id>/for-r.csv",
+        analysis.SurveyRExportCSVView.as_view(),
+        name="survey-r-export",
     ),
     path("public/surveys/<str:slug>/", public.PublicSurveyView.as_view(), name="public-survey"),
     path(

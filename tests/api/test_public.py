@@ -30,7 +30,9 @@ def test_definition_has_what_the_browser_needs_and_nothing_private(respondent, o
     assert set(body) == {
         "slug", "title", "intro", "language", "status", "accepting_responses",
         "p_truth", "p_forced_yes", "epsilon_per_answer", "epsilon_total", "questions",
+        "grouping_questions",
     }  # fmt: skip
+    assert body["grouping_questions"] == []
 
 
 def test_unknown_slug_is_404_in_the_error_shape(respondent):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from surveys import selectors, services
+from surveys import grouping, selectors, services
 from surveys import urls as page_urls
 from surveys.models import Question, Survey
 
@@ -31,6 +31,14 @@ GET_STATUS_FOR_OWNER = {
     "results": 200,
     "estimates-csv": 200,
     "responses-csv": 200,
+    "grouping-add": 405,
+    "grouping-edit": 200,
+    "grouping-delete": 405,
+    "breakdown": 200,
+    "regression": 200,
+    "r-export": 200,
+    "planner": 200,
+    "public-settings": 200,
 }
 
 
@@ -47,6 +55,11 @@ def route_url(pattern, survey):
     kwargs = {"pk": survey.pk}
     if "qid" in pattern.pattern.converters:
         kwargs["qid"] = survey.questions.first().pk
+    if "gid" in pattern.pattern.converters:
+        grouping_question = survey.grouping_questions.first() or grouping.grouping_question_add(
+            survey=survey, text="Which team?", options=["Red", "Blue"]
+        )
+        kwargs["gid"] = grouping_question.pk
     return reverse(f"surveys:{pattern.name}", kwargs=kwargs)
 
 

@@ -1,0 +1,177 @@
+"""Server-rendered SVG for the planner: CI half-width against respondents, one line per ε.
+
+Drawn like ``charts.py`` (same palette, escaped text, ``<title>``/``<desc>`` for screen
+readers); lines differ by dash pattern and carry direct labels, so nothing depends on colour,
+and the planner's table states the same numbers.
+"""
+
+from django.utils.formats import number_format
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _
+
+from .analysis import Plan
+from .charts import GRID, INK, MUTED, POINT
+
+LEFT = 64
+PLOT_WIDTH = 560
+RIGHT = 130  # room for the direct labels "ε = 1.10"
+TOP = 16
+PLOT_HEIGHT = 300
+BOTTOM = 64
+WIDTH = LEFT + PLOT_WIDTH + RIGHT
+HEIGHT = TOP + PLOT_HEIGHT + BOTTOM
+ALTERNATIVE = "#8a4b00"
+# Chosen design: solid and thick; the alternatives: dashed and dotted.
+STYLES = {
+    "chosen": (POINT, "3.5", ""),
+    "lower": (MUTED, "2.5", ' stroke-dasharray="10 6"'),
+    "higher": (ALTERNATIVE, "2.5", ' stroke-dasharray="2 5"'),
+}
+
+
+def _nice_step(span, ticks=5):
+    raw = span / ticks
+    for step in (0.5, 1, 2, 2.5, 5, 10, 20, 25, 50, 100):
+        if step >= raw:
+            return step
+    return 100
+
+
+def _grouped(value):
+    return number_format(int(value), force_grouping=True)
+
+
+def _points(value):
+    return f"{value * 100:.1f}"
+
+
+def precision_chart(plan: Plan) -> SafeString:
+    """Half-width (percentage points) against respondents for the plan's three designs."""
+    chosen = next(curve for curve in plan.curves if curve.chosen)
+    target = dict(chosen.points).get(plan.respondents)
+    if target is None:
+        target = min(chosen.points, key=lambda point: abs(point[0] - plan.respondents))[1]
+    # Vertical range: a little above where the chosen design starts to be useful.
+    y_top = min(50.0, max(2.0, target * 100 * 3))
+    step = _nice_step(y_top)
+    y_top = step * -(-y_top // step)
+
+    def x_for(n):
+        return round(LEFT + n / plan.n_max * PLOT_WIDTH, 2)
+
+    def y_for(points):
+        return round(TOP + PLOT_HEIGHT - min(points, y_top) / y_top * PLOT_HEIGHT, 2)
+
+    level = f"{plan.confidence * 100:g}%"
+    title = _("Precision against respondents: half-width of the %(level)s interval") % {
+        "level": level
+    }
+    summaries = [
+        _("With ε = %(eps)s, %(n)s respondents give ± %(m)s points.")
+        % {
+            "eps": f"{curve.epsilon:.2f}",
+            "n": _grouped(plan.respondents),
+            "m": _points(min(curve.points, key=lambda point: abs(point[0] - plan.respondents))[1]),
+        }
+        for curve in plan.curves
+    ]
+    desc = " ".join(
+        [
+            _(
+                "Lines fall as respondents grow: more respondents, narrower intervals. The "
+                "solid line is the chosen design; the dashed and dotted lines are designs with "
+                "half and twice its ε."
+            ),
+            *summaries,
+        ]
+    )
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="precision-chart" '
+        f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
+        f'aria-labelledby="precision-chart-title precision-chart-desc" '
+        f'font-family="system-ui, sans-serif" font-size="14">',
+        f'<title id="precision-chart-title">{escape(title)}</title>',
+        f'<desc id="precision-chart-desc">{escape(desc)}</desc>',
+    ]
+    bottom = TOP + PLOT_HEIGHT
+    # grid and axes
+    tick = 0.0
+    while tick <= y_top + 1e-9:
+        y = y_for(tick)
+        parts.append(
+            f'<line x1="{LEFT}" y1="{y}" x2="{LEFT + PLOT_WIDTH}" y2="{y}" '
+            f'stroke="{MUTED if tick == 0 else GRID}" stroke-width="1"/>'
+        )
+        parts.append(
+            f'<text x="{LEFT - 8}" y="{y + 5}" text-anchor="end" fill="{MUTED}">±{tick:g}</text>'
+        )
+        tick += step
+    x_step = plan.n_max / 4
+    for index in range(5):
+        n = x_step * index
+        x = x_for(n)
+        parts.append(
+            f'<line x1="{x}" y1="{TOP}" x2="{x}" y2="{bottom}" stroke="{GRID}" stroke-width="1"/>'
+        )
+        parts.append(
+            f'<text x="{x}" y="{bottom + 22}" text-anchor="middle" fill="{MUTED}">'
+            f"{escape(_grouped(n))}</text>"
+        )
+    parts.append(
+        f'<text class="chart-axis-title" x="{LEFT + PLOT_WIDTH / 2:g}" y="{bottom + 52}" '
+        f'text-anchor="middle" fill="{INK}" font-weight="600">'
+        f"{escape(_('Respondents'))}</text>"
+    )
+    parts.append(
+        f'<text class="chart-axis-title" x="16" y="{TOP + PLOT_HEIGHT / 2:g}" '
+        f'text-anchor="middle" fill="{INK}" font-weight="600" '
+        f'transform="rotate(-90 16 {TOP + PLOT_HEIGHT / 2:g})">'
+        f"{escape(_('± percentage points'))}</text>"
+    )
+    # the needed sample size
+    x_needed = x_for(plan.respondents)
+    needed_label = (_("%(n)s per group") if plan.goal == "difference" else _("%(n)s needed")) % {
+        "n": _grouped(plan.respondents)
+    }
+    parts.append(
+        f'<line class="chart-needed" x1="{x_needed}" y1="{TOP}" x2="{x_needed}" y2="{bottom}" '
+        f'stroke="{INK}" stroke-width="1.5" stroke-dasharray="4 3"/>'
+    )
+    anchor = "end" if x_needed > LEFT + PLOT_WIDTH * 0.7 else "start"
+    offset = -6 if anchor == "end" else 6
+    parts.append(
+        f'<text x="{x_needed + offset}" y="{TOP + 16}" text-anchor="{anchor}" fill="{INK}" '
+        f'font-weight="600">{escape(needed_label)}</text>'
+    )
+    # one line per design, labelled at its right end
+    label_ys = []
+    for curve in plan.curves:
+        role = (
+            "chosen" if curve.chosen else ("lower" if curve.epsilon < chosen.epsilon else "higher")
+        )
+        colour, width, dash = STYLES[role]
+        visible = [(n, margin * 100) for n, margin in curve.points if margin * 100 <= y_top]
+        if len(visible) < 2:
+            continue
+        path = " ".join(f"{x_for(n)},{y_for(m)}" for n, m in visible)
+        parts.append(
+            f'<polyline class="chart-curve chart-curve--{role}" points="{path}" fill="none" '
+            f'stroke="{colour}" stroke-width="{width}" stroke-linejoin="round"{dash}/>'
+        )
+        label_y = y_for(visible[-1][1]) + 5
+        for other in label_ys:  # keep labels of close lines apart
+            if abs(label_y - other) < 16:
+                label_y = other + 16 if label_y >= other else other - 16
+        label_ys.append(label_y)
+        label = _("ε = %(eps)s") % {"eps": f"{curve.epsilon:.2f}"}
+        if curve.chosen:
+            label = _("%(label)s (chosen)") % {"label": label}
+        weight = ' font-weight="700"' if curve.chosen else ""
+        parts.append(
+            f'<text x="{LEFT + PLOT_WIDTH + 8}" y="{label_y:g}" fill="{INK}"{weight}>'
+            f"{escape(label)}</text>"
+        )
+    parts.append("</svg>")
+    # Every interpolated text went through escape(); the rest is fixed markup and numbers.
+    return mark_safe("".join(parts))

@@ -1,0 +1,237 @@
+"""Forms of the grouping, breakdown, regression, planner and public-results pages.
+
+Input shape at the edge; meaning is checked again by the services and selectors.
+"""
+
+from django import forms
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
+
+from dpengine import PRESETS, ForcedResponse
+
+from .forms import (
+    COIN_LABELS,
+    CUSTOM,
+    CoinField,
+    PageForm,
+    _clean_coin,
+    confidence_choices,
+    preset_choices,
+)
+from .grouping import MAX_OPTIONS
+from .models import CI_METHODS
+from .public_results import EPSILON_MAX, EPSILON_MIN
+
+
+class GroupingQuestionForm(PageForm):
+    text = forms.CharField(
+        label=_("Grouping question"),
+        max_length=1000,
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text=_("For example “Which department do you work in?”"),
+    )
+    options = forms.CharField(
+        label=_("Options, one per line"),
+        max_length=MAX_OPTIONS * 210,
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text=format_lazy(
+            _("From 2 to {max} options. The first one is the reference group in the regression."),
+            max=MAX_OPTIONS,
+        ),
+    )
+
+    BUILDER_PREFIX = "grouping"  # the builder also holds the yes/no question form's "text"
+
+    @classmethod
+    def for_builder(cls, data=None):
+        return cls(data, prefix=cls.BUILDER_PREFIX)
+
+    def option_list(self):
+        return self.cleaned_data["options"].splitlines()
+
+    @classmethod
+    def initial_for(cls, grouping_question):
+        return {
+            "text": grouping_question.text,
+            "options": "\n".join(option.label for option in grouping_question.options.all()),
+        }
+
+
+def _level_field():
+    return forms.TypedChoiceField(label=_("Confidence level"), coerce=float)
+
+
+class _SurveyQueryForm(PageForm):
+    """A GET form whose missing values fall back to the survey's defaults."""
+
+    DEFAULT_KEYS = ()
+
+    def __init__(self, data=None, *, survey, defaults, **kwargs):
+        merged = dict(defaults)
+        if data is not None:
+            merged.update({key: data[key] for key in defaults if key in data})
+        super().__init__(merged, **kwargs)
+        self.survey = survey
+        if "level" in self.fields:
+            self.fields["level"].choices = confidence_choices(survey.confidence)
+            self.fields["level"].error_messages["invalid_choice"] = _(
+                "Choose one of the offered confidence levels; %(value)s is not one of them."
+            )
+
+
+class BreakdownForm(_SurveyQueryForm):
+    by = forms.TypedChoiceField(label=_("Break down by"), coerce=int)
+    method = forms.ChoiceField(label=_("Interval method"), choices=CI_METHODS)
+    level = _level_field()
+
+    def __init__(self, data=None, *, survey, grouping_questions):
+        defaults = {
+            "by": grouping_questions[0].pk if grouping_questions else "",
+            "method": survey.ci_method,
+            "level": survey.confidence,
+        }
+        super().__init__(data, survey=survey, defaults=defaults)
+        self.fields["by"].choices = [(gq.pk, gq.text) for gq in grouping_questions]
+        self.fields["by"].error_messages["invalid_choice"] = _(
+            "Choose one of this survey’s grouping questions; %(value)s is not one of them."
+        )
+        self.fields["method"].error_messages["invalid_choice"] = _(
+            "Choose one of the offered interval methods; %(value)s is not one of them."
+        )
+
+
+class RegressionForm(_SurveyQueryForm):
+    question = forms.TypedChoiceField(label=_("Yes/no question"), coerce=int)
+    level = _level_field()
+
+    def __init__(self, data=None, *, survey, questions):
+        defaults = {
+            "question": questions[0].pk if questions else "",
+            "level": survey.confidence,
+        }
+        super().__init__(data, survey=survey, defaults=defaults)
+        self.fields["question"].choices = [
+            (question.pk, f"Q{index}: {question.text}")
+            for index, question in enumerate(questions, start=1)
+        ]
+        self.fields["question"].error_messages["invalid_choice"] = _(
+            "Choose one of this survey’s yes/no questions; %(value)s is not one of them."
+        )
+
+
+GOAL_MARGIN = "margin"
+GOAL_DIFFERENCE = "difference"
+POWER_LEVELS = (0.8, 0.9, 0.95)
+
+
+class PlannerForm(_SurveyQueryForm):
+    """Design and goal for the planner; numbers a person types are in percent."""
+
+    preset = forms.ChoiceField(label=_("Design"), widget=forms.RadioSelect, choices=preset_choices)
+    p_truth = CoinField(label=COIN_LABELS["p_truth"])
+    p_forced_yes = CoinField(label=COIN_LABELS["p_forced_yes"])
+    goal = forms.ChoiceField(
+        label=_("Goal"),
+        widget=forms.RadioSelect,
+        choices=[
+            (GOAL_MARGIN, _("A precision: the confidence interval’s half-width")),
+            (GOAL_DIFFERENCE, _("A difference between two groups I want to detect")),
+        ],
+    )
+    margin = forms.FloatField(
+        label=_("Half-width (percentage points, ±)"),
+        min_value=0.1,
+        max_value=50,
+        help_text=_("5 means estimates like “20% ± 5 points”."),
+    )
+    difference = forms.FloatField(
+        label=_("Smallest difference to detect (percentage points)"),
+        min_value=0.5,
+        max_value=90,
+        help_text=_("For example 10: one group 30%, the other 40%."),
+    )
+    power = forms.TypedChoiceField(
+        label=_("Power"),
+        coerce=float,
+        choices=[(level, f"{level * 100:g} %") for level in POWER_LEVELS],
+        help_text=_("The chance of detecting a difference of that size if it is real."),
+    )
+    level = _level_field()
+    prevalence = forms.FloatField(
+        label=_("Anticipated share answering yes (percent, optional)"),
+        min_value=0,
+        max_value=100,
+        required=False,
+        help_text=_("Leave empty for the worst case (the largest sample)."),
+    )
+
+    def __init__(self, data=None, *, survey, preset):
+        defaults = {
+            "preset": preset,
+            "p_truth": survey.p_truth,
+            "p_forced_yes": survey.p_forced_yes,
+            "goal": GOAL_MARGIN,
+            "margin": 5,
+            "difference": 10,
+            "power": 0.8,
+            "level": survey.confidence,
+            "prevalence": "",
+        }
+        super().__init__(data, survey=survey, defaults=defaults)
+
+    def clean(self):
+        cleaned = super().clean()
+        preset = cleaned.get("preset")
+        if preset in PRESETS:
+            design = PRESETS[preset].design
+            cleaned["p_truth"] = float(design.p_truth)
+            cleaned["p_forced_yes"] = float(design.p_forced_yes)
+        elif preset == CUSTOM:
+            for name in ("p_truth", "p_forced_yes"):
+                if name in self.errors:
+                    continue
+                try:
+                    cleaned[name] = _clean_coin(cleaned.get(name))
+                except forms.ValidationError as exc:
+                    self.add_error(name, exc)
+        prevalence = cleaned.get("prevalence")
+        difference = cleaned.get("difference")
+        if (
+            cleaned.get("goal") == GOAL_DIFFERENCE
+            and prevalence is not None
+            and difference is not None
+            and prevalence + difference > 100
+        ):
+            self.add_error(
+                "difference",
+                _("The anticipated share plus the difference must stay at or below 100%."),
+            )
+        return cleaned
+
+    def plan_arguments(self):
+        data = self.cleaned_data
+        prevalence = data.get("prevalence")
+        return {
+            "design": ForcedResponse(p_truth=data["p_truth"], p_forced_yes=data["p_forced_yes"]),
+            "goal": data["goal"],
+            "confidence": data["level"],
+            "margin": data["margin"] / 100,
+            "difference": data["difference"] / 100,
+            "power": data["power"],
+            "prevalence": None if prevalence is None else prevalence / 100,
+        }
+
+
+class PublicResultsForm(PageForm):
+    public_results = forms.BooleanField(
+        label=_("Publish read-only results at a public link"), required=False
+    )
+    public_epsilon = forms.FloatField(
+        label=_("ε for the published counts (per release)"),
+        min_value=EPSILON_MIN,
+        max_value=EPSILON_MAX,
+        help_text=_(
+            "Smaller ε: more noise in the published counts, better protection of who took part."
+        ),
+    )
+    public_epsilon.widget.attrs.update({"step": "any", "inputmode": "decimal"})

@@ -1,0 +1,160 @@
+"""Researcher endpoints beyond one number: regression on the grouping questions, export for R.
+
+Like researcher.py: the survey is resolved to the caller's own (404 otherwise) before any
+handler runs; each view validates with a serializer and calls one selector.
+"""
+
+import math
+
+from django.utils.translation import gettext_lazy as _
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+
+from .. import analysis, r_export
+from .researcher import CSVNegotiation, OwnedSurveyView, _errors
+from .serializers import ConfidenceField
+
+TAG = "researcher"
+
+
+def _finite(value):
+    return value if isinstance(value, int | float) and math.isfinite(value) else None
+
+
+class RegressionQuerySerializer(serializers.Serializer):
+    question = serializers.IntegerField(
+        required=False,
+        min_value=1,
+        help_text="Id of the yes/no question to model; defaults to the survey's first question.",
+    )
+    confidence = ConfidenceField(
+        strict=False, required=False, help_text="Defaults to the survey's confidence level."
+    )
+
+
+class LevelSerializer(serializers.Serializer):
+    option_id = serializers.IntegerField()
+    label = serializers.CharField()
+    respondents = serializers.IntegerField(
+        help_text="Reports of this question from respondents who chose this option."
+    )
+    role = serializers.ChoiceField(
+        choices=["reference", "coefficient", "dropped"],
+        help_text="reference: the baseline level; dropped: nobody chose it, left out.",
+    )
+
+
+class CovariateSerializer(serializers.Serializer):
+    grouping_question_id = serializers.IntegerField()
+    text = serializers.CharField()
+    levels = LevelSerializer(many=True)
+
+
+class CoefficientSerializer(serializers.Serializer):
+    term = serializers.CharField(
+        allow_null=True, help_text="The grouping question; null for the intercept."
+    )
+    level = serializers.CharField(allow_null=True, help_text="The option; null for the intercept.")
+    reference = serializers.CharField(
+        allow_null=True, help_text="The reference option it is compared with."
+    )
+    estimate = serializers.FloatField(
+        allow_null=True, help_text="Log-odds (intercept) or log odds ratio."
+    )
+    std_error = serializers.FloatField(allow_null=True)
+    ci_low = serializers.FloatField(allow_null=True)
+    ci_high = serializers.FloatField(allow_null=True)
+    odds_ratio = serializers.FloatField(allow_null=True, help_text="exp(estimate).")
+    odds_ratio_low = serializers.FloatField(allow_null=True)
+    odds_ratio_high = serializers.FloatField(allow_null=True)
+    p_value = serializers.FloatField(
+        allow_null=True, help_text="Two-sided Wald test of a zero coefficient."
+    )
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        return {
+            key: _finite(value) if isinstance(value, float) else value
+            for key, value in data.items()
+        }
+
+
+class RegressionSerializer(serializers.Serializer):
+    survey_id = serializers.IntegerField(source="survey.id")
+    question_id = serializers.IntegerField(source="question.id")
+    question = serializers.CharField(source="question.text")
+    status = serializers.CharField(
+        help_text="`fitted`, or why there is no coefficient table: `no_responses`, `too_few`, "
+        "`separation`, `singular` or `not_converged` (see `message`)."
+    )
+    message = serializers.CharField(help_text="Empty when fitted; otherwise what went wrong.")
+    detail = serializers.CharField(help_text="The fitting library's own explanation, if any.")
+    n = serializers.IntegerField(help_text="Reports used.")
+    min_n = serializers.IntegerField()
+    confidence = serializers.FloatField()
+    p_truth = serializers.FloatField(source="design.p_truth")
+    p_forced_yes = serializers.FloatField(source="design.p_forced_yes")
+    epsilon = serializers.FloatField(source="design.epsilon")
+    covariates = CovariateSerializer(many=True)
+    coefficients = CoefficientSerializer(
+        many=True, help_text="Intercept first, then one row per non-reference option."
+    )
+    log_likelihood = serializers.FloatField(allow_null=True)
+    iterations = serializers.IntegerField(allow_null=True)
+
+
+@extend_schema(tags=[TAG])
+class SurveyRegressionView(OwnedSurveyView):
+    @extend_schema(
+        operation_id="surveys_regression",
+        summary="Logistic regression of one yes/no question on the grouping questions",
+        description=(
+            "Maximum likelihood on the randomized reports (P(report yes | x) = b + (a − b) "
+            "logistic(β₀ + xβ)); each grouping question dummy-coded with its first option as "
+            "the reference. A fit that is impossible (too little data, separation, collinear "
+            "groups) is still a 200 with `status` and `message` saying why."
+        ),
+        parameters=[RegressionQuerySerializer],
+        responses={200: RegressionSerializer, **_errors(400, 401, 404)},
+    )
+    def get(self, request, survey_id):
+        query = RegressionQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        questions = list(self.survey.questions.all())
+        question_id = query.validated_data.get("question", questions[0].pk if questions else None)
+        question = next((q for q in questions if q.pk == question_id), None)
+        if question is None:
+            raise serializers.ValidationError(
+                {"question": [_("Not a yes/no question of this survey.")]}
+            )
+        result = analysis.survey_regression(
+            survey=self.survey,
+            question=question,
+            confidence=query.validated_data.get("confidence"),
+        )
+        return Response(RegressionSerializer(result).data)
+
+
+@extend_schema(tags=[TAG])
+class SurveyRExportCSVView(OwnedSurveyView):
+    content_negotiation_class = CSVNegotiation
+
+    @extend_schema(
+        operation_id="surveys_r_export_csv",
+        summary="Randomized reports with grouping covariates as CSV, one row per submission",
+        description=(
+            "Columns: submission_id, received_on, q<id> (0/1 randomized report per yes/no "
+            "question), g<id> (chosen option's label per grouping question). For checking "
+            "the regression with R's rr package (see docs/beyond.md)."
+        ),
+        responses={
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV file."),
+            **_errors(401, 404),
+        },
+    )
+    def get(self, request, survey_id):
+        return r_export.r_export_response(
+            survey=self.survey, grouping=analysis.survey_grouping_questions(survey=self.survey)
+        )

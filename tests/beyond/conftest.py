@@ -1,0 +1,60 @@
+"""A survey with one grouping question, and a respondent who answers it."""
+
+import uuid
+
+import numpy as np
+import pytest
+
+from surveys import grouping, services
+
+DEPARTMENTS = ("Sales", "Research", "Support")
+
+
+@pytest.fixture
+def grouped_survey(make_survey):
+    """The cast's two-question survey (open) with a grouping question "Department"."""
+    survey = make_survey(status="draft", min_n=5)
+    grouping.grouping_question_add(
+        survey=survey, text="Which department do you work in?", options=DEPARTMENTS
+    )
+    return services.survey_open(survey=survey)
+
+
+@pytest.fixture
+def options(grouped_survey):
+    """Option ids of the department question, in order."""
+    gq = grouped_survey.grouping_questions.get()
+    return list(gq.options.values_list("id", flat=True))
+
+
+@pytest.fixture
+def submit_grouped(respondent):
+    """POST randomized bits (question order) and one option id per grouping question."""
+
+    def post(survey, answers, groups, *, submission_id=None):
+        question_ids = list(survey.questions.values_list("id", flat=True))
+        grouping_ids = list(survey.grouping_questions.values_list("id", flat=True))
+        body = {
+            "submission_id": str(submission_id or uuid.uuid4()),
+            "answers": {str(q): bit for q, bit in zip(question_ids, answers, strict=True)},
+            "groups": {str(g): str(o) for g, o in zip(grouping_ids, groups, strict=True)},
+        }
+        return respondent.post(
+            f"/api/v1/public/surveys/{survey.slug}/responses/", body, format="json"
+        )
+
+    return post
+
+
+@pytest.fixture
+def simulate():
+    """Store n simulated submissions: reports (n × questions bools) and option ids (n × G)."""
+
+    def store(survey, reports, option_rows):
+        grouping.simulated_grouped_submissions_record(
+            survey=survey, reports=np.asarray(reports, dtype=bool), options=option_rows
+        )
+        survey.refresh_from_db()
+        return survey
+
+    return store

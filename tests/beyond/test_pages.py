@@ -1,0 +1,214 @@
+"""The researcher pages for grouping questions, breakdown, regression and planner, and the
+respondent page's grouping questions. (Ownership of every route is covered by the URL-map
+driven tests in tests/surveys/test_pages.py and tests/api/test_ownership.py.)"""
+
+import re
+
+import numpy as np
+import pytest
+from django.urls import reverse
+
+from surveys import grouping
+from tests.surveys.test_pages import markup
+
+pytestmark = pytest.mark.django_db
+
+
+def url(name, survey, **kwargs):
+    return reverse(f"surveys:{name}", kwargs={"pk": survey.pk, **kwargs})
+
+
+def text_of(response):
+    """The page's visible text, whitespace collapsed (tags dropped)."""
+    return re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", response.content.decode()))
+
+
+# --- builder ------------------------------------------------------------------------------
+
+
+def test_the_builder_adds_a_grouping_question_with_one_option_per_line(make_survey, owner_client):
+    survey = make_survey(status="draft")
+    response = owner_client.post(
+        url("grouping-add", survey),
+        {"grouping-text": "Age band?", "grouping-options": "18–29\r\n30–49\r\n\r\n50+\r\n"},
+    )
+    assert response.status_code == 302
+    assert response["Location"].endswith("#grouping")
+    gq = survey.grouping_questions.get()
+    assert [o.label for o in gq.options.all()] == ["18–29", "30–49", "50+"]
+    page = owner_client.get(url("builder", survey))
+    assert "Age band?" in text_of(page)
+    assert "Not randomized." in text_of(page)
+
+
+def test_a_grouping_question_with_one_option_is_refused_on_the_builder(make_survey, owner_client):
+    survey = make_survey(status="draft")
+    response = owner_client.post(
+        url("grouping-add", survey), {"grouping-text": "Age?", "grouping-options": "Only"}
+    )
+    assert response.status_code == 400
+    assert "Give at least 2 options." in text_of(response)
+    assert not survey.grouping_questions.exists()
+    page = markup(response)
+    assert len(page.ids) == len(set(page.ids))  # two forms with a "text" field, no clash
+
+
+def test_a_frozen_builder_offers_no_grouping_forms(
+    grouped_survey, options, submit_grouped, owner_client
+):
+    submit_grouped(grouped_survey, [True, True], [options[0]])
+    page = owner_client.get(url("builder", grouped_survey)).content.decode()
+    assert reverse("surveys:grouping-add", kwargs={"pk": grouped_survey.pk}) not in page
+    gq = grouped_survey.grouping_questions.get()
+    response = owner_client.post(url("grouping-delete", grouped_survey, gid=gq.pk))
+    assert response.status_code == 409
+    assert grouped_survey.grouping_questions.exists()
+
+
+def test_the_edit_page_saves_new_options(grouped_survey, owner_client):
+    gq = grouped_survey.grouping_questions.get()
+    edit = url("grouping-edit", grouped_survey, gid=gq.pk)
+    assert "Research" in owner_client.get(edit).content.decode()
+    response = owner_client.post(edit, {"text": "Team?", "options": "Red\nBlue"})
+    assert response.status_code == 302
+    assert [o.label for o in gq.options.all()] == ["Red", "Blue"]
+
+
+def test_a_grouping_question_of_another_survey_is_404(grouped_survey, make_survey, owner_client):
+    other = make_survey(status="draft")
+    foreign = grouping.grouping_question_add(survey=other, text="Age?", options=["A", "B"])
+    assert owner_client.get(url("grouping-edit", grouped_survey, gid=foreign.pk)).status_code == 404
+    assert (
+        owner_client.post(url("grouping-delete", grouped_survey, gid=foreign.pk)).status_code == 404
+    )
+    assert other.grouping_questions.exists()
+
+
+# --- the respondent page ------------------------------------------------------------------
+
+
+def test_the_respondent_page_asks_grouping_questions_and_says_they_are_not_randomized(
+    grouped_survey, client
+):
+    response = client.get(reverse("surveys:respond", kwargs={"slug": grouped_survey.slug}))
+    page = response.content.decode()
+    gq = grouped_survey.grouping_questions.get()
+    assert f'id="g-{gq.pk}"' in page
+    assert text_of(response).count("This one is not randomized") == 1
+    assert "the ε numbers above cover only the yes/no questions" in text_of(response)
+    questions = page[page.index('id="respond-questions"') :]
+    questions = questions[: questions.index("</section>")]
+    assert f'id="g-{gq.pk}"' in questions
+    assert "<form" not in questions  # the radios belong to no form, like the yes/no inputs
+    for option in gq.options.all():
+        assert f'name="g-{gq.pk}" value="{option.pk}"' in page
+
+
+def test_the_preview_shows_grouping_questions_too(grouped_survey, owner_client):
+    response = owner_client.get(url("preview", grouped_survey))
+    assert "This one is not randomized" in text_of(response)
+
+
+def test_the_public_definition_lists_grouping_questions_with_their_options(
+    grouped_survey, options, respondent
+):
+    body = respondent.get(f"/api/v1/public/surveys/{grouped_survey.slug}/").json()
+    [gq] = body["grouping_questions"]
+    assert [o["id"] for o in gq["options"]] == options
+    assert [o["label"] for o in gq["options"]] == ["Sales", "Research", "Support"]
+
+
+def test_a_submission_without_groups_is_a_400_naming_groups(grouped_survey, submit):
+    response = submit(grouped_survey, [True, False])
+    assert response.status_code == 400
+    assert list(response.json()["errors"]) == ["groups"]
+
+
+@pytest.mark.parametrize("groups", [["1"], {"1": True}, {"1": ["2"]}, "x"])
+def test_a_malformed_groups_object_is_a_400(grouped_survey, respondent, groups):
+    ids = list(grouped_survey.questions.values_list("id", flat=True))
+    response = respondent.post(
+        f"/api/v1/public/surveys/{grouped_survey.slug}/responses/",
+        {
+            "submission_id": "0b0e7b14-5f8c-4b5e-9a53-7d7c4f6a1e01",
+            "answers": {str(i): True for i in ids},
+            "groups": groups,
+        },
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "groups" in response.json()["errors"]
+
+
+# --- analysis pages -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["breakdown", "regression", "planner", "public-settings"])
+def test_analysis_pages_are_csp_clean_and_label_every_input(name, grouped_survey, owner_client):
+    response = owner_client.get(url(name, grouped_survey))
+    assert response.status_code == 200
+    page = markup(response)
+    assert page.style_attributes == 0
+    assert page.inline_handlers == 0
+    assert page.inline_scripts == 0
+    assert len(page.ids) == len(set(page.ids))
+    for attrs in page.inputs:
+        if attrs.get("type") in {"radio", "checkbox"} or "id" in attrs:
+            assert attrs.get("id") in page.labels_for, attrs
+
+
+def test_the_breakdown_page_explains_its_absence_without_grouping_questions(
+    open_survey, owner_client
+):
+    response = owner_client.get(url("breakdown", open_survey))
+    assert response.status_code == 200
+    assert "has no grouping questions" in text_of(response)
+
+
+def test_a_bad_breakdown_query_is_a_400_naming_the_field(grouped_survey, owner_client):
+    response = owner_client.get(url("breakdown", grouped_survey), {"by": "999999"})
+    assert response.status_code == 400
+    assert "Break down by" in text_of(response)
+    assert "Choose one of this survey’s grouping questions" in text_of(response)
+
+
+def test_the_breakdown_page_shows_n_per_group_and_why_cells_are_withheld(
+    grouped_survey, options, simulate, owner_client
+):
+    sales, research, support = options
+    rows = [[sales]] * 8 + [[research]] * 3 + [[support]] * 6
+    rng = np.random.default_rng(7)
+    simulate(grouped_survey, rng.random((len(rows), 2)) < 0.5, rows)
+    response = owner_client.get(url("breakdown", grouped_survey))
+    page = text_of(response)
+    assert "8 respondents" in page and "3 respondents" in page and "6 respondents" in page
+    assert "Withheld: 3 responses in this group, fewer than the survey’s minimum of 5" in page
+
+
+def test_the_regression_page_shows_the_model_and_the_r_code(
+    grouped_survey, options, simulate, owner_client
+):
+    rng = np.random.default_rng(11)
+    rows = [[options[i % 3]] for i in range(300)]
+    simulate(grouped_survey, rng.random((300, 2)) < 0.5, rows)
+    response = owner_client.get(url("regression", grouped_survey))
+    page = text_of(response)
+    assert response.status_code == 200
+    assert "Reference group" in page
+    assert "Which department do you work in?: Research (vs. Sales)" in page
+    assert 'design = "forced-known"' in response.content.decode().replace("&quot;", '"')
+    assert "p1 = 0.25" in page and "p0 = 0.25" in page
+
+
+def test_the_planner_shows_the_needed_sample_and_a_chart(grouped_survey, owner_client):
+    response = owner_client.get(url("planner", grouped_survey))
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert 'data-stat="respondents">1,537<' in page  # classic design, ±5 points, 95 %
+    assert page.count('class="chart-curve') == 3
+
+
+def test_the_planner_refuses_a_bad_margin_naming_the_field(grouped_survey, owner_client):
+    response = owner_client.get(url("planner", grouped_survey), {"margin": "0"})
+    assert response.status_code == 400
+    assert "Half-width (percentage points, ±)" in text_of(response)
