@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from surveys import grouping, services
+from tests.api.conftest import other_api, owner_api  # noqa: F401  (the API cast)
 
 DEPARTMENTS = ("Sales", "Research", "Support")
 
