@@ -107,10 +107,11 @@ def estimates_chart(estimates: SurveyEstimates) -> SafeString:
                 f'<text x="{x}" y="{bottom + 24}" text-anchor="middle" fill="{MUTED}">'
                 f"{percent}%</text>"
             )
+    # Outside the f-string: xgettext cannot see a _() call inside one, so it went untranslated.
+    axis_title = _("Estimated share answering “yes”")
     parts.append(
         f'<text class="chart-axis-title" x="{LEFT + PLOT_WIDTH / 2:g}" y="{bottom + 54}" '
-        f'text-anchor="middle" fill="{INK}" font-weight="600">'
-        f"{escape(_('Estimated share answering “yes”'))}</text>"
+        f'text-anchor="middle" fill="{INK}" font-weight="600">{escape(axis_title)}</text>'
     )
 
     for index, (label, row) in enumerate(zip(labels, rows, strict=True)):
