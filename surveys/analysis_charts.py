@@ -13,9 +13,9 @@ from django.utils.translation import gettext as _
 from .analysis import Plan
 from .charts import GRID, INK, MUTED, POINT
 
-LEFT = 64
+LEFT = 84
 PLOT_WIDTH = 560
-RIGHT = 130  # room for the direct labels "ε = 1.10"
+RIGHT = 215  # room for the direct labels "ε = 1.10 (chosen)"
 TOP = 16
 PLOT_HEIGHT = 300
 BOTTOM = 64
@@ -90,7 +90,7 @@ def precision_chart(plan: Plan) -> SafeString:
         f'<svg xmlns="http://www.w3.org/2000/svg" class="precision-chart" '
         f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
         f'aria-labelledby="precision-chart-title precision-chart-desc" '
-        f'font-family="system-ui, sans-serif" font-size="14">',
+        f'font-family="system-ui, sans-serif" font-size="16">',
         f'<title id="precision-chart-title">{escape(title)}</title>',
         f'<desc id="precision-chart-desc">{escape(desc)}</desc>',
     ]
@@ -118,16 +118,16 @@ def precision_chart(plan: Plan) -> SafeString:
             f'<text x="{x}" y="{bottom + 22}" text-anchor="middle" fill="{MUTED}">'
             f"{escape(_grouped(n))}</text>"
         )
+    # Translated outside the f-strings: xgettext cannot see a _() call inside one.
+    x_title, y_title = _("Respondents"), _("± percentage points")
     parts.append(
         f'<text class="chart-axis-title" x="{LEFT + PLOT_WIDTH / 2:g}" y="{bottom + 52}" '
-        f'text-anchor="middle" fill="{INK}" font-weight="600">'
-        f"{escape(_('Respondents'))}</text>"
+        f'text-anchor="middle" fill="{INK}" font-weight="600">{escape(x_title)}</text>'
     )
     parts.append(
         f'<text class="chart-axis-title" x="16" y="{TOP + PLOT_HEIGHT / 2:g}" '
         f'text-anchor="middle" fill="{INK}" font-weight="600" '
-        f'transform="rotate(-90 16 {TOP + PLOT_HEIGHT / 2:g})">'
-        f"{escape(_('± percentage points'))}</text>"
+        f'transform="rotate(-90 16 {TOP + PLOT_HEIGHT / 2:g})">{escape(y_title)}</text>'
     )
     # the needed sample size
     x_needed = x_for(plan.respondents)
