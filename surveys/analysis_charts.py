@@ -14,10 +14,10 @@ from .analysis import Plan
 from .charts import GRID, INK, MUTED, POINT
 
 LEFT = 84
-PLOT_WIDTH = 560
+PLOT_WIDTH = 500
 RIGHT = 215  # room for the direct labels "ε = 1.10 (chosen)"
 TOP = 16
-PLOT_HEIGHT = 300
+PLOT_HEIGHT = 320
 BOTTOM = 64
 WIDTH = LEFT + PLOT_WIDTH + RIGHT
 HEIGHT = TOP + PLOT_HEIGHT + BOTTOM
@@ -90,7 +90,7 @@ def precision_chart(plan: Plan) -> SafeString:
         f'<svg xmlns="http://www.w3.org/2000/svg" class="precision-chart" '
         f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
         f'aria-labelledby="precision-chart-title precision-chart-desc" '
-        f'font-family="system-ui, sans-serif" font-size="16">',
+        f'font-family="system-ui, sans-serif" font-size="19">',
         f'<title id="precision-chart-title">{escape(title)}</title>',
         f'<desc id="precision-chart-desc">{escape(desc)}</desc>',
     ]

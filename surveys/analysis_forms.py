@@ -186,6 +186,8 @@ class PlannerForm(_SurveyQueryForm):
             design = PRESETS[preset].design
             cleaned["p_truth"] = float(design.p_truth)
             cleaned["p_forced_yes"] = float(design.p_forced_yes)
+            # Show the preset's coins in the coin fields (there is no script to sync them).
+            self.data.update(p_truth=cleaned["p_truth"], p_forced_yes=cleaned["p_forced_yes"])
         elif preset == CUSTOM:
             for name in ("p_truth", "p_forced_yes"):
                 if name in self.errors:
