@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Case, Count, F, Max, Q, Value, When
+from django.db.models import BigIntegerField, Case, Count, F, Max, Q, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -360,27 +360,33 @@ def submission_record(*, survey, submission_id, answers, groups=None) -> Submiss
     replayed submission id stores nothing new and reports the first outcome again, so a
     client may retry safely after a timeout or a crashed worker. ``groups`` maps grouping
     question id to the chosen option id, exactly as the respondent gave it (not randomized).
+
+    The usual case (a new submission to an open survey) costs one read and one transaction:
+    a replay is recognised by the unique constraint on (survey, submission id) when the insert
+    fails, not by a look-up before it, and the states that refuse a submission (survey not
+    open, body invalid) look for an earlier one with this id only on their own path.
     """
     submission_uuid = _clean_submission_id(submission_id)
-    stored = Submission.objects.filter(survey=survey, submission_id=submission_uuid).first()
-    if stored is not None:
-        # Checked before the survey's state: a retry answers as the first attempt did, even
-        # when the survey closed in between (the answers were recorded while it was open).
-        return SubmissionOutcome(
-            submission_uuid, created=False, questions_answered=stored.reports.count()
-        )
     if survey.status != Survey.Status.OPEN:
-        raise SurveyNotAcceptingResponses(
-            _("This survey is closed and no longer accepts responses.")
-            if survey.status == Survey.Status.CLOSED
-            else _("This survey is not open for responses yet.")
-        )
-    question_ids = set(survey.questions.values_list("id", flat=True))
-    cleaned = _clean_answers(answers, question_ids)
-    chosen = _clean_groups(groups, survey=survey)
-
-    if Submission.objects.filter(survey=survey, submission_id=submission_uuid).exists():
-        return SubmissionOutcome(submission_uuid, created=False, questions_answered=len(cleaned))
+        # A retry answers as the first attempt did, even when the survey closed in between
+        # (the answers were recorded while it was open).
+        replay = _replay_outcome(survey, submission_uuid)
+        if replay is None:
+            raise SurveyNotAcceptingResponses(
+                _("This survey is closed and no longer accepts responses.")
+                if survey.status == Survey.Status.CLOSED
+                else _("This survey is not open for responses yet.")
+            )
+        return replay
+    question_ids, options = _submission_inputs(survey)
+    try:
+        cleaned = _clean_answers(answers, question_ids)
+        chosen = _clean_groups(groups, options=options)
+    except ValidationError:
+        replay = _replay_outcome(survey, submission_uuid)
+        if replay is None:
+            raise
+        return replay
     try:
         with transaction.atomic():
             submission = Submission.objects.create(
@@ -402,16 +408,42 @@ def submission_record(*, survey, submission_id, answers, groups=None) -> Submiss
                 )
             Survey.objects.filter(pk=survey.pk).update(response_count=F("response_count") + 1)
     except IntegrityError:
-        # A concurrent retry with the same id won the race; its transaction stored everything.
-        if Submission.objects.filter(survey=survey, submission_id=submission_uuid).exists():
-            return SubmissionOutcome(
-                submission_uuid, created=False, questions_answered=len(cleaned)
-            )
+        # Most often a replay: this id (or a concurrent retry with it) was stored before, whole.
+        replay = _replay_outcome(survey, submission_uuid)
+        if replay is not None:
+            return replay
         # Otherwise the questions changed under us (edited between validation and insert).
         raise SurveyConflict(
             _("The survey changed while you were answering. Please reload the page.")
         ) from None
     return SubmissionOutcome(submission_uuid, created=True, questions_answered=len(cleaned))
+
+
+def _replay_outcome(survey, submission_uuid):
+    """The outcome of the submission stored earlier with this id, or None if there is none."""
+    stored = Submission.objects.filter(survey=survey, submission_id=submission_uuid).first()
+    if stored is None:
+        return None
+    return SubmissionOutcome(
+        submission_uuid, created=False, questions_answered=stored.reports.count()
+    )
+
+
+def _submission_inputs(survey):
+    """The survey's question ids and ``{grouping question id: {option ids}}``, in one query."""
+    questions = Question.objects.filter(survey=survey).values_list(
+        "id", Value(None, output_field=BigIntegerField())
+    )
+    options = GroupingOption.objects.filter(grouping_question__survey=survey).values_list(
+        "grouping_question_id", "id"
+    )
+    question_ids, grouped = set(), {}
+    for first, option_id in questions.order_by().union(options.order_by(), all=True):
+        if option_id is None:
+            question_ids.add(first)
+        else:
+            grouped.setdefault(first, set()).add(option_id)
+    return question_ids, grouped
 
 
 @transaction.atomic
@@ -485,13 +517,11 @@ def _clean_group_key(key, value, options):
     return grouping_id, option_id
 
 
-def _clean_groups(groups, *, survey):
-    """``{grouping question id: option id}``: every grouping question answered, nothing else."""
-    options = {}
-    for grouping_id, option_id in GroupingOption.objects.filter(
-        grouping_question__survey=survey
-    ).values_list("grouping_question_id", "id"):
-        options.setdefault(grouping_id, set()).add(option_id)
+def _clean_groups(groups, *, options):
+    """``{grouping question id: option id}``: every grouping question answered, nothing else.
+
+    ``options`` is ``{grouping question id: {option ids}}`` (see ``_submission_inputs``).
+    """
     if groups is None:
         groups = {}
     if not isinstance(groups, Mapping):
