@@ -1,0 +1,255 @@
+"""Shared pieces of the benchmarks: the databases to run on, a Django process per database, a
+fast population of simulated submissions, and plain-text tables.
+
+Settings are process-wide in Django, so every benchmark runs its measurements in a child
+process per database (``run_child``), with production settings (DEBUG off: no query log).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+import secrets
+import subprocess
+import sys
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+# Where PostgreSQL is, for the PostgreSQL half of every benchmark (a scratch database is created
+# next to this one and dropped afterwards). BENCH_POSTGRES=off skips PostgreSQL.
+POSTGRES_URL = os.environ.get("BENCH_POSTGRES_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+QUESTIONS = 10
+# True prevalences of the ten simulated questions (the classic design randomizes them).
+TRUE_SHARES = (0.05, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.6, 0.75, 0.9)
+
+
+def bench_scale():
+    """Stored submissions for the "large survey" measurements (BENCH_SCALE, default 1 million)."""
+    raw = os.environ.get("BENCH_SCALE", "1000000").replace("_", "")
+    value = int(raw)
+    if value < 2000:
+        raise SystemExit(f"BENCH_SCALE must be at least 2000, got {value}")
+    return value
+
+
+def postgres_available():
+    if os.environ.get("BENCH_POSTGRES", "on").lower() in {"off", "0", "no", "false"}:
+        return False
+    try:
+        import psycopg
+
+        with psycopg.connect(POSTGRES_URL, connect_timeout=3):
+            return True
+    except Exception:  # any failure means "not here": the SQLite half still runs
+        return False
+
+
+@contextmanager
+def scratch_database(engine):
+    """A fresh, empty database URL for ``engine`` ("sqlite" or "postgresql"), removed afterwards."""
+    if engine == "sqlite":
+        with tempfile.TemporaryDirectory(prefix="rrsurvey-bench-") as tmp:
+            yield f"sqlite:///{Path(tmp) / 'bench.sqlite3'}"
+        return
+    import psycopg
+
+    parts = urlsplit(POSTGRES_URL)
+    name = f"rrsurvey_bench_{os.getpid()}_{secrets.token_hex(4)}"
+    with psycopg.connect(POSTGRES_URL, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield urlunsplit(parts._replace(path=f"/{name}"))
+    finally:
+        with psycopg.connect(POSTGRES_URL, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def engines():
+    """The databases to measure: BENCH_DATABASES (comma-separated), default both."""
+    wanted = os.environ.get("BENCH_DATABASES", "sqlite,postgresql").replace(" ", "").split(",")
+    found = [engine for engine in wanted if engine == "sqlite"]
+    if "postgresql" in wanted:
+        if postgres_available():
+            found.append("postgresql")
+        else:
+            print("(PostgreSQL not reachable at BENCH_POSTGRES_URL: skipped)", file=sys.stderr)
+    return found
+
+
+def production_env(database_url, **extra):
+    """Environment for a child process: production settings, plain HTTP on loopback."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"DEBUG", "DJANGO_SETTINGS_MODULE", "REDIS_URL", "TRUSTED_PROXIES"}
+    }
+    env.update(
+        DEBUG="0",
+        SECRET_KEY=secrets.token_urlsafe(50),
+        SECURE_SSL_REDIRECT="off",
+        ALLOWED_HOSTS="testserver,localhost,127.0.0.1",
+        DATABASE_URL=database_url,
+        RESPONSE_RATE_LIMIT="off",
+        LOG_LEVEL="ERROR",
+        PYTHONUNBUFFERED="1",
+    )
+    env.update(extra)
+    return env
+
+
+@contextmanager
+def collected_static():
+    """Collect the hashed, compressed static files once (production pages need the manifest);
+    yields the STATIC_ROOT for children's environments."""
+    with tempfile.TemporaryDirectory(prefix="rrsurvey-bench-static-") as tmp:
+        env = production_env("sqlite:///unused.sqlite3", STATIC_ROOT=tmp)
+        subprocess.run(
+            [sys.executable, "manage.py", "collectstatic", "--noinput", "--verbosity", "0"],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            timeout=600,
+        )
+        yield tmp
+
+
+def run_child(script, *args, env, timeout=3600):
+    """Run ``python script args`` with ``env``; its last stdout line is a JSON result."""
+    result = subprocess.run(
+        [sys.executable, str(script), *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    if result.returncode != 0:
+        raise SystemExit(f"{script} {' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def django_setup():
+    """In a child process: set up Django against DATABASE_URL and migrate it."""
+    sys.path.insert(0, str(ROOT))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+    from django.core.management import call_command
+
+    django.setup()
+    call_command("migrate", verbosity=0, interactive=False)
+    call_command("createcachetable", verbosity=0)
+
+
+def make_survey(*, questions=QUESTIONS, username="bench-researcher"):
+    """An open survey of ``questions`` questions, its owner, and the owner's API token."""
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    from surveys import services
+
+    owner = get_user_model().objects.create_user(username, password=secrets.token_urlsafe(16))
+    survey = services.survey_create(
+        owner=owner,
+        title="Benchmark survey",
+        questions=[f"Sensitive question {i + 1}?" for i in range(questions)],
+    )
+    survey = services.survey_open(survey=survey)
+    token, _created = Token.objects.get_or_create(user=owner)
+    return survey, owner, token.key
+
+
+def populate(survey, *, total, chunk=100_000):
+    """Grow ``survey`` to ``total`` stored submissions of randomized reports, fast.
+
+    The rows are generated inside the database (INSERT ... SELECT over a number series), which
+    is what a bulk COPY would load, only without shipping them through Python. Each report bit
+    is "yes" with the classic design's report probability b + (a - b) p for the question's
+    true share p. The running tallies are then set from the stored rows, exactly.
+    """
+    from django.db import connection, transaction
+    from django.db.models import Count, Q
+
+    from surveys.models import Question, Report, Submission, Survey
+
+    question_ids = list(survey.questions.values_list("id", flat=True))
+    a, b = 0.75, 0.25  # classic forced response: P(report yes | yes), P(report yes | no)
+    thresholds = [b + (a - b) * share for share in TRUE_SHARES[: len(question_ids)]]
+    vendor = connection.vendor
+    have = Submission.objects.filter(survey=survey).count()
+    while have < total:
+        batch = min(chunk, total - have)
+        with transaction.atomic(), connection.cursor() as cursor:
+            if vendor == "postgresql":
+                # Setup only: skip the per-row foreign-key triggers (the rows reference what
+                # this very statement inserted). Needs a superuser, as CI's postgres is.
+                cursor.execute("SET LOCAL session_replication_role = replica")
+                cursor.execute(
+                    "INSERT INTO surveys_submission (survey_id, submission_id, received_on) "
+                    "SELECT %s, gen_random_uuid(), current_date FROM generate_series(1, %s) "
+                    "RETURNING id",
+                    [survey.pk, batch],
+                )
+                first = min(row[0] for row in cursor.fetchall())
+                random_fraction = "random()"
+            else:
+                cursor.execute(
+                    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %s) "
+                    "INSERT INTO surveys_submission (survey_id, submission_id, received_on) "
+                    "SELECT %s, lower(hex(randomblob(16))), date('now') FROM n",
+                    [batch, survey.pk],
+                )
+                first = cursor.lastrowid - batch + 1
+                random_fraction = "((random() / 18446744073709551616.0) + 0.5)"
+            for question_id, threshold in zip(question_ids, thresholds, strict=True):
+                cursor.execute(
+                    "INSERT INTO surveys_report (submission_id, question_id, reported_yes) "
+                    f"SELECT id, %s, {random_fraction} < %s FROM surveys_submission "
+                    "WHERE survey_id = %s AND id >= %s",
+                    [question_id, threshold, survey.pk, first],
+                )
+        have += batch
+    tallies = Report.objects.filter(submission__survey=survey).values("question_id")
+    tallies = tallies.annotate(n=Count("id"), yes=Count("id", filter=Q(reported_yes=True)))
+    tallies = list(tallies)
+    assert len(tallies) == len(question_ids) and all(row["n"] == have for row in tallies), tallies
+    for row in tallies:
+        Question.objects.filter(pk=row["question_id"]).update(
+            report_count=row["n"], yes_count=row["yes"]
+        )
+    Survey.objects.filter(pk=survey.pk).update(response_count=have)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE")
+    survey.refresh_from_db()
+    return survey
+
+
+def machine():
+    """One line describing where the numbers came from."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        model = re.search(
+            r"model name\s*:\s*(.+)", Path("/proc/cpuinfo").read_text(encoding="utf-8")
+        )
+        cpu = model.group(1).strip() if model else cpu
+        mem_kib = int(re.search(r"MemTotal:\s*(\d+)", Path("/proc/meminfo").read_text()).group(1))
+        memory = f"{mem_kib / 2**20:.0f} GiB"
+    except (OSError, AttributeError):
+        memory = "?"
+    return f"{os.cpu_count()} cores ({cpu}), {memory} RAM, Python {platform.python_version()}"
+
+
+def table(headers, rows):
+    """A Markdown table, columns padded for reading in a terminal too."""
+    cells = [[str(h) for h in headers], *[[str(c) for c in row] for row in rows]]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    lines = [
+        "| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |"
+        for row in cells
+    ]
+    lines.insert(1, "|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    return "\n".join(lines)

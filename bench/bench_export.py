@@ -1,0 +1,181 @@
+"""Raw-reports CSV export of a survey with a million submissions: streamed, rows/s, peak memory.
+
+    .venv/bin/python bench/bench_export.py          # or: make bench
+    BENCH_SCALE=100000 .venv/bin/python bench/bench_export.py   # quicker, smaller survey
+
+For each database (SQLite, and PostgreSQL when reachable): one child process stores
+BENCH_SCALE simulated submissions of a 10-question survey (default 1,000,000; not timed). Then
+two fresh child processes, so that nothing of the population counts against their memory:
+
+- export: the researcher API's ``responses.csv`` through Django's whole stack in-process,
+  reading the streamed body chunk by chunk as a client would (time to first byte, rows/s,
+  peak RSS of the process);
+- baseline: the same rows read with one raw SQL query through a chunked cursor and thrown
+  away (the floor: what the database and driver cost without Django, CSV or HTTP).
+
+Target: peak RSS below 150 MB for the export.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _common
+
+TARGET_RSS_MB = 150
+
+
+def _peak_rss_mb():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux reports KiB
+
+
+def _rss_mb():
+    status = Path("/proc/self/status").read_text()
+    return int(status.split("VmRSS:")[1].split()[0]) / 1024
+
+
+def child_populate(scale):
+    _common.django_setup()
+    survey, _owner, token = _common.make_survey()
+    _common.populate(survey, total=scale)
+    print(json.dumps({"survey": survey.pk, "token": token}))
+
+
+def child_export(survey_id, token, scale):
+    _common.django_setup()
+    from django.test import Client
+
+    client = Client()
+    auth = {"Authorization": f"Token {token}"}
+    # Warm up: the first request imports the views and with them NumPy and SciPy (about 80 MB
+    # of the process's memory, as in any server worker); "before" is measured after that.
+    assert client.get(f"/api/v1/surveys/{survey_id}/estimates/", headers=auth).status_code == 200
+    idle = _rss_mb()
+    started = time.perf_counter()
+    response = client.get(f"/api/v1/surveys/{survey_id}/responses.csv", headers=auth)
+    assert response.status_code == 200 and response.streaming, response.status_code
+    first_byte = None
+    lines = size = 0
+    for chunk in response.streaming_content:
+        if first_byte is None:
+            first_byte = time.perf_counter() - started
+        lines += chunk.count(b"\n")
+        size += len(chunk)
+    elapsed = time.perf_counter() - started
+    response.close()
+    assert lines - 1 == scale, (lines, scale)  # a header line, then one line per submission
+    print(
+        json.dumps(
+            {
+                "seconds": elapsed,
+                "first_byte_ms": first_byte * 1000,
+                "rows": lines - 1,
+                "megabytes": size / 2**20,
+                "idle_rss_mb": idle,
+                "peak_rss_mb": _peak_rss_mb(),
+            }
+        )
+    )
+
+
+def child_baseline(survey_id, scale):
+    _common.django_setup()
+    from django.db import connection
+
+    idle = _rss_mb()
+    started = time.perf_counter()
+    reports = 0
+    with connection.chunked_cursor() as cursor:
+        cursor.execute(
+            "SELECT s.submission_id, s.received_on, r.question_id, r.reported_yes "
+            "FROM surveys_report r JOIN surveys_submission s ON s.id = r.submission_id "
+            "WHERE s.survey_id = %s ORDER BY r.submission_id, r.question_id",
+            [survey_id],
+        )
+        while rows := cursor.fetchmany(10_000):
+            reports += len(rows)
+    elapsed = time.perf_counter() - started
+    assert reports == scale * _common.QUESTIONS, reports
+    print(
+        json.dumps(
+            {
+                "seconds": elapsed,
+                "rows": reports // _common.QUESTIONS,
+                "idle_rss_mb": idle,
+                "peak_rss_mb": _peak_rss_mb(),
+            }
+        )
+    )
+
+
+def main():
+    scale = _common.bench_scale()
+    print(f"Raw CSV export, 10-question survey with {scale:,} stored submissions")
+    print(f"Machine: {_common.machine()}")
+    rows = []
+    for engine in _common.engines():
+        with _common.scratch_database(engine) as url:
+            env = _common.production_env(url)
+            made = _common.run_child(__file__, "--populate", str(scale), env=env)
+            survey, token = str(made["survey"]), made["token"]
+            export = _common.run_child(__file__, "--export", survey, token, str(scale), env=env)
+            floor = _common.run_child(__file__, "--baseline", survey, str(scale), env=env)
+        export_rate = export["rows"] / export["seconds"]
+        floor_rate = floor["rows"] / floor["seconds"]
+        rows.append(
+            [
+                engine,
+                f"{export['seconds']:.1f}",
+                f"{export_rate:,.0f}",
+                f"{export['first_byte_ms']:.0f}",
+                f"{export['megabytes']:.0f}",
+                f"{export['idle_rss_mb']:.0f}",
+                f"{export['peak_rss_mb']:.0f}",
+                f"{export['peak_rss_mb'] - export['idle_rss_mb']:.0f}",
+                f"{floor_rate:,.0f}",
+                f"{floor['peak_rss_mb']:.0f}",
+                f"{export_rate / floor_rate:.2f}",
+            ]
+        )
+    print()
+    print(
+        _common.table(
+            [
+                "database",
+                "export s",
+                "export rows/s",
+                "first byte ms",
+                "CSV MB",
+                "RSS before MB",
+                "peak RSS MB",
+                "growth MB",
+                "raw SQL rows/s",
+                "raw SQL peak RSS MB",
+                "export / raw SQL",
+            ],
+            rows,
+        )
+    )
+    print(
+        f"\nRows are submissions (one CSV line each, {_common.QUESTIONS} reports). "
+        "RSS before: the process after a warm-up request (Django, NumPy, SciPy loaded); "
+        f"growth: what the export added. Target: export peak RSS < {TARGET_RSS_MB} MB."
+    )
+
+
+if __name__ == "__main__":
+    command = sys.argv[1:2]
+    if command == ["--populate"]:
+        child_populate(int(sys.argv[2]))
+    elif command == ["--export"]:
+        child_export(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    elif command == ["--baseline"]:
+        child_baseline(sys.argv[2], int(sys.argv[3]))
+    else:
+        main()

@@ -1,0 +1,37 @@
+"""The project's URLs plus the benchmark's floor: a bare Django view doing one INSERT.
+
+Never part of the application: only ``bench.bench_settings`` routes here.
+"""
+
+import json
+import uuid
+
+from django.db import connection
+from django.http import JsonResponse
+from django.urls import include, path
+from django.utils import timezone
+from django.views.decorators.csrf import csrf_exempt
+
+
+@csrf_exempt
+def bare_insert(request, survey_id):
+    """Read a JSON body, INSERT one row (autocommit), answer 201: the least a write can cost."""
+    body = json.loads(request.body)
+    submission_id = uuid.UUID(body["submission_id"])
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO surveys_submission (survey_id, submission_id, received_on) "
+            "VALUES (%s, %s, %s)",
+            [
+                survey_id,
+                submission_id.hex if connection.vendor == "sqlite" else submission_id,
+                timezone.now().date(),
+            ],
+        )
+    return JsonResponse({"submission_id": str(submission_id), "status": "recorded"}, status=201)
+
+
+urlpatterns = [
+    path("bench/bare-insert/<int:survey_id>/", bare_insert),
+    path("", include("config.urls")),
+]
