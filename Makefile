@@ -84,8 +84,11 @@ format: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
+## make bench: the benchmarks (docs/benchmarks.md), on SQLite and on PostgreSQL when it answers at
+## BENCH_POSTGRES_URL. Production settings (each script sets them for its servers). A few minutes
+## at the default BENCH_SCALE=100000; BENCH_SCALE=1000000 make bench for the documented figures.
 bench: $(VENV)/.dev-installed
-	@for script in bench/bench_*.py; do echo "== $$script"; $(DEV_ENV) $(PY) $$script || exit 1; done
+	@for script in bench/bench_*.py; do echo "== $$script"; $(PY) $$script || exit 1; echo; done
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache db.sqlite3 db.sqlite3-*

@@ -1,1 +1,1 @@
-"""Benchmarks (``make bench``); a package so gunicorn can import ``bench.bench_settings``."""
+"""Benchmarks (``make bench``); a package so gunicorn can import ``bench.settings``."""

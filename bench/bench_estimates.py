@@ -1,11 +1,11 @@
 """Estimates latency at a thousand vs a million stored submissions of a 10-question survey.
 
     .venv/bin/python bench/bench_estimates.py          # or: make bench
-    BENCH_SCALE=100000 .venv/bin/python bench/bench_estimates.py   # quicker, smaller survey
+    BENCH_SCALE=1000000 .venv/bin/python bench/bench_estimates.py   # the documented figures
 
 For each database (SQLite, and PostgreSQL when reachable) one child process creates the survey,
 stores 1,000 simulated submissions, times the researcher's estimates requests, grows the same
-survey to BENCH_SCALE submissions (default 1,000,000; setup is not timed) and times them again.
+survey to BENCH_SCALE submissions (default 100,000; setup is not timed) and times them again.
 Requests go through Django's whole stack in-process (middleware, auth, view, JSON or HTML),
 without a network in between. Targets: ratio (large / 1k) <= 2, median <= 50 ms at 1 million.
 """

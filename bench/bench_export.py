@@ -1,10 +1,10 @@
 """Raw-reports CSV export of a survey with a million submissions: streamed, rows/s, peak memory.
 
     .venv/bin/python bench/bench_export.py          # or: make bench
-    BENCH_SCALE=100000 .venv/bin/python bench/bench_export.py   # quicker, smaller survey
+    BENCH_SCALE=1000000 .venv/bin/python bench/bench_export.py   # the documented figures
 
 For each database (SQLite, and PostgreSQL when reachable): one child process stores
-BENCH_SCALE simulated submissions of a 10-question survey (default 1,000,000; not timed). Then
+BENCH_SCALE simulated submissions of a 10-question survey (default 100,000; not timed). Then
 two fresh child processes, so that nothing of the population counts against their memory:
 
 - export: the researcher API's ``responses.csv`` through Django's whole stack in-process,

@@ -1,21 +1,24 @@
 """Submission throughput of the public endpoint against a bare Django INSERT, same server.
 
     .venv/bin/python bench/bench_submissions.py     # or: make bench
-    BENCH_SECONDS=20 BENCH_CLIENTS=8 .venv/bin/python bench/bench_submissions.py
+    BENCH_SECONDS=20 BENCH_CLIENTS=8 WEB_CONCURRENCY=2 .venv/bin/python bench/bench_submissions.py
 
 For each database (SQLite, and PostgreSQL when reachable) one gunicorn (tests/live.py's, with
 the production configuration deploy/gunicorn.conf.py, DEBUG off, no rate limit, WEB_CONCURRENCY
-workers, default 2) serves both endpoints:
+sync workers, default 2) serves all the endpoints measured:
 
 - public: ``POST /api/v1/public/surveys/<slug>/responses/``, the real respondent path (10
   randomized bits for a 10-question survey, a fresh submission id each);
-- floor: ``POST /bench/bare-insert/<id>/`` (bench/bench_urls.py, routed only by the bench's
-  settings): a plain Django view that parses the same JSON body and INSERTs one submission row.
+- public, spread: the same requests cycling over 8 such surveys, so concurrent submissions
+  never update the same tally rows: the gap to "public" is what the row locks of the
+  per-survey counters cost (the case for sharded counters);
+- floor: ``POST /bench/bare-insert/<id>/`` (bench/urls.py, routed only by bench/settings.py):
+  a plain Django view that parses the same JSON body and INSERTs one submission row.
 
 A Python load generator on loopback (BENCH_CLIENTS threads, default 8, each with http.client;
-the sync workers close every connection, so each request is a new connection for both)
-drives each endpoint for BENCH_SECONDS (default 10) after a warm-up, alternating twice. The
-ratio public / floor is the figure of merit (target >= 0.7 on PostgreSQL).
+the sync workers close every connection, so each request is a new connection for all) drives
+each endpoint for BENCH_SECONDS (default 10) after a warm-up, alternating, twice. The ratio
+public / floor is the figure of merit (target >= 0.7 on PostgreSQL).
 """
 
 from __future__ import annotations
@@ -112,7 +115,7 @@ def measure(engine):
     else:
         os.environ.pop("DATABASE_URL", None)
     env = {
-        "DJANGO_SETTINGS_MODULE": "bench.bench_settings",
+        "DJANGO_SETTINGS_MODULE": "bench.settings",
         "RESPONSE_RATE_LIMIT": "off",
         "LOG_LEVEL": "WARNING",
     }

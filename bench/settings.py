@@ -2,4 +2,4 @@
 
 from config.settings import *  # noqa: F403
 
-ROOT_URLCONF = "bench.bench_urls"
+ROOT_URLCONF = "bench.urls"

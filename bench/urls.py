@@ -1,6 +1,6 @@
 """The project's URLs plus the benchmark's floor: a bare Django view doing one INSERT.
 
-Never part of the application: only ``bench.bench_settings`` routes here.
+Never part of the application: only ``bench.settings`` routes here.
 """
 
 import json
