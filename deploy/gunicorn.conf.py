@@ -30,6 +30,9 @@ graceful_timeout = 30
 # them from restarting all at once.
 max_requests = 10000
 max_requests_jitter = 1000
+# gunicorn's runtime control socket is unused here, and its default path is one per user: two
+# servers on one host (tests, benchmarks, blue/green) would fight over it.
+control_socket_disable = True
 
 accesslog = os.environ.get("GUNICORN_ACCESS_LOG") or None
 # No %(h)s (address), %(a)s (user agent), %(t)s (time), %(f)s (referer) or request headers.
