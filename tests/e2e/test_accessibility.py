@@ -13,7 +13,7 @@ import pytest
 from django.conf import settings
 from playwright.sync_api import expect
 
-from surveys import services
+from surveys import grouping, public_results, services
 from surveys.models import Submission, Survey
 from tests.conftest import PASSWORD
 
@@ -41,29 +41,49 @@ LANGUAGES = {
 }
 WIDTHS = {"desktop": 1280, "phone": 390}
 PAGES = ("respondent", "sign-in", "dashboard", "builder", "results")
-RESEARCHER_PAGES = {"dashboard", "builder", "results"}
+# The analysis pages (by group, regression, planner, public results): same rules, one width.
+ANALYSIS_PAGES = ("breakdown", "regression", "planner", "public-settings", "public-results")
+DEPARTMENTS = ("Sales", "Research", "Support")
 
 
 @pytest.fixture
 def surveys(make_survey):
-    """A draft being built (every builder control) and an open survey with results to read."""
+    """A draft being built (every builder control) and an open survey with results to read,
+    both with a grouping question (its own block on the respondent page)."""
     draft = make_survey(title="Exam honesty", status=Survey.Status.DRAFT)
-    survey = make_survey(min_n=5)
-    # 40 simulated respondents; every report of the second question is "no", so its unbiased
-    # estimate falls below 0% and the page shows the clamped value with its footnote.
+    grouping.grouping_question_add(survey=draft, text="Your year?", options=("1st", "2nd"))
+    survey = make_survey(min_n=5, status=Survey.Status.DRAFT)
+    grouping.grouping_question_add(
+        survey=survey, text="Which department do you work in?", options=DEPARTMENTS
+    )
+    survey = services.survey_open(survey=survey)
+    # 40 simulated respondents in two departments; every report of the second question is
+    # "no", so its unbiased estimate falls below 0% and the page shows the clamped value with
+    # its footnote, and a department nobody chose shows how withheld cells read.
     reports = np.zeros((40, 2), dtype=bool)
     reports[::2, 0] = True
-    services.simulated_submissions_record(survey=survey, reports=reports)
+    sales, research, _support = survey.grouping_questions.get().options.all()
+    grouping.simulated_grouped_submissions_record(
+        survey=survey, reports=reports, options=[[sales.pk]] * 25 + [[research.pk]] * 15
+    )
+    public_results.public_results_update(survey=survey, enabled=True, epsilon=1.0)
+    survey.refresh_from_db()
     return {"draft": draft, "open": survey}
 
 
 def page_path(name, surveys):
+    survey = surveys["open"]
     return {
-        "respondent": f"/s/{surveys['open'].slug}/",
+        "respondent": f"/s/{survey.slug}/",
         "sign-in": "/accounts/login/",
         "dashboard": "/surveys/",
         "builder": f"/surveys/{surveys['draft'].pk}/",
-        "results": f"/surveys/{surveys['open'].pk}/results/",
+        "results": f"/surveys/{survey.pk}/results/",
+        "breakdown": f"/surveys/{survey.pk}/breakdown/",
+        "regression": f"/surveys/{survey.pk}/regression/",
+        "planner": f"/surveys/{survey.pk}/planner/?goal=difference&difference=10",
+        "public-settings": f"/surveys/{survey.pk}/public/",
+        "public-results": f"/r/{survey.slug}/",
     }[name]
 
 
@@ -84,28 +104,67 @@ def axe_violations(page):
     return page.evaluate(AXE_RUN, AXE_TAGS)
 
 
-@pytest.mark.parametrize("width", WIDTHS.values(), ids=WIDTHS.keys())
-@pytest.mark.parametrize("language", LANGUAGES)
-@pytest.mark.parametrize("name", PAGES)
-def test_axe_finds_no_wcag_violation(
-    live_server, new_context, sign_in, owner, surveys, name, language, width
-):
-    locale, html_lang, marker = LANGUAGES[language]
-    page = open_page(
-        new_context,
-        sign_in,
-        live_server,
-        owner,
-        path=page_path(name, surveys),
-        locale=locale,
-        width=width,
-    )
+NO_SIDEWAYS_SCROLL = "() => document.documentElement.scrollWidth <= window.innerWidth"
+CONTROLS_OUTSIDE = """() => [...document.querySelectorAll("a, button, input, select, summary")]
+  .filter((el) => el.offsetParent !== null && !el.closest(".visually-hidden, .skip-link"))
+  .filter((el) => !el.closest(".table-wrap, .chart-scroll"))  /* may scroll in their own box */
+  .map((el) => [el.outerHTML.slice(0, 80), el.getBoundingClientRect()])
+  .filter(([, box]) => box.left < -0.5 || box.right > window.innerWidth + 0.5)
+  .map(([html]) => html)"""
+
+
+def check_page(page, *, name, language, width):
+    """The page is in the language asked for, axe finds nothing, and it fits its width."""
+    _locale, html_lang, marker = LANGUAGES[language]
     assert page.locator("html").get_attribute("lang") == html_lang
     assert marker in page.locator("footer").inner_text()
     violations = axe_violations(page)
     assert violations == [], "\n".join(
         f"{v['id']} ({v['help']}):\n  " + "\n  ".join(v["nodes"]) for v in violations
     )
+    assert page.evaluate(NO_SIDEWAYS_SCROLL), f"{name} scrolls sideways at {width}px"
+    assert page.evaluate(CONTROLS_OUTSIDE) == []
+
+
+@pytest.mark.parametrize("width", WIDTHS.values(), ids=WIDTHS.keys())
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("name", PAGES)
+def test_axe_finds_no_wcag_violation(
+    live_server, new_context, sign_in, owner, surveys, name, language, width
+):
+    path = page_path(name, surveys)
+    locale = LANGUAGES[language][0]
+    page = open_page(
+        new_context, sign_in, live_server, owner, path=path, locale=locale, width=width
+    )
+    check_page(page, name=name, language=language, width=width)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("name", ANALYSIS_PAGES)
+def test_axe_finds_no_wcag_violation_on_the_analysis_pages(
+    live_server, new_context, sign_in, owner, surveys, name, language
+):
+    path = page_path(name, surveys)
+    locale, width = LANGUAGES[language][0], WIDTHS["phone"]
+    page = open_page(
+        new_context, sign_in, live_server, owner, path=path, locale=locale, width=width
+    )
+    check_page(page, name=name, language=language, width=width)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("name", PAGES + ANALYSIS_PAGES)
+def test_pages_work_at_200_percent_zoom(
+    live_server, new_context, sign_in, owner, surveys, name, language
+):
+    # 200% zoom on a 1280-pixel-wide window lays the page out in 640 CSS pixels.
+    path = page_path(name, surveys)
+    locale, width = LANGUAGES[language][0], 640
+    page = open_page(
+        new_context, sign_in, live_server, owner, path=path, locale=locale, width=width
+    )
+    check_page(page, name=name, language=language, width=width)
 
 
 def test_axe_finds_no_violation_in_the_respondents_error_and_thank_you_states(
@@ -121,10 +180,10 @@ def test_axe_finds_no_violation_in_the_respondents_error_and_thank_you_states(
         width=390,
     )
     page.locator("#respond-submit").click()  # nothing answered: the error summary shows
-    expect(page.locator("#respond-errors li")).to_have_count(2)
+    expect(page.locator("#respond-errors li")).to_have_count(3)  # two yes/no, one group
     assert axe_violations(page) == []
     for fieldset in page.locator("fieldset.question").all():
-        fieldset.locator("input[value=no]").check()
+        fieldset.locator("input[type=radio]").last.check()
     page.locator("#respond-submit").click()
     expect(page.locator("#respond-done")).to_be_visible()
     page.locator("#respond-done summary").click()
@@ -262,36 +321,6 @@ def test_a_researcher_signs_in_and_opens_a_survey_with_the_keyboard_only(
 
 
 # --- reflow, zoom, targets, motion --------------------------------------------------------
-
-NO_SIDEWAYS_SCROLL = "() => document.documentElement.scrollWidth <= window.innerWidth"
-
-
-CONTROLS_OUTSIDE = """() => [...document.querySelectorAll("a, button, input, select, summary")]
-  .filter((el) => el.offsetParent !== null && !el.closest(".visually-hidden, .skip-link"))
-  .filter((el) => !el.closest(".table-wrap"))  /* a data table may scroll in its own box */
-  .map((el) => [el.outerHTML.slice(0, 80), el.getBoundingClientRect()])
-  .filter(([, box]) => box.left < -0.5 || box.right > window.innerWidth + 0.5)
-  .map(([html]) => html)"""
-
-
-@pytest.mark.parametrize("width", [390, 640], ids=["phone", "desktop-at-200-percent-zoom"])
-@pytest.mark.parametrize("language", LANGUAGES)
-@pytest.mark.parametrize("name", PAGES)
-def test_pages_reflow_without_sideways_scrolling(
-    live_server, new_context, sign_in, owner, surveys, name, language, width
-):
-    # 200% zoom on a 1280-pixel-wide window lays the page out in 640 CSS pixels.
-    page = open_page(
-        new_context,
-        sign_in,
-        live_server,
-        owner,
-        path=page_path(name, surveys),
-        locale=LANGUAGES[language][0],
-        width=width,
-    )
-    assert page.evaluate(NO_SIDEWAYS_SCROLL), f"{name} scrolls sideways at {width}px"
-    assert page.evaluate(CONTROLS_OUTSIDE) == []
 
 
 def test_every_control_of_the_respondent_page_is_at_least_24_pixels_square(
