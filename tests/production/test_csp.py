@@ -3,9 +3,10 @@
 import re
 
 import pytest
-from django.urls import reverse
+from django.urls import URLResolver, get_resolver, reverse
+from django.urls.resolvers import RoutePattern
 
-from surveys.models import Survey
+from surveys.models import GroupingOption, GroupingQuestion, Survey
 
 # Sources a page may load from: its own origin and data: images (inline SVG icons). Anything
 # else (a host, 'unsafe-inline', 'unsafe-eval', a nonce, blob:, *) would widen the policy.
@@ -46,68 +47,94 @@ def assert_nothing_inline(path, html):
     assert not JAVASCRIPT_URL.search(html), f"{path}: javascript: URL"
 
 
-@pytest.fixture
-def page_paths(make_survey, submit):
-    draft = make_survey(title="Draft", status=Survey.Status.DRAFT)
-    survey = make_survey()
-    for bits in ([True, False], [False, False], [True, True]):
-        assert submit(survey, bits).status_code == 201
-    closed = make_survey(title="Closed", status=Survey.Status.CLOSED)
-    question = draft.questions.first()
-    researcher = [
-        reverse("surveys:dashboard"),
-        reverse("surveys:survey-new"),
-        reverse("surveys:builder", args=[draft.pk]),
-        reverse("surveys:question-edit", args=[draft.pk, question.pk]),
-        reverse("surveys:preview", args=[draft.pk]),
-        reverse("surveys:share", args=[survey.pk]),
-        reverse("surveys:results", args=[survey.pk]),
-        reverse("surveys:delete", args=[survey.pk]),
-        reverse("surveys:qr", args=[survey.pk]),
-        reverse("surveys:estimates-csv", args=[survey.pk]),
-        reverse("surveys:responses-csv", args=[survey.pk]),
-        reverse("api-docs"),
-        reverse("api-docs") + "?script=",
-    ]
-    public = [
-        reverse("surveys:home"),
-        reverse("login"),
-        reverse("signup"),
-        reverse("surveys:respond", args=[survey.slug]),
-        reverse("surveys:respond", args=[closed.slug]),
-        reverse("surveys:respond", args=[draft.slug]),
-        reverse("surveys:respond", args=["no-such-survey"]),
-        f"/api/v1/public/surveys/{survey.slug}/",
-        "/api/v1/public/surveys/no-such-survey/",
-        "/no/such/page/",
-    ]
-    return {"researcher": researcher, "public": public}
+def route_templates(patterns=None, prefix=""):
+    """Every routed path as ``(template, converters)``, e.g. ``("s/<slug>/", {"slug"})``.
 
-
-@pytest.mark.django_db
-def test_every_page_type_carries_the_strict_policy(client, owner, page_paths):
-    seen = []
-    for path in page_paths["public"]:
-        seen.append((path, client.get(path)))
-    client.force_login(owner)
-    for path in page_paths["researcher"]:
-        seen.append((path, client.get(path)))
-    for path, response in seen:
-        assert response.status_code in (200, 404), (path, response.status_code)
-        assert_strict(path.split("?")[0], policy(response))
-
-
-@pytest.mark.django_db
-def test_html_pages_have_no_inline_script_style_or_handlers(client, owner, page_paths):
-    checked = 0
-    client.force_login(owner)
-    for path in page_paths["public"] + page_paths["researcher"]:
-        response = client.get(path)
-        if not response["Content-Type"].startswith("text/html"):
+    Regular-expression routes (the API's catch-all 404) and the admin are left out.
+    """
+    patterns = get_resolver().url_patterns if patterns is None else patterns
+    for entry in patterns:
+        if not isinstance(entry.pattern, RoutePattern):
             continue
-        assert_nothing_inline(path, response.content.decode())
+        route = prefix + entry.pattern._route
+        if route.startswith("admin/"):
+            continue
+        if isinstance(entry, URLResolver):
+            yield from route_templates(entry.url_patterns, route)
+        else:
+            yield route, set(entry.pattern.converters)
+
+
+@pytest.fixture
+def page_paths(owner, make_survey, submit):
+    """One path (or more) for every route, filled with the cast's surveys; researcher routes
+    with the owner's, so the real pages render rather than 404s."""
+    draft = make_survey(title="Draft", status=Survey.Status.DRAFT)
+    grouping = GroupingQuestion.objects.create(survey=draft, position=0, text="Age band?")
+    GroupingOption.objects.create(grouping_question=grouping, position=0, label="Under 30")
+    answered = make_survey()
+    for bits in ([True, False], [False, False], [True, True]):
+        assert submit(answered, bits).status_code == 201
+    closed = make_survey(title="Closed", status=Survey.Status.CLOSED)
+    values = {
+        "qid": [draft.questions.first().pk],
+        "gid": [grouping.pk],
+        "pk": [draft.pk, answered.pk],
+        "survey_id": [answered.pk],
+        "slug": [answered.slug, closed.slug, draft.slug, "no-such-survey"],
+    }
+    paths = []
+    for template, converters in route_templates():
+        unknown = converters - set(values)
+        assert not unknown, f"no test value for {sorted(unknown)} in {template}"
+        filled = [template]
+        for name in converters:
+            filled = [
+                re.sub(rf"<(\w+:)?{name}>", str(value), path)
+                for path in filled
+                for value in (
+                    values[name][:1] if "qid" in converters or "gid" in converters else values[name]
+                )
+            ]
+        paths.extend("/" + path for path in filled)
+    paths += ["/no/such/page/", reverse("api-docs") + "?script="]
+    return paths
+
+
+@pytest.mark.django_db
+def test_every_route_answers_with_the_strict_policy(client, owner, page_paths):
+    client.force_login(owner)
+    checked = 0
+    for path in page_paths:
+        response = client.get(path)
+        assert response.status_code < 500, path
+        assert_strict(path, policy(response))
         checked += 1
-    assert checked >= 15
+    assert checked >= 40
+
+
+@pytest.mark.django_db
+def test_no_page_has_inline_script_style_or_handlers(client, owner, page_paths):
+    pages = set()
+    for signed_in in (False, True):
+        if signed_in:
+            client.force_login(owner)
+        for path in page_paths:
+            response = client.get(path)
+            if response.status_code == 200 and response["Content-Type"].startswith("text/html"):
+                assert_nothing_inline(path, response.content.decode())
+                pages.add(path)
+    assert {"/accounts/login/", "/accounts/signup/", "/api/docs/", "/surveys/"} <= pages
+    assert len(pages) >= 20
+
+
+@pytest.mark.django_db
+def test_anonymous_pages_carry_the_strict_policy_too(client, page_paths):
+    # Signed out, researcher routes redirect to the login page: those responses count too.
+    for path in page_paths:
+        response = client.get(path)
+        assert response.status_code < 500, path
+        assert_strict(path, policy(response))
 
 
 def test_the_inline_detectors_catch_what_they_should():
