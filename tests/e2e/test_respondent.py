@@ -100,7 +100,7 @@ def test_respondents_send_only_a_submission_id_and_randomized_booleans(
         truths = {qid: (respondent + index) % 2 == 0 for index, qid in enumerate(ids)}
         sent.append(take_survey(page, live_server, survey, truths))
         assert page.evaluate(
-            "() => [...document.querySelectorAll('input')].every((input) => input.form === null)"
+            "() => [...document.querySelectorAll('main input')].every((i) => i.form === null)"
         )
 
     assert problems == []  # no script error, nothing the strict CSP had to block
