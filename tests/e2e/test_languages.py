@@ -141,7 +141,9 @@ def test_an_api_refusal_reaches_the_respondent_in_the_pages_language(
     with page.expect_response(lambda r: r.request.method == "POST") as reply:
         page.get_by_role("button", name="随机化并发送我的回答").click()
     assert reply.value.status == 409
-    assert reply.value.request.headers["accept-language"] == "zh-Hans"
+    sent = reply.value.request.all_headers()
+    assert sent["accept-language"] == "zh-Hans"
+    assert "cookie" not in sent  # neither the language choice nor the CSRF token rides along
     expect(page.locator("#respond-status")).to_have_text(
         "您的回答未被接受：此问卷已结束，不再接受回答。"
     )
