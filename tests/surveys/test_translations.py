@@ -21,9 +21,10 @@ import rest_framework
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
-from django.test import Client, override_settings
+from django.test import Client, RequestFactory, override_settings
 from django.urls import reverse
 from django.utils import translation
+from django.views.defaults import server_error
 
 from surveys import services
 from surveys.api import throttling
@@ -319,3 +320,34 @@ def test_an_impossible_coin_is_refused_in_the_researchers_language(owner):
     assert error.value.message_dict == {
         "p_truth": ["0과 1 사이(0과 1 제외)의 값이어야 합니다. 입력값: 1.0"]
     }
+
+
+# --- error pages ---------------------------------------------------------------------------
+
+
+def test_not_found_pages_speak_the_visitors_language_and_offer_the_switcher(client):
+    response = client.get("/no/such/page/", HTTP_ACCEPT_LANGUAGE="ko")
+    assert response.status_code == 404
+    html = response.content.decode()
+    assert '<html lang="ko">' in html
+    assert '<h1 id="error-title">페이지를 찾을 수 없습니다</h1>' in html
+    assert_switcher_returns_to(response, "/no/such/page/")
+
+
+def test_another_researchers_survey_is_a_translated_404(other_client, open_survey):
+    response = other_client.get(
+        reverse("surveys:results", args=[open_survey.pk]), HTTP_ACCEPT_LANGUAGE="zh-Hans"
+    )
+    assert response.status_code == 404
+    html = response.content.decode()
+    assert '<html lang="zh-Hans">' in html and "未找到页面" in html
+    assert open_survey.title not in html
+
+
+def test_the_server_error_page_is_in_the_visitors_language():
+    with translation.override("zh-hans"):
+        response = server_error(RequestFactory().get("/"))
+    html = response.content.decode()
+    assert response.status_code == 500
+    assert '<html lang="zh-Hans">' in html
+    assert "<title>出现了问题 · rrsurvey</title>" in html
