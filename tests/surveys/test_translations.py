@@ -351,3 +351,17 @@ def test_the_server_error_page_is_in_the_visitors_language():
     assert response.status_code == 500
     assert '<html lang="zh-Hans">' in html
     assert "<title>出现了问题 · rrsurvey</title>" in html
+
+
+def test_a_language_switch_without_the_csrf_cookie_explains_itself_in_the_language(client):
+    csrf_client = Client(enforce_csrf_checks=True)
+    response = csrf_client.post(
+        reverse("set_language"), {"language": "ko", "next": "/"}, HTTP_ACCEPT_LANGUAGE="ko"
+    )
+    assert response.status_code == 403
+    html = response.content.decode()
+    assert '<html lang="ko">' in html
+    assert "양식을 보내지 못했습니다" in html
+    # The page's own switcher carries a fresh token, so trying again works if cookies may be set.
+    assert re.search(r'name="csrfmiddlewaretoken" value="\w{20,}"', switcher(html))
+    assert "csrftoken" in response.cookies
