@@ -8,25 +8,19 @@ Validation and recording of submitted grouping answers live with the submission 
 ``services.submission_record``.
 """
 
-import uuid
 from collections.abc import Iterable
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import F, Max
-from django.utils import timezone
+from django.db.models import Max
 from django.utils.translation import gettext as _
 
 from .models import (
-    GroupAnswer,
     GroupingOption,
     GroupingQuestion,
-    Question,
-    Report,
-    Submission,
     Survey,
 )
-from .services import _clean_text, _ensure_not_frozen, group_tallies_rebuild
+from .services import _clean_text, _ensure_not_frozen
 
 MAX_GROUPING_QUESTIONS = 10
 MIN_OPTIONS = 2
@@ -118,52 +112,3 @@ def grouping_question_update(*, grouping_question, text, options) -> GroupingQue
 def grouping_question_delete(*, grouping_question) -> None:
     _ensure_not_frozen(Survey.objects.select_for_update().get(pk=grouping_question.survey_id))
     grouping_question.delete()
-
-
-@transaction.atomic
-def simulated_grouped_submissions_record(*, survey, reports, options, received_on=None) -> int:
-    """Bulk-store simulated submissions: randomized reports plus one option per grouping question.
-
-    ``reports`` is an n × questions boolean array (already through the coins, e.g. from
-    dpengine's ``simulate_reports``); ``options`` is an n × grouping-questions array of option
-    ids. For demos, tests and benchmarks; the tallies are recounted once at the end.
-    """
-    questions = list(survey.questions.all())
-    grouping = list(survey.grouping_questions.prefetch_related("options"))
-    if reports.ndim != 2 or reports.shape[1] != len(questions):
-        raise ValidationError(
-            {"reports": [f"Expected an n × {len(questions)} array, got shape {reports.shape}."]}
-        )
-    if len(options) != reports.shape[0] or any(len(row) != len(grouping) for row in options):
-        raise ValidationError(
-            {"options": [f"Expected {reports.shape[0]} rows of {len(grouping)} option ids."]}
-        )
-    valid = [{option.pk for option in gq.options.all()} for gq in grouping]
-    for row in options:
-        for allowed, option_id in zip(valid, row, strict=True):
-            if option_id not in allowed:
-                raise ValidationError({"options": [f"{option_id!r} is not an option here."]})
-    received_on = received_on or timezone.now().date()
-    submissions = Submission.objects.bulk_create(
-        Submission(survey=survey, submission_id=uuid.uuid4(), received_on=received_on)
-        for _row in reports
-    )
-    Report.objects.bulk_create(
-        Report(submission=submission, question=question, reported_yes=bool(bit))
-        for submission, row in zip(submissions, reports, strict=True)
-        for question, bit in zip(questions, row, strict=True)
-    )
-    GroupAnswer.objects.bulk_create(
-        GroupAnswer(submission=submission, grouping_question=gq, option_id=int(option_id))
-        for submission, row in zip(submissions, options, strict=True)
-        for gq, option_id in zip(grouping, row, strict=True)
-    )
-    total = len(submissions)
-    yes_totals = reports.sum(axis=0)
-    for question, yes in zip(questions, yes_totals, strict=True):
-        Question.objects.filter(pk=question.pk).update(
-            report_count=F("report_count") + total, yes_count=F("yes_count") + int(yes)
-        )
-    Survey.objects.filter(pk=survey.pk).update(response_count=F("response_count") + total)
-    group_tallies_rebuild(survey=survey)
-    return total

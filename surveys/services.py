@@ -447,19 +447,36 @@ def _submission_inputs(survey):
 
 
 @transaction.atomic
-def simulated_submissions_record(*, survey, reports, received_on=None, batch_size=5000) -> int:
-    """Bulk-store simulated randomized reports (an n × questions boolean array).
+def simulated_submissions_record(
+    *, survey, reports, options=None, received_on=None, batch_size=5000
+) -> int:
+    """Bulk-store simulated submissions: randomized reports, plus grouping answers if any.
 
-    For demos, tests and benchmarks: rows already went through the coins (dpengine's
-    ``simulate_reports``), so they are stored exactly as a browser would have sent them.
+    ``reports`` is an n × questions boolean array whose rows already went through the coins
+    (dpengine's ``simulate_reports``), so they are stored exactly as a browser would have sent
+    them. ``options`` (n × grouping questions option ids) is required when the survey has
+    grouping questions. For demos, tests and benchmarks; tallies are updated once at the end.
     """
     questions = list(survey.questions.all())
+    grouping = list(survey.grouping_questions.prefetch_related("options"))
     if reports.ndim != 2 or reports.shape[1] != len(questions):
         raise ValidationError(
             {"reports": [f"Expected an n × {len(questions)} array, got shape {reports.shape}."]}
         )
-    received_on = received_on or timezone.now().date()
     total = int(reports.shape[0])
+    options = [] if options is None else [list(row) for row in options]
+    if grouping and (len(options) != total or any(len(row) != len(grouping) for row in options)):
+        raise ValidationError(
+            {"options": [f"Expected {total} rows of {len(grouping)} option ids."]}
+        )
+    if options and not grouping:
+        raise ValidationError({"options": ["This survey has no grouping questions."]})
+    allowed = [{option.pk for option in gq.options.all()} for gq in grouping]
+    for row in options:
+        for valid, option_id in zip(allowed, row, strict=True):
+            if option_id not in valid:
+                raise ValidationError({"options": [f"{option_id!r} is not an option here."]})
+    received_on = received_on or timezone.now().date()
     for start in range(0, total, batch_size):
         chunk = reports[start : start + batch_size]
         submissions = Submission.objects.bulk_create(
@@ -474,12 +491,25 @@ def simulated_submissions_record(*, survey, reports, received_on=None, batch_siz
             ),
             batch_size=batch_size,
         )
+        if grouping:
+            GroupAnswer.objects.bulk_create(
+                (
+                    GroupAnswer(submission=submission, grouping_question=gq, option_id=int(option))
+                    for submission, row in zip(
+                        submissions, options[start : start + batch_size], strict=True
+                    )
+                    for gq, option in zip(grouping, row, strict=True)
+                ),
+                batch_size=batch_size,
+            )
     yes_totals = reports.sum(axis=0)
     for question, yes in zip(questions, yes_totals, strict=True):
         Question.objects.filter(pk=question.pk).update(
             report_count=F("report_count") + total, yes_count=F("yes_count") + int(yes)
         )
     Survey.objects.filter(pk=survey.pk).update(response_count=F("response_count") + total)
+    if grouping:
+        group_tallies_rebuild(survey=survey)
     return total
 
 

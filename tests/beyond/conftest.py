@@ -52,7 +52,7 @@ def simulate():
     """Store n simulated submissions: reports (n × questions bools) and option ids (n × G)."""
 
     def store(survey, reports, option_rows):
-        grouping.simulated_grouped_submissions_record(
+        services.simulated_submissions_record(
             survey=survey, reports=np.asarray(reports, dtype=bool), options=option_rows
         )
         survey.refresh_from_db()

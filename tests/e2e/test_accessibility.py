@@ -63,7 +63,7 @@ def surveys(make_survey):
     reports = np.zeros((40, 2), dtype=bool)
     reports[::2, 0] = True
     sales, research, _support = survey.grouping_questions.get().options.all()
-    grouping.simulated_grouped_submissions_record(
+    services.simulated_submissions_record(
         survey=survey, reports=reports, options=[[sales.pk]] * 25 + [[research.pk]] * 15
     )
     public_results.public_results_update(survey=survey, enabled=True, epsilon=1.0)

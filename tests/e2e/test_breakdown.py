@@ -36,7 +36,7 @@ def survey(owner):
     survey = services.survey_open(survey=survey)
     sales, research, _support = gq.options.all()
     rng = np.random.default_rng(2024)
-    grouping.simulated_grouped_submissions_record(
+    services.simulated_submissions_record(
         survey=survey,
         reports=rng.random((80, 2)) < 0.5,
         options=[[sales.pk]] * 40 + [[research.pk]] * 40,
@@ -150,7 +150,7 @@ def test_the_regression_page_shows_a_coefficient_table(
     gq = survey.grouping_questions.get()
     support = gq.options.get(label="Support")
     rng = np.random.default_rng(7)
-    grouping.simulated_grouped_submissions_record(
+    services.simulated_submissions_record(
         survey=survey, reports=rng.random((60, 2)) < 0.5, options=[[support.pk]] * 60
     )
     page = new_context().new_page()

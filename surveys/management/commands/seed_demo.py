@@ -4,21 +4,34 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from dpengine import simulate_reports
-from surveys import selectors, services
+from surveys import grouping, selectors, services
 from surveys.models import Survey
 
 DEMO_USERNAME = "demo"
 DEMO_PASSWORD = "demo-password"
 DEMO_TITLE = "Workplace conduct survey (demo)"
-# The simulated population's true shares, so the estimates on the results page can be
-# compared with the truth.
 DEMO_QUESTIONS = (
-    ("Have you ever taken office supplies home for private use?", 0.40),
-    ("Have you called in sick when you were not ill in the past year?", 0.25),
-    ("Have you used drugs or alcohol during working hours in the past year?", 0.10),
-    ("Have you ever falsified a timesheet or expense claim?", 0.05),
+    "Have you ever taken office supplies home for private use?",
+    "Have you called in sick when you were not ill in the past year?",
+    "Have you used drugs or alcohol during working hours in the past year?",
+    "Have you ever falsified a timesheet or expense claim?",
 )
-DEMO_RESPONDENTS = 3000
+DEMO_GROUPING_QUESTION = "Which part of the company do you work in?"
+# The simulated population: respondents per department and each department's true share of
+# "yes" per question, so estimates on the results and breakdown pages can be checked.
+DEMO_DEPARTMENTS = (
+    ("Warehouse", 1200, (0.50, 0.30, 0.15, 0.04)),
+    ("Sales", 1000, (0.35, 0.25, 0.08, 0.10)),
+    ("Office", 800, (0.30, 0.18, 0.05, 0.02)),
+)
+
+
+def true_shares():
+    total = sum(n for _label, n, _shares in DEMO_DEPARTMENTS)
+    return [
+        sum(n * shares[q] for _label, n, shares in DEMO_DEPARTMENTS) / total
+        for q in range(len(DEMO_QUESTIONS))
+    ]
 
 
 class Command(BaseCommand):
@@ -36,36 +49,47 @@ class Command(BaseCommand):
         user.save()
         survey = Survey.objects.filter(owner=user, title=DEMO_TITLE).first()
         if survey is None:
-            survey = services.survey_create(
-                owner=user,
-                title=DEMO_TITLE,
-                intro=(
-                    "A short anonymous survey about conduct at work. Your browser randomizes "
-                    "every answer before it is sent, so no answer can be held against you."
-                ),
-                questions=[text for text, _share in DEMO_QUESTIONS],
-                min_n=30,
-            )
-            survey = services.survey_open(survey=survey)
-            design = selectors.survey_design(survey=survey)
-            rng = np.random.default_rng(seed)
-            reports = np.column_stack(
-                [
-                    simulate_reports(share, DEMO_RESPONDENTS, design, rng)
-                    for _t, share in DEMO_QUESTIONS
-                ]
-            )
-            services.simulated_submissions_record(survey=survey, reports=reports)
-            self.stdout.write(
-                f"Created the demo survey with {DEMO_RESPONDENTS} simulated respondents."
-            )
+            survey = self.create_demo_survey(user, seed)
         base = base_url.rstrip("/")
         self.stdout.write(
             "\n"
             f"  Researcher sign-in: {base}/accounts/login/  "
             f"(username {DEMO_USERNAME!r}, password {DEMO_PASSWORD!r})\n"
             f"  Respondent link:    {base}/s/{survey.slug}/\n"
-            f"  True shares used in the simulation: "
-            + ", ".join(f"{share:.0%}" for _t, share in DEMO_QUESTIONS)
+            "  True shares in the simulated population: "
+            + ", ".join(f"{share:.1%}" for share in true_shares())
             + "\n"
         )
+
+    def create_demo_survey(self, user, seed):
+        survey = services.survey_create(
+            owner=user,
+            title=DEMO_TITLE,
+            intro=(
+                "A short anonymous survey about conduct at work. Your browser randomizes "
+                "every answer before it is sent, so no answer can be held against you."
+            ),
+            questions=DEMO_QUESTIONS,
+            min_n=30,
+        )
+        department = grouping.grouping_question_add(
+            survey=survey,
+            text=DEMO_GROUPING_QUESTION,
+            options=[label for label, _n, _shares in DEMO_DEPARTMENTS],
+        )
+        survey = services.survey_open(survey=survey)
+        design = selectors.survey_design(survey=survey)
+        rng = np.random.default_rng(seed)
+        reports, options = [], []
+        for option, (_label, n, shares) in zip(
+            department.options.all(), DEMO_DEPARTMENTS, strict=True
+        ):
+            reports.append(
+                np.column_stack([simulate_reports(share, n, design, rng) for share in shares])
+            )
+            options.extend([[option.pk]] * n)
+        total = services.simulated_submissions_record(
+            survey=survey, reports=np.vstack(reports), options=options
+        )
+        self.stdout.write(f"Created the demo survey with {total} simulated respondents.")
+        return survey
