@@ -134,16 +134,19 @@ def run_child(script, *args, env, timeout=3600):
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-def django_setup():
-    """In a child process: set up Django against DATABASE_URL and migrate it."""
+def django_setup(*, migrate=True):
+    """In a child process: set up Django against DATABASE_URL (and migrate it, unless a
+    previous child did: a server process never runs migrations, nor carries their memory)."""
     sys.path.insert(0, str(ROOT))
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
     import django
-    from django.core.management import call_command
 
     django.setup()
-    call_command("migrate", verbosity=0, interactive=False)
-    call_command("createcachetable", verbosity=0)
+    if migrate:
+        from django.core.management import call_command
+
+        call_command("migrate", verbosity=0, interactive=False)
+        call_command("createcachetable", verbosity=0)
 
 
 def make_survey(*, questions=QUESTIONS, username="bench-researcher"):
