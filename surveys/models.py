@@ -25,6 +25,20 @@ def new_slug():
     return secrets.token_urlsafe(12)
 
 
+def is_slug(value):
+    """Whether ``value`` could be a survey's slug (new_slug's URL-safe alphabet).
+
+    Checked before a look-up: anything else names no survey, and some text taken from a URL
+    (a NUL byte) is not even a valid PostgreSQL query parameter.
+    """
+    return (
+        isinstance(value, str)
+        and 0 < len(value) <= 32
+        and value.isascii()
+        and all(char.isalnum() or char in "-_" for char in value)
+    )
+
+
 class Survey(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", _("Draft")

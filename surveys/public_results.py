@@ -30,7 +30,7 @@ from django.utils.translation import gettext as _
 import dpengine
 from dpengine import Estimate
 
-from .models import GroupingOption, PublicRelease, Survey
+from .models import GroupingOption, PublicRelease, Survey, is_slug
 from .selectors import survey_design
 
 RELEASE_INTERVAL = timedelta(days=1)
@@ -179,6 +179,8 @@ class PublicResults:
 
 def public_results(*, slug, now=None, rng=None) -> PublicResults:
     """The public page of the survey with this slug; 404 unless its owner turned it on."""
+    if not is_slug(slug):
+        raise Http404("No such public results page.")
     try:
         survey = Survey.objects.get(slug=slug, public_results=True)
     except Survey.DoesNotExist:

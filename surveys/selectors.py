@@ -12,7 +12,7 @@ from django.utils import timezone
 import dpengine
 from dpengine import Estimate, ForcedResponse
 
-from .models import CI_METHODS, Question, Report, Survey
+from .models import CI_METHODS, Question, Report, Survey, is_slug
 
 VALID_METHODS = tuple(code for code, _label in CI_METHODS)
 PLANNING_MARGIN = 0.05
@@ -94,6 +94,8 @@ def survey_for_owner(*, owner, survey_id) -> Survey:
 
 
 def survey_by_slug(*, slug) -> Survey:
+    if not is_slug(slug):
+        raise Http404("No such survey.")
     try:
         return Survey.objects.get(slug=slug)
     except Survey.DoesNotExist:

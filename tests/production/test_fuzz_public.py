@@ -196,6 +196,26 @@ def test_an_unpaired_surrogate_escape_is_a_clear_400_not_a_crash(surveys):
     assert Submission.objects.count() == 0
 
 
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/v1/public/surveys/%00/",
+        "/api/v1/public/surveys/a%00b/responses/",
+        "/s/%00/",
+        "/r/%00/",
+    ],
+)
+def test_a_nul_byte_in_a_slug_is_a_404(surveys, path):
+    # Found by the fuzzer on PostgreSQL, whose text parameters cannot hold NUL: it was a 500.
+    client = Client()
+    response = (
+        client.post(path, "{}", content_type="application/json")
+        if "responses" in path
+        else client.get(path)
+    )
+    assert response.status_code == 404
+
+
 def test_public_survey_definition_never_crashes(surveys):
     client = Client()
 
