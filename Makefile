@@ -30,7 +30,7 @@ run: migrate
 	$(DEV_ENV) $(PY) manage.py runserver 127.0.0.1:$(PORT)
 
 ## make serve: production-style serving (gunicorn + whitenoise, compressed and hashed static
-## files); needs SECRET_KEY etc. from the environment (docs/deploy.md). Plain HTTP on loopback:
+## files); needs SECRET_KEY etc. from the environment (README, "Deploying rrsurvey"). Plain HTTP on loopback:
 ## SECRET_KEY=... SECURE_SSL_REDIRECT=off make serve
 serve: $(VENV)/.runtime-installed
 	$(PY) manage.py collectstatic --noinput
@@ -84,7 +84,7 @@ format: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-## make bench: the benchmarks (docs/benchmarks.md), on SQLite and on PostgreSQL when it answers at
+## make bench: the benchmarks (README, "Benchmarks"), on SQLite and on PostgreSQL when it answers at
 ## BENCH_POSTGRES_URL. Production settings (each script sets them for its servers). A few minutes
 ## at the default BENCH_SCALE=100000; BENCH_SCALE=1000000 make bench for the documented figures.
 bench: $(VENV)/.dev-installed

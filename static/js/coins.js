@@ -112,7 +112,7 @@ export function randomizeAnswer(truth, design, randomSource) {
 // the truth, so it has exactly the design's distribution. Changing one's answer on a retake
 // sends the other member, which is itself a correct randomized report for the new answer.
 //
-// Honest limit (see docs/respondent.md): someone holding both the device's storage and the
+// Honest limit (README, "Retakes: memoised pairs"): someone holding both the device's storage and the
 // server's copy of a report can compare the report with the pair; when the two members
 // differ, that reveals the truth. Each alone reveals nothing beyond the design's epsilon.
 
