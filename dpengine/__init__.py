@@ -2,6 +2,10 @@
 
 Pure Python + NumPy/SciPy, no I/O. The stable entry points are :class:`ForcedResponse`,
 :func:`estimate` and :func:`required_sample_size`; see each module for the rest.
+
+SciPy is imported inside the functions that use it (scipy.stats, scipy.special), not at
+module level: importing it costs about 40 MB of memory in every process that imports the
+package, and most web workers (submissions, exports) never compute an interval.
 """
 
 from dpengine.accounting import (

@@ -12,8 +12,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from scipy import stats
-
 from dpengine._validation import check_open_unit
 from dpengine.estimation import Estimate
 from dpengine.intervals import ConfidenceInterval, z_value
@@ -72,6 +70,8 @@ def compare(est_a: Estimate, est_b: Estimate, *, confidence: float = 0.95) -> Co
             f"same: {est_a.yes} of {est_a.n} and {est_b.yes} of {est_b.n}); the z-test "
             "is undefined"
         )
+    from scipy import stats  # imported here: see dpengine/__init__.py on lazy SciPy
+
     z = difference / std_error
     half = z_value(confidence) * std_error
     return Comparison(

@@ -15,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from dpengine._validation import check_count, check_design, check_method, check_open_unit
 from dpengine.designs import ForcedResponse
@@ -68,6 +67,8 @@ def exact_coverage(
     ends included); ``n >= 1``. Means are unweighted averages over the grid.
     Reference: Brown, Cai & DasGupta (2001), Statistical Science 16(2).
     """
+    from scipy import stats  # imported here: see dpengine/__init__.py on lazy SciPy
+
     check_design(design)
     n = check_count("n", n)
     if n == 0:

@@ -14,7 +14,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from dpengine._validation import (
     METHODS,
@@ -53,6 +52,8 @@ class ConfidenceInterval:
 
 def z_value(confidence: float) -> float:
     """The two-sided standard-normal critical value ``z = Phi^-1((1 + confidence) / 2)``."""
+    from scipy import stats  # imported here: see dpengine/__init__.py on lazy SciPy
+
     confidence = check_open_unit("confidence", confidence)
     # isf of the upper tail keeps full precision for confidence levels close to 1.
     return float(stats.norm.isf((1 - confidence) / 2))
@@ -74,6 +75,8 @@ def _wilson(y: np.ndarray, n: np.ndarray, z: float) -> tuple[np.ndarray, np.ndar
 def _beta_quantiles(
     alpha: float, low_shape: tuple, high_shape: tuple
 ) -> tuple[np.ndarray, np.ndarray]:
+    from scipy import stats  # imported here: see dpengine/__init__.py on lazy SciPy
+
     return (
         stats.beta.ppf(alpha / 2, *low_shape),
         stats.beta.isf(alpha / 2, *high_shape),

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import math
 
-from scipy import stats
-
 from dpengine._rational import fmt, is_real_number
 from dpengine._validation import (
     check_closed_unit,
@@ -113,6 +111,8 @@ def required_sample_size_difference(
     check_design(design)
     difference, p_first, p_second = _check_difference(difference, p)
     power = check_open_unit("power", power)
+    from scipy import stats  # imported here: see dpengine/__init__.py on lazy SciPy
+
     z_total = z_value(confidence) + float(stats.norm.ppf(power))
     variance = _rate_variance(design, p_first) + _rate_variance(design, p_second)
     n = z_total**2 * variance / (design.information * difference) ** 2
@@ -140,4 +140,6 @@ def power_difference(
     z = z_value(confidence)
     variance = _rate_variance(design, p_first) + _rate_variance(design, p_second)
     shift = abs(difference) * design.information / math.sqrt(variance / n)
+    from scipy import stats  # imported here: see dpengine/__init__.py on lazy SciPy
+
     return float(stats.norm.cdf(shift - z) + stats.norm.cdf(-shift - z))

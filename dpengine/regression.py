@@ -20,7 +20,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special, stats
 
 from dpengine._rational import fmt, is_integer, is_real_number
 from dpengine._validation import check_design
@@ -65,10 +64,14 @@ class LogisticFit:
     @property
     def p_values(self) -> np.ndarray:
         """Two-sided Wald test of each coefficient being zero."""
+        from scipy import stats  # imported here: see dpengine/__init__.py on lazy SciPy
+
         return 2 * stats.norm.sf(np.abs(self.z))
 
     def predict(self, X) -> np.ndarray:
         """Fitted probability of a TRUE yes for each row of ``X`` (no intercept column)."""
+        from scipy import special  # imported here: see dpengine/__init__.py on lazy SciPy
+
         X = _check_covariates(X, columns=self.coef.size - 1)
         return special.expit(self.coef[0] + X @ self.coef[1:])
 
@@ -160,6 +163,8 @@ def fit_logistic(
         raise ValueError(f"tol must be in (0, 1), got {fmt(tol)}")
     if n <= k + 1:
         raise FitError(f"need more rows than coefficients: {n} rows for {k + 1} coefficients")
+    from scipy import special  # imported here: see dpengine/__init__.py on lazy SciPy
+
     a, b = design.p_yes_given_yes, design.p_yes_given_no
     c = a - b
     Z = np.column_stack([np.ones(n), X])
