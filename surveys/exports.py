@@ -114,8 +114,8 @@ def estimates_csv_response(estimates: SurveyEstimates) -> StreamingHttpResponse:
 def report_csv_rows(survey) -> Iterator[list]:
     question_ids = list(survey.questions.values_list("id", flat=True))
     yield ["submission_id", "received_on", *[f"q{qid}" for qid in question_ids]]
-    for submission_uuid, received_on, bits in survey_report_rows(survey=survey):
-        yield [str(submission_uuid), received_on.isoformat(), *bits]
+    for row in survey_report_rows(survey=survey):
+        yield [str(row.submission_id), row.received_on.isoformat(), *row.bits]
 
 
 def reports_csv_response(survey) -> StreamingHttpResponse:

@@ -11,12 +11,13 @@ the regression page with the ``rr`` package's forced-response design (Blair, Ima
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import groupby
+from operator import itemgetter
 
 from django.utils import timezone
 
 from .exports import csv_safe, stream_csv
-from .models import GroupAnswer, Report
-from .selectors import survey_design
+from .models import GroupAnswer
+from .selectors import survey_design, survey_report_rows
 
 
 def _question_column(question_id):
@@ -28,9 +29,8 @@ def _grouping_column(grouping_id):
 
 
 def r_export_rows(*, survey, grouping, chunk_size=10000) -> Iterator[list]:
-    """Header, then one row per submission, streamed (two ordered queries, merged)."""
+    """Header, then one row per submission, streamed (reports and group answers, merged)."""
     question_ids = list(survey.questions.values_list("id", flat=True))
-    question_column = {qid: index for index, qid in enumerate(question_ids)}
     grouping_column = {gq.pk: index for index, gq in enumerate(grouping)}
     yield [
         "submission_id",
@@ -38,41 +38,23 @@ def r_export_rows(*, survey, grouping, chunk_size=10000) -> Iterator[list]:
         *(_question_column(qid) for qid in question_ids),
         *(_grouping_column(gq.pk) for gq in grouping),
     ]
-    reports = (
-        Report.objects.filter(submission__survey=survey)
-        .order_by("submission_id", "question_id")
-        .values_list(
-            "submission_id",
-            "submission__submission_id",
-            "submission__received_on",
-            "question_id",
-            "reported_yes",
-        )
-        .iterator(chunk_size=chunk_size)
-    )
     answers = groupby(
         GroupAnswer.objects.filter(submission__survey=survey)
         .order_by("submission_id", "grouping_question_id")
         .values_list("submission_id", "grouping_question_id", "option__label")
         .iterator(chunk_size=chunk_size),
-        key=lambda row: row[0],
+        key=itemgetter(0),
     )
     pending = next(answers, None)
-    for submission_pk, rows in groupby(reports, key=lambda row: row[0]):
-        bits = [None] * len(question_ids)
-        meta = None
-        for _pk, submission_uuid, received_on, question_id, reported_yes in rows:
-            meta = (str(submission_uuid), received_on.isoformat())
-            if question_id in question_column:
-                bits[question_column[question_id]] = reported_yes
+    for row in survey_report_rows(survey=survey, chunk_size=chunk_size):
         labels = [None] * len(grouping)
-        while pending is not None and pending[0] < submission_pk:
+        while pending is not None and pending[0] < row.pk:
             pending = next(answers, None)
-        if pending is not None and pending[0] == submission_pk:
+        if pending is not None and pending[0] == row.pk:
             for _pk, grouping_id, label in pending[1]:
                 labels[grouping_column[grouping_id]] = label
             pending = next(answers, None)
-        yield [*meta, *bits, *labels]
+        yield [str(row.submission_id), row.received_on.isoformat(), *row.bits, *labels]
 
 
 def r_export_response(*, survey, grouping):

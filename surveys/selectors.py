@@ -1,9 +1,13 @@
 """Reads. The only place (with services) that calls dpengine."""
 
 import math
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
+from itertools import groupby
+from operator import itemgetter
+from typing import NamedTuple
 
 from django.db.models import Count
 from django.http import Http404
@@ -139,11 +143,18 @@ def survey_estimates(*, survey, confidence=None, method=None) -> SurveyEstimates
     )
 
 
-def survey_report_rows(*, survey, chunk_size=10000) -> Iterator[tuple]:
-    """Yield ``(submission_id, received_on, [bit per question in position order])``.
+class SubmissionReports(NamedTuple):
+    pk: int
+    submission_id: uuid.UUID
+    received_on: date
+    bits: list  # reported bit per yes/no question, in position order (None if missing)
 
-    Streams straight from the database in submission order so a million-row export needs
-    memory for one chunk, not the whole survey.
+
+def survey_report_rows(*, survey, chunk_size=10000) -> Iterator[SubmissionReports]:
+    """Every submission's randomized reports, in submission order, streamed.
+
+    Reads straight from the database in chunks so a million-row export needs memory for one
+    chunk, not the whole survey.
     """
     question_ids = list(survey.questions.values_list("id", flat=True))
     column = {qid: index for index, qid in enumerate(question_ids)}
@@ -159,17 +170,11 @@ def survey_report_rows(*, survey, chunk_size=10000) -> Iterator[tuple]:
         )
         .iterator(chunk_size=chunk_size)
     )
-    current = None
-    bits = None
-    meta = None
-    for row_pk, submission_uuid, received_on, question_id, reported_yes in reports:
-        if row_pk != current:
-            if current is not None:
-                yield (*meta, bits)
-            current = row_pk
-            meta = (submission_uuid, received_on)
-            bits = [None] * len(question_ids)
-        if question_id in column:
-            bits[column[question_id]] = reported_yes
-    if current is not None:
-        yield (*meta, bits)
+    for pk, group in groupby(reports, key=itemgetter(0)):
+        rows = list(group)  # one submission: one row per question
+        bits = [None] * len(question_ids)
+        for _pk, _uuid, _date, question_id, reported_yes in rows:
+            if question_id in column:
+                bits[column[question_id]] = reported_yes
+        _pk, submission_uuid, received_on, *_rest = rows[0]
+        yield SubmissionReports(pk, submission_uuid, received_on, bits)
