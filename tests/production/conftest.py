@@ -1,5 +1,6 @@
-"""Fixtures for the production checks: the shared browser fixtures, and helpers for the live
-gunicorn of tests/live.py (a survey on its database, a text dump of that database)."""
+"""Helpers for the production checks on the live gunicorn of tests/live.py: a survey on its
+database, a text dump of that database. (Browser checks live in tests/e2e, next to the one
+session-wide Chromium.)"""
 
 import json
 import os
@@ -11,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import browser, new_context, page, sign_in  # noqa: F401
 from tests.live import ROOT
 
 CREATE_SURVEY = """
