@@ -53,8 +53,9 @@ def child_export(survey_id, token, scale):
 
     client = Client()
     auth = {"Authorization": f"Token {token}"}
-    # Warm up: the first request imports the views and with them NumPy and SciPy (about 80 MB
-    # of the process's memory, as in any server worker); "before" is measured after that.
+    # Warm up: the first request imports the views and with them NumPy (SciPy is imported only
+    # by the intervals that need it, not by the default Wilson estimates), as in any server
+    # worker; "before" is measured after that.
     assert client.get(f"/api/v1/surveys/{survey_id}/estimates/", headers=auth).status_code == 200
     idle = _rss_mb()
     started = time.perf_counter()
@@ -164,7 +165,7 @@ def main():
     )
     print(
         f"\nRows are submissions (one CSV line each, {_common.QUESTIONS} reports). "
-        "RSS before: the process after a warm-up request (Django, NumPy, SciPy loaded); "
+        "RSS before: the process after a warm-up estimates request (Django, NumPy loaded); "
         f"growth: what the export added. Target: export peak RSS < {TARGET_RSS_MB} MB."
     )
 

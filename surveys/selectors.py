@@ -16,6 +16,7 @@ from django.utils import timezone
 import dpengine
 from dpengine import Estimate, ForcedResponse
 
+from . import fastpath
 from .models import CI_METHODS, Question, Report, Survey, is_slug
 
 VALID_METHODS = tuple(code for code, _label in CI_METHODS)
@@ -104,6 +105,27 @@ def survey_by_slug(*, slug) -> Survey:
         return Survey.objects.get(slug=slug)
     except Survey.DoesNotExist:
         raise Http404("No such survey.") from None
+
+
+def survey_for_submission(*, slug) -> tuple[Survey, tuple | None]:
+    """The survey a respondent submits to, and what validating the submission needs.
+
+    ``(survey, inputs)`` for ``services.submission_record(survey=..., inputs=...)``. On
+    PostgreSQL one query (``fastpath.submission_inputs``) reads the survey's id, status and
+    response count with its question ids and grouping options, and ``survey`` carries only
+    those fields; elsewhere the survey is read whole and ``inputs`` is None (the service reads
+    them). 404 if there is no such survey.
+    """
+    if not fastpath.supported():
+        return survey_by_slug(slug=slug), None
+    if not is_slug(slug):
+        raise Http404("No such survey.")
+    found = fastpath.submission_inputs(slug=slug)
+    if found is None:
+        raise Http404("No such survey.")
+    (survey_id, status, response_count), question_ids, options = found
+    survey = Survey(pk=survey_id, slug=slug, status=status, response_count=response_count)
+    return survey, (question_ids, options)
 
 
 def survey_questions(*, survey) -> list[Question]:

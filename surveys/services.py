@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 
 from dpengine import ForcedResponse
 
+from . import fastpath
 from .models import (
     CI_METHODS,
     GroupAnswer,
@@ -353,7 +354,9 @@ def _clean_answers(answers, question_ids):
     return cleaned
 
 
-def submission_record(*, survey, submission_id, answers, groups=None) -> SubmissionOutcome:
+def submission_record(
+    *, survey, submission_id, answers, groups=None, inputs=None
+) -> SubmissionOutcome:
     """Store one respondent's randomized answers, all or nothing, idempotent on submission_id.
 
     ``answers`` maps question id to the *randomized* bit the respondent's browser drew. A
@@ -365,6 +368,10 @@ def submission_record(*, survey, submission_id, answers, groups=None) -> Submiss
     a replay is recognised by the unique constraint on (survey, submission id) when the insert
     fails, not by a look-up before it, and the states that refuse a submission (survey not
     open, body invalid) look for an earlier one with this id only on their own path.
+    ``inputs`` is the survey's ``(question ids, grouping options)`` when the caller read them
+    with the survey (``selectors.survey_for_submission``); otherwise they are read here.
+    On PostgreSQL a submission without grouping answers is written by ``fastpath`` in one
+    statement; elsewhere in one ORM transaction.
     """
     submission_uuid = _clean_submission_id(submission_id)
     if survey.status != Survey.Status.OPEN:
@@ -378,7 +385,7 @@ def submission_record(*, survey, submission_id, answers, groups=None) -> Submiss
                 else _("This survey is not open for responses yet.")
             )
         return replay
-    question_ids, options = _submission_inputs(survey)
+    question_ids, options = _submission_inputs(survey) if inputs is None else inputs
     try:
         cleaned = _clean_answers(answers, question_ids)
         chosen = _clean_groups(groups, options=options)
@@ -388,6 +395,16 @@ def submission_record(*, survey, submission_id, answers, groups=None) -> Submiss
             raise
         return replay
     try:
+        if not chosen and fastpath.supported():
+            created = fastpath.submission_insert(
+                survey_id=survey.pk,
+                submission_uuid=submission_uuid,
+                received_on=timezone.now().date(),
+                answers=cleaned,
+            )
+            if not created:  # this id was stored before: a replay, answered below
+                raise IntegrityError("submission id already stored")
+            return SubmissionOutcome(submission_uuid, created=True, questions_answered=len(cleaned))
         with transaction.atomic():
             submission = Submission.objects.create(
                 survey=survey, submission_id=submission_uuid, received_on=timezone.now().date()
