@@ -1,4 +1,7 @@
-"""The versioned API under /api/v1/ (see docs/api.md). Researcher routes take ``survey_id``."""
+"""The versioned API under /api/v1/ (README, "The REST API").
+
+Researcher routes take ``survey_id``.
+"""
 
 from django.urls import path, re_path
 
