@@ -147,7 +147,7 @@ class SurveyRExportCSVView(OwnedSurveyView):
         description=(
             "Columns: submission_id, received_on, q<id> (0/1 randomized report per yes/no "
             "question), g<id> (chosen option's label per grouping question). For checking "
-            "the regression with R's rr package (README, \"Export for R\")."
+            'the regression with R\'s rr package (README, "Export for R").'
         ),
         responses={
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV file."),
