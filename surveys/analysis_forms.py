@@ -7,16 +7,15 @@ from django import forms
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from dpengine import PRESETS, ForcedResponse
+from dpengine import ForcedResponse
 
 from .forms import (
     COIN_LABELS,
-    CUSTOM,
     CoinField,
     PageForm,
-    _clean_coin,
     confidence_choices,
     preset_choices,
+    resolve_coins,
 )
 from .grouping import MAX_OPTIONS
 from .models import CI_METHODS
@@ -181,21 +180,9 @@ class PlannerForm(_SurveyQueryForm):
 
     def clean(self):
         cleaned = super().clean()
-        preset = cleaned.get("preset")
-        if preset in PRESETS:
-            design = PRESETS[preset].design
-            cleaned["p_truth"] = float(design.p_truth)
-            cleaned["p_forced_yes"] = float(design.p_forced_yes)
+        if resolve_coins(self, cleaned):
             # Show the preset's coins in the coin fields (there is no script to sync them).
             self.data.update(p_truth=cleaned["p_truth"], p_forced_yes=cleaned["p_forced_yes"])
-        elif preset == CUSTOM:
-            for name in ("p_truth", "p_forced_yes"):
-                if name in self.errors:
-                    continue
-                try:
-                    cleaned[name] = _clean_coin(cleaned.get(name))
-                except forms.ValidationError as exc:
-                    self.add_error(name, exc)
         prevalence = cleaned.get("prevalence")
         difference = cleaned.get("difference")
         if (

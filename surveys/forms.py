@@ -73,6 +73,29 @@ def _clean_coin(value):
     return value
 
 
+def resolve_coins(form, cleaned):
+    """Turn the design choice into coins: a preset's own, or the custom coins validated.
+
+    A preset wins over whatever the coin inputs hold (they may be stale without JS). Returns
+    True when a preset supplied the coins.
+    """
+    preset = cleaned.get("preset")
+    if preset in PRESETS:
+        design = PRESETS[preset].design
+        cleaned["p_truth"] = float(design.p_truth)
+        cleaned["p_forced_yes"] = float(design.p_forced_yes)
+        return True
+    if preset == CUSTOM:
+        for name in ("p_truth", "p_forced_yes"):
+            if name in form.errors:
+                continue
+            try:
+                cleaned[name] = _clean_coin(cleaned.get(name))
+            except forms.ValidationError as exc:
+                form.add_error(name, exc)
+    return False
+
+
 class PageForm(forms.Form):
     """Labels without the trailing colon, as on the rest of the pages."""
 
@@ -151,20 +174,7 @@ class SurveyForm(PageForm):
         cleaned = super().clean()
         if self.frozen:
             return cleaned
-        preset = cleaned.get("preset")
-        if preset in PRESETS:
-            # A preset wins over whatever the coin inputs hold (they may be stale without JS).
-            design = PRESETS[preset].design
-            cleaned["p_truth"] = float(design.p_truth)
-            cleaned["p_forced_yes"] = float(design.p_forced_yes)
-        elif preset == CUSTOM:
-            for name in ("p_truth", "p_forced_yes"):
-                if name in self.errors:
-                    continue
-                try:
-                    cleaned[name] = _clean_coin(cleaned.get(name))
-                except forms.ValidationError as exc:
-                    self.add_error(name, exc)
+        resolve_coins(self, cleaned)
         return cleaned
 
     def service_data(self):
