@@ -550,7 +550,7 @@ def _clean_group_key(key, value, options):
     option_id = None
     if isinstance(value, int) and not isinstance(value, bool):
         option_id = value
-    elif isinstance(value, str) and value.strip().isdigit():
+    elif isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
         option_id = int(value.strip())
     if option_id not in options[grouping_id]:
         raise ValidationError(

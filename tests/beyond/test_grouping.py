@@ -169,7 +169,8 @@ def test_an_option_of_another_grouping_question_is_refused(grouped_survey, optio
     foreign = grouping.grouping_question_add(survey=other, text="Age?", options=["Young", "Old"])
     gq = grouped_survey.grouping_questions.get()
     question_ids = list(grouped_survey.questions.values_list("id", flat=True))
-    for option in (foreign.options.first().pk, "1.5", True, -1):
+    # "²" passes str.isdigit() but is no number int() reads.
+    for option in (foreign.options.first().pk, "1.5", True, -1, "²", "١"):
         with pytest.raises(ValidationError) as error:
             services.submission_record(
                 survey=grouped_survey,
