@@ -1,33 +1,59 @@
 """The one hot write path in raw SQL: a respondent's submission on PostgreSQL.
 
 Why the ORM is bypassed here, and only here: the public submission endpoint is the one
-request every respondent makes, and through the ORM a submission is a transaction of six
-round trips (BEGIN; INSERT submission; INSERT reports; UPDATE question tallies; UPDATE the
-survey's count; COMMIT) plus the ORM's work to build them. PostgreSQL runs a statement with
-data-modifying CTEs as one atomic unit, so in autocommit the same writes are ONE round trip
-and still all or nothing. Validation stays in ``services.submission_record``; this module
-only writes what it was given. SQLite (no data-modifying CTEs) and surveys with grouping
-questions (per-option tallies, created lazily) keep the ORM transaction in the service.
+request every respondent makes. Through the ORM a submission is eight round trips (the survey,
+its questions, BEGIN, INSERT submission, INSERT reports, UPDATE question tallies, UPDATE the
+survey's count, COMMIT) plus the ORM's work to build them. PostgreSQL runs a statement with
+data-modifying CTEs as one atomic unit, so in autocommit the same checks and writes are ONE
+round trip and still all or nothing; the statement is prepared once per connection, so it is
+not planned again for every respondent. SQLite (no data-modifying CTEs) and submissions with
+grouping answers (per-option tallies, created lazily) keep the ORM transaction in
+``services``.
 """
 
-from django.db import connection, transaction
+import weakref
+from contextlib import nullcontext
 
-# All or nothing, idempotent on (survey, submission id):
+from django.db import DatabaseError, connection, transaction
+
+from .models import Survey
+
+# What the statement takes, in order: (name, PostgreSQL type).
+_PARAMETERS = (
+    ("slug", "text"),
+    ("open", "text"),
+    ("submission", "uuid"),
+    ("received_on", "date"),
+    ("questions", "bigint[]"),
+    ("bits", "boolean[]"),
+)
+
+# Stores the submission only if it is valid, all or nothing, idempotent on (survey, id):
+# - ``survey`` finds the survey by slug, only if it is open, has no grouping questions (their
+#   answers take the ORM path) and its questions are exactly the answered ones (``questions``
+#   sorted ascending). Otherwise no row, and every later part does nothing: the caller then
+#   reads the survey and explains what is wrong (``services.submission_receive``).
 # - ``s`` inserts the submission unless this id is already stored for the survey (a replay);
-#   then it returns no row and every later part does nothing (``FROM s`` / ``EXISTS s``).
+#   then it returns no row, and again nothing else happens.
 # - ``r`` inserts one report per answer; ``t`` adds one to each answered question's
 #   tallies (and to yes_count for a yes). A question deleted concurrently makes the report
 #   INSERT violate its foreign key: the whole statement fails, nothing is stored.
 # - the final UPDATE counts the response on the survey and returns a row only when the
-#   submission was inserted, so "no row" means "replay, nothing stored or counted".
+#   submission was inserted, so "no row" means "nothing stored or counted".
 _RECORD_SQL = """
-WITH s AS (
+WITH survey AS (
+    SELECT v.id FROM surveys_survey AS v
+    WHERE v.slug = %(slug)s AND v.status = %(open)s
+        AND NOT EXISTS (SELECT 1 FROM surveys_groupingquestion AS g WHERE g.survey_id = v.id)
+        AND ARRAY(SELECT q.id FROM surveys_question AS q WHERE q.survey_id = v.id ORDER BY q.id)
+            = %(questions)s
+), s AS (
     INSERT INTO surveys_submission (survey_id, submission_id, received_on)
-    VALUES (%(survey)s, %(submission)s, %(received_on)s)
+    SELECT survey.id, %(submission)s, %(received_on)s FROM survey
     ON CONFLICT (survey_id, submission_id) DO NOTHING
-    RETURNING id
+    RETURNING id, survey_id
 ), a AS (
-    SELECT * FROM unnest(%(questions)s::bigint[], %(bits)s::boolean[]) AS a (question_id, bit)
+    SELECT * FROM unnest(%(questions)s, %(bits)s) AS a (question_id, bit)
 ), r AS (
     INSERT INTO surveys_report (submission_id, question_id, reported_yes)
     SELECT s.id, a.question_id, a.bit FROM s CROSS JOIN a
@@ -37,10 +63,25 @@ WITH s AS (
     FROM a
     WHERE q.id = a.question_id AND EXISTS (SELECT 1 FROM s)
 )
-UPDATE surveys_survey SET response_count = response_count + 1
-WHERE id = %(survey)s AND EXISTS (SELECT 1 FROM s)
-RETURNING id
+UPDATE surveys_survey AS v SET response_count = v.response_count + 1
+FROM s WHERE v.id = s.survey_id
+RETURNING v.id
 """
+_STATEMENT = "rrsurvey_submission_insert"
+_PREPARE_SQL = f"PREPARE {_STATEMENT} ({', '.join(kind for _, kind in _PARAMETERS)}) AS " + (
+    _RECORD_SQL % {name: f"${position}" for position, (name, _) in enumerate(_PARAMETERS, start=1)}
+)
+_EXECUTE_SQL = f"EXECUTE {_STATEMENT} ({', '.join(f'%({name})s' for name, _ in _PARAMETERS)})"
+# The unprepared form, typed as the prepared one is.
+_PLAIN_SQL = _RECORD_SQL % {name: f"%({name})s::{kind}" for name, kind in _PARAMETERS}
+# Database connections (psycopg's, which Django replaces when it reconnects) that hold the
+# prepared statement. A prepared statement lives as long as its connection, whatever
+# transaction it was prepared in.
+_prepared = weakref.WeakSet()
+# SQLSTATE of EXECUTE naming a statement the server does not have: a pooler in front of
+# PostgreSQL handed this connection another server session, or reset it (DISCARD ALL).
+_NO_SUCH_STATEMENT = "26000"
+_ALREADY_PREPARED = "42P05"
 
 
 def supported():
@@ -48,31 +89,59 @@ def supported():
     return connection.vendor == "postgresql"
 
 
-def submission_insert(*, survey_id, submission_uuid, received_on, answers) -> bool:
-    """Store a validated submission in one statement; False if the id was stored before.
+def submission_insert(*, slug, submission_uuid, received_on, answers) -> bool:
+    """Store a submission to the survey at ``slug`` in one statement if it can be stored as is.
 
-    ``answers`` maps question id to the randomized bit. Raises ``IntegrityError`` (nothing
-    stored) when a question disappeared since validation.
+    ``answers`` maps question id to the randomized bit. True: stored. False: nothing stored,
+    because this id was stored before (a replay) or the survey does not take these answers
+    as they are (no such survey, not open, other questions, grouping questions to answer).
+    Raises ``IntegrityError`` (nothing stored) when a question disappears during the statement.
     """
+    questions = sorted(answers)
     params = {
-        "survey": survey_id,
+        "slug": slug,
+        "open": Survey.Status.OPEN.value,
         "submission": submission_uuid,
         "received_on": received_on,
-        "questions": list(answers),
-        "bits": list(answers.values()),
+        "questions": questions,
+        "bits": [answers[question] for question in questions],
     }
-    # In autocommit the statement is its own transaction. Inside a caller's transaction (a
-    # test, a management command) a savepoint keeps a failure from poisoning the caller's.
-    if connection.in_atomic_block:
-        with transaction.atomic():
-            return _execute(params)
-    return _execute(params)
-
-
-def _execute(params) -> bool:
     with connection.cursor() as cursor:
-        cursor.execute(_RECORD_SQL, params)
+        session = connection.connection
+        if session not in _prepared:
+            _prepare(cursor)
+            _prepared.add(session)
+        try:
+            with _statement_transaction():
+                cursor.execute(_EXECUTE_SQL, params)
+        except DatabaseError as exc:
+            if _sqlstate(exc) != _NO_SUCH_STATEMENT:
+                raise
+            # Prepare again next time; this time run the statement as it is.
+            _prepared.discard(session)
+            with _statement_transaction():
+                cursor.execute(_PLAIN_SQL, params)
         return cursor.fetchone() is not None
+
+
+def _prepare(cursor):
+    try:
+        with _statement_transaction():
+            cursor.execute(_PREPARE_SQL)
+    except DatabaseError as exc:
+        # Through a pooler, this server session may hold it from another client: same text.
+        if _sqlstate(exc) != _ALREADY_PREPARED:
+            raise
+
+
+def _statement_transaction():
+    """In autocommit a statement is its own transaction. Inside a caller's transaction (a
+    test, a management command) a savepoint keeps a failure from poisoning the caller's."""
+    return transaction.atomic() if connection.in_atomic_block else nullcontext()
+
+
+def _sqlstate(exc):
+    return getattr(exc.__cause__, "sqlstate", None)
 
 
 # The survey by slug with its question ids and grouping options (2-element arrays of

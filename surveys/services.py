@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 
 from dpengine import ForcedResponse
 
-from . import fastpath
+from . import fastpath, selectors
 from .models import (
     CI_METHODS,
     GroupAnswer,
@@ -28,6 +28,7 @@ from .models import (
     Report,
     Submission,
     Survey,
+    is_slug,
 )
 
 EDITABLE_SURVEY_FIELDS = (
@@ -307,24 +308,19 @@ def _clean_submission_id(value):
         ) from None
 
 
-def _clean_answers(answers, question_ids):
+def _answer_bits(answers):
+    """``{question id: bit}`` from what the client sent, checking only its shape."""
     if not isinstance(answers, Mapping):
         raise ValidationError(
             {"answers": [_("Must be an object mapping question id to true/false.")]}
         )
-    cleaned = {}
+    bits = {}
     for key, value in answers.items():
         try:
             question_id = int(key)
         except (TypeError, ValueError):
-            raise ValidationError(
-                {
-                    "answers": [
-                        _("%(k)r is not a question id of this survey.") % {"k": str(key)[:32]}
-                    ]
-                }
-            ) from None
-        if question_id not in question_ids or str(question_id) != str(key).strip():
+            question_id = None
+        if question_id is None or str(question_id) != str(key).strip():
             raise ValidationError(
                 {
                     "answers": [
@@ -340,7 +336,22 @@ def _clean_answers(answers, question_ids):
                     ]
                 }
             )
-        cleaned[question_id] = value
+        bits[question_id] = value
+    return bits
+
+
+def _clean_answers(answers, question_ids):
+    """``{question id: bit}`` with exactly the survey's ``question_ids`` answered."""
+    cleaned = _answer_bits(answers)
+    unknown = cleaned.keys() - question_ids
+    if unknown:
+        raise ValidationError(
+            {
+                "answers": [
+                    _("%(k)r is not a question id of this survey.") % {"k": str(min(unknown))[:32]}
+                ]
+            }
+        )
     missing = question_ids - cleaned.keys()
     if missing:
         raise ValidationError(
@@ -352,6 +363,40 @@ def _clean_answers(answers, question_ids):
             }
         )
     return cleaned
+
+
+def submission_receive(*, slug, submission_id, answers, groups=None) -> SubmissionOutcome:
+    """A respondent's submission to the survey at ``slug``, as the public endpoint receives it.
+
+    On PostgreSQL the usual case, a new submission that answers exactly the questions of an
+    open survey without grouping questions, is stored by one statement that checks all of
+    that as it writes (``fastpath.submission_insert``): no separate read of the survey. That
+    statement stores nothing in any other case (no such survey, not open, wrong or missing
+    answers, grouping answers, a replay), and then the submission goes the whole way: the
+    survey is read and ``submission_record`` validates it, with messages that name the field,
+    stores it or answers the replay. Elsewhere it always goes that way.
+    """
+    if fastpath.supported() and groups in (None, {}) and is_slug(slug):
+        try:
+            submission_uuid = _clean_submission_id(submission_id)
+            bits = _answer_bits(answers)
+        except ValidationError:
+            bits = None  # explained below, after what comes first (no such survey, closed)
+        if bits and fastpath.submission_insert(
+            slug=slug,
+            submission_uuid=submission_uuid,
+            received_on=timezone.now().date(),
+            answers=bits,
+        ):
+            return SubmissionOutcome(submission_uuid, created=True, questions_answered=len(bits))
+    survey, inputs = selectors.survey_for_submission(slug=slug)
+    return submission_record(
+        survey=survey,
+        submission_id=submission_id,
+        answers=answers,
+        groups=groups,
+        inputs=inputs,
+    )
 
 
 def submission_record(
@@ -371,7 +416,8 @@ def submission_record(
     ``inputs`` is the survey's ``(question ids, grouping options)`` when the caller read them
     with the survey (``selectors.survey_for_submission``); otherwise they are read here.
     On PostgreSQL a submission without grouping answers is written by ``fastpath`` in one
-    statement; elsewhere in one ORM transaction.
+    statement; elsewhere in one ORM transaction. The public endpoint comes here through
+    ``submission_receive``.
     """
     submission_uuid = _clean_submission_id(submission_id)
     if survey.status != Survey.Status.OPEN:
@@ -397,13 +443,13 @@ def submission_record(
     try:
         if not chosen and fastpath.supported():
             created = fastpath.submission_insert(
-                survey_id=survey.pk,
+                slug=survey.slug,
                 submission_uuid=submission_uuid,
                 received_on=timezone.now().date(),
                 answers=cleaned,
             )
-            if not created:  # this id was stored before: a replay, answered below
-                raise IntegrityError("submission id already stored")
+            if not created:  # a replay, or the survey changed since it was read: see below
+                raise IntegrityError("submission not stored")
             return SubmissionOutcome(submission_uuid, created=True, questions_answered=len(cleaned))
         with transaction.atomic():
             submission = Submission.objects.create(

@@ -2,6 +2,7 @@
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
+from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -12,6 +13,7 @@ from .serializers import (
     PublicSurveySerializer,
     SubmissionAcceptedSerializer,
     SubmissionSerializer,
+    submission_fields,
 )
 from .throttling import ResponseSubmissionThrottle
 
@@ -64,21 +66,14 @@ class PublicResponseView(APIView):
         auth=[],
     )
     def post(self, request, slug):
-        # The survey and what validation needs, in one query on PostgreSQL (see fastpath.py).
-        survey, inputs = selectors.survey_for_submission(slug=slug)
-        body = SubmissionSerializer(data=request.data)
-        body.is_valid(raise_exception=True)
-        outcome = services.submission_record(
-            survey=survey,
-            submission_id=body.validated_data["submission_id"],
-            answers=body.validated_data["answers"],
-            groups=body.validated_data.get("groups"),
-            inputs=inputs,
-        )
+        try:
+            fields = submission_fields(request.data)
+        except ValidationError:
+            selectors.survey_by_slug(slug=slug)  # no such survey: 404 comes first
+            raise
+        outcome = services.submission_receive(slug=slug, **fields)
         # A replay answers exactly as the first time did, so a client retry is harmless.
         return Response(
-            SubmissionAcceptedSerializer(
-                {"submission_id": outcome.submission_id, "status": "recorded"}
-            ).data,
+            {"submission_id": str(outcome.submission_id), "status": "recorded"},
             status=status.HTTP_201_CREATED,
         )

@@ -8,7 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from surveys import fastpath, services
-from surveys.models import Question, Report, Submission
+from surveys.models import GroupingQuestion, Question, Report, Submission, Survey
 
 
 def answers_for(survey, bits):
@@ -32,19 +32,79 @@ def test_replay_through_the_endpoint_stores_nothing_and_counts_nothing(open_surv
     assert stored_state(open_survey) == before == (1, 2, [(1, 1), (1, 0)], 1)
 
 
-@pytest.mark.django_db
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="the one-statement path")
-def test_one_statement_insert_is_idempotent(open_survey):
-    answers = dict.fromkeys(open_survey.questions.values_list("id", flat=True), True)
+postgresql_only = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="the one-statement path"
+)
+
+
+def fastpath_insert(survey, answers, **changes):
     kwargs = {
-        "survey_id": open_survey.pk,
+        "slug": survey.slug,
         "submission_uuid": uuid.uuid4(),
-        "received_on": open_survey.created_at.date(),
+        "received_on": survey.created_at.date(),
         "answers": answers,
     }
-    assert fastpath.submission_insert(**kwargs) is True
-    assert fastpath.submission_insert(**kwargs) is False
+    return fastpath.submission_insert(**kwargs | changes)
+
+
+@pytest.mark.django_db
+@postgresql_only
+def test_one_statement_insert_is_idempotent(open_survey):
+    answers = dict.fromkeys(open_survey.questions.values_list("id", flat=True), True)
+    sid = uuid.uuid4()
+    assert fastpath_insert(open_survey, answers, submission_uuid=sid) is True
+    assert fastpath_insert(open_survey, answers, submission_uuid=sid) is False
     assert stored_state(open_survey) == (1, 2, [(1, 1), (1, 1)], 1)
+
+
+@pytest.mark.django_db
+@postgresql_only
+@pytest.mark.parametrize(
+    "case",
+    [
+        "fewer answers",
+        "an unknown question",
+        "another survey's question",
+        "no such slug",
+        "draft",
+        "closed",
+        "grouping questions",
+    ],
+)
+def test_one_statement_stores_nothing_that_the_survey_does_not_take_as_is(
+    case, open_survey, make_survey
+):
+    other = make_survey(title="Other")
+    ids = list(open_survey.questions.values_list("id", flat=True))
+    answers = dict.fromkeys(ids, True)
+    changes = {}
+    if case == "fewer answers":
+        answers = {ids[0]: True}
+    elif case == "an unknown question":
+        answers[max(Question.objects.values_list("id", flat=True)) + 1] = False
+    elif case == "another survey's question":
+        answers = {ids[0]: True, other.questions.first().pk: False}
+    elif case == "no such slug":
+        changes["slug"] = "NoSuchSurvey1234"
+    elif case in ("draft", "closed"):
+        Survey.objects.filter(pk=open_survey.pk).update(status=case)
+    else:
+        GroupingQuestion.objects.create(survey=open_survey, position=0, text="Department?")
+    assert fastpath_insert(open_survey, answers, **changes) is False
+    assert stored_state(open_survey) == (0, 0, [(0, 0), (0, 0)], 0)
+
+
+@pytest.mark.django_db
+@postgresql_only
+def test_a_connection_that_lost_its_prepared_statement_still_stores(open_survey):
+    # What a connection pooler's reset (DISCARD ALL) or a new server session does to it.
+    answers = dict.fromkeys(open_survey.questions.values_list("id", flat=True), False)
+    assert fastpath_insert(open_survey, answers) is True
+    with connection.cursor() as cursor:
+        cursor.execute("DEALLOCATE ALL")
+    assert fastpath_insert(open_survey, answers) is True  # run unprepared, prepared again
+    assert fastpath_insert(open_survey, answers) is True
+    assert stored_state(open_survey) == (3, 6, [(3, 0), (3, 0)], 3)
 
 
 @pytest.mark.django_db(transaction=True)  # foreign keys are checked when a transaction commits
@@ -62,15 +122,21 @@ def test_a_question_deleted_after_validation_refuses_the_whole_submission(open_s
 
 
 @pytest.mark.django_db
-def test_public_submission_reads_the_survey_and_writes_in_few_statements(open_survey, respondent):
+def test_public_submission_is_few_statements(open_survey, respondent):
     body = {"submission_id": str(uuid.uuid4()), "answers": answers_for(open_survey, [True, True])}
     url = f"/api/v1/public/surveys/{open_survey.slug}/responses/"
     with CaptureQueriesContext(connection) as queries:
         response = respondent.post(url, body, format="json")
     assert response.status_code == 201
     assert stored_state(open_survey) == (1, 2, [(1, 1), (1, 1)], 1)
-    # The survey's own statements, not the throttle's cache nor the test's savepoints.
-    ours = [q["sql"] for q in queries.captured_queries if "surveys_" in q["sql"]]
-    # PostgreSQL: one read and one statement; SQLite: a read of the survey, one of its
-    # questions, then 2 INSERTs and 2 UPDATEs in a transaction.
-    assert len(ours) == (2 if connection.vendor == "postgresql" else 6), ours
+    # The survey's own statements, not the throttle's cache nor the test's savepoints; the
+    # statement is prepared once per database connection, not per request.
+    ours = [
+        q["sql"]
+        for q in queries.captured_queries
+        if ("surveys_" in q["sql"] or q["sql"].startswith("EXECUTE"))
+        and not q["sql"].startswith("PREPARE")
+    ]
+    # PostgreSQL: one statement that checks and writes; SQLite: a read of the survey, one of
+    # its questions, then 2 INSERTs and 2 UPDATEs in a transaction.
+    assert len(ours) == (1 if connection.vendor == "postgresql" else 6), ours
