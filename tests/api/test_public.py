@@ -164,3 +164,50 @@ def test_a_retry_after_the_survey_closed_still_gets_the_first_answer(submit, ope
     assert (retry.status_code, retry.json()) == (201, first.json())
     assert Submission.objects.count() == 1
     assert submit(open_survey, [True, False]).status_code == 409
+
+
+# The submission endpoint is a plain Django view (surveys/api/public.py, for speed); it must
+# keep the contract the DRF views keep.
+
+
+def test_submission_endpoint_answers_other_methods_405_in_the_error_shape(respondent, open_survey):
+    response = respondent.get(responses_url(open_survey))
+    assert response.status_code == 405
+    assert response["Allow"] == "POST"
+    assert response.json() == {"detail": 'Method "GET" not allowed.', "errors": {}}
+
+
+def test_submission_endpoint_takes_json_only(respondent, open_survey):
+    response = respondent.post(
+        responses_url(open_survey),
+        "submission_id=x",
+        content_type="application/x-www-form-urlencoded",
+    )
+    assert response.status_code == 415
+    assert response.json()["errors"] == {}
+    assert not Submission.objects.exists()
+
+
+def test_an_empty_submission_names_the_missing_fields(respondent, open_survey):
+    response = respondent.post(responses_url(open_survey), b"", content_type="application/json")
+    assert response.status_code == 400
+    assert set(response.json()["errors"]) == {"submission_id", "answers"}
+
+
+def test_a_malformed_body_for_no_survey_is_404_first(respondent):
+    response = respondent.post("/api/v1/public/surveys/Nope1234Nope1234/responses/", [1, 2])
+    assert response.status_code == 404
+    assert response.json() == {"detail": "Not found.", "errors": {}}
+
+
+def test_submission_errors_speak_the_respondents_language(respondent, open_survey):
+    response = respondent.post(responses_url(open_survey), {}, HTTP_ACCEPT_LANGUAGE="ko")
+    assert response.status_code == 400
+    assert response.json()["errors"]["answers"] == ["필수 항목입니다."]
+
+
+def test_the_schema_still_documents_the_submission_endpoint(respondent):
+    schema = respondent.get("/api/schema/?format=json").json()
+    post = schema["paths"]["/api/v1/public/surveys/{slug}/responses/"]["post"]
+    assert post["operationId"] == "public_response_create"
+    assert {"201", "400", "404", "409", "413", "415", "429"} <= set(post["responses"])
