@@ -178,7 +178,7 @@ def populate(survey, *, total, chunk=100_000):
     from django.db import connection, transaction
     from django.db.models import Count, Q
 
-    from surveys.models import Question, Report, Submission, Survey
+    from surveys.models import Report, Submission, Survey
 
     question_ids = list(survey.questions.values_list("id", flat=True))
     a, b = 0.75, 0.25  # classic forced response: P(report yes | yes), P(report yes | no)
@@ -221,11 +221,10 @@ def populate(survey, *, total, chunk=100_000):
     tallies = tallies.annotate(n=Count("id"), yes=Count("id", filter=Q(reported_yes=True)))
     tallies = list(tallies)
     assert len(tallies) == len(question_ids) and all(row["n"] == have for row in tallies), tallies
-    for row in tallies:
-        Question.objects.filter(pk=row["question_id"]).update(
-            report_count=row["n"], yes_count=row["yes"]
-        )
-    Survey.objects.filter(pk=survey.pk).update(response_count=have)
+    Survey.objects.filter(pk=survey.pk).update(
+        response_count=have,
+        report_tallies={str(row["question_id"]): [row["n"], row["yes"]] for row in tallies},
+    )
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")
     survey.refresh_from_db()

@@ -1,13 +1,22 @@
 from django.contrib import admin
+from django.utils.translation import gettext_lazy as _
 
 from .models import Question, Survey
 
 
 class QuestionInline(admin.TabularInline):
     model = Question
-    fields = ("position", "text", "report_count", "yes_count")
-    readonly_fields = ("report_count", "yes_count")
+    fields = ("position", "text", "reports", "yes_reports")
+    readonly_fields = ("reports", "yes_reports")
     extra = 0
+
+    @admin.display(description=_("Reports"))
+    def reports(self, question):
+        return question.survey.tally(question.pk)[0]
+
+    @admin.display(description=_("Yes reports"))
+    def yes_reports(self, question):
+        return question.survey.tally(question.pk)[1]
 
 
 @admin.register(Survey)

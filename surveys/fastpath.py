@@ -2,8 +2,8 @@
 
 Why the ORM is bypassed here, and only here: the public submission endpoint is the one
 request every respondent makes. Through the ORM a submission is eight round trips (the survey,
-its questions, BEGIN, INSERT submission, INSERT reports, UPDATE question tallies, UPDATE the
-survey's count, COMMIT) plus the ORM's work to build them. PostgreSQL runs a statement with
+its questions, BEGIN, INSERT submission, INSERT reports, SELECT and UPDATE the survey's
+tallies, COMMIT) plus the ORM's work to build them. PostgreSQL runs a statement with
 data-modifying CTEs as one atomic unit, so in autocommit the same checks and writes are ONE
 round trip and still all or nothing; the statement is prepared once per connection, so it is
 not planned again for every respondent. SQLite (no data-modifying CTEs) and submissions with
@@ -35,11 +35,13 @@ _PARAMETERS = (
 #   reads the survey and explains what is wrong (``services.submission_receive``).
 # - ``s`` inserts the submission unless this id is already stored for the survey (a replay);
 #   then it returns no row, and again nothing else happens.
-# - ``r`` inserts one report per answer; ``t`` adds one to each answered question's
-#   tallies (and to yes_count for a yes). A question deleted concurrently makes the report
+# - ``r`` inserts one report per answer. A question deleted concurrently makes the report
 #   INSERT violate its foreign key: the whole statement fails, nothing is stored.
-# - the final UPDATE counts the response on the survey and returns a row only when the
-#   submission was inserted, so "no row" means "nothing stored or counted".
+# - the final UPDATE counts the response and the reports on the survey's one row: one more
+#   response, and per answered question one more report (and yes report for a yes) in
+#   ``report_tallies``. It runs only when the submission was inserted and returns a row only
+#   then, so "no row" means "nothing stored or counted". Under concurrent submissions it waits
+#   for the row and computes from the row as the other left it, as ``x = x + 1`` does.
 _RECORD_SQL = """
 WITH survey AS (
     SELECT v.id FROM surveys_survey AS v
@@ -57,13 +59,19 @@ WITH survey AS (
 ), r AS (
     INSERT INTO surveys_report (submission_id, question_id, reported_yes)
     SELECT s.id, a.question_id, a.bit FROM s CROSS JOIN a
-), t AS (
-    UPDATE surveys_question AS q
-    SET report_count = q.report_count + 1, yes_count = q.yes_count + a.bit::int
-    FROM a
-    WHERE q.id = a.question_id AND EXISTS (SELECT 1 FROM s)
 )
-UPDATE surveys_survey AS v SET response_count = v.response_count + 1
+UPDATE surveys_survey AS v
+SET response_count = v.response_count + 1,
+    report_tallies = v.report_tallies || (
+        SELECT jsonb_object_agg(
+            a.question_id::text,
+            jsonb_build_array(
+                COALESCE((v.report_tallies -> a.question_id::text ->> 0)::bigint, 0) + 1,
+                COALESCE((v.report_tallies -> a.question_id::text ->> 1)::bigint, 0) + a.bit::int
+            )
+        )
+        FROM a
+    )
 FROM s WHERE v.id = s.survey_id
 RETURNING v.id
 """

@@ -64,8 +64,15 @@ class Survey(models.Model):
     # noise of total privacy loss public_epsilon per release (see surveys/public_results.py).
     public_results = models.BooleanField(default=False)
     public_epsilon = models.FloatField(default=1.0)
-    # Kept in the same transaction as each submission so reads never count rows.
+    # Running tallies, written with each submission (same statement or transaction), so reads
+    # never count rows and the estimates cost the same at a thousand or a million responses.
     response_count = models.PositiveIntegerField(default=0, editable=False)
+    # {"<question id>": [reports, yes reports]}: randomized reports per question. On the survey
+    # row, not one row per question, because a submission then writes one tally row, not eleven
+    # (the survey's row is locked and rewritten for response_count anyway). Per question, not
+    # derived from response_count: a question added while a first submission was in flight
+    # has fewer reports than the survey has responses.
+    report_tallies = models.JSONField(default=dict, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -98,6 +105,11 @@ class Survey(models.Model):
     def is_open(self):
         return self.status == self.Status.OPEN
 
+    def tally(self, question_id) -> tuple[int, int]:
+        """``(reports, yes reports)`` of one question, from the running tallies."""
+        reports, yes = self.report_tallies.get(str(question_id), (0, 0))
+        return reports, yes
+
     @property
     def is_frozen(self):
         """Questions and design cannot change once reports exist: estimates would be corrupted."""
@@ -108,18 +120,9 @@ class Question(models.Model):
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="questions")
     position = models.PositiveIntegerField()
     text = models.TextField(max_length=1000)
-    # Running tallies of randomized reports, updated in the submission's transaction, so the
-    # estimates page costs the same at a thousand or a million responses.
-    report_count = models.PositiveIntegerField(default=0, editable=False)
-    yes_count = models.PositiveIntegerField(default=0, editable=False)
 
     class Meta:
         ordering = ["position", "id"]
-        constraints = [
-            models.CheckConstraint(
-                condition=Q(yes_count__lte=models.F("report_count")), name="question_yes_le_n"
-            ),
-        ]
 
     def __str__(self):
         return self.text
@@ -228,8 +231,8 @@ class GroupAnswer(models.Model):
 class GroupTally(models.Model):
     """Randomized reports of one question among the respondents who chose one option.
 
-    Updated in the submission's transaction like Question's tallies, so a breakdown costs the
-    same at a thousand or a million responses.
+    Updated in the submission's transaction like the survey's report tallies, so a breakdown
+    costs the same at a thousand or a million responses.
     """
 
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="group_tallies")

@@ -81,8 +81,8 @@ def public_results_update(*, survey, enabled, epsilon) -> Survey:
 def _exact_counts(survey) -> tuple[dict[str, int], int]:
     """The exact values to release, and how many of them one respondent can change."""
     counts = {RESPONDENTS: survey.response_count}
-    for question_id, yes in survey.questions.values_list("id", "yes_count"):
-        counts[_question_key(question_id)] = yes
+    for question_id in survey.questions.values_list("id", flat=True):
+        counts[_question_key(question_id)] = survey.tally(question_id)[1]
     grouping_ids = set()
     for option_id, grouping_id, respondents in GroupingOption.objects.filter(
         grouping_question__survey=survey

@@ -138,10 +138,13 @@ def survey_estimates(*, survey, confidence=None, method=None) -> SurveyEstimates
     method = survey.ci_method if method is None else method
     design = survey_design(survey=survey)
     rows = []
+    # The tallies as stored now, not as ``survey`` was read: submissions keep arriving.
+    tallies = Survey.objects.only("report_tallies").get(pk=survey.pk)
     for question in survey.questions.all():
+        reports, yes = tallies.tally(question.pk)
         est = dpengine.estimate(
-            yes=question.yes_count,
-            n=question.report_count,
+            yes=yes,
+            n=reports,
             design=design,
             confidence=confidence,
             method=method,
@@ -152,7 +155,7 @@ def survey_estimates(*, survey, confidence=None, method=None) -> SurveyEstimates
                 position=question.position,
                 text=question.text,
                 estimate=est,
-                suppressed=question.report_count < survey.min_n,
+                suppressed=reports < survey.min_n,
             )
         )
     return SurveyEstimates(

@@ -459,17 +459,15 @@ def submission_record(
                 Report(submission=submission, question_id=qid, reported_yes=bit)
                 for qid, bit in cleaned.items()
             )
-            yes_ids = [qid for qid, bit in cleaned.items() if bit]
-            Question.objects.filter(id__in=cleaned).update(
-                report_count=F("report_count") + 1,
-                yes_count=F("yes_count")
-                + Case(When(id__in=yes_ids, then=Value(1)), default=Value(0)),
-            )
             if chosen:
                 _record_group_answers(
                     survey=survey, submission=submission, answers=cleaned, chosen=chosen
                 )
-            Survey.objects.filter(pk=survey.pk).update(response_count=F("response_count") + 1)
+            _tallies_add(
+                survey=survey,
+                responses=1,
+                reports={qid: (1, int(bit)) for qid, bit in cleaned.items()},
+            )
     except IntegrityError:
         # Most often a replay: this id (or a concurrent retry with it) was stored before, whole.
         replay = _replay_outcome(survey, submission_uuid)
@@ -480,6 +478,28 @@ def submission_record(
             _("The survey changed while you were answering. Please reload the page.")
         ) from None
     return SubmissionOutcome(submission_uuid, created=True, questions_answered=len(cleaned))
+
+
+def _tallies_add(*, survey, responses, reports):
+    """Count ``responses`` more responses and, per question id, ``(reports, yes reports)``.
+
+    Inside the caller's transaction. The survey's row is locked before it is read, so
+    concurrent submissions add up instead of overwriting each other's counts (on SQLite the
+    transaction already holds the database's write lock). ``fastpath`` does the same in SQL.
+    """
+    current = (
+        Survey.objects.select_for_update()
+        .filter(pk=survey.pk)
+        .values_list("report_tallies", flat=True)
+        .get()
+    )
+    tallies = dict(current)
+    for question_id, (added, added_yes) in reports.items():
+        have, have_yes = tallies.get(str(question_id), (0, 0))
+        tallies[str(question_id)] = [have + added, have_yes + added_yes]
+    Survey.objects.filter(pk=survey.pk).update(
+        response_count=F("response_count") + responses, report_tallies=tallies
+    )
 
 
 def _replay_outcome(survey, submission_uuid):
@@ -566,11 +586,14 @@ def simulated_submissions_record(
                 batch_size=batch_size,
             )
     yes_totals = reports.sum(axis=0)
-    for question, yes in zip(questions, yes_totals, strict=True):
-        Question.objects.filter(pk=question.pk).update(
-            report_count=F("report_count") + total, yes_count=F("yes_count") + int(yes)
-        )
-    Survey.objects.filter(pk=survey.pk).update(response_count=F("response_count") + total)
+    _tallies_add(
+        survey=survey,
+        responses=total,
+        reports={
+            question.pk: (total, int(yes))
+            for question, yes in zip(questions, yes_totals, strict=True)
+        },
+    )
     if grouping:
         group_tallies_rebuild(survey=survey)
     return total

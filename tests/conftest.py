@@ -17,6 +17,12 @@ SENSITIVE_QUESTIONS = (
 )
 
 
+def question_tallies(survey):
+    """``(reports, yes reports)`` of each of the survey's questions in order, as stored now."""
+    survey.refresh_from_db(fields=["report_tallies", "response_count"])
+    return [survey.tally(pk) for pk in survey.questions.values_list("id", flat=True)]
+
+
 @pytest.fixture
 def owner(db):
     return get_user_model().objects.create_user("owner", password=PASSWORD)

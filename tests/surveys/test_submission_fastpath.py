@@ -9,6 +9,7 @@ from django.test.utils import CaptureQueriesContext
 
 from surveys import fastpath, services
 from surveys.models import GroupingQuestion, Question, Report, Submission, Survey
+from tests.conftest import question_tallies
 
 
 def answers_for(survey, bits):
@@ -17,8 +18,7 @@ def answers_for(survey, bits):
 
 
 def stored_state(survey):
-    survey.refresh_from_db()
-    tallies = list(survey.questions.values_list("report_count", "yes_count"))
+    tallies = question_tallies(survey)
     return Submission.objects.count(), Report.objects.count(), tallies, survey.response_count
 
 
