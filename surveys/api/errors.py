@@ -13,6 +13,7 @@ from django.urls import Resolver404, resolve
 from django.utils.translation import gettext as _
 from rest_framework import exceptions, status
 from rest_framework.permissions import AllowAny
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
@@ -82,6 +83,18 @@ def api_exception_handler(exc, context):
         response.data = error_body(_validation_errors(exc.detail))
     else:
         response.data = error_body({}, detail=exc.detail)
+    return response
+
+
+def error_response(exc):
+    """``api_exception_handler``'s answer to ``exc`` for a view outside DRF, or None if ``exc``
+    is not an error the API answers (then it propagates, a 500)."""
+    response = api_exception_handler(exc, {})
+    if response is not None:
+        # What DRF's view would have set after content negotiation: the API speaks JSON only.
+        response.accepted_renderer = JSONRenderer()
+        response.accepted_media_type = JSONRenderer.media_type
+        response.renderer_context = {}
     return response
 
 

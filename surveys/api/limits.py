@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from rest_framework import exceptions, status
 from rest_framework.parsers import JSONParser
+from rest_framework.utils.mediatypes import media_type_matches
 
 API_PREFIX = "/api/"
 MAX_JSON_DEPTH = 32
@@ -140,3 +141,18 @@ class BoundedJSONParser(JSONParser):
 
 def _refuse_constant(name):
     raise ValueError(f"{name} is not valid JSON")
+
+
+def json_body(request):
+    """A plain Django view's JSON body, read as a DRF view reads it with ``BoundedJSONParser``.
+
+    No body is ``{}``; a body that is not ``application/json`` is a 415; the parser's limits
+    and errors (413, 400) hold. Raises DRF's exceptions, for ``errors.error_response``.
+    """
+    content_type = request.META.get("CONTENT_TYPE", "")
+    if not _declared_length(request.META) or not content_type:
+        return {}
+    if not media_type_matches(BoundedJSONParser.media_type, content_type):
+        raise exceptions.UnsupportedMediaType(content_type)
+    encoding = request.encoding or settings.DEFAULT_CHARSET
+    return BoundedJSONParser().parse(request, content_type, {"encoding": encoding})

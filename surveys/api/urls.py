@@ -46,7 +46,7 @@ urlpatterns = [
     path("public/surveys/<str:slug>/", public.PublicSurveyView.as_view(), name="public-survey"),
     path(
         "public/surveys/<str:slug>/responses/",
-        public.PublicResponseView.as_view(),
+        public.response_create,
         name="public-responses",
     ),
     # Last: any other address under /api/v1/ is a 404 in the API's error shape.
