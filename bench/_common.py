@@ -178,52 +178,46 @@ def populate(survey, *, total, chunk=100_000):
     from django.db import connection, transaction
     from django.db.models import Count, Q
 
-    from surveys.models import Report, Submission, Survey
+    from surveys.models import Submission, Survey, question_key
 
     question_ids = list(survey.questions.values_list("id", flat=True))
+    keys = [question_key(qid) for qid in question_ids]
     a, b = 0.75, 0.25  # classic forced response: P(report yes | yes), P(report yes | no)
     thresholds = [b + (a - b) * share for share in TRUE_SHARES[: len(question_ids)]]
     vendor = connection.vendor
+    if vendor == "postgresql":
+        pairs = ", ".join("%s, random() < %s" for _key in keys)
+        reports = f"jsonb_build_object({pairs})"
+        insert = (
+            "INSERT INTO surveys_submission (survey_id, submission_id, received_on, reports) "
+            f"SELECT %s, gen_random_uuid(), current_date, {reports} FROM generate_series(1, %s)"
+        )
+    else:
+        # SQLite's random() is a signed 64-bit integer; JSON true/false, not 1/0.
+        uniform = "((random() / 18446744073709551616.0) + 0.5)"
+        pairs = ", ".join(
+            f"%s, json(CASE WHEN {uniform} < %s THEN 'true' ELSE 'false' END)" for _key in keys
+        )
+        insert = (
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %s) "
+            "INSERT INTO surveys_submission (survey_id, submission_id, received_on, reports) "
+            f"SELECT %s, lower(hex(randomblob(16))), date('now'), json_object({pairs}) FROM n"
+        )
+    report_params = [value for pair in zip(keys, thresholds, strict=True) for value in pair]
     have = Submission.objects.filter(survey=survey).count()
     while have < total:
         batch = min(chunk, total - have)
         with transaction.atomic(), connection.cursor() as cursor:
             if vendor == "postgresql":
-                # Setup only: skip the per-row foreign-key triggers (the rows reference what
-                # this very statement inserted). Needs a superuser, as CI's postgres is.
-                cursor.execute("SET LOCAL session_replication_role = replica")
-                cursor.execute(
-                    "INSERT INTO surveys_submission (survey_id, submission_id, received_on) "
-                    "SELECT %s, gen_random_uuid(), current_date FROM generate_series(1, %s) "
-                    "RETURNING id",
-                    [survey.pk, batch],
-                )
-                first = min(row[0] for row in cursor.fetchall())
-                random_fraction = "random()"
+                cursor.execute(insert, [survey.pk, *report_params, batch])
             else:
-                cursor.execute(
-                    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %s) "
-                    "INSERT INTO surveys_submission (survey_id, submission_id, received_on) "
-                    "SELECT %s, lower(hex(randomblob(16))), date('now') FROM n",
-                    [batch, survey.pk],
-                )
-                first = cursor.lastrowid - batch + 1
-                random_fraction = "((random() / 18446744073709551616.0) + 0.5)"
-            for question_id, threshold in zip(question_ids, thresholds, strict=True):
-                cursor.execute(
-                    "INSERT INTO surveys_report (submission_id, question_id, reported_yes) "
-                    f"SELECT id, %s, {random_fraction} < %s FROM surveys_submission "
-                    "WHERE survey_id = %s AND id >= %s",
-                    [question_id, threshold, survey.pk, first],
-                )
+                cursor.execute(insert, [batch, survey.pk, *report_params])
         have += batch
-    tallies = Report.objects.filter(submission__survey=survey).values("question_id")
-    tallies = tallies.annotate(n=Count("id"), yes=Count("id", filter=Q(reported_yes=True)))
-    tallies = list(tallies)
-    assert len(tallies) == len(question_ids) and all(row["n"] == have for row in tallies), tallies
+    yes = Submission.objects.filter(survey=survey).aggregate(
+        **{key: Count("id", filter=Q(**{f"reports__{key}": True})) for key in keys}
+    )
     Survey.objects.filter(pk=survey.pk).update(
-        response_count=have,
-        report_tallies={str(row["question_id"]): [row["n"], row["yes"]] for row in tallies},
+        response_count=have, report_tallies={key: [have, yes[key]] for key in keys}
     )
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")

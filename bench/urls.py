@@ -15,17 +15,22 @@ from django.views.decorators.csrf import csrf_exempt
 
 @csrf_exempt
 def bare_insert(request, survey_id):
-    """Read a JSON body, INSERT one row (autocommit), answer 201: the least a write can cost."""
+    """Read a JSON body, INSERT one row (autocommit), answer 201: the least a write can cost.
+
+    The row is a submission's, with the body's answers as its reports, unchecked.
+    """
     body = json.loads(request.body)
     submission_id = uuid.UUID(body["submission_id"])
+    reports = {f"q{key}": bit for key, bit in body["answers"].items()}
     with connection.cursor() as cursor:
         cursor.execute(
-            "INSERT INTO surveys_submission (survey_id, submission_id, received_on) "
-            "VALUES (%s, %s, %s)",
+            "INSERT INTO surveys_submission (survey_id, submission_id, received_on, reports) "
+            "VALUES (%s, %s, %s, %s)",
             [
                 survey_id,
                 submission_id.hex if connection.vendor == "sqlite" else submission_id,
                 timezone.now().date(),
+                json.dumps(reports),
             ],
         )
     return JsonResponse({"submission_id": str(submission_id), "status": "recorded"}, status=201)

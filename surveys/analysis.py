@@ -19,7 +19,15 @@ from django.utils.translation import gettext as _
 import dpengine
 from dpengine import Comparison, Estimate, ForcedResponse
 
-from .models import GroupAnswer, GroupingOption, GroupingQuestion, GroupTally, Question, Report
+from .models import (
+    GroupAnswer,
+    GroupingOption,
+    GroupingQuestion,
+    GroupTally,
+    Question,
+    Submission,
+    question_key,
+)
 from .selectors import survey_design
 
 # --- grouping questions -------------------------------------------------------------------
@@ -333,22 +341,23 @@ def regression_message(result: "Regression") -> str:
 def _regression_rows(*, question, grouping):
     """``Counter`` of (option ids tuple, reported yes) over the question's reports.
 
-    One query: each report with its submission's option for every grouping question.
-    Reports whose submission lacks a grouping answer (bulk-imported) are left out.
+    One query: each submission's report for the question with its option for every grouping
+    question. Reports whose submission lacks a grouping answer (bulk-imported) are left out.
     """
     annotations = {
         f"g{gq.pk}": Subquery(
-            GroupAnswer.objects.filter(
-                submission=OuterRef("submission"), grouping_question=gq.pk
-            ).values("option_id")[:1]
+            GroupAnswer.objects.filter(submission=OuterRef("pk"), grouping_question=gq.pk).values(
+                "option_id"
+            )[:1]
         )
         for gq in grouping
     }
     names = list(annotations)
+    key = question_key(question.pk)
     rows = (
-        Report.objects.filter(question=question)
+        Submission.objects.filter(survey=question.survey_id, reports__has_key=key)
         .annotate(**annotations)
-        .values_list("reported_yes", *names)
+        .values_list(f"reports__{key}", *names)
         .iterator(chunk_size=10000)
     )
     cells = Counter()

@@ -7,6 +7,7 @@ from django.http import StreamingHttpResponse
 from django.utils import timezone
 
 from . import __version__
+from .models import question_key
 from .selectors import SurveyEstimates, survey_report_rows
 
 # A spreadsheet treats a cell starting with one of these as a formula (CSV injection).
@@ -113,7 +114,7 @@ def estimates_csv_response(estimates: SurveyEstimates) -> StreamingHttpResponse:
 
 def report_csv_rows(survey) -> Iterator[list]:
     question_ids = list(survey.questions.values_list("id", flat=True))
-    yield ["submission_id", "received_on", *[f"q{qid}" for qid in question_ids]]
+    yield ["submission_id", "received_on", *map(question_key, question_ids)]
     for row in survey_report_rows(survey=survey):
         yield [str(row.submission_id), row.received_on.isoformat(), *row.bits]
 

@@ -1,8 +1,8 @@
 """The one hot write path in raw SQL: a respondent's submission on PostgreSQL.
 
 Why the ORM is bypassed here, and only here: the public submission endpoint is the one
-request every respondent makes. Through the ORM a submission is eight round trips (the survey,
-its questions, BEGIN, INSERT submission, INSERT reports, SELECT and UPDATE the survey's
+request every respondent makes. Through the ORM a submission is seven round trips (the survey,
+its questions, BEGIN, INSERT the submission with its reports, SELECT and UPDATE the survey's
 tallies, COMMIT) plus the ORM's work to build them. PostgreSQL runs a statement with
 data-modifying CTEs as one atomic unit, so in autocommit the same checks and writes are ONE
 round trip and still all or nothing; the statement is prepared once per connection, so it is
@@ -11,6 +11,7 @@ grouping answers (per-option tallies, created lazily) keep the ORM transaction i
 ``services``.
 """
 
+import hashlib
 import weakref
 from contextlib import nullcontext
 
@@ -33,10 +34,9 @@ _PARAMETERS = (
 #   answers take the ORM path) and its questions are exactly the answered ones (``questions``
 #   sorted ascending). Otherwise no row, and every later part does nothing: the caller then
 #   reads the survey and explains what is wrong (``services.submission_receive``).
-# - ``s`` inserts the submission unless this id is already stored for the survey (a replay);
-#   then it returns no row, and again nothing else happens.
-# - ``r`` inserts one report per answer. A question deleted concurrently makes the report
-#   INSERT violate its foreign key: the whole statement fails, nothing is stored.
+# - ``a`` pairs each answered question's key ("q<id>", ``models.question_key``) with its bit.
+# - ``s`` inserts the submission with its reports unless this id is already stored for the
+#   survey (a replay); then it returns no row, and again nothing else happens.
 # - the final UPDATE counts the response and the reports on the survey's one row: one more
 #   response, and per answered question one more report (and yes report for a yes) in
 #   ``report_tallies``. It runs only when the submission was inserted and returns a row only
@@ -49,25 +49,24 @@ WITH survey AS (
         AND NOT EXISTS (SELECT 1 FROM surveys_groupingquestion AS g WHERE g.survey_id = v.id)
         AND ARRAY(SELECT q.id FROM surveys_question AS q WHERE q.survey_id = v.id ORDER BY q.id)
             = %(questions)s
-), s AS (
-    INSERT INTO surveys_submission (survey_id, submission_id, received_on)
-    SELECT survey.id, %(submission)s, %(received_on)s FROM survey
-    ON CONFLICT (survey_id, submission_id) DO NOTHING
-    RETURNING id, survey_id
 ), a AS (
-    SELECT * FROM unnest(%(questions)s, %(bits)s) AS a (question_id, bit)
-), r AS (
-    INSERT INTO surveys_report (submission_id, question_id, reported_yes)
-    SELECT s.id, a.question_id, a.bit FROM s CROSS JOIN a
+    SELECT 'q' || question_id AS key, bit
+    FROM unnest(%(questions)s, %(bits)s) AS a (question_id, bit)
+), s AS (
+    INSERT INTO surveys_submission (survey_id, submission_id, received_on, reports)
+    SELECT survey.id, %(submission)s, %(received_on)s, (SELECT jsonb_object_agg(key, bit) FROM a)
+    FROM survey
+    ON CONFLICT (survey_id, submission_id) DO NOTHING
+    RETURNING survey_id
 )
 UPDATE surveys_survey AS v
 SET response_count = v.response_count + 1,
     report_tallies = v.report_tallies || (
         SELECT jsonb_object_agg(
-            a.question_id::text,
+            a.key,
             jsonb_build_array(
-                COALESCE((v.report_tallies -> a.question_id::text ->> 0)::bigint, 0) + 1,
-                COALESCE((v.report_tallies -> a.question_id::text ->> 1)::bigint, 0) + a.bit::int
+                COALESCE((v.report_tallies -> a.key ->> 0)::bigint, 0) + 1,
+                COALESCE((v.report_tallies -> a.key ->> 1)::bigint, 0) + a.bit::int
             )
         )
         FROM a
@@ -75,7 +74,9 @@ SET response_count = v.response_count + 1,
 FROM s WHERE v.id = s.survey_id
 RETURNING v.id
 """
-_STATEMENT = "rrsurvey_submission_insert"
+# Named after its text: a server session that a pooler shares between app versions during a
+# deploy never runs another version's statement under this version's name.
+_STATEMENT = f"rrsurvey_submission_{hashlib.sha256(_RECORD_SQL.encode()).hexdigest()[:12]}"
 _PREPARE_SQL = f"PREPARE {_STATEMENT} ({', '.join(kind for _, kind in _PARAMETERS)}) AS " + (
     _RECORD_SQL % {name: f"${position}" for position, (name, _) in enumerate(_PARAMETERS, start=1)}
 )

@@ -39,6 +39,14 @@ def is_slug(value):
     )
 
 
+def question_key(question_id) -> str:
+    """A question's name in stored JSON (reports, tallies) and in exports: ``"q<id>"``.
+
+    Not the bare id: Django's JSON key lookups read a numeric key as an array index.
+    """
+    return f"q{question_id}"
+
+
 class Survey(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", _("Draft")
@@ -67,7 +75,7 @@ class Survey(models.Model):
     # Running tallies, written with each submission (same statement or transaction), so reads
     # never count rows and the estimates cost the same at a thousand or a million responses.
     response_count = models.PositiveIntegerField(default=0, editable=False)
-    # {"<question id>": [reports, yes reports]}: randomized reports per question. On the survey
+    # {"q<question id>": [reports, yes reports]}: randomized reports per question. On the survey
     # row, not one row per question, because a submission then writes one tally row, not eleven
     # (the survey's row is locked and rewritten for response_count anyway). Per question, not
     # derived from response_count: a question added while a first submission was in flight
@@ -107,7 +115,7 @@ class Survey(models.Model):
 
     def tally(self, question_id) -> tuple[int, int]:
         """``(reports, yes reports)`` of one question, from the running tallies."""
-        reports, yes = self.report_tallies.get(str(question_id), (0, 0))
+        reports, yes = self.report_tallies.get(question_key(question_id), (0, 0))
         return reports, yes
 
     @property
@@ -129,10 +137,17 @@ class Question(models.Model):
 
 
 class Submission(models.Model):
+    """One respondent's randomized answers: what their browser sent, never the true answers."""
+
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="submissions")
     submission_id = models.UUIDField()
     # A date, not a time: precise timestamps could be joined with other logs to re-identify.
     received_on = models.DateField()
+    # {"q<question id>": reported yes}: the randomized bit sent for each question. In the
+    # submission's row rather than a row per answer: storing a submission is then one row, not
+    # eleven, each with its indexes and foreign-key checks, which was most of the database's
+    # work per respondent. The questions cannot change once a survey has responses.
+    reports = models.JSONField(editable=False)
 
     class Meta:
         constraints = [
@@ -143,24 +158,6 @@ class Submission(models.Model):
 
     def __str__(self):
         return str(self.submission_id)
-
-
-class Report(models.Model):
-    """One randomized answer: what the respondent's browser sent, never the true answer."""
-
-    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="reports")
-    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="reports")
-    reported_yes = models.BooleanField()
-
-    class Meta:
-        constraints = [
-            models.UniqueConstraint(
-                fields=["submission", "question"], name="one_report_per_question_per_submission"
-            ),
-        ]
-
-    def __str__(self):
-        return f"{self.question_id}: {'yes' if self.reported_yes else 'no'} (randomized)"
 
 
 # --- grouping questions (answered directly, not randomized) ---------------------------------

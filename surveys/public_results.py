@@ -30,17 +30,13 @@ from django.utils.translation import gettext as _
 import dpengine
 from dpengine import Estimate
 
-from .models import GroupingOption, PublicRelease, Survey, is_slug
+from .models import GroupingOption, PublicRelease, Survey, is_slug, question_key
 from .selectors import survey_design
 
 RELEASE_INTERVAL = timedelta(days=1)
 EPSILON_MIN = 0.05
 EPSILON_MAX = 10.0
 RESPONDENTS = "respondents"
-
-
-def _question_key(question_id):
-    return f"q{question_id}"
 
 
 def _option_key(option_id):
@@ -82,7 +78,7 @@ def _exact_counts(survey) -> tuple[dict[str, int], int]:
     """The exact values to release, and how many of them one respondent can change."""
     counts = {RESPONDENTS: survey.response_count}
     for question_id in survey.questions.values_list("id", flat=True):
-        counts[_question_key(question_id)] = survey.tally(question_id)[1]
+        counts[question_key(question_id)] = survey.tally(question_id)[1]
     grouping_ids = set()
     for option_id, grouping_id, respondents in GroupingOption.objects.filter(
         grouping_question__survey=survey
@@ -192,7 +188,7 @@ def public_results(*, slug, now=None, rng=None) -> PublicResults:
     n = max(counts.get(RESPONDENTS, 0), 0)
     rows = []
     for question in survey.questions.all():
-        noisy_yes = counts.get(_question_key(question.pk))
+        noisy_yes = counts.get(question_key(question.pk))
         yes = 0 if noisy_yes is None else min(max(noisy_yes, 0), n)
         released_n = 0 if noisy_yes is None else n
         rows.append(

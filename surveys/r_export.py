@@ -16,12 +16,8 @@ from operator import itemgetter
 from django.utils import timezone
 
 from .exports import csv_safe, stream_csv
-from .models import GroupAnswer
+from .models import GroupAnswer, question_key
 from .selectors import survey_design, survey_report_rows
-
-
-def _question_column(question_id):
-    return f"q{question_id}"
 
 
 def _grouping_column(grouping_id):
@@ -35,7 +31,7 @@ def r_export_rows(*, survey, grouping, chunk_size=10000) -> Iterator[list]:
     yield [
         "submission_id",
         "received_on",
-        *(_question_column(qid) for qid in question_ids),
+        *(question_key(qid) for qid in question_ids),
         *(_grouping_column(gq.pk) for gq in grouping),
     ]
     answers = groupby(
@@ -112,7 +108,7 @@ def r_snippet(*, survey, question, grouping) -> str:
     lines += [
         "# p: truthful answer; p1: forced yes; p0: forced no (unconditional, summing to 1)",
         "set.seed(1)  # rrreg starts its EM algorithm from random values",
-        f"fit <- rrreg({_question_column(question.pk)} ~ {' + '.join(terms) or '1'}, data = d,",
+        f"fit <- rrreg({question_key(question.pk)} ~ {' + '.join(terms) or '1'}, data = d,",
         f"             p = {design.p!r}, p1 = {design.p1!r}, p0 = {design.p0!r},",
         '             design = "forced-known")',
         "summary(fit)",

@@ -5,8 +5,6 @@ import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime
-from itertools import groupby
-from operator import itemgetter
 from typing import NamedTuple
 
 from django.db.models import Count
@@ -17,7 +15,7 @@ import dpengine
 from dpengine import Estimate, ForcedResponse
 
 from . import fastpath
-from .models import CI_METHODS, Question, Report, Survey, is_slug
+from .models import CI_METHODS, Question, Submission, Survey, is_slug, question_key
 
 VALID_METHODS = tuple(code for code, _label in CI_METHODS)
 PLANNING_MARGIN = 0.05
@@ -181,25 +179,12 @@ def survey_report_rows(*, survey, chunk_size=10000) -> Iterator[SubmissionReport
     Reads straight from the database in chunks so a million-row export needs memory for one
     chunk, not the whole survey.
     """
-    question_ids = list(survey.questions.values_list("id", flat=True))
-    column = {qid: index for index, qid in enumerate(question_ids)}
-    reports = (
-        Report.objects.filter(submission__survey=survey)
-        .order_by("submission_id", "question_id")
-        .values_list(
-            "submission_id",
-            "submission__submission_id",
-            "submission__received_on",
-            "question_id",
-            "reported_yes",
-        )
+    keys = [question_key(qid) for qid in survey.questions.values_list("id", flat=True)]
+    rows = (
+        Submission.objects.filter(survey=survey)
+        .order_by("pk")
+        .values_list("pk", "submission_id", "received_on", "reports")
         .iterator(chunk_size=chunk_size)
     )
-    for pk, group in groupby(reports, key=itemgetter(0)):
-        rows = list(group)  # one submission: one row per question
-        bits = [None] * len(question_ids)
-        for _pk, _uuid, _date, question_id, reported_yes in rows:
-            if question_id in column:
-                bits[column[question_id]] = reported_yes
-        _pk, submission_uuid, received_on, *_rest = rows[0]
-        yield SubmissionReports(pk, submission_uuid, received_on, bits)
+    for pk, submission_uuid, received_on, reports in rows:
+        yield SubmissionReports(pk, submission_uuid, received_on, [reports.get(k) for k in keys])

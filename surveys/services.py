@@ -25,10 +25,10 @@ from .models import (
     GroupingOption,
     GroupTally,
     Question,
-    Report,
     Submission,
     Survey,
     is_slug,
+    question_key,
 )
 
 EDITABLE_SURVEY_FIELDS = (
@@ -452,19 +452,25 @@ def submission_record(
                 raise IntegrityError("submission not stored")
             return SubmissionOutcome(submission_uuid, created=True, questions_answered=len(cleaned))
         with transaction.atomic():
+            # The survey's row is held from here (question edits take it too), and the answers
+            # must still be to its questions: reports name questions, no foreign key would
+            # notice one deleted since validation.
+            tallies = _tallies_locked(survey)
+            if set(survey.questions.values_list("id", flat=True)) != cleaned.keys():
+                raise IntegrityError("the survey's questions changed")
             submission = Submission.objects.create(
-                survey=survey, submission_id=submission_uuid, received_on=timezone.now().date()
-            )
-            Report.objects.bulk_create(
-                Report(submission=submission, question_id=qid, reported_yes=bit)
-                for qid, bit in cleaned.items()
+                survey=survey,
+                submission_id=submission_uuid,
+                received_on=timezone.now().date(),
+                reports={question_key(qid): bit for qid, bit in cleaned.items()},
             )
             if chosen:
                 _record_group_answers(
                     survey=survey, submission=submission, answers=cleaned, chosen=chosen
                 )
-            _tallies_add(
-                survey=survey,
+            _tallies_write(
+                survey,
+                tallies,
                 responses=1,
                 reports={qid: (1, int(bit)) for qid, bit in cleaned.items()},
             )
@@ -480,23 +486,28 @@ def submission_record(
     return SubmissionOutcome(submission_uuid, created=True, questions_answered=len(cleaned))
 
 
-def _tallies_add(*, survey, responses, reports):
-    """Count ``responses`` more responses and, per question id, ``(reports, yes reports)``.
+def _tallies_locked(survey):
+    """The survey's report tallies, its row locked until the caller's transaction ends.
 
-    Inside the caller's transaction. The survey's row is locked before it is read, so
-    concurrent submissions add up instead of overwriting each other's counts (on SQLite the
-    transaction already holds the database's write lock). ``fastpath`` does the same in SQL.
+    So concurrent submissions add up instead of overwriting each other's counts (on SQLite
+    the transaction already holds the database's write lock). ``fastpath`` does it in SQL.
     """
-    current = (
+    return (
         Survey.objects.select_for_update()
         .filter(pk=survey.pk)
         .values_list("report_tallies", flat=True)
         .get()
     )
-    tallies = dict(current)
+
+
+def _tallies_write(survey, tallies, *, responses, reports):
+    """Store ``tallies`` (as read by ``_tallies_locked``) plus ``responses`` more responses
+    and, per question id, ``(reports, yes reports)`` more."""
+    tallies = dict(tallies)
     for question_id, (added, added_yes) in reports.items():
-        have, have_yes = tallies.get(str(question_id), (0, 0))
-        tallies[str(question_id)] = [have + added, have_yes + added_yes]
+        key = question_key(question_id)
+        have, have_yes = tallies.get(key, (0, 0))
+        tallies[key] = [have + added, have_yes + added_yes]
     Survey.objects.filter(pk=survey.pk).update(
         response_count=F("response_count") + responses, report_tallies=tallies
     )
@@ -507,9 +518,7 @@ def _replay_outcome(survey, submission_uuid):
     stored = Submission.objects.filter(survey=survey, submission_id=submission_uuid).first()
     if stored is None:
         return None
-    return SubmissionOutcome(
-        submission_uuid, created=False, questions_answered=stored.reports.count()
-    )
+    return SubmissionOutcome(submission_uuid, created=False, questions_answered=len(stored.reports))
 
 
 def _submission_inputs(survey):
@@ -560,19 +569,17 @@ def simulated_submissions_record(
             if option_id not in valid:
                 raise ValidationError({"options": [f"{option_id!r} is not an option here."]})
     received_on = received_on or timezone.now().date()
+    keys = [question_key(question.pk) for question in questions]
     for start in range(0, total, batch_size):
         chunk = reports[start : start + batch_size]
         submissions = Submission.objects.bulk_create(
-            Submission(survey=survey, submission_id=uuid.uuid4(), received_on=received_on)
-            for _row in chunk
-        )
-        Report.objects.bulk_create(
-            (
-                Report(submission=submission, question=question, reported_yes=bool(bit))
-                for submission, row in zip(submissions, chunk, strict=True)
-                for question, bit in zip(questions, row, strict=True)
-            ),
-            batch_size=batch_size,
+            Submission(
+                survey=survey,
+                submission_id=uuid.uuid4(),
+                received_on=received_on,
+                reports=dict(zip(keys, map(bool, row), strict=True)),
+            )
+            for row in chunk
         )
         if grouping:
             GroupAnswer.objects.bulk_create(
@@ -586,8 +593,9 @@ def simulated_submissions_record(
                 batch_size=batch_size,
             )
     yes_totals = reports.sum(axis=0)
-    _tallies_add(
-        survey=survey,
+    _tallies_write(
+        survey,
+        _tallies_locked(survey),
         responses=total,
         reports={
             question.pk: (total, int(yes))
@@ -701,18 +709,24 @@ def group_tallies_ensure(*, survey):
 @transaction.atomic
 def group_tallies_rebuild(*, survey):
     """Recount every per-(question, option) tally and option count from the stored rows."""
+    question_ids = list(survey.questions.values_list("id", flat=True))
+    # Per option, one pair of counts per question (reports, yes reports), in one query.
+    aggregates = {}
+    for qid in question_ids:
+        key = question_key(qid)
+        aggregates[f"n_{qid}"] = Count("id", filter=Q(submission__reports__has_key=key))
+        aggregates[f"yes_{qid}"] = Count("id", filter=Q(**{f"submission__reports__{key}": True}))
     counts = (
         GroupAnswer.objects.filter(submission__survey=survey)
-        .values("option_id", "submission__reports__question_id")
-        .annotate(n=Count("id"), yes=Count("id", filter=Q(submission__reports__reported_yes=True)))
+        .values("option_id")
+        .annotate(**aggregates)
     )
     found = {
-        (row["submission__reports__question_id"], row["option_id"]): (row["n"], row["yes"])
+        (qid, row["option_id"]): (row[f"n_{qid}"], row[f"yes_{qid}"])
         for row in counts
-        if row["submission__reports__question_id"] is not None
+        for qid in question_ids
     }
     options = list(GroupingOption.objects.filter(grouping_question__survey=survey))
-    question_ids = list(survey.questions.values_list("id", flat=True))
     GroupTally.objects.filter(option__in=options).delete()
     GroupTally.objects.bulk_create(
         GroupTally(

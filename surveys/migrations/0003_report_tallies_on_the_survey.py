@@ -1,7 +1,8 @@
 """Per-question report tallies move from the question rows to one JSON object on the survey.
 
 A submission then writes one tally row (the survey's, already written for its response
-count) instead of one per question. Existing tallies are carried over both ways.
+count) instead of one per question. Existing tallies are carried over both ways; a question's
+key is "q<id>" (``models.question_key``).
 """
 
 from django.db import migrations, models
@@ -14,7 +15,7 @@ def tallies_to_survey(apps, schema_editor):
     for survey_id, question_id, reports, yes in Question.objects.values_list(
         "survey_id", "id", "report_count", "yes_count"
     ):
-        tallies.setdefault(survey_id, {})[str(question_id)] = [reports, yes]
+        tallies.setdefault(survey_id, {})[f"q{question_id}"] = [reports, yes]
     for survey_id, survey_tallies in tallies.items():
         Survey.objects.filter(pk=survey_id).update(report_tallies=survey_tallies)
 
@@ -23,8 +24,8 @@ def tallies_to_questions(apps, schema_editor):
     Survey = apps.get_model("surveys", "Survey")
     Question = apps.get_model("surveys", "Question")
     for survey_tallies in Survey.objects.values_list("report_tallies", flat=True):
-        for question_id, (reports, yes) in survey_tallies.items():
-            Question.objects.filter(pk=int(question_id)).update(
+        for key, (reports, yes) in survey_tallies.items():
+            Question.objects.filter(pk=int(key.removeprefix("q"))).update(
                 report_count=reports, yes_count=yes
             )
 

@@ -105,30 +105,33 @@ class Load:
                 side.result()
 
 
+def from_json(value):
+    """A JSON column's value as read by the raw connection: SQLite hands back text."""
+    return json.loads(value) if isinstance(value, str) else value
+
+
 def stored_state(server, survey):
     submissions = database_rows(
-        server, "SELECT submission_id FROM surveys_submission WHERE survey_id = %s", [survey["id"]]
-    )
-    reports = database_rows(
         server,
-        "SELECT s.submission_id, r.question_id, r.reported_yes FROM surveys_report r "
-        "JOIN surveys_submission s ON s.id = r.submission_id WHERE s.survey_id = %s",
+        "SELECT submission_id, reports FROM surveys_submission WHERE survey_id = %s",
         [survey["id"]],
     )
-    by_submission = {}
-    for submission_id, question_id, bit in reports:
-        by_submission.setdefault(str(uuid.UUID(str(submission_id))), {})[question_id] = bool(bit)
+    by_submission = {
+        str(uuid.UUID(str(submission_id))): {
+            int(key.removeprefix("q")): bit for key, bit in from_json(reports).items()
+        }
+        for submission_id, reports in submissions
+    }
     [(response_count, tallies)] = database_rows(
         server,
         "SELECT response_count, report_tallies FROM surveys_survey WHERE id = %s",
         [survey["id"]],
     )
-    if isinstance(tallies, str):  # SQLite hands JSON back as text
-        tallies = json.loads(tallies)
+    tallies = from_json(tallies)
     return {
         "submission_ids": [str(uuid.UUID(str(row[0]))) for row in submissions],
         "reports": by_submission,
-        "report_rows": len(reports),
+        "report_rows": sum(len(bits) for bits in by_submission.values()),
         "tallies": tallies,
         "response_count": response_count,
     }
@@ -147,7 +150,7 @@ def assert_stored_exactly(load, state):
     assert len(state["tallies"]) == QUESTIONS
     for qid, (n, yes) in state["tallies"].items():
         assert n == len(accepted)
-        assert yes == sum(bits[int(qid)] for bits in accepted.values())
+        assert yes == sum(bits[int(qid.removeprefix("q"))] for bits in accepted.values())
 
 
 def test_concurrent_respondents_are_all_stored_exactly_once(server):

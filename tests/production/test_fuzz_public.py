@@ -16,7 +16,7 @@ from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from surveys.models import GroupAnswer, Report, Submission, Survey
+from surveys.models import GroupAnswer, Submission, Survey
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
@@ -141,7 +141,6 @@ def encoded(body, how):
 def snapshot():
     return (
         Submission.objects.count(),
-        Report.objects.count(),
         GroupAnswer.objects.count(),
         sorted(Survey.objects.values_list("id", "response_count", "report_tallies")),
     )

@@ -1,11 +1,17 @@
 """Migrations that move stored data carry it over both ways."""
 
+import datetime
+import uuid
+
 import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 BEFORE = [("surveys", "0002_grouping_and_public_results")]
 AFTER = [("surveys", "0003_report_tallies_on_the_survey")]
+PACKED = [("surveys", "0004_reports_in_the_submission_row")]
+LATEST = PACKED
+DAY = datetime.date(2026, 11, 2)
 
 
 def migrate(targets):
@@ -33,10 +39,10 @@ def test_question_tallies_move_to_the_survey_and_back(owner):
     apps = migrate(AFTER)
     Survey = apps.get_model("surveys", "Survey")
     assert Survey.objects.get(pk=answered.pk).report_tallies == {
-        str(first.pk): [9, 4],
-        str(second.pk): [8, 0],
+        f"q{first.pk}": [9, 4],
+        f"q{second.pk}": [8, 0],
     }
-    assert Survey.objects.get(pk=draft.pk).report_tallies == {str(unanswered.pk): [0, 0]}
+    assert Survey.objects.get(pk=draft.pk).report_tallies == {f"q{unanswered.pk}": [0, 0]}
 
     apps = migrate(BEFORE)
     Question = apps.get_model("surveys", "Question")
@@ -45,4 +51,37 @@ def test_question_tallies_move_to_the_survey_and_back(owner):
         (second.pk, 8, 0),
         (unanswered.pk, 0, 0),
     ]
-    migrate(AFTER)
+    migrate(LATEST)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_report_rows_move_into_their_submission_and_back(owner):
+    apps = migrate(AFTER)
+    Survey = apps.get_model("surveys", "Survey")
+    Question = apps.get_model("surveys", "Question")
+    Submission = apps.get_model("surveys", "Submission")
+    Report = apps.get_model("surveys", "Report")
+    survey = Survey.objects.create(owner_id=owner.pk, title="Answered", response_count=2)
+    first = Question.objects.create(survey=survey, position=0, text="A?")
+    second = Question.objects.create(survey=survey, position=1, text="B?")
+    stored = [
+        Submission.objects.create(survey=survey, submission_id=uuid.uuid4(), received_on=DAY)
+        for _ in range(2)
+    ]
+    rows = [(stored[0], first, True), (stored[0], second, False), (stored[1], first, False)]
+    for submission, question, bit in rows:
+        Report.objects.create(submission=submission, question=question, reported_yes=bit)
+
+    apps = migrate(PACKED)
+    Submission = apps.get_model("surveys", "Submission")
+    assert list(Submission.objects.order_by("pk").values_list("reports", flat=True)) == [
+        {f"q{first.pk}": True, f"q{second.pk}": False},
+        {f"q{first.pk}": False},
+    ]
+
+    apps = migrate(AFTER)
+    Report = apps.get_model("surveys", "Report")
+    assert sorted(
+        Report.objects.values_list("submission_id", "question_id", "reported_yes")
+    ) == sorted((submission.pk, question.pk, bit) for submission, question, bit in rows)
+    migrate(LATEST)

@@ -5,7 +5,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from surveys import selectors, services
-from surveys.models import Question, Report, Submission, Survey
+from surveys.models import Question, Submission, Survey
 from tests.conftest import question_tallies
 
 
@@ -64,7 +64,8 @@ class TestSubmissionRecord:
         )
         assert outcome.created
         assert question_tallies(open_survey) == [(1, 1), (1, 0)]
-        assert Report.objects.count() == 2
+        first, second = open_survey.questions.all()
+        assert Submission.objects.get().reports == {f"q{first.pk}": True, f"q{second.pk}": False}
         assert open_survey.response_count == 1
 
     def test_replayed_submission_is_stored_once(self, open_survey):
@@ -79,7 +80,7 @@ class TestSubmissionRecord:
         )
         assert not again.created
         assert Submission.objects.count() == 1
-        assert sorted(Report.objects.values_list("reported_yes", flat=True)) == [True, True]
+        assert list(Submission.objects.get().reports.values()) == [True, True]
         assert sum(yes for _n, yes in question_tallies(open_survey)) == 2
 
     @pytest.mark.parametrize(
@@ -104,7 +105,6 @@ class TestSubmissionRecord:
             services.submission_record(survey=open_survey, **kwargs)
         assert field in excinfo.value.message_dict
         assert not Submission.objects.exists()
-        assert not Report.objects.exists()
         assert question_tallies(open_survey) == [(0, 0), (0, 0)]
 
     def test_answers_to_another_surveys_questions_are_rejected(self, make_survey, open_survey):
@@ -206,7 +206,7 @@ class TestEstimates:
         services.simulated_submissions_record(survey=open_survey, reports=reports)
         assert question_tallies(open_survey) == [(3, 2), (3, 1)]
         first = open_survey.questions.first()
-        assert Report.objects.filter(question=first, reported_yes=True).count() == 2
+        assert Submission.objects.filter(**{f"reports__q{first.pk}": True}).count() == 2
         rows = list(selectors.survey_report_rows(survey=open_survey))
         assert len(rows) == 3
         assert sorted(tuple(bits) for *_meta, bits in rows) == sorted(
@@ -219,10 +219,13 @@ def test_nothing_identifying_is_stored(open_survey, submit):
     """Only survey, question, reported bit, submission id and a coarse date are stored."""
     submit(open_survey, [True, False])
     submission_fields = {f.name for f in Submission._meta.get_fields() if f.concrete}
-    report_fields = {f.name for f in Report._meta.get_fields() if f.concrete}
-    assert submission_fields == {"id", "survey", "submission_id", "received_on"}
-    assert report_fields == {"id", "submission", "question", "reported_yes"}
+    assert submission_fields == {"id", "survey", "submission_id", "received_on", "reports"}
     assert Submission._meta.get_field("received_on").get_internal_type() == "DateField"
+    # The reports are a randomized bit per question, keyed by question, and nothing else.
+    question_keys = {f"q{pk}" for pk in open_survey.questions.values_list("id", flat=True)}
+    (reports,) = Submission.objects.values_list("reports", flat=True)
+    assert reports.keys() == question_keys
+    assert all(isinstance(bit, bool) for bit in reports.values())
 
 
 @pytest.mark.django_db
