@@ -30,10 +30,16 @@ _PARAMETERS = (
 )
 
 # Stores the submission only if it is valid, all or nothing, idempotent on (survey, id):
-# - ``survey`` finds the survey by slug, only if it is open, has no grouping questions (their
-#   answers take the ORM path) and its questions are exactly the answered ones (``questions``
-#   sorted ascending). Otherwise no row, and every later part does nothing: the caller then
-#   reads the survey and explains what is wrong (``services.submission_receive``).
+# - ``survey`` finds the survey by slug, only if it is open, already has responses, has no
+#   grouping questions (their answers take the ORM path) and its questions are exactly the
+#   answered ones (``questions`` sorted ascending). Otherwise no row, and every later part
+#   does nothing: the caller then reads the survey and explains what is wrong, or stores the
+#   submission the ORM way (``services.submission_receive``).
+#   "Already has responses" makes the question check exact: this statement sees the
+#   questions as they were when it began, and a survey's questions change only while it has
+#   no responses (under a lock on its row). Once a response is visible, they cannot change
+#   any more; a survey's first response takes the ORM path, which holds the row while it
+#   checks the questions and stores.
 # - ``a`` pairs each answered question's key ("q<id>", ``models.question_key``) with its bit.
 # - ``s`` inserts the submission with its reports unless this id is already stored for the
 #   survey (a replay); then it returns no row, and again nothing else happens.
@@ -45,7 +51,7 @@ _PARAMETERS = (
 _RECORD_SQL = """
 WITH survey AS (
     SELECT v.id FROM surveys_survey AS v
-    WHERE v.slug = %(slug)s AND v.status = %(open)s
+    WHERE v.slug = %(slug)s AND v.status = %(open)s AND v.response_count > 0
         AND NOT EXISTS (SELECT 1 FROM surveys_groupingquestion AS g WHERE g.survey_id = v.id)
         AND ARRAY(SELECT q.id FROM surveys_question AS q WHERE q.survey_id = v.id ORDER BY q.id)
             = %(questions)s
@@ -103,13 +109,8 @@ def submission_insert(*, slug, submission_uuid, received_on, answers) -> bool:
 
     ``answers`` maps question id to the randomized bit. True: stored. False: nothing stored,
     because this id was stored before (a replay) or the survey does not take these answers
-    as they are (no such survey, not open, other questions, grouping questions to answer).
-
-    The question check reads the questions as they were when the statement began. Questions
-    change only while a survey has no responses, so the one overlap possible is a researcher
-    deleting or adding a question in the instant the survey's first response arrives; that
-    response is then stored as answered, and results and exports go by the questions the
-    survey has.
+    as they are (no such survey, not open, other questions, grouping questions to answer)
+    or it is the survey's first response (see the statement).
     """
     questions = sorted(answers)
     params = {

@@ -369,12 +369,13 @@ def submission_receive(*, slug, submission_id, answers, groups=None) -> Submissi
     """A respondent's submission to the survey at ``slug``, as the public endpoint receives it.
 
     On PostgreSQL the usual case, a new submission that answers exactly the questions of an
-    open survey without grouping questions, is stored by one statement that checks all of
-    that as it writes (``fastpath.submission_insert``): no separate read of the survey. That
-    statement stores nothing in any other case (no such survey, not open, wrong or missing
-    answers, grouping answers, a replay), and then the submission goes the whole way: the
-    survey is read and ``submission_record`` validates it, with messages that name the field,
-    stores it or answers the replay. Elsewhere it always goes that way.
+    open survey that has responses and no grouping questions, is stored by one statement that
+    checks all of that as it writes (``fastpath.submission_insert``): no separate read of the
+    survey. That statement stores nothing in any other case (no such survey, not open, the
+    first response, wrong or missing answers, grouping answers, a replay), and then the
+    submission goes the whole way: the survey is read and ``submission_record`` validates it,
+    with messages that name the field, stores it or answers the replay. Elsewhere it always
+    goes that way.
     """
     if fastpath.supported() and groups in (None, {}) and is_slug(slug):
         try:
@@ -415,9 +416,9 @@ def submission_record(
     open, body invalid) look for an earlier one with this id only on their own path.
     ``inputs`` is the survey's ``(question ids, grouping options)`` when the caller read them
     with the survey (``selectors.survey_for_submission``); otherwise they are read here.
-    On PostgreSQL a submission without grouping answers is written by ``fastpath`` in one
-    statement; elsewhere in one ORM transaction. The public endpoint comes here through
-    ``submission_receive``.
+    On PostgreSQL a submission without grouping answers to a survey that has responses is
+    written by ``fastpath`` in one statement; otherwise in one ORM transaction. The public
+    endpoint comes here through ``submission_receive``.
     """
     submission_uuid = _clean_submission_id(submission_id)
     if survey.status != Survey.Status.OPEN:
@@ -441,7 +442,7 @@ def submission_record(
             raise
         return replay
     try:
-        if not chosen and fastpath.supported():
+        if not chosen and fastpath.supported() and survey.is_frozen:
             created = fastpath.submission_insert(
                 slug=survey.slug,
                 submission_uuid=submission_uuid,
