@@ -73,6 +73,24 @@ def open_survey(make_survey):
     return make_survey()
 
 
+def answers_for(survey, bits):
+    """``{question id: bit}`` for the survey's questions in order."""
+    ids = list(survey.questions.values_list("id", flat=True))
+    return dict(zip(ids, bits, strict=True))
+
+
+@pytest.fixture
+def frozen_survey(open_survey):
+    """The open survey with one response (yes, no): its questions can no longer change."""
+    services.submission_record(
+        survey=open_survey,
+        submission_id=uuid.uuid4(),
+        answers=answers_for(open_survey, [True, False]),
+    )
+    open_survey.refresh_from_db()
+    return open_survey
+
+
 @pytest.fixture
 def submit(respondent):
     """POST randomized answers for a survey; ``answers`` is a list of bits in question order."""

@@ -6,12 +6,7 @@ from django.core.exceptions import ValidationError
 
 from surveys import selectors, services
 from surveys.models import Question, Submission, Survey
-from tests.conftest import question_tallies
-
-
-def answers_for(survey, bits):
-    ids = list(survey.questions.values_list("id", flat=True))
-    return dict(zip(ids, bits, strict=True))
+from tests.conftest import answers_for, question_tallies
 
 
 @pytest.mark.django_db
@@ -129,20 +124,10 @@ class TestSubmissionRecord:
 
 @pytest.mark.django_db
 class TestFrozenSurvey:
-    @pytest.fixture
-    def answered(self, open_survey):
-        services.submission_record(
-            survey=open_survey,
-            submission_id=uuid.uuid4(),
-            answers=answers_for(open_survey, [True, False]),
-        )
-        open_survey.refresh_from_db()
-        return open_survey
-
-    def test_questions_cannot_change_after_a_response(self, answered):
-        question = answered.questions.first()
+    def test_questions_cannot_change_after_a_response(self, frozen_survey):
+        question = frozen_survey.questions.first()
         with pytest.raises(services.SurveyFrozen):
-            services.question_add(survey=answered, text="New?")
+            services.question_add(survey=frozen_survey, text="New?")
         with pytest.raises(services.SurveyFrozen):
             services.question_update(question=question, text="Changed?")
         with pytest.raises(services.SurveyFrozen):
@@ -150,22 +135,24 @@ class TestFrozenSurvey:
         with pytest.raises(services.SurveyFrozen):
             services.question_move(question=question, offset=1)
         with pytest.raises(services.SurveyFrozen):
-            services.survey_update(survey=answered, data={}, questions=["Other?"])
-        assert [q.text for q in answered.questions.all()] == [
-            q.text for q in Question.objects.filter(survey=answered).order_by("position")
+            services.survey_update(survey=frozen_survey, data={}, questions=["Other?"])
+        assert [q.text for q in frozen_survey.questions.all()] == [
+            q.text for q in Question.objects.filter(survey=frozen_survey).order_by("position")
         ]
-        assert answered.questions.count() == 2
+        assert frozen_survey.questions.count() == 2
 
-    def test_design_cannot_change_after_a_response(self, answered):
+    def test_design_cannot_change_after_a_response(self, frozen_survey):
         with pytest.raises(services.SurveyFrozen):
-            services.survey_update(survey=answered, data={"p_truth": 0.75})
-        answered.refresh_from_db()
-        assert answered.p_truth == 0.5
+            services.survey_update(survey=frozen_survey, data={"p_truth": 0.75})
+        frozen_survey.refresh_from_db()
+        assert frozen_survey.p_truth == 0.5
 
-    def test_title_and_reporting_settings_stay_editable(self, answered):
-        services.survey_update(survey=answered, data={"title": "Renamed", "ci_method": "exact"})
-        answered.refresh_from_db()
-        assert (answered.title, answered.ci_method) == ("Renamed", "exact")
+    def test_title_and_reporting_settings_stay_editable(self, frozen_survey):
+        services.survey_update(
+            survey=frozen_survey, data={"title": "Renamed", "ci_method": "exact"}
+        )
+        frozen_survey.refresh_from_db()
+        assert (frozen_survey.title, frozen_survey.ci_method) == ("Renamed", "exact")
 
 
 @pytest.mark.django_db

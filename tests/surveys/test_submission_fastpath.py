@@ -9,12 +9,7 @@ from django.test.utils import CaptureQueriesContext
 
 from surveys import fastpath, services
 from surveys.models import GroupingQuestion, Question, Submission, Survey
-from tests.conftest import question_tallies
-
-
-def answers_for(survey, bits):
-    ids = survey.questions.values_list("id", flat=True)
-    return {str(qid): bit for qid, bit in zip(ids, bits, strict=True)}
+from tests.conftest import answers_for, question_tallies
 
 
 def stored_state(survey):
@@ -38,18 +33,6 @@ postgresql_only = pytest.mark.skipif(
 )
 
 
-@pytest.fixture
-def answered_survey(open_survey):
-    """The open survey with one response: the one statement stores only to such a survey."""
-    services.submission_record(
-        survey=open_survey,
-        submission_id=uuid.uuid4(),
-        answers=answers_for(open_survey, [False, False]),
-    )
-    open_survey.refresh_from_db()
-    return open_survey
-
-
 def fastpath_insert(survey, answers, **changes):
     kwargs = {
         "slug": survey.slug,
@@ -62,12 +45,12 @@ def fastpath_insert(survey, answers, **changes):
 
 @pytest.mark.django_db
 @postgresql_only
-def test_one_statement_insert_is_idempotent(answered_survey):
-    answers = dict.fromkeys(answered_survey.questions.values_list("id", flat=True), True)
+def test_one_statement_insert_is_idempotent(frozen_survey):
+    answers = dict.fromkeys(frozen_survey.questions.values_list("id", flat=True), True)
     sid = uuid.uuid4()
-    assert fastpath_insert(answered_survey, answers, submission_uuid=sid) is True
-    assert fastpath_insert(answered_survey, answers, submission_uuid=sid) is False
-    assert stored_state(answered_survey) == (2, 4, [(2, 1), (2, 1)], 2)
+    assert fastpath_insert(frozen_survey, answers, submission_uuid=sid) is True
+    assert fastpath_insert(frozen_survey, answers, submission_uuid=sid) is False
+    assert stored_state(frozen_survey) == (2, 4, [(2, 2), (2, 1)], 2)
 
 
 @pytest.mark.django_db
@@ -86,9 +69,9 @@ def test_one_statement_insert_is_idempotent(answered_survey):
     ],
 )
 def test_one_statement_stores_nothing_that_the_survey_does_not_take_as_is(
-    case, answered_survey, make_survey
+    case, frozen_survey, make_survey
 ):
-    open_survey = answered_survey
+    open_survey = frozen_survey
     other = make_survey(title="Other")
     ids = list(open_survey.questions.values_list("id", flat=True))
     answers = dict.fromkeys(ids, True)
@@ -110,20 +93,20 @@ def test_one_statement_stores_nothing_that_the_survey_does_not_take_as_is(
         answers = dict.fromkeys(other.questions.values_list("id", flat=True), True)
         changes["slug"] = other.slug
     assert fastpath_insert(open_survey, answers, **changes) is False
-    assert stored_state(open_survey) == (1, 2, [(1, 0), (1, 0)], 1)
+    assert stored_state(open_survey) == (1, 2, [(1, 1), (1, 0)], 1)
 
 
 @pytest.mark.django_db
 @postgresql_only
-def test_a_connection_that_lost_its_prepared_statement_still_stores(answered_survey):
+def test_a_connection_that_lost_its_prepared_statement_still_stores(frozen_survey):
     # What a connection pooler's reset (DISCARD ALL) or a new server session does to it.
-    answers = dict.fromkeys(answered_survey.questions.values_list("id", flat=True), False)
-    assert fastpath_insert(answered_survey, answers) is True
+    answers = dict.fromkeys(frozen_survey.questions.values_list("id", flat=True), False)
+    assert fastpath_insert(frozen_survey, answers) is True
     with connection.cursor() as cursor:
         cursor.execute("DEALLOCATE ALL")
-    assert fastpath_insert(answered_survey, answers) is True  # run unprepared, prepared again
-    assert fastpath_insert(answered_survey, answers) is True
-    assert stored_state(answered_survey) == (4, 8, [(4, 0), (4, 0)], 4)
+    assert fastpath_insert(frozen_survey, answers) is True  # run unprepared, prepared again
+    assert fastpath_insert(frozen_survey, answers) is True
+    assert stored_state(frozen_survey) == (4, 8, [(4, 1), (4, 0)], 4)
 
 
 @pytest.mark.django_db(transaction=True)
@@ -147,14 +130,14 @@ def test_a_question_changed_after_validation_refuses_the_whole_submission(open_s
 
 
 @pytest.mark.django_db
-def test_public_submission_is_few_statements(answered_survey, respondent):
-    open_survey = answered_survey
+def test_public_submission_is_few_statements(frozen_survey, respondent):
+    open_survey = frozen_survey
     body = {"submission_id": str(uuid.uuid4()), "answers": answers_for(open_survey, [True, True])}
     url = f"/api/v1/public/surveys/{open_survey.slug}/responses/"
     with CaptureQueriesContext(connection) as queries:
         response = respondent.post(url, body, format="json")
     assert response.status_code == 201
-    assert stored_state(open_survey) == (2, 4, [(2, 1), (2, 1)], 2)
+    assert stored_state(open_survey) == (2, 4, [(2, 2), (2, 1)], 2)
     # The survey's own statements, not the throttle's cache nor the test's savepoints; the
     # statement is prepared once per database connection, not per request.
     ours = [
