@@ -4,6 +4,7 @@ Every helper below fails loudly on a value it cannot read, so a typo in a deploy
 environment stops start-up instead of silently falling back to a default.
 """
 
+import math
 import os
 import re
 from pathlib import Path
@@ -58,6 +59,24 @@ def env_rate(name, default):
     if not re.fullmatch(r"[1-9][0-9]*/(s|sec|second|m|min|minute|h|hour|d|day)", raw):
         raise ImproperlyConfigured(f"{name} must look like '120/min' or be 'off', got {raw!r}")
     return raw
+
+
+def env_epsilon(name, default):
+    """A privacy loss: a positive number (``2.2``) or a natural log (``ln 9``, ``ln(9)``)."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    text = raw.strip().lower().replace(" ", "")
+    log_of = re.fullmatch(r"ln\(?([0-9.]+)\)?", text)
+    try:
+        value = math.log(float(log_of.group(1))) if log_of else float(text)
+    except (ValueError, OverflowError):
+        value = math.nan
+    if not math.isfinite(value) or value <= 0:
+        raise ImproperlyConfigured(
+            f"{name} must be a positive number or 'ln X' with X > 1, got {raw!r}"
+        )
+    return value
 
 
 DEBUG = env_bool("DEBUG", False)
@@ -211,6 +230,12 @@ STORAGES = {
 WHITENOISE_AUTOREFRESH = DEBUG
 WHITENOISE_USE_FINDERS = DEBUG
 
+# --- Privacy ----------------------------------------------------------------------------
+# Ceiling on the privacy loss of one randomized answer, enforced by the services (so the
+# builder, the API and the admin alike): ln 9 lets a report be at most 9 times as likely
+# under one true answer as under the other.
+MAX_EPSILON_PER_ANSWER = env_epsilon("MAX_EPSILON_PER_ANSWER", math.log(9))
+
 # --- REST framework ---------------------------------------------------------------------
 RESPONSE_RATE_LIMIT = env_rate("RESPONSE_RATE_LIMIT", "120/min")
 # Token requests (password guesses) per client; not configurable from the environment.
@@ -296,9 +321,22 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    # Respondents' requests (their page, their submission, the public results) are never
+    # logged at any level: a timestamped line per submission would give arrival order.
+    "filters": {"respondent_paths": {"()": "surveys.log_filters.DropRespondentPaths"}},
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": "plain",
+            "filters": ["respondent_paths"],
+        }
+    },
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     # Replaces Django's own "django" handlers (console when DEBUG, mail to ADMINS): every line
     # goes through the one handler above, at the one level.
-    "loggers": {"django": {"level": LOG_LEVEL}},
+    "loggers": {
+        "django": {"level": LOG_LEVEL},
+        # runserver's request lines (make run): through the same filtered handler.
+        "django.server": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
+    },
 }

@@ -14,8 +14,14 @@ Django's logging; default ``info``), ``GUNICORN_TIMEOUT``.
 import multiprocessing
 import os
 import re
+import sys
+from pathlib import Path
 
 from gunicorn.glogging import Logger
+
+# The project's own log filter (surveys/log_filters.py) decides what names a respondent.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from surveys.log_filters import mentions_respondent_path, redact_respondent_paths
 
 wsgi_app = "config.wsgi:application"
 bind = [os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")]
@@ -47,11 +53,35 @@ _CLIENT_NAMED = re.compile(r"^Invalid request from ip=.*?: ")
 
 
 class PrivateLogger(Logger):
-    """gunicorn's logger without anything that identifies the client."""
+    """gunicorn's logger without anything that identifies the client or a respondent.
+
+    Respondents' requests (their page, their submission, public results) get no access line
+    at all: one timestamped line per submission would give their arrival order. Any other
+    line naming such a path is dropped below error level and redacted at or above it.
+    """
 
     def atoms(self, resp, req, environ, request_time):
         atoms = super().atoms(resp, req, environ, request_time)
         return {key: value for key, value in atoms.items() if key in _SAFE_ATOMS}
+
+    def access(self, resp, req, environ, request_time):
+        if mentions_respondent_path(getattr(req, "path", "")):
+            return
+        super().access(resp, req, environ, request_time)
+
+    def debug(self, msg, *args, **kwargs):
+        if not mentions_respondent_path(_formatted(msg, args)):
+            super().debug(msg, *args, **kwargs)
+
+    def info(self, msg, *args, **kwargs):
+        if not mentions_respondent_path(_formatted(msg, args)):
+            super().info(msg, *args, **kwargs)
+
+    def error(self, msg, *args, **kwargs):
+        super().error(redact_respondent_paths(_formatted(msg, args)), **kwargs)
+
+    def exception(self, msg, *args, **kwargs):
+        super().exception(redact_respondent_paths(_formatted(msg, args)), **kwargs)
 
     def warning(self, msg, *args, **kwargs):
         if isinstance(msg, str) and _CLIENT_NAMED.match(msg):
@@ -59,7 +89,15 @@ class PrivateLogger(Logger):
             # say); keep only its kind, e.g. "Invalid HTTP Header".
             kind = _CLIENT_NAMED.sub("", msg).split(":", 1)[0].split("'", 1)[0].strip()
             msg, args = "Invalid request refused (400): %s", (kind,)
-        super().warning(msg, *args, **kwargs)
+        if not mentions_respondent_path(_formatted(msg, args)):
+            super().warning(msg, *args, **kwargs)
+
+
+def _formatted(msg, args):
+    try:
+        return str(msg) % args if args else str(msg)
+    except (TypeError, ValueError):
+        return f"{msg} {args}"
 
 
 logger_class = PrivateLogger

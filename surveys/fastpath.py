@@ -27,12 +27,14 @@ _PARAMETERS = (
     ("received_on", "date"),
     ("questions", "bigint[]"),
     ("bits", "boolean[]"),
+    ("fingerprint", "text"),
 )
 
 # Stores the submission only if it is valid, all or nothing, idempotent on (survey, id):
 # - ``survey`` finds the survey by slug, only if it is open, already has responses, has no
 #   grouping questions (their answers take the ORM path) and its questions are exactly the
-#   answered ones (``questions`` sorted ascending). Otherwise no row, and every later part
+#   answered ones (``questions`` sorted ascending), and, when the body names the design it was
+#   randomized with (``fingerprint``), that is the survey's. Otherwise no row, and every later part
 #   does nothing: the caller then reads the survey and explains what is wrong, or stores the
 #   submission the ORM way (``services.submission_receive``).
 #   "Already has responses" makes the question check exact: this statement sees the
@@ -52,6 +54,7 @@ _RECORD_SQL = """
 WITH survey AS (
     SELECT v.id FROM surveys_survey AS v
     WHERE v.slug = %(slug)s AND v.status = %(open)s AND v.response_count > 0
+        AND (%(fingerprint)s IS NULL OR v.design_fingerprint = %(fingerprint)s)
         AND NOT EXISTS (SELECT 1 FROM surveys_groupingquestion AS g WHERE g.survey_id = v.id)
         AND ARRAY(SELECT q.id FROM surveys_question AS q WHERE q.survey_id = v.id ORDER BY q.id)
             = %(questions)s
@@ -104,7 +107,9 @@ def supported():
     return connection.vendor == "postgresql"
 
 
-def submission_insert(*, slug, submission_uuid, received_on, answers) -> bool:
+def submission_insert(
+    *, slug, submission_uuid, received_on, answers, design_fingerprint=None
+) -> bool:
     """Store a submission to the survey at ``slug`` in one statement if it can be stored as is.
 
     ``answers`` maps question id to the randomized bit. True: stored. False: nothing stored,
@@ -122,6 +127,7 @@ def submission_insert(*, slug, submission_uuid, received_on, answers) -> bool:
         # driver's own adaptation of Python lists costs more than the rest of the call.
         "questions": "{" + ",".join(str(question) for question in questions) + "}",
         "bits": "{" + ",".join("t" if answers[question] else "f" for question in questions) + "}",
+        "fingerprint": design_fingerprint,
     }
     with connection.cursor() as cursor:
         session = connection.connection
@@ -164,7 +170,7 @@ def _sqlstate(exc):
 # The survey by slug with its question ids and grouping options (2-element arrays of
 # grouping question id, option id), in one round trip.
 _INPUTS_SQL = """
-SELECT s.id, s.status, s.response_count,
+SELECT s.id, s.status, s.response_count, s.design_fingerprint,
     ARRAY(SELECT q.id FROM surveys_question AS q WHERE q.survey_id = s.id),
     ARRAY(
         SELECT ARRAY[o.grouping_question_id, o.id]
@@ -178,7 +184,8 @@ WHERE s.slug = %s
 
 
 def submission_inputs(*, slug):
-    """``((survey id, status, response count), question ids, grouping options)`` or None.
+    """``((survey id, status, response count, design fingerprint), question ids, grouping
+    options)`` or None.
 
     The options are ``{grouping question id: {option ids}}``, as ``services`` validates them.
     """
@@ -187,8 +194,8 @@ def submission_inputs(*, slug):
         row = cursor.fetchone()
     if row is None:
         return None
-    survey_id, status, response_count, question_ids, pairs = row
+    survey_id, status, response_count, fingerprint, question_ids, pairs = row
     options = {}
     for grouping_id, option_id in pairs:
         options.setdefault(grouping_id, set()).add(option_id)
-    return (survey_id, status, response_count), set(question_ids), options
+    return (survey_id, status, response_count, fingerprint), set(question_ids), options

@@ -137,6 +137,16 @@ class SurveyForm(PageForm):
         label=COIN_LABELS["p_forced_yes"],
         help_text=_("When coin 1 says “don’t answer truthfully”, the chance the report is “yes”."),
     )
+    shared_devices = forms.BooleanField(
+        label=_("Several people answer on the same device"),
+        required=False,
+        help_text=_(
+            "Tick this for a lab tablet, a kiosk or a family computer. The browser then keeps "
+            "nothing about a respondent once their answers are sent, so the next person's "
+            "coins are fresh. Leave it unticked when each person uses their own device: a "
+            "retake there sends the first answers again and is counted once."
+        ),
+    )
     ci_method = forms.ChoiceField(label=_("Default interval method"), choices=CI_METHODS)
     confidence = forms.TypedChoiceField(label=_("Default confidence level"), coerce=float)
     min_n = forms.IntegerField(
@@ -168,6 +178,7 @@ class SurveyForm(PageForm):
             "ci_method": survey.ci_method,
             "confidence": survey.confidence,
             "min_n": survey.min_n,
+            "shared_devices": survey.shared_devices,
         }
 
     def clean(self):
@@ -181,7 +192,15 @@ class SurveyForm(PageForm):
         """The cleaned values the survey services take (coins only when they may change)."""
         data = {
             name: self.cleaned_data[name]
-            for name in ("title", "intro", "language", "ci_method", "confidence", "min_n")
+            for name in (
+                "title",
+                "intro",
+                "language",
+                "ci_method",
+                "confidence",
+                "min_n",
+                "shared_devices",
+            )
         }
         if not self.frozen:
             data["p_truth"] = self.cleaned_data["p_truth"]

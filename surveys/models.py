@@ -5,6 +5,8 @@ the coarse date it arrived and one randomized bit per question. No address, user
 precise time, cookie or account ties a report to a person.
 """
 
+import hashlib
+import json
 import secrets
 
 from django.conf import settings
@@ -47,6 +49,29 @@ def question_key(question_id) -> str:
     return f"q{question_id}"
 
 
+def design_fingerprint_of(*, p_truth, p_forced_yes, questions, grouping) -> str:
+    """A short digest of everything a respondent's page randomizes with and asks.
+
+    ``questions`` is ``[(id, text), ...]`` and ``grouping`` is
+    ``[(id, text, [(option id, label), ...]), ...]``, both in display order. Browsers key their
+    memoised coin draws by it, and the submission body carries it back, so a page or a stored
+    draw from another design can never be decoded with this one's coins.
+    """
+    canonical = json.dumps(
+        {
+            "coins": [repr(float(p_truth)), repr(float(p_forced_yes))],
+            "questions": [[int(qid), text] for qid, text in questions],
+            "grouping": [
+                [int(gid), text, [[int(oid), label] for oid, label in options]]
+                for gid, text, options in grouping
+            ],
+        },
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    return hashlib.sha256(canonical.encode()).hexdigest()[:32]
+
+
 class Survey(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", _("Draft")
@@ -68,6 +93,13 @@ class Survey(models.Model):
     confidence = models.FloatField(default=0.95)
     ci_method = models.CharField(max_length=10, choices=CI_METHODS, default="wilson")
     min_n = models.PositiveIntegerField(default=30)
+    # Lab tablets, kiosks, family computers: the browser keeps nothing about a respondent once
+    # their answers are sent, so the next person draws fresh coins (SPEC §2, respondent flow).
+    shared_devices = models.BooleanField(default=False)
+    # Set when the survey first opens and never cleared: from then on coins and questions are
+    # frozen (respondents may already hold the page), and design_fingerprint names that design.
+    opened_at = models.DateTimeField(null=True, blank=True, editable=False)
+    design_fingerprint = models.CharField(max_length=64, blank=True, editable=False)
     # Opt-in public results page (/r/<slug>/); its counts are released with discrete Laplace
     # noise of total privacy loss public_epsilon per release (see surveys/public_results.py).
     public_results = models.BooleanField(default=False)
@@ -120,8 +152,12 @@ class Survey(models.Model):
 
     @property
     def is_frozen(self):
-        """Questions and design cannot change once reports exist: estimates would be corrupted."""
-        return self.response_count > 0
+        """Coins and questions cannot change once the survey has been open.
+
+        Respondents may hold the page from the first opening on: a later change would decode
+        their reports with other coins, and reset nothing in their browsers.
+        """
+        return self.opened_at is not None or self.response_count > 0
 
 
 class Question(models.Model):

@@ -15,7 +15,16 @@ import dpengine
 from dpengine import Estimate, ForcedResponse
 
 from . import fastpath
-from .models import CI_METHODS, Question, Submission, Survey, is_slug, question_key
+from .models import (
+    CI_METHODS,
+    GroupingQuestion,
+    Question,
+    Submission,
+    Survey,
+    design_fingerprint_of,
+    is_slug,
+    question_key,
+)
 
 VALID_METHODS = tuple(code for code, _label in CI_METHODS)
 PLANNING_MARGIN = 0.05
@@ -105,14 +114,22 @@ def survey_by_slug(*, slug) -> Survey:
         raise Http404("No such survey.") from None
 
 
+def survey_published(*, slug) -> Survey:
+    """A survey that has been opened, by slug: drafts are the researcher's alone (404)."""
+    survey = survey_by_slug(slug=slug)
+    if survey.status == Survey.Status.DRAFT:
+        raise Http404("No such survey.")
+    return survey
+
+
 def survey_for_submission(*, slug) -> tuple[Survey, tuple | None]:
     """The survey a respondent submits to, and what validating the submission needs.
 
     ``(survey, inputs)`` for ``services.submission_record(survey=..., inputs=...)``. On
-    PostgreSQL one query (``fastpath.submission_inputs``) reads the survey's id, status and
-    response count with its question ids and grouping options, and ``survey`` carries only
-    those fields; elsewhere the survey is read whole and ``inputs`` is None (the service reads
-    them). 404 if there is no such survey.
+    PostgreSQL one query (``fastpath.submission_inputs``) reads the survey's id, status,
+    response count and design fingerprint with its question ids and grouping options, and
+    ``survey`` carries only those fields; elsewhere the survey is read whole and ``inputs`` is
+    None (the service reads them). 404 if there is no such survey.
     """
     if not fastpath.supported():
         return survey_by_slug(slug=slug), None
@@ -121,9 +138,32 @@ def survey_for_submission(*, slug) -> tuple[Survey, tuple | None]:
     found = fastpath.submission_inputs(slug=slug)
     if found is None:
         raise Http404("No such survey.")
-    (survey_id, status, response_count), question_ids, options = found
-    survey = Survey(pk=survey_id, slug=slug, status=status, response_count=response_count)
+    (survey_id, status, response_count, fingerprint), question_ids, options = found
+    survey = Survey(
+        pk=survey_id,
+        slug=slug,
+        status=status,
+        response_count=response_count,
+        design_fingerprint=fingerprint,
+    )
     return survey, (question_ids, options)
+
+
+def survey_design_fingerprint(*, survey) -> str:
+    """The fingerprint of the survey's design: as frozen at its first opening, else as it is
+    now (a draft's preview)."""
+    if survey.design_fingerprint:
+        return survey.design_fingerprint
+    grouping = GroupingQuestion.objects.filter(survey=survey).prefetch_related("options")
+    return design_fingerprint_of(
+        p_truth=survey.p_truth,
+        p_forced_yes=survey.p_forced_yes,
+        questions=Question.objects.filter(survey=survey).values_list("id", "text"),
+        grouping=[
+            (gq.pk, gq.text, [(option.pk, option.label) for option in gq.options.all()])
+            for gq in grouping
+        ],
+    )
 
 
 def survey_questions(*, survey) -> list[Question]:

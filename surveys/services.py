@@ -5,6 +5,7 @@ Every service either completes or raises ``django.core.exceptions.ValidationErro
 cases nothing is stored half-way.
 """
 
+import math
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import BigIntegerField, Case, Count, F, Max, Q, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
 
 from dpengine import ForcedResponse
 
@@ -40,8 +42,9 @@ EDITABLE_SURVEY_FIELDS = (
     "confidence",
     "ci_method",
     "min_n",
+    "shared_devices",
 )
-# Changing any of these after reports exist would make the stored reports mean something else.
+# Changing any of these once the survey has been open would make reports mean something else.
 DESIGN_FIELDS = ("p_truth", "p_forced_yes")
 MAX_QUESTIONS = 100
 DESIGN_MIN, DESIGN_MAX = 0.001, 0.999
@@ -62,6 +65,10 @@ class SurveyFrozen(SurveyConflict):
 
 class SurveyNotAcceptingResponses(SurveyConflict):
     pass
+
+
+class DesignChanged(SurveyConflict):
+    """The submission was randomized with another design than the survey's (a stale page)."""
 
 
 @dataclass(frozen=True)
@@ -117,7 +124,31 @@ def _clean_design(*, p_truth, p_forced_yes):
                     ]
                 }
             )
+    ensure_within_epsilon_ceiling(p_truth=float(p_truth), p_forced_yes=float(p_forced_yes))
     return float(p_truth), float(p_forced_yes)
+
+
+def ensure_within_epsilon_ceiling(*, p_truth, p_forced_yes):
+    """Refuse coins whose privacy loss per answer exceeds the site's ``MAX_EPSILON_PER_ANSWER``.
+
+    Named on ``p_truth``: coin 1 is what trades privacy for precision.
+    """
+    epsilon = ForcedResponse(p_truth=p_truth, p_forced_yes=p_forced_yes).epsilon
+    ceiling = settings.MAX_EPSILON_PER_ANSWER
+    if epsilon > ceiling + 1e-12:
+        raise ValidationError(
+            {
+                "p_truth": [
+                    _(
+                        "These coins give ε = %(eps).2f per answer, above this site's ceiling "
+                        "of ε = %(max).2f: a report would be more than %(odds)s times as likely "
+                        "under one true answer as under the other. Lower coin 1 or bring "
+                        "coin 2 closer to one half."
+                    )
+                    % {"eps": epsilon, "max": ceiling, "odds": f"{math.exp(ceiling):.3g}"}
+                ]
+            }
+        )
 
 
 def _clean_survey_fields(data, *, current=None):
@@ -157,6 +188,10 @@ def _clean_survey_fields(data, *, current=None):
                 {"ci_method": [_("Must be one of %(m)s.") % {"m": ", ".join(methods)}]}
             )
         cleaned["ci_method"] = data["ci_method"]
+    if "shared_devices" in data:
+        if not isinstance(data["shared_devices"], bool):
+            raise ValidationError({"shared_devices": [_("Must be true or false.")]})
+        cleaned["shared_devices"] = data["shared_devices"]
     if "min_n" in data:
         value = data["min_n"]
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 100000:
@@ -178,14 +213,16 @@ def _clean_question_texts(texts):
     return [_clean_text("questions", text, max_length=1000) for text in texts]
 
 
+FROZEN_MESSAGE = _lazy(
+    "This survey has been opened, so its questions and coins are frozen: respondents may "
+    "already hold the page, and their answers must mean what the estimates assume. To change "
+    "them, duplicate the survey."
+)
+
+
 def _ensure_not_frozen(survey):
     if survey.is_frozen:
-        raise SurveyFrozen(
-            _(
-                "This survey already has responses, so its questions and coins cannot change: "
-                "the stored reports would no longer mean what the estimates assume."
-            )
-        )
+        raise SurveyFrozen(str(FROZEN_MESSAGE))
 
 
 # --- surveys ------------------------------------------------------------------------------
@@ -232,11 +269,23 @@ def survey_delete(*, survey) -> None:
 
 @transaction.atomic
 def survey_open(*, survey) -> Survey:
+    """Open for responses. The first opening freezes the design and records its fingerprint."""
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
     if not survey.questions.exists():
         raise SurveyConflict(_("Add at least one question before opening the survey."))
+    fields = ["status", "updated_at"]
+    if survey.opened_at is None:
+        # Coins saved before the ceiling existed (or before it was lowered) never reach a page.
+        try:
+            _clean_design(p_truth=survey.p_truth, p_forced_yes=survey.p_forced_yes)
+        except ValidationError as exc:
+            field, problems = next(iter(exc.message_dict.items()))
+            raise SurveyConflict(problems[0], field=field) from None
+        survey.opened_at = timezone.now()
+        survey.design_fingerprint = selectors.survey_design_fingerprint(survey=survey)
+        fields += ["opened_at", "design_fingerprint"]
     survey.status = Survey.Status.OPEN
-    survey.save(update_fields=["status", "updated_at"])
+    survey.save(update_fields=fields)
     return survey
 
 
@@ -308,6 +357,15 @@ def _clean_submission_id(value):
         ) from None
 
 
+def _clean_fingerprint(value):
+    if value is None:
+        return None
+    if not isinstance(value, str) or not 0 < len(value) <= 64:
+        message = _("Must be the design_fingerprint of the survey's definition.")
+        raise ValidationError({"design_fingerprint": [message]})
+    return value
+
+
 def _answer_bits(answers):
     """``{question id: bit}`` from what the client sent, checking only its shape."""
     if not isinstance(answers, Mapping):
@@ -365,7 +423,9 @@ def _clean_answers(answers, question_ids):
     return cleaned
 
 
-def submission_receive(*, slug, submission_id, answers, groups=None) -> SubmissionOutcome:
+def submission_receive(
+    *, slug, submission_id, answers, groups=None, design_fingerprint=None
+) -> SubmissionOutcome:
     """A respondent's submission to the survey at ``slug``, as the public endpoint receives it.
 
     On PostgreSQL the usual case, a new submission that answers exactly the questions of an
@@ -381,6 +441,7 @@ def submission_receive(*, slug, submission_id, answers, groups=None) -> Submissi
         try:
             submission_uuid = _clean_submission_id(submission_id)
             bits = _answer_bits(answers)
+            fingerprint = _clean_fingerprint(design_fingerprint)
         except ValidationError:
             bits = None  # explained below, after what comes first (no such survey, closed)
         if bits and fastpath.submission_insert(
@@ -388,6 +449,7 @@ def submission_receive(*, slug, submission_id, answers, groups=None) -> Submissi
             submission_uuid=submission_uuid,
             received_on=timezone.now().date(),
             answers=bits,
+            design_fingerprint=fingerprint,
         ):
             return SubmissionOutcome(submission_uuid, created=True, questions_answered=len(bits))
     survey, inputs = selectors.survey_for_submission(slug=slug)
@@ -397,11 +459,12 @@ def submission_receive(*, slug, submission_id, answers, groups=None) -> Submissi
         answers=answers,
         groups=groups,
         inputs=inputs,
+        design_fingerprint=design_fingerprint,
     )
 
 
 def submission_record(
-    *, survey, submission_id, answers, groups=None, inputs=None
+    *, survey, submission_id, answers, groups=None, inputs=None, design_fingerprint=None
 ) -> SubmissionOutcome:
     """Store one respondent's randomized answers, all or nothing, idempotent on submission_id.
 
@@ -434,9 +497,18 @@ def submission_record(
         return replay
     question_ids, options = _submission_inputs(survey) if inputs is None else inputs
     try:
+        fingerprint = _clean_fingerprint(design_fingerprint)
         cleaned = _clean_answers(answers, question_ids)
         chosen = _clean_groups(groups, options=options)
-    except ValidationError:
+        if fingerprint is not None and fingerprint != survey.design_fingerprint:
+            raise DesignChanged(
+                _(
+                    "This survey's design is not the one your page randomized with. Please "
+                    "reload the page; nothing was stored."
+                ),
+                field="design_fingerprint",
+            )
+    except (ValidationError, DesignChanged):
         replay = _replay_outcome(survey, submission_uuid)
         if replay is None:
             raise
@@ -448,6 +520,7 @@ def submission_record(
                 submission_uuid=submission_uuid,
                 received_on=timezone.now().date(),
                 answers=cleaned,
+                design_fingerprint=fingerprint,
             )
             if not created:  # a replay, or the survey changed since it was read: see below
                 raise IntegrityError("submission not stored")

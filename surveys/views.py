@@ -15,7 +15,7 @@ from django.http import HttpResponse, HttpResponseNotAllowed, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils.translation import get_language, gettext_lazy
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
 from . import analysis, exports, selectors, services
@@ -32,10 +32,7 @@ from .forms import (
 from .models import CI_METHODS, Question, Survey
 from .qr import qr_svg
 
-FROZEN_REASON = gettext_lazy(
-    "This survey has responses, so its questions and coins are frozen: changing them would "
-    "make the stored randomized reports mean something else and corrupt the estimates."
-)
+FROZEN_REASON = services.FROZEN_MESSAGE
 
 
 def owner_view(*methods):

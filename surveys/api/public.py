@@ -31,14 +31,15 @@ class PublicSurveyView(APIView):
     @extend_schema(
         operation_id="public_survey_retrieve",
         summary="A survey's definition for the respondent's browser",
+        description="Drafts are not published (404); a closed survey lists no questions.",
         responses={
             200: PublicSurveySerializer,
-            404: OpenApiResponse(ErrorSerializer, description="No such survey."),
+            404: OpenApiResponse(ErrorSerializer, description="No such survey, or a draft."),
         },
         auth=[],
     )
     def get(self, request, slug):
-        survey = selectors.survey_by_slug(slug=slug)
+        survey = selectors.survey_published(slug=slug)
         return Response(PublicSurveySerializer(survey).data)
 
 

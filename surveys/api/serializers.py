@@ -174,6 +174,13 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     confidence = ConfidenceField(required=False)
     ci_method = serializers.ChoiceField(choices=CI_METHODS, required=False)
     min_n = StrictIntegerField(min_value=0, max_value=100000, required=False)
+    shared_devices = StrictBooleanField(
+        required=False,
+        help_text="Several people answer on one device (lab tablet, kiosk, family computer): "
+        "the browser keeps nothing about a respondent after a successful send, so the next "
+        "person draws fresh coins. Default false: a retake in the same browser replays the "
+        "first submission and is stored once.",
+    )
     epsilon = serializers.SerializerMethodField(help_text="Privacy loss of one answer.")
     epsilon_total = serializers.SerializerMethodField(
         help_text="Privacy loss of a respondent answering every question."
@@ -182,7 +189,8 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     questions_locked = serializers.BooleanField(
         source="is_frozen",
         read_only=True,
-        help_text="True once responses exist: questions and coins can no longer change.",
+        help_text="True once the survey has been opened: questions and coins can no longer "
+        "change (duplicate the survey instead).",
     )
     questions = QuestionSerializer(many=True, max_length=services.MAX_QUESTIONS)
     respond_url = serializers.SerializerMethodField(help_text="The respondents' link.")
@@ -311,11 +319,30 @@ class PublicSurveySerializer(serializers.Serializer):
         "not cover them. Each needs one option id in the submission's `groups`.",
     )
 
+    design_fingerprint = serializers.SerializerMethodField(
+        help_text="Names the coins and questions this definition randomizes with; send it back "
+        "with the submission. It never changes once the survey has opened."
+    )
+    shared_devices = serializers.BooleanField(
+        help_text="True when several people answer on one device: the browser keeps nothing "
+        "about a respondent after a successful send."
+    )
+
     def get_epsilon_per_answer(self, survey) -> float:
         return selectors.survey_design(survey=survey).epsilon
 
     def get_epsilon_total(self, survey) -> float:
         return self.get_epsilon_per_answer(survey) * len(survey.questions.all())
+
+    def get_design_fingerprint(self, survey) -> str:
+        return selectors.survey_design_fingerprint(survey=survey)
+
+    def to_representation(self, survey):
+        data = super().to_representation(survey)
+        if survey.status == Survey.Status.CLOSED:
+            # Nothing left to answer: a closed survey's questions are not published any more.
+            data["questions"], data["grouping_questions"] = [], []
+        return data
 
 
 @extend_schema_field(
@@ -361,6 +388,12 @@ class SubmissionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         required=False,
         help_text="Grouping question id -> chosen option id, sent as given (not randomized); "
         "required, complete, exactly when the survey has grouping questions.",
+    )
+    design_fingerprint = serializers.CharField(
+        required=False,
+        help_text="The `design_fingerprint` of the survey definition the answers were "
+        "randomized with. Optional; when present and not the survey's, the submission is "
+        "refused with 409 and nothing is stored (reload the definition).",
     )
 
 

@@ -31,7 +31,7 @@ def test_definition_has_what_the_browser_needs_and_nothing_private(respondent, o
     assert set(body) == {
         "slug", "title", "intro", "language", "status", "accepting_responses",
         "p_truth", "p_forced_yes", "epsilon_per_answer", "epsilon_total", "questions",
-        "grouping_questions",
+        "grouping_questions", "design_fingerprint", "shared_devices",
     }  # fmt: skip
     assert body["grouping_questions"] == []
 

@@ -3,7 +3,9 @@
 import math
 
 import pytest
+from django.urls import reverse
 
+from surveys import services
 from surveys.models import Question, Survey
 
 pytestmark = pytest.mark.django_db
@@ -174,10 +176,91 @@ def test_questions_and_coins_are_409_once_responses_exist(owner_api, open_survey
     before = list(open_survey.questions.values_list("id", "text"))
     response = owner_api.patch(detail_url(open_survey.id), change)
     assert response.status_code == 409
-    assert "already has responses" in response.json()["detail"]
+    assert "has been opened" in response.json()["detail"]
     open_survey.refresh_from_db()
     assert (open_survey.p_truth, open_survey.p_forced_yes) == (0.5, 0.5)
     assert list(open_survey.questions.values_list("id", "text")) == before
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"questions": [{"text": "Sneaky new question?"}]},
+        {"p_truth": 0.75},
+        {"p_forced_yes": 0.25},
+    ],
+)
+def test_questions_and_coins_are_409_once_opened_even_without_responses(
+    owner_api, make_survey, change
+):
+    # The attack of issue 12: open with one design, close, switch coins, reopen. Respondents
+    # may hold the page from the first opening on, so the design is frozen from then.
+    survey = services.survey_close(survey=make_survey())
+    assert survey.response_count == 0
+    fingerprint = survey.design_fingerprint
+    response = owner_api.patch(detail_url(survey.id), change)
+    assert response.status_code == 409
+    assert "has been opened" in response.json()["detail"]
+    survey.refresh_from_db()
+    assert (survey.p_truth, survey.p_forced_yes, survey.design_fingerprint) == (
+        0.5,
+        0.5,
+        fingerprint,
+    )
+    assert owner_api.get(detail_url(survey.id)).json()["questions_locked"] is True
+
+
+def test_a_draft_survey_is_not_locked(owner_api, make_survey):
+    survey = make_survey(status="draft")
+    response = owner_api.patch(detail_url(survey.id), {"p_truth": 0.25})
+    assert response.status_code == 200
+    assert response.json()["questions_locked"] is False
+
+
+@pytest.mark.parametrize(
+    ("coins", "accepted"),
+    [
+        # ln 9 exactly (a = 9b): p_truth 0.8, p_forced_yes 0.5 -> a 0.9, b 0.1.
+        ({"p_truth": 0.8, "p_forced_yes": 0.5}, True),
+        ({"p_truth": 0.81, "p_forced_yes": 0.5}, False),
+        # Issue 12's example: ε = 13.8 per answer.
+        ({"p_truth": 0.999, "p_forced_yes": 0.001}, False),
+        ({"p_truth": 0.5, "p_forced_yes": 0.5}, True),
+    ],
+)
+def test_coins_above_the_epsilon_ceiling_are_refused(owner_api, make_survey, coins, accepted):
+    survey = make_survey(status="draft")
+    response = owner_api.patch(detail_url(survey.id), coins)
+    if accepted:
+        assert response.status_code == 200
+        return
+    assert response.status_code == 400
+    assert list(response.json()["errors"]) == ["p_truth"]
+    assert "ceiling" in response.json()["detail"]
+    survey.refresh_from_db()
+    assert (survey.p_truth, survey.p_forced_yes) == (0.5, 0.5)
+    created = owner_api.post(
+        reverse("api:survey-list"), {"title": "Too weak", "questions": [], **coins}
+    )
+    assert created.status_code == 400
+
+
+def test_the_epsilon_ceiling_follows_the_setting(owner_api, make_survey, settings):
+    settings.MAX_EPSILON_PER_ANSWER = 0.6  # stronger than the classic ln 3 ≈ 1.10
+    survey = make_survey(status="draft")
+    response = owner_api.patch(detail_url(survey.id), {"title": "Same coins", "p_truth": 0.5})
+    assert response.status_code == 400
+    assert owner_api.patch(detail_url(survey.id), {"p_truth": 0.25}).status_code == 200
+
+
+def test_a_draft_whose_coins_exceed_the_ceiling_cannot_open(owner_api, make_survey, settings):
+    survey = make_survey(status="draft")
+    settings.MAX_EPSILON_PER_ANSWER = 0.6  # lowered after the coins were saved
+    response = owner_api.post(reverse("api:survey-open", kwargs={"survey_id": survey.id}))
+    assert response.status_code == 409
+    assert list(response.json()["errors"]) == ["p_truth"]
+    survey.refresh_from_db()
+    assert (survey.status, survey.opened_at) == ("draft", None)
 
 
 def test_title_can_still_change_once_responses_exist(owner_api, open_survey, submit):

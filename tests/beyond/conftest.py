@@ -12,13 +12,19 @@ DEPARTMENTS = ("Sales", "Research", "Support")
 
 
 @pytest.fixture
-def grouped_survey(make_survey):
-    """The cast's two-question survey (open) with a grouping question "Department"."""
+def grouped_draft(make_survey):
+    """The cast's two-question survey, still a draft, with a grouping question "Department"."""
     survey = make_survey(status="draft", min_n=5)
     grouping.grouping_question_add(
         survey=survey, text="Which department do you work in?", options=DEPARTMENTS
     )
-    return services.survey_open(survey=survey)
+    return survey
+
+
+@pytest.fixture
+def grouped_survey(grouped_draft):
+    """``grouped_draft``, opened."""
+    return services.survey_open(survey=grouped_draft)
 
 
 @pytest.fixture

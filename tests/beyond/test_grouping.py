@@ -66,12 +66,14 @@ def test_twelve_options_are_allowed(make_survey):
 
 def test_a_blank_grouping_question_is_refused(make_survey):
     with pytest.raises(ValidationError) as error:
-        grouping.grouping_question_add(survey=make_survey(), text="  ", options=["A", "B"])
+        grouping.grouping_question_add(
+            survey=make_survey(status="draft"), text="  ", options=["A", "B"]
+        )
     assert set(error.value.message_dict) == {"text"}
 
 
-def test_update_replaces_text_and_options(grouped_survey):
-    gq = grouped_survey.grouping_questions.get()
+def test_update_replaces_text_and_options(grouped_draft):
+    gq = grouped_draft.grouping_questions.get()
     grouping.grouping_question_update(grouping_question=gq, text="Team?", options=["Red", "Blue"])
     gq.refresh_from_db()
     assert gq.text == "Team?"

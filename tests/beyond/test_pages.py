@@ -65,9 +65,9 @@ def test_a_frozen_builder_offers_no_grouping_forms(
     assert grouped_survey.grouping_questions.exists()
 
 
-def test_the_edit_page_saves_new_options(grouped_survey, owner_client):
-    gq = grouped_survey.grouping_questions.get()
-    edit = url("grouping-edit", grouped_survey, gid=gq.pk)
+def test_the_edit_page_saves_new_options(grouped_draft, owner_client):
+    gq = grouped_draft.grouping_questions.get()
+    edit = url("grouping-edit", grouped_draft, gid=gq.pk)
     assert "Research" in owner_client.get(edit).content.decode()
     response = owner_client.post(edit, {"text": "Team?", "options": "Red\nBlue"})
     assert response.status_code == 302

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from surveys import grouping, selectors, services
+from surveys import selectors, services
 from surveys import urls as page_urls
-from surveys.models import Question, Survey
+from surveys.models import GroupingOption, GroupingQuestion, Question, Survey
 
 pytestmark = pytest.mark.django_db
 
@@ -56,11 +56,20 @@ def route_url(pattern, survey):
     if "qid" in pattern.pattern.converters:
         kwargs["qid"] = survey.questions.first().pk
     if "gid" in pattern.pattern.converters:
-        grouping_question = survey.grouping_questions.first() or grouping.grouping_question_add(
-            survey=survey, text="Which team?", options=["Red", "Blue"]
-        )
+        grouping_question = survey.grouping_questions.first() or with_grouping_question(survey)
         kwargs["gid"] = grouping_question.pk
     return reverse(f"surveys:{pattern.name}", kwargs=kwargs)
+
+
+def with_grouping_question(survey):
+    """A grouping question on ``survey`` even when it is open (frozen): stored directly, as
+    one added before the survey opened would be."""
+    question = GroupingQuestion.objects.create(survey=survey, position=0, text="Which team?")
+    GroupingOption.objects.bulk_create(
+        GroupingOption(grouping_question=question, position=index, label=label)
+        for index, label in enumerate(["Red", "Blue"])
+    )
+    return question
 
 
 def with_responses(survey, bits):
@@ -382,7 +391,7 @@ def test_moving_in_an_unknown_direction_is_a_400(make_survey, owner_client):
 
 # --- frozen surveys -----------------------------------------------------------------------
 
-FROZEN_WHY = "corrupt the estimates"
+FROZEN_WHY = "questions and coins are frozen"
 
 
 @pytest.fixture
