@@ -34,19 +34,20 @@ def r_export_rows(*, survey, grouping, chunk_size=10000) -> Iterator[list]:
         *(question_key(qid) for qid in question_ids),
         *(_grouping_column(gq.pk) for gq in grouping),
     ]
+    # Both streams in the same order (the respondent-drawn submission id, never arrival).
     answers = groupby(
         GroupAnswer.objects.filter(submission__survey=survey)
-        .order_by("submission_id", "grouping_question_id")
-        .values_list("submission_id", "grouping_question_id", "option__label")
+        .order_by("submission__submission_id", "grouping_question_id")
+        .values_list("submission__submission_id", "grouping_question_id", "option__label")
         .iterator(chunk_size=chunk_size),
         key=itemgetter(0),
     )
     pending = next(answers, None)
     for row in survey_report_rows(survey=survey, chunk_size=chunk_size):
         labels = [None] * len(grouping)
-        while pending is not None and pending[0] < row.pk:
+        while pending is not None and pending[0] < row.submission_id:
             pending = next(answers, None)
-        if pending is not None and pending[0] == row.pk:
+        if pending is not None and pending[0] == row.submission_id:
             for _pk, grouping_id, label in pending[1]:
                 labels[grouping_column[grouping_id]] = label
             pending = next(answers, None)

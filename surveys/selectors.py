@@ -207,24 +207,26 @@ def survey_estimates(*, survey, confidence=None, method=None) -> SurveyEstimates
 
 
 class SubmissionReports(NamedTuple):
-    pk: int
     submission_id: uuid.UUID
     received_on: date
     bits: list  # reported bit per yes/no question, in position order (None if missing)
 
 
 def survey_report_rows(*, survey, chunk_size=10000) -> Iterator[SubmissionReports]:
-    """Every submission's randomized reports, in submission order, streamed.
+    """Every submission's randomized reports, ordered by submission id, streamed.
 
-    Reads straight from the database in chunks so a million-row export needs memory for one
-    chunk, not the whole survey.
+    By submission id, which the respondent's browser drew at random, so the order says
+    nothing about when anyone answered (arrival order could be matched with other records).
+    Reads straight from the database in chunks (the unique index on (survey, submission id)
+    serves the order), so a million-row export needs memory for one chunk, not the whole
+    survey.
     """
     keys = [question_key(qid) for qid in survey.questions.values_list("id", flat=True)]
     rows = (
         Submission.objects.filter(survey=survey)
-        .order_by("pk")
-        .values_list("pk", "submission_id", "received_on", "reports")
+        .order_by("submission_id")
+        .values_list("submission_id", "received_on", "reports")
         .iterator(chunk_size=chunk_size)
     )
-    for pk, submission_uuid, received_on, reports in rows:
-        yield SubmissionReports(pk, submission_uuid, received_on, [reports.get(k) for k in keys])
+    for submission_uuid, received_on, reports in rows:
+        yield SubmissionReports(submission_uuid, received_on, [reports.get(k) for k in keys])

@@ -1,4 +1,5 @@
-"""SPEC §2.5: no IP address or user agent reaches the database or any log.
+"""SPEC §2.5: no IP address or user agent reaches the database or any log, nor any request of a
+respondent's (their page, their submission).
 
 A gunicorn with the production configuration (deploy/gunicorn.conf.py, DEBUG off) logs to
 files at the most verbose level both gunicorn and Django offer, with an access log whose
@@ -165,9 +166,15 @@ def test_no_address_or_user_agent_reaches_the_database_or_any_log(server):
     assert all(
         submission_id.replace("-", "") in dump.replace("-", "") for submission_id in submissions
     )
-    assert f"/s/{slug}/" in logs["access.log"]
+    assert "/accounts/login/" in logs["access.log"]
     assert "[DEBUG]" in logs["error.log"]
     assert "django.request Not Found: /no/such/page/" in logs["error.log"]
+    # Respondents' requests leave no line at all, at any level (issue 12: a timestamped line
+    # per submission would give the order in which people answered).
+    for name, text in logs.items():
+        assert slug not in text, f"the survey's slug found in {name}"
+        assert "/api/v1/public/" not in text, f"a public API path found in {name}"
+        assert "no-such-survey" not in text, f"a respondent's path found in {name}"
 
     for name, text in {"database": dump, **logs}.items():
         for marker in (MARKER_AGENT, CLIENT, MARKER_FORWARDED):

@@ -1,0 +1,276 @@
+"""Issue 12 on the server side: no arrival order, frozen designs, unpublished drafts, logs.
+
+The browser side (shared devices, retakes, cookies, page wording) is in
+tests/e2e/test_field_privacy.py; the gunicorn log check in tests/production.
+"""
+
+import csv
+import io
+import logging
+import uuid
+
+import pytest
+from django.urls import reverse
+
+from surveys import grouping, services
+from surveys.log_filters import DropRespondentPaths
+from surveys.models import Survey, design_fingerprint_of
+from tests.api.conftest import owner_api  # noqa: F401  (the API cast)
+
+pytestmark = pytest.mark.django_db
+
+DEPARTMENTS = ("Sales", "Research")
+
+
+def descending_ids(count):
+    """Submission ids whose arrival order is the reverse of their sort order."""
+    return sorted((uuid.uuid4() for _ in range(count)), reverse=True)
+
+
+def csv_rows(response):
+    text = b"".join(response.streaming_content).decode()
+    return list(csv.reader(io.StringIO(text)))
+
+
+@pytest.fixture
+def grouped_open_survey(make_survey):
+    survey = make_survey(status="draft")
+    grouping.grouping_question_add(survey=survey, text="Department?", options=DEPARTMENTS)
+    return services.survey_open(survey=survey)
+
+
+def submit_in_order(respondent, survey, ids):
+    question_ids = list(survey.questions.values_list("id", flat=True))
+    gq = survey.grouping_questions.first()
+    options = list(gq.options.values_list("id", flat=True)) if gq else []
+    for index, submission_id in enumerate(ids):
+        body = {
+            "submission_id": str(submission_id),
+            "answers": {str(qid): index % 2 == 0 for qid in question_ids},
+        }
+        if gq:
+            body["groups"] = {str(gq.pk): options[index % 2]}
+        response = respondent.post(
+            f"/api/v1/public/surveys/{survey.slug}/responses/", body, format="json"
+        )
+        assert response.status_code == 201
+
+
+# --- no arrival order in any export -------------------------------------------------------
+
+
+def test_every_export_lists_submissions_by_id_not_arrival(
+    grouped_open_survey, respondent, owner_client, owner_api  # noqa: F811
+):
+    survey = grouped_open_survey
+    arrival = descending_ids(12)
+    submit_in_order(respondent, survey, arrival)
+    exports = {
+        "raw csv page": owner_client.get(
+            reverse("surveys:responses-csv", kwargs={"pk": survey.pk})
+        ),
+        "raw csv api": owner_api.get(
+            reverse("api:survey-responses-csv", kwargs={"survey_id": survey.pk})
+        ),
+        "r export page": owner_client.get(reverse("surveys:r-export", kwargs={"pk": survey.pk})),
+        "r export api": owner_api.get(
+            reverse("api:survey-r-export", kwargs={"survey_id": survey.pk})
+        ),
+    }
+    first_bit_by_id = {str(sid): index % 2 == 0 for index, sid in enumerate(arrival)}
+    for name, response in exports.items():
+        assert response.status_code == 200, name
+        header, *rows = csv_rows(response)
+        assert header[:2] == ["submission_id", "received_on"], name
+        ids = [row[0] for row in rows]
+        # Ordered by the respondent-drawn id: here exactly the reverse of arrival.
+        assert ids == sorted(ids) == [str(sid) for sid in reversed(arrival)], name
+        for row in rows:
+            # Each row is still that submission's own (the grouping merge follows the order).
+            assert row[2] == ("1" if first_bit_by_id[row[0]] else "0"), name
+            assert len(row[1]) == len("2026-11-23"), name  # a date, never a time
+        if name.startswith("r export"):
+            expected = {str(sid): DEPARTMENTS[index % 2] for index, sid in enumerate(arrival)}
+            assert {row[0]: row[-1] for row in rows} == expected, name
+        # No auto-increment value anywhere: no column but the documented ones.
+        assert not any(column in {"id", "pk", "received_at"} for column in header), name
+
+
+# --- the design is frozen at the first opening --------------------------------------------
+
+
+def test_opening_records_the_fingerprint_of_what_respondents_get(grouped_open_survey):
+    survey = grouped_open_survey
+    gq = survey.grouping_questions.get()
+    assert survey.opened_at is not None
+    assert survey.design_fingerprint == design_fingerprint_of(
+        p_truth=0.5,
+        p_forced_yes=0.5,
+        questions=list(survey.questions.values_list("id", "text")),
+        grouping=[(gq.pk, gq.text, list(gq.options.values_list("id", "label")))],
+    )
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"p_truth": 0.25},
+        {"text": "Reworded?"},
+        {"options": ["Sales", "Research", "Support"]},
+    ],
+)
+def test_fingerprints_differ_for_any_design_change(change):
+    base = {
+        "p_truth": 0.5,
+        "p_forced_yes": 0.5,
+        "questions": [(1, "Q?")],
+        "grouping": [(7, "Department?", [(8, "Sales"), (9, "Research")])],
+    }
+    changed = dict(base)
+    if "p_truth" in change:
+        changed["p_truth"] = change["p_truth"]
+    if "text" in change:
+        changed["questions"] = [(1, change["text"])]
+    if "options" in change:
+        changed["grouping"] = [
+            (7, "Department?", [(8 + i, label) for i, label in enumerate(change["options"])])
+        ]
+    assert design_fingerprint_of(**base) == design_fingerprint_of(**dict(base))
+    assert design_fingerprint_of(**changed) != design_fingerprint_of(**base)
+
+
+def test_reopening_after_close_keeps_the_first_opening(make_survey):
+    survey = make_survey()
+    first = (survey.opened_at, survey.design_fingerprint)
+    services.survey_close(survey=survey)
+    survey = services.survey_open(survey=survey)
+    assert (survey.opened_at, survey.design_fingerprint) == first
+
+
+def test_grouping_questions_are_frozen_once_opened_without_responses(grouped_open_survey):
+    gq = grouped_open_survey.grouping_questions.get()
+    with pytest.raises(services.SurveyFrozen):
+        grouping.grouping_question_update(grouping_question=gq, text="Team?", options=["A", "B"])
+    with pytest.raises(services.SurveyFrozen):
+        grouping.grouping_question_add(survey=grouped_open_survey, text="Age?", options=["A"])
+
+
+def test_the_builder_locks_coins_and_questions_once_opened(make_survey, owner_client):
+    survey = services.survey_close(survey=make_survey())  # opened, closed, no responses
+    page = owner_client.get(reverse("surveys:builder", kwargs={"pk": survey.pk}))
+    assert page.context["form"].fields["p_truth"].disabled
+    response = owner_client.post(
+        reverse("surveys:question-add", kwargs={"pk": survey.pk}), {"text": "Late?"}
+    )
+    assert response.status_code == 409
+    assert "questions and coins are frozen" in response.content.decode()
+    assert survey.questions.count() == 2
+
+
+# --- the submission names the design it was randomized with --------------------------------
+
+
+def test_a_submission_from_another_design_is_409_and_stores_nothing(open_survey, respondent):
+    question_ids = list(open_survey.questions.values_list("id", flat=True))
+    url = f"/api/v1/public/surveys/{open_survey.slug}/responses/"
+
+    def body(fingerprint, submission_id=None):
+        data = {
+            "submission_id": str(submission_id or uuid.uuid4()),
+            "answers": {str(qid): True for qid in question_ids},
+        }
+        if fingerprint is not None:
+            data["design_fingerprint"] = fingerprint
+        return data
+
+    for attempt in range(2):  # the first response, then a survey that has responses
+        stale = respondent.post(url, body("0" * 32), format="json")
+        assert stale.status_code == 409, attempt
+        assert list(stale.json()["errors"]) == ["design_fingerprint"]
+        assert "reload the page" in stale.json()["detail"]
+        open_survey.refresh_from_db()
+        assert open_survey.response_count == attempt
+        stored = respondent.post(url, body(open_survey.design_fingerprint), format="json")
+        assert stored.status_code == 201
+    assert respondent.post(url, body(None), format="json").status_code == 201  # optional
+    open_survey.refresh_from_db()
+    assert open_survey.response_count == 3
+
+
+def test_a_malformed_fingerprint_is_a_400_naming_it(open_survey, respondent):
+    question_ids = list(open_survey.questions.values_list("id", flat=True))
+    response = respondent.post(
+        f"/api/v1/public/surveys/{open_survey.slug}/responses/",
+        {
+            "submission_id": str(uuid.uuid4()),
+            "answers": {str(qid): True for qid in question_ids},
+            "design_fingerprint": ["not", "text"],
+        },
+        format="json",
+    )
+    assert response.status_code == 400
+    assert list(response.json()["errors"]) == ["design_fingerprint"]
+
+
+# --- the public definition ----------------------------------------------------------------
+
+
+def test_the_public_definition_of_a_draft_is_404(make_survey, respondent):
+    draft = make_survey(status="draft")
+    response = respondent.get(f"/api/v1/public/surveys/{draft.slug}/")
+    assert response.status_code == 404
+    assert draft.questions.first().text not in response.content.decode()
+
+
+def test_the_public_definition_of_a_closed_survey_lists_no_questions(
+    grouped_open_survey, respondent
+):
+    survey = services.survey_close(survey=grouped_open_survey)
+    response = respondent.get(f"/api/v1/public/surveys/{survey.slug}/")
+    assert response.status_code == 200
+    body = response.json()
+    assert (body["status"], body["accepting_responses"]) == ("closed", False)
+    assert body["questions"] == body["grouping_questions"] == []
+    text = response.content.decode()
+    for question in survey.questions.all():
+        assert question.text not in text
+    assert "Department?" not in text
+
+
+def test_the_definition_carries_the_fingerprint_and_the_device_mode(make_survey, respondent):
+    survey = make_survey(shared_devices=True)
+    body = respondent.get(f"/api/v1/public/surveys/{survey.slug}/").json()
+    assert body["design_fingerprint"] == Survey.objects.get(pk=survey.pk).design_fingerprint
+    assert body["shared_devices"] is True
+
+
+# --- logs ---------------------------------------------------------------------------------
+
+
+def record(name, level, msg, *args):
+    return logging.LogRecord(name, level, __file__, 1, msg, args, None)
+
+
+REQUEST_LINE = '"%s" %s %s'  # django.server's (runserver's) format
+
+
+@pytest.mark.parametrize(
+    ("name", "level", "msg", "args", "kept"),
+    [
+        ("django.server", logging.INFO, REQUEST_LINE, ("POST /api/v1/public/x/", 201, 2), False),
+        ("django.server", logging.INFO, REQUEST_LINE, ("GET /s/AbC_d-9/ HTTP/1.1", 200, 9), False),
+        ("django.server", logging.INFO, REQUEST_LINE, ("GET /r/AbC/?lang=ko", 200, 9), False),
+        ("django.request", logging.WARNING, "%s: %s", ("Bad Request", "/api/v1/public/"), False),
+        ("django.server", logging.INFO, REQUEST_LINE, ("GET /surveys/ HTTP/1.1", 200, 9), True),
+        ("django.request", logging.WARNING, "%s: %s", ("Not Found", "/no/such/page/"), True),
+    ],
+)
+def test_respondents_requests_never_reach_a_log_line(name, level, msg, args, kept):
+    assert DropRespondentPaths().filter(record(name, level, msg, *args)) is kept
+
+
+def test_an_error_on_a_respondents_path_is_logged_without_the_path():
+    error = record("django.request", logging.ERROR, "%s: %s", "Internal Server Error", "/s/AbC/")
+    assert DropRespondentPaths().filter(error) is True
+    assert "/s/AbC" not in error.getMessage()
+    assert "Internal Server Error" in error.getMessage()
