@@ -1,7 +1,8 @@
 from django.contrib import admin
 from django.urls import include, path
-from django.views.i18n import JavaScriptCatalog
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+
+from surveys.public_views import LanguageCatalog
 
 # Swagger UI's initialising script comes from its own URL (the split view) and the page has no
 # <style> block (templates/api_docs/), so the strict Content-Security-Policy holds there too.
@@ -20,6 +21,6 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     # gettext/interpolate for static/js/ in the page's language (locale/*/djangojs.po). Only
     # the project's catalog: the respondent page does not download the admin's JS strings.
-    path("jsi18n/", JavaScriptCatalog.as_view(packages=["surveys"]), name="javascript-catalog"),
+    path("jsi18n/", LanguageCatalog.as_view(packages=["surveys"]), name="javascript-catalog"),
     path("", include("surveys.urls")),
 ]

@@ -25,7 +25,7 @@ from .analysis_forms import (
 )
 from .forms import preset_for
 from .models import CI_METHODS, GroupingQuestion
-from .public_views import _page_language
+from .public_views import page_language
 from .views import FROZEN_REASON, _apply_service_errors, _conflict, _render_builder, owner_view
 
 # --- grouping questions (in the builder) --------------------------------------------------
@@ -237,7 +237,7 @@ def public_results_page(request, slug):
         results = public_results.public_results(slug=slug)
     except Http404:
         return render(request, "public/not_found.html", status=404)
-    language = _page_language(request, results.survey)
+    language = page_language(request, results.survey)
     with translation.override(language):
         response = render(request, "public/results.html", {"results": results})
     response.headers["Content-Language"] = language

@@ -10,6 +10,7 @@ from django.shortcuts import render
 from django.utils import translation
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
+from django.views.i18n import JavaScriptCatalog
 
 from . import selectors
 from .models import Survey
@@ -33,13 +34,29 @@ def _accept_language_tags(header):
             yield tag.lower()
 
 
-def _page_language(request, survey):
-    """The survey's language, unless the browser asks for a language the site supports.
+def chosen_language(request):
+    """The language picked with a respondent page's switcher (``?lang=``), if supported.
+
+    Respondent and public pages set no cookie, so the choice travels in the address.
+    """
+    tag = request.GET.get("lang", "")
+    try:
+        return translation.get_supported_language_variant(tag) if tag else None
+    except LookupError:
+        return None
+
+
+def page_language(request, survey):
+    """The switcher's choice, else the survey's language unless the browser asks for a
+    language the site supports.
 
     A respondent's browser saying "Korean please" gets the page's explanations in Korean even
     on an English survey (the survey's own text keeps its ``lang``); a browser that asks for
     nothing we support reads the page in the survey's language rather than the site default.
     """
+    chosen = chosen_language(request)
+    if chosen:
+        return chosen
     cookie = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME)
     tags = [cookie] if cookie else []
     tags += _accept_language_tags(request.headers.get("Accept-Language", ""))
@@ -53,6 +70,19 @@ def _page_language(request, survey):
     return survey.language
 
 
+class LanguageCatalog(JavaScriptCatalog):
+    """The scripts' strings in the page's language: ``?lang=`` as base.html asks for it.
+
+    A respondent page's language can come from its address (``chosen_language``), which
+    LocaleMiddleware does not read.
+    """
+
+    def get(self, request, *args, **kwargs):
+        language = chosen_language(request) or translation.get_language()
+        with translation.override(language):
+            return super().get(request, *args, **kwargs)
+
+
 @never_cache  # open/closed changes must show at once, and no true answer lingers in a cache
 @require_safe
 def respond(request, slug):
@@ -61,7 +91,7 @@ def respond(request, slug):
     except Http404:
         return render(request, "respond/not_found.html", status=404)
 
-    language = _page_language(request, survey)
+    language = page_language(request, survey)
     with translation.override(language):
         if survey.status == Survey.Status.OPEN:
             response = render(

@@ -100,31 +100,25 @@ export function randomizeAnswer(truth, design, randomSource) {
 // Why: if every retake drew fresh coins, a respondent (or someone pushing them) could answer
 // the same question many times and the majority of the reports would reveal the truth. So a
 // retake in the same browser must send the report drawn earlier for the same question and
-// the same true answer (Erlingsson, Pihur & Korolova 2014, "RAPPOR", permanent RR).
+// the same true answer (Erlingsson, Pihur & Korolova 2014, "RAPPOR", permanent RR), under the
+// same submission id, so the server stores it once.
 //
 // Why this scheme: storing "the report for my true answer" would itself be a clue (a report
 // of "yes" is more likely under a true "yes"), and storing coin outcomes would be worse (a
 // heads on coin 1 means the stored report IS the truth). Instead, the first time a question
 // is answered, the browser draws TWO independent reports, one as if the truth were "yes" and
-// one as if it were "no", before and regardless of the actual answer, and stores only that
-// pair. The pair's distribution does not depend on the truth, so whoever reads the storage
+// one as if it were "no", before and regardless of the actual answer, and keeps only that
+// pair. The pair's distribution does not depend on the truth, so whoever reads the memo
 // learns nothing about the answer; the report sent is the member of the pair that matches
 // the truth, so it has exactly the design's distribution. Changing one's answer on a retake
-// sends the other member, which is itself a correct randomized report for the new answer.
+// picks the other member, which is itself a correct randomized report for the new answer.
 //
-// Honest limit (README, "Retakes: memoised pairs"): someone holding both the device's storage and the
+// A memo belongs to one person and one design: memory.js keys it by the survey's design
+// fingerprint and keeps none at all on a survey marked for shared devices.
+//
+// Honest limit (README, "Threat model"): someone holding both the device's storage and the
 // server's copy of a report can compare the report with the pair; when the two members
 // differ, that reveals the truth. Each alone reveals nothing beyond the design's epsilon.
-
-const MEMO_PREFIX = "rrsurvey:rr-pair:v1";
-
-/** Storage key for one question's pair of reports. */
-export function memoKey(slug, questionId) {
-  if (typeof slug !== "string" || slug === "") {
-    throw new TypeError(`slug must be a non-empty string, got ${slug}`);
-  }
-  return `${MEMO_PREFIX}:${slug}:${String(questionId)}`;
-}
 
 /** Two independent reports, `[ifYes, ifNo]` as 0/1, drawn without knowing the truth. */
 export function drawPair(design, randomSource) {
@@ -133,8 +127,21 @@ export function drawPair(design, randomSource) {
   return [ifYes ? 1 : 0, ifNo ? 1 : 0];
 }
 
-/** The stored pair, or null when missing, unreadable or not exactly two 0/1 values. */
-export function parsePair(raw) {
+/** A pair as stored (exactly two 0/1 values), or null. */
+export function validPair(value) {
+  if (!Array.isArray(value) || value.length !== 2 || !value.every((bit) => bit === 0 || bit === 1)) {
+    return null;
+  }
+  return value;
+}
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/**
+ * A memo as memory.js reads it back: `{submissionId, sent, pairs}`, or null when it is
+ * missing, unreadable or not exactly that shape (then the page starts afresh).
+ */
+export function parseMemo(raw) {
   if (typeof raw !== "string") {
     return null;
   }
@@ -145,48 +152,43 @@ export function parsePair(raw) {
     return null;
   }
   if (
-    !Array.isArray(value) ||
-    value.length !== 2 ||
-    !value.every((bit) => bit === 0 || bit === 1)
+    !value ||
+    typeof value !== "object" ||
+    typeof value.submissionId !== "string" ||
+    !UUID_PATTERN.test(value.submissionId) ||
+    typeof value.sent !== "boolean" ||
+    !value.pairs ||
+    typeof value.pairs !== "object" ||
+    Array.isArray(value.pairs)
   ) {
     return null;
   }
-  return value;
-}
-
-function storageGet(storage, key) {
-  try {
-    return storage ? storage.getItem(key) : null;
-  } catch {
-    // Storage can be switched off or throw (private browsing, quota): fall back to fresh
-    // coins, which is still a correct randomized report, only without retake protection.
-    return null;
-  }
-}
-
-function storageSet(storage, key, value) {
-  try {
-    if (storage) {
-      storage.setItem(key, value);
+  const pairs = {};
+  for (const [questionId, pair] of Object.entries(value.pairs)) {
+    if (validPair(pair) === null) {
+      return null;
     }
-    return true;
-  } catch {
-    return false;
+    pairs[questionId] = pair;
   }
+  return { submissionId: value.submissionId, sent: value.sent, pairs };
 }
 
 /**
- * The randomized reports to send for one attempt at a survey.
+ * The randomized reports to send for one attempt at a survey, and the memo to keep.
  *
- * `truths` maps question id to the true answer (a plain object or a Map of booleans).
- * Returns `{answers, reused, drawn}`: `answers` maps each question id to the report (boolean)
- * to send; `reused` and `drawn` list the question ids whose pair came from storage or was
- * drawn now. Nothing derived from `truths` is written to `storage`.
+ * `truths` maps question id to the true answer (a plain object or a Map of booleans); `memo`
+ * is what this person's earlier attempts left (`{submissionId, sent, pairs}`) or null.
+ * Returns `{answers, memo, reused, drawn}`: `answers` maps each question id to the report
+ * (boolean) to send; `memo` is a new object with the same submission id (a new one when there
+ * was none) and a pair for every question answered; `reused` and `drawn` list the question
+ * ids whose pair came from the memo or was drawn now. Nothing derived from `truths` enters
+ * the memo.
  */
-export function reportsFor({ slug, design, truths, storage, randomSource }) {
+export function reportsFor({ design, truths, memo, randomSource }) {
   checkDesign(design);
   checkRandomSource(randomSource);
   const entries = truths instanceof Map ? [...truths] : Object.entries(truths ?? {});
+  const pairs = { ...(memo?.pairs ?? {}) };
   const answers = {};
   const reused = [];
   const drawn = [];
@@ -194,18 +196,19 @@ export function reportsFor({ slug, design, truths, storage, randomSource }) {
     if (typeof truth !== "boolean") {
       throw new TypeError(`truth for question ${questionId} must be a boolean, got ${truth}`);
     }
-    const key = memoKey(slug, questionId);
-    let pair = parsePair(storageGet(storage, key));
+    const id = String(questionId);
+    let pair = validPair(pairs[id]);
     if (pair === null) {
       pair = drawPair(design, randomSource);
-      storageSet(storage, key, JSON.stringify(pair));
-      drawn.push(String(questionId));
+      pairs[id] = pair;
+      drawn.push(id);
     } else {
-      reused.push(String(questionId));
+      reused.push(id);
     }
-    answers[String(questionId)] = (truth ? pair[0] : pair[1]) === 1;
+    answers[id] = (truth ? pair[0] : pair[1]) === 1;
   }
-  return { answers, reused, drawn };
+  const submissionId = memo?.submissionId ?? newSubmissionId(randomSource);
+  return { answers, memo: { submissionId, sent: memo?.sent ?? false, pairs }, reused, drawn };
 }
 
 /**

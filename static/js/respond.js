@@ -2,7 +2,8 @@
 // reports with coins.js, and send only those. The coin math lives in coins.js (tested with
 // node --test); this file is the page glue.
 
-import { newSubmissionId, reportsFor } from "./coins.js";
+import { reportsFor } from "./coins.js";
+import { forgetSurvey, loadMemo, storeMemo } from "./memory.js";
 
 // Every string this script shows, in one place, translated by Django's JavaScript catalog
 // (/jsi18n/, loaded by base.html before the modules; locale/*/djangojs.po). Should it fail to
@@ -34,6 +35,9 @@ const STRINGS = {
   unansweredGroup: gettext("About you %(number)s has no answer yet"),
   chooseOption: gettext("Choose one option."),
   asGiven: gettext("%(label)s (sent as given, not randomized)"),
+  designChanged: gettext(
+    "This survey changed since the page was opened, so nothing was sent. The page is reloading with the current survey; please answer again.",
+  ),
 };
 
 function browserStorage() {
@@ -48,6 +52,14 @@ function browserStorage() {
 function setupPage(definition) {
   const { survey, preview } = definition;
   const design = { p_truth: survey.p_truth, p_forced_yes: survey.p_forced_yes };
+  const fingerprint = survey.design_fingerprint;
+  const sharedDevice = survey.shared_devices === true;
+  // The preview touches no storage at all; a shared device keeps nothing between people and
+  // clears what an earlier visit left; a personal device keeps this design's memo only.
+  const storage = preview ? null : browserStorage();
+  forgetSurvey(storage, survey.slug, sharedDevice ? null : fingerprint);
+  // This person's memo (coins.js): kept in storage on a personal device, only here otherwise.
+  let memo = sharedDevice ? null : loadMemo(storage, survey.slug, fingerprint);
   const questions = survey.questions.map((question, index) => ({
     id: String(question.id),
     text: question.text,
@@ -74,16 +86,19 @@ function setupPage(definition) {
   const questionsSection = document.getElementById("respond-questions");
   const done = document.getElementById("respond-done");
   const sentList = document.getElementById("respond-sent");
+  const alreadyNote = document.getElementById("respond-already");
+  const replayedNote = document.getElementById("respond-done-replayed");
+  const sharedNote = document.getElementById("respond-done-shared");
+  const nextPersonButton = document.getElementById("respond-next-person");
+  if (memo?.sent) {
+    alreadyNote.hidden = false;
+  }
   // The survey's own text keeps the language the researcher wrote it in (BCP 47, from the page).
   const surveyLanguage =
     document.querySelector(".respond-header [lang]")?.lang || survey.language;
   // Error messages from the API in the page's language: no cookie rides along (credentials are
   // omitted), so the header is the only way to say which language the respondent reads.
   const pageLanguage = document.documentElement.lang || "en";
-
-  // One attempt keeps one submission id across retries, so a retry after a lost response is
-  // stored once (the server deduplicates on the id). New answers make a new attempt.
-  let attempt = null;
 
   function checkedValue(question) {
     const name = question.key ?? `q-${question.id}`;
@@ -132,7 +147,9 @@ function setupPage(definition) {
     status.dataset.tone = tone ?? "";
   }
 
-  function showDone(answers, groups) {
+  function showDone(answers, groups, { replayed }) {
+    replayedNote.hidden = !replayed;
+    sharedNote.hidden = !sharedDevice;
     sentList.replaceChildren();
     for (const question of questions) {
       const term = document.createElement("dt");
@@ -163,12 +180,17 @@ function setupPage(definition) {
     done.focus({ preventScroll: true });
   }
 
-  async function send(answers, groups) {
-    const answersKey = JSON.stringify([answers, groups]);
-    if (attempt === null || attempt.answersKey !== answersKey) {
-      attempt = { answersKey, submissionId: newSubmissionId(globalThis.crypto) };
+  function remember() {
+    if (!sharedDevice) {
+      storeMemo(storage, survey.slug, fingerprint, memo);
     }
-    const payload = { submission_id: attempt.submissionId, answers };
+  }
+
+  // The memo's submission id is this person's for good: a retry after a lost response, or a
+  // retake on this device, is stored once (the server deduplicates on the id).
+  async function send(answers, groups) {
+    const replayed = memo.sent;
+    const payload = { submission_id: memo.submissionId, answers, design_fingerprint: fingerprint };
     if (groupingQuestions.length > 0) payload.groups = groups;
     const body = JSON.stringify(payload);
     button.disabled = true;
@@ -188,15 +210,29 @@ function setupPage(definition) {
         redirect: "error",
       });
       if (response.status === 201) {
+        if (sharedDevice) {
+          memo = null; // the next person starts from nothing
+        } else {
+          memo.sent = true;
+          remember();
+        }
         setStatus("", "");
-        showDone(answers, groups);
+        showDone(answers, groups, { replayed });
         return;
       }
       let detail = "";
+      let fields = {};
       try {
-        detail = (await response.json()).detail ?? "";
+        ({ detail = "", errors: fields = {} } = await response.json());
       } catch {
         detail = "";
+      }
+      if (response.status === 409 && fields.design_fingerprint) {
+        // Answers randomized with other coins must not be sent: start over with the survey
+        // as it is now (the memo of the old design is dropped when the page loads).
+        setStatus(STRINGS.designChanged, "error");
+        globalThis.location.reload();
+        return;
       }
       if (response.status >= 400 && response.status < 500 && detail) {
         setStatus(interpolate(STRINGS.refused, { detail }, true), "error");
@@ -247,14 +283,10 @@ function setupPage(definition) {
       setStatus(STRINGS.noCrypto, "error");
       return;
     }
-    const { answers } = reportsFor({
-      slug: survey.slug,
-      design,
-      truths,
-      storage: browserStorage(),
-      randomSource: globalThis.crypto,
-    });
-    send(answers, groups);
+    const drawn = reportsFor({ design, truths, memo, randomSource: globalThis.crypto });
+    memo = drawn.memo;
+    remember(); // before sending: a reload while it is on its way reuses the same draws and id
+    send(drawn.answers, groups);
   }
 
   for (const question of [...questions, ...groupingQuestions]) {
@@ -267,6 +299,7 @@ function setupPage(definition) {
     });
   }
   button.addEventListener("click", onSubmit);
+  nextPersonButton?.addEventListener("click", () => globalThis.location.reload());
   button.disabled = false;
 }
 

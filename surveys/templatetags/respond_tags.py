@@ -49,6 +49,10 @@ class RespondentNumbers:
     per_answer_odds: float  # e^epsilon
     total_odds: float  # e^(k epsilon), inf when it does not fit a float
     questions: int
+    # How the page words the cover the coins give: "strong" up to the classic design's odds
+    # of 3 (ln 3), "moderate" up to 9 (ln 9, the default ceiling), "weak" beyond (a site that
+    # raised MAX_EPSILON_PER_ANSWER).
+    cover: str
 
 
 @register.simple_tag
@@ -70,14 +74,38 @@ def respondent_numbers(survey, privacy):
         per_answer_odds=privacy.odds_ratio,
         total_odds=total_odds,
         questions=privacy.questions,
+        cover=cover_of(privacy.odds_ratio),
     )
+
+
+STRONG_COVER_ODDS = 3.0
+MODERATE_COVER_ODDS = 9.0
+
+
+def cover_of(odds_ratio) -> str:
+    """The words for e^ε: how much more likely a report is under one truth than the other."""
+    # A hair of tolerance: the classic design's odds compute as 3.0000000000000004.
+    if odds_ratio <= STRONG_COVER_ODDS * (1 + 1e-9):
+        return "strong"
+    if odds_ratio <= MODERATE_COVER_ODDS * (1 + 1e-9):
+        return "moderate"
+    return "weak"
 
 
 @register.filter
 def percent(value):
-    """0.75 -> "75%", 0.125 -> "12.5%" (at most one decimal; the coins are what they are)."""
-    scaled = round(float(value) * 100, 1)
-    text = f"{scaled:.1f}".rstrip("0").rstrip(".")
+    """0.75 -> "75%", 0.125 -> "12.5%", 0.000125 -> "0.0125%", 0.99999 -> "99.999%".
+
+    One decimal, or as many more as it takes for a chance strictly between 0 and 1 never to
+    read "0%" or "100%" (a respondent must not be told an outcome is impossible or certain).
+    """
+    value = float(value)
+    scaled = value * 100
+    for decimals in range(1, 12):
+        rounded = round(scaled, decimals)
+        if not (0 < value < 1) or 0 < rounded < 100:
+            break
+    text = f"{rounded:.{decimals}f}".rstrip("0").rstrip(".")
     return f"{text}%"
 
 

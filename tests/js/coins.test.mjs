@@ -4,20 +4,13 @@ import { describe, it } from "node:test";
 import {
   bernoulli,
   drawPair,
-  memoKey,
   newSubmissionId,
-  parsePair,
+  parseMemo,
   probabilityChunks,
   randomizeAnswer,
   reportsFor,
 } from "../../static/js/coins.js";
-import {
-  TWO_POW_32,
-  exactDistribution,
-  mapStorage,
-  scriptedSource,
-  seededSource,
-} from "./fakes.mjs";
+import { TWO_POW_32, exactDistribution, scriptedSource, seededSource } from "./fakes.mjs";
 
 const CLASSIC = { p_truth: 0.5, p_forced_yes: 0.5 };
 // Coin outcomes spelled as first chunks: far below / far above every threshold used here.
@@ -189,179 +182,126 @@ describe("randomizeAnswer", () => {
 });
 
 describe("memoisation", () => {
-  const slug = "k3J9aQ";
-  // First pair [1, 0]: ifYes = tails then forced yes; ifNo = tails then forced no.
+  // First pair [1, 0]: ifYes = tails then forced yes; ifNo = tails then forced no. Then the
+  // 16 bytes of a submission id.
   const PAIR_YES_NO = [TAILS, HEADS, TAILS, TAILS];
+  const ID_CHUNKS = Array.from({ length: 16 }, (_, index) => index + 1);
+  const ID = "01020304-0506-4708-890a-0b0c0d0e0f10";
 
-  it("draws both reports before knowing the truth and stores only the 0/1 pair", () => {
-    const storage = mapStorage();
+  it("draws both reports before knowing the truth and keeps only the 0/1 pair and an id", () => {
     const result = reportsFor({
-      slug,
       design: CLASSIC,
       truths: { 11: true },
-      storage,
-      randomSource: scriptedSource(PAIR_YES_NO),
+      memo: null,
+      randomSource: scriptedSource([...PAIR_YES_NO, ...ID_CHUNKS]),
     });
     assert.deepEqual(result.answers, { 11: true });
     assert.deepEqual(result.drawn, ["11"]);
-    assert.deepEqual([...storage.map], [[memoKey(slug, 11), "[1,0]"]]);
+    assert.deepEqual(result.memo, { submissionId: ID, sent: false, pairs: { 11: [1, 0] } });
   });
 
-  it("reuses the stored report when the same truth is given again, without new coins", () => {
-    const storage = mapStorage();
-    const design = CLASSIC;
+  it("reuses the memo's reports and id when the same truth is given again, without new coins", () => {
     const first = reportsFor({
-      slug,
-      design,
+      design: CLASSIC,
       truths: { 11: true, 12: false },
-      storage,
+      memo: null,
       randomSource: seededSource(42),
     });
+    let memo = { ...first.memo, sent: true };
     for (let retake = 0; retake < 5; retake += 1) {
       const again = reportsFor({
-        slug,
-        design,
+        design: CLASSIC,
         truths: { 11: true, 12: false },
-        storage,
+        memo,
         randomSource: scriptedSource([]), // throws if any coin were drawn
       });
       assert.deepEqual(again.answers, first.answers);
       assert.deepEqual(again.reused, ["11", "12"]);
+      assert.deepEqual(again.memo, memo);
+      memo = again.memo;
     }
   });
 
-  it("switches to the other stored draw when the truth changes", () => {
-    const storage = mapStorage();
-    const asYes = reportsFor({
-      slug,
-      design: CLASSIC,
-      truths: { 11: true },
-      storage,
-      randomSource: scriptedSource(PAIR_YES_NO),
-    });
-    const asNo = reportsFor({
-      slug,
-      design: CLASSIC,
-      truths: { 11: false },
-      storage,
-      randomSource: scriptedSource([]),
-    });
-    assert.equal(asYes.answers[11], true);
-    assert.equal(asNo.answers[11], false);
-
-    const flipped = mapStorage([[memoKey(slug, 11), "[0,1]"]]);
+  it("switches to the other pre-drawn report when the truth changes", () => {
+    const memo = { submissionId: ID, sent: true, pairs: { 11: [0, 1] } };
     const take = (truth) =>
-      reportsFor({
-        slug,
-        design: CLASSIC,
-        truths: { 11: truth },
-        storage: flipped,
-        randomSource: scriptedSource([]),
-      }).answers[11];
+      reportsFor({ design: CLASSIC, truths: { 11: truth }, memo, randomSource: scriptedSource([]) })
+        .answers[11];
     assert.equal(take(true), false);
     assert.equal(take(false), true);
   });
 
-  it("leaves storage identical whatever the true answers were", () => {
-    const questions = [11, 12, 13, 14];
-    const stored = [];
-    for (const truth of [true, false]) {
-      const storage = mapStorage();
-      reportsFor({
-        slug,
-        design: CLASSIC,
-        truths: Object.fromEntries(questions.map((id) => [id, truth])),
-        storage,
-        randomSource: seededSource(2024),
-      });
-      stored.push(JSON.stringify([...storage.map]));
-    }
-    assert.equal(stored[0], stored[1]);
+  it("draws only for questions the memo lacks", () => {
+    const memo = { submissionId: ID, sent: false, pairs: { 11: [1, 1] } };
+    const result = reportsFor({
+      design: CLASSIC,
+      truths: { 11: false, 12: true },
+      memo,
+      randomSource: scriptedSource(PAIR_YES_NO),
+    });
+    assert.deepEqual(result.reused, ["11"]);
+    assert.deepEqual(result.drawn, ["12"]);
+    assert.deepEqual(result.memo.pairs, { 11: [1, 1], 12: [1, 0] });
+    assert.deepEqual(memo.pairs, { 11: [1, 1] }, "the memo passed in is not changed");
   });
 
-  it("stores a pair whose exact distribution does not depend on the truth", () => {
-    // Enumerate every coin outcome: the stored value's distribution given truth yes equals
-    // the one given truth no, so reading storage says nothing about the answer.
-    const storedValue = (truth) => (source) => {
-      const storage = mapStorage();
-      reportsFor({ slug, design: CLASSIC, truths: { 1: truth }, storage, randomSource: source });
-      return storage.map.get(memoKey(slug, 1));
-    };
-    const ifYes = exactDistribution(storedValue(true));
-    const ifNo = exactDistribution(storedValue(false));
+  it("keeps a memo identical whatever the true answers were", () => {
+    const questions = [11, 12, 13, 14];
+    const kept = [true, false].map(
+      (truth) =>
+        reportsFor({
+          design: CLASSIC,
+          truths: Object.fromEntries(questions.map((id) => [id, truth])),
+          memo: null,
+          randomSource: seededSource(2024),
+        }).memo,
+    );
+    assert.deepEqual(kept[0], kept[1]);
+  });
+
+  it("keeps a pair whose exact distribution does not depend on the truth", () => {
+    // Enumerate every coin outcome: the kept pair's distribution given truth yes equals the
+    // one given truth no, so reading the memo says nothing about the answer.
+    const keptPair = (truth) => (source) =>
+      reportsFor({
+        design: CLASSIC,
+        truths: { 1: truth },
+        memo: { submissionId: ID, sent: false, pairs: {} },
+        randomSource: source,
+      }).memo.pairs[1];
+    const ifYes = exactDistribution(keptPair(true));
+    const ifNo = exactDistribution(keptPair(false));
     assert.deepEqual(ifYes, ifNo);
     // and each member of the pair has the design's report probability
-    assert.equal((ifYes.get('"[1,1]"') ?? 0) + (ifYes.get('"[1,0]"') ?? 0), 3 / 4);
-    assert.equal((ifYes.get('"[1,1]"') ?? 0) + (ifYes.get('"[0,1]"') ?? 0), 1 / 4);
+    assert.equal((ifYes.get("[1,1]") ?? 0) + (ifYes.get("[1,0]") ?? 0), 3 / 4);
+    assert.equal((ifYes.get("[1,1]") ?? 0) + (ifYes.get("[0,1]") ?? 0), 1 / 4);
   });
 
-  it("stores no true answer and no coin outcome: only the two reports as 0/1", () => {
-    const storage = mapStorage();
-    reportsFor({
-      slug,
-      design: CLASSIC,
-      truths: { 7: true, 8: false },
-      storage,
-      randomSource: seededSource(9),
-    });
-    for (const [key, value] of storage.map) {
-      assert.match(key, /^rrsurvey:rr-pair:v1:k3J9aQ:\d+$/);
-      assert.match(value, /^\[[01],[01]\]$/);
+  it("reads back only a well-formed memo", () => {
+    const good = { submissionId: ID, sent: true, pairs: { 5: [0, 1] } };
+    assert.deepEqual(parseMemo(JSON.stringify(good)), good);
+    for (const junk of [
+      null,
+      "",
+      "garbage",
+      "[1,0]",
+      JSON.stringify({ ...good, submissionId: "not-a-uuid" }),
+      JSON.stringify({ ...good, sent: "yes" }),
+      JSON.stringify({ ...good, pairs: { 5: [1, 2] } }),
+      JSON.stringify({ ...good, pairs: { 5: [true, false] } }),
+      JSON.stringify({ ...good, pairs: [[0, 1]] }),
+    ]) {
+      assert.equal(parseMemo(junk), null, `junk ${JSON.stringify(junk)}`);
     }
-    assert.equal(storage.map.size, 2);
-  });
-
-  it("redraws over corrupt or foreign stored values instead of failing", () => {
-    for (const junk of ["", "garbage", "[1]", "[1,2]", "[true,false]", '{"0":1}', "null", "[1,0,1]"]) {
-      const storage = mapStorage([[memoKey(slug, 5), junk]]);
-      const result = reportsFor({
-        slug,
-        design: CLASSIC,
-        truths: { 5: true },
-        storage,
-        randomSource: scriptedSource(PAIR_YES_NO),
-      });
-      assert.deepEqual(result.drawn, ["5"], `junk ${JSON.stringify(junk)}`);
-      assert.equal(storage.map.get(memoKey(slug, 5)), "[1,0]");
-    }
-    assert.equal(parsePair("[0,1]")?.join(), "0,1");
-  });
-
-  it("still answers when storage is missing or throws", () => {
-    const broken = {
-      getItem() {
-        throw new Error("SecurityError");
-      },
-      setItem() {
-        throw new Error("QuotaExceededError");
-      },
-    };
-    for (const storage of [broken, null, undefined]) {
-      const result = reportsFor({
-        slug,
-        design: CLASSIC,
-        truths: { 5: false },
-        storage,
-        randomSource: scriptedSource(PAIR_YES_NO),
-      });
-      assert.deepEqual(result.answers, { 5: false });
-    }
-  });
-
-  it("keeps surveys and questions apart", () => {
-    assert.notEqual(memoKey("a", 1), memoKey("b", 1));
-    assert.notEqual(memoKey("a", 1), memoKey("a", 2));
-    assert.equal(memoKey("a", 1), memoKey("a", "1"));
   });
 
   it("rejects a truth that is not a boolean", () => {
     assert.throws(
       () =>
         reportsFor({
-          slug,
           design: CLASSIC,
           truths: { 5: "yes" },
-          storage: mapStorage(),
+          memo: null,
           randomSource: seededSource(1),
         }),
       TypeError,

@@ -44,7 +44,7 @@ export function seededSource(seed) {
   };
 }
 
-/** Storage (getItem/setItem) over a Map, so tests can inspect exactly what was written. */
+/** Storage (like localStorage) over a Map, so tests can inspect exactly what was written. */
 export function mapStorage(entries = []) {
   const map = new Map(entries);
   return {
@@ -52,6 +52,13 @@ export function mapStorage(entries = []) {
     getItem: (key) => (map.has(key) ? map.get(key) : null),
     setItem: (key, value) => {
       map.set(key, String(value));
+    },
+    removeItem: (key) => {
+      map.delete(key);
+    },
+    key: (index) => [...map.keys()][index] ?? null,
+    get length() {
+      return map.size;
     },
   };
 }

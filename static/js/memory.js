@@ -1,0 +1,104 @@
+// What the browser keeps about one survey between visits: the memo of coins.js (a
+// submission id, whether it was sent, and a pair of pre-drawn reports per question), in
+// localStorage, for one person and one design.
+//
+// Keyed by the survey's slug AND its design fingerprint: a memo drawn under other coins or
+// other questions is never used (and is removed), so a page can never send a report drawn
+// with coins the server decodes differently.
+//
+// On a survey marked for shared devices (a lab tablet, a kiosk, a family computer) nothing is
+// kept: the page holds its memo in memory only until the answers are sent, and removes
+// anything an earlier visit left for the survey, so the next person's coins are fresh and
+// independent of the previous person's.
+//
+// Storage is injected (`getItem`, `setItem`, `removeItem`, `key`, `length`, like
+// localStorage) and every call is guarded: storage that is switched off or throws (private
+// browsing, quota) only costs the retake protection, never the answer.
+
+import { parseMemo } from "./coins.js";
+
+const PREFIX = "rrsurvey:";
+const VERSION = "v2";
+
+/** The storage key of one survey's memo under one design. */
+export function memoKey(slug, fingerprint) {
+  for (const [name, value] of [
+    ["slug", slug],
+    ["fingerprint", fingerprint],
+  ]) {
+    if (typeof value !== "string" || value === "" || value.includes(":")) {
+      throw new TypeError(`${name} must be a non-empty string without ':', got ${value}`);
+    }
+  }
+  return `${PREFIX}${VERSION}:${slug}:${fingerprint}`;
+}
+
+// Keys this project ever wrote for a survey: the current memo, and v1's per-question pairs
+// ("rrsurvey:rr-pair:v1:<slug>:<question id>"), which knew nothing of designs or persons.
+function belongsToSurvey(key, slug) {
+  return (
+    typeof key === "string" &&
+    (key.startsWith(`${PREFIX}${VERSION}:${slug}:`) || key.startsWith(`${PREFIX}rr-pair:v1:${slug}:`))
+  );
+}
+
+function storedKeys(storage) {
+  const keys = [];
+  try {
+    for (let index = 0; index < storage.length; index += 1) {
+      keys.push(storage.key(index));
+    }
+  } catch {
+    return [];
+  }
+  return keys;
+}
+
+function remove(storage, key) {
+  try {
+    storage.removeItem(key);
+  } catch {
+    // Nothing more to do: storage that cannot be written cannot be read back either.
+  }
+}
+
+/**
+ * Remove what earlier visits kept for the survey at `slug`, except the memo of design
+ * `keepFingerprint` (pass null to remove everything, as a shared device does).
+ */
+export function forgetSurvey(storage, slug, keepFingerprint = null) {
+  if (!storage) {
+    return;
+  }
+  const keep = keepFingerprint === null ? null : memoKey(slug, keepFingerprint);
+  for (const key of storedKeys(storage)) {
+    if (key !== keep && belongsToSurvey(key, slug)) {
+      remove(storage, key);
+    }
+  }
+}
+
+/** This person's memo for the survey under this design, or null. */
+export function loadMemo(storage, slug, fingerprint) {
+  try {
+    return storage ? parseMemo(storage.getItem(memoKey(slug, fingerprint))) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Keep the memo; false when storage refused it. */
+export function storeMemo(storage, slug, fingerprint, memo) {
+  try {
+    if (!storage) {
+      return false;
+    }
+    storage.setItem(
+      memoKey(slug, fingerprint),
+      JSON.stringify({ submissionId: memo.submissionId, sent: memo.sent, pairs: memo.pairs }),
+    );
+    return true;
+  } catch {
+    return false;
+  }
+}
