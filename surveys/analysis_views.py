@@ -25,7 +25,7 @@ from .analysis_forms import (
 )
 from .forms import preset_for
 from .models import CI_METHODS, GroupingQuestion
-from .public_views import page_language
+from .public_views import chosen_language, page_language
 from .views import FROZEN_REASON, _apply_service_errors, _conflict, _render_builder, owner_view
 
 # --- grouping questions (in the builder) --------------------------------------------------
@@ -236,7 +236,8 @@ def public_results_page(request, slug):
     try:
         results = public_results.public_results(slug=slug)
     except Http404:
-        return render(request, "public/not_found.html", status=404)
+        with translation.override(chosen_language(request) or translation.get_language()):
+            return render(request, "public/not_found.html", status=404)
     language = page_language(request, results.survey)
     with translation.override(language):
         response = render(request, "public/results.html", {"results": results})

@@ -89,7 +89,8 @@ def respond(request, slug):
     try:
         survey = selectors.survey_by_slug(slug=slug)
     except Http404:
-        return render(request, "respond/not_found.html", status=404)
+        with translation.override(chosen_language(request) or translation.get_language()):
+            return render(request, "respond/not_found.html", status=404)
 
     language = page_language(request, survey)
     with translation.override(language):

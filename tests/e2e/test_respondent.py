@@ -111,7 +111,9 @@ def test_respondents_send_only_a_submission_id_and_randomized_booleans(
         body = json.loads(request.post_data)
         # "groups" (grouping answers, sent as given) only when the survey asks any.
         grouped = survey.grouping_questions.exists()
-        assert set(body) == {"submission_id", "answers"} | ({"groups"} if grouped else set())
+        expected = {"submission_id", "answers", "design_fingerprint"}
+        assert set(body) == expected | ({"groups"} if grouped else set())
+        assert body["design_fingerprint"] == survey.design_fingerprint
         assert set(body["answers"]) == {str(qid) for qid in ids}
         assert all(isinstance(bit, bool) for bit in body["answers"].values())
     for request in requests:
@@ -131,12 +133,13 @@ def test_answer_inputs_belong_to_no_form(live_server, page, open_survey):
         "() => [...document.querySelectorAll('main input, main button')].map((el) => el.form)"
     )
     assert forms and all(form is None for form in forms)
-    # The page's one form is the language switcher in the header, and it carries no answer.
+    # The page's one form is the language switcher in the header: it carries no answer, and
+    # no CSRF token (the page sets no cookie); it reloads this page with ?lang=.
     switchers = page.evaluate(
-        "() => [...document.forms].map((form) => [new URL(form.action).pathname, "
+        "() => [...document.forms].map((form) => [form.method, new URL(form.action).pathname, "
         "[...form.elements].map((element) => element.name)])"
     )
-    assert switchers == [["/i18n/setlang/", ["csrfmiddlewaretoken", "next", "language", ""]]]
+    assert switchers == [["get", f"/s/{open_survey.slug}/", ["lang", ""]]]
 
 
 def test_without_javascript_nothing_is_sent_and_the_page_says_why(
@@ -202,7 +205,7 @@ def test_unanswered_questions_are_announced_and_focused_and_nothing_is_sent(
     assert errors.inner_text() == ""
 
 
-def test_a_retake_in_the_same_browser_sends_the_same_randomized_bits(
+def test_a_retake_in_the_same_browser_replays_the_first_submission(
     live_server, new_context, make_survey
 ):
     survey = make_survey(
@@ -212,18 +215,32 @@ def test_a_retake_in_the_same_browser_sends_the_same_randomized_bits(
     truths = {qid: index % 3 == 0 for index, qid in enumerate(ids)}
     page = new_context().new_page()
     first = take_survey(page, live_server, survey, truths)
-    second = take_survey(page, live_server, survey, truths)  # same context: same storage
-    assert second["answers"] == first["answers"]
-    assert second["submission_id"] != first["submission_id"]
-    assert Submission.objects.filter(survey=survey).count() == 2
+    assert page.locator("#respond-done-replayed").is_hidden()
 
-    # Changing an answer sends the other stored draw, the one kept for that truth.
-    stored = page.evaluate(STORAGE_DUMP)
+    page.goto(page_url(live_server, survey))  # same context: same storage
+    already = page.locator("#respond-already")
+    assert already.is_visible()
+    assert "already answered this survey on this device" in already.inner_text()
+    answer(page, truths)
+    second = submit(page)
+    # Same bits under the same id: stored once, and the page says nothing new was counted.
+    assert second == first
+    assert page.locator("#respond-done-replayed").is_visible()
+    assert Submission.objects.filter(survey=survey).count() == 1
+    survey.refresh_from_db()
+    assert survey.response_count == 1
+
+    # Changing an answer picks the other pre-drawn report, still under the first id.
+    (memo,) = [json.loads(value) for value in page.evaluate(STORAGE_DUMP).values()]
     flipped = {qid: not truth for qid, truth in truths.items()}
     third = take_survey(page, live_server, survey, flipped)
+    assert third["submission_id"] == first["submission_id"]
     for qid, truth in flipped.items():
-        (pair,) = [json.loads(v) for k, v in stored.items() if k.endswith(f":{qid}")]
+        pair = memo["pairs"][str(qid)]
         assert third["answers"][str(qid)] == bool(pair[0] if truth else pair[1])
+    assert Submission.objects.filter(survey=survey).count() == 1
+    stored = Submission.objects.get(survey=survey).reports
+    assert stored == {f"q{qid}": bit for qid, bit in first["answers"].items()}
 
 
 def test_browser_storage_is_the_same_whatever_the_true_answers(
@@ -245,14 +262,19 @@ def test_browser_storage_is_the_same_whatever_the_true_answers(
             }
         )
     all_yes, all_no = dumps
-    assert all_yes["local"] == all_no["local"]
-    assert len(all_yes["local"]) == len(ids)
-    assert all(value in {"[0,0]", "[0,1]", "[1,0]", "[1,1]"} for value in all_yes["local"].values())
+    # One memo: the submission id (random bytes, not coins), whether it was sent, and a pair
+    # of pre-drawn reports per question, keyed by the survey and its design.
+    ((key_yes, memo_yes),) = all_yes["local"].items()
+    ((key_no, memo_no),) = all_no["local"].items()
+    assert key_yes == key_no == f"rrsurvey:v2:{survey.slug}:{survey.design_fingerprint}"
+    memo_yes, memo_no = json.loads(memo_yes), json.loads(memo_no)
+    assert set(memo_yes) == {"submissionId", "sent", "pairs"}
+    assert memo_yes["pairs"] == memo_no["pairs"]
+    assert memo_yes["sent"] is memo_no["sent"] is True
+    assert set(memo_yes["pairs"]) == {str(qid) for qid in ids}
+    assert all(pair in ([0, 0], [0, 1], [1, 0], [1, 1]) for pair in memo_yes["pairs"].values())
     assert all_yes["session"] == all_no["session"] == 0
-    # The one cookie is the language form's CSRF token: random, the same whatever the
-    # answers, and never sent with them (the script posts with credentials omitted).
-    assert [c["name"] for c in all_yes["cookies"]] == [c["name"] for c in all_no["cookies"]]
-    assert {c["name"] for c in all_yes["cookies"]} <= {"csrftoken"}
+    assert all_yes["cookies"] == all_no["cookies"] == []  # the page sets no cookie at all
 
 
 def test_a_failed_send_is_retried_with_the_same_submission_id(live_server, page, open_survey):
@@ -306,11 +328,11 @@ def test_draft_survey_page_says_it_is_not_open_yet(live_server, page, make_surve
     assert page.locator("main input").count() == 0
 
 
-# One respondent in one round trip: forget what an earlier respondent in this browser left,
-# tap the answer and the button (the page's own handlers run, as for a finger's tap).
+# One respondent in one round trip: tap the answer and the button (the page's own handlers
+# run, as for a finger's tap). The survey is marked for shared devices, so each respondent in
+# this one browser draws fresh coins, as people at a kiosk do.
 FRESH_RESPONDENT_TAPS = """
 ([questionId, truth]) => {
-  localStorage.clear();
   document.getElementById(`q-${questionId}-${truth ? "yes" : "no"}`).click();
   document.getElementById("respond-submit").click();
 }
@@ -325,7 +347,9 @@ def test_reported_yes_rates_match_three_quarters_and_one_quarter(
     settings.RESPONSE_RATE_LIMIT = None
     respondents = 200
     for truth, expected_rate in ((True, 3 / 4), (False, 1 / 4)):
-        survey = make_survey(title=f"Truth {truth}", questions=["The one question?"])
+        survey = make_survey(
+            title=f"Truth {truth}", questions=["The one question?"], shared_devices=True
+        )
         (qid,) = question_ids(survey)
         url = page_url(live_server, survey)
         for _ in range(respondents):

@@ -60,7 +60,10 @@ def submit_in_order(respondent, survey, ids):
 
 
 def test_every_export_lists_submissions_by_id_not_arrival(
-    grouped_open_survey, respondent, owner_client, owner_api  # noqa: F811
+    grouped_open_survey,
+    respondent,
+    owner_client,
+    owner_api,  # noqa: F811
 ):
     survey = grouped_open_survey
     arrival = descending_ids(12)
