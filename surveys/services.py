@@ -16,7 +16,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import BigIntegerField, Case, Count, F, Max, Q, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy as _lazy
+from django.utils.translation import gettext_lazy
 
 from dpengine import ForcedResponse
 
@@ -213,7 +213,7 @@ def _clean_question_texts(texts):
     return [_clean_text("questions", text, max_length=1000) for text in texts]
 
 
-FROZEN_MESSAGE = _lazy(
+FROZEN_MESSAGE = gettext_lazy(
     "This survey has been opened, so its questions and coins are frozen: respondents may "
     "already hold the page, and their answers must mean what the estimates assume. To change "
     "them, duplicate the survey."

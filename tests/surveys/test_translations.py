@@ -197,9 +197,15 @@ def every_page(owner_client, make_survey, submit):
 def assert_switcher_returns_to(response, path):
     assert response.status_code in (200, 404), path
     form = switcher(response.content.decode())
-    assert f'action="{reverse("set_language")}"' in form, path
-    assert 'method="post"' in form and "csrfmiddlewaretoken" in form, path
-    assert f'name="next" value="{path.replace("&", "&amp;")}"' in form, path
+    if path.startswith("/s/"):
+        # Respondent pages set no cookie: the choice goes back to this page as ?lang=.
+        assert f'method="get" action="{path.split("?")[0]}"' in form, path
+        assert "csrfmiddlewaretoken" not in form and 'name="lang"' in form, path
+        assert "Set-Cookie" not in response.headers, path
+    else:
+        assert f'action="{reverse("set_language")}"' in form, path
+        assert 'method="post"' in form and "csrfmiddlewaretoken" in form, path
+        assert f'name="next" value="{path.replace("&", "&amp;")}"' in form, path
     options = re.findall(r'<option value="([^"]+)" lang="([^"]+)"( selected)?>', form)
     assert options == [("en", "en", ""), ("ko", "ko", " selected"), ("zh-hans", "zh-Hans", "")]
 
@@ -214,22 +220,23 @@ def test_every_page_has_a_language_switcher_that_returns_to_it(owner_client, eve
 
 def test_switching_language_keeps_the_visitor_on_the_same_page(client, open_survey):
     page = reverse("surveys:respond", args=[open_survey.slug])
-    client.get(page)  # the CSRF cookie, as a browser would have it
-    response = client.post(
-        reverse("set_language"),
-        {
-            "language": "zh-hans",
-            "next": page,
-            "csrfmiddlewaretoken": client.cookies["csrftoken"].value,
-        },
-        HTTP_ACCEPT_LANGUAGE="ko",
-    )
-    assert response.status_code == 302
-    assert response.headers["Location"] == page
-    html = client.get(page, HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    response = client.get(page, {"lang": "zh-hans"}, HTTP_ACCEPT_LANGUAGE="ko")
+    assert response.status_code == 200
+    assert not response.cookies  # no language cookie, no CSRF cookie
+    html = response.content.decode()
     assert '<html lang="zh-Hans">' in html
     assert "随机化并发送我的回答" in html
     assert f'<h1 lang="en">{open_survey.title}</h1>' in html  # the researcher's words stay
+    # The scripts' catalog is asked for in the same language.
+    assert f'{reverse("javascript-catalog")}?lang=zh-hans' in html
+    catalog = client.get(reverse("javascript-catalog"), {"lang": "zh-hans"}).content.decode()
+    assert "请选择“是”或“否”。".encode("unicode_escape").decode() in catalog
+
+
+def test_an_unsupported_lang_falls_back_to_the_browsers_choice(client, open_survey):
+    page = reverse("surveys:respond", args=[open_survey.slug])
+    html = client.get(page, {"lang": "xx"}, HTTP_ACCEPT_LANGUAGE="ko").content.decode()
+    assert '<html lang="ko">' in html
 
 
 def test_respondent_page_follows_the_switcher_over_the_surveys_language(client, make_survey):
@@ -262,7 +269,7 @@ def test_javascript_catalog_serves_the_scripts_strings_in_the_page_language(
 
 def test_javascript_catalog_is_loaded_before_the_modules(client, open_survey):
     html = client.get(reverse("surveys:respond", args=[open_survey.slug])).content.decode()
-    catalog_at = html.index(f'<script src="{reverse("javascript-catalog")}"></script>')
+    catalog_at = html.index(f'<script src="{reverse("javascript-catalog")}?lang=en"></script>')
     assert catalog_at < html.index('<script type="module"')
 
 
