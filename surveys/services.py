@@ -263,6 +263,33 @@ def survey_update(*, survey, data: Mapping, questions=None) -> Survey:
     return survey
 
 
+@transaction.atomic
+def survey_duplicate(*, survey) -> Survey:
+    """A new draft with the survey's settings, coins, questions and grouping questions.
+
+    The way to change a design once it is frozen: the copy has its own link (a new slug), no
+    responses, and is not published on a public results page until its owner says so.
+    """
+    settings_kept = {field: getattr(survey, field) for field in EDITABLE_SURVEY_FIELDS}
+    settings_kept["title"] = (_("%(title)s (copy)") % {"title": survey.title})[:200]
+    copy = Survey.objects.create(owner=survey.owner, **settings_kept)
+    Question.objects.bulk_create(
+        Question(survey=copy, position=question.position, text=question.text)
+        for question in survey.questions.all()
+    )
+    for grouping_question in survey.grouping_questions.prefetch_related("options"):
+        options = list(grouping_question.options.all())
+        grouping_question.pk, grouping_question.survey = None, copy
+        grouping_question.save()
+        GroupingOption.objects.bulk_create(
+            GroupingOption(
+                grouping_question=grouping_question, position=option.position, label=option.label
+            )
+            for option in options
+        )
+    return copy
+
+
 def survey_delete(*, survey) -> None:
     survey.delete()
 

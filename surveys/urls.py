@@ -23,6 +23,7 @@ urlpatterns = [
     path("surveys/<int:pk>/preview/", views.survey_preview, name="preview"),
     path("surveys/<int:pk>/open/", views.survey_open, name="open"),
     path("surveys/<int:pk>/close/", views.survey_close, name="close"),
+    path("surveys/<int:pk>/duplicate/", views.survey_duplicate, name="duplicate"),
     path("surveys/<int:pk>/delete/", views.survey_delete, name="delete"),
     path("surveys/<int:pk>/share/", views.survey_share, name="share"),
     path("surveys/<int:pk>/qr.svg", views.survey_qr, name="qr"),

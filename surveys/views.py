@@ -308,6 +308,20 @@ def survey_open(request, survey):
 
 
 @owner_view("POST")
+def survey_duplicate(request, survey):
+    copy = services.survey_duplicate(survey=survey)
+    messages.success(
+        request,
+        _(
+            "This is a copy of “%(title)s”: a draft with its own link. "
+            "Change what you need, then open it."
+        )
+        % {"title": survey.title},
+    )
+    return redirect("surveys:builder", pk=copy.pk)
+
+
+@owner_view("POST")
 def survey_close(request, survey):
     services.survey_close(survey=survey)
     messages.success(request, _("The survey is closed: it no longer accepts responses."))

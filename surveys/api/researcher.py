@@ -136,6 +136,26 @@ class SurveyOpenView(OwnedSurveyView):
 
 
 @extend_schema(tags=[TAG])
+class SurveyDuplicateView(OwnedSurveyView):
+    @extend_schema(
+        operation_id="surveys_duplicate",
+        summary="Copy a survey into a new draft with its own link",
+        description=(
+            "Settings, coins, questions and grouping questions are copied; responses and the "
+            "public results page are not. The way to change a survey whose design is frozen."
+        ),
+        request=None,
+        responses={201: SurveySerializer, **_errors(401, 404)},
+    )
+    def post(self, request, survey_id):
+        copy = services.survey_duplicate(survey=self.survey)
+        return Response(
+            SurveySerializer(copy, context={"request": request}).data,
+            status=status.HTTP_201_CREATED,
+        )
+
+
+@extend_schema(tags=[TAG])
 class SurveyCloseView(OwnedSurveyView):
     @extend_schema(
         operation_id="surveys_close",

@@ -16,6 +16,11 @@ urlpatterns = [
     path("surveys/<int:survey_id>/", researcher.SurveyDetailView.as_view(), name="survey-detail"),
     path("surveys/<int:survey_id>/open/", researcher.SurveyOpenView.as_view(), name="survey-open"),
     path(
+        "surveys/<int:survey_id>/duplicate/",
+        researcher.SurveyDuplicateView.as_view(),
+        name="survey-duplicate",
+    ),
+    path(
         "surveys/<int:survey_id>/close/", researcher.SurveyCloseView.as_view(), name="survey-close"
     ),
     path(

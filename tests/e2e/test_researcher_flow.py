@@ -107,7 +107,7 @@ def test_researcher_builds_opens_collects_and_downloads(
     assert len(posts) == RESPONDENTS
     for request in posts:
         body = json.loads(request.post_data)
-        assert set(body) == {"submission_id", "answers"}
+        assert set(body) == {"submission_id", "answers", "design_fingerprint"}
         assert all(isinstance(bit, bool) for bit in body["answers"].values())
     for request in requests:
         parts = urlsplit(request.url)
@@ -137,9 +137,9 @@ def test_researcher_builds_opens_collects_and_downloads(
     sent_ids = {json.loads(r.post_data)["submission_id"] for r in posts}
     assert {row[0] for row in reports[1:]} == sent_ids
 
-    # Responses freeze the questions: the builder shows them read-only and says why.
+    # Opening froze the questions: the builder shows them read-only and says why.
     page.get_by_role("link", name="Build", exact=True).click()
-    expect(page.locator("#frozen-notice")).to_contain_text("corrupt the estimates")
+    expect(page.locator("#frozen-notice")).to_contain_text("respondents may already hold the page")
     expect(page.get_by_role("button", name="Add question")).to_have_count(0)
     expect(page.locator("#id_p_truth")).to_be_disabled()
 

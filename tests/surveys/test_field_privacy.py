@@ -277,3 +277,57 @@ def test_an_error_on_a_respondents_path_is_logged_without_the_path():
     assert DropRespondentPaths().filter(error) is True
     assert "/s/AbC" not in error.getMessage()
     assert "Internal Server Error" in error.getMessage()
+
+
+# --- duplicating: the way to change a frozen design ----------------------------------------
+
+
+def test_duplicating_copies_the_design_into_a_new_draft_with_its_own_link(
+    grouped_open_survey, respondent, owner_client
+):
+    survey = grouped_open_survey
+    submit_in_order(respondent, survey, descending_ids(2))
+    Survey.objects.filter(pk=survey.pk).update(shared_devices=True, min_n=7)
+    response = owner_client.post(reverse("surveys:duplicate", kwargs={"pk": survey.pk}))
+    copy = Survey.objects.exclude(pk=survey.pk).get()
+    assert response.status_code == 302
+    assert response.headers["Location"] == reverse("surveys:builder", kwargs={"pk": copy.pk})
+    assert copy.title == f"{survey.title} (copy)"
+    assert (copy.status, copy.opened_at, copy.design_fingerprint) == ("draft", None, "")
+    assert copy.slug != survey.slug
+    assert (copy.p_truth, copy.p_forced_yes, copy.shared_devices, copy.min_n) == (
+        0.5,
+        0.5,
+        True,
+        7,
+    )
+    assert copy.response_count == 0 and not copy.submissions.exists()
+    assert list(copy.questions.values_list("position", "text")) == list(
+        survey.questions.values_list("position", "text")
+    )
+    (gq,) = copy.grouping_questions.all()
+    assert gq.text == "Department?"
+    assert list(gq.options.values_list("label", "respondent_count")) == [
+        ("Sales", 0),
+        ("Research", 0),
+    ]
+    # The copy is a draft: its design can change again.
+    services.survey_update(survey=copy, data={"p_truth": 0.25})
+
+
+def test_duplicating_over_the_api_answers_201_with_the_new_id_and_slug(
+    open_survey,
+    owner_api,  # noqa: F811
+):
+    response = owner_api.post(reverse("api:survey-duplicate", kwargs={"survey_id": open_survey.pk}))
+    assert response.status_code == 201
+    body = response.json()
+    copy = Survey.objects.get(pk=body["id"])
+    assert body["slug"] == copy.slug != open_survey.slug
+    assert body["status"] == "draft" and body["questions_locked"] is False
+
+
+def test_another_researchers_survey_cannot_be_duplicated(open_survey, other_client):
+    response = other_client.post(reverse("surveys:duplicate", kwargs={"pk": open_survey.pk}))
+    assert response.status_code == 404
+    assert Survey.objects.count() == 1

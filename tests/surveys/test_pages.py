@@ -25,6 +25,7 @@ GET_STATUS_FOR_OWNER = {
     "preview": 200,
     "open": 405,
     "close": 405,
+    "duplicate": 405,
     "delete": 200,
     "share": 200,
     "qr": 200,

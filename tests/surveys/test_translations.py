@@ -228,7 +228,7 @@ def test_switching_language_keeps_the_visitor_on_the_same_page(client, open_surv
     assert "随机化并发送我的回答" in html
     assert f'<h1 lang="en">{open_survey.title}</h1>' in html  # the researcher's words stay
     # The scripts' catalog is asked for in the same language.
-    assert f'{reverse("javascript-catalog")}?lang=zh-hans' in html
+    assert f"{reverse('javascript-catalog')}?lang=zh-hans" in html
     catalog = client.get(reverse("javascript-catalog"), {"lang": "zh-hans"}).content.decode()
     assert "请选择“是”或“否”。".encode("unicode_escape").decode() in catalog
 

@@ -1,0 +1,118 @@
+"""What the respondent page says about privacy comes from the numbers the tests check.
+
+For several designs and in every language, the page's a, b, ε (per answer and in total), the
+odds behind its wording, and its sentence about what the browser keeps, are compared with
+dpengine's numbers and the survey's settings (issue 12: no fixed promise, no "0%").
+"""
+
+import math
+import re
+
+import pytest
+from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext
+
+from dpengine import ForcedResponse
+from surveys.templatetags.respond_tags import cover_of, percent, times
+
+pytestmark = pytest.mark.django_db
+
+LANGUAGES = ("en", "ko", "zh-hans")
+DESIGNS = [(0.5, 0.5), (0.25, 0.5), (0.75, 0.5), (0.8, 0.5), (0.5, 0.2), (0.001, 0.001)]
+KEPT_PERSONAL = (
+    "Kept in this browser: the random submission number and, for each question, the two "
+    "answers the coins picked in advance — one used if your answer is yes, one if it is no — "
+    "so that taking the survey again on this device sends the same answers, counted once, and "
+    "the coins cannot be averaged away. They are drawn before you answer, so they say nothing "
+    "about your answer."
+)
+KEPT_SHARED = (
+    "Kept in this browser: nothing, once your answers are sent. This survey is set up for a "
+    "shared device, so the next person's coins are flipped afresh."
+)
+
+
+def coins_section(html):
+    return re.search(r'<section class="card coins".*?</section>', html, re.DOTALL).group(0)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize(("p_truth", "p_forced_yes"), DESIGNS)
+def test_the_page_states_the_designs_own_numbers(
+    client, make_survey, language, p_truth, p_forced_yes
+):
+    survey = make_survey(p_truth=p_truth, p_forced_yes=p_forced_yes)
+    design = ForcedResponse(p_truth=p_truth, p_forced_yes=p_forced_yes)
+    a, b, epsilon = design.p_yes_given_yes, design.p_yes_given_no, design.epsilon
+    html = client.get(
+        reverse("surveys:respond", args=[survey.slug]), {"lang": language}
+    ).content.decode()
+    section = coins_section(html)
+
+    for chance in (a, b, p_truth, 1 - p_truth, p_forced_yes, 1 - p_forced_yes):
+        shown = percent(chance)
+        assert shown in section, (language, chance)
+        # What is shown is the chance, to its shown precision, and never 0% or 100%.
+        value = float(shown.rstrip("%")) / 100
+        decimals = len(shown.rstrip("%").partition(".")[2])
+        assert abs(value - chance) <= 0.5 * 10 ** -(decimals + 2) + 1e-12
+        assert 0 < value < 1
+    assert f"ε = {epsilon:.2f}" in section
+    assert f"ε = {2 * epsilon:.2f}" in section  # two questions
+    assert times(math.exp(epsilon)) in section
+
+    cover = re.search(r'class="coins-punchline" data-cover="(\w+)"', section).group(1)
+    assert cover == cover_of(math.exp(epsilon))
+    with translation.override(language):
+        if cover == "strong":
+            assert gettext("So whatever we receive, you could say the coin chose it.") in section
+        else:
+            assert times(math.exp(epsilon)) in section.split('class="coins-punchline"')[1]
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("shared_devices", [False, True])
+def test_the_page_says_what_the_browser_keeps_as_the_survey_is_set(
+    client, make_survey, language, shared_devices
+):
+    survey = make_survey(shared_devices=shared_devices)
+    html = client.get(
+        reverse("surveys:respond", args=[survey.slug]), {"lang": language}
+    ).content.decode()
+    with translation.override(language):
+        kept, other = (
+            (gettext(KEPT_SHARED), gettext(KEPT_PERSONAL))
+            if shared_devices
+            else (gettext(KEPT_PERSONAL), gettext(KEPT_SHARED))
+        )
+    assert kept in html
+    assert other not in html
+    if language != "en":
+        assert kept not in (KEPT_SHARED, KEPT_PERSONAL)  # translated, not English
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (0.75, "75%"),
+        (0.125, "12.5%"),
+        (0.000001, "0.0001%"),
+        (0.0002, "0.02%"),
+        (0.99999, "99.999%"),
+        (0.9996, "99.96%"),
+        (1.0, "100%"),
+        (0.0, "0%"),
+    ],
+)
+def test_percentages_never_round_a_chance_to_impossible_or_certain(value, shown):
+    assert percent(value) == shown
+
+
+@pytest.mark.parametrize(
+    ("odds", "cover"),
+    [(1.5, "strong"), (3.0000000000000004, "strong"), (3.01, "moderate"), (9.0, "moderate"),
+     (9.01, "weak"), (1e6, "weak")],
+)  # fmt: skip
+def test_the_cover_wording_follows_the_odds(odds, cover):
+    assert cover_of(odds) == cover
