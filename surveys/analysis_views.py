@@ -143,11 +143,7 @@ def regression(request, survey):
             question=question,
             confidence=chosen.get("level", survey.confidence),
         )
-        snippet = r_export.r_snippet(
-            survey=survey,
-            question=question,
-            grouping=analysis.survey_grouping_questions(survey=survey),
-        )
+        snippet = r_export.r_snippet(survey=survey, question=question, covariates=result.covariates)
     context = {
         "survey": survey,
         "form": form,
