@@ -10,7 +10,8 @@ from django.db.migrations.executor import MigrationExecutor
 BEFORE = [("surveys", "0002_grouping_and_public_results")]
 AFTER = [("surveys", "0003_report_tallies_on_the_survey")]
 PACKED = [("surveys", "0004_reports_in_the_submission_row")]
-LATEST = PACKED
+SCHEDULED = [("surveys", "0005_public_releases_on_a_schedule")]
+LATEST = SCHEDULED
 DAY = datetime.date(2026, 11, 2)
 
 
