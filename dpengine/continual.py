@@ -18,8 +18,8 @@ person changing one increment by 1 therefore changes at most ``L`` node values b
 sensitivity ``L``), so discrete Laplace noise of scale ``L / epsilon`` per node makes the
 whole stream of ``T`` prefix counts ``epsilon``-differentially private (Dwork & Roth 2014,
 Theorem 3.6 applied to the vector of nodes; the counts are post-processing). The noise of
-the count at ``t`` has variance ``popcount(t) * V(L / epsilon)`` with ``V(s) = 2 q / (1 -
-q)^2``, ``q = exp(-1/s)``, the discrete Laplace variance: ``O(log(T)^3 / epsilon^2)``
+the count at ``t`` has variance ``popcount(t) * V(L / epsilon)`` with ``V(s) = 2q / (1 - q)^2``,
+``q = exp(-1/s)``, the discrete Laplace variance: ``O(log(T)^3 / epsilon^2)``
 against ``O(T^2 / epsilon^2)`` for naive composition.
 
 ``L = floor(log2 T) + 1`` (``T.bit_length()``), one less than the ``ceil(log2 T) + 1``

@@ -261,28 +261,34 @@ def _make_due_releases(survey, schedule, due, rng) -> None:
             nodes.setdefault(key, {}).update(values)
     # Exact rational epsilon (the float as the decimal it prints), split over the m counts.
     per_count = Fraction(repr(float(survey.public_epsilon))) / m
+    counts = {step: {} for step in range(latest + 1, due + 1)}
+    drawn = {step: {} for step in counts}
+    for key in keys:
+        result = dpengine.continual_counts(
+            increments.get(key, [0] * due),
+            horizon=schedule.releases,
+            epsilon=per_count,
+            nodes=nodes[key],
+            rng=rng,
+        )
+        for step in counts:
+            counts[step][key] = result.counts[step - 1]
+        for node_key in result.drawn:
+            # A node is first needed by the release at its last step (or, for a count new
+            # since then, by the first release made now): it is stored with that release.
+            level, index = map(int, node_key.split(":"))
+            step = max(dpengine.TreeNode(level, index).last, latest + 1)
+            drawn[step].setdefault(key, {})[node_key] = result.nodes[node_key]
     respondents = increments.get(RESPONDENTS, [0] * due)
-    for step in range(latest + 1, due + 1):
-        counts, drawn = {}, {}
-        for key in keys:
-            result = dpengine.continual_counts(
-                increments.get(key, [0] * due)[:step],
-                horizon=schedule.releases,
-                epsilon=per_count,
-                nodes=nodes[key],
-                rng=rng,
-            )
-            counts[key] = result.counts[-1]
-            nodes[key] = result.nodes
-            drawn[key] = {node: result.nodes[node] for node in result.drawn}
+    for step in counts:
         PublicRelease.objects.create(
             survey=survey,
             step=step,
             released_at=datetime.combine(schedule.release_on(step), time(), tzinfo=UTC),
             epsilon=survey.public_epsilon,
             source_count=sum(respondents[:step]),
-            counts=counts,
-            nodes=drawn,
+            counts=counts[step],
+            nodes=drawn[step],
         )
 
 
