@@ -94,13 +94,6 @@ class ReleaseSchedule:
             return 0
         return min(self.releases, max((today - self.started_on).days, 0) // self.every_days)
 
-    def next_on(self, today: date) -> date | None:
-        """The date of the next release after those due by ``today``; None when all are."""
-        due = self.due(today)
-        if self.started_on is None or due >= self.releases:
-            return None
-        return self.release_on(due + 1)
-
 
 def release_schedule(*, survey) -> ReleaseSchedule:
     return ReleaseSchedule(
