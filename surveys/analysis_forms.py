@@ -19,7 +19,14 @@ from .forms import (
 )
 from .grouping import MAX_OPTIONS
 from .models import CI_METHODS
-from .public_results import EPSILON_MAX, EPSILON_MIN
+from .public_results import (
+    EPSILON_MAX,
+    EPSILON_MIN,
+    RELEASE_DAYS_MAX,
+    RELEASE_DAYS_MIN,
+    RELEASES_MAX,
+    RELEASES_MIN,
+)
 
 
 class GroupingQuestionForm(PageForm):
@@ -216,7 +223,7 @@ class PublicResultsForm(PageForm):
         label=_("Publish read-only results at a public link"), required=False
     )
     public_epsilon = forms.FloatField(
-        label=_("ε for the published counts (per release)"),
+        label=_("Total ε for the public page (all publications together)"),
         min_value=EPSILON_MIN,
         max_value=EPSILON_MAX,
         help_text=_(
@@ -224,3 +231,18 @@ class PublicResultsForm(PageForm):
         ),
     )
     public_epsilon.widget.attrs.update({"step": "any", "inputmode": "decimal"})
+    public_release_days = forms.IntegerField(
+        label=_("Publish every … days"),
+        min_value=RELEASE_DAYS_MIN,
+        max_value=RELEASE_DAYS_MAX,
+        help_text=_("New results appear on this schedule, at midnight UTC."),
+    )
+    public_releases_max = forms.IntegerField(
+        label=_("Number of publications"),
+        min_value=RELEASES_MIN,
+        max_value=RELEASES_MAX,
+        help_text=_(
+            "The total ε is shared by this many publications; after the last one the results "
+            "no longer change. More publications: a little more noise in each."
+        ),
+    )

@@ -143,11 +143,7 @@ def regression(request, survey):
             question=question,
             confidence=chosen.get("level", survey.confidence),
         )
-        snippet = r_export.r_snippet(
-            survey=survey,
-            question=question,
-            grouping=analysis.survey_grouping_questions(survey=survey),
-        )
+        snippet = r_export.r_snippet(survey=survey, question=question, covariates=result.covariates)
     context = {
         "survey": survey,
         "form": form,
@@ -205,6 +201,8 @@ def public_settings(request, survey):
                     survey=survey,
                     enabled=form.cleaned_data["public_results"],
                     epsilon=form.cleaned_data["public_epsilon"],
+                    release_days=form.cleaned_data["public_release_days"],
+                    releases=form.cleaned_data["public_releases_max"],
                 )
             except ValidationError as exc:
                 _apply_service_errors(form, exc)
@@ -217,6 +215,8 @@ def public_settings(request, survey):
             initial={
                 "public_results": survey.public_results,
                 "public_epsilon": survey.public_epsilon,
+                "public_release_days": survey.public_release_days,
+                "public_releases_max": survey.public_releases_max,
             }
         )
     context = {
@@ -225,7 +225,7 @@ def public_settings(request, survey):
         "public_url": request.build_absolute_uri(
             reverse("surveys:public-results", kwargs={"slug": survey.slug})
         ),
-        "release_interval_hours": int(public_results.RELEASE_INTERVAL.total_seconds() // 3600),
+        "public_status": public_results.public_status(survey=survey),
     }
     return render(request, "surveys/public_settings.html", context, status=status)
 

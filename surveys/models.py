@@ -100,10 +100,15 @@ class Survey(models.Model):
     # frozen (respondents may already hold the page), and design_fingerprint names that design.
     opened_at = models.DateTimeField(null=True, blank=True, editable=False)
     design_fingerprint = models.CharField(max_length=64, blank=True, editable=False)
-    # Opt-in public results page (/r/<slug>/); its counts are released with discrete Laplace
-    # noise of total privacy loss public_epsilon per release (see surveys/public_results.py).
+    # Opt-in public results page (/r/<slug>/): its counts are released every
+    # public_release_days days from public_started_on, at most public_releases_max times, with
+    # noise from the binary-tree mechanism; public_epsilon is the total privacy loss of all
+    # those releases together (see surveys/public_results.py).
     public_results = models.BooleanField(default=False)
     public_epsilon = models.FloatField(default=1.0)
+    public_release_days = models.PositiveSmallIntegerField(default=1)
+    public_releases_max = models.PositiveSmallIntegerField(default=30)
+    public_started_on = models.DateField(null=True, blank=True, editable=False)
     # Running tallies, written with each submission (same statement or transaction), so reads
     # never count rows and the estimates cost the same at a thousand or a million responses.
     response_count = models.PositiveIntegerField(default=0, editable=False)
@@ -135,6 +140,10 @@ class Survey(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(public_epsilon__gt=0), name="survey_public_epsilon_positive"
+            ),
+            models.CheckConstraint(
+                condition=Q(public_release_days__gte=1) & Q(public_releases_max__gte=1),
+                name="survey_public_schedule_positive",
             ),
         ]
 
@@ -286,22 +295,30 @@ class GroupTally(models.Model):
 
 
 class PublicRelease(models.Model):
-    """One release of the public results page's noisy counts, kept so reloads reuse it.
+    """Release number ``step`` of the public results page's noisy counts, on its scheduled date.
 
-    ``counts`` holds the noisy values only (respondents, yes reports per question, respondents
-    per grouping option); ``source_count`` is the exact response count they were computed from,
-    kept server-side to know when a new release is due and never shown.
+    ``counts`` holds the noisy values shown (respondents, yes reports per question,
+    respondents per grouping option); ``nodes`` the noisy binary-tree nodes this release drew,
+    ``{count key: {"level:index": noisy value}}``, reused by later releases so no noise is
+    ever drawn twice. ``source_count`` is the exact response count up to the release's date,
+    kept server-side and never shown.
     """
 
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="public_releases")
+    step = models.PositiveIntegerField()
     released_at = models.DateTimeField()
     epsilon = models.FloatField()
     source_count = models.PositiveIntegerField()
     counts = models.JSONField()
+    nodes = models.JSONField(default=dict)
 
     class Meta:
-        ordering = ["-released_at", "-id"]
-        get_latest_by = ["released_at", "id"]
+        ordering = ["-step"]
+        get_latest_by = "step"
+        constraints = [
+            models.UniqueConstraint(fields=["survey", "step"], name="public_release_step_unique"),
+            models.CheckConstraint(condition=Q(step__gte=1), name="public_release_step_positive"),
+        ]
 
     def __str__(self):
         return f"{self.survey_id} @ {self.released_at:%Y-%m-%d %H:%M}"

@@ -1,28 +1,48 @@
-"""The opt-in public results page: estimates computed from counts released with noise.
+"""The opt-in public results page: estimates computed from counts released on a schedule.
 
-Every number on the public page is computed from a *release*: the respondent count, the
-yes-report count of each question and the respondent count of each grouping option, each
-passed through dpengine's geometric (discrete Laplace) mechanism. One respondent joining or
-leaving changes the respondent count by 1, each question's yes count by at most 1 and, per
-grouping question, one option's count by 1: at most ``1 + Q + G`` counts, so each count gets
-noise for ``epsilon / (1 + Q + G)`` and the whole release is ``epsilon``-differentially
-private for participation (Dwork & Roth 2014, section 3.3). The estimates and intervals are
-post-processing of the noisy counts, so they leak nothing more.
+What is released. Every number on the public page is computed from a *release*: the
+respondent count, the yes-report count of each question and the respondent count of each
+grouping option, each noisy. One respondent joining or leaving changes the respondent count
+by 1, each question's yes count by at most 1 and, per grouping question, one option's count
+by 1: at most ``m = 1 + Q + G`` counts, so each count's stream gets ``epsilon / m`` (Dwork &
+Roth 2014, section 3.3; the options of one grouping question are disjoint). The estimates and
+intervals are post-processing of the noisy counts, so they leak nothing more.
 
-Why releases, not fresh noise per page view: noise re-drawn on every load could be averaged
-away by reloading. A release is stored and shown to everybody until a new one is due: at most
-one per ``RELEASE_INTERVAL``, and only when the data changed. Each release spends its epsilon
-again (sequential composition), so the page shows how many releases there have been and their
-total epsilon; a closed survey's data no longer change, so its last release stays forever.
+When. Release ``k`` (``k = 1 .. T``) is dated ``public_started_on + k * public_release_days``
+(UTC dates; the schedule starts the day the owner first turns the page on) and holds the
+counts of the submissions received before that date. Neither the dates nor the number of
+releases depend on the data: a release happens whether or not anyone answered and whether
+or not anyone looks (the page computes due releases when it is next viewed, or
+``manage.py public_releases`` does; the content of release ``k`` depends only on the data
+before its date, which can no longer change, and on noise drawn once). Under the old rule a
+new release happened only when the count had changed, so its date alone told, without
+noise, whether anyone had answered; and anyone could force one a day by answering, so the
+total epsilon grew without bound and the noise averaged out.
+
+How much. ``public_epsilon`` is the total for the page's whole lifetime. The ``T`` prefix
+counts of each count's stream are released with the binary-tree mechanism
+(``dpengine.continual_counts``; Chan, Shi & Song 2011; Dwork, Naor, Pitassi & Rothblum
+2010), each tree node noised once with exact discrete Laplace noise and stored in the release
+that drew it, so the noise in release ``k`` has variance ``popcount(k) V(L m / epsilon)``,
+``L = floor(log2 T) + 1``: it grows polylogarithmically in ``T``, where fresh noise per
+release under sequential composition would grow linearly. After ``T`` releases the budget is
+spent and the page keeps showing the last one. While the survey is closed no release is made
+(its data cannot change); reopened, the releases due meanwhile are made, each from the data
+before its own date.
+
+Changing epsilon, the interval or ``T`` would change the tree's noise scale mid-stream, so
+once a release exists they can only change while the survey has no responses (every
+release so far then holds nobody's data): the releases are dropped and the schedule starts
+again that day.
 """
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from fractions import Fraction
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Sum
+from django.db.models import Count, Q
 from django.http import Http404
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -30,12 +50,21 @@ from django.utils.translation import gettext as _
 import dpengine
 from dpengine import Estimate
 
-from .models import GroupingOption, PublicRelease, Survey, is_slug, question_key
+from .models import (
+    GroupAnswer,
+    GroupingOption,
+    PublicRelease,
+    Submission,
+    Survey,
+    is_slug,
+    question_key,
+)
 from .selectors import survey_design
 
-RELEASE_INTERVAL = timedelta(days=1)
 EPSILON_MIN = 0.05
 EPSILON_MAX = 10.0
+RELEASE_DAYS_MIN, RELEASE_DAYS_MAX = 1, 365
+RELEASES_MIN, RELEASES_MAX = 1, 365
 RESPONDENTS = "respondents"
 
 
@@ -43,92 +72,243 @@ def _option_key(option_id):
     return f"o{option_id}"
 
 
-# --- settings (write) ---------------------------------------------------------------------
+def utc_today(now=None) -> date:
+    return (now or timezone.now()).astimezone(UTC).date()
 
 
-@transaction.atomic
-def public_results_update(*, survey, enabled, epsilon) -> Survey:
-    """Turn the public page on or off and set the epsilon each release of its counts spends."""
-    if not isinstance(enabled, bool):
-        raise ValidationError({"public_results": [_("Must be true or false.")]})
-    if (
-        isinstance(epsilon, bool)
-        or not isinstance(epsilon, int | float)
-        or not EPSILON_MIN <= epsilon <= EPSILON_MAX
-    ):
-        raise ValidationError(
-            {
-                "public_epsilon": [
-                    _("Must be a number from %(min)s to %(max)s, got %(v)r.")
-                    % {"min": EPSILON_MIN, "max": EPSILON_MAX, "v": epsilon}
-                ]
-            }
-        )
-    survey = Survey.objects.select_for_update().get(pk=survey.pk)
-    survey.public_results = enabled
-    survey.public_epsilon = float(epsilon)
-    survey.save(update_fields=["public_results", "public_epsilon", "updated_at"])
-    return survey
+# --- the schedule -------------------------------------------------------------------------
 
 
-# --- releases (a write made lazily by the page, at most once per interval) ----------------
+@dataclass(frozen=True)
+class ReleaseSchedule:
+    started_on: date | None  # None until the owner first turns the page on
+    every_days: int
+    releases: int  # T: the most releases the budget pays for
+
+    def release_on(self, step: int) -> date:
+        return self.started_on + timedelta(days=step * self.every_days)
+
+    def due(self, today: date) -> int:
+        """How many releases are due by ``today`` (0 to ``T``)."""
+        if self.started_on is None:
+            return 0
+        return min(self.releases, max((today - self.started_on).days, 0) // self.every_days)
 
 
-def _exact_counts(survey) -> tuple[dict[str, int], int]:
-    """The exact values to release, and how many of them one respondent can change."""
-    counts = {RESPONDENTS: survey.response_count}
-    for question_id in survey.questions.values_list("id", flat=True):
-        counts[question_key(question_id)] = survey.tally(question_id)[1]
-    grouping_ids = set()
-    for option_id, grouping_id, respondents in GroupingOption.objects.filter(
-        grouping_question__survey=survey
-    ).values_list("id", "grouping_question_id", "respondent_count"):
-        counts[_option_key(option_id)] = respondents
-        grouping_ids.add(grouping_id)
-    questions = sum(key.startswith("q") for key in counts)
-    return counts, 1 + questions + len(grouping_ids)
-
-
-def _is_current(release, survey, keys) -> bool:
-    return (
-        release.source_count == survey.response_count
-        and set(release.counts) == keys
-        and release.epsilon == survey.public_epsilon
+def release_schedule(*, survey) -> ReleaseSchedule:
+    return ReleaseSchedule(
+        started_on=survey.public_started_on,
+        every_days=survey.public_release_days,
+        releases=survey.public_releases_max,
     )
 
 
-def _due(release, survey, keys, now) -> bool:
-    if release is None:
-        return True
-    return not _is_current(release, survey, keys) and now - release.released_at >= RELEASE_INTERVAL
+# --- settings (write) ---------------------------------------------------------------------
 
 
-def public_results_release(*, survey, now=None, rng=None) -> PublicRelease:
-    """The release to show now: the latest, or a new one when one is due (see the module)."""
-    now = now or timezone.now()
-    counts, sensitive = _exact_counts(survey)
-    latest = survey.public_releases.first()
-    if not _due(latest, survey, set(counts), now):
-        return latest
-    with transaction.atomic():
-        survey = Survey.objects.select_for_update().get(pk=survey.pk)
-        counts, sensitive = _exact_counts(survey)
-        latest = survey.public_releases.first()
-        if not _due(latest, survey, set(counts), now):
-            return latest  # a concurrent view released first
-        # Exact rational epsilon (the float as the decimal it prints), split evenly.
-        per_count = Fraction(repr(float(survey.public_epsilon))) / sensitive
-        noisy = {
-            key: dpengine.geometric_mechanism(value, sensitivity=1, epsilon=per_count, rng=rng)
-            for key, value in counts.items()
-        }
-        return PublicRelease.objects.create(
-            survey=survey,
-            released_at=now,
-            epsilon=survey.public_epsilon,
-            source_count=survey.response_count,
-            counts=noisy,
+def _check_number(field, value, low, high, *, integer):
+    kinds = int if integer else int | float
+    if isinstance(value, bool) or not isinstance(value, kinds) or not low <= value <= high:
+        raise ValidationError(
+            {
+                field: [
+                    _("Must be a number from %(min)s to %(max)s, got %(v)r.")
+                    % {"min": low, "max": high, "v": value}
+                ]
+            }
         )
+
+
+@transaction.atomic
+def public_results_update(
+    *, survey, enabled, epsilon, release_days=None, releases=None, today=None
+) -> Survey:
+    """Turn the public page on or off; set its lifetime epsilon, interval and number of releases.
+
+    ``release_days`` and ``releases`` default to the survey's current values. See the module
+    docstring for when they may change.
+    """
+    if not isinstance(enabled, bool):
+        raise ValidationError({"public_results": [_("Must be true or false.")]})
+    _check_number("public_epsilon", epsilon, EPSILON_MIN, EPSILON_MAX, integer=False)
+    survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    release_days = survey.public_release_days if release_days is None else release_days
+    releases = survey.public_releases_max if releases is None else releases
+    _check_number(
+        "public_release_days", release_days, RELEASE_DAYS_MIN, RELEASE_DAYS_MAX, integer=True
+    )
+    _check_number("public_releases_max", releases, RELEASES_MIN, RELEASES_MAX, integer=True)
+    today = today or utc_today()
+    changed = [
+        field
+        for field, new in [
+            ("public_epsilon", float(epsilon)),
+            ("public_release_days", release_days),
+            ("public_releases_max", releases),
+        ]
+        if getattr(survey, field) != new
+    ]
+    if changed and survey.public_releases.exists():
+        if survey.response_count > 0:
+            raise ValidationError(
+                {
+                    field: [
+                        _(
+                            "Cannot change once results from responses have been published: "
+                            "the budget is already being spent on this schedule."
+                        )
+                    ]
+                    for field in changed
+                }
+            )
+        survey.public_releases.all().delete()  # they hold nobody's data: start again
+        survey.public_started_on = None
+    survey.public_results = enabled
+    survey.public_epsilon = float(epsilon)
+    survey.public_release_days = release_days
+    survey.public_releases_max = releases
+    if enabled and survey.public_started_on is None:
+        survey.public_started_on = today
+    survey.save(
+        update_fields=[
+            "public_results",
+            "public_epsilon",
+            "public_release_days",
+            "public_releases_max",
+            "public_started_on",
+            "updated_at",
+        ]
+    )
+    return survey
+
+
+# --- releases (a write made lazily by the page, or by manage.py public_releases) ----------
+
+
+def _count_keys(survey) -> tuple[list[str], list[str]]:
+    """The question count keys, and every count key (respondents, questions, options)."""
+    questions = [question_key(qid) for qid in survey.questions.values_list("id", flat=True)]
+    options = [
+        _option_key(option_id)
+        for option_id in GroupingOption.objects.filter(
+            grouping_question__survey=survey
+        ).values_list("id", flat=True)
+    ]
+    return questions, [RESPONDENTS, *questions, *options]
+
+
+def noisy_counts(*, survey) -> int:
+    """``m = 1 + Q + G``: how many counts one respondent joining or leaving changes."""
+    return 1 + survey.questions.count() + survey.grouping_questions.count()
+
+
+def _increments(survey, schedule, steps, questions) -> dict[str, list[int]]:
+    """Exact per-period counts for periods ``1..steps``: period ``k`` is the submissions
+    received before release ``k``'s date and not before release ``k - 1``'s."""
+    end = schedule.release_on(steps)
+
+    def period(received_on):
+        return max((received_on - schedule.started_on).days, 0) // schedule.every_days
+
+    increments = {}
+
+    def add(key, received_on, n):
+        increments.setdefault(key, [0] * steps)[period(received_on)] += n
+
+    per_day = (
+        Submission.objects.filter(survey=survey, received_on__lt=end)
+        .values("received_on")
+        .annotate(
+            _respondents=Count("pk"),
+            **{f"_{key}": Count("pk", filter=Q(**{f"reports__{key}": True})) for key in questions},
+        )
+        .order_by()
+    )
+    for row in per_day:
+        add(RESPONDENTS, row["received_on"], row["_respondents"])
+        for key in questions:
+            add(key, row["received_on"], row[f"_{key}"])
+    per_option = (
+        GroupAnswer.objects.filter(
+            grouping_question__survey=survey, submission__received_on__lt=end
+        )
+        .values("option_id", "submission__received_on")
+        .annotate(n=Count("pk"))
+        .order_by()
+    )
+    for row in per_option:
+        add(_option_key(row["option_id"]), row["submission__received_on"], row["n"])
+    return increments
+
+
+def _make_due_releases(survey, schedule, due, rng) -> None:
+    latest = survey.public_releases.order_by("-step").values_list("step", flat=True).first() or 0
+    if due <= latest:
+        return
+    questions, keys = _count_keys(survey)
+    m = noisy_counts(survey=survey)
+    increments = _increments(survey, schedule, due, questions)
+    nodes = {key: {} for key in keys}
+    for stored in survey.public_releases.values_list("nodes", flat=True):
+        for key, values in stored.items():
+            nodes.setdefault(key, {}).update(values)
+    # Exact rational epsilon (the float as the decimal it prints), split over the m counts.
+    per_count = Fraction(repr(float(survey.public_epsilon))) / m
+    counts = {step: {} for step in range(latest + 1, due + 1)}
+    drawn = {step: {} for step in counts}
+    for key in keys:
+        result = dpengine.continual_counts(
+            increments.get(key, [0] * due),
+            horizon=schedule.releases,
+            epsilon=per_count,
+            nodes=nodes[key],
+            rng=rng,
+        )
+        for step in counts:
+            counts[step][key] = result.counts[step - 1]
+        for node_key in result.drawn:
+            # A node is first needed by the release at its last step (or, for a count new
+            # since then, by the first release made now): it is stored with that release.
+            level, index = map(int, node_key.split(":"))
+            step = max(dpengine.TreeNode(level, index).last, latest + 1)
+            drawn[step].setdefault(key, {})[node_key] = result.nodes[node_key]
+    respondents = increments.get(RESPONDENTS, [0] * due)
+    for step in counts:
+        PublicRelease.objects.create(
+            survey=survey,
+            step=step,
+            released_at=datetime.combine(schedule.release_on(step), time(), tzinfo=UTC),
+            epsilon=survey.public_epsilon,
+            source_count=sum(respondents[:step]),
+            counts=counts[step],
+            nodes=drawn[step],
+        )
+
+
+def public_results_release(*, survey, today=None, rng=None) -> PublicRelease | None:
+    """The latest release, after making the releases due by ``today`` (None before the first)."""
+    today = today or utc_today()
+    schedule = release_schedule(survey=survey)
+    due = 0 if survey.status == Survey.Status.CLOSED else schedule.due(today)
+    latest = survey.public_releases.first()
+    if due > (latest.step if latest else 0):
+        with transaction.atomic():
+            survey = Survey.objects.select_for_update().get(pk=survey.pk)
+            schedule = release_schedule(survey=survey)
+            # A concurrent view may have made them first: this recounts under the lock.
+            _make_due_releases(survey, schedule, schedule.due(today), rng)
+        latest = survey.public_releases.first()
+    return latest
+
+
+def public_releases_make(*, today=None, rng=None) -> int:
+    """Make every due release of every published survey; how many surveys were looked at."""
+    surveys = Survey.objects.filter(public_results=True, public_started_on__isnull=False)
+    count = 0
+    for survey in surveys.exclude(status=Survey.Status.CLOSED).iterator():
+        public_results_release(survey=survey, today=today, rng=rng)
+        count += 1
+    return count
 
 
 # --- the page (read) ----------------------------------------------------------------------
@@ -156,21 +336,72 @@ class PublicGroup:
 
 
 @dataclass(frozen=True)
+class PublicStatus:
+    """The schedule and budget, for the public page and the owner's settings page."""
+
+    epsilon: float  # total, for all releases over the page's lifetime
+    noisy_counts: int  # m: how many counts one respondent can change (1 + Q + G)
+    every_days: int
+    releases_max: int  # T
+    releases_done: int
+    started_on: date | None
+    next_release_on: date | None  # None when not scheduled, spent, or the survey is closed
+    closed: bool
+
+    @property
+    def budget_spent(self) -> bool:
+        return self.releases_done >= self.releases_max
+
+    @property
+    def node_scale(self) -> float:
+        """The discrete Laplace scale of each tree node: ``L m / epsilon``."""
+        levels = dpengine.tree_levels(self.releases_max)
+        return levels * self.noisy_counts / self.epsilon
+
+    def noise_sd(self, step: int) -> float:
+        """The standard deviation of the noise in each count of release ``step``."""
+        per_count = Fraction(repr(float(self.epsilon))) / self.noisy_counts
+        return (
+            dpengine.tree_noise_variance(step, horizon=self.releases_max, epsilon=per_count) ** 0.5
+        )
+
+
+def public_status(*, survey, today=None, rng=None) -> PublicStatus:
+    """The schedule and budget now, after making the releases due (when the page is on)."""
+    today = today or utc_today()
+    if survey.public_results:
+        public_results_release(survey=survey, today=today, rng=rng)
+    schedule = release_schedule(survey=survey)
+    done = survey.public_releases.order_by("-step").values_list("step", flat=True).first() or 0
+    closed = survey.status == Survey.Status.CLOSED
+    next_on = None
+    if not closed and schedule.started_on is not None and done < schedule.releases:
+        next_on = max(schedule.release_on(done + 1), today)
+    return PublicStatus(
+        epsilon=survey.public_epsilon,
+        noisy_counts=noisy_counts(survey=survey),
+        every_days=schedule.every_days,
+        releases_max=schedule.releases,
+        releases_done=done,
+        started_on=schedule.started_on,
+        next_release_on=next_on,
+        closed=closed,
+    )
+
+
+@dataclass(frozen=True)
 class PublicResults:
     survey: Survey
-    released_at: datetime
-    epsilon: float  # of this release, for all its counts together
-    noisy_counts: int  # how many counts the release holds noise for (1 + Q + G)
+    status: PublicStatus
+    step: int | None  # the release shown; None before the first
+    released_on: date | None
     respondents: int  # noisy, clipped at 0
     rows: list[PublicRow]
     groups: list[PublicGroup]
-    releases: int  # releases made so far
-    epsilon_spent: float  # their total (sequential composition)
-    next_release_earliest: datetime | None  # None when the data can no longer change
 
     @property
-    def epsilon_per_count(self) -> float:
-        return self.epsilon / self.noisy_counts
+    def noise_sd(self) -> float | None:
+        return None if self.step is None else self.status.noise_sd(self.step)
 
 
 def public_results(*, slug, now=None, rng=None) -> PublicResults:
@@ -181,8 +412,11 @@ def public_results(*, slug, now=None, rng=None) -> PublicResults:
         survey = Survey.objects.get(slug=slug, public_results=True)
     except Survey.DoesNotExist:
         raise Http404("No such public results page.") from None
-    now = now or timezone.now()
-    release = public_results_release(survey=survey, now=now, rng=rng)
+    today = utc_today(now)
+    status = public_status(survey=survey, today=today, rng=rng)
+    release = survey.public_releases.first()
+    if release is None:
+        return PublicResults(survey, status, None, None, 0, [], [])
     counts = release.counts
     design = survey_design(survey=survey)
     n = max(counts.get(RESPONDENTS, 0), 0)
@@ -206,7 +440,6 @@ def public_results(*, slug, now=None, rng=None) -> PublicResults:
                 suppressed=released_n < max(survey.min_n, 1),
             )
         )
-    grouping = list(survey.grouping_questions.prefetch_related("options"))
     groups = [
         PublicGroup(
             text=gq.text,
@@ -218,24 +451,14 @@ def public_results(*, slug, now=None, rng=None) -> PublicResults:
                 for option in gq.options.all()
             ],
         )
-        for gq in grouping
+        for gq in survey.grouping_questions.prefetch_related("options")
     ]
-    released_groupings = sum(
-        any(_option_key(option.pk) in counts for option in gq.options.all()) for gq in grouping
-    )
-    totals = survey.public_releases.aggregate(spent=Sum("epsilon"))
-    closed = survey.status == Survey.Status.CLOSED and release.source_count == (
-        survey.response_count
-    )
     return PublicResults(
         survey=survey,
-        released_at=release.released_at,
-        epsilon=release.epsilon,
-        noisy_counts=1 + sum(key.startswith("q") for key in counts) + released_groupings,
+        status=status,
+        step=release.step,
+        released_on=release.released_at.astimezone(UTC).date(),
         respondents=n,
         rows=rows,
         groups=groups,
-        releases=survey.public_releases.count(),
-        epsilon_spent=totals["spent"] or 0.0,
-        next_release_earliest=None if closed else release.released_at + RELEASE_INTERVAL,
     )

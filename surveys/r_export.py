@@ -2,10 +2,19 @@
 
 One CSV row per submission: ``submission_id``, ``received_on``, one 0/1 column ``q<id>`` per
 yes/no question (the RANDOMIZED report) and one column ``g<id>`` per grouping question (the
-chosen option's label, as given). ``r_snippet`` writes the R code that fits the same model as
-the regression page with the ``rr`` package's forced-response design (Blair, Imai & Zhou 2015):
-``rrreg(..., design = "forced-known", p = P(truthful), p1 = P(forced yes), p0 = P(forced no))``
-(unconditional probabilities summing to 1, unlike our ``p_forced_yes``, which is conditional).
+chosen option's label, see ``r_label``). ``r_snippet`` writes the R code that fits the same
+model as the regression page with the ``rr`` package's forced-response design (Blair, Imai &
+Zhou 2015): ``rrreg(..., design = "forced-known", p = P(truthful), p1 = P(forced yes),
+p0 = P(forced no))`` (unconditional probabilities summing to 1, unlike our ``p_forced_yes``,
+which is conditional).
+
+The snippet reads every column as text with only an empty cell missing
+(``colClasses = "character", na.strings = ""``): with ``read.csv``'s defaults an option
+labelled "NA" would be read as missing and labels such as "01" or "2" as numbers, so
+``factor(..., levels = ...)`` would not find them. Its levels are the options the regression
+used (somebody with a report of the question and every grouping answer chose them), the
+product's reference level first: an option nobody chose would be an empty level, and an
+empty reference level makes the model matrix singular.
 """
 
 from collections.abc import Iterator
@@ -15,13 +24,26 @@ from operator import itemgetter
 
 from django.utils import timezone
 
-from .exports import csv_safe, stream_csv
+from .exports import FORMULA_PREFIXES, stream_csv
 from .models import GroupAnswer, question_key
 from .selectors import survey_design, survey_report_rows
+
+R_READ_OPTIONS = 'fileEncoding = "UTF-8", colClasses = "character", na.strings = ""'
 
 
 def _grouping_column(grouping_id):
     return f"g{grouping_id}"
+
+
+def r_label(label: str) -> str:
+    """An option label as the CSV for R holds it: a leading ``'`` when it starts like a formula.
+
+    Also when it starts with ``'`` itself, so that the escape can be undone exactly (the R
+    code removes one leading ``'``): "=x" is written "'=x" and "'=x" is written "''=x".
+    """
+    if label.startswith((*FORMULA_PREFIXES, "'")):
+        return "'" + label
+    return label
 
 
 def r_export_rows(*, survey, grouping, chunk_size=10000) -> Iterator[list]:
@@ -49,7 +71,7 @@ def r_export_rows(*, survey, grouping, chunk_size=10000) -> Iterator[list]:
             pending = next(answers, None)
         if pending is not None and pending[0] == row.submission_id:
             for _pk, grouping_id, label in pending[1]:
-                labels[grouping_column[grouping_id]] = label
+                labels[grouping_column[grouping_id]] = r_label(label)
             pending = next(answers, None)
         yield [str(row.submission_id), row.received_on.isoformat(), *row.bits, *labels]
 
@@ -83,33 +105,57 @@ def r_design(*, survey) -> RDesign:
     return RDesign(p=float(truthful), p1=float(b), p0=float(1 - truthful - b))
 
 
-def _r_string(text):
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+_R_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def r_string(text: str) -> str:
+    """``text`` as an R string literal: quotes, backslashes and control characters escaped."""
+    escaped = "".join(
+        _R_ESCAPES.get(ch) or (f"\\x{ord(ch):02x}" if ord(ch) < 0x20 or ch == "\x7f" else ch)
+        for ch in text
+    )
     return f'"{escaped}"'
 
 
-def r_snippet(*, survey, question, grouping) -> str:
+def r_snippet(*, survey, question, covariates) -> str:
     """R code fitting ``question`` on the grouping questions with rr's ``rrreg``.
 
-    Levels are listed in the builder's order so that R's reference level (the first) is the
-    same as the regression page's; labels are written as the CSV holds them.
+    ``covariates`` are the regression's (``analysis.survey_regression``): each grouping
+    question's levels are the options it used, the reference first, so R's reference level
+    (a factor's first) is the product's. A grouping question with fewer than two such options
+    adds no term (R refuses a one-level factor); its missing answers still drop the row, as
+    in the product. See the module docstring for the read options.
     """
     design = r_design(survey=survey)
+    response = question_key(question.pk)
     lines = [
         'install.packages("rr")  # once',
         "library(rr)",
-        f'd <- read.csv("{r_export_filename(survey=survey)}", fileEncoding = "UTF-8")',
+        '# Every column as text and only an empty cell missing, so labels like "NA" or "01"',
+        "# stay as they are.",
+        f'd <- read.csv("{r_export_filename(survey=survey)}",',
+        f"              {R_READ_OPTIONS})",
+        f"d${response} <- as.integer(d${response})",
     ]
-    terms = []
-    for gq in grouping:
-        column = _grouping_column(gq.pk)
-        levels = ", ".join(_r_string(csv_safe(option.label)) for option in gq.options.all())
+    columns, terms = [response], []
+    for covariate in covariates:
+        column = _grouping_column(covariate.grouping_question_id)
+        used = [level for level in covariate.levels if level.role != "dropped"]
+        used.sort(key=lambda level: level.role != "reference")  # stable: builder order
+        if any(r_label(level.label) != level.label for level in covariate.levels):
+            lines.append(f'd${column} <- sub("^\'", "", d${column})  # undo the CSV\'s \' escape')
+        levels = ", ".join(r_string(level.label) for level in used)
         lines.append(f"d${column} <- factor(d${column}, levels = c({levels}))")
-        terms.append(column)
+        columns.append(column)
+        if len(used) >= 2:
+            terms.append(column)
+    names = ", ".join(r_string(column) for column in columns)
     lines += [
+        "# The rows the regression page uses: a report of the question and every group answer.",
+        f"d <- d[complete.cases(d[c({names})]), ]",
         "# p: truthful answer; p1: forced yes; p0: forced no (unconditional, summing to 1)",
         "set.seed(1)  # rrreg starts its EM algorithm from random values",
-        f"fit <- rrreg({question_key(question.pk)} ~ {' + '.join(terms) or '1'}, data = d,",
+        f"fit <- rrreg({response} ~ {' + '.join(terms) or '1'}, data = d,",
         f"             p = {design.p!r}, p1 = {design.p1!r}, p0 = {design.p0!r},",
         '             design = "forced-known")',
         "summary(fit)",

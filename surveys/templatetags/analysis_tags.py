@@ -37,9 +37,3 @@ def ratio(value, digits=2):
     if math.isinf(value) or value > 1e6:
         return "> 1,000,000"
     return _fixed(value, digits)
-
-
-@register.filter
-def noise_scale(results):
-    """The discrete Laplace scale of one published count: counts / epsilon."""
-    return _fixed(results.noisy_counts / results.epsilon, 1)

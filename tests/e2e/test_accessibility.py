@@ -6,11 +6,13 @@ bypass the Content-Security-Policy, because Playwright injects the file as an in
 the policy itself is tested in tests/production/.
 """
 
+import datetime
 import re
 
 import numpy as np
 import pytest
 from django.conf import settings
+from django.utils import timezone
 from playwright.sync_api import expect
 
 from surveys import grouping, public_results, services
@@ -63,10 +65,18 @@ def surveys(make_survey):
     reports = np.zeros((40, 2), dtype=bool)
     reports[::2, 0] = True
     sales, research, _support = survey.grouping_questions.get().options.all()
+    # Received, and the public page switched on, three days ago: its schedule has made three
+    # releases by today, the last one with these responses.
+    three_days_ago = timezone.now().date() - datetime.timedelta(days=3)
     services.simulated_submissions_record(
-        survey=survey, reports=reports, options=[[sales.pk]] * 25 + [[research.pk]] * 15
+        survey=survey,
+        reports=reports,
+        options=[[sales.pk]] * 25 + [[research.pk]] * 15,
+        received_on=three_days_ago,
     )
-    public_results.public_results_update(survey=survey, enabled=True, epsilon=1.0)
+    public_results.public_results_update(
+        survey=survey, enabled=True, epsilon=1.0, today=three_days_ago
+    )
     survey.refresh_from_db()
     return {"draft": draft, "open": survey}
 

@@ -10,7 +10,9 @@ from django.db.migrations.executor import MigrationExecutor
 BEFORE = [("surveys", "0002_grouping_and_public_results")]
 AFTER = [("surveys", "0003_report_tallies_on_the_survey")]
 PACKED = [("surveys", "0004_reports_in_the_submission_row")]
-LATEST = PACKED
+FROZEN = [("surveys", "0005_survey_frozen_at_first_opening")]
+SCHEDULED = [("surveys", "0006_public_releases_on_a_schedule")]
+LATEST = SCHEDULED
 DAY = datetime.date(2026, 11, 2)
 
 
@@ -84,4 +86,40 @@ def test_report_rows_move_into_their_submission_and_back(owner):
     assert sorted(
         Report.objects.values_list("submission_id", "question_id", "reported_yes")
     ) == sorted((submission.pk, question.pk, bit) for submission, question, bit in rows)
+    migrate(LATEST)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_surveys_already_opened_are_frozen_with_their_fingerprint(owner):
+    from surveys.models import design_fingerprint_of
+
+    apps = migrate(PACKED)
+    Survey = apps.get_model("surveys", "Survey")
+    Question = apps.get_model("surveys", "Question")
+    GroupingQuestion = apps.get_model("surveys", "GroupingQuestion")
+    GroupingOption = apps.get_model("surveys", "GroupingOption")
+    surveys = {
+        status: Survey.objects.create(owner_id=owner.pk, title=status, status=status)
+        for status in ("draft", "open", "closed")
+    }
+    for survey in surveys.values():
+        Question.objects.create(survey=survey, position=0, text="A?")
+    gq = GroupingQuestion.objects.create(survey=surveys["open"], position=0, text="Team?")
+    GroupingOption.objects.create(grouping_question=gq, position=0, label="Red")
+    GroupingOption.objects.create(grouping_question=gq, position=1, label="Blue")
+
+    apps = migrate(FROZEN)
+    Survey = apps.get_model("surveys", "Survey")
+    draft, opened, closed = (Survey.objects.get(title=s) for s in ("draft", "open", "closed"))
+    assert (draft.opened_at, draft.design_fingerprint) == (None, "")
+    assert closed.opened_at is not None and opened.opened_at is not None
+    question = apps.get_model("surveys", "Question").objects.get(survey=opened)
+    options = apps.get_model("surveys", "GroupingOption").objects.order_by("position")
+    assert opened.design_fingerprint == design_fingerprint_of(
+        p_truth=0.5,
+        p_forced_yes=0.5,
+        questions=[(question.pk, "A?")],
+        grouping=[(gq.pk, "Team?", [(o.pk, o.label) for o in options])],
+    )
+    assert closed.design_fingerprint != opened.design_fingerprint
     migrate(LATEST)

@@ -124,7 +124,10 @@ def test_page_explains_the_coins_before_the_questions_with_this_surveys_numbers(
     assert f"ε = {privacy.total_epsilon:.2f}" in html  # 3.89
     assert "at most 7 times" in html
     assert "at most 49 times" in html
-    assert html.index("you could say the coin chose it") < html.index('class="question"')
+    # Odds of 7 are more than the classic 3: the page says the coins lean towards the truth.
+    assert "these coins lean towards the truth" in html
+    assert "you could say the coin chose it" not in html
+    assert html.index('class="coins-punchline"') < html.index('class="question"')
 
 
 def test_classic_design_is_explained_as_half_and_half(client, open_survey):
@@ -149,7 +152,7 @@ def test_page_has_no_inline_script_or_style(client, open_survey):
     for script in structure.scripts:
         if script["attrs"].get("type") == "application/json":
             continue
-        if script["attrs"].get("src") == reverse("javascript-catalog"):
+        if script["attrs"].get("src") == f"{reverse('javascript-catalog')}?lang=en":
             assert script["text"].strip() == ""  # Django's JS catalog: a file, not inline
             continue
         assert script["attrs"].get("type") == "module"
