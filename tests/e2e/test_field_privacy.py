@@ -6,14 +6,16 @@ reproduced (named in its comment).
 """
 
 import csv
+import datetime
 import io
 import itertools
 import json
 
 import pytest
+from django.utils import timezone
 from scipy.stats import binomtest
 
-from surveys import selectors, services
+from surveys import public_results, selectors, services
 from surveys.models import Submission, Survey
 from tests.e2e.test_respondent import (
     RESPONSES_PATH,
@@ -248,3 +250,30 @@ def test_downloads_are_in_submission_id_order_not_arrival(
         listed = [row[0] for row in rows]
         assert sorted(listed) == listed
         assert set(listed) == set(arrival)
+
+
+def test_public_results_follow_their_schedule_not_the_submissions(
+    live_server, new_context, make_survey
+):
+    # Issue 12, break 5: a release happened only when the count had changed, so its date said
+    # whether anyone answered, and anyone with the link could force one by submitting.
+    survey = make_survey(min_n=0)
+    three_days_ago = timezone.now().date() - datetime.timedelta(days=3)
+    public_results.public_results_update(
+        survey=survey, enabled=True, epsilon=1.0, today=three_days_ago
+    )
+    public = new_context().new_page()
+    public.goto(f"{live_server.url}/r/{survey.slug}/")
+    # Three scheduled dates have passed with nobody answering: three publications all the same.
+    schedule = public.locator("#release-schedule")
+    assert schedule.get_attribute("data-releases-done") == "3"
+    assert "publication 3 of 30" in public.locator("main").inner_text()
+    before = public.locator("main").inner_text()
+
+    respondent = new_context().new_page()
+    take_survey(respondent, live_server, survey, dict.fromkeys(question_ids(survey), True))
+    public.reload()
+    # A submission today forces nothing: the page is the same until the next date.
+    assert public.locator("#release-schedule").get_attribute("data-releases-done") == "3"
+    assert public.locator("main").inner_text() == before
+    assert public.context.cookies() == []
