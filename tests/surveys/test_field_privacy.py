@@ -331,3 +331,49 @@ def test_another_researchers_survey_cannot_be_duplicated(open_survey, other_clie
     response = other_client.post(reverse("surveys:duplicate", kwargs={"pk": open_survey.pk}))
     assert response.status_code == 404
     assert Survey.objects.count() == 1
+
+
+# --- the shared-devices setting ------------------------------------------------------------
+
+
+def test_shared_devices_is_set_over_the_api_and_refuses_non_booleans(
+    make_survey,
+    owner_api,  # noqa: F811
+):
+    survey = make_survey()  # open: the setting is not part of the frozen design
+    url = reverse("api:survey-detail", kwargs={"survey_id": survey.pk})
+    assert owner_api.get(url).json()["shared_devices"] is False
+    response = owner_api.patch(url, {"shared_devices": True})
+    assert response.status_code == 200
+    assert response.json()["shared_devices"] is True
+    refused = owner_api.patch(url, {"shared_devices": "yes"})
+    assert refused.status_code == 400
+    assert list(refused.json()["errors"]) == ["shared_devices"]
+    survey.refresh_from_db()
+    assert survey.shared_devices is True
+
+
+def test_the_builder_checkbox_sets_shared_devices(make_survey, owner_client):
+    survey = make_survey(status="draft")
+    page = owner_client.get(reverse("surveys:builder", kwargs={"pk": survey.pk}))
+    assert 'name="shared_devices"' in page.content.decode()
+    data = {
+        "title": survey.title,
+        "intro": "",
+        "language": "en",
+        "preset": "classic",
+        "p_truth": "0.5",
+        "p_forced_yes": "0.5",
+        "ci_method": "wilson",
+        "confidence": "0.95",
+        "min_n": "30",
+        "shared_devices": "on",
+    }
+    response = owner_client.post(reverse("surveys:builder", kwargs={"pk": survey.pk}), data)
+    assert response.status_code == 302
+    survey.refresh_from_db()
+    assert survey.shared_devices is True
+    del data["shared_devices"]
+    owner_client.post(reverse("surveys:builder", kwargs={"pk": survey.pk}), data)
+    survey.refresh_from_db()
+    assert survey.shared_devices is False
