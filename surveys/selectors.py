@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import NamedTuple
 
+from django.conf import settings
 from django.db.models import Count
 from django.http import Http404
 from django.utils import timezone
@@ -40,6 +41,11 @@ class PrivacySummary:
     respondents_for_margin: int  # for ±PLANNING_MARGIN at PLANNING_CONFIDENCE
     margin: float
     confidence: float
+    epsilon_ceiling: float  # the site's MAX_EPSILON_PER_ANSWER
+
+    @property
+    def exceeds_ceiling(self) -> bool:
+        return self.per_answer_epsilon > self.epsilon_ceiling + 1e-12
 
 
 @dataclass(frozen=True)
@@ -81,6 +87,7 @@ def design_privacy(*, design, questions) -> PrivacySummary:
         ),
         margin=PLANNING_MARGIN,
         confidence=PLANNING_CONFIDENCE,
+        epsilon_ceiling=settings.MAX_EPSILON_PER_ANSWER,
     )
 
 

@@ -465,6 +465,17 @@ def test_design_preview_returns_the_selectors_numbers(owner_client):
     assert data["total_epsilon"] == expected.total_epsilon
     assert data["respondents_for_margin"] == expected.respondents_for_margin
     assert f"{expected.respondents_for_margin:,}" in data["html"]
+    assert 'data-stat="over-ceiling"' not in data["html"]
+
+
+def test_design_preview_warns_when_the_coins_exceed_the_epsilon_ceiling(owner_client):
+    # p_truth 0.9: a = 0.95, b = 0.05, ε = ln 19 > ln 9 (the default ceiling).
+    response = owner_client.get(
+        reverse("surveys:design-preview"), {"p_truth": "0.9", "p_forced_yes": "0.5"}
+    )
+    assert response.status_code == 200
+    assert 'data-stat="over-ceiling"' in response.json()["html"]
+    assert "ceiling of ε = 2.20" in response.json()["html"]
 
 
 @pytest.mark.parametrize(
