@@ -16,6 +16,7 @@ from surveys import grouping, services
 from surveys.log_filters import DropRespondentPaths
 from surveys.models import Survey, design_fingerprint_of
 from tests.api.conftest import owner_api  # noqa: F401  (the API cast)
+from tests.surveys.test_pages import new_survey_form
 
 pytestmark = pytest.mark.django_db
 
@@ -357,18 +358,7 @@ def test_the_builder_checkbox_sets_shared_devices(make_survey, owner_client):
     survey = make_survey(status="draft")
     page = owner_client.get(reverse("surveys:builder", kwargs={"pk": survey.pk}))
     assert 'name="shared_devices"' in page.content.decode()
-    data = {
-        "title": survey.title,
-        "intro": "",
-        "language": "en",
-        "preset": "classic",
-        "p_truth": "0.5",
-        "p_forced_yes": "0.5",
-        "ci_method": "wilson",
-        "confidence": "0.95",
-        "min_n": "30",
-        "shared_devices": "on",
-    }
+    data = new_survey_form(shared_devices="on")
     response = owner_client.post(reverse("surveys:builder", kwargs={"pk": survey.pk}), data)
     assert response.status_code == 302
     survey.refresh_from_db()
