@@ -541,7 +541,7 @@ def submission_record(
             raise
         return replay
     try:
-        if not chosen and fastpath.supported() and survey.is_frozen:
+        if not chosen and fastpath.supported() and survey.response_count > 0:
             created = fastpath.submission_insert(
                 slug=survey.slug,
                 submission_uuid=submission_uuid,
