@@ -367,3 +367,14 @@ def test_the_builder_checkbox_sets_shared_devices(make_survey, owner_client):
     owner_client.post(reverse("surveys:builder", kwargs={"pk": survey.pk}), data)
     survey.refresh_from_db()
     assert survey.shared_devices is False
+
+
+def test_a_closed_surveys_page_links_to_its_published_results(make_survey, client):
+    survey = services.survey_close(survey=make_survey())
+    page = reverse("surveys:respond", args=[survey.slug])
+    link = reverse("surveys:public-results", args=[survey.slug])
+    assert link not in client.get(page).content.decode()
+    Survey.objects.filter(pk=survey.pk).update(public_results=True)
+    html = client.get(page, {"lang": "ko"}).content.decode()
+    assert f'href="{link}?lang=ko"' in html
+    assert "공개된 결과 보기" in html
