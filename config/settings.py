@@ -177,6 +177,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Django's username/password backend behind the sign-in failure limits (surveys/login_throttle.py).
+AUTHENTICATION_BACKENDS = ["surveys.login_throttle.ThrottledModelBackend"]
+# Failed sign-ins (page, admin, API token) per username and per client address in a fixed
+# window; once spent, even the right password is refused until the window ends.
+LOGIN_FAILURE_LIMIT = env_rate("LOGIN_FAILURE_LIMIT", "10/h")
+LOGIN_CLIENT_FAILURE_LIMIT = env_rate("LOGIN_CLIENT_FAILURE_LIMIT", "50/h")
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "surveys:dashboard"
 LOGOUT_REDIRECT_URL = "login"

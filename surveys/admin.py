@@ -1,7 +1,11 @@
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
+from .account_forms import AdminLoginForm
 from .models import Question, Survey
+
+# The admin's sign-in counts against the same failure limits as the site's.
+admin.site.login_form = AdminLoginForm
 
 
 class QuestionInline(admin.TabularInline):

@@ -8,9 +8,10 @@ from django.contrib.auth import authenticate
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
-from rest_framework import serializers
+from rest_framework import exceptions, serializers
 
 from .. import selectors, services
+from ..login_throttle import login_block
 from ..models import CI_METHODS, Survey
 
 # --- strict scalar fields: JSON types are not coerced (true is not 1, "0.5" is not 0.5) ------
@@ -135,6 +136,9 @@ class TokenRequestSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     password = StrictCharField(max_length=4096, trim_whitespace=False)
 
     def validate(self, attrs):
+        block = login_block(request=self.context.get("request"), username=attrs["username"])
+        if block is not None:
+            raise exceptions.Throttled(wait=block.retry_after, detail=block.message())
         user = authenticate(
             self.context.get("request"), username=attrs["username"], password=attrs["password"]
         )

@@ -1,0 +1,29 @@
+"""Account forms: Django's own, with the sign-in limit checked before any password."""
+
+from django.contrib.admin.forms import AdminAuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm
+from django.core.exceptions import ValidationError
+
+from .login_throttle import login_block
+
+
+class ThrottledLoginMixin:
+    """Refuses with a message saying so (code ``throttled``) while sign-in is blocked."""
+
+    login_block = None
+
+    def clean(self):
+        self.login_block = login_block(
+            request=self.request, username=self.cleaned_data.get("username")
+        )
+        if self.login_block is not None:
+            raise ValidationError(self.login_block.message(), code="throttled")
+        return super().clean()
+
+
+class LoginForm(ThrottledLoginMixin, AuthenticationForm):
+    pass
+
+
+class AdminLoginForm(ThrottledLoginMixin, AdminAuthenticationForm):
+    pass
