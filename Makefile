@@ -22,7 +22,6 @@ $(VENV)/.dev-installed: $(VENV)/.runtime-installed requirements-dev.txt
 
 migrate: $(VENV)/.runtime-installed
 	$(DEV_ENV) $(PY) manage.py migrate --noinput
-	$(DEV_ENV) $(PY) manage.py createcachetable
 
 ## make run: install, migrate, load the demo researcher and survey, serve on 127.0.0.1:$(PORT)
 run: migrate
@@ -35,7 +34,6 @@ run: migrate
 serve: $(VENV)/.runtime-installed
 	$(PY) manage.py collectstatic --noinput
 	$(PY) manage.py migrate --noinput
-	$(PY) manage.py createcachetable
 	GUNICORN_BIND=$${GUNICORN_BIND:-127.0.0.1:$(PORT)} WEB_CONCURRENCY=$${WEB_CONCURRENCY:-2} \
 		exec $(VENV)/bin/gunicorn -c deploy/gunicorn.conf.py
 

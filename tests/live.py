@@ -6,8 +6,8 @@ more than one process (shared-cache throttling, concurrency).
 
 The database is prepared for the server alone: a temporary SQLite file, or, when the suite
 runs with DATABASE_URL pointing at PostgreSQL, a fresh database on the same server that is
-dropped afterwards. Both are migrated and get the cache table by ``manage.py`` in a
-subprocess, exactly as a deployment would.
+dropped afterwards. Both are migrated by ``manage.py migrate`` in a subprocess (which also
+creates the cache table), exactly as a deployment would.
 """
 
 import http.client
@@ -177,7 +177,6 @@ def gunicorn_server(*, workers=2, env=None, debug=True, args=(), host="127.0.0.1
                 )
             server_env.update(env or {})
             _manage(server_env, "migrate", "--noinput")
-            _manage(server_env, "createcachetable")
             port = free_port(host)
             access_log = workdir / "access.log"
             error_log = workdir / "error.log"
