@@ -45,6 +45,9 @@ EDITABLE_SURVEY_FIELDS = (
 DESIGN_FIELDS = ("p_truth", "p_forced_yes")
 MAX_QUESTIONS = 100
 DESIGN_MIN, DESIGN_MAX = 0.001, 0.999
+# Ids are signed 64-bit in the database: a larger key can name no row, and PostgreSQL would
+# refuse to even compare it (an error, not "no such question"), so it is refused here.
+ID_MIN, ID_MAX = -(2**63), 2**63 - 1
 
 
 class SurveyConflict(Exception):
@@ -320,7 +323,11 @@ def _answer_bits(answers):
             question_id = int(key)
         except (TypeError, ValueError):
             question_id = None
-        if question_id is None or str(question_id) != str(key).strip():
+        if (
+            question_id is None
+            or str(question_id) != str(key).strip()
+            or not ID_MIN <= question_id <= ID_MAX
+        ):
             raise ValidationError(
                 {
                     "answers": [

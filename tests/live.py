@@ -228,3 +228,48 @@ def gunicorn_server(*, workers=2, env=None, debug=True, args=(), host="127.0.0.1
                 except subprocess.TimeoutExpired:
                     process.kill()
                     process.wait()
+
+
+@contextmanager
+def development_server(*, env=None):
+    """``manage.py runserver`` (what ``make run`` serves), DEBUG on, on a free port.
+
+    It yields the same handle as ``gunicorn_server`` (requests, ``manage``); the error log
+    holds runserver's output, and there are no workers or access log to read.
+    """
+    with tempfile.TemporaryDirectory(prefix="rrsurvey-dev-") as tmp:
+        workdir = Path(tmp)
+        with _database(workdir) as database_url:
+            server_env = {k: v for k, v in os.environ.items() if k not in _DROPPED}
+            server_env.update(DATABASE_URL=database_url, PYTHONUNBUFFERED="1", DEBUG="1")
+            server_env.update(env or {})
+            _manage(server_env, "migrate", "--noinput")
+            port = free_port()
+            error_log = workdir / "error.log"
+            with open(error_log, "ab") as errors:
+                process = subprocess.Popen(
+                    [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
+                    cwd=ROOT,
+                    env=server_env,
+                    stdout=errors,
+                    stderr=subprocess.STDOUT,
+                )
+            server = GunicornServer(
+                url=f"http://127.0.0.1:{port}",
+                host="127.0.0.1",
+                port=port,
+                env=server_env,
+                access_log=workdir / "no-access.log",
+                error_log=error_log,
+                process=process,
+            )
+            try:
+                _wait_until_ready(server)
+                yield server
+            finally:
+                process.terminate()
+                try:
+                    process.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()

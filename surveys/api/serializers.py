@@ -163,6 +163,13 @@ class QuestionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     position = serializers.IntegerField(read_only=True)
     text = StrictCharField(max_length=1000)
 
+    def validate(self, attrs):
+        # PATCH makes fields optional down to nested ones, but a question in the list replaces
+        # an old one whole: it needs its text.
+        if "text" not in attrs:
+            raise serializers.ValidationError({"text": [_("This field is required.")]})
+        return attrs
+
 
 class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     """A survey as the researcher sees it; also the body of create (POST) and update (PATCH)."""
