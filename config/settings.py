@@ -90,6 +90,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "surveys.middleware.PrivateCacheMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "surveys.api.limits.RequestBodyLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",

@@ -343,11 +343,10 @@ def survey_share(request, survey):
 @owner_view("GET")
 def survey_qr(request, survey):
     title = _("QR code for the survey “%(title)s”") % {"title": survey.title}
-    response = HttpResponse(
+    # Private and not stored, as every owner page (surveys.middleware.PrivateCacheMiddleware).
+    return HttpResponse(
         qr_svg(_respondent_url(request, survey), title=title), content_type="image/svg+xml"
     )
-    response["Cache-Control"] = "private, max-age=3600"
-    return response
 
 
 # --- results ------------------------------------------------------------------------------
