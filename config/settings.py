@@ -83,7 +83,6 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "csp",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "surveys",
@@ -188,6 +187,9 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "surveys:dashboard"
 LOGOUT_REDIRECT_URL = "login"
 SIGNUP_ENABLED = env_bool("SIGNUP_ENABLED", True)
+# API tokens (surveys/tokens.py): days until a new token expires, and how many one user holds.
+API_TOKEN_TTL_DAYS = env_int("API_TOKEN_TTL_DAYS", 30, minimum=1)
+MAX_API_TOKENS_PER_USER = 20
 
 # --- Internationalisation -------------------------------------------------------------
 LANGUAGE_CODE = "en"
@@ -228,7 +230,7 @@ API_MAX_BODY_BYTES = 1024 * 1024
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "surveys.api.authentication.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],

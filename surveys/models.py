@@ -269,3 +269,27 @@ class PublicRelease(models.Model):
 
     def __str__(self):
         return f"{self.survey_id} @ {self.released_at:%Y-%m-%d %H:%M}"
+
+
+class ApiToken(models.Model):
+    """A researcher's API token, stored as a SHA-256 digest: the key itself is shown once.
+
+    A token is 256 random bits, so a fast hash is enough (nothing to brute-force, unlike a
+    password); a copy of the database then holds nothing that signs anyone in.
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    name = models.CharField(_("name"), max_length=100)
+    # The key's first characters, shown in lists so a researcher can tell tokens apart.
+    prefix = models.CharField(max_length=12)
+    digest = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self):
+        return f"{self.name} ({self.prefix}…)"

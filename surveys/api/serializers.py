@@ -134,6 +134,12 @@ class ErrorSerializer(serializers.Serializer):
 class TokenRequestSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     username = StrictCharField(max_length=150)
     password = StrictCharField(max_length=4096, trim_whitespace=False)
+    name = StrictCharField(
+        max_length=100,
+        required=False,
+        allow_blank=True,
+        help_text="What the token is for (a script, a machine), shown in the token list.",
+    )
 
     def validate(self, attrs):
         block = login_block(request=self.context.get("request"), username=attrs["username"])
@@ -151,8 +157,20 @@ class TokenRequestSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         return attrs
 
 
-class TokenSerializer(serializers.Serializer):
-    token = serializers.CharField(source="key")
+class ApiTokenSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    prefix = serializers.CharField(help_text="The token's first characters.")
+    created_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField()
+
+
+class IssuedTokenSerializer(serializers.Serializer):
+    token = serializers.CharField(source="key", help_text="Shown only in this response.")
+    id = serializers.IntegerField(source="token.id")
+    name = serializers.CharField(source="token.name")
+    created_at = serializers.DateTimeField(source="token.created_at")
+    expires_at = serializers.DateTimeField(source="token.expires_at")
 
 
 # --- researcher: surveys ------------------------------------------------------------------
