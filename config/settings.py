@@ -7,6 +7,7 @@ environment stops start-up instead of silently falling back to a default.
 import os
 import re
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import dj_database_url
 from csp.constants import NONE, SELF
@@ -58,6 +59,40 @@ def env_rate(name, default):
     if not re.fullmatch(r"[1-9][0-9]*/(s|sec|second|m|min|minute|h|hour|d|day)", raw):
         raise ImproperlyConfigured(f"{name} must look like '120/min' or be 'off', got {raw!r}")
     return raw
+
+
+_EMAIL_SCHEMES = {
+    "smtp": (25, False, False),
+    "smtp+tls": (587, True, False),
+    "smtps": (465, False, True),
+}
+
+
+def env_email_url(name):
+    """``smtp://user:pass@host:port`` (``smtp+tls://`` STARTTLS, ``smtps://`` TLS) -> settings."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return None
+    parts = urlsplit(raw)
+    if parts.scheme not in _EMAIL_SCHEMES or not parts.hostname:
+        raise ImproperlyConfigured(
+            f"{name} must look like smtp+tls://user:password@host:587 "
+            f"(schemes: {', '.join(sorted(_EMAIL_SCHEMES))}), got scheme {parts.scheme!r}"
+        )
+    default_port, use_tls, use_ssl = _EMAIL_SCHEMES[parts.scheme]
+    try:
+        port = parts.port or default_port
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} has a port that is not a number") from None
+    return {
+        "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+        "EMAIL_HOST": parts.hostname,
+        "EMAIL_PORT": port,
+        "EMAIL_HOST_USER": unquote(parts.username or ""),
+        "EMAIL_HOST_PASSWORD": unquote(parts.password or ""),
+        "EMAIL_USE_TLS": use_tls,
+        "EMAIL_USE_SSL": use_ssl,
+    }
 
 
 DEBUG = env_bool("DEBUG", False)
@@ -187,6 +222,21 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "surveys:dashboard"
 LOGOUT_REDIRECT_URL = "login"
 SIGNUP_ENABLED = env_bool("SIGNUP_ENABLED", True)
+# --- Email (password reset) ---------------------------------------------------------------
+# SMTP from EMAIL_URL; without it the console backend, which prints mail to the server's log.
+# Password reset links are secrets, so without EMAIL_URL the reset pages exist only when DEBUG.
+_EMAIL = env_email_url("EMAIL_URL")
+if _EMAIL:
+    globals().update(_EMAIL)
+else:
+    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+PASSWORD_RESET_ENABLED = bool(_EMAIL) or DEBUG
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "rrsurvey@localhost").strip()
+EMAIL_TIMEOUT = 10
+PASSWORD_RESET_TIMEOUT = 3 * 3600  # a reset link works for three hours
+# Password reset requests per client (each may send an email).
+PASSWORD_RESET_RATE_LIMIT = env_rate("PASSWORD_RESET_RATE_LIMIT", "5/h")
+
 # API tokens (surveys/tokens.py): days until a new token expires, and how many one user holds.
 API_TOKEN_TTL_DAYS = env_int("API_TOKEN_TTL_DAYS", 30, minimum=1)
 MAX_API_TOKENS_PER_USER = 20

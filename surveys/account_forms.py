@@ -1,10 +1,13 @@
 """Account forms: Django's own, with the sign-in limit checked before any password."""
 
+from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
 
 from .login_throttle import login_block
+from .tokens import NAME_MAX_LENGTH
 
 
 class ThrottledLoginMixin:
@@ -27,3 +30,12 @@ class LoginForm(ThrottledLoginMixin, AuthenticationForm):
 
 class AdminLoginForm(ThrottledLoginMixin, AdminAuthenticationForm):
     pass
+
+
+class ApiTokenForm(forms.Form):
+    name = forms.CharField(
+        label=_("Name"),
+        max_length=NAME_MAX_LENGTH,
+        required=False,
+        help_text=_("What the token is for, such as a script or a machine."),
+    )

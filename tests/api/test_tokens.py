@@ -130,3 +130,7 @@ def test_signing_out_of_the_site_leaves_tokens_working(client, owner):
     client.force_login(owner)
     client.post("/accounts/logout/")
     assert bearer(issued["token"]).get("/api/v1/surveys/").status_code == 200
+
+
+def test_revoking_an_id_beyond_the_64_bit_range_is_a_404(owner_api):
+    assert owner_api.delete(f"{TOKENS_URL}{2**64}/").status_code == 404
