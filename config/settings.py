@@ -221,7 +221,13 @@ LOGIN_CLIENT_FAILURE_LIMIT = env_rate("LOGIN_CLIENT_FAILURE_LIMIT", "50/h")
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "surveys:dashboard"
 LOGOUT_REDIRECT_URL = "login"
-SIGNUP_ENABLED = env_bool("SIGNUP_ENABLED", True)
+# Open sign-up: on by default only in development; a public server opts in.
+SIGNUP_ENABLED = env_bool("SIGNUP_ENABLED", DEBUG)
+# Sign-up attempts per client address (keyed-hash counters, as every throttle here).
+SIGNUP_RATE_LIMIT = env_rate("SIGNUP_RATE_LIMIT", "5/h")
+# What one account may hold; a clear message names the limit when it is reached.
+MAX_SURVEYS_PER_USER = env_int("MAX_SURVEYS_PER_USER", 200, minimum=1)
+MAX_QUESTIONS_PER_USER = env_int("MAX_QUESTIONS_PER_USER", 5000, minimum=1)
 # --- Email (password reset) ---------------------------------------------------------------
 # SMTP from EMAIL_URL; without it the console backend, which prints mail to the server's log.
 # Password reset links are secrets, so without EMAIL_URL the reset pages exist only when DEBUG.

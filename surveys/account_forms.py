@@ -2,7 +2,7 @@
 
 from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
-from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
@@ -39,3 +39,14 @@ class ApiTokenForm(forms.Form):
         required=False,
         help_text=_("What the token is for, such as a script or a machine."),
     )
+
+
+class SignupForm(UserCreationForm):
+    email = forms.EmailField(
+        label=_("Email"),
+        required=False,
+        help_text=_("Only for password reset links. Without it, a lost password is lost."),
+    )
+
+    class Meta(UserCreationForm.Meta):
+        fields = ("username", "email")

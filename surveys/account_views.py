@@ -5,7 +5,6 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.forms import UserCreationForm
 from django.core.exceptions import ValidationError
 from django.http import Http404
 from django.shortcuts import redirect, render
@@ -15,7 +14,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
 
 from . import tokens
-from .account_forms import ApiTokenForm, LoginForm
+from .account_forms import ApiTokenForm, LoginForm, SignupForm
 from .api.throttling import client_ident, window_for
 
 
@@ -37,7 +36,18 @@ def signup(request):
         raise Http404("Sign-up is switched off on this server.")
     if request.user.is_authenticated:
         return redirect(settings.LOGIN_REDIRECT_URL)
-    form = UserCreationForm(request.POST or None)
+    form = SignupForm(request.POST or None)
+    if request.method == "POST" and settings.SIGNUP_RATE_LIMIT:
+        # Every attempt counts, valid or not: accounts are what the other limits are per.
+        window = window_for(
+            scope="signup", ident=client_ident(request), rate=settings.SIGNUP_RATE_LIMIT
+        )
+        if window.hit() > window.limit:
+            form.is_valid()  # so the page shows the fields as sent
+            form.add_error(None, _("Too many sign-ups from this network; try again later."))
+            response = render(request, "accounts/signup.html", {"form": form}, status=429)
+            response["Retry-After"] = str(window.ttl)
+            return response
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user, backend="surveys.login_throttle.ThrottledModelBackend")

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import BigIntegerField, Case, Count, F, Max, Q, Value, When
@@ -191,6 +192,40 @@ def _ensure_not_frozen(survey):
         )
 
 
+def _ensure_owner_room(*, owner, field, surveys=0, questions=0, replacing=None):
+    """Refuse a write that would take ``owner`` past MAX_SURVEYS_PER_USER or
+    MAX_QUESTIONS_PER_USER; ``replacing`` is a survey whose questions the write replaces."""
+    # The owner's row serialises their concurrent writes, so two cannot both pass the counts.
+    get_user_model().objects.select_for_update().filter(pk=owner.pk).first()
+    if surveys:
+        limit = settings.MAX_SURVEYS_PER_USER
+        if Survey.objects.filter(owner=owner).count() + surveys > limit:
+            raise ValidationError(
+                _(
+                    "You have reached the limit of %(max)d surveys per account; delete one "
+                    "before creating another."
+                )
+                % {"max": limit}
+            )
+    if questions:
+        limit = settings.MAX_QUESTIONS_PER_USER
+        existing = Question.objects.filter(survey__owner=owner)
+        if replacing is not None:
+            existing = existing.exclude(survey=replacing)
+        if existing.count() + questions > limit:
+            raise ValidationError(
+                {
+                    field: [
+                        _(
+                            "Your surveys may hold at most %(max)d questions in all; this "
+                            "would make %(n)d."
+                        )
+                        % {"max": limit, "n": existing.count() + questions}
+                    ]
+                }
+            )
+
+
 # --- surveys ------------------------------------------------------------------------------
 
 
@@ -198,6 +233,7 @@ def _ensure_not_frozen(survey):
 def survey_create(*, owner, title, questions=(), **fields) -> Survey:
     cleaned = _clean_survey_fields({"title": title, **fields})
     texts = _clean_question_texts(questions)
+    _ensure_owner_room(owner=owner, field="questions", surveys=1, questions=len(texts))
     survey = Survey.objects.create(owner=owner, **cleaned)
     Question.objects.bulk_create(
         Question(survey=survey, position=index, text=text) for index, text in enumerate(texts)
@@ -222,6 +258,9 @@ def survey_update(*, survey, data: Mapping, questions=None) -> Survey:
     survey.save()
     if questions is not None:
         texts = _clean_question_texts(questions)
+        _ensure_owner_room(
+            owner=survey.owner, field="questions", questions=len(texts), replacing=survey
+        )
         survey.questions.all().delete()
         Question.objects.bulk_create(
             Question(survey=survey, position=index, text=text) for index, text in enumerate(texts)
@@ -261,6 +300,7 @@ def question_add(*, survey, text) -> Question:
     text = _clean_text("text", text, max_length=1000)
     if survey.questions.count() >= MAX_QUESTIONS:
         raise ValidationError({"text": [_("At most %(max)d questions.") % {"max": MAX_QUESTIONS}]})
+    _ensure_owner_room(owner=survey.owner, field="text", questions=1)
     last = survey.questions.aggregate(last=Max("position"))["last"]
     return Question.objects.create(
         survey=survey, position=0 if last is None else last + 1, text=text
