@@ -124,8 +124,11 @@ def _clean_design(*, p_truth, p_forced_yes):
     return float(p_truth), float(p_forced_yes)
 
 
-def _clean_survey_fields(data, *, current=None):
-    """Validate the editable fields present in ``data``; ``current`` supplies the other coin."""
+def clean_survey_fields(data, *, current=None):
+    """Validate the editable fields present in ``data``; ``current`` supplies the other coin.
+
+    Public: the admin's survey form validates with it too, so the rules exist once.
+    """
     cleaned = {}
     unknown = set(data) - set(EDITABLE_SURVEY_FIELDS)
     if unknown:
@@ -169,6 +172,9 @@ def _clean_survey_fields(data, *, current=None):
             )
         cleaned["min_n"] = value
     return cleaned
+
+
+_clean_survey_fields = clean_survey_fields  # the name the services have always used
 
 
 def _clean_question_texts(texts):
