@@ -365,5 +365,11 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     # Replaces Django's own "django" handlers (console when DEBUG, mail to ADMINS): every line
     # goes through the one handler above, at the one level.
-    "loggers": {"django": {"level": LOG_LEVEL}},
+    "loggers": {
+        "django": {"level": LOG_LEVEL},
+        # At DEBUG, Django's template engine logs every failed variable lookup with an
+        # exception whose text is the whole page context: CSRF token, user, form data. Never
+        # below INFO, whatever LOG_LEVEL says.
+        "django.template": {"level": "INFO" if LOG_LEVEL == "DEBUG" else LOG_LEVEL},
+    },
 }
