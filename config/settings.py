@@ -243,6 +243,9 @@ PASSWORD_RESET_TIMEOUT = 3 * 3600  # a reset link works for three hours
 # Password reset requests per client (each may send an email).
 PASSWORD_RESET_RATE_LIMIT = env_rate("PASSWORD_RESET_RATE_LIMIT", "5/h")
 
+# Days a deleted survey waits in its owner's trash before `manage.py purge_trash` removes it.
+TRASH_DAYS = env_int("TRASH_DAYS", 30, minimum=1)
+
 # API tokens (surveys/tokens.py): days until a new token expires, and how many one user holds.
 API_TOKEN_TTL_DAYS = env_int("API_TOKEN_TTL_DAYS", 30, minimum=1)
 MAX_API_TOKENS_PER_USER = 20

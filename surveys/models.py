@@ -47,6 +47,13 @@ def question_key(question_id) -> str:
     return f"q{question_id}"
 
 
+class LiveSurveyManager(models.Manager):
+    """Surveys not in the trash: what every page, API route and service sees."""
+
+    def get_queryset(self):
+        return super().get_queryset().filter(deleted_at__isnull=True)
+
+
 class Survey(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", _("Draft")
@@ -83,9 +90,16 @@ class Survey(models.Model):
     report_tallies = models.JSONField(default=dict, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Set when the owner deletes the survey: it waits in their trash (restorable) until
+    # ``manage.py purge_trash`` deletes it for good, TRASH_DAYS later.
+    deleted_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    all_objects = models.Manager()  # the trash too: restoring, purging, the admin
+    objects = LiveSurveyManager()
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        default_manager_name = "objects"
         constraints = [
             models.CheckConstraint(
                 condition=Q(p_truth__gt=0) & Q(p_truth__lt=1), name="survey_p_truth_open_unit"

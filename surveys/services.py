@@ -8,6 +8,7 @@ cases nothing is stored half-way.
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -274,8 +275,36 @@ def survey_update(*, survey, data: Mapping, questions=None) -> Survey:
     return survey
 
 
+@transaction.atomic
 def survey_delete(*, survey) -> None:
-    survey.delete()
+    """Move the survey to its owner's trash, closed: it takes no responses there and is gone
+    from every page and API route until restored or purged (``trash_purge``)."""
+    survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    survey.deleted_at = timezone.now()
+    survey.status = Survey.Status.CLOSED
+    survey.save(update_fields=["deleted_at", "status", "updated_at"])
+
+
+@transaction.atomic
+def survey_restore(*, owner, survey_id) -> Survey:
+    """Take one of ``owner``'s surveys out of the trash (closed, as it went in).
+
+    Raises ``Survey.DoesNotExist`` when the owner has no such survey in the trash."""
+    survey = Survey.all_objects.select_for_update().get(
+        pk=survey_id, owner=owner, deleted_at__isnull=False
+    )
+    survey.deleted_at = None
+    survey.save(update_fields=["deleted_at", "updated_at"])
+    return survey
+
+
+def trash_purge(*, now=None) -> int:
+    """Delete for good the surveys trashed more than TRASH_DAYS ago; how many there were."""
+    cutoff = (now or timezone.now()) - timedelta(days=settings.TRASH_DAYS)
+    expired = Survey.all_objects.filter(deleted_at__lte=cutoff)
+    count = expired.count()
+    expired.delete()
+    return count
 
 
 @transaction.atomic
