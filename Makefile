@@ -31,6 +31,8 @@ run: migrate
 ## make serve: production-style serving (gunicorn + whitenoise, compressed and hashed static
 ## files); needs SECRET_KEY etc. from the environment (README, "Deploying rrsurvey"). Plain HTTP on loopback:
 ## SECRET_KEY=... SECURE_SSL_REDIRECT=off make serve
+## Schedule `manage.py purge_trash` daily next to it (cron or a systemd timer; README,
+## "Deploying rrsurvey"): it deletes surveys that have been in the trash for TRASH_DAYS.
 serve: $(VENV)/.runtime-installed
 	$(PY) manage.py collectstatic --noinput
 	$(PY) manage.py migrate --noinput
