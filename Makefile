@@ -22,7 +22,6 @@ $(VENV)/.dev-installed: $(VENV)/.runtime-installed requirements-dev.txt
 
 migrate: $(VENV)/.runtime-installed
 	$(DEV_ENV) $(PY) manage.py migrate --noinput
-	$(DEV_ENV) $(PY) manage.py createcachetable
 
 ## make run: install, migrate, load the demo researcher and survey, serve on 127.0.0.1:$(PORT)
 run: migrate
@@ -32,10 +31,11 @@ run: migrate
 ## make serve: production-style serving (gunicorn + whitenoise, compressed and hashed static
 ## files); needs SECRET_KEY etc. from the environment (README, "Deploying rrsurvey"). Plain HTTP on loopback:
 ## SECRET_KEY=... SECURE_SSL_REDIRECT=off make serve
+## Schedule `manage.py purge_trash` daily next to it (cron or a systemd timer; README,
+## "Deploying rrsurvey"): it deletes surveys that have been in the trash for TRASH_DAYS.
 serve: $(VENV)/.runtime-installed
 	$(PY) manage.py collectstatic --noinput
 	$(PY) manage.py migrate --noinput
-	$(PY) manage.py createcachetable
 	GUNICORN_BIND=$${GUNICORN_BIND:-127.0.0.1:$(PORT)} WEB_CONCURRENCY=$${WEB_CONCURRENCY:-2} \
 		exec $(VENV)/bin/gunicorn -c deploy/gunicorn.conf.py
 

@@ -152,9 +152,8 @@ def django_setup(*, migrate=True):
 def make_survey(*, questions=QUESTIONS, username="bench-researcher"):
     """An open survey of ``questions`` questions, its owner, and the owner's API token."""
     from django.contrib.auth import get_user_model
-    from rest_framework.authtoken.models import Token
 
-    from surveys import services
+    from surveys import services, tokens
 
     owner = get_user_model().objects.create_user(username, password=secrets.token_urlsafe(16))
     survey = services.survey_create(
@@ -163,8 +162,7 @@ def make_survey(*, questions=QUESTIONS, username="bench-researcher"):
         questions=[f"Sensitive question {i + 1}?" for i in range(questions)],
     )
     survey = services.survey_open(survey=survey)
-    token, _created = Token.objects.get_or_create(user=owner)
-    return survey, owner, token.key
+    return survey, owner, tokens.token_issue(user=owner, name="benchmark").key
 
 
 def populate(survey, *, total, chunk=100_000):

@@ -8,6 +8,7 @@ import math
 import os
 import re
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import dj_database_url
 from csp.constants import NONE, SELF
@@ -79,6 +80,40 @@ def env_epsilon(name, default):
     return value
 
 
+_EMAIL_SCHEMES = {
+    "smtp": (25, False, False),
+    "smtp+tls": (587, True, False),
+    "smtps": (465, False, True),
+}
+
+
+def env_email_url(name):
+    """``smtp://user:pass@host:port`` (``smtp+tls://`` STARTTLS, ``smtps://`` TLS) -> settings."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return None
+    parts = urlsplit(raw)
+    if parts.scheme not in _EMAIL_SCHEMES or not parts.hostname:
+        raise ImproperlyConfigured(
+            f"{name} must look like smtp+tls://user:password@host:587 "
+            f"(schemes: {', '.join(sorted(_EMAIL_SCHEMES))}), got scheme {parts.scheme!r}"
+        )
+    default_port, use_tls, use_ssl = _EMAIL_SCHEMES[parts.scheme]
+    try:
+        port = parts.port or default_port
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} has a port that is not a number") from None
+    return {
+        "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+        "EMAIL_HOST": parts.hostname,
+        "EMAIL_PORT": port,
+        "EMAIL_HOST_USER": unquote(parts.username or ""),
+        "EMAIL_HOST_PASSWORD": unquote(parts.password or ""),
+        "EMAIL_USE_TLS": use_tls,
+        "EMAIL_USE_SSL": use_ssl,
+    }
+
+
 DEBUG = env_bool("DEBUG", False)
 
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
@@ -102,13 +137,13 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "csp",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "surveys",
 ]
 
 MIDDLEWARE = [
+    "surveys.middleware.PrivateCacheMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "surveys.api.limits.RequestBodyLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -196,10 +231,43 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# Django's username/password backend behind the sign-in failure limits (surveys/login_throttle.py).
+AUTHENTICATION_BACKENDS = ["surveys.login_throttle.ThrottledModelBackend"]
+# Failed sign-ins (page, admin, API token) per username and per client address in a fixed
+# window; once spent, even the right password is refused until the window ends.
+LOGIN_FAILURE_LIMIT = env_rate("LOGIN_FAILURE_LIMIT", "10/h")
+LOGIN_CLIENT_FAILURE_LIMIT = env_rate("LOGIN_CLIENT_FAILURE_LIMIT", "50/h")
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "surveys:dashboard"
 LOGOUT_REDIRECT_URL = "login"
-SIGNUP_ENABLED = env_bool("SIGNUP_ENABLED", True)
+# Open sign-up: on by default only in development; a public server opts in.
+SIGNUP_ENABLED = env_bool("SIGNUP_ENABLED", DEBUG)
+# Sign-up attempts per client address (keyed-hash counters, as every throttle here).
+SIGNUP_RATE_LIMIT = env_rate("SIGNUP_RATE_LIMIT", "5/h")
+# What one account may hold; a clear message names the limit when it is reached.
+MAX_SURVEYS_PER_USER = env_int("MAX_SURVEYS_PER_USER", 200, minimum=1)
+MAX_QUESTIONS_PER_USER = env_int("MAX_QUESTIONS_PER_USER", 5000, minimum=1)
+# --- Email (password reset) ---------------------------------------------------------------
+# SMTP from EMAIL_URL; without it the console backend, which prints mail to the server's log.
+# Password reset links are secrets, so without EMAIL_URL the reset pages exist only when DEBUG.
+_EMAIL = env_email_url("EMAIL_URL")
+if _EMAIL:
+    globals().update(_EMAIL)
+else:
+    EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
+PASSWORD_RESET_ENABLED = bool(_EMAIL) or DEBUG
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "rrsurvey@localhost").strip()
+EMAIL_TIMEOUT = 10
+PASSWORD_RESET_TIMEOUT = 3 * 3600  # a reset link works for three hours
+# Password reset requests per client (each may send an email).
+PASSWORD_RESET_RATE_LIMIT = env_rate("PASSWORD_RESET_RATE_LIMIT", "5/h")
+
+# Days a deleted survey waits in its owner's trash before `manage.py purge_trash` removes it.
+TRASH_DAYS = env_int("TRASH_DAYS", 30, minimum=1)
+
+# API tokens (surveys/tokens.py): days until a new token expires, and how many one user holds.
+API_TOKEN_TTL_DAYS = env_int("API_TOKEN_TTL_DAYS", 30, minimum=1)
+MAX_API_TOKENS_PER_USER = 20
 
 # --- Internationalisation -------------------------------------------------------------
 LANGUAGE_CODE = "en"
@@ -246,7 +314,7 @@ API_MAX_BODY_BYTES = 1024 * 1024
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "surveys.api.authentication.ApiTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
@@ -338,5 +406,9 @@ LOGGING = {
         "django": {"level": LOG_LEVEL},
         # runserver's request lines (make run): through the same filtered handler.
         "django.server": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
+        # At DEBUG, Django's template engine logs every failed variable lookup with an
+        # exception whose text is the whole page context: CSRF token, user, form data. Never
+        # below INFO, whatever LOG_LEVEL says.
+        "django.template": {"level": "INFO" if LOG_LEVEL == "DEBUG" else LOG_LEVEL},
     },
 }

@@ -1,7 +1,20 @@
+from django import forms
 from django.contrib import admin
-from django.utils.translation import gettext_lazy as _
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
+from . import services
+from .account_forms import AdminLoginForm
 from .models import Question, Survey
+from .public_results import EPSILON_MAX, EPSILON_MIN
+
+# The admin's sign-in counts against the same failure limits as the site's.
+admin.site.login_form = AdminLoginForm
+
+
+def _frozen(survey):
+    return survey is not None and survey.pk is not None and survey.is_frozen
 
 
 class QuestionInline(admin.TabularInline):
@@ -10,19 +23,79 @@ class QuestionInline(admin.TabularInline):
     readonly_fields = ("reports", "yes_reports")
     extra = 0
 
-    @admin.display(description=_("Reports"))
+    @admin.display(description=gettext_lazy("Reports"))
     def reports(self, question):
         return question.survey.tally(question.pk)[0]
 
-    @admin.display(description=_("Yes reports"))
+    @admin.display(description=gettext_lazy("Yes reports"))
     def yes_reports(self, question):
         return question.survey.tally(question.pk)[1]
+
+    # A frozen survey's questions are shown, never changed: its reports answer these texts.
+    def has_add_permission(self, request, obj=None):
+        return not _frozen(obj) and super().has_add_permission(request, obj)
+
+    def has_change_permission(self, request, obj=None):
+        return not _frozen(obj) and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        return not _frozen(obj) and super().has_delete_permission(request, obj)
+
+
+class SurveyAdminForm(forms.ModelForm):
+    """The services' rules for the survey's fields, and the public page's ε range."""
+
+    class Meta:
+        model = Survey
+        fields = (
+            "owner",
+            "title",
+            "intro",
+            "language",
+            "status",
+            *services.DESIGN_FIELDS,
+            "confidence",
+            "ci_method",
+            "min_n",
+            "public_results",
+            "public_epsilon",
+        )
+
+    def clean(self):
+        cleaned = super().clean()
+        editable = {
+            field: cleaned[field]
+            for field in services.EDITABLE_SURVEY_FIELDS
+            if field in cleaned and cleaned[field] is not None
+        }
+        current = self.instance if self.instance.pk else None
+        try:
+            services.clean_survey_fields(editable, current=current)
+        except ValidationError as exc:
+            for field, errors in exc.message_dict.items():
+                self.add_error(field if field in self.fields else None, errors)
+        epsilon = cleaned.get("public_epsilon")
+        if epsilon is not None and not EPSILON_MIN <= epsilon <= EPSILON_MAX:
+            self.add_error(
+                "public_epsilon",
+                _("Must be a number from %(min)s to %(max)s, got %(v)r.")
+                % {"min": EPSILON_MIN, "max": EPSILON_MAX, "v": epsilon},
+            )
+        return cleaned
 
 
 @admin.register(Survey)
 class SurveyAdmin(admin.ModelAdmin):
+    form = SurveyAdminForm
     list_display = ("title", "owner", "status", "response_count", "created_at")
     list_filter = ("status", "language")
     search_fields = ("title", "owner__username")
     readonly_fields = ("slug", "response_count", "created_at", "updated_at")
     inlines = [QuestionInline]
+
+    def get_readonly_fields(self, request, obj=None):
+        fields = list(super().get_readonly_fields(request, obj))
+        if _frozen(obj):
+            # Reports were drawn with these coins: other coins would change what they mean.
+            fields += list(services.DESIGN_FIELDS)
+        return fields

@@ -72,6 +72,13 @@ def design_fingerprint_of(*, p_truth, p_forced_yes, questions, grouping) -> str:
     return hashlib.sha256(canonical.encode()).hexdigest()[:32]
 
 
+class LiveSurveyManager(models.Manager):
+    """Surveys not in the trash: what every page, API route and service sees."""
+
+    def get_queryset(self):
+        return super().get_queryset().filter(deleted_at__isnull=True)
+
+
 class Survey(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", _("Draft")
@@ -120,9 +127,16 @@ class Survey(models.Model):
     report_tallies = models.JSONField(default=dict, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+    # Set when the owner deletes the survey: it waits in their trash (restorable) until
+    # ``manage.py purge_trash`` deletes it for good, TRASH_DAYS later.
+    deleted_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    all_objects = models.Manager()  # the trash too: restoring, purging, the admin
+    objects = LiveSurveyManager()
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        default_manager_name = "objects"
         constraints = [
             models.CheckConstraint(
                 condition=Q(p_truth__gt=0) & Q(p_truth__lt=1), name="survey_p_truth_open_unit"
@@ -322,3 +336,27 @@ class PublicRelease(models.Model):
 
     def __str__(self):
         return f"{self.survey_id} @ {self.released_at:%Y-%m-%d %H:%M}"
+
+
+class ApiToken(models.Model):
+    """A researcher's API token, stored as a SHA-256 digest: the key itself is shown once.
+
+    A token is 256 random bits, so a fast hash is enough (nothing to brute-force, unlike a
+    password); a copy of the database then holds nothing that signs anyone in.
+    """
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    name = models.CharField(_("name"), max_length=100)
+    # The key's first characters, shown in lists so a researcher can tell tokens apart.
+    prefix = models.CharField(max_length=12)
+    digest = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self):
+        return f"{self.name} ({self.prefix}…)"

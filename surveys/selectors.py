@@ -104,6 +104,17 @@ def surveys_for_owner(*, owner):
     )
 
 
+def surveys_in_trash(*, owner):
+    """The owner's trashed surveys, most recently deleted first."""
+    return list(
+        Survey.all_objects.filter(owner=owner, deleted_at__isnull=False).order_by("-deleted_at")
+    )
+
+
+def survey_in_trash(*, owner, survey_id) -> bool:
+    return Survey.all_objects.filter(pk=survey_id, owner=owner, deleted_at__isnull=False).exists()
+
+
 def survey_for_owner(*, owner, survey_id) -> Survey:
     """Another owner's survey is indistinguishable from a missing one (404, never 403)."""
     try:

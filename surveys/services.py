@@ -9,8 +9,10 @@ import math
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import BigIntegerField, Case, Count, F, Max, Q, Value, When
@@ -48,6 +50,9 @@ EDITABLE_SURVEY_FIELDS = (
 DESIGN_FIELDS = ("p_truth", "p_forced_yes")
 MAX_QUESTIONS = 100
 DESIGN_MIN, DESIGN_MAX = 0.001, 0.999
+# Ids are signed 64-bit in the database: a larger key can name no row, and PostgreSQL would
+# refuse to even compare it (an error, not "no such question"), so it is refused here.
+ID_MIN, ID_MAX = -(2**63), 2**63 - 1
 
 
 class SurveyConflict(Exception):
@@ -151,8 +156,11 @@ def ensure_within_epsilon_ceiling(*, p_truth, p_forced_yes):
         )
 
 
-def _clean_survey_fields(data, *, current=None):
-    """Validate the editable fields present in ``data``; ``current`` supplies the other coin."""
+def clean_survey_fields(data, *, current=None):
+    """Validate the editable fields present in ``data``; ``current`` supplies the other coin.
+
+    Public: the admin's survey form validates with it too, so the rules exist once.
+    """
     cleaned = {}
     unknown = set(data) - set(EDITABLE_SURVEY_FIELDS)
     if unknown:
@@ -225,13 +233,48 @@ def _ensure_not_frozen(survey):
         raise SurveyFrozen(str(FROZEN_MESSAGE))
 
 
+def _ensure_owner_room(*, owner, field, surveys=0, questions=0, replacing=None):
+    """Refuse a write that would take ``owner`` past MAX_SURVEYS_PER_USER or
+    MAX_QUESTIONS_PER_USER; ``replacing`` is a survey whose questions the write replaces."""
+    # The owner's row serialises their concurrent writes, so two cannot both pass the counts.
+    get_user_model().objects.select_for_update().filter(pk=owner.pk).first()
+    if surveys:
+        limit = settings.MAX_SURVEYS_PER_USER
+        if Survey.objects.filter(owner=owner).count() + surveys > limit:
+            raise ValidationError(
+                _(
+                    "You have reached the limit of %(max)d surveys per account; delete one "
+                    "before creating another."
+                )
+                % {"max": limit}
+            )
+    if questions:
+        limit = settings.MAX_QUESTIONS_PER_USER
+        existing = Question.objects.filter(survey__owner=owner)
+        if replacing is not None:
+            existing = existing.exclude(survey=replacing)
+        if existing.count() + questions > limit:
+            raise ValidationError(
+                {
+                    field: [
+                        _(
+                            "Your surveys may hold at most %(max)d questions in all; this "
+                            "would make %(n)d."
+                        )
+                        % {"max": limit, "n": existing.count() + questions}
+                    ]
+                }
+            )
+
+
 # --- surveys ------------------------------------------------------------------------------
 
 
 @transaction.atomic
 def survey_create(*, owner, title, questions=(), **fields) -> Survey:
-    cleaned = _clean_survey_fields({"title": title, **fields})
+    cleaned = clean_survey_fields({"title": title, **fields})
     texts = _clean_question_texts(questions)
+    _ensure_owner_room(owner=owner, field="questions", surveys=1, questions=len(texts))
     survey = Survey.objects.create(owner=owner, **cleaned)
     Question.objects.bulk_create(
         Question(survey=survey, position=index, text=text) for index, text in enumerate(texts)
@@ -243,7 +286,7 @@ def survey_create(*, owner, title, questions=(), **fields) -> Survey:
 def survey_update(*, survey, data: Mapping, questions=None) -> Survey:
     """Update survey fields and, when ``questions`` is given, replace the question list."""
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
-    cleaned = _clean_survey_fields(dict(data), current=survey)
+    cleaned = clean_survey_fields(dict(data), current=survey)
     design_changes = {
         field
         for field in DESIGN_FIELDS
@@ -256,6 +299,9 @@ def survey_update(*, survey, data: Mapping, questions=None) -> Survey:
     survey.save()
     if questions is not None:
         texts = _clean_question_texts(questions)
+        _ensure_owner_room(
+            owner=survey.owner, field="questions", questions=len(texts), replacing=survey
+        )
         survey.questions.all().delete()
         Question.objects.bulk_create(
             Question(survey=survey, position=index, text=text) for index, text in enumerate(texts)
@@ -270,6 +316,9 @@ def survey_duplicate(*, survey) -> Survey:
     The way to change a design once it is frozen: the copy has its own link (a new slug), no
     responses, and is not published on a public results page until its owner says so.
     """
+    _ensure_owner_room(
+        owner=survey.owner, field="questions", surveys=1, questions=survey.questions.count()
+    )
     settings_kept = {field: getattr(survey, field) for field in EDITABLE_SURVEY_FIELDS}
     settings_kept["title"] = (_("%(title)s (copy)") % {"title": survey.title})[:200]
     copy = Survey.objects.create(owner=survey.owner, **settings_kept)
@@ -291,7 +340,34 @@ def survey_duplicate(*, survey) -> Survey:
 
 
 def survey_delete(*, survey) -> None:
-    survey.delete()
+    """Move the survey to its owner's trash, closed: it takes no responses there and is gone
+    from every page and API route until restored or purged (``trash_purge``)."""
+    survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    survey.deleted_at = timezone.now()
+    survey.status = Survey.Status.CLOSED
+    survey.save(update_fields=["deleted_at", "status", "updated_at"])
+
+
+@transaction.atomic
+def survey_restore(*, owner, survey_id) -> Survey:
+    """Take one of ``owner``'s surveys out of the trash (closed, as it went in).
+
+    Raises ``Survey.DoesNotExist`` when the owner has no such survey in the trash."""
+    survey = Survey.all_objects.select_for_update().get(
+        pk=survey_id, owner=owner, deleted_at__isnull=False
+    )
+    survey.deleted_at = None
+    survey.save(update_fields=["deleted_at", "updated_at"])
+    return survey
+
+
+def trash_purge(*, now=None) -> int:
+    """Delete for good the surveys trashed more than TRASH_DAYS ago; how many there were."""
+    cutoff = (now or timezone.now()) - timedelta(days=settings.TRASH_DAYS)
+    expired = Survey.all_objects.filter(deleted_at__lte=cutoff)
+    count = expired.count()
+    expired.delete()
+    return count
 
 
 @transaction.atomic
@@ -334,6 +410,7 @@ def question_add(*, survey, text) -> Question:
     text = _clean_text("text", text, max_length=1000)
     if survey.questions.count() >= MAX_QUESTIONS:
         raise ValidationError({"text": [_("At most %(max)d questions.") % {"max": MAX_QUESTIONS}]})
+    _ensure_owner_room(owner=survey.owner, field="text", questions=1)
     last = survey.questions.aggregate(last=Max("position"))["last"]
     return Question.objects.create(
         survey=survey, position=0 if last is None else last + 1, text=text
@@ -405,7 +482,11 @@ def _answer_bits(answers):
             question_id = int(key)
         except (TypeError, ValueError):
             question_id = None
-        if question_id is None or str(question_id) != str(key).strip():
+        if (
+            question_id is None
+            or str(question_id) != str(key).strip()
+            or not ID_MIN <= question_id <= ID_MAX
+        ):
             raise ValidationError(
                 {
                     "answers": [

@@ -11,7 +11,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import HttpResponse, HttpResponseNotAllowed, JsonResponse
+from django.http import Http404, HttpResponse, HttpResponseNotAllowed, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -309,7 +309,11 @@ def survey_open(request, survey):
 
 @owner_view("POST")
 def survey_duplicate(request, survey):
-    copy = services.survey_duplicate(survey=survey)
+    try:
+        copy = services.survey_duplicate(survey=survey)
+    except ValidationError as exc:  # the account's limit on surveys or questions
+        messages.error(request, " ".join(exc.messages))
+        return redirect("surveys:builder", pk=survey.pk)
     messages.success(
         request,
         _(
@@ -331,11 +335,44 @@ def survey_close(request, survey):
 @owner_view("GET", "POST")
 def survey_delete(request, survey):
     if request.method != "POST":
-        return render(request, "surveys/survey_delete.html", {"survey": survey})
+        context = {"survey": survey, "trash_days": settings.TRASH_DAYS}
+        return render(request, "surveys/survey_delete.html", context)
     title = survey.title
     services.survey_delete(survey=survey)
-    messages.success(request, _("Deleted the survey “%(title)s”.") % {"title": title})
+    messages.success(
+        request,
+        _("Moved the survey “%(title)s” to the trash; you can restore it for %(days)d days.")
+        % {"title": title, "days": settings.TRASH_DAYS},
+    )
     return redirect("surveys:dashboard")
+
+
+@login_required
+def trash(request):
+    context = {
+        "surveys": selectors.surveys_in_trash(owner=request.user),
+        "days": settings.TRASH_DAYS,
+    }
+    return render(request, "surveys/trash.html", context)
+
+
+@login_required
+def survey_restore(request, pk):
+    # Like every survey route: 404 for what is not the user's (here: in their trash) first.
+    if not selectors.survey_in_trash(owner=request.user, survey_id=pk):
+        raise Http404("No such survey in your trash.")
+    if request.method != "POST":
+        return HttpResponseNotAllowed(["POST"])
+    try:
+        survey = services.survey_restore(owner=request.user, survey_id=pk)
+    except Survey.DoesNotExist:  # purged or restored meanwhile
+        raise Http404("No such survey in your trash.") from None
+    messages.success(
+        request,
+        _("Restored the survey “%(title)s”. It is closed: open it again when you are ready.")
+        % {"title": survey.title},
+    )
+    return redirect("surveys:builder", pk=survey.pk)
 
 
 # --- sharing ------------------------------------------------------------------------------
@@ -354,11 +391,10 @@ def survey_share(request, survey):
 @owner_view("GET")
 def survey_qr(request, survey):
     title = _("QR code for the survey “%(title)s”") % {"title": survey.title}
-    response = HttpResponse(
+    # Private and not stored, as every owner page (surveys.middleware.PrivateCacheMiddleware).
+    return HttpResponse(
         qr_svg(_respondent_url(request, survey), title=title), content_type="image/svg+xml"
     )
-    response["Cache-Control"] = "private, max-age=3600"
-    return response
 
 
 # --- results ------------------------------------------------------------------------------

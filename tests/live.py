@@ -6,8 +6,8 @@ more than one process (shared-cache throttling, concurrency).
 
 The database is prepared for the server alone: a temporary SQLite file, or, when the suite
 runs with DATABASE_URL pointing at PostgreSQL, a fresh database on the same server that is
-dropped afterwards. Both are migrated and get the cache table by ``manage.py`` in a
-subprocess, exactly as a deployment would.
+dropped afterwards. Both are migrated by ``manage.py migrate`` in a subprocess (which also
+creates the cache table), exactly as a deployment would.
 """
 
 import http.client
@@ -177,7 +177,6 @@ def gunicorn_server(*, workers=2, env=None, debug=True, args=(), host="127.0.0.1
                 )
             server_env.update(env or {})
             _manage(server_env, "migrate", "--noinput")
-            _manage(server_env, "createcachetable")
             port = free_port(host)
             access_log = workdir / "access.log"
             error_log = workdir / "error.log"
@@ -216,6 +215,51 @@ def gunicorn_server(*, workers=2, env=None, debug=True, args=(), host="127.0.0.1
                 port=port,
                 env=server_env,
                 access_log=access_log,
+                error_log=error_log,
+                process=process,
+            )
+            try:
+                _wait_until_ready(server)
+                yield server
+            finally:
+                process.terminate()
+                try:
+                    process.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    process.kill()
+                    process.wait()
+
+
+@contextmanager
+def development_server(*, env=None):
+    """``manage.py runserver`` (what ``make run`` serves), DEBUG on, on a free port.
+
+    It yields the same handle as ``gunicorn_server`` (requests, ``manage``); the error log
+    holds runserver's output, and there are no workers or access log to read.
+    """
+    with tempfile.TemporaryDirectory(prefix="rrsurvey-dev-") as tmp:
+        workdir = Path(tmp)
+        with _database(workdir) as database_url:
+            server_env = {k: v for k, v in os.environ.items() if k not in _DROPPED}
+            server_env.update(DATABASE_URL=database_url, PYTHONUNBUFFERED="1", DEBUG="1")
+            server_env.update(env or {})
+            _manage(server_env, "migrate", "--noinput")
+            port = free_port()
+            error_log = workdir / "error.log"
+            with open(error_log, "ab") as errors:
+                process = subprocess.Popen(
+                    [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
+                    cwd=ROOT,
+                    env=server_env,
+                    stdout=errors,
+                    stderr=subprocess.STDOUT,
+                )
+            server = GunicornServer(
+                url=f"http://127.0.0.1:{port}",
+                host="127.0.0.1",
+                port=port,
+                env=server_env,
+                access_log=workdir / "no-access.log",
                 error_log=error_log,
                 process=process,
             )

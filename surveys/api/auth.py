@@ -1,31 +1,21 @@
-"""API tokens: obtain one with a username and password, revoke it with DELETE."""
+"""API tokens: obtain one with a username and password; list and revoke them (surveys.tokens)."""
 
-from django.db import transaction
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
-from rest_framework.authtoken.models import Token
+from rest_framework.exceptions import NotFound
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .serializers import ErrorSerializer, TokenRequestSerializer, TokenSerializer
+from .. import tokens
+from ..models import ApiToken
+from .serializers import (
+    ApiTokenSerializer,
+    ErrorSerializer,
+    IssuedTokenSerializer,
+    TokenRequestSerializer,
+)
 from .throttling import TokenRequestThrottle
-
-# --- services (writes) --------------------------------------------------------------------
-
-
-def token_issue(*, user) -> Token:
-    """The user's token, created on first request; the same token until revoked."""
-    with transaction.atomic():
-        token, _created = Token.objects.get_or_create(user=user)
-    return token
-
-
-def token_revoke(*, user) -> None:
-    Token.objects.filter(user=user).delete()
-
-
-# --- view ---------------------------------------------------------------------------------
 
 
 @extend_schema(tags=["auth"])
@@ -45,14 +35,16 @@ class TokenView(APIView):
 
     @extend_schema(
         operation_id="auth_token_create",
-        summary="Obtain an API token",
+        summary="Obtain a new API token",
         description=(
-            "Send a researcher's username and password; use the token as "
-            "`Authorization: Token <token>`. The same token is returned until revoked."
+            "Send a researcher's username and password (and a name for the token); use the "
+            "token as `Authorization: Token <token>`. Each call issues a new token, shown only "
+            "in this response; it expires after API_TOKEN_TTL_DAYS days (default 30). Failed "
+            "attempts are limited per username and per client (429 once spent)."
         ),
         request=TokenRequestSerializer,
         responses={
-            200: TokenSerializer,
+            200: IssuedTokenSerializer,
             400: OpenApiResponse(ErrorSerializer, description="Missing or wrong credentials."),
             429: OpenApiResponse(ErrorSerializer, description="Too many attempts."),
         },
@@ -61,18 +53,55 @@ class TokenView(APIView):
     def post(self, request):
         body = TokenRequestSerializer(data=request.data, context={"request": request})
         body.is_valid(raise_exception=True)
-        token = token_issue(user=body.validated_data["user"])
-        return Response(TokenSerializer(token).data)
+        # A token limit reached is a Django ValidationError naming "name": errors.py makes
+        # it the usual 400.
+        issued = tokens.token_issue(
+            user=body.validated_data["user"], name=body.validated_data.get("name", "")
+        )
+        return Response(IssuedTokenSerializer(issued).data)
 
     @extend_schema(
         operation_id="auth_token_destroy",
-        summary="Revoke the caller's API token",
+        summary="Revoke the API token this request is made with",
         request=None,
         responses={
-            204: OpenApiResponse(description="Revoked (also when there was none)."),
+            204: OpenApiResponse(description="Revoked (nothing when signed in by session)."),
             401: OpenApiResponse(ErrorSerializer, description="Not authenticated."),
         },
     )
     def delete(self, request):
-        token_revoke(user=request.user)
+        if isinstance(request.auth, ApiToken):
+            tokens.token_revoke(user=request.user, token_id=request.auth.pk)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+@extend_schema(tags=["auth"])
+class TokenListView(APIView):
+    @extend_schema(
+        operation_id="auth_tokens_list",
+        summary="The caller's unexpired API tokens (names and first characters, never keys)",
+        responses={
+            200: ApiTokenSerializer(many=True),
+            401: OpenApiResponse(ErrorSerializer, description="Not authenticated."),
+        },
+    )
+    def get(self, request):
+        return Response(ApiTokenSerializer(tokens.tokens_of(user=request.user), many=True).data)
+
+
+@extend_schema(tags=["auth"])
+class TokenDetailView(APIView):
+    @extend_schema(
+        operation_id="auth_tokens_destroy",
+        summary="Revoke one of the caller's API tokens",
+        request=None,
+        responses={
+            204: OpenApiResponse(description="Revoked."),
+            401: OpenApiResponse(ErrorSerializer, description="Not authenticated."),
+            404: OpenApiResponse(ErrorSerializer, description="No such token of yours."),
+        },
+    )
+    def delete(self, request, token_id):
+        if not tokens.token_revoke(user=request.user, token_id=token_id):
+            raise NotFound()
         return Response(status=status.HTTP_204_NO_CONTENT)

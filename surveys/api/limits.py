@@ -56,8 +56,10 @@ class RequestBodyLimitMiddleware:
                 self._drain(request.META.get("wsgi.input"), min(length, DRAIN_LIMIT))
                 return JsonResponse(
                     {"detail": _too_large_message(), "errors": {}},
+                    # No "Connection: close": WSGI forbids an application to set hop-by-hop
+                    # headers (runserver answered 500); the drain above is what keeps the
+                    # connection usable, and the server decides whether to close it.
                     status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
-                    headers={"Connection": "close"},
                 )
         return self.get_response(request)
 

@@ -8,9 +8,10 @@ from django.contrib.auth import authenticate
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
-from rest_framework import serializers
+from rest_framework import exceptions, serializers
 
 from .. import selectors, services
+from ..login_throttle import login_block
 from ..models import CI_METHODS, Survey
 
 # --- strict scalar fields: JSON types are not coerced (true is not 1, "0.5" is not 0.5) ------
@@ -133,8 +134,17 @@ class ErrorSerializer(serializers.Serializer):
 class TokenRequestSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     username = StrictCharField(max_length=150)
     password = StrictCharField(max_length=4096, trim_whitespace=False)
+    name = StrictCharField(
+        max_length=100,
+        required=False,
+        allow_blank=True,
+        help_text="What the token is for (a script, a machine), shown in the token list.",
+    )
 
     def validate(self, attrs):
+        block = login_block(request=self.context.get("request"), username=attrs["username"])
+        if block is not None:
+            raise exceptions.Throttled(wait=block.retry_after, detail=block.message())
         user = authenticate(
             self.context.get("request"), username=attrs["username"], password=attrs["password"]
         )
@@ -147,8 +157,20 @@ class TokenRequestSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         return attrs
 
 
-class TokenSerializer(serializers.Serializer):
-    token = serializers.CharField(source="key")
+class ApiTokenSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    prefix = serializers.CharField(help_text="The token's first characters.")
+    created_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField()
+
+
+class IssuedTokenSerializer(serializers.Serializer):
+    token = serializers.CharField(source="key", help_text="Shown only in this response.")
+    id = serializers.IntegerField(source="token.id")
+    name = serializers.CharField(source="token.name")
+    created_at = serializers.DateTimeField(source="token.created_at")
+    expires_at = serializers.DateTimeField(source="token.expires_at")
 
 
 # --- researcher: surveys ------------------------------------------------------------------
@@ -158,6 +180,13 @@ class QuestionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     id = serializers.IntegerField(read_only=True)
     position = serializers.IntegerField(read_only=True)
     text = StrictCharField(max_length=1000)
+
+    def validate(self, attrs):
+        # PATCH makes fields optional down to nested ones, but a question in the list replaces
+        # an old one whole: it needs its text.
+        if "text" not in attrs:
+            raise serializers.ValidationError({"text": [_("This field is required.")]})
+        return attrs
 
 
 class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):

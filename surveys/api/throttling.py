@@ -15,6 +15,7 @@ import hmac
 import ipaddress
 import math
 import time
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.core.cache import cache
@@ -62,6 +63,44 @@ def count_hit(key, *, ttl):
     return 1
 
 
+@dataclass(frozen=True)
+class Window:
+    """One fixed-window counter: its cache key, the limit and the seconds left in the window."""
+
+    key: str
+    limit: int
+    retry_after: float
+
+    @property
+    def ttl(self):
+        return math.ceil(self.retry_after)
+
+    def hit(self):
+        """Count one event; the count including it."""
+        return count_hit(self.key, ttl=self.ttl)
+
+    def count(self):
+        """Events counted so far in this window, without counting one."""
+        return cache.get(self.key, 0)
+
+
+def window_for(*, scope, ident, rate):
+    """The current window's counter for ``ident`` (an address, a username...) under ``scope``.
+
+    The key is an HMAC of scope, window and ident keyed with SECRET_KEY: the cache never holds
+    the ident itself.
+    """
+    limit, duration = parse_rate(rate)
+    now = clock()
+    window = int(now // duration)
+    digest = hmac.new(
+        settings.SECRET_KEY.encode(), f"{scope}:{window}:{ident}".encode(), hashlib.sha256
+    ).hexdigest()[:32]
+    return Window(
+        key=f"throttle:{scope}:{digest}", limit=limit, retry_after=(window + 1) * duration - now
+    )
+
+
 class ClientRateThrottle(BaseThrottle):
     """Fixed-window count per client; ``rate_setting`` names a setting like ``"120/min"``."""
 
@@ -72,17 +111,9 @@ class ClientRateThrottle(BaseThrottle):
         rate = getattr(settings, self.rate_setting)
         if rate is None:
             return True
-        limit, duration = parse_rate(rate)
-        now = clock()
-        window = int(now // duration)
-        self.retry_after = (window + 1) * duration - now
-        digest = hmac.new(
-            settings.SECRET_KEY.encode(),
-            f"{self.scope}:{window}:{client_ident(request)}".encode(),
-            hashlib.sha256,
-        ).hexdigest()[:32]
-        key = f"throttle:{self.scope}:{digest}"
-        return count_hit(key, ttl=math.ceil(self.retry_after)) <= limit
+        window = window_for(scope=self.scope, ident=client_ident(request), rate=rate)
+        self.retry_after = window.retry_after
+        return window.hit() <= window.limit
 
     def wait(self):
         return math.ceil(self.retry_after)

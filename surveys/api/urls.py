@@ -12,6 +12,8 @@ app_name = "api"
 
 urlpatterns = [
     path("auth/token/", auth.TokenView.as_view(), name="token"),
+    path("auth/tokens/", auth.TokenListView.as_view(), name="token-list"),
+    path("auth/tokens/<int:token_id>/", auth.TokenDetailView.as_view(), name="token-detail"),
     path("surveys/", researcher.SurveyListView.as_view(), name="survey-list"),
     path("surveys/<int:survey_id>/", researcher.SurveyDetailView.as_view(), name="survey-detail"),
     path("surveys/<int:survey_id>/open/", researcher.SurveyOpenView.as_view(), name="survey-open"),

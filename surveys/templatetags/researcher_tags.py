@@ -47,3 +47,8 @@ def grouped(value):
 def signup_enabled():
     """Read at render time, so switching SIGNUP_ENABLED off hides every sign-up link."""
     return settings.SIGNUP_ENABLED
+
+
+@register.simple_tag
+def password_reset_enabled():
+    return settings.PASSWORD_RESET_ENABLED

@@ -2,9 +2,9 @@
 
 import pytest
 from django.core.cache import cache
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from surveys import tokens
 from tests.live import gunicorn_server
 
 LIVE_USERNAME = "live-researcher"
@@ -13,8 +13,8 @@ LIVE_PASSWORD = "live-password-correct-horse-42"
 
 def _token_client(user):
     client = APIClient()
-    token, _created = Token.objects.get_or_create(user=user)
-    client.credentials(HTTP_AUTHORIZATION=f"Token {token.key}")
+    key = tokens.token_issue(user=user, name="tests").key
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     return client
 
 

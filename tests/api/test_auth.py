@@ -1,10 +1,10 @@
 """POST/DELETE /api/v1/auth/token/ and session authentication."""
 
 import pytest
-from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from surveys.api import throttling
+from surveys.models import ApiToken
 from tests.conftest import PASSWORD
 
 TOKEN_URL = "/api/v1/auth/token/"
@@ -12,12 +12,19 @@ TOKEN_URL = "/api/v1/auth/token/"
 pytestmark = pytest.mark.django_db
 
 
-def test_token_is_issued_for_good_credentials_and_stays_the_same(anonymous_api, owner):
+def test_each_token_request_issues_a_new_token_stored_only_as_a_digest(anonymous_api, owner):
     first = anonymous_api.post(TOKEN_URL, {"username": "owner", "password": PASSWORD})
-    second = anonymous_api.post(TOKEN_URL, {"username": "owner", "password": PASSWORD})
-    assert first.status_code == 200
-    assert first.json()["token"] == Token.objects.get(user=owner).key
-    assert second.json() == first.json()
+    second = anonymous_api.post(
+        TOKEN_URL, {"username": "owner", "password": PASSWORD, "name": "laptop"}
+    )
+    assert first.status_code == second.status_code == 200
+    assert first.json()["token"] != second.json()["token"]
+    assert second.json()["name"] == "laptop"
+    stored = ApiToken.objects.filter(user=owner)
+    assert stored.count() == 2
+    for token in stored:
+        assert first.json()["token"] not in (token.digest, token.prefix)
+        assert second.json()["token"] not in (token.digest, token.prefix)
 
 
 def test_token_authenticates_api_requests(anonymous_api, owner):
@@ -42,7 +49,7 @@ def test_bad_credentials_are_400_naming_password_without_telling_which(
     body = response.json()
     assert list(body["errors"]) == ["password"]
     assert body["detail"].startswith("password: Unable to sign in")
-    assert not Token.objects.exists()
+    assert not ApiToken.objects.exists()
 
 
 @pytest.mark.parametrize(
@@ -70,8 +77,9 @@ def test_inactive_user_gets_no_token(anonymous_api, owner):
 
 def test_delete_revokes_the_callers_token_only(owner_api, other_api, owner, other_researcher):
     assert owner_api.delete(TOKEN_URL).status_code == 204
-    assert not Token.objects.filter(user=owner).exists()
-    assert Token.objects.filter(user=other_researcher).exists()
+    assert not ApiToken.objects.filter(user=owner).exists()
+    assert ApiToken.objects.filter(user=other_researcher).exists()
+    assert other_api.get("/api/v1/surveys/").status_code == 200
     revoked = owner_api.get("/api/v1/surveys/")
     assert revoked.status_code == 401
     assert revoked.json()["detail"] == "Invalid token."

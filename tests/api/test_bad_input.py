@@ -156,3 +156,41 @@ def test_malformed_authorization_headers_are_401(anonymous_api, header):
     response = anonymous_api.get("/api/v1/surveys/", HTTP_AUTHORIZATION=header)
     assert response.status_code in (401, 403)
     _assert_error_shape(response)
+
+
+@pytest.mark.parametrize("question", [{}, {"id": 3}, {"position": 0}])
+def test_patch_with_a_question_lacking_text_is_400_naming_text(owner_api, make_survey, question):
+    survey = make_survey(status=Survey.Status.DRAFT)
+    before = list(survey.questions.values_list("text", flat=True))
+    response = owner_api.patch(
+        f"/api/v1/surveys/{survey.id}/", {"questions": [{"text": "Kept?"}, question]}
+    )
+    assert response.status_code == 400
+    assert "text" in json.dumps(response.json()["errors"])
+    assert list(survey.questions.values_list("text", flat=True)) == before
+
+
+@pytest.mark.parametrize("key", [str(2**63), str(-(2**63) - 1), str(10**30), str(2**64)])
+def test_an_answer_key_beyond_the_64_bit_range_is_400_on_every_path(respondent, frozen_survey, key):
+    # frozen_survey has a response, so on PostgreSQL the one-statement fast path runs first.
+    ids = list(frozen_survey.questions.values_list("id", flat=True))
+    body = {"submission_id": str(uuid.uuid4()), "answers": {str(ids[0]): True, key: False}}
+    stored = Submission.objects.count()
+    response = respondent.post(
+        f"/api/v1/public/surveys/{frozen_survey.slug}/responses/", body, format="json"
+    )
+    assert response.status_code == 400
+    assert list(response.json()["errors"]) == ["answers"]
+    assert Submission.objects.count() == stored
+
+
+def test_the_largest_64_bit_key_is_an_unknown_question_not_an_error(respondent, frozen_survey):
+    ids = list(frozen_survey.questions.values_list("id", flat=True))
+    answers = {str(ids[0]): True, str(ids[1]): True, str(2**63 - 1): True}
+    response = respondent.post(
+        f"/api/v1/public/surveys/{frozen_survey.slug}/responses/",
+        {"submission_id": str(uuid.uuid4()), "answers": answers},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "is not a question id of this survey" in response.json()["errors"]["answers"][0]

@@ -17,19 +17,18 @@ from tests.live import ROOT
 CREATE_SURVEY = """
 import json
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
-from surveys import services
+from surveys import services, tokens
 owner, _ = get_user_model().objects.get_or_create(username="live-owner")
 survey = services.survey_create(
     owner=owner, title="Live survey", questions=[f"Question {{i}}?" for i in range({questions})]
 )
 survey = services.survey_open(survey=survey)
-token, _ = Token.objects.get_or_create(user=owner)
+key = tokens.token_issue(user=owner, name="live tests").key
 print(json.dumps({{
     "id": survey.pk,
     "slug": survey.slug,
     "question_ids": list(survey.questions.values_list("id", flat=True)),
-    "token": token.key,
+    "token": key,
 }}))
 """
 

@@ -82,6 +82,10 @@ def page_paths(owner, make_survey, submit):
         "pk": [draft.pk, answered.pk],
         "survey_id": [answered.pk],
         "slug": [answered.slug, closed.slug, draft.slug, "no-such-survey"],
+        "token_id": [1],
+        # A reset link that is not valid: the page says so (a valid one is tested elsewhere).
+        "uidb64": ["MQ"],
+        "token": ["set-password"],
     }
     paths = []
     for template, converters in route_templates():

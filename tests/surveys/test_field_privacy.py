@@ -378,3 +378,19 @@ def test_a_closed_surveys_page_links_to_its_published_results(make_survey, clien
     html = client.get(page, {"lang": "ko"}).content.decode()
     assert f'href="{link}?lang=ko"' in html
     assert "공개된 결과 보기" in html
+
+
+def test_duplicating_respects_the_accounts_survey_limit(
+    open_survey,
+    owner_client,
+    owner_api,  # noqa: F811
+    settings,
+):
+    settings.MAX_SURVEYS_PER_USER = 1
+    page = owner_client.post(reverse("surveys:duplicate", kwargs={"pk": open_survey.pk}))
+    assert page.status_code == 302
+    assert page.headers["Location"] == reverse("surveys:builder", kwargs={"pk": open_survey.pk})
+    api = owner_api.post(reverse("api:survey-duplicate", kwargs={"survey_id": open_survey.pk}))
+    assert api.status_code == 400
+    assert "limit of 1 surveys" in api.json()["detail"]
+    assert Survey.objects.count() == 1

@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from surveys import selectors, services
 from surveys import urls as page_urls
-from surveys.models import GroupingOption, GroupingQuestion, Question, Survey
+from surveys.models import GroupingOption, GroupingQuestion, Survey
 
 pytestmark = pytest.mark.django_db
 
@@ -27,6 +27,7 @@ GET_STATUS_FOR_OWNER = {
     "close": 405,
     "duplicate": 405,
     "delete": 200,
+    "restore": 404,  # only a survey in the owner's trash can be restored
     "share": 200,
     "qr": 200,
     "results": 200,
@@ -522,7 +523,7 @@ def test_opening_a_survey_without_questions_explains_why_not(make_survey, owner_
     assert survey.status == Survey.Status.DRAFT
 
 
-def test_delete_asks_for_confirmation_then_deletes(answered_survey, owner_client):
+def test_delete_asks_for_confirmation_then_moves_to_the_trash(answered_survey, owner_client):
     url = reverse("surveys:delete", kwargs={"pk": answered_survey.pk})
     confirm = owner_client.get(url)
     assert confirm.status_code == 200
@@ -531,7 +532,7 @@ def test_delete_asks_for_confirmation_then_deletes(answered_survey, owner_client
     assert response.status_code == 302
     assert response["Location"] == reverse("surveys:dashboard")
     assert not Survey.objects.filter(pk=answered_survey.pk).exists()
-    assert not Question.objects.filter(survey_id=answered_survey.pk).exists()
+    assert Survey.all_objects.get(pk=answered_survey.pk).deleted_at is not None
 
 
 def test_preview_renders_the_respondent_page_in_preview_mode(make_survey, owner_client):

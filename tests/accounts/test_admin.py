@@ -1,0 +1,95 @@
+"""The admin keeps the services' rules: frozen surveys read-only, designs and public ε valid."""
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from surveys.models import Survey
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def admin_browser(client, db):
+    staff = get_user_model().objects.create_superuser("root", password="root-pass-correct-42")
+    client.force_login(staff)
+    return client
+
+
+def change_url(survey):
+    return f"/admin/surveys/survey/{survey.pk}/change/"
+
+
+def form_data(response):
+    """What the admin's change form would post back unchanged (main form and inlines)."""
+    data = {}
+    form = response.context["adminform"].form
+    for name, field in form.fields.items():
+        value = form.initial.get(name, field.initial)
+        if isinstance(value, bool):
+            if value:
+                data[name] = "on"
+        elif value is not None:
+            data[name] = getattr(value, "pk", value)
+    for inline in response.context["inline_admin_formsets"]:
+        formset = inline.formset
+        for name, value in formset.management_form.initial.items():
+            data[f"{formset.prefix}-{name}"] = value
+        for index, inline_form in enumerate(formset.forms):
+            for name in inline_form.fields:
+                value = inline_form.instance.pk if name == "id" else inline_form.initial.get(name)
+                if value is not None:
+                    data[f"{formset.prefix}-{index}-{name}"] = getattr(value, "pk", value)
+    return data
+
+
+def test_a_frozen_surveys_coins_and_questions_cannot_change_in_the_admin(
+    admin_browser, frozen_survey
+):
+    page = admin_browser.get(change_url(frozen_survey))
+    assert page.status_code == 200
+    form = page.context["adminform"].form
+    assert "p_truth" not in form.fields and "p_forced_yes" not in form.fields
+    data = form_data(page)
+    data["title"] = "Renamed"
+    data["p_truth"] = "0.9"  # not a field of the form: ignored
+    texts = list(frozen_survey.questions.values_list("text", flat=True))
+    for key in [k for k in data if k.endswith("-text")]:
+        data[key] = "Changed?"
+    response = admin_browser.post(change_url(frozen_survey), data)
+    assert response.status_code == 302
+    frozen_survey.refresh_from_db()
+    assert frozen_survey.title == "Renamed"
+    assert frozen_survey.p_truth == 0.5
+    assert list(frozen_survey.questions.values_list("text", flat=True)) == texts
+
+
+def test_an_unfrozen_survey_stays_editable_in_the_admin(admin_browser, make_survey):
+    survey = make_survey(status=Survey.Status.DRAFT)
+    page = admin_browser.get(change_url(survey))
+    data = form_data(page)
+    data["p_truth"] = "0.25"
+    assert admin_browser.post(change_url(survey), data).status_code == 302
+    survey.refresh_from_db()
+    assert survey.p_truth == 0.25
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("p_truth", "0.9999", "Must be between"),
+        ("confidence", "0.3", "Must be a number in [0.5, 1)"),
+        ("public_epsilon", "1000", "Must be a number from 0.05 to 10.0"),
+        ("public_epsilon", "0.001", "Must be a number from 0.05 to 10.0"),
+    ],
+)
+def test_the_admin_refuses_what_the_services_refuse(
+    admin_browser, make_survey, field, value, message
+):
+    survey = make_survey(status=Survey.Status.DRAFT)
+    data = form_data(admin_browser.get(change_url(survey)))
+    data[field] = value
+    response = admin_browser.post(change_url(survey), data)
+    assert response.status_code == 200
+    assert message in str(response.context["adminform"].form.errors[field])
+    survey.refresh_from_db()
+    assert str(getattr(survey, field)) != value

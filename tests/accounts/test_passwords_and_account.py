@@ -1,0 +1,160 @@
+"""Password change and reset (Django's views), the account page and its API tokens."""
+
+import re
+
+import pytest
+from django.contrib.auth import SESSION_KEY
+from django.core import mail
+from django.test import Client
+from rest_framework.test import APIClient
+
+from surveys import tokens
+from surveys.models import ApiToken
+from tests.conftest import PASSWORD
+
+pytestmark = pytest.mark.django_db
+
+NEW_PASSWORD = "a-brand-new-passphrase-77"
+
+
+def bearer(key):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return client
+
+
+def change_password(client):
+    return client.post(
+        "/accounts/password/change/",
+        {
+            "old_password": PASSWORD,
+            "new_password1": NEW_PASSWORD,
+            "new_password2": NEW_PASSWORD,
+        },
+    )
+
+
+def test_changing_the_password_ends_other_sessions_and_revokes_tokens(owner, owner_client):
+    elsewhere = Client()
+    elsewhere.force_login(owner)
+    assert elsewhere.get("/surveys/").status_code == 200
+    key = tokens.token_issue(user=owner, name="script").key
+
+    response = change_password(owner_client)
+    assert response.status_code == 302
+    assert response["Location"] == "/accounts/password/change/done/"
+
+    assert owner_client.get("/surveys/").status_code == 200  # this session stays
+    assert elsewhere.get("/surveys/").status_code == 302  # the other one is signed out
+    assert bearer(key).get("/api/v1/surveys/").status_code == 401
+    assert not ApiToken.objects.filter(user=owner).exists()
+    owner.refresh_from_db()
+    assert owner.check_password(NEW_PASSWORD)
+
+
+def test_a_wrong_old_password_changes_nothing(owner, owner_client):
+    key = tokens.token_issue(user=owner).key
+    response = owner_client.post(
+        "/accounts/password/change/",
+        {"old_password": "wrong", "new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD},
+    )
+    assert response.status_code == 200
+    assert "old_password" in response.context["form"].errors
+    assert bearer(key).get("/api/v1/surveys/").status_code == 200
+    owner.refresh_from_db()
+    assert owner.check_password(PASSWORD)
+
+
+def test_password_change_needs_sign_in(client):
+    assert client.get("/accounts/password/change/").status_code == 302
+
+
+def test_password_reset_sends_a_link_that_sets_a_new_password(client, owner, settings):
+    settings.PASSWORD_RESET_ENABLED = True
+    owner.email = "owner@example.org"
+    owner.save()
+    key = tokens.token_issue(user=owner).key
+    response = client.post("/accounts/password/reset/", {"email": "owner@example.org"})
+    assert response.status_code == 302
+    assert len(mail.outbox) == 1
+    link = re.search(r"http://testserver(/accounts/password/reset/\S+/)", mail.outbox[0].body)
+    assert link, mail.outbox[0].body
+
+    form_page = client.get(link.group(1), follow=True)
+    assert form_page.status_code == 200
+    done = client.post(
+        form_page.redirect_chain[-1][0],
+        {"new_password1": NEW_PASSWORD, "new_password2": NEW_PASSWORD},
+    )
+    assert done.status_code == 302
+    owner.refresh_from_db()
+    assert owner.check_password(NEW_PASSWORD)
+    assert bearer(key).get("/api/v1/surveys/").status_code == 401
+    # The link works once.
+    assert client.get(link.group(1), follow=True).context["form"] is None
+
+
+def test_an_unknown_address_gets_the_same_answer_and_no_mail(client, owner, settings):
+    settings.PASSWORD_RESET_ENABLED = True
+    response = client.post("/accounts/password/reset/", {"email": "nobody@example.org"})
+    assert response.status_code == 302
+    assert mail.outbox == []
+
+
+def test_password_reset_requests_are_limited_per_client(client, owner, settings):
+    settings.PASSWORD_RESET_ENABLED = True
+    settings.PASSWORD_RESET_RATE_LIMIT = "2/h"
+    statuses = [
+        client.post("/accounts/password/reset/", {"email": "x@example.org"}).status_code
+        for _ in range(3)
+    ]
+    assert statuses == [302, 302, 429]
+
+
+def test_without_email_settings_the_reset_pages_do_not_exist(client, settings):
+    settings.PASSWORD_RESET_ENABLED = False
+    assert client.get("/accounts/password/reset/").status_code == 404
+    assert b"/accounts/password/reset/" not in client.get("/accounts/login/").content
+
+
+def test_the_account_page_issues_a_token_shown_once(owner, owner_client):
+    response = owner_client.post("/accounts/", {"action": "issue", "name": "laptop"})
+    assert response.status_code == 200
+    key = re.search(r'<code id="new-token">(rrs_[\w-]+)</code>', response.content.decode())
+    assert key
+    assert bearer(key.group(1)).get("/api/v1/surveys/").status_code == 200
+    listing = owner_client.get("/accounts/").content.decode()
+    assert "laptop" in listing
+    assert key.group(1) not in listing
+
+
+def test_the_account_page_revokes_only_its_owners_tokens(owner, other_researcher, client):
+    mine = tokens.token_issue(user=owner, name="mine")
+    theirs = tokens.token_issue(user=other_researcher, name="theirs")
+    client.force_login(owner)
+    client.post("/accounts/", {"action": "revoke", "token": str(theirs.token.pk)})
+    assert bearer(theirs.key).get("/api/v1/surveys/").status_code == 200
+    client.post("/accounts/", {"action": "revoke", "token": str(mine.token.pk)})
+    assert bearer(mine.key).get("/api/v1/surveys/").status_code == 401
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {"action": "issue", "name": "n" * 101},
+        {"action": "revoke", "token": "９"},
+        {"action": "revoke", "token": "99999999999999999999999"},
+        {"action": "nonsense"},
+        {},
+    ],
+)
+def test_the_account_page_answers_bad_posts_without_a_server_error(owner_client, data):
+    response = owner_client.post("/accounts/", data)
+    assert response.status_code in (302, 400)
+
+
+def test_signing_out_does_not_touch_tokens(owner, owner_client):
+    key = tokens.token_issue(user=owner).key
+    owner_client.post("/accounts/logout/")
+    assert SESSION_KEY not in owner_client.session
+    assert bearer(key).get("/api/v1/surveys/").status_code == 200
