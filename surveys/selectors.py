@@ -7,16 +7,16 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import NamedTuple
 
-from django.db.models import Count
+from django.db.models import BigIntegerField, Count, Value
 from django.http import Http404
 from django.utils import timezone
 
 import dpengine
 from dpengine import Estimate, ForcedResponse
 
-from . import fastpath
 from .models import (
     CI_METHODS,
+    GroupingOption,
     GroupingQuestion,
     Question,
     Submission,
@@ -122,31 +122,47 @@ def survey_published(*, slug) -> Survey:
     return survey
 
 
-def survey_for_submission(*, slug) -> tuple[Survey, tuple | None]:
-    """The survey a respondent submits to, and what validating the submission needs.
+@dataclass(frozen=True)
+class SubmissionTarget:
+    """What validating a submission needs to know about its survey."""
 
-    ``(survey, inputs)`` for ``services.submission_record(survey=..., inputs=...)``. On
-    PostgreSQL one query (``fastpath.submission_inputs``) reads the survey's id, status,
-    response count and design fingerprint with its question ids and grouping options, and
-    ``survey`` carries only those fields; elsewhere the survey is read whole and ``inputs`` is
-    None (the service reads them). 404 if there is no such survey.
-    """
-    if not fastpath.supported():
-        return survey_by_slug(slug=slug), None
+    survey_id: int
+    slug: str
+    status: str
+    design_fingerprint: str
+    question_ids: frozenset
+    options: dict  # {grouping question id: frozenset of its option ids}
+
+
+def submission_target(*, slug) -> SubmissionTarget:
+    """The survey a respondent submits to, with its question ids and grouping options, in two
+    queries. 404 if there is no such survey."""
     if not is_slug(slug):
         raise Http404("No such survey.")
-    found = fastpath.submission_inputs(slug=slug)
-    if found is None:
+    row = Survey.objects.filter(slug=slug).values_list("id", "status", "design_fingerprint").first()
+    if row is None:
         raise Http404("No such survey.")
-    (survey_id, status, response_count, fingerprint), question_ids, options = found
-    survey = Survey(
-        pk=survey_id,
+    survey_id, status, fingerprint = row
+    questions = Question.objects.filter(survey_id=survey_id).values_list(
+        "id", Value(None, output_field=BigIntegerField())
+    )
+    options = GroupingOption.objects.filter(grouping_question__survey_id=survey_id).values_list(
+        "grouping_question_id", "id"
+    )
+    question_ids, grouped = set(), {}
+    for first, option_id in questions.order_by().union(options.order_by(), all=True):
+        if option_id is None:
+            question_ids.add(first)
+        else:
+            grouped.setdefault(first, set()).add(option_id)
+    return SubmissionTarget(
+        survey_id=survey_id,
         slug=slug,
         status=status,
-        response_count=response_count,
         design_fingerprint=fingerprint,
+        question_ids=frozenset(question_ids),
+        options={gid: frozenset(oids) for gid, oids in grouped.items()},
     )
-    return survey, (question_ids, options)
 
 
 def survey_design_fingerprint(*, survey) -> str:
