@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.utils.translation import gettext_lazy as _
 
+from . import selectors
 from .models import Question, Survey
 
 
@@ -12,11 +13,11 @@ class QuestionInline(admin.TabularInline):
 
     @admin.display(description=_("Reports"))
     def reports(self, question):
-        return question.survey.tally(question.pk)[0]
+        return selectors.survey_tallies(survey=question.survey).of(question.pk)[0]
 
     @admin.display(description=_("Yes reports"))
     def yes_reports(self, question):
-        return question.survey.tally(question.pk)[1]
+        return selectors.survey_tallies(survey=question.survey).of(question.pk)[1]
 
 
 @admin.register(Survey)

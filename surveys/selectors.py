@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import NamedTuple
 
-from django.db.models import BigIntegerField, Count, Value
+from django.db.models import BigIntegerField, Count, OuterRef, Subquery, Sum, Value
+from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.utils import timezone
 
@@ -21,6 +22,7 @@ from .models import (
     Question,
     Submission,
     Survey,
+    TallyShard,
     design_fingerprint_of,
     is_slug,
     question_key,
@@ -92,9 +94,46 @@ def surveys_for_owner(*, owner):
     # Explicit order: Meta.ordering is not applied to aggregating (GROUP BY) queries.
     return (
         Survey.objects.filter(owner=owner)
-        .annotate(question_total=Count("questions"))
+        .annotate(
+            question_total=Count("questions"),
+            # A subquery, not a join: joined with the questions it would be counted once each.
+            responses_total=Coalesce(
+                Subquery(
+                    TallyShard.objects.filter(survey=OuterRef("pk"))
+                    .values("survey")
+                    .annotate(total=Sum("responses"))
+                    .values("total")
+                ),
+                0,
+            ),
+        )
         .order_by("-created_at", "-id")
     )
+
+
+@dataclass(frozen=True)
+class SurveyTallies:
+    """A survey's running tallies as stored now: the sum of its tally shards."""
+
+    responses: int
+    reports: dict  # {"q<question id>": (reports, yes reports)}
+
+    def of(self, question_id) -> tuple[int, int]:
+        """``(reports, yes reports)`` of one question."""
+        return self.reports.get(question_key(question_id), (0, 0))
+
+
+def survey_tallies(*, survey) -> SurveyTallies:
+    """One query over at most ``TALLY_SHARDS`` rows, whatever the number of responses."""
+    responses, reports = 0, {}
+    for shard_responses, shard_reports in TallyShard.objects.filter(survey=survey).values_list(
+        "responses", "reports"
+    ):
+        responses += shard_responses
+        for key, (n, yes) in shard_reports.items():
+            have_n, have_yes = reports.get(key, (0, 0))
+            reports[key] = (have_n + n, have_yes + yes)
+    return SurveyTallies(responses=responses, reports=reports)
 
 
 def survey_for_owner(*, owner, survey_id) -> Survey:
@@ -193,9 +232,9 @@ def survey_estimates(*, survey, confidence=None, method=None) -> SurveyEstimates
     design = survey_design(survey=survey)
     rows = []
     # The tallies as stored now, not as ``survey`` was read: submissions keep arriving.
-    tallies = Survey.objects.only("report_tallies").get(pk=survey.pk)
+    tallies = survey_tallies(survey=survey)
     for question in survey.questions.all():
-        reports, yes = tallies.tally(question.pk)
+        reports, yes = tallies.of(question.pk)
         est = dpengine.estimate(
             yes=yes,
             n=reports,

@@ -6,6 +6,7 @@ cases nothing is stored half-way.
 """
 
 import math
+import random
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -23,12 +24,14 @@ from dpengine import ForcedResponse
 from . import selectors, submission_statement
 from .models import (
     CI_METHODS,
+    TALLY_SHARDS,
     GroupAnswer,
     GroupingOption,
     GroupTally,
     Question,
     Submission,
     Survey,
+    TallyShard,
     is_slug,
     question_key,
 )
@@ -658,6 +661,7 @@ def _not_stored(*, survey_id, clean):
 def _statement_store(*, slug, clean) -> bool:
     stored = submission_statement.submission_insert(
         slug=slug,
+        shard=tally_shard_pick(),
         submission_uuid=clean.submission_uuid,
         received_on=timezone.now().date(),
         answers=clean.answers,
@@ -671,7 +675,7 @@ def _statement_store(*, slug, clean) -> bool:
         # that, or rows removed) were just created with this submission alone in them: right
         # for a first response, which then only lacks the zero rows, else recounted.
         survey = Survey.objects.get(pk=stored.survey_id)
-        if stored.responses_before:
+        if Submission.objects.filter(survey=survey).count() > 1:
             group_tallies_rebuild(survey=survey)
         else:
             group_tallies_ensure(survey=survey)
@@ -704,32 +708,36 @@ def _orm_store(*, survey_id, clean) -> bool:
                 survey_id,
                 responses=1,
                 reports={qid: (1, int(bit)) for qid, bit in clean.answers.items()},
+                shard=tally_shard_pick(),
             )
     except IntegrityError:  # this id is stored already (a replay, or a concurrent retry)
         return False
     return True
 
 
-def _tallies_add(survey_id, *, responses, reports):
-    """Add ``responses`` responses and, per question id, ``(reports, yes reports)``, to the
-    survey's running tallies, inside the caller's transaction.
+def _tallies_add(survey_id, *, responses, reports, shard=0):
+    """Add ``responses`` responses and, per question id, ``(reports, yes reports)``, to one of
+    the survey's tally shards, inside the caller's transaction.
 
-    The row is read FOR UPDATE, so concurrent transactions add up instead of overwriting each
-    other's counts (on SQLite the transaction already holds the database's write lock).
+    The row is read FOR UPDATE, so concurrent transactions on the same shard add up instead of
+    overwriting each other's counts (on SQLite the transaction already holds the database's
+    write lock). It is created first if missing, ignoring a concurrent creation.
     """
-    tallies = dict(
-        Survey.objects.select_for_update()
-        .filter(pk=survey_id)
-        .values_list("report_tallies", flat=True)
-        .get()
+    TallyShard.objects.bulk_create(
+        [TallyShard(survey_id=survey_id, shard=shard)], ignore_conflicts=True
     )
+    tally = TallyShard.objects.select_for_update().get(survey_id=survey_id, shard=shard)
     for question_id, (added, added_yes) in reports.items():
         key = question_key(question_id)
-        have, have_yes = tallies.get(key, (0, 0))
-        tallies[key] = [have + added, have_yes + added_yes]
-    Survey.objects.filter(pk=survey_id).update(
-        response_count=F("response_count") + responses, report_tallies=tallies
-    )
+        have, have_yes = tally.reports.get(key, (0, 0))
+        tally.reports[key] = [have + added, have_yes + added_yes]
+    tally.responses += responses
+    tally.save(update_fields=["responses", "reports"])
+
+
+def tally_shard_pick():
+    """The shard a submission adds to: any, at random (not a secret; spreads row locks)."""
+    return random.randrange(TALLY_SHARDS)
 
 
 def _replay_outcome(survey_id, submission_uuid):

@@ -29,6 +29,7 @@ from .models import (
     Question,
     Submission,
     Survey,
+    TallyShard,
 )
 
 # Table names from the models, so a renamed table cannot leave the statement behind.
@@ -40,6 +41,7 @@ _TABLES = {
     "submission": Submission._meta.db_table,
     "answer": GroupAnswer._meta.db_table,
     "group_tally": GroupTally._meta.db_table,
+    "tally": TallyShard._meta.db_table,
 }
 # What the statement takes, in order: (name, PostgreSQL type).
 _PARAMETERS = (
@@ -52,6 +54,7 @@ _PARAMETERS = (
     ("groupings", "bigint[]"),
     ("options", "bigint[]"),
     ("fingerprint", "text"),
+    ("shard", "smallint"),
 )
 
 # Stores the submission only if it is valid, all or nothing, idempotent on (survey, id):
@@ -67,13 +70,15 @@ _PARAMETERS = (
 #   option, and ``grouped`` adds the reports to the per-(question, option) tallies, creating a
 #   row that is missing (``created``: the caller then has the tallies recounted, see
 #   ``services``).
-# - the final UPDATE counts the response and its reports on the survey's row. It runs only when
-#   the submission was inserted and returns a row only then, so "no row" means "nothing stored
-#   or counted". Under concurrent submissions each tally row is updated from its latest
-#   version, as ``x = x + 1`` is.
+# - the final INSERT counts the response and its reports in the survey's tally shard
+#   ``shard`` (``models.TallyShard``), creating it if missing. It runs only when the submission
+#   was inserted and returns a row only then, so "no row" means "nothing stored or counted".
+#   Under concurrent submissions each tally row is updated from its latest version, as
+#   ``x = x + 1`` is; the shard, chosen at random per submission, spreads them over several
+#   rows, so they rarely wait for one another's lock.
 _RECORD_SQL = """
 WITH survey AS (
-    SELECT v.id, v.response_count FROM {survey} AS v
+    SELECT v.id FROM {survey} AS v
     WHERE v.slug = %(slug)s AND v.status = %(open)s
         AND (%(fingerprint)s IS NULL OR v.design_fingerprint = %(fingerprint)s)
         AND ARRAY(SELECT q.id FROM {question} AS q WHERE q.survey_id = v.id ORDER BY q.id)
@@ -110,23 +115,22 @@ WITH survey AS (
         SET report_count = t.report_count + 1, yes_count = t.yes_count + excluded.yes_count
     RETURNING xmax = 0 AS created
 )
-UPDATE {survey} AS v
-SET response_count = v.response_count + 1,
-    report_tallies = v.report_tallies || (
+INSERT INTO {tally} AS t (survey_id, shard, responses, reports)
+SELECT s.survey_id, %(shard)s, 1, jsonb_object_agg(a.key, jsonb_build_array(1, a.bit::int))
+FROM s, a GROUP BY s.survey_id
+ON CONFLICT (survey_id, shard) DO UPDATE
+SET responses = t.responses + 1,
+    reports = t.reports || (
         SELECT jsonb_object_agg(
             a.key,
             jsonb_build_array(
-                COALESCE((v.report_tallies -> a.key ->> 0)::bigint, 0) + 1,
-                COALESCE((v.report_tallies -> a.key ->> 1)::bigint, 0) + a.bit::int
+                COALESCE((t.reports -> a.key ->> 0)::bigint, 0) + 1,
+                COALESCE((t.reports -> a.key ->> 1)::bigint, 0) + a.bit::int
             )
         )
         FROM a
     )
-FROM s WHERE v.id = s.survey_id
-RETURNING
-    v.id,
-    (SELECT response_count FROM survey),
-    (SELECT count(*) FROM grouped WHERE created)
+RETURNING t.survey_id, (SELECT count(*) FROM grouped WHERE created)
 """.format(**_TABLES)
 # Named after its text: a server session that a pooler shares between app versions during a
 # deploy never runs another version's statement under this version's name.
@@ -149,11 +153,10 @@ _ALREADY_PREPARED = "42P05"
 
 @dataclass(frozen=True)
 class Stored:
-    """A submission the statement stored: its survey, the survey's responses before it, and
-    how many per-(question, option) tally rows it had to create (0 once they exist)."""
+    """A submission the statement stored: its survey, and how many per-(question, option)
+    tally rows it had to create (0 once they exist)."""
 
     survey_id: int
-    responses_before: int
     group_tally_rows_created: int
 
 
@@ -169,14 +172,14 @@ def _array(values):
 
 
 def submission_insert(
-    *, slug, submission_uuid, received_on, answers, groups, design_fingerprint=None
+    *, slug, submission_uuid, received_on, answers, groups, shard, design_fingerprint=None
 ) -> Stored | None:
     """Store a submission to the survey at ``slug`` if the survey takes it as it is.
 
     ``answers`` maps question id to the randomized bit, ``groups`` grouping question id to the
     chosen option id. None: nothing stored, because this id was stored before (a replay) or the
     survey does not take these answers (no such survey, not open, other questions, another
-    design).
+    design). ``shard`` is the tally shard to count it in.
     """
     questions = sorted(answers)
     groupings = sorted(groups)
@@ -190,6 +193,7 @@ def submission_insert(
         "groupings": _array(str(grouping) for grouping in groupings),
         "options": _array(str(groups[grouping]) for grouping in groupings),
         "fingerprint": design_fingerprint,
+        "shard": shard,
     }
     with connection.cursor() as cursor:
         session = connection.connection
@@ -209,10 +213,8 @@ def submission_insert(
         row = cursor.fetchone()
     if row is None:
         return None
-    survey_id, responses_before, created = row
-    return Stored(
-        survey_id=survey_id, responses_before=responses_before, group_tally_rows_created=created
-    )
+    survey_id, created = row
+    return Stored(survey_id=survey_id, group_tally_rows_created=created)
 
 
 def _prepare(cursor):
