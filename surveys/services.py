@@ -494,8 +494,8 @@ class _CleanSubmission:
 
 
 def _one_statement():
-    # settings.SUBMISSION_STATEMENT=False makes PostgreSQL take the ORM transaction too: the
-    # benchmark's "ORM only" row, and a way out should the statement ever misbehave.
+    # settings.SUBMISSION_STATEMENT=False stores through the ORM transaction instead: the
+    # benchmark's "ORM only" row, and a way out should the SQL ever misbehave.
     return submission_statement.supported() and settings.SUBMISSION_STATEMENT
 
 
@@ -505,12 +505,13 @@ def submission_receive(
     """A respondent's submission to the survey at ``slug``, as the public endpoint receives it.
 
     The one owner of the submission path. It stores at most once per request, one of two ways:
-    on PostgreSQL one statement that checks every rule of ``submission_validate`` as it writes
-    (``submission_statement``), tried first, before anything is read; elsewhere (SQLite, or
-    ``SUBMISSION_STATEMENT`` off) the survey is read, the submission validated and stored in one
-    ORM transaction. When the statement stores nothing (no such survey, not open, wrong
-    answers, another design, a replay), the survey is read only to explain why, with the error
-    that names the field, or to answer the replay as the first time; nothing is stored then.
+    SQL that checks every rule of ``submission_validate`` as it writes (``submission_statement``:
+    one statement on PostgreSQL, one short transaction on SQLite), tried first, before anything
+    is read; or, with ``SUBMISSION_STATEMENT`` off, the survey is read, the submission
+    validated and stored in one ORM transaction. When the SQL stores nothing (no such survey,
+    not open, wrong answers, another design, a replay), the survey is read only to explain why,
+    with the error that names the field, or to answer the replay as the first time; nothing is
+    stored then.
     """
     if _one_statement():
         shaped = _submission_shape(
@@ -670,15 +671,10 @@ def _statement_store(*, slug, clean) -> bool:
     )
     if stored is None:
         return False
-    if stored.group_tally_rows_created:
-        # Tally rows are created when the survey opens; missing ones (a survey opened before
-        # that, or rows removed) were just created with this submission alone in them: right
-        # for a first response, which then only lacks the zero rows, else recounted.
-        survey = Survey.objects.get(pk=stored.survey_id)
-        if Submission.objects.filter(survey=survey).count() > 1:
-            group_tallies_rebuild(survey=survey)
-        else:
-            group_tallies_ensure(survey=survey)
+    if stored.group_tallies_incomplete:
+        # Tally rows are created when the survey opens; some were missing (a survey opened
+        # before that, or rows removed): recount from the stored rows, this submission included.
+        group_tallies_rebuild(survey=Survey.objects.get(pk=stored.survey_id))
     return True
 
 

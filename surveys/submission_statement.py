@@ -1,4 +1,5 @@
-"""A respondent's submission stored by one PostgreSQL statement that checks as it writes.
+"""A respondent's submission stored by SQL that checks as it writes: one PostgreSQL statement
+(or, on SQLite, a few statements in one short transaction).
 
 Why raw SQL here, and only here: the public submission endpoint is the one request every
 respondent makes. Through the ORM a submission is a read of the survey, its questions and
@@ -15,6 +16,7 @@ open (``Survey.is_frozen``), so a check made in the statement's snapshot holds a
 """
 
 import hashlib
+import json
 import weakref
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -153,16 +155,17 @@ _ALREADY_PREPARED = "42P05"
 
 @dataclass(frozen=True)
 class Stored:
-    """A submission the statement stored: its survey, and how many per-(question, option)
-    tally rows it had to create (0 once they exist)."""
+    """A submission the statement stored: its survey, and whether some of its per-(question,
+    option) tally rows were missing (they are created when a survey opens), so that the
+    survey's tallies need a recount."""
 
     survey_id: int
-    group_tally_rows_created: int
+    group_tallies_incomplete: bool
 
 
 def supported():
-    """Whether the database runs the one-statement submission (PostgreSQL only)."""
-    return connection.vendor == "postgresql"
+    """Whether this module can store submissions on this database."""
+    return connection.vendor in ("postgresql", "sqlite")
 
 
 def _array(values):
@@ -181,6 +184,15 @@ def submission_insert(
     survey does not take these answers (no such survey, not open, other questions, another
     design). ``shard`` is the tally shard to count it in.
     """
+    if connection.vendor == "sqlite":
+        return _sqlite_insert(
+            slug=slug,
+            submission_uuid=submission_uuid,
+            received_on=received_on,
+            answers=answers,
+            groups=groups,
+            design_fingerprint=design_fingerprint,
+        )
     questions = sorted(answers)
     groupings = sorted(groups)
     params = {
@@ -214,7 +226,7 @@ def submission_insert(
     if row is None:
         return None
     survey_id, created = row
-    return Stored(survey_id=survey_id, group_tally_rows_created=created)
+    return Stored(survey_id=survey_id, group_tallies_incomplete=created > 0)
 
 
 def _prepare(cursor):
@@ -235,3 +247,111 @@ def _statement_transaction():
 
 def _sqlstate(exc):
     return getattr(exc.__cause__, "sqlstate", None)
+
+
+# --- SQLite: the same checks and writes, a few statements in one short transaction ---------
+# SQLite has no data-modifying CTEs. Its transactions are IMMEDIATE (config/settings.py): the
+# database's write lock is held from BEGIN, so a check made inside the transaction still holds
+# at its commit. Plain SQL, not the ORM, so that the lock is held for as short a time as can be:
+# the other workers wait for it.
+
+
+def _marks(count):
+    return ", ".join(["%s"] * count)
+
+
+def _sqlite_insert(*, slug, submission_uuid, received_on, answers, groups, design_fingerprint):
+    questions = sorted(answers)
+    t = _TABLES
+    check = (
+        f"SELECT v.id FROM {t['survey']} AS v"
+        " WHERE v.slug = %s AND v.status = %s"
+        " AND (%s IS NULL OR v.design_fingerprint = %s)"
+        f" AND (SELECT count(*) FROM {t['question']} WHERE survey_id = v.id) = %s"
+        f" AND (SELECT count(*) FROM {t['question']} WHERE survey_id = v.id"
+        f" AND id IN ({_marks(len(questions))})) = %s"
+        f" AND (SELECT count(*) FROM {t['grouping']} WHERE survey_id = v.id) = %s"
+    )
+    params = [
+        slug,
+        Survey.Status.OPEN.value,
+        design_fingerprint,
+        design_fingerprint,
+        len(questions),
+        *questions,
+        len(questions),
+        len(groups),
+    ]
+    if groups:
+        # Each chosen option is one of its grouping question's, and these are the survey's.
+        pairs = ", ".join(["(%s, %s)"] * len(groups))
+        check += (
+            f" AND (SELECT count(*) FROM {t['option']} AS o"
+            f" JOIN {t['grouping']} AS g ON g.id = o.grouping_question_id AND g.survey_id = v.id"
+            f" WHERE (o.grouping_question_id, o.id) IN (VALUES {pairs})) = %s"
+        )
+        params += [value for pair in groups.items() for value in pair] + [len(groups)]
+    keys = [f"q{question}" for question in questions]
+    yes = [question for question in questions if answers[question]]
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(check, params)
+        row = cursor.fetchone()
+        if row is None:
+            return None
+        survey_id = row[0]
+        cursor.execute(
+            f"INSERT INTO {t['submission']} (survey_id, submission_id, received_on, reports)"
+            " VALUES (%s, %s, %s, %s) ON CONFLICT (survey_id, submission_id) DO NOTHING"
+            " RETURNING id",
+            [
+                survey_id,
+                submission_uuid.hex,
+                received_on.isoformat(),
+                json.dumps(dict(zip(keys, (answers[q] for q in questions), strict=True))),
+            ],
+        )
+        row = cursor.fetchone()
+        if row is None:  # a replay
+            return None
+        submission_pk = row[0]
+        incomplete = False
+        if groups:
+            options = list(groups.values())
+            cursor.execute(
+                f"INSERT INTO {t['answer']} (submission_id, grouping_question_id, option_id)"
+                f" VALUES {', '.join(['(%s, %s, %s)'] * len(groups))}",
+                [value for gid, oid in groups.items() for value in (submission_pk, gid, oid)],
+            )
+            cursor.execute(
+                f"UPDATE {t['option']} SET respondent_count = respondent_count + 1"
+                f" WHERE id IN ({_marks(len(options))})",
+                options,
+            )
+            cursor.execute(
+                f"UPDATE {t['group_tally']} SET report_count = report_count + 1,"
+                f" yes_count = yes_count + (question_id IN ({_marks(len(yes)) or '-1'}))"
+                f" WHERE option_id IN ({_marks(len(options))})"
+                f" AND question_id IN ({_marks(len(questions))})",
+                [*yes, *options, *questions],
+            )
+            incomplete = cursor.rowcount != len(options) * len(questions)
+        counts = ", ".join(
+            f"'$.{key}', json_array("
+            f"coalesce(json_extract(reports, '$.{key}[0]'), 0) + 1, "
+            f"coalesce(json_extract(reports, '$.{key}[1]'), 0) + %s)"
+            for key in keys
+        )
+        # One shard: SQLite takes one write at a time anyway, so more rows would spread nothing.
+        cursor.execute(
+            f"INSERT INTO {t['tally']} (survey_id, shard, responses, reports)"
+            " VALUES (%s, 0, 1, %s) ON CONFLICT (survey_id, shard) DO UPDATE"
+            f" SET responses = responses + 1, reports = json_set(reports, {counts})",
+            [
+                survey_id,
+                json.dumps(
+                    {key: [1, int(answers[q])] for key, q in zip(keys, questions, strict=True)}
+                ),
+                *(int(answers[q]) for q in questions),
+            ],
+        )
+    return Stored(survey_id=survey_id, group_tallies_incomplete=incomplete)
