@@ -176,7 +176,7 @@ def populate(survey, *, total, chunk=100_000):
     from django.db import connection, transaction
     from django.db.models import Count, Q
 
-    from surveys.models import Submission, Survey, question_key
+    from surveys.models import Submission, TallyShard, question_key
 
     question_ids = list(survey.questions.values_list("id", flat=True))
     keys = [question_key(qid) for qid in question_ids]
@@ -214,8 +214,9 @@ def populate(survey, *, total, chunk=100_000):
     yes = Submission.objects.filter(survey=survey).aggregate(
         **{key: Count("id", filter=Q(**{f"reports__{key}": True})) for key in keys}
     )
-    Survey.objects.filter(pk=survey.pk).update(
-        response_count=have, report_tallies={key: [have, yes[key]] for key in keys}
+    TallyShard.objects.filter(survey=survey).delete()
+    TallyShard.objects.create(
+        survey=survey, shard=0, responses=have, reports={key: [have, yes[key]] for key in keys}
     )
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")

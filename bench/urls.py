@@ -1,42 +1,31 @@
-"""The project's URLs plus the benchmark's floor: a bare Django view doing one INSERT.
+"""The project's URLs plus the benchmark's extras: a floor view doing one INSERT, and the
+public endpoint with the one-statement store switched off (the ORM transaction's figure).
 
-Never part of the application: only ``bench.settings`` routes here.
+Never part of the application: only ``bench.settings`` (and, for the floor alone,
+``bench.bare_settings``) routes here.
 """
 
-import json
-import uuid
-
-from django.db import connection
-from django.http import JsonResponse
+from django.test.utils import override_settings
 from django.urls import include, path
-from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
+
+from bench.bare_urls import bare_insert
+from surveys.api.public import response_create
 
 
 @csrf_exempt
-def bare_insert(request, survey_id):
-    """Read a JSON body, INSERT one row (autocommit), answer 201: the least a write can cost.
+def orm_only(request, slug):
+    """The public endpoint, stored by the ORM transaction even on PostgreSQL.
 
-    The row is a submission's, with the body's answers as its reports, unchecked.
+    A sync gunicorn worker serves one request at a time, so switching the setting for the
+    request's duration touches no other request.
     """
-    body = json.loads(request.body)
-    submission_id = uuid.UUID(body["submission_id"])
-    reports = {f"q{key}": bit for key, bit in body["answers"].items()}
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "INSERT INTO surveys_submission (survey_id, submission_id, received_on, reports) "
-            "VALUES (%s, %s, %s, %s)",
-            [
-                survey_id,
-                submission_id.hex if connection.vendor == "sqlite" else submission_id,
-                timezone.now().date(),
-                json.dumps(reports),
-            ],
-        )
-    return JsonResponse({"submission_id": str(submission_id), "status": "recorded"}, status=201)
+    with override_settings(SUBMISSION_STATEMENT=False):
+        return response_create(request, slug)
 
 
 urlpatterns = [
     path("bench/bare-insert/<int:survey_id>/", bare_insert),
+    path("bench/orm-only/<str:slug>/responses/", orm_only),
     path("", include("config.urls")),
 ]

@@ -306,6 +306,10 @@ MAX_EPSILON_PER_ANSWER = env_epsilon("MAX_EPSILON_PER_ANSWER", math.log(9))
 
 # --- REST framework ---------------------------------------------------------------------
 RESPONSE_RATE_LIMIT = env_rate("RESPONSE_RATE_LIMIT", "120/min")
+# On PostgreSQL a submission is checked and stored by one statement (surveys/
+# submission_statement.py); False stores it in an ORM transaction as on SQLite. Not read from
+# the environment: the benchmark switches it per request to measure the ORM path beside it.
+SUBMISSION_STATEMENT = True
 # Token requests (password guesses) per client; not configurable from the environment.
 TOKEN_RATE_LIMIT = "30/min"
 TRUSTED_PROXIES = env_int("TRUSTED_PROXIES", 0)

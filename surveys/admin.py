@@ -4,7 +4,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from . import services
+from . import selectors, services
 from .account_forms import AdminLoginForm
 from .models import Question, Survey
 from .public_results import EPSILON_MAX, EPSILON_MIN
@@ -25,11 +25,11 @@ class QuestionInline(admin.TabularInline):
 
     @admin.display(description=gettext_lazy("Reports"))
     def reports(self, question):
-        return question.survey.tally(question.pk)[0]
+        return selectors.survey_tallies(survey=question.survey).of(question.pk)[0]
 
     @admin.display(description=gettext_lazy("Yes reports"))
     def yes_reports(self, question):
-        return question.survey.tally(question.pk)[1]
+        return selectors.survey_tallies(survey=question.survey).of(question.pk)[1]
 
     # A frozen survey's questions are shown, never changed: its reports answer these texts.
     def has_add_permission(self, request, obj=None):

@@ -116,15 +116,6 @@ class Survey(models.Model):
     public_release_days = models.PositiveSmallIntegerField(default=1)
     public_releases_max = models.PositiveSmallIntegerField(default=30)
     public_started_on = models.DateField(null=True, blank=True, editable=False)
-    # Running tallies, written with each submission (same statement or transaction), so reads
-    # never count rows and the estimates cost the same at a thousand or a million responses.
-    response_count = models.PositiveIntegerField(default=0, editable=False)
-    # {"q<question id>": [reports, yes reports]}: randomized reports per question. On the survey
-    # row, not one row per question, because a submission then writes one tally row, not eleven
-    # (the survey's row is locked and rewritten for response_count anyway). Per question, not
-    # derived from response_count: a question added while a first submission was in flight
-    # has fewer reports than the survey has responses.
-    report_tallies = models.JSONField(default=dict, editable=False)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     # Set when the owner deletes the survey: it waits in their trash (restorable) until
@@ -168,10 +159,17 @@ class Survey(models.Model):
     def is_open(self):
         return self.status == self.Status.OPEN
 
-    def tally(self, question_id) -> tuple[int, int]:
-        """``(reports, yes reports)`` of one question, from the running tallies."""
-        reports, yes = self.report_tallies.get(question_key(question_id), (0, 0))
-        return reports, yes
+    @property
+    def response_count(self) -> int:
+        """Responses stored so far: the sum of the survey's tally shards (``TallyShard``).
+
+        Read from the database each time, unless the survey was read with ``responses_total``
+        annotated (``selectors.surveys_for_owner``), so a list does not query once per survey.
+        """
+        if "responses_total" in self.__dict__:
+            return self.responses_total
+        total = self.tally_shards.aggregate(total=models.Sum("responses"))["total"]
+        return total or 0
 
     @property
     def is_frozen(self):
@@ -181,6 +179,35 @@ class Survey(models.Model):
         their reports with other coins, and reset nothing in their browsers.
         """
         return self.opened_at is not None or self.response_count > 0
+
+
+TALLY_SHARDS = 16
+
+
+class TallyShard(models.Model):
+    """One of a survey's rows of running tallies; the survey's tallies are the sum of its rows.
+
+    Written with each submission (same statement or transaction), so reads never count
+    submissions and the estimates cost the same at a thousand or a million responses. Several
+    rows, not one, and each submission adds to one of them chosen at random: concurrent
+    submissions to one survey then rarely wait for the same row's lock, so adding app servers
+    adds throughput to a single survey too. Reads sum at most ``TALLY_SHARDS`` rows.
+    """
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="tally_shards")
+    shard = models.PositiveSmallIntegerField()
+    responses = models.PositiveIntegerField(default=0)
+    # {"q<question id>": [reports, yes reports]}: randomized reports per question, in one value
+    # so that a submission updates one row, not one per question.
+    reports = models.JSONField(default=dict)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["survey", "shard"], name="tally_shard_unique"),
+        ]
+
+    def __str__(self):
+        return f"{self.survey_id} #{self.shard}: {self.responses}"
 
 
 class Question(models.Model):

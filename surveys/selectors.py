@@ -8,20 +8,22 @@ from datetime import date, datetime
 from typing import NamedTuple
 
 from django.conf import settings
-from django.db.models import Count
+from django.db.models import BigIntegerField, Count, OuterRef, Subquery, Sum, Value
+from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.utils import timezone
 
 import dpengine
 from dpengine import Estimate, ForcedResponse
 
-from . import fastpath
 from .models import (
     CI_METHODS,
+    GroupingOption,
     GroupingQuestion,
     Question,
     Submission,
     Survey,
+    TallyShard,
     design_fingerprint_of,
     is_slug,
     question_key,
@@ -99,7 +101,19 @@ def surveys_for_owner(*, owner):
     # Explicit order: Meta.ordering is not applied to aggregating (GROUP BY) queries.
     return (
         Survey.objects.filter(owner=owner)
-        .annotate(question_total=Count("questions"))
+        .annotate(
+            question_total=Count("questions"),
+            # A subquery, not a join: joined with the questions it would be counted once each.
+            responses_total=Coalesce(
+                Subquery(
+                    TallyShard.objects.filter(survey=OuterRef("pk"))
+                    .values("survey")
+                    .annotate(total=Sum("responses"))
+                    .values("total")
+                ),
+                0,
+            ),
+        )
         .order_by("-created_at", "-id")
     )
 
@@ -113,6 +127,31 @@ def surveys_in_trash(*, owner):
 
 def survey_in_trash(*, owner, survey_id) -> bool:
     return Survey.all_objects.filter(pk=survey_id, owner=owner, deleted_at__isnull=False).exists()
+
+
+@dataclass(frozen=True)
+class SurveyTallies:
+    """A survey's running tallies as stored now: the sum of its tally shards."""
+
+    responses: int
+    reports: dict  # {"q<question id>": (reports, yes reports)}
+
+    def of(self, question_id) -> tuple[int, int]:
+        """``(reports, yes reports)`` of one question."""
+        return self.reports.get(question_key(question_id), (0, 0))
+
+
+def survey_tallies(*, survey) -> SurveyTallies:
+    """One query over at most ``TALLY_SHARDS`` rows, whatever the number of responses."""
+    responses, reports = 0, {}
+    for shard_responses, shard_reports in TallyShard.objects.filter(survey=survey).values_list(
+        "responses", "reports"
+    ):
+        responses += shard_responses
+        for key, (n, yes) in shard_reports.items():
+            have_n, have_yes = reports.get(key, (0, 0))
+            reports[key] = (have_n + n, have_yes + yes)
+    return SurveyTallies(responses=responses, reports=reports)
 
 
 def survey_for_owner(*, owner, survey_id) -> Survey:
@@ -140,31 +179,47 @@ def survey_published(*, slug) -> Survey:
     return survey
 
 
-def survey_for_submission(*, slug) -> tuple[Survey, tuple | None]:
-    """The survey a respondent submits to, and what validating the submission needs.
+@dataclass(frozen=True)
+class SubmissionTarget:
+    """What validating a submission needs to know about its survey."""
 
-    ``(survey, inputs)`` for ``services.submission_record(survey=..., inputs=...)``. On
-    PostgreSQL one query (``fastpath.submission_inputs``) reads the survey's id, status,
-    response count and design fingerprint with its question ids and grouping options, and
-    ``survey`` carries only those fields; elsewhere the survey is read whole and ``inputs`` is
-    None (the service reads them). 404 if there is no such survey.
-    """
-    if not fastpath.supported():
-        return survey_by_slug(slug=slug), None
+    survey_id: int
+    slug: str
+    status: str
+    design_fingerprint: str
+    question_ids: frozenset
+    options: dict  # {grouping question id: frozenset of its option ids}
+
+
+def submission_target(*, slug) -> SubmissionTarget:
+    """The survey a respondent submits to, with its question ids and grouping options, in two
+    queries. 404 if there is no such survey."""
     if not is_slug(slug):
         raise Http404("No such survey.")
-    found = fastpath.submission_inputs(slug=slug)
-    if found is None:
+    row = Survey.objects.filter(slug=slug).values_list("id", "status", "design_fingerprint").first()
+    if row is None:
         raise Http404("No such survey.")
-    (survey_id, status, response_count, fingerprint), question_ids, options = found
-    survey = Survey(
-        pk=survey_id,
+    survey_id, status, fingerprint = row
+    questions = Question.objects.filter(survey_id=survey_id).values_list(
+        "id", Value(None, output_field=BigIntegerField())
+    )
+    options = GroupingOption.objects.filter(grouping_question__survey_id=survey_id).values_list(
+        "grouping_question_id", "id"
+    )
+    question_ids, grouped = set(), {}
+    for first, option_id in questions.order_by().union(options.order_by(), all=True):
+        if option_id is None:
+            question_ids.add(first)
+        else:
+            grouped.setdefault(first, set()).add(option_id)
+    return SubmissionTarget(
+        survey_id=survey_id,
         slug=slug,
         status=status,
-        response_count=response_count,
         design_fingerprint=fingerprint,
+        question_ids=frozenset(question_ids),
+        options={gid: frozenset(oids) for gid, oids in grouped.items()},
     )
-    return survey, (question_ids, options)
 
 
 def survey_design_fingerprint(*, survey) -> str:
@@ -195,9 +250,9 @@ def survey_estimates(*, survey, confidence=None, method=None) -> SurveyEstimates
     design = survey_design(survey=survey)
     rows = []
     # The tallies as stored now, not as ``survey`` was read: submissions keep arriving.
-    tallies = Survey.objects.only("report_tallies").get(pk=survey.pk)
+    tallies = survey_tallies(survey=survey)
     for question in survey.questions.all():
-        reports, yes = tallies.tally(question.pk)
+        reports, yes = tallies.of(question.pk)
         est = dpengine.estimate(
             yes=yes,
             n=reports,

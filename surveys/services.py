@@ -6,6 +6,7 @@ cases nothing is stored half-way.
 """
 
 import math
+import random
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -15,22 +16,24 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import BigIntegerField, Case, Count, F, Max, Q, Value, When
+from django.db.models import Case, Count, F, Max, Q, Value, When
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from dpengine import ForcedResponse
 
-from . import fastpath, selectors
+from . import selectors, submission_statement
 from .models import (
     CI_METHODS,
+    TALLY_SHARDS,
     GroupAnswer,
     GroupingOption,
     GroupTally,
     Question,
     Submission,
     Survey,
+    TallyShard,
     is_slug,
     question_key,
 )
@@ -387,6 +390,9 @@ def survey_open(*, survey) -> Survey:
         survey.opened_at = timezone.now()
         survey.design_fingerprint = selectors.survey_design_fingerprint(survey=survey)
         fields += ["opened_at", "design_fingerprint"]
+        # The design is frozen from here, so every per-(question, option) tally row a
+        # submission will count in exists from the start: a submission only adds to rows.
+        group_tallies_ensure(survey=survey)
     survey.status = Survey.Status.OPEN
     survey.save(update_fields=fields)
     return survey
@@ -531,42 +537,87 @@ def _clean_answers(answers, question_ids):
     return cleaned
 
 
+def _group_choices(groups):
+    """``{grouping question id: option id}`` from what the client sent, checking only its shape
+    (every key and value a whole number as ``_clean_group_key`` reads them), or None."""
+    if groups is None:
+        return {}
+    if not isinstance(groups, Mapping):
+        return None
+    chosen = {}
+    for key, value in groups.items():
+        try:
+            grouping_id = int(key)
+        except (TypeError, ValueError):
+            return None
+        if str(grouping_id) != str(key).strip():
+            return None
+        if isinstance(value, int) and not isinstance(value, bool):
+            chosen[grouping_id] = value
+        elif isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+            chosen[grouping_id] = int(value.strip())
+        else:
+            return None
+    return chosen
+
+
+@dataclass(frozen=True)
+class _CleanSubmission:
+    submission_uuid: uuid.UUID
+    answers: dict  # {question id: randomized bit}
+    groups: dict  # {grouping question id: option id}
+    fingerprint: str | None
+
+    def outcome(self, *, created):
+        return SubmissionOutcome(
+            self.submission_uuid, created=created, questions_answered=len(self.answers)
+        )
+
+
+def _one_statement():
+    # settings.SUBMISSION_STATEMENT=False stores through the ORM transaction instead: the
+    # benchmark's "ORM only" row, and a way out should the SQL ever misbehave.
+    return submission_statement.supported() and settings.SUBMISSION_STATEMENT
+
+
 def submission_receive(
     *, slug, submission_id, answers, groups=None, design_fingerprint=None
 ) -> SubmissionOutcome:
     """A respondent's submission to the survey at ``slug``, as the public endpoint receives it.
 
-    On PostgreSQL the usual case, a new submission that answers exactly the questions of an
-    open survey that has responses and no grouping questions, is stored by one statement that
-    checks all of that as it writes (``fastpath.submission_insert``): no separate read of the
-    survey. That statement stores nothing in any other case (no such survey, not open, the
-    first response, wrong or missing answers, grouping answers, a replay), and then the
-    submission goes the whole way: the survey is read and ``submission_record`` validates it,
-    with messages that name the field, stores it or answers the replay. Elsewhere it always
-    goes that way.
+    The one owner of the submission path. It stores at most once per request, one of two ways:
+    SQL that checks every rule of ``submission_validate`` as it writes (``submission_statement``:
+    one statement on PostgreSQL, one short transaction on SQLite), tried first, before anything
+    is read; or, with ``SUBMISSION_STATEMENT`` off, the survey is read, the submission
+    validated and stored in one ORM transaction. When the SQL stores nothing (no such survey,
+    not open, wrong answers, another design, a replay), the survey is read only to explain why,
+    with the error that names the field, or to answer the replay as the first time; nothing is
+    stored then.
     """
-    if fastpath.supported() and groups in (None, {}) and is_slug(slug):
-        try:
-            submission_uuid = _clean_submission_id(submission_id)
-            bits = _answer_bits(answers)
-            fingerprint = _clean_fingerprint(design_fingerprint)
-        except ValidationError:
-            bits = None  # explained below, after what comes first (no such survey, closed)
-        if bits and fastpath.submission_insert(
-            slug=slug,
-            submission_uuid=submission_uuid,
-            received_on=timezone.now().date(),
-            answers=bits,
-            design_fingerprint=fingerprint,
-        ):
-            return SubmissionOutcome(submission_uuid, created=True, questions_answered=len(bits))
-    survey, inputs = selectors.survey_for_submission(slug=slug)
-    return submission_record(
-        survey=survey,
+    if _one_statement():
+        shaped = _submission_shape(
+            submission_id=submission_id,
+            answers=answers,
+            groups=groups,
+            design_fingerprint=design_fingerprint,
+        )
+        if shaped is not None and is_slug(slug):
+            if _statement_store(slug=slug, clean=shaped):
+                return shaped.outcome(created=True)
+            target = selectors.submission_target(slug=slug)
+            return _submission_explain(
+                target=target,
+                submission_id=submission_id,
+                answers=answers,
+                groups=groups,
+                design_fingerprint=design_fingerprint,
+            )
+    target = selectors.submission_target(slug=slug)
+    return _submission_store(
+        target=target,
         submission_id=submission_id,
         answers=answers,
         groups=groups,
-        inputs=inputs,
         design_fingerprint=design_fingerprint,
     )
 
@@ -580,35 +631,68 @@ def submission_record(
     replayed submission id stores nothing new and reports the first outcome again, so a
     client may retry safely after a timeout or a crashed worker. ``groups`` maps grouping
     question id to the chosen option id, exactly as the respondent gave it (not randomized).
-
-    The usual case (a new submission to an open survey) costs one read and one transaction:
-    a replay is recognised by the unique constraint on (survey, submission id) when the insert
-    fails, not by a look-up before it, and the states that refuse a submission (survey not
-    open, body invalid) look for an earlier one with this id only on their own path.
-    ``inputs`` is the survey's ``(question ids, grouping options)`` when the caller read them
-    with the survey (``selectors.survey_for_submission``); otherwise they are read here.
-    On PostgreSQL a submission without grouping answers to a survey that has responses is
-    written by ``fastpath`` in one statement; otherwise in one ORM transaction. The public
-    endpoint comes here through ``submission_receive``.
+    ``inputs`` is the survey's ``(question ids, grouping options)`` when the caller already
+    read them; otherwise they are read here. Stored the way ``submission_receive`` stores.
     """
+    if inputs is None:
+        target = selectors.submission_target(slug=survey.slug)
+    else:
+        question_ids, options = inputs
+        target = selectors.SubmissionTarget(
+            survey_id=survey.pk,
+            slug=survey.slug,
+            status=survey.status,
+            design_fingerprint=survey.design_fingerprint,
+            question_ids=frozenset(question_ids),
+            options={gid: frozenset(oids) for gid, oids in options.items()},
+        )
+    return _submission_store(
+        target=target,
+        submission_id=submission_id,
+        answers=answers,
+        groups=groups,
+        design_fingerprint=design_fingerprint,
+    )
+
+
+def _submission_shape(*, submission_id, answers, groups, design_fingerprint):
+    """The submission with every value of the right type, or None (validation will say why)."""
+    try:
+        clean = _CleanSubmission(
+            submission_uuid=_clean_submission_id(submission_id),
+            answers=_answer_bits(answers),
+            groups=_group_choices(groups),
+            fingerprint=_clean_fingerprint(design_fingerprint),
+        )
+    except ValidationError:
+        return None
+    return clean if clean.answers and clean.groups is not None else None
+
+
+def submission_validate(
+    *, target, submission_id, answers, groups, design_fingerprint
+) -> _CleanSubmission | SubmissionOutcome:
+    """The rules a submission must pass, stated once (``submission_statement`` checks the same
+    in SQL): the survey is open; the answers are exactly its questions, each a bit; the groups
+    exactly its grouping questions, each one of that question's option ids; the design it was
+    randomized with, if named, is the survey's. Raises the error that names the field, or
+    returns the outcome of an earlier submission with this id (a replay answers as the first
+    time did, even if the survey closed or the body is no longer valid since)."""
     submission_uuid = _clean_submission_id(submission_id)
-    if survey.status != Survey.Status.OPEN:
-        # A retry answers as the first attempt did, even when the survey closed in between
-        # (the answers were recorded while it was open).
-        replay = _replay_outcome(survey, submission_uuid)
+    if target.status != Survey.Status.OPEN:
+        replay = _replay_outcome(target.survey_id, submission_uuid)
         if replay is None:
             raise SurveyNotAcceptingResponses(
                 _("This survey is closed and no longer accepts responses.")
-                if survey.status == Survey.Status.CLOSED
+                if target.status == Survey.Status.CLOSED
                 else _("This survey is not open for responses yet.")
             )
         return replay
-    question_ids, options = _submission_inputs(survey) if inputs is None else inputs
     try:
         fingerprint = _clean_fingerprint(design_fingerprint)
-        cleaned = _clean_answers(answers, question_ids)
-        chosen = _clean_groups(groups, options=options)
-        if fingerprint is not None and fingerprint != survey.design_fingerprint:
+        cleaned = _clean_answers(answers, target.question_ids)
+        chosen = _clean_groups(groups, options=target.options)
+        if fingerprint is not None and fingerprint != target.design_fingerprint:
             raise DesignChanged(
                 _(
                     "This survey's design is not the one your page randomized with. Please "
@@ -617,107 +701,128 @@ def submission_record(
                 field="design_fingerprint",
             )
     except (ValidationError, DesignChanged):
-        replay = _replay_outcome(survey, submission_uuid)
+        replay = _replay_outcome(target.survey_id, submission_uuid)
         if replay is None:
             raise
         return replay
-    try:
-        if not chosen and fastpath.supported() and survey.response_count > 0:
-            created = fastpath.submission_insert(
-                slug=survey.slug,
-                submission_uuid=submission_uuid,
-                received_on=timezone.now().date(),
-                answers=cleaned,
-                design_fingerprint=fingerprint,
-            )
-            if not created:  # a replay, or the survey changed since it was read: see below
-                raise IntegrityError("submission not stored")
-            return SubmissionOutcome(submission_uuid, created=True, questions_answered=len(cleaned))
-        with transaction.atomic():
-            # The survey's row is held from here (question edits take it too), and the answers
-            # must still be to its questions: reports name questions, no foreign key would
-            # notice one deleted since validation.
-            tallies = _tallies_locked(survey)
-            if set(survey.questions.values_list("id", flat=True)) != cleaned.keys():
-                raise IntegrityError("the survey's questions changed")
-            submission = Submission.objects.create(
-                survey=survey,
-                submission_id=submission_uuid,
-                received_on=timezone.now().date(),
-                reports={question_key(qid): bit for qid, bit in cleaned.items()},
-            )
-            if chosen:
-                _record_group_answers(
-                    survey=survey, submission=submission, answers=cleaned, chosen=chosen
-                )
-            _tallies_write(
-                survey,
-                tallies,
-                responses=1,
-                reports={qid: (1, int(bit)) for qid, bit in cleaned.items()},
-            )
-    except IntegrityError:
-        # Most often a replay: this id (or a concurrent retry with it) was stored before, whole.
-        replay = _replay_outcome(survey, submission_uuid)
-        if replay is not None:
-            return replay
-        # Otherwise the questions changed under us (edited between validation and insert).
-        raise SurveyConflict(
-            _("The survey changed while you were answering. Please reload the page.")
-        ) from None
-    return SubmissionOutcome(submission_uuid, created=True, questions_answered=len(cleaned))
+    return _CleanSubmission(submission_uuid, cleaned, chosen, fingerprint)
 
 
-def _tallies_locked(survey):
-    """The survey's report tallies, its row locked until the caller's transaction ends.
+def _submission_store(*, target, **body) -> SubmissionOutcome:
+    """Validate, then store once: by the statement or by the ORM transaction."""
+    clean = submission_validate(target=target, **body)
+    if isinstance(clean, SubmissionOutcome):
+        return clean
+    if _one_statement():
+        stored = _statement_store(slug=target.slug, clean=clean)
+    else:
+        stored = _orm_store(survey_id=target.survey_id, clean=clean)
+    if stored:
+        return clean.outcome(created=True)
+    return _not_stored(survey_id=target.survey_id, clean=clean)
 
-    So concurrent submissions add up instead of overwriting each other's counts (on SQLite
-    the transaction already holds the database's write lock). ``fastpath`` does it in SQL.
-    """
-    return (
-        Survey.objects.select_for_update()
-        .filter(pk=survey.pk)
-        .values_list("report_tallies", flat=True)
-        .get()
+
+def _submission_explain(*, target, **body) -> SubmissionOutcome:
+    """Why the statement stored nothing: an error naming the field, or the replay's outcome."""
+    clean = submission_validate(target=target, **body)
+    if isinstance(clean, SubmissionOutcome):
+        return clean
+    return _not_stored(survey_id=target.survey_id, clean=clean)
+
+
+def _not_stored(*, survey_id, clean):
+    # Most often a replay: this id (or a concurrent retry with it) was stored before, whole.
+    replay = _replay_outcome(survey_id, clean.submission_uuid)
+    if replay is not None:
+        return replay
+    # Otherwise the survey changed between the read and the store (a database shell, or a
+    # status change in between).
+    raise SurveyConflict(_("The survey changed while you were answering. Please reload the page."))
+
+
+def _statement_store(*, slug, clean) -> bool:
+    stored = submission_statement.submission_insert(
+        slug=slug,
+        shard=tally_shard_pick(),
+        submission_uuid=clean.submission_uuid,
+        received_on=timezone.now().date(),
+        answers=clean.answers,
+        groups=clean.groups,
+        design_fingerprint=clean.fingerprint,
     )
+    if stored is None:
+        return False
+    if stored.group_tallies_incomplete:
+        # Tally rows are created when the survey opens; some were missing (a survey opened
+        # before that, or rows removed): recount from the stored rows, this submission included.
+        group_tallies_rebuild(survey=Survey.objects.get(pk=stored.survey_id))
+    return True
 
 
-def _tallies_write(survey, tallies, *, responses, reports):
-    """Store ``tallies`` (as read by ``_tallies_locked``) plus ``responses`` more responses
-    and, per question id, ``(reports, yes reports)`` more."""
-    tallies = dict(tallies)
+def _orm_store(*, survey_id, clean) -> bool:
+    """The submission in one ORM transaction (SQLite, or the statement switched off)."""
+    try:
+        with transaction.atomic():
+            # Reports name questions, no foreign key would notice one deleted since validation.
+            if set(Question.objects.filter(survey_id=survey_id).values_list("id", flat=True)) != (
+                clean.answers.keys()
+            ):
+                return False
+            submission = Submission.objects.create(
+                survey_id=survey_id,
+                submission_id=clean.submission_uuid,
+                received_on=timezone.now().date(),
+                reports={question_key(qid): bit for qid, bit in clean.answers.items()},
+            )
+            if clean.groups:
+                _record_group_answers(
+                    survey_id=survey_id,
+                    submission=submission,
+                    answers=clean.answers,
+                    chosen=clean.groups,
+                )
+            _tallies_add(
+                survey_id,
+                responses=1,
+                reports={qid: (1, int(bit)) for qid, bit in clean.answers.items()},
+                shard=tally_shard_pick(),
+            )
+    except IntegrityError:  # this id is stored already (a replay, or a concurrent retry)
+        return False
+    return True
+
+
+def _tallies_add(survey_id, *, responses, reports, shard=0):
+    """Add ``responses`` responses and, per question id, ``(reports, yes reports)``, to one of
+    the survey's tally shards, inside the caller's transaction.
+
+    The row is read FOR UPDATE, so concurrent transactions on the same shard add up instead of
+    overwriting each other's counts (on SQLite the transaction already holds the database's
+    write lock). It is created first if missing, ignoring a concurrent creation.
+    """
+    TallyShard.objects.bulk_create(
+        [TallyShard(survey_id=survey_id, shard=shard)], ignore_conflicts=True
+    )
+    tally = TallyShard.objects.select_for_update().get(survey_id=survey_id, shard=shard)
     for question_id, (added, added_yes) in reports.items():
         key = question_key(question_id)
-        have, have_yes = tallies.get(key, (0, 0))
-        tallies[key] = [have + added, have_yes + added_yes]
-    Survey.objects.filter(pk=survey.pk).update(
-        response_count=F("response_count") + responses, report_tallies=tallies
-    )
+        have, have_yes = tally.reports.get(key, (0, 0))
+        tally.reports[key] = [have + added, have_yes + added_yes]
+    tally.responses += responses
+    tally.save(update_fields=["responses", "reports"])
 
 
-def _replay_outcome(survey, submission_uuid):
+def tally_shard_pick():
+    """The shard a submission adds to: any, at random (not a secret; spreads row locks)."""
+    return random.randrange(TALLY_SHARDS)
+
+
+def _replay_outcome(survey_id, submission_uuid):
     """The outcome of the submission stored earlier with this id, or None if there is none."""
-    stored = Submission.objects.filter(survey=survey, submission_id=submission_uuid).first()
+    stored = Submission.objects.filter(survey_id=survey_id, submission_id=submission_uuid).first()
     if stored is None:
         return None
     return SubmissionOutcome(submission_uuid, created=False, questions_answered=len(stored.reports))
-
-
-def _submission_inputs(survey):
-    """The survey's question ids and ``{grouping question id: {option ids}}``, in one query."""
-    questions = Question.objects.filter(survey=survey).values_list(
-        "id", Value(None, output_field=BigIntegerField())
-    )
-    options = GroupingOption.objects.filter(grouping_question__survey=survey).values_list(
-        "grouping_question_id", "id"
-    )
-    question_ids, grouped = set(), {}
-    for first, option_id in questions.order_by().union(options.order_by(), all=True):
-        if option_id is None:
-            question_ids.add(first)
-        else:
-            grouped.setdefault(first, set()).add(option_id)
-    return question_ids, grouped
 
 
 @transaction.atomic
@@ -775,9 +880,8 @@ def simulated_submissions_record(
                 batch_size=batch_size,
             )
     yes_totals = reports.sum(axis=0)
-    _tallies_write(
-        survey,
-        _tallies_locked(survey),
+    _tallies_add(
+        survey.pk,
         responses=total,
         reports={
             question.pk: (total, int(yes))
@@ -826,7 +930,7 @@ def _clean_group_key(key, value, options):
 def _clean_groups(groups, *, options):
     """``{grouping question id: option id}``: every grouping question answered, nothing else.
 
-    ``options`` is ``{grouping question id: {option ids}}`` (see ``_submission_inputs``).
+    ``options`` is ``{grouping question id: {option ids}}`` (``SubmissionTarget.options``).
     """
     if groups is None:
         groups = {}
@@ -850,7 +954,7 @@ def _clean_groups(groups, *, options):
     return chosen
 
 
-def _record_group_answers(*, survey, submission, answers, chosen):
+def _record_group_answers(*, survey_id, submission, answers, chosen):
     """Store the chosen options and add the submission to the per-(question, option) tallies."""
     GroupAnswer.objects.bulk_create(
         GroupAnswer(submission=submission, grouping_question_id=gid, option_id=oid)
@@ -859,10 +963,6 @@ def _record_group_answers(*, survey, submission, answers, chosen):
     GroupingOption.objects.filter(id__in=chosen.values()).update(
         respondent_count=F("respondent_count") + 1
     )
-    if survey.response_count == 0:
-        # The first response freezes the questions, so the tally rows are created once, here.
-        # Zero rows first (ignoring rows a concurrent first response created), then increment.
-        group_tallies_ensure(survey=survey)
     yes_ids = [qid for qid, bit in answers.items() if bit]
     updated = GroupTally.objects.filter(
         question_id__in=answers, option_id__in=chosen.values()
@@ -872,8 +972,9 @@ def _record_group_answers(*, survey, submission, answers, chosen):
         + Case(When(question_id__in=yes_ids, then=Value(1)), default=Value(0)),
     )
     if updated != len(answers) * len(chosen):
-        # Rows missing (responses stored without tallies, e.g. by a bulk import): recount.
-        group_tallies_rebuild(survey=survey)
+        # Rows missing (created when the survey opens, so: a survey opened before they were,
+        # or rows removed): recount from the stored rows, this submission included.
+        group_tallies_rebuild(survey=Survey.objects.get(pk=survey_id))
 
 
 def group_tallies_ensure(*, survey):

@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from surveys import services
+from surveys import selectors, services
 from surveys.models import Survey
 
 PASSWORD = "correct-horse-battery-42"
@@ -19,8 +19,8 @@ SENSITIVE_QUESTIONS = (
 
 def question_tallies(survey):
     """``(reports, yes reports)`` of each of the survey's questions in order, as stored now."""
-    survey.refresh_from_db(fields=["report_tallies", "response_count"])
-    return [survey.tally(pk) for pk in survey.questions.values_list("id", flat=True)]
+    tallies = selectors.survey_tallies(survey=survey)
+    return [tallies.of(pk) for pk in survey.questions.values_list("id", flat=True)]
 
 
 @pytest.fixture

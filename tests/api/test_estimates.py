@@ -61,8 +61,8 @@ def test_estimates_equal_dpengines(owner_api, make_survey, query, confidence, me
     assert len(body["estimates"]) == 2
     for row, question in zip(body["estimates"], survey.questions.all(), strict=True):
         expected = dpengine.estimate(
-            yes=survey.tally(question.pk)[1],
-            n=survey.tally(question.pk)[0],
+            yes=selectors.survey_tallies(survey=survey).of(question.pk)[1],
+            n=selectors.survey_tallies(survey=survey).of(question.pk)[0],
             design=design,
             confidence=confidence,
             method=method,

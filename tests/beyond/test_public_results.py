@@ -12,7 +12,7 @@ from django.urls import reverse
 
 import dpengine
 import dpengine.continual
-from surveys import public_results, services
+from surveys import public_results, selectors, services
 from surveys.models import PublicRelease, Survey
 
 pytestmark = pytest.mark.django_db
@@ -222,7 +222,7 @@ def test_estimates_are_computed_from_the_noisy_counts(answered, monkeypatch):
     question = answered.questions.first()
     assert results.respondents == 127  # release 1: one tree node per count, +7 each
     assert results.rows[0].estimate == dpengine.estimate(
-        yes=answered.tally(question.pk)[1] + 7,
+        yes=selectors.survey_tallies(survey=answered).of(question.pk)[1] + 7,
         n=127,
         design=dpengine.CLASSIC,
         confidence=answered.confidence,

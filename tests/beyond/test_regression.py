@@ -5,7 +5,7 @@ import pytest
 from scipy.special import expit
 
 import dpengine
-from surveys import analysis, grouping, services
+from surveys import analysis, grouping, selectors, services
 from surveys.analysis import RegressionStatus
 
 pytestmark = pytest.mark.django_db
@@ -134,7 +134,9 @@ def test_without_grouping_questions_the_model_is_the_intercept(open_survey):
     assert result.fitted and len(result.coefficients) == 1
     open_survey.refresh_from_db()
     overall = dpengine.estimate(
-        yes=open_survey.tally(question.pk)[1], n=400, design=dpengine.CLASSIC
+        yes=selectors.survey_tallies(survey=open_survey).of(question.pk)[1],
+        n=400,
+        design=dpengine.CLASSIC,
     )
     assert expit(result.coefficients[0].estimate) == pytest.approx(overall.estimate, abs=1e-6)
 

@@ -122,12 +122,17 @@ def stored_state(server, survey):
         }
         for submission_id, reports in submissions
     }
-    [(response_count, tallies)] = database_rows(
+    # The survey's tallies are the sums over its tally shards.
+    response_count, tallies = 0, {}
+    for responses, reports in database_rows(
         server,
-        "SELECT response_count, report_tallies FROM surveys_survey WHERE id = %s",
+        "SELECT responses, reports FROM surveys_tallyshard WHERE survey_id = %s",
         [survey["id"]],
-    )
-    tallies = from_json(tallies)
+    ):
+        response_count += responses
+        for key, (n, yes) in from_json(reports).items():
+            have_n, have_yes = tallies.get(key, (0, 0))
+            tallies[key] = (have_n + n, have_yes + yes)
     return {
         "submission_ids": [str(uuid.UUID(str(row[0]))) for row in submissions],
         "reports": by_submission,

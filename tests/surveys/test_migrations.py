@@ -11,6 +11,8 @@ BEFORE = [("surveys", "0002_grouping_and_public_results")]
 AFTER = [("surveys", "0003_report_tallies_on_the_survey")]
 PACKED = [("surveys", "0004_reports_in_the_submission_row")]
 FROZEN = [("surveys", "0005_survey_frozen_at_first_opening")]
+PRE_SHARDS = [("surveys", "0009_survey_trash")]
+SHARDED = [("surveys", "0010_tallies_in_shards")]
 DAY = datetime.date(2026, 11, 2)
 
 
@@ -125,4 +127,34 @@ def test_surveys_already_opened_are_frozen_with_their_fingerprint(owner):
         grouping=[(gq.pk, "Team?", [(o.pk, o.label) for o in options])],
     )
     assert closed.design_fingerprint != opened.design_fingerprint
+    migrate(latest())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_survey_tallies_move_into_shards_and_back(owner):
+    apps = migrate(PRE_SHARDS)
+    Survey = apps.get_model("surveys", "Survey")
+    answered = Survey.objects.create(
+        owner_id=owner.pk,
+        title="Answered",
+        status="open",
+        response_count=9,
+        report_tallies={"q1": [9, 4], "q2": [8, 0]},
+    )
+    draft = Survey.objects.create(owner_id=owner.pk, title="Draft")
+
+    apps = migrate(SHARDED)
+    TallyShard = apps.get_model("surveys", "TallyShard")
+    assert list(TallyShard.objects.values_list("survey_id", "shard", "responses", "reports")) == [
+        (answered.pk, 0, 9, {"q1": [9, 4], "q2": [8, 0]})
+    ]
+    # Later submissions land in other shards; back, the survey's row holds their sum.
+    TallyShard.objects.create(survey_id=answered.pk, shard=5, responses=2, reports={"q1": [2, 1]})
+
+    apps = migrate(PRE_SHARDS)
+    Survey = apps.get_model("surveys", "Survey")
+    assert sorted(Survey.objects.values_list("id", "response_count", "report_tallies")) == [
+        (answered.pk, 11, {"q1": [11, 5], "q2": [8, 0]}),
+        (draft.pk, 0, {}),
+    ]
     migrate(latest())

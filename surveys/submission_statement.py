@@ -1,0 +1,357 @@
+"""A respondent's submission stored by SQL that checks as it writes: one PostgreSQL statement
+(or, on SQLite, a few statements in one short transaction).
+
+Why raw SQL here, and only here: the public submission endpoint is the one request every
+respondent makes. Through the ORM a submission is a read of the survey, its questions and
+grouping options, then a transaction of several round trips (the submission, its grouping
+answers, the tallies) during which the rows it counts on stay locked. PostgreSQL runs a
+statement with data-modifying CTEs as one atomic unit, so in autocommit the same checks and
+writes are ONE round trip and still all or nothing, and a tally row is locked only from its
+update to the commit of that same statement. The statement is prepared once per connection.
+
+This module only runs the statement; ``services.submission_receive`` decides when, and
+explains a refusal. The rules the statement checks are those of ``services`` (see
+``services.submission_validate``); both read the design, which is frozen once a survey has been
+open (``Survey.is_frozen``), so a check made in the statement's snapshot holds at its commit.
+"""
+
+import hashlib
+import json
+import weakref
+from contextlib import nullcontext
+from dataclasses import dataclass
+
+from django.db import DatabaseError, connection, transaction
+
+from .models import (
+    GroupAnswer,
+    GroupingOption,
+    GroupingQuestion,
+    GroupTally,
+    Question,
+    Submission,
+    Survey,
+    TallyShard,
+)
+
+# Table names from the models, so a renamed table cannot leave the statement behind.
+_TABLES = {
+    "survey": Survey._meta.db_table,
+    "question": Question._meta.db_table,
+    "grouping": GroupingQuestion._meta.db_table,
+    "option": GroupingOption._meta.db_table,
+    "submission": Submission._meta.db_table,
+    "answer": GroupAnswer._meta.db_table,
+    "group_tally": GroupTally._meta.db_table,
+    "tally": TallyShard._meta.db_table,
+}
+# What the statement takes, in order: (name, PostgreSQL type).
+_PARAMETERS = (
+    ("slug", "text"),
+    ("open", "text"),
+    ("submission", "uuid"),
+    ("received_on", "date"),
+    ("questions", "bigint[]"),
+    ("bits", "boolean[]"),
+    ("groupings", "bigint[]"),
+    ("options", "bigint[]"),
+    ("fingerprint", "text"),
+    ("shard", "smallint"),
+)
+
+# Stores the submission only if it is valid, all or nothing, idempotent on (survey, id):
+# - ``survey`` finds the survey by slug, only if it is open, its questions are exactly the
+#   answered ones (``questions`` sorted ascending), its grouping questions exactly the answered
+#   ones (``groupings`` sorted ascending) with each chosen option one of that grouping
+#   question's (``options``, aligned with ``groupings``), and, when the body names the design
+#   it was randomized with (``fingerprint``), that is the survey's. Otherwise no row, and every
+#   later part does nothing: the caller then explains what is wrong.
+# - ``s`` inserts the submission with its reports unless this id is already stored for the
+#   survey (a replay); then it returns no row, and again nothing else happens.
+# - ``chosen`` stores the grouping answers, ``counted`` counts the respondent on each chosen
+#   option, and ``grouped`` adds the reports to the per-(question, option) tallies, creating a
+#   row that is missing (``created``: the caller then has the tallies recounted, see
+#   ``services``).
+# - the final INSERT counts the response and its reports in the survey's tally shard
+#   ``shard`` (``models.TallyShard``), creating it if missing. It runs only when the submission
+#   was inserted and returns a row only then, so "no row" means "nothing stored or counted".
+#   Under concurrent submissions each tally row is updated from its latest version, as
+#   ``x = x + 1`` is; the shard, chosen at random per submission, spreads them over several
+#   rows, so they rarely wait for one another's lock.
+_RECORD_SQL = """
+WITH survey AS (
+    SELECT v.id FROM {survey} AS v
+    WHERE v.slug = %(slug)s AND v.status = %(open)s
+        AND (%(fingerprint)s IS NULL OR v.design_fingerprint = %(fingerprint)s)
+        AND ARRAY(SELECT q.id FROM {question} AS q WHERE q.survey_id = v.id ORDER BY q.id)
+            = %(questions)s
+        AND ARRAY(SELECT g.id FROM {grouping} AS g WHERE g.survey_id = v.id ORDER BY g.id)
+            = %(groupings)s
+        AND (
+            SELECT count(*) FROM {option} AS o
+            JOIN unnest(%(groupings)s, %(options)s) AS c (grouping_id, option_id)
+                ON o.id = c.option_id AND o.grouping_question_id = c.grouping_id
+        ) = cardinality(%(groupings)s)
+), a AS (
+    SELECT question_id, 'q' || question_id AS key, bit
+    FROM unnest(%(questions)s, %(bits)s) AS a (question_id, bit)
+), s AS (
+    INSERT INTO {submission} (survey_id, submission_id, received_on, reports)
+    SELECT survey.id, %(submission)s, %(received_on)s, (SELECT jsonb_object_agg(key, bit) FROM a)
+    FROM survey
+    ON CONFLICT (survey_id, submission_id) DO NOTHING
+    RETURNING id, survey_id
+), chosen AS (
+    INSERT INTO {answer} (submission_id, grouping_question_id, option_id)
+    SELECT s.id, c.grouping_id, c.option_id
+    FROM s, unnest(%(groupings)s, %(options)s) AS c (grouping_id, option_id)
+    RETURNING option_id
+), counted AS (
+    UPDATE {option} AS o SET respondent_count = o.respondent_count + 1
+    FROM chosen WHERE o.id = chosen.option_id
+    RETURNING o.id
+), grouped AS (
+    INSERT INTO {group_tally} AS t (question_id, option_id, report_count, yes_count)
+    SELECT a.question_id, chosen.option_id, 1, a.bit::int FROM a, chosen
+    ON CONFLICT (question_id, option_id) DO UPDATE
+        SET report_count = t.report_count + 1, yes_count = t.yes_count + excluded.yes_count
+    RETURNING xmax = 0 AS created
+)
+INSERT INTO {tally} AS t (survey_id, shard, responses, reports)
+SELECT s.survey_id, %(shard)s, 1, jsonb_object_agg(a.key, jsonb_build_array(1, a.bit::int))
+FROM s, a GROUP BY s.survey_id
+ON CONFLICT (survey_id, shard) DO UPDATE
+SET responses = t.responses + 1,
+    reports = t.reports || (
+        SELECT jsonb_object_agg(
+            a.key,
+            jsonb_build_array(
+                COALESCE((t.reports -> a.key ->> 0)::bigint, 0) + 1,
+                COALESCE((t.reports -> a.key ->> 1)::bigint, 0) + a.bit::int
+            )
+        )
+        FROM a
+    )
+RETURNING t.survey_id, (SELECT count(*) FROM grouped WHERE created)
+""".format(**_TABLES)
+# Named after its text: a server session that a pooler shares between app versions during a
+# deploy never runs another version's statement under this version's name.
+_STATEMENT = f"rrsurvey_submission_{hashlib.sha256(_RECORD_SQL.encode()).hexdigest()[:12]}"
+_PREPARE_SQL = f"PREPARE {_STATEMENT} ({', '.join(kind for _, kind in _PARAMETERS)}) AS " + (
+    _RECORD_SQL % {name: f"${position}" for position, (name, _) in enumerate(_PARAMETERS, start=1)}
+)
+_EXECUTE_SQL = f"EXECUTE {_STATEMENT} ({', '.join(f'%({name})s' for name, _ in _PARAMETERS)})"
+# The unprepared form, typed as the prepared one is.
+_PLAIN_SQL = _RECORD_SQL % {name: f"%({name})s::{kind}" for name, kind in _PARAMETERS}
+# Database connections (psycopg's, which Django replaces when it reconnects) that hold the
+# prepared statement. A prepared statement lives as long as its connection, whatever
+# transaction it was prepared in.
+_prepared = weakref.WeakSet()
+# SQLSTATE of EXECUTE naming a statement the server does not have: a pooler in front of
+# PostgreSQL handed this connection another server session, or reset it (DISCARD ALL).
+_NO_SUCH_STATEMENT = "26000"
+_ALREADY_PREPARED = "42P05"
+
+
+@dataclass(frozen=True)
+class Stored:
+    """A submission the statement stored: its survey, and whether some of its per-(question,
+    option) tally rows were missing (they are created when a survey opens), so that the
+    survey's tallies need a recount."""
+
+    survey_id: int
+    group_tallies_incomplete: bool
+
+
+def supported():
+    """Whether this module can store submissions on this database."""
+    return connection.vendor in ("postgresql", "sqlite")
+
+
+def _array(values):
+    # As PostgreSQL array literals, which the statement's parameter types read: the driver's
+    # own adaptation of Python lists costs more than the rest of the call.
+    return "{" + ",".join(values) + "}"
+
+
+def submission_insert(
+    *, slug, submission_uuid, received_on, answers, groups, shard, design_fingerprint=None
+) -> Stored | None:
+    """Store a submission to the survey at ``slug`` if the survey takes it as it is.
+
+    ``answers`` maps question id to the randomized bit, ``groups`` grouping question id to the
+    chosen option id. None: nothing stored, because this id was stored before (a replay) or the
+    survey does not take these answers (no such survey, not open, other questions, another
+    design). ``shard`` is the tally shard to count it in.
+    """
+    if connection.vendor == "sqlite":
+        return _sqlite_insert(
+            slug=slug,
+            submission_uuid=submission_uuid,
+            received_on=received_on,
+            answers=answers,
+            groups=groups,
+            design_fingerprint=design_fingerprint,
+        )
+    questions = sorted(answers)
+    groupings = sorted(groups)
+    params = {
+        "slug": slug,
+        "open": Survey.Status.OPEN.value,
+        "submission": submission_uuid,
+        "received_on": received_on,
+        "questions": _array(str(question) for question in questions),
+        "bits": _array("t" if answers[question] else "f" for question in questions),
+        "groupings": _array(str(grouping) for grouping in groupings),
+        "options": _array(str(groups[grouping]) for grouping in groupings),
+        "fingerprint": design_fingerprint,
+        "shard": shard,
+    }
+    with connection.cursor() as cursor:
+        session = connection.connection
+        if session not in _prepared:
+            _prepare(cursor)
+            _prepared.add(session)
+        try:
+            with _statement_transaction():
+                cursor.execute(_EXECUTE_SQL, params)
+        except DatabaseError as exc:
+            if _sqlstate(exc) != _NO_SUCH_STATEMENT:
+                raise
+            # Prepare again next time; this time run the statement as it is.
+            _prepared.discard(session)
+            with _statement_transaction():
+                cursor.execute(_PLAIN_SQL, params)
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    survey_id, created = row
+    return Stored(survey_id=survey_id, group_tallies_incomplete=created > 0)
+
+
+def _prepare(cursor):
+    try:
+        with _statement_transaction():
+            cursor.execute(_PREPARE_SQL)
+    except DatabaseError as exc:
+        # Through a pooler, this server session may hold it from another client: same text.
+        if _sqlstate(exc) != _ALREADY_PREPARED:
+            raise
+
+
+def _statement_transaction():
+    """In autocommit a statement is its own transaction. Inside a caller's transaction (a
+    test, a management command) a savepoint keeps a failure from poisoning the caller's."""
+    return transaction.atomic() if connection.in_atomic_block else nullcontext()
+
+
+def _sqlstate(exc):
+    return getattr(exc.__cause__, "sqlstate", None)
+
+
+# --- SQLite: the same checks and writes, a few statements in one short transaction ---------
+# SQLite has no data-modifying CTEs. Its transactions are IMMEDIATE (config/settings.py): the
+# database's write lock is held from BEGIN, so a check made inside the transaction still holds
+# at its commit. Plain SQL, not the ORM, so that the lock is held for as short a time as can be:
+# the other workers wait for it.
+
+
+def _marks(count):
+    return ", ".join(["%s"] * count)
+
+
+def _sqlite_insert(*, slug, submission_uuid, received_on, answers, groups, design_fingerprint):
+    questions = sorted(answers)
+    t = _TABLES
+    check = (
+        f"SELECT v.id FROM {t['survey']} AS v"
+        " WHERE v.slug = %s AND v.status = %s"
+        " AND (%s IS NULL OR v.design_fingerprint = %s)"
+        f" AND (SELECT count(*) FROM {t['question']} WHERE survey_id = v.id) = %s"
+        f" AND (SELECT count(*) FROM {t['question']} WHERE survey_id = v.id"
+        f" AND id IN ({_marks(len(questions))})) = %s"
+        f" AND (SELECT count(*) FROM {t['grouping']} WHERE survey_id = v.id) = %s"
+    )
+    params = [
+        slug,
+        Survey.Status.OPEN.value,
+        design_fingerprint,
+        design_fingerprint,
+        len(questions),
+        *questions,
+        len(questions),
+        len(groups),
+    ]
+    if groups:
+        # Each chosen option is one of its grouping question's, and these are the survey's.
+        pairs = ", ".join(["(%s, %s)"] * len(groups))
+        check += (
+            f" AND (SELECT count(*) FROM {t['option']} AS o"
+            f" JOIN {t['grouping']} AS g ON g.id = o.grouping_question_id AND g.survey_id = v.id"
+            f" WHERE (o.grouping_question_id, o.id) IN (VALUES {pairs})) = %s"
+        )
+        params += [value for pair in groups.items() for value in pair] + [len(groups)]
+    keys = [f"q{question}" for question in questions]
+    yes = [question for question in questions if answers[question]]
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(check, params)
+        row = cursor.fetchone()
+        if row is None:
+            return None
+        survey_id = row[0]
+        cursor.execute(
+            f"INSERT INTO {t['submission']} (survey_id, submission_id, received_on, reports)"
+            " VALUES (%s, %s, %s, %s) ON CONFLICT (survey_id, submission_id) DO NOTHING"
+            " RETURNING id",
+            [
+                survey_id,
+                submission_uuid.hex,
+                received_on.isoformat(),
+                json.dumps(dict(zip(keys, (answers[q] for q in questions), strict=True))),
+            ],
+        )
+        row = cursor.fetchone()
+        if row is None:  # a replay
+            return None
+        submission_pk = row[0]
+        incomplete = False
+        if groups:
+            options = list(groups.values())
+            cursor.execute(
+                f"INSERT INTO {t['answer']} (submission_id, grouping_question_id, option_id)"
+                f" VALUES {', '.join(['(%s, %s, %s)'] * len(groups))}",
+                [value for gid, oid in groups.items() for value in (submission_pk, gid, oid)],
+            )
+            cursor.execute(
+                f"UPDATE {t['option']} SET respondent_count = respondent_count + 1"
+                f" WHERE id IN ({_marks(len(options))})",
+                options,
+            )
+            cursor.execute(
+                f"UPDATE {t['group_tally']} SET report_count = report_count + 1,"
+                f" yes_count = yes_count + (question_id IN ({_marks(len(yes)) or '-1'}))"
+                f" WHERE option_id IN ({_marks(len(options))})"
+                f" AND question_id IN ({_marks(len(questions))})",
+                [*yes, *options, *questions],
+            )
+            incomplete = cursor.rowcount != len(options) * len(questions)
+        counts = ", ".join(
+            f"'$.{key}', json_array("
+            f"coalesce(json_extract(reports, '$.{key}[0]'), 0) + 1, "
+            f"coalesce(json_extract(reports, '$.{key}[1]'), 0) + %s)"
+            for key in keys
+        )
+        # One shard: SQLite takes one write at a time anyway, so more rows would spread nothing.
+        cursor.execute(
+            f"INSERT INTO {t['tally']} (survey_id, shard, responses, reports)"
+            " VALUES (%s, 0, 1, %s) ON CONFLICT (survey_id, shard) DO UPDATE"
+            f" SET responses = responses + 1, reports = json_set(reports, {counts})",
+            [
+                survey_id,
+                json.dumps(
+                    {key: [1, int(answers[q])] for key, q in zip(keys, questions, strict=True)}
+                ),
+                *(int(answers[q]) for q in questions),
+            ],
+        )
+    return Stored(survey_id=survey_id, group_tallies_incomplete=incomplete)

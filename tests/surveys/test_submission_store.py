@@ -1,0 +1,288 @@
+"""The submission write path: all or nothing and idempotent, on the one-statement path
+(PostgreSQL, surveys/submission_statement.py) as on the ORM transaction (SQLite, or the
+statement switched off)."""
+
+import uuid
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from surveys import grouping, selectors, services, submission_statement
+from surveys.models import (
+    GroupAnswer,
+    GroupingQuestion,
+    GroupTally,
+    Question,
+    Submission,
+    Survey,
+)
+from tests.conftest import answers_for, question_tallies
+
+
+def stored_state(survey):
+    tallies = question_tallies(survey)
+    reports = sum(len(bits) for bits in Submission.objects.values_list("reports", flat=True))
+    return Submission.objects.count(), reports, tallies, survey.response_count
+
+
+@pytest.mark.django_db
+def test_replay_through_the_endpoint_stores_nothing_and_counts_nothing(open_survey, submit):
+    sid = uuid.uuid4()
+    first = submit(open_survey, [True, False], submission_id=sid)
+    before = stored_state(open_survey)
+    again = submit(open_survey, [False, True], submission_id=sid)
+    assert first.status_code == again.status_code == 201
+    assert stored_state(open_survey) == before == (1, 2, [(1, 1), (1, 0)], 1)
+
+
+postgresql_only = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="PostgreSQL's prepared statement"
+)
+
+
+def statement_insert(survey, answers, **changes):
+    """Whether the one statement stored the submission."""
+    kwargs = {
+        "slug": survey.slug,
+        "submission_uuid": uuid.uuid4(),
+        "received_on": survey.created_at.date(),
+        "answers": answers,
+        "groups": {},
+        "shard": services.tally_shard_pick(),  # any: the tallies are the sum of the shards
+    }
+    return submission_statement.submission_insert(**kwargs | changes) is not None
+
+
+@pytest.mark.django_db
+def test_one_statement_insert_is_idempotent(frozen_survey):
+    answers = dict.fromkeys(frozen_survey.questions.values_list("id", flat=True), True)
+    sid = uuid.uuid4()
+    assert statement_insert(frozen_survey, answers, submission_uuid=sid) is True
+    assert statement_insert(frozen_survey, answers, submission_uuid=sid) is False
+    assert stored_state(frozen_survey) == (2, 4, [(2, 2), (2, 1)], 2)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "case",
+    [
+        "fewer answers",
+        "an unknown question",
+        "another survey's question",
+        "no such slug",
+        "draft",
+        "closed",
+        "grouping questions unanswered",
+        "another design",
+    ],
+)
+def test_one_statement_stores_nothing_that_the_survey_does_not_take_as_is(
+    case, frozen_survey, make_survey
+):
+    open_survey = frozen_survey
+    other = make_survey(title="Other")
+    ids = list(open_survey.questions.values_list("id", flat=True))
+    answers = dict.fromkeys(ids, True)
+    changes = {}
+    if case == "fewer answers":
+        answers = {ids[0]: True}
+    elif case == "an unknown question":
+        answers[max(Question.objects.values_list("id", flat=True)) + 1] = False
+    elif case == "another survey's question":
+        answers = {ids[0]: True, other.questions.first().pk: False}
+    elif case == "no such slug":
+        changes["slug"] = "NoSuchSurvey1234"
+    elif case in ("draft", "closed"):
+        Survey.objects.filter(pk=open_survey.pk).update(status=case)
+    elif case == "grouping questions unanswered":
+        GroupingQuestion.objects.create(survey=open_survey, position=0, text="Department?")
+    else:
+        changes["design_fingerprint"] = "0" * 32
+    assert statement_insert(open_survey, answers, **changes) is False
+    assert stored_state(open_survey) == (1, 2, [(1, 1), (1, 0)], 1)
+
+
+@pytest.mark.django_db
+@postgresql_only
+def test_a_connection_that_lost_its_prepared_statement_still_stores(frozen_survey):
+    # What a connection pooler's reset (DISCARD ALL) or a new server session does to it.
+    answers = dict.fromkeys(frozen_survey.questions.values_list("id", flat=True), False)
+    assert statement_insert(frozen_survey, answers) is True
+    with connection.cursor() as cursor:
+        cursor.execute("DEALLOCATE ALL")
+    assert statement_insert(frozen_survey, answers) is True  # run unprepared, prepared again
+    assert statement_insert(frozen_survey, answers) is True
+    assert stored_state(frozen_survey) == (4, 8, [(4, 1), (4, 0)], 4)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("change", ["deleted", "added"])
+def test_a_question_changed_after_validation_refuses_the_whole_submission(open_survey, change):
+    target = selectors.submission_target(slug=open_survey.slug)  # read, then the change
+    question_ids, options = target.question_ids, target.options
+    if change == "deleted":
+        Question.objects.filter(pk=max(question_ids)).delete()
+    else:  # past the services, which refuse it for an opened survey (e.g. a database shell)
+        Question.objects.create(survey=open_survey, position=2, text="A late question?")
+    with pytest.raises(services.SurveyConflict):
+        services.submission_record(
+            survey=open_survey,
+            submission_id=uuid.uuid4(),
+            answers={str(qid): True for qid in question_ids},
+            inputs=(question_ids, options),
+        )
+    assert stored_state(open_survey) == (
+        (0, 0, [(0, 0)], 0) if change == "deleted" else (0, 0, [(0, 0)] * 3, 0)
+    )
+
+
+@pytest.mark.django_db
+def test_public_submission_is_few_statements(frozen_survey, respondent):
+    open_survey = frozen_survey
+    body = {"submission_id": str(uuid.uuid4()), "answers": answers_for(open_survey, [True, True])}
+    url = f"/api/v1/public/surveys/{open_survey.slug}/responses/"
+    with CaptureQueriesContext(connection) as queries:
+        response = respondent.post(url, body, format="json")
+    assert response.status_code == 201
+    assert stored_state(open_survey) == (2, 4, [(2, 2), (2, 1)], 2)
+    # The survey's own statements, not the throttle's cache nor the test's savepoints; the
+    # statement is prepared once per database connection, not per request.
+    ours = [
+        q["sql"]
+        for q in queries.captured_queries
+        if ("surveys_" in q["sql"] or q["sql"].startswith("EXECUTE"))
+        and not q["sql"].startswith("PREPARE")
+    ]
+    # PostgreSQL: one statement that checks and writes; SQLite: in one transaction, the check
+    # of the survey, the INSERT of the submission and the upsert of its tally shard.
+    assert len(ours) == (1 if connection.vendor == "postgresql" else 3), ours
+
+
+@pytest.mark.django_db
+@postgresql_only
+def test_a_first_response_is_one_statement(open_survey, respondent):
+    # The design is frozen when the survey opens, so its first response needs no other path.
+    body = {"submission_id": str(uuid.uuid4()), "answers": answers_for(open_survey, [True, False])}
+    url = f"/api/v1/public/surveys/{open_survey.slug}/responses/"
+    with CaptureQueriesContext(connection) as queries:
+        response = respondent.post(url, body, format="json")
+    assert response.status_code == 201
+    assert stored_state(open_survey) == (1, 2, [(1, 1), (1, 0)], 1)
+    assert [q["sql"] for q in queries.captured_queries if "surveys_" in q["sql"]] == []
+
+
+@pytest.fixture
+def grouped(make_survey):
+    survey = make_survey(status="draft")
+    gq = grouping.grouping_question_add(survey=survey, text="Team?", options=["Red", "Blue"])
+    survey = services.survey_open(survey=survey)
+    return survey, gq, list(gq.options.values_list("id", flat=True))
+
+
+def group_state(survey):
+    return (
+        sorted(GroupAnswer.objects.values_list("option_id", flat=True)),
+        sorted(
+            GroupTally.objects.values_list("question_id", "option_id", "report_count", "yes_count")
+        ),
+        sorted(survey.grouping_questions.get().options.values_list("id", "respondent_count")),
+    )
+
+
+@pytest.mark.django_db
+def test_grouping_answers_through_the_endpoint_are_stored_once_and_counted(grouped, respondent):
+    survey, gq, (red, blue) = grouped
+    first, second = survey.questions.values_list("id", flat=True)
+    url = f"/api/v1/public/surveys/{survey.slug}/responses/"
+    sid = str(uuid.uuid4())
+    bodies = [
+        {"submission_id": sid, "answers": {first: True, second: False}, "groups": {gq.pk: red}},
+        {"submission_id": sid, "answers": {first: False, second: True}, "groups": {gq.pk: blue}},
+        {
+            "submission_id": str(uuid.uuid4()),
+            "answers": {first: True, second: True},
+            "groups": {str(gq.pk): str(red)},
+        },
+    ]
+    with CaptureQueriesContext(connection) as queries:
+        responses = [respondent.post(url, body, format="json") for body in bodies]
+    assert [r.status_code for r in responses] == [201, 201, 201]
+    assert stored_state(survey) == (2, 4, [(2, 2), (2, 1)], 2)
+    assert group_state(survey) == (
+        [red, red],
+        sorted(
+            [(first, red, 2, 2), (second, red, 2, 1), (first, blue, 0, 0), (second, blue, 0, 0)]
+        ),
+        sorted([(red, 2), (blue, 0)]),
+    )
+    if connection.vendor == "postgresql":
+        # One statement per new submission; the replay's statement stores nothing, then the
+        # survey is read (2) and the earlier submission found (1) to answer as the first time.
+        executed = [q for q in queries.captured_queries if q["sql"].startswith("EXECUTE")]
+        assert len(executed) == 3
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("case", ["another question's option", "no answer", "unknown option"])
+def test_a_bad_grouping_answer_stores_nothing_and_names_the_field(grouped, respondent, case):
+    survey, gq, (red, _blue) = grouped
+    other = grouping.grouping_question_add(
+        survey=Survey.objects.create(owner=survey.owner, title="Other"),
+        text="Age?",
+        options=["Young", "Old"],
+    )
+    groups = {
+        "another question's option": {gq.pk: other.options.first().pk},
+        "no answer": {},
+        "unknown option": {gq.pk: red + 1000},
+    }[case]
+    body = {
+        "submission_id": str(uuid.uuid4()),
+        "answers": answers_for(survey, [True, True]),
+        "groups": groups,
+    }
+    response = respondent.post(
+        f"/api/v1/public/surveys/{survey.slug}/responses/", body, format="json"
+    )
+    assert response.status_code == 400
+    assert "groups" in response.json()["errors"]
+    assert stored_state(survey) == (0, 0, [(0, 0), (0, 0)], 0)
+    assert group_state(survey)[0] == []
+
+
+@pytest.mark.django_db
+def test_tally_rows_missing_at_a_first_grouped_response_are_created(grouped):
+    # A survey opened before tally rows were created at opening: the statement creates the
+    # chosen option's rows and the service adds the zero rows of the others.
+    survey, gq, (red, blue) = grouped
+    GroupTally.objects.all().delete()
+    first, second = survey.questions.values_list("id", flat=True)
+    assert statement_insert(survey, {first: True, second: False}, groups={gq.pk: blue}) is True
+    services.submission_record(
+        survey=survey,
+        submission_id=uuid.uuid4(),
+        answers={first: False, second: False},
+        groups={gq.pk: red},
+    )
+    assert group_state(survey)[1] == sorted(
+        [(first, red, 1, 0), (second, red, 1, 0), (first, blue, 1, 1), (second, blue, 1, 0)]
+    )
+
+
+@pytest.mark.django_db
+def test_the_orm_transaction_stores_what_the_statement_would(grouped, settings):
+    settings.SUBMISSION_STATEMENT = False
+    survey, gq, (red, _blue) = grouped
+    first, second = survey.questions.values_list("id", flat=True)
+    sid = uuid.uuid4()
+    for _attempt in range(2):
+        outcome = services.submission_receive(
+            slug=survey.slug,
+            submission_id=str(sid),
+            answers={str(first): True, str(second): False},
+            groups={str(gq.pk): red},
+        )
+        assert outcome.questions_answered == 2
+    assert stored_state(survey) == (1, 2, [(1, 1), (1, 0)], 1)
+    assert group_state(survey)[2][0] == (red, 1)
