@@ -594,6 +594,9 @@ def submission_receive(
     with the error that names the field, or to answer the replay as the first time; nothing is
     stored then.
     """
+    # The SQL is tried first when it can be (nothing read before it); once it has run, the
+    # survey is read only to explain why it stored nothing, never to store a second time.
+    finish = _submission_store
     if _one_statement():
         shaped = _submission_shape(
             submission_id=submission_id,
@@ -604,17 +607,9 @@ def submission_receive(
         if shaped is not None and is_slug(slug):
             if _statement_store(slug=slug, clean=shaped):
                 return shaped.outcome(created=True)
-            target = selectors.submission_target(slug=slug)
-            return _submission_explain(
-                target=target,
-                submission_id=submission_id,
-                answers=answers,
-                groups=groups,
-                design_fingerprint=design_fingerprint,
-            )
-    target = selectors.submission_target(slug=slug)
-    return _submission_store(
-        target=target,
+            finish = _submission_explain
+    return finish(
+        target=selectors.submission_target(slug=slug),
         submission_id=submission_id,
         answers=answers,
         groups=groups,
