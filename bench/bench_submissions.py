@@ -15,6 +15,9 @@ rate limit, WEB_CONCURRENCY sync workers, default 2), each on its own scratch da
   - public, spread: the plain requests cycling over 8 such surveys, so concurrent submissions
     never count on the same survey's rows: "8 surveys vs 1" (spread / public) is what those
     rows' locks cost;
+  - public, first response: each request is the first response to a survey opened and never
+    answered (BENCH_FIRST_RESPONSES of them per round, default 300; this row runs for that
+    count, not for BENCH_SECONDS);
   - ORM only (PostgreSQL): ``/bench/orm-only/...``, the public endpoint with the one-statement
     store switched off (settings.SUBMISSION_STATEMENT), plain and grouped;
   - in-stack floor: ``POST /bench/bare-insert/<id>/`` (bench/urls.py), a plain view that
@@ -61,6 +64,10 @@ ROUNDS = int(os.environ.get("BENCH_ROUNDS", "12"))
 PUBLIC = "public endpoint"
 GROUPED = "public, grouped"
 SPREAD = "public, spread over 8 surveys"
+FIRST = "public, first response of a survey"
+# Freshly opened surveys for the first-response row: each request answers one of them first,
+# so that row runs for a count (this many per round), not for BENCH_SECONDS.
+FIRST_PER_ROUND = int(os.environ.get("BENCH_FIRST_RESPONSES", "300"))
 FLOOR = "in-stack floor (INSERT view)"
 BARE = "bare app floor (no middleware)"
 
@@ -86,6 +93,24 @@ for n in range(9):
 print(json.dumps(made))
 """
 
+# Surveys opened and never answered (10 questions each, as the plain ones), for the
+# first-response row; ``%d`` is how many.
+CREATE_FRESH_SURVEYS = """
+import json
+from django.contrib.auth import get_user_model
+from surveys import services
+owner = get_user_model().objects.get(username="bench-owner")
+made = []
+for n in range(%d):
+    survey = services.survey_create(
+        owner=owner, title=f"Fresh {n}", questions=[f"Question {i}?" for i in range(10)]
+    )
+    survey = services.survey_open(survey=survey)
+    made.append({"id": survey.pk, "slug": survey.slug, "groups": {},
+                 "question_ids": list(survey.questions.values_list("id", flat=True))})
+print(json.dumps(made))
+"""
+
 
 def drive(server, make_request, *, seconds):
     """``CLIENTS`` threads POSTing for ``seconds``; returns (requests/s, latencies ms, errors)."""
@@ -98,7 +123,10 @@ def drive(server, make_request, *, seconds):
         mine = []
         conn = None
         while time.monotonic() < stop:
-            path, body = make_request()
+            request = make_request()
+            if request is None:  # a row that runs for a count: this round's requests are done
+                break
+            path, body = request
             body = json.dumps(body).encode()
             if conn is None:
                 conn = http.client.HTTPConnection(server.host, server.port, timeout=30)
@@ -141,6 +169,9 @@ def server(*, settings_module):
             "DJANGO_SETTINGS_MODULE": settings_module,
             "RESPONSE_RATE_LIMIT": "off",
             "LOG_LEVEL": "WARNING",
+            # The first-response row opens hundreds of surveys for one bench researcher.
+            "MAX_SURVEYS_PER_USER": "1000000",
+            "MAX_QUESTIONS_PER_USER": "100000000",
         },
         # The production configuration, but workers are not recycled (max_requests): a new
         # worker serves nothing for a second or more while it loads Django, which lands in
@@ -171,6 +202,12 @@ def measure(engine):
         bare_survey = json.loads(
             bare.manage("shell", "-c", CREATE_SURVEYS).strip().splitlines()[-1]
         )[0]
+        fresh_count = FIRST_PER_ROUND * (ROUNDS + 1)  # and the warm-up
+        fresh = json.loads(
+            project.manage("shell", "-c", CREATE_FRESH_SURVEYS % fresh_count)
+            .strip()
+            .splitlines()[-1]
+        )
         counter = iter(range(10**12))
 
         def body_for(target):
@@ -199,6 +236,28 @@ def measure(engine):
         def public(target, prefix="/api/v1/public/surveys"):
             return lambda: (f"{prefix}/{target['slug']}/responses/", body_for(target))
 
+        class FirstResponses:
+            """Each request is the first response to a survey opened and never answered; a
+            round ends after FIRST_PER_ROUND of them (the warm-up after as many)."""
+
+            def __init__(self):
+                self.pool = iter(fresh)
+                self.lock = threading.Lock()
+                self.left = 0
+
+            def next_round(self):
+                self.left = FIRST_PER_ROUND
+
+            def __call__(self):
+                with self.lock:
+                    if self.left == 0:
+                        return None
+                    self.left -= 1
+                    target = next(self.pool)
+                return f"/api/v1/public/surveys/{target['slug']}/responses/", body_for(target)
+
+        first_responses = FirstResponses()
+
         # Run in this order in every round: the ratios compare neighbours.
         targets = {
             PUBLIC: (project, public(survey)),
@@ -207,14 +266,17 @@ def measure(engine):
             FLOOR: (project, lambda: (f"/bench/bare-insert/{survey['id']}/", body_for(survey))),
             BARE: (bare, lambda: (f"/bench/bare-insert/{bare_survey['id']}/", body_for(survey))),
             SPREAD: (project, Spread()),
+            FIRST: (project, first_responses),
         }
         if engine == "postgresql":
             targets["ORM only"] = (project, public(survey, "/bench/orm-only"))
             targets["ORM only, grouped"] = (project, public(grouped, "/bench/orm-only"))
         results = {name: {"rates": [], "latencies": [], "errors": []} for name in targets}
         for target, make_request in targets.values():
+            first_responses.next_round()
             drive(target, make_request, seconds=WARMUP_SECONDS)
         for _round in range(ROUNDS):
+            first_responses.next_round()
             for name, (target, make_request) in targets.items():
                 rate, latencies, errors = drive(target, make_request, seconds=SECONDS)
                 results[name]["rates"].append(rate)
