@@ -3,6 +3,7 @@
 import pytest
 from django.contrib.auth import get_user_model
 
+from surveys import tokens
 from surveys.models import Survey
 
 pytestmark = pytest.mark.django_db
@@ -93,3 +94,20 @@ def test_the_admin_refuses_what_the_services_refuse(
     assert message in str(response.context["adminform"].form.errors[field])
     survey.refresh_from_db()
     assert str(getattr(survey, field)) != value
+
+
+def test_a_password_set_in_the_admin_revokes_the_users_api_tokens(admin_browser, owner):
+    tokens.token_issue(user=owner, name="laptop")
+    assert tokens.tokens_of(user=owner)
+    url = f"/admin/auth/user/{owner.pk}/password/"
+    refused = admin_browser.post(url, {"password1": "short", "password2": "other"})
+    assert refused.status_code == 200  # not set: the tokens stay
+    assert tokens.tokens_of(user=owner)
+    new = "a-brand-new-password-77"
+    response = admin_browser.post(
+        url, {"password1": new, "password2": new, "usable_password": "true"}
+    )
+    assert response.status_code == 302
+    owner.refresh_from_db()
+    assert owner.check_password(new)
+    assert tokens.tokens_of(user=owner) == []
