@@ -180,54 +180,35 @@ def gunicorn_server(*, workers=2, env=None, debug=True, args=(), host="127.0.0.1
             port = free_port(host)
             access_log = workdir / "access.log"
             error_log = workdir / "error.log"
-            # Append mode, like gunicorn's own handle on the same file: with "wb" the two
-            # write at separate offsets and overwrite each other's lines.
-            with open(error_log, "ab") as errors:
-                process = subprocess.Popen(
-                    [
-                        sys.executable,
-                        "-m",
-                        "gunicorn",
-                        "config.wsgi:application",
-                        "--workers",
-                        str(workers),
-                        "--bind",
-                        f"{host}:{port}",
-                        # Which worker served a request, and nothing about the client.
-                        "--access-logfile",
-                        str(access_log),
-                        "--access-logformat",
-                        "%(p)s %(m)s %(U)s %(s)s",
-                        "--error-logfile",
-                        str(error_log),
-                        "--graceful-timeout",
-                        "5",
-                        *args,
-                    ],
-                    cwd=ROOT,
-                    env=server_env,
-                    stdout=errors,
-                    stderr=subprocess.STDOUT,
-                )
-            server = GunicornServer(
-                url=f"http://{host}:{port}",
+            command = [
+                sys.executable,
+                "-m",
+                "gunicorn",
+                "config.wsgi:application",
+                "--workers",
+                str(workers),
+                "--bind",
+                f"{host}:{port}",
+                # Which worker served a request, and nothing about the client.
+                "--access-logfile",
+                str(access_log),
+                "--access-logformat",
+                "%(p)s %(m)s %(U)s %(s)s",
+                "--error-logfile",
+                str(error_log),
+                "--graceful-timeout",
+                "5",
+                *args,
+            ]
+            with _serving(
+                command,
+                server_env,
                 host=host,
                 port=port,
-                env=server_env,
                 access_log=access_log,
                 error_log=error_log,
-                process=process,
-            )
-            try:
-                _wait_until_ready(server)
+            ) as server:
                 yield server
-            finally:
-                process.terminate()
-                try:
-                    process.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
 
 
 @contextmanager
@@ -245,31 +226,43 @@ def development_server(*, env=None):
             server_env.update(env or {})
             _manage(server_env, "migrate", "--noinput")
             port = free_port()
-            error_log = workdir / "error.log"
-            with open(error_log, "ab") as errors:
-                process = subprocess.Popen(
-                    [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
-                    cwd=ROOT,
-                    env=server_env,
-                    stdout=errors,
-                    stderr=subprocess.STDOUT,
-                )
-            server = GunicornServer(
-                url=f"http://127.0.0.1:{port}",
+            command = [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"]
+            with _serving(
+                command,
+                server_env,
                 host="127.0.0.1",
                 port=port,
-                env=server_env,
                 access_log=workdir / "no-access.log",
-                error_log=error_log,
-                process=process,
-            )
-            try:
-                _wait_until_ready(server)
+                error_log=workdir / "error.log",
+            ) as server:
                 yield server
-            finally:
-                process.terminate()
-                try:
-                    process.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+
+
+@contextmanager
+def _serving(command, server_env, *, host, port, access_log, error_log):
+    """Run ``command`` (a server) until it answers, yield its handle, then stop it."""
+    # Append mode, like gunicorn's own handle on the same file: with "wb" the two write at
+    # separate offsets and overwrite each other's lines.
+    with open(error_log, "ab") as errors:
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=server_env, stdout=errors, stderr=subprocess.STDOUT
+        )
+    server = GunicornServer(
+        url=f"http://{host}:{port}",
+        host=host,
+        port=port,
+        env=server_env,
+        access_log=access_log,
+        error_log=error_log,
+        process=process,
+    )
+    try:
+        _wait_until_ready(server)
+        yield server
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
