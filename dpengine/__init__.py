@@ -30,7 +30,22 @@ from dpengine.continual import (
     tree_noise_variance,
 )
 from dpengine.coverage import CoverageProfile, exact_coverage
-from dpengine.designs import CLASSIC, DEFAULT_PRESET, PRESETS, ForcedResponse, Preset
+from dpengine.designs import (
+    CLASSIC,
+    DEFAULT_PRESET,
+    DESIGNS,
+    PRESETS,
+    R_MODEL_NAMES,
+    ForcedResponse,
+    Kuk,
+    Mangat,
+    Preset,
+    RModel,
+    UnrelatedQuestion,
+    Warner,
+    YesNoDesign,
+)
+from dpengine.errors import DPEngineError, Reason
 from dpengine.estimation import Estimate, estimate, required_sample_size
 from dpengine.intervals import (
     DEFAULT_METHOD,
@@ -41,9 +56,6 @@ from dpengine.intervals import (
     z_value,
 )
 from dpengine.mechanisms import (
-    RandomSource,
-    SeededRandomSource,
-    SystemRandomSource,
     bernoulli_exp,
     discrete_laplace_pmf,
     exponential_mechanism,
@@ -57,6 +69,12 @@ from dpengine.planning import (
     power_difference,
     required_sample_size_difference,
 )
+from dpengine.randomness import (
+    RandomSource,
+    SeededRandomSource,
+    SystemRandomSource,
+    random_source,
+)
 from dpengine.regression import FitError, LogisticFit, fit_logistic
 from dpengine.sampling import bernoulli, randomize, secure_rng, simulate_reports
 from dpengine.simulation import SimulatedEstimates, simulate_estimates
@@ -65,23 +83,33 @@ __all__ = [
     "CLASSIC",
     "DEFAULT_METHOD",
     "DEFAULT_PRESET",
+    "DESIGNS",
     "METHODS",
     "PRESETS",
+    "R_MODEL_NAMES",
     "Comparison",
     "ConfidenceInterval",
     "ContinualCounts",
     "CoverageProfile",
+    "DPEngineError",
     "Estimate",
     "FitError",
     "ForcedResponse",
+    "Kuk",
     "LogisticFit",
+    "Mangat",
     "Preset",
     "PrivacyReport",
+    "RModel",
     "RandomSource",
+    "Reason",
     "SeededRandomSource",
     "SimulatedEstimates",
     "SystemRandomSource",
     "TreeNode",
+    "UnrelatedQuestion",
+    "Warner",
+    "YesNoDesign",
     "bernoulli",
     "bernoulli_exp",
     "binomial_interval",
@@ -105,6 +133,7 @@ __all__ = [
     "prefix_nodes",
     "prevalence_interval",
     "privacy_report",
+    "random_source",
     "randomize",
     "required_sample_size",
     "required_sample_size_difference",

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 from dpengine._rational import fmt, is_integer, is_real_number
 from dpengine._validation import check_design
-from dpengine.designs import ForcedResponse
+from dpengine.designs import YesNoDesign
+from dpengine.errors import DPEngineError, Reason
 
 __all__ = [
     "PrivacyReport",
@@ -32,17 +33,25 @@ __all__ = [
 
 def _check_epsilon(value: object, name: str = "epsilon") -> float:
     if not is_real_number(value) or not math.isfinite(float(value)) or float(value) < 0:
-        raise ValueError(f"{name} must be a non-negative finite number, got {fmt(value)}")
+        raise DPEngineError(
+            f"{name} must be a non-negative finite number, got {fmt(value)}",
+            reason=Reason.OUT_OF_RANGE,
+            field=name,
+        )
     return float(value)
 
 
 def _check_positive_int(name: str, value: object) -> int:
     if not is_integer(value) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {fmt(value)}")
+        raise DPEngineError(
+            f"{name} must be a positive integer, got {fmt(value)}",
+            reason=Reason.OUT_OF_RANGE,
+            field=name,
+        )
     return int(value)
 
 
-def per_answer_epsilon(design: ForcedResponse) -> float:
+def per_answer_epsilon(design: YesNoDesign) -> float:
     """Privacy loss of one randomized answer: ``ln(max(a / b, (1 - b) / (1 - a)))``.
 
     Reference: Dwork & Roth (2014), section 3.2 (randomized response).
@@ -60,7 +69,7 @@ def sequential_composition(epsilons: Iterable[float]) -> float:
     return math.fsum(values)
 
 
-def survey_epsilon(design: ForcedResponse, *, questions: int) -> float:
+def survey_epsilon(design: YesNoDesign, *, questions: int) -> float:
     """Total loss of a respondent answering ``questions >= 1`` questions: ``k epsilon``."""
     check_design(design)
     questions = _check_positive_int("questions", questions)
@@ -119,7 +128,7 @@ class PrivacyReport:
         )
 
 
-def privacy_report(design: ForcedResponse, *, questions: int) -> PrivacyReport:
+def privacy_report(design: YesNoDesign, *, questions: int) -> PrivacyReport:
     """The per-answer and total privacy loss of a survey with ``questions`` questions."""
     check_design(design)
     questions = _check_positive_int("questions", questions)
