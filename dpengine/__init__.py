@@ -1,7 +1,9 @@
 """dpengine: randomized-response surveys with local differential privacy.
 
 Pure Python + NumPy/SciPy, no I/O. The stable entry points are :class:`ForcedResponse`,
-:func:`estimate` and :func:`required_sample_size`; see each module for the rest.
+:func:`estimate` and :func:`required_sample_size`; see each module for the rest:
+``designs`` (yes/no designs), ``choice`` (multiple choice), ``numeric`` (bounded
+numbers), ``errors`` (typed refusals), ``randomness`` (the one random-source protocol).
 
 SciPy is imported inside the functions that use it (scipy.stats, scipy.special), not at
 module level: importing it costs about 40 MB of memory in every process that imports the
@@ -9,12 +11,22 @@ package, and most web workers (submissions, exports) never compute an interval.
 """
 
 from dpengine.accounting import (
+    PrivacyLedger,
     PrivacyReport,
     group_privacy_epsilon,
     per_answer_epsilon,
+    privacy_ledger,
     privacy_report,
+    question_epsilon,
     sequential_composition,
     survey_epsilon,
+)
+from dpengine.choice import (
+    ChoiceEstimate,
+    KaryRandomizedResponse,
+    estimate_choice,
+    randomize_choice,
+    required_sample_size_choice,
 )
 from dpengine.comparison import Comparison, compare
 from dpengine.continual import (
@@ -63,6 +75,16 @@ from dpengine.mechanisms import (
     laplace_mechanism,
     sample_discrete_laplace,
 )
+from dpengine.numeric import (
+    BoundedNumeric,
+    NumericEstimate,
+    estimate_mean,
+    estimate_share_above,
+    randomize_number,
+    required_sample_size_mean,
+    required_sample_size_share,
+    share_above_filter,
+)
 from dpengine.planning import (
     margin_for_epsilon,
     margin_for_sample_size,
@@ -87,6 +109,8 @@ __all__ = [
     "METHODS",
     "PRESETS",
     "R_MODEL_NAMES",
+    "BoundedNumeric",
+    "ChoiceEstimate",
     "Comparison",
     "ConfidenceInterval",
     "ContinualCounts",
@@ -95,10 +119,13 @@ __all__ = [
     "Estimate",
     "FitError",
     "ForcedResponse",
+    "KaryRandomizedResponse",
     "Kuk",
     "LogisticFit",
     "Mangat",
+    "NumericEstimate",
     "Preset",
+    "PrivacyLedger",
     "PrivacyReport",
     "RModel",
     "RandomSource",
@@ -119,6 +146,9 @@ __all__ = [
     "discrete_laplace_pmf",
     "discrete_laplace_variance",
     "estimate",
+    "estimate_choice",
+    "estimate_mean",
+    "estimate_share_above",
     "exact_coverage",
     "exponential_mechanism",
     "fit_logistic",
@@ -132,14 +162,22 @@ __all__ = [
     "power_difference",
     "prefix_nodes",
     "prevalence_interval",
+    "privacy_ledger",
     "privacy_report",
+    "question_epsilon",
     "random_source",
     "randomize",
+    "randomize_choice",
+    "randomize_number",
     "required_sample_size",
+    "required_sample_size_choice",
     "required_sample_size_difference",
+    "required_sample_size_mean",
+    "required_sample_size_share",
     "sample_discrete_laplace",
     "secure_rng",
     "sequential_composition",
+    "share_above_filter",
     "simulate_estimates",
     "simulate_reports",
     "survey_epsilon",

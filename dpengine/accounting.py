@@ -22,10 +22,13 @@ from dpengine.designs import YesNoDesign
 from dpengine.errors import DPEngineError, Reason
 
 __all__ = [
+    "PrivacyLedger",
     "PrivacyReport",
     "group_privacy_epsilon",
     "per_answer_epsilon",
+    "privacy_ledger",
     "privacy_report",
+    "question_epsilon",
     "sequential_composition",
     "survey_epsilon",
 ]
@@ -137,3 +140,51 @@ def privacy_report(design: YesNoDesign, *, questions: int) -> PrivacyReport:
         questions=questions,
         total_epsilon=survey_epsilon(design, questions=questions),
     )
+
+
+def question_epsilon(question: object) -> float:
+    """Privacy loss of one randomized question of any type, or of a bare number.
+
+    ``question`` is a yes/no design (:class:`dpengine.designs.YesNoDesign`), a
+    multiple-choice :class:`dpengine.choice.KaryRandomizedResponse`, a numeric
+    :class:`dpengine.numeric.BoundedNumeric`, any object with a finite non-negative
+    ``epsilon`` attribute, or a finite non-negative number itself.
+    """
+    if is_real_number(question):
+        return _check_epsilon(question)
+    epsilon = getattr(question, "epsilon", None)
+    if epsilon is None:
+        raise DPEngineError(
+            f"each question must be a number or have an epsilon, got {question!r}",
+            reason=Reason.INVALID_TYPE,
+            field="questions",
+        )
+    return _check_epsilon(epsilon, "question epsilon")
+
+
+@dataclass(frozen=True)
+class PrivacyLedger:
+    """Per-question losses of one respondent's survey and their sum (basic composition)."""
+
+    per_question: tuple[float, ...]
+    total_epsilon: float
+
+    @property
+    def questions(self) -> int:
+        return len(self.per_question)
+
+    @property
+    def total_odds(self) -> float:
+        """``e^(total epsilon)``: the bound for everything one respondent sends."""
+        return _odds(self.total_epsilon)
+
+
+def privacy_ledger(questions: Iterable[object]) -> PrivacyLedger:
+    """The ledger of a survey whose questions may be of different types.
+
+    Each entry is :func:`question_epsilon` of one question (yes/no design, k-ary
+    randomized response, bounded numeric, or a number); the total is their sum
+    (sequential composition; Dwork & Roth 2014, Theorem 3.16). An empty survey costs 0.
+    """
+    per_question = tuple(question_epsilon(question) for question in questions)
+    return PrivacyLedger(per_question=per_question, total_epsilon=math.fsum(per_question))
