@@ -73,7 +73,8 @@ export function randomizeMangat(truth, { p, t }, randomSource) {
   checkOpen("p", p);
   if (typeof t !== "number" || !(t > 0 && t <= 1)) {
     throw new RangeError(
-      `t must be in (0, 1]; t = 0 is Mangat's original design, which is not differentially private, got ${t}`,
+      "t must be in (0, 1]; t = 0 is Mangat's original design, which is not differentially " +
+        `private, got ${t}`,
     );
   }
   if (truth && t < 1 && !bernoulli(t, randomSource)) {
@@ -114,7 +115,8 @@ function checkChoice(mechanism) {
     if (odds.num <= odds.den) {
       throw new RangeError(`odds must be above 1, got ${mechanism.odds}`);
     }
-    return { k, reject: (randomSource) => !bernoulliRational(rational(odds.den, odds.num), randomSource) };
+    const acceptance = rational(odds.den, odds.num);
+    return { k, reject: (randomSource) => !bernoulliRational(acceptance, randomSource) };
   }
   const epsilon = parseRational(mechanism.epsilon);
   if (epsilon.num <= 0n) {
