@@ -116,13 +116,22 @@ function checkChoice(mechanism) {
       throw new RangeError(`odds must be above 1, got ${mechanism.odds}`);
     }
     const acceptance = rational(odds.den, odds.num);
-    return { k, reject: (randomSource) => !bernoulliRational(acceptance, randomSource) };
+    return {
+      k,
+      accept: (isTruth, randomSource) => isTruth || bernoulliRational(acceptance, randomSource),
+    };
   }
   const epsilon = parseRational(mechanism.epsilon);
   if (epsilon.num <= 0n) {
     throw new RangeError(`epsilon must be positive, got ${mechanism.epsilon}`);
   }
-  return { k, reject: (randomSource) => !bernoulliExp(epsilon, randomSource) };
+  // exp(-epsilon (1 - u)) for utility u = 1{option = truth}; for the truth that is exp(0),
+  // drawn anyway (it is always true) so the draws match dpengine's exponential mechanism.
+  const none = rational(0n);
+  return {
+    k,
+    accept: (isTruth, randomSource) => bernoulliExp(isTruth ? none : epsilon, randomSource),
+  };
 }
 
 /**
@@ -134,16 +143,17 @@ function checkChoice(mechanism) {
  * 1 / (e^eps + k - 1). Exact rejection sampling, the exponential mechanism with utility
  * 1{output = truth} as dpengine.choice.randomize_choice: propose an option uniformly; the
  * true one is accepted, any other with probability exp(-eps); otherwise propose again.
- * So the "other" option is uniform among the k - 1 others, exactly.
+ * So the "other" option is uniform among the k - 1 others, exactly. The same uniform draws
+ * give the same report as dpengine.choice.randomize_choice.
  */
 export function randomizeChoice(truth, mechanism, randomSource) {
-  const { k, reject } = checkChoice(mechanism);
+  const { k, accept } = checkChoice(mechanism);
   if (!Number.isSafeInteger(truth) || truth < 0 || truth >= k) {
     throw new RangeError(`truth must be an option from 0 to ${k - 1}, got ${truth}`);
   }
   for (;;) {
     const option = Number(uniformBelow(k, randomSource));
-    if (option === truth || !reject(randomSource)) {
+    if (accept(option === truth, randomSource)) {
       return option;
     }
   }

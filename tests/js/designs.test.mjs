@@ -9,7 +9,7 @@ import {
   randomizeWarner,
   randomizeYesNo,
 } from "../../static/js/designs.js";
-import { exactDistribution, seededSource } from "./fakes.mjs";
+import { exactDistribution, scriptedSource, seededSource } from "./fakes.mjs";
 
 // Chi-square critical value at p = 0.001 with 2 degrees of freedom (scipy.stats.chi2.isf).
 const CHI2_CRITICAL_DF2 = 13.816;
@@ -134,6 +134,27 @@ describe("k-ary randomized response", () => {
     const expected = [other * draws, keep * draws, other * draws];
     const statistic = counts.reduce((sum, c, i) => sum + (c - expected[i]) ** 2 / expected[i], 0);
     assert.ok(statistic < CHI2_CRITICAL_DF2, String(counts));
+  });
+
+  it("gives the server's report for the server's draws", () => {
+    // [mechanism, truth, uniform draws, report]: dpengine.randomize_choice with a
+    // random.Random(seed) source (seeds 1-4) that recorded every randbelow(n) value. Values
+    // below n are words uniformBelow accepts and returns unchanged.
+    const REFERENCE = [
+      [{ k: 3, epsilon: 1 }, 0, [0, 0], 0],
+      [{ k: 3, epsilon: 1 }, 1, [0, 0, 0, 1], 0],
+      [{ k: 3, epsilon: 1 }, 2, [0, 0, 1, 2, 0], 2],
+      [{ k: 3, epsilon: 1 }, 1, [0, 0, 0, 2], 0],
+      [{ k: 4, odds: 3 }, 0, [1, 2, 0], 0],
+      [{ k: 4, odds: 3 }, 1, [0, 0], 0],
+      [{ k: 4, odds: 3 }, 2, [1, 2, 1, 1, 3, 2, 0, 2, 0, 1, 2], 2],
+      [{ k: 4, odds: 3 }, 1, [1], 1],
+    ];
+    for (const [mechanism, truth, words, report] of REFERENCE) {
+      const source = scriptedSource(words);
+      assert.equal(randomizeChoice(truth, mechanism, source), report, JSON.stringify(words));
+      assert.equal(source.remaining, 0, "uses exactly the server's draws");
+    }
   });
 
   it("refuses what the server refuses", () => {
