@@ -1,7 +1,9 @@
 """dpengine: randomized-response surveys with local differential privacy.
 
 Pure Python + NumPy/SciPy, no I/O. The stable entry points are :class:`ForcedResponse`,
-:func:`estimate` and :func:`required_sample_size`; see each module for the rest.
+:func:`estimate` and :func:`required_sample_size`; see each module for the rest:
+``designs`` (yes/no designs), ``choice`` (multiple choice), ``numeric`` (bounded
+numbers), ``errors`` (typed refusals), ``randomness`` (the one random-source protocol).
 
 SciPy is imported inside the functions that use it (scipy.stats, scipy.special), not at
 module level: importing it costs about 40 MB of memory in every process that imports the
@@ -9,12 +11,22 @@ package, and most web workers (submissions, exports) never compute an interval.
 """
 
 from dpengine.accounting import (
+    PrivacyLedger,
     PrivacyReport,
     group_privacy_epsilon,
     per_answer_epsilon,
+    privacy_ledger,
     privacy_report,
+    question_epsilon,
     sequential_composition,
     survey_epsilon,
+)
+from dpengine.choice import (
+    ChoiceEstimate,
+    KaryRandomizedResponse,
+    estimate_choice,
+    randomize_choice,
+    required_sample_size_choice,
 )
 from dpengine.comparison import Comparison, compare
 from dpengine.continual import (
@@ -30,7 +42,22 @@ from dpengine.continual import (
     tree_noise_variance,
 )
 from dpengine.coverage import CoverageProfile, exact_coverage
-from dpengine.designs import CLASSIC, DEFAULT_PRESET, PRESETS, ForcedResponse, Preset
+from dpengine.designs import (
+    CLASSIC,
+    DEFAULT_PRESET,
+    DESIGNS,
+    PRESETS,
+    R_MODEL_NAMES,
+    ForcedResponse,
+    Kuk,
+    Mangat,
+    Preset,
+    RModel,
+    UnrelatedQuestion,
+    Warner,
+    YesNoDesign,
+)
+from dpengine.errors import DPEngineError, Reason
 from dpengine.estimation import Estimate, estimate, required_sample_size
 from dpengine.intervals import (
     DEFAULT_METHOD,
@@ -41,9 +68,6 @@ from dpengine.intervals import (
     z_value,
 )
 from dpengine.mechanisms import (
-    RandomSource,
-    SeededRandomSource,
-    SystemRandomSource,
     bernoulli_exp,
     discrete_laplace_pmf,
     exponential_mechanism,
@@ -51,11 +75,27 @@ from dpengine.mechanisms import (
     laplace_mechanism,
     sample_discrete_laplace,
 )
+from dpengine.numeric import (
+    BoundedNumeric,
+    NumericEstimate,
+    estimate_mean,
+    estimate_share_above,
+    randomize_number,
+    required_sample_size_mean,
+    required_sample_size_share,
+    share_above_filter,
+)
 from dpengine.planning import (
     margin_for_epsilon,
     margin_for_sample_size,
     power_difference,
     required_sample_size_difference,
+)
+from dpengine.randomness import (
+    RandomSource,
+    SeededRandomSource,
+    SystemRandomSource,
+    random_source,
 )
 from dpengine.regression import FitError, LogisticFit, fit_logistic
 from dpengine.sampling import bernoulli, randomize, secure_rng, simulate_reports
@@ -65,23 +105,38 @@ __all__ = [
     "CLASSIC",
     "DEFAULT_METHOD",
     "DEFAULT_PRESET",
+    "DESIGNS",
     "METHODS",
     "PRESETS",
+    "R_MODEL_NAMES",
+    "BoundedNumeric",
+    "ChoiceEstimate",
     "Comparison",
     "ConfidenceInterval",
     "ContinualCounts",
     "CoverageProfile",
+    "DPEngineError",
     "Estimate",
     "FitError",
     "ForcedResponse",
+    "KaryRandomizedResponse",
+    "Kuk",
     "LogisticFit",
+    "Mangat",
+    "NumericEstimate",
     "Preset",
+    "PrivacyLedger",
     "PrivacyReport",
+    "RModel",
     "RandomSource",
+    "Reason",
     "SeededRandomSource",
     "SimulatedEstimates",
     "SystemRandomSource",
     "TreeNode",
+    "UnrelatedQuestion",
+    "Warner",
+    "YesNoDesign",
     "bernoulli",
     "bernoulli_exp",
     "binomial_interval",
@@ -91,6 +146,9 @@ __all__ = [
     "discrete_laplace_pmf",
     "discrete_laplace_variance",
     "estimate",
+    "estimate_choice",
+    "estimate_mean",
+    "estimate_share_above",
     "exact_coverage",
     "exponential_mechanism",
     "fit_logistic",
@@ -104,13 +162,22 @@ __all__ = [
     "power_difference",
     "prefix_nodes",
     "prevalence_interval",
+    "privacy_ledger",
     "privacy_report",
+    "question_epsilon",
+    "random_source",
     "randomize",
+    "randomize_choice",
+    "randomize_number",
     "required_sample_size",
+    "required_sample_size_choice",
     "required_sample_size_difference",
+    "required_sample_size_mean",
+    "required_sample_size_share",
     "sample_discrete_laplace",
     "secure_rng",
     "sequential_composition",
+    "share_above_filter",
     "simulate_estimates",
     "simulate_reports",
     "survey_epsilon",

@@ -14,6 +14,8 @@ import numbers
 from decimal import Decimal
 from fractions import Fraction
 
+from dpengine.errors import DPEngineError, Reason
+
 
 def is_real_number(value: object) -> bool:
     """True for ints, floats, Fractions, Decimals and NumPy scalars; not bools or strings."""
@@ -33,11 +35,13 @@ def as_fraction(value: numbers.Real) -> Fraction:
         return Fraction(int(value))
     if isinstance(value, Decimal):
         if not value.is_finite():
-            raise ValueError(f"expected a finite number, got {value!r}")
+            raise DPEngineError(
+                f"expected a finite number, got {value!r}", reason=Reason.INVALID_TYPE
+            )
         return Fraction(value)
     as_float = float(value)
     if not math.isfinite(as_float):
-        raise ValueError(f"expected a finite number, got {value!r}")
+        raise DPEngineError(f"expected a finite number, got {value!r}", reason=Reason.INVALID_TYPE)
     return Fraction(repr(as_float))
 
 

@@ -7,16 +7,23 @@ import math
 import numpy as np
 
 from dpengine._rational import fmt, is_integer, is_real_number
-from dpengine.designs import ForcedResponse
+from dpengine.designs import YesNoDesign
+from dpengine.errors import DPEngineError, Reason
 
 METHODS: tuple[str, ...] = ("wald", "wilson", "exact", "jeffreys")
 
 
 def check_count(name: str, value: object) -> int:
     if not is_integer(value):
-        raise ValueError(f"{name} must be an integer, got {fmt(value)}")
+        raise DPEngineError(
+            f"{name} must be an integer, got {fmt(value)}", reason=Reason.INVALID_TYPE, field=name
+        )
     if value < 0:
-        raise ValueError(f"{name} must be a non-negative integer, got {fmt(value)}")
+        raise DPEngineError(
+            f"{name} must be a non-negative integer, got {fmt(value)}",
+            reason=Reason.OUT_OF_RANGE,
+            field=name,
+        )
     return int(value)
 
 
@@ -24,7 +31,9 @@ def check_counts(*, yes: object, n: object) -> tuple[int, int]:
     n = check_count("n", n)
     yes = check_count("yes", yes)
     if yes > n:
-        raise ValueError(f"yes must be between 0 and n = {n}, got {yes}")
+        raise DPEngineError(
+            f"yes must be between 0 and n = {n}, got {yes}", reason=Reason.OUT_OF_RANGE, field="yes"
+        )
     return yes, n
 
 
@@ -32,39 +41,84 @@ def check_count_arrays(*, yes: object, n: object) -> tuple[np.ndarray, np.ndarra
     yes_arr, n_arr = np.asarray(yes), np.asarray(n)
     for name, arr, raw in (("yes", yes_arr, yes), ("n", n_arr, n)):
         if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
-            raise ValueError(f"{name} must be an integer or an array of integers, got {fmt(raw)}")
+            raise DPEngineError(
+                f"{name} must be an integer or an array of integers, got {fmt(raw)}",
+                reason=Reason.INVALID_TYPE,
+                field=name,
+            )
     if np.any(n_arr < 0):
-        raise ValueError(f"n must be non-negative, got {n_arr.min()}")
+        raise DPEngineError(
+            f"n must be non-negative, got {n_arr.min()}", reason=Reason.OUT_OF_RANGE, field="n"
+        )
     if np.any(yes_arr < 0) or np.any(yes_arr > n_arr):
-        raise ValueError(f"yes must be between 0 and n, got {fmt(yes)} with n = {fmt(n)}")
+        raise DPEngineError(
+            f"yes must be between 0 and n, got {fmt(yes)} with n = {fmt(n)}",
+            reason=Reason.OUT_OF_RANGE,
+            field="yes",
+        )
     return yes_arr.astype(np.int64), n_arr.astype(np.int64)
+
+
+def _reason_for_number(value: object) -> Reason:
+    return Reason.OUT_OF_RANGE if is_real_number(value) else Reason.INVALID_TYPE
 
 
 def check_open_unit(name: str, value: object) -> float:
     if not is_real_number(value) or not 0 < float(value) < 1:
-        raise ValueError(f"{name} must be in (0, 1), got {fmt(value)}")
+        raise DPEngineError(
+            f"{name} must be in (0, 1), got {fmt(value)}",
+            reason=_reason_for_number(value),
+            field=name,
+        )
     return float(value)
 
 
 def check_closed_unit(name: str, value: object) -> float:
     if not is_real_number(value) or not 0 <= float(value) <= 1:
-        raise ValueError(f"{name} must be in [0, 1], got {fmt(value)}")
+        raise DPEngineError(
+            f"{name} must be in [0, 1], got {fmt(value)}",
+            reason=_reason_for_number(value),
+            field=name,
+        )
     return float(value)
 
 
 def check_positive(name: str, value: object) -> float:
     if not is_real_number(value) or not math.isfinite(float(value)) or float(value) <= 0:
-        raise ValueError(f"{name} must be a positive finite number, got {fmt(value)}")
+        raise DPEngineError(
+            f"{name} must be a positive finite number, got {fmt(value)}",
+            reason=_reason_for_number(value),
+            field=name,
+        )
     return float(value)
+
+
+def check_positive_int(name: str, value: object) -> int:
+    if not is_integer(value) or value < 1:
+        raise DPEngineError(
+            f"{name} must be a positive integer, got {fmt(value)}",
+            reason=Reason.OUT_OF_RANGE if is_integer(value) else Reason.INVALID_TYPE,
+            field=name,
+        )
+    return int(value)
 
 
 def check_method(method: object) -> str:
     if not isinstance(method, str) or method not in METHODS:
         valid = ", ".join(repr(m) for m in METHODS)
-        raise ValueError(f"method must be one of {valid}, got {method!r}")
+        raise DPEngineError(
+            f"method must be one of {valid}, got {method!r}",
+            reason=Reason.INVALID_CHOICE,
+            field="method",
+        )
     return str(method)
 
 
 def check_design(design: object) -> None:
-    if not isinstance(design, ForcedResponse):
-        raise ValueError(f"design must be a ForcedResponse, got {design!r}")
+    if not isinstance(design, YesNoDesign):
+        raise DPEngineError(
+            "design must be a ForcedResponse or another yes/no design (Warner, "
+            f"UnrelatedQuestion, Kuk, Mangat), got {design!r}",
+            reason=Reason.INVALID_TYPE,
+            field="design",
+        )

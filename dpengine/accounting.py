@@ -18,13 +18,17 @@ from dataclasses import dataclass
 
 from dpengine._rational import fmt, is_integer, is_real_number
 from dpengine._validation import check_design
-from dpengine.designs import ForcedResponse
+from dpengine.designs import YesNoDesign
+from dpengine.errors import DPEngineError, Reason
 
 __all__ = [
+    "PrivacyLedger",
     "PrivacyReport",
     "group_privacy_epsilon",
     "per_answer_epsilon",
+    "privacy_ledger",
     "privacy_report",
+    "question_epsilon",
     "sequential_composition",
     "survey_epsilon",
 ]
@@ -32,17 +36,25 @@ __all__ = [
 
 def _check_epsilon(value: object, name: str = "epsilon") -> float:
     if not is_real_number(value) or not math.isfinite(float(value)) or float(value) < 0:
-        raise ValueError(f"{name} must be a non-negative finite number, got {fmt(value)}")
+        raise DPEngineError(
+            f"{name} must be a non-negative finite number, got {fmt(value)}",
+            reason=Reason.OUT_OF_RANGE,
+            field=name,
+        )
     return float(value)
 
 
 def _check_positive_int(name: str, value: object) -> int:
     if not is_integer(value) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {fmt(value)}")
+        raise DPEngineError(
+            f"{name} must be a positive integer, got {fmt(value)}",
+            reason=Reason.OUT_OF_RANGE,
+            field=name,
+        )
     return int(value)
 
 
-def per_answer_epsilon(design: ForcedResponse) -> float:
+def per_answer_epsilon(design: YesNoDesign) -> float:
     """Privacy loss of one randomized answer: ``ln(max(a / b, (1 - b) / (1 - a)))``.
 
     Reference: Dwork & Roth (2014), section 3.2 (randomized response).
@@ -60,7 +72,7 @@ def sequential_composition(epsilons: Iterable[float]) -> float:
     return math.fsum(values)
 
 
-def survey_epsilon(design: ForcedResponse, *, questions: int) -> float:
+def survey_epsilon(design: YesNoDesign, *, questions: int) -> float:
     """Total loss of a respondent answering ``questions >= 1`` questions: ``k epsilon``."""
     check_design(design)
     questions = _check_positive_int("questions", questions)
@@ -119,7 +131,7 @@ class PrivacyReport:
         )
 
 
-def privacy_report(design: ForcedResponse, *, questions: int) -> PrivacyReport:
+def privacy_report(design: YesNoDesign, *, questions: int) -> PrivacyReport:
     """The per-answer and total privacy loss of a survey with ``questions`` questions."""
     check_design(design)
     questions = _check_positive_int("questions", questions)
@@ -128,3 +140,51 @@ def privacy_report(design: ForcedResponse, *, questions: int) -> PrivacyReport:
         questions=questions,
         total_epsilon=survey_epsilon(design, questions=questions),
     )
+
+
+def question_epsilon(question: object) -> float:
+    """Privacy loss of one randomized question of any type, or of a bare number.
+
+    ``question`` is a yes/no design (:class:`dpengine.designs.YesNoDesign`), a
+    multiple-choice :class:`dpengine.choice.KaryRandomizedResponse`, a numeric
+    :class:`dpengine.numeric.BoundedNumeric`, any object with a finite non-negative
+    ``epsilon`` attribute, or a finite non-negative number itself.
+    """
+    if is_real_number(question):
+        return _check_epsilon(question)
+    epsilon = getattr(question, "epsilon", None)
+    if epsilon is None:
+        raise DPEngineError(
+            f"each question must be a number or have an epsilon, got {question!r}",
+            reason=Reason.INVALID_TYPE,
+            field="questions",
+        )
+    return _check_epsilon(epsilon, "question epsilon")
+
+
+@dataclass(frozen=True)
+class PrivacyLedger:
+    """Per-question losses of one respondent's survey and their sum (basic composition)."""
+
+    per_question: tuple[float, ...]
+    total_epsilon: float
+
+    @property
+    def questions(self) -> int:
+        return len(self.per_question)
+
+    @property
+    def total_odds(self) -> float:
+        """``e^(total epsilon)``: the bound for everything one respondent sends."""
+        return _odds(self.total_epsilon)
+
+
+def privacy_ledger(questions: Iterable[object]) -> PrivacyLedger:
+    """The ledger of a survey whose questions may be of different types.
+
+    Each entry is :func:`question_epsilon` of one question (yes/no design, k-ary
+    randomized response, bounded numeric, or a number); the total is their sum
+    (sequential composition; Dwork & Roth 2014, Theorem 3.16). An empty survey costs 0.
+    """
+    per_question = tuple(question_epsilon(question) for question in questions)
+    return PrivacyLedger(per_question=per_question, total_epsilon=math.fsum(per_question))

@@ -13,6 +13,7 @@ import math
 from dataclasses import dataclass
 
 from dpengine._validation import check_open_unit
+from dpengine.errors import DPEngineError, Reason
 from dpengine.estimation import Estimate
 from dpengine.intervals import ConfidenceInterval, z_value
 
@@ -21,7 +22,7 @@ __all__ = ["Comparison", "compare"]
 
 @dataclass(frozen=True)
 class Comparison:
-    """Difference ``estimate_a - estimate_b`` of two groups' true prevalences."""
+    """Difference ``group - rest`` of two independent groups' true prevalences."""
 
     difference: float
     std_error: float
@@ -38,37 +39,48 @@ class Comparison:
 
 def _check_group(name: str, value: object) -> Estimate:
     if not isinstance(value, Estimate):
-        raise ValueError(f"{name} must be an Estimate, got {value!r}")
+        raise DPEngineError(
+            f"{name} must be an Estimate, got {value!r}", reason=Reason.INVALID_TYPE, field=name
+        )
     if not value.has_data:
-        raise ValueError(f"{name} has no data (n = 0); there is nothing to compare")
+        raise DPEngineError(
+            f"{name} has no data (n = 0); there is nothing to compare",
+            reason=Reason.NO_DATA,
+            field=name,
+        )
     return value
 
 
-def compare(est_a: Estimate, est_b: Estimate, *, confidence: float = 0.95) -> Comparison:
+def compare(*, group: Estimate, rest: Estimate, confidence: float = 0.95) -> Comparison:
     """Two-sided z-test and confidence interval for the difference of two prevalences.
 
-    ``difference = p_hat_a - p_hat_b`` (the unbiased, unclamped estimates),
-    ``std_error = sqrt(se_a^2 + se_b^2)``, ``z = difference / std_error``,
+    ``difference = p_hat_group - p_hat_rest`` (the unbiased, unclamped estimates of two
+    independent groups, e.g. one group and everybody else),
+    ``std_error = sqrt(se_group^2 + se_rest^2)``, ``z = difference / std_error``,
     ``p_value = 2 (1 - Phi(|z|))``, and the interval ``difference +/- z_c std_error``
     clipped to [-1, 1], with ``z_c`` the two-sided critical value for ``confidence``
     in (0, 1). The test is approximate (normal theory); plan sample sizes with
     :func:`dpengine.planning.required_sample_size_difference`.
 
-    Raises ``ValueError`` when either group has no data, or when both standard errors
-    are zero (every report within each group identical), because the normal test is
-    then undefined rather than infinitely confident.
+    Raises :class:`~dpengine.errors.DPEngineError` (a ``ValueError``) with reason
+    ``NO_DATA`` and the field (``"group"`` or ``"rest"``) when either has no data, and with
+    reason ``ZERO_VARIANCE`` when both standard errors are zero (every report within each
+    group identical), because the normal test is then undefined rather than infinitely
+    confident.
     References: Blair, Imai & Zhou (2015); Agresti (2013), section 3.1.
     """
-    est_a = _check_group("est_a", est_a)
-    est_b = _check_group("est_b", est_b)
+    group = _check_group("group", group)
+    rest = _check_group("rest", rest)
     confidence = check_open_unit("confidence", confidence)
-    difference = est_a.estimate - est_b.estimate
-    std_error = math.hypot(est_a.std_error, est_b.std_error)
+    difference = group.estimate - rest.estimate
+    std_error = math.hypot(group.std_error, rest.std_error)
     if std_error == 0:
-        raise ValueError(
+        raise DPEngineError(
             "both groups have zero estimated variance (all reports in each group are the "
-            f"same: {est_a.yes} of {est_a.n} and {est_b.yes} of {est_b.n}); the z-test "
-            "is undefined"
+            f"same: {group.yes} of {group.n} and {rest.yes} of {rest.n}); the z-test "
+            "is undefined",
+            reason=Reason.ZERO_VARIANCE,
+            field=None,
         )
     from scipy import stats  # imported here: see dpengine/__init__.py on lazy SciPy
 

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from dpengine._rational import as_fraction, fmt, is_integer, is_real_number
+from dpengine.errors import DPEngineError, Reason
 from dpengine.mechanisms import sample_discrete_laplace
 
 __all__ = [
@@ -81,19 +82,31 @@ class TreeNode:
 
 def _positive(name: str, value: object) -> Fraction:
     if not is_real_number(value) or not math.isfinite(float(value)) or value <= 0:
-        raise ValueError(f"{name} must be a positive finite number, got {fmt(value)}")
+        raise DPEngineError(
+            f"{name} must be a positive finite number, got {fmt(value)}",
+            reason=Reason.OUT_OF_RANGE,
+            field=name,
+        )
     return as_fraction(value)
 
 
 def _check_horizon(horizon: object) -> int:
     if not is_integer(horizon) or horizon < 1:
-        raise ValueError(f"horizon must be a positive integer, got {fmt(horizon)}")
+        raise DPEngineError(
+            f"horizon must be a positive integer, got {fmt(horizon)}",
+            reason=Reason.OUT_OF_RANGE,
+            field="horizon",
+        )
     return int(horizon)
 
 
 def _check_step(step: object, horizon: int) -> int:
     if not is_integer(step) or not 1 <= step <= horizon:
-        raise ValueError(f"step must be an integer from 1 to {horizon}, got {fmt(step)}")
+        raise DPEngineError(
+            f"step must be an integer from 1 to {horizon}, got {fmt(step)}",
+            reason=Reason.OUT_OF_RANGE,
+            field="step",
+        )
     return int(step)
 
 
@@ -108,7 +121,11 @@ def prefix_nodes(step: int) -> tuple[TreeNode, ...]:
     ``6 = 4 + 2``: the block of steps 1-4 (level 2) and the block 5-6 (level 1).
     """
     if not is_integer(step) or step < 1:
-        raise ValueError(f"step must be a positive integer, got {fmt(step)}")
+        raise DPEngineError(
+            f"step must be a positive integer, got {fmt(step)}",
+            reason=Reason.OUT_OF_RANGE,
+            field="step",
+        )
     nodes, start = [], 0
     for level in range(int(step).bit_length() - 1, -1, -1):
         if step >> level & 1:
@@ -182,17 +199,27 @@ def continual_counts(
     """
     horizon = _check_horizon(horizon)
     if len(increments) > horizon:
-        raise ValueError(
-            f"increments may hold at most horizon={horizon} steps, got {len(increments)}"
+        raise DPEngineError(
+            f"increments may hold at most horizon={horizon} steps, got {len(increments)}",
+            reason=Reason.SHAPE_MISMATCH,
+            field="increments",
         )
     for index, value in enumerate(increments):
         if not is_integer(value):
-            raise ValueError(f"increments[{index}] must be an integer, got {fmt(value)}")
+            raise DPEngineError(
+                f"increments[{index}] must be an integer, got {fmt(value)}",
+                reason=Reason.INVALID_TYPE,
+                field="increments",
+            )
     scale = tree_node_scale(horizon=horizon, epsilon=epsilon)
     noisy = {}
     for key, value in (nodes or {}).items():
         if not is_integer(value):
-            raise ValueError(f"nodes[{key!r}] must be an integer, got {fmt(value)}")
+            raise DPEngineError(
+                f"nodes[{key!r}] must be an integer, got {fmt(value)}",
+                reason=Reason.INVALID_TYPE,
+                field="nodes",
+            )
         noisy[key] = int(value)
     prefix = [0]
     for value in increments:

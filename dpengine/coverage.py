@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpengine._validation import check_count, check_design, check_method, check_open_unit
-from dpengine.designs import ForcedResponse
+from dpengine.designs import YesNoDesign
+from dpengine.errors import DPEngineError, Reason
 from dpengine.intervals import DEFAULT_METHOD, prevalence_interval
 
 __all__ = ["CoverageProfile", "exact_coverage"]
@@ -27,7 +28,7 @@ __all__ = ["CoverageProfile", "exact_coverage"]
 class CoverageProfile:
     """Coverage and expected width of one interval method at one ``n``, per grid point."""
 
-    design: ForcedResponse
+    design: YesNoDesign
     n: int
     confidence: float
     method: str
@@ -55,7 +56,7 @@ class CoverageProfile:
 
 def exact_coverage(
     *,
-    design: ForcedResponse,
+    design: YesNoDesign,
     n: int,
     confidence: float = 0.95,
     method: str = DEFAULT_METHOD,
@@ -72,12 +73,20 @@ def exact_coverage(
     check_design(design)
     n = check_count("n", n)
     if n == 0:
-        raise ValueError("n must be at least 1 for a coverage profile, got 0")
+        raise DPEngineError(
+            "n must be at least 1 for a coverage profile, got 0",
+            reason=Reason.OUT_OF_RANGE,
+            field="n",
+        )
     confidence = check_open_unit("confidence", confidence)
     method = check_method(method)
     grid = np.linspace(0.0, 1.0, 1001) if p is None else np.asarray(p, dtype=float)
     if grid.ndim != 1 or grid.size == 0 or np.any((grid < 0) | (grid > 1)):
-        raise ValueError(f"p must be a non-empty 1-D grid inside [0, 1], got {p!r}")
+        raise DPEngineError(
+            f"p must be a non-empty 1-D grid inside [0, 1], got {p!r}",
+            reason=Reason.OUT_OF_RANGE,
+            field="p",
+        )
     counts = np.arange(n + 1)
     interval = prevalence_interval(
         yes=counts, n=n, design=design, confidence=confidence, method=method

@@ -17,7 +17,7 @@ from dpengine._validation import (
     check_method,
     check_open_unit,
 )
-from dpengine.designs import ForcedResponse
+from dpengine.designs import YesNoDesign
 from dpengine.intervals import DEFAULT_METHOD, ConfidenceInterval, prevalence_interval, z_value
 
 __all__ = ["Estimate", "estimate", "required_sample_size"]
@@ -44,7 +44,7 @@ class Estimate:
     ci_high: float
     method: str
     confidence: float
-    design: ForcedResponse
+    design: YesNoDesign
 
     @property
     def has_data(self) -> bool:
@@ -60,7 +60,7 @@ class Estimate:
         return self.estimate is not None and self.estimate != self.clamped
 
     def as_dict(self) -> dict[str, object]:
-        """Plain JSON-ready values, including the design and its epsilon."""
+        """Plain JSON-ready values with the design (``kind``, parameters) and epsilon."""
         return {
             "n": self.n,
             "yes": self.yes,
@@ -73,8 +73,8 @@ class Estimate:
             "method": self.method,
             "confidence": self.confidence,
             "has_data": self.has_data,
-            "p_truth": float(self.design.p_truth),
-            "p_forced_yes": float(self.design.p_forced_yes),
+            "design": self.design.kind,
+            **self.design.parameters,
             "epsilon": self.design.epsilon,
         }
 
@@ -83,7 +83,7 @@ def estimate(
     *,
     yes: int,
     n: int,
-    design: ForcedResponse,
+    design: YesNoDesign,
     confidence: float = 0.95,
     method: str = DEFAULT_METHOD,
 ) -> Estimate:
@@ -147,7 +147,7 @@ def estimate(
 
 def required_sample_size(
     *,
-    design: ForcedResponse,
+    design: YesNoDesign,
     margin: float,
     confidence: float = 0.95,
     p: float | None = None,

@@ -23,7 +23,7 @@ from dpengine._validation import (
     check_method,
     check_open_unit,
 )
-from dpengine.designs import ForcedResponse
+from dpengine.designs import YesNoDesign
 
 __all__ = [
     "DEFAULT_METHOD",
@@ -146,7 +146,7 @@ def prevalence_interval(
     *,
     yes,
     n,
-    design: ForcedResponse,
+    design: YesNoDesign,
     confidence: float = 0.95,
     method: str = DEFAULT_METHOD,
 ) -> ConfidenceInterval:

@@ -5,7 +5,8 @@ respondents shown on a public results page). Textbook floating-point Laplace noi
 leaks the input through the gaps and rounding of floating-point numbers (Mironov 2012,
 "On significance of the least significant bits for differential privacy", CCS), so
 every sampler here works on integers and exact rationals, driven by an injectable
-source of uniform integers that defaults to the operating system's CSPRNG.
+source of uniform integers (:class:`dpengine.randomness.RandomSource`, the one protocol
+every dpengine sampler uses) that defaults to the operating system's CSPRNG.
 
 Parameters are read exactly: integers and Fractions as they are, floats as the decimal
 they print as (``epsilon=0.1`` is exactly 1/10), so the guarantee is exactly the
@@ -21,15 +22,20 @@ Privacy", NeurIPS, Algorithms 1 and 2; Ghosh, Roughgarden & Sundararajan (2009)
 from __future__ import annotations
 
 import math
-import random
-import secrets
 from collections.abc import Sequence
 from fractions import Fraction
-from typing import Protocol, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
 from dpengine._rational import as_fraction, fmt, is_integer, is_real_number
+from dpengine.errors import DPEngineError, Reason
+from dpengine.randomness import (
+    RandomSource,
+    SeededRandomSource,
+    SystemRandomSource,
+    random_source,
+)
 
 __all__ = [
     "RandomSource",
@@ -46,48 +52,6 @@ __all__ = [
 T = TypeVar("T")
 
 
-class RandomSource(Protocol):
-    """Uniform integers: ``randbelow(n)`` is uniform on ``{0, ..., n - 1}`` for ``n >= 1``."""
-
-    def randbelow(self, n: int) -> int: ...
-
-
-class SystemRandomSource:
-    """The operating system's CSPRNG through :func:`secrets.randbelow` (the default)."""
-
-    def randbelow(self, n: int) -> int:
-        return secrets.randbelow(n)
-
-
-class SeededRandomSource:
-    """A reproducible, NOT secure source for tests and simulations."""
-
-    def __init__(self, seed: int) -> None:
-        self._random = random.Random(seed)
-
-    def randbelow(self, n: int) -> int:
-        return self._random.randrange(n)
-
-
-class _RandomAdapter:
-    def __init__(self, generator: random.Random) -> None:
-        self._generator = generator
-
-    def randbelow(self, n: int) -> int:
-        return self._generator.randrange(n)
-
-
-def _source(rng: object) -> RandomSource:
-    if rng is None:
-        return SystemRandomSource()
-    if hasattr(rng, "randbelow"):
-        return rng  # type: ignore[return-value]
-    if isinstance(rng, random.Random):
-        # Covers secrets.SystemRandom(), whose bounded draws are exact (rejection).
-        return _RandomAdapter(rng)
-    raise ValueError(f"rng must have a randbelow(n) method or be a random.Random, got {rng!r}")
-
-
 def _bernoulli(probability: Fraction, rng: RandomSource) -> bool:
     return rng.randbelow(probability.denominator) < probability.numerator
 
@@ -102,7 +66,9 @@ def bernoulli_exp(gamma: Fraction | int, rng: RandomSource) -> bool:
     """
     gamma = Fraction(gamma)
     if gamma < 0:
-        raise ValueError(f"gamma must be non-negative, got {gamma}")
+        raise DPEngineError(
+            f"gamma must be non-negative, got {gamma}", reason=Reason.OUT_OF_RANGE, field="gamma"
+        )
     if gamma <= 1:
         k = 1
         while _bernoulli(gamma / k, rng):
@@ -117,7 +83,11 @@ def bernoulli_exp(gamma: Fraction | int, rng: RandomSource) -> bool:
 
 def _check_positive_rational(name: str, value: object) -> Fraction:
     if not is_real_number(value) or not math.isfinite(float(value)) or value <= 0:
-        raise ValueError(f"{name} must be a positive finite number, got {fmt(value)}")
+        raise DPEngineError(
+            f"{name} must be a positive finite number, got {fmt(value)}",
+            reason=Reason.OUT_OF_RANGE if is_real_number(value) else Reason.INVALID_TYPE,
+            field=name,
+        )
     return as_fraction(value)
 
 
@@ -139,7 +109,7 @@ def sample_discrete_laplace(scale: Fraction | float | int, rng: object = None) -
     (rejecting negative zero). Reference: Canonne, Kamath & Steinke (2020), Algorithm 2.
     """
     scale = _check_positive_rational("scale", scale)
-    source = _source(rng)
+    source = random_source(rng)
     t, s = scale.numerator, scale.denominator
     while True:
         u = source.randbelow(t)
@@ -175,9 +145,15 @@ def geometric_mechanism(
     (2020), Algorithm 2; Dwork & Roth (2014), section 3.3.
     """
     if not is_integer(value):
-        raise ValueError(f"value must be an integer, got {fmt(value)}")
+        raise DPEngineError(
+            f"value must be an integer, got {fmt(value)}", reason=Reason.INVALID_TYPE, field="value"
+        )
     if not is_integer(sensitivity) or sensitivity < 1:
-        raise ValueError(f"sensitivity must be a positive integer, got {fmt(sensitivity)}")
+        raise DPEngineError(
+            f"sensitivity must be a positive integer, got {fmt(sensitivity)}",
+            reason=Reason.OUT_OF_RANGE,
+            field="sensitivity",
+        )
     epsilon = _check_positive_rational("epsilon", epsilon)
     return int(value) + sample_discrete_laplace(Fraction(int(sensitivity)) / epsilon, rng)
 
@@ -204,7 +180,11 @@ def laplace_mechanism(
     Steinke (2020).
     """
     if not is_real_number(value) or not math.isfinite(float(value)):
-        raise ValueError(f"value must be a finite number, got {fmt(value)}")
+        raise DPEngineError(
+            f"value must be a finite number, got {fmt(value)}",
+            reason=Reason.INVALID_TYPE,
+            field="value",
+        )
     sensitivity = _check_sensitivity(sensitivity)
     epsilon = _check_positive_rational("epsilon", epsilon)
     if granularity is None:
@@ -240,18 +220,24 @@ def exponential_mechanism(
     Canonne, Kamath & Steinke (2020), Algorithm 1.
     """
     if len(candidates) == 0 or len(candidates) != len(scores):
-        raise ValueError(
+        raise DPEngineError(
             "candidates and scores must be non-empty and of equal length, got "
-            f"{len(candidates)} candidates and {len(scores)} scores"
+            f"{len(candidates)} candidates and {len(scores)} scores",
+            reason=Reason.SHAPE_MISMATCH,
+            field="scores",
         )
     exact_scores = []
     for index, score in enumerate(scores):
         if not is_real_number(score) or not math.isfinite(float(score)):
-            raise ValueError(f"scores[{index}] must be a finite number, got {fmt(score)}")
+            raise DPEngineError(
+                f"scores[{index}] must be a finite number, got {fmt(score)}",
+                reason=Reason.INVALID_TYPE,
+                field="scores",
+            )
         exact_scores.append(score if isinstance(score, Fraction) else Fraction(score))
     sensitivity = _check_sensitivity(sensitivity)
     epsilon = _check_positive_rational("epsilon", epsilon)
-    source = _source(rng)
+    source = random_source(rng)
     best = max(exact_scores)
     factor = epsilon / (2 * sensitivity)
     while True:

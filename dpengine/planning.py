@@ -19,7 +19,8 @@ from dpengine._validation import (
     check_design,
     check_open_unit,
 )
-from dpengine.designs import ForcedResponse
+from dpengine.designs import ForcedResponse, YesNoDesign
+from dpengine.errors import DPEngineError, Reason
 from dpengine.estimation import required_sample_size
 from dpengine.intervals import z_value
 
@@ -32,7 +33,7 @@ __all__ = [
 ]
 
 
-def _rate_variance(design: ForcedResponse, p: float | None) -> float:
+def _rate_variance(design: YesNoDesign, p: float | None) -> float:
     if p is None:
         return 0.25
     rate = design.p_yes_given_no + design.information * p
@@ -40,7 +41,7 @@ def _rate_variance(design: ForcedResponse, p: float | None) -> float:
 
 
 def margin_for_sample_size(
-    *, design: ForcedResponse, n: int, confidence: float = 0.95, p: float | None = None
+    *, design: YesNoDesign, n: int, confidence: float = 0.95, p: float | None = None
 ) -> float:
     """Half-width ``z sqrt(lambda (1 - lambda) / n) / (a - b)`` expected with ``n`` reports.
 
@@ -50,7 +51,11 @@ def margin_for_sample_size(
     check_design(design)
     n = check_count("n", n)
     if n == 0:
-        raise ValueError("n must be at least 1, got 0")
+        raise DPEngineError(
+            "n must be at least 1, got 0",
+            reason=Reason.OUT_OF_RANGE,
+            field="n",
+        )
     z = z_value(confidence)
     variance = _rate_variance(design, None if p is None else check_closed_unit("p", p))
     return z * math.sqrt(variance / n) / design.information
@@ -78,21 +83,28 @@ def _check_difference(
     difference: object, p: float | None
 ) -> tuple[float, float | None, float | None]:
     if not is_real_number(difference) or not 0 < abs(float(difference)) < 1:
-        raise ValueError(f"difference must be non-zero and in (-1, 1), got {fmt(difference)}")
+        raise DPEngineError(
+            f"difference must be non-zero and in (-1, 1), got {fmt(difference)}",
+            reason=Reason.OUT_OF_RANGE,
+            field="difference",
+        )
     difference = float(difference)
     if p is None:
         return difference, None, None
     p = check_closed_unit("p", p)
     if not 0 <= p + difference <= 1:
-        raise ValueError(
-            f"p + difference must be in [0, 1], got p = {fmt(p)} and difference = {fmt(difference)}"
+        raise DPEngineError(
+            f"p + difference must be in [0, 1], got p = {fmt(p)} and "
+            f"difference = {fmt(difference)}",
+            reason=Reason.OUT_OF_RANGE,
+            field="difference",
         )
     return difference, p, p + difference
 
 
 def required_sample_size_difference(
     *,
-    design: ForcedResponse,
+    design: YesNoDesign,
     difference: float,
     power: float = 0.8,
     confidence: float = 0.95,
@@ -121,7 +133,7 @@ def required_sample_size_difference(
 
 def power_difference(
     *,
-    design: ForcedResponse,
+    design: YesNoDesign,
     n: int,
     difference: float,
     confidence: float = 0.95,
@@ -135,7 +147,11 @@ def power_difference(
     check_design(design)
     n = check_count("n", n)
     if n == 0:
-        raise ValueError("n must be at least 1, got 0")
+        raise DPEngineError(
+            "n must be at least 1, got 0",
+            reason=Reason.OUT_OF_RANGE,
+            field="n",
+        )
     difference, p_first, p_second = _check_difference(difference, p)
     z = z_value(confidence)
     variance = _rate_variance(design, p_first) + _rate_variance(design, p_second)

@@ -23,7 +23,8 @@ import numpy as np
 
 from dpengine._rational import fmt, is_integer, is_real_number
 from dpengine._validation import check_design
-from dpengine.designs import ForcedResponse
+from dpengine.designs import YesNoDesign
+from dpengine.errors import DPEngineError, Reason
 from dpengine.intervals import ConfidenceInterval, z_value
 
 __all__ = ["FitError", "LogisticFit", "fit_logistic"]
@@ -35,8 +36,12 @@ _MAX_HALVINGS = 40
 _MAX_CONDITION = 1e12
 
 
-class FitError(ValueError):
-    """The maximum-likelihood fit does not exist or could not be found."""
+class FitError(DPEngineError):
+    """The maximum-likelihood fit does not exist or could not be found.
+
+    ``reason`` is one of ``TOO_FEW_ROWS``, ``SEPARATION``, ``SINGULAR`` and
+    ``NOT_CONVERGED``.
+    """
 
 
 @dataclass(frozen=True)
@@ -50,7 +55,7 @@ class LogisticFit:
     n_iter: int
     converged: bool
     n: int
-    design: ForcedResponse
+    design: YesNoDesign
 
     def ci(self, confidence: float = 0.95) -> ConfidenceInterval:
         """Wald intervals ``coef +/- z std_error``; unpacks as ``low, high``."""
@@ -80,26 +85,46 @@ def _check_covariates(X, *, columns: int | None = None) -> np.ndarray:
     try:
         array = np.asarray(X, dtype=float)
     except (TypeError, ValueError) as error:
-        raise ValueError(f"X must be a numeric 2-D array, got {X!r}") from error
+        raise DPEngineError(
+            f"X must be a numeric 2-D array, got {X!r}", reason=Reason.INVALID_TYPE, field="X"
+        ) from error
     if array.ndim != 2:
-        raise ValueError(f"X must be a 2-D array (n rows, k columns), got shape {array.shape}")
+        raise DPEngineError(
+            f"X must be a 2-D array (n rows, k columns), got shape {array.shape}",
+            reason=Reason.SHAPE_MISMATCH,
+            field="X",
+        )
     if not np.all(np.isfinite(array)):
-        raise ValueError("X must contain only finite numbers, got NaN or infinity")
+        raise DPEngineError(
+            "X must contain only finite numbers, got NaN or infinity",
+            reason=Reason.OUT_OF_RANGE,
+            field="X",
+        )
     if columns is not None and array.shape[1] != columns:
-        raise ValueError(f"X must have {columns} columns, got {array.shape[1]}")
+        raise DPEngineError(
+            f"X must have {columns} columns, got {array.shape[1]}",
+            reason=Reason.SHAPE_MISMATCH,
+            field="X",
+        )
     return array
 
 
 def _check_reports(reports, n: int) -> np.ndarray:
     array = np.asarray(reports)
     if array.ndim != 1 or array.shape[0] != n:
-        raise ValueError(
-            f"reports must be a 1-D array of length {n} (rows of X), got shape {array.shape}"
+        raise DPEngineError(
+            f"reports must be a 1-D array of length {n} (rows of X), got shape {array.shape}",
+            reason=Reason.SHAPE_MISMATCH,
+            field="reports",
         )
     if array.dtype != bool and (
         not np.issubdtype(array.dtype, np.integer) or not np.isin(array, (0, 1)).all()
     ):
-        raise ValueError("reports must be booleans or 0/1 integers")
+        raise DPEngineError(
+            "reports must be booleans or 0/1 integers",
+            reason=Reason.INVALID_TYPE,
+            field="reports",
+        )
     return array.astype(float)
 
 
@@ -123,16 +148,22 @@ def _check_conditioning(information: np.ndarray, eta: np.ndarray) -> None:
         raise FitError(
             "the estimate runs off to infinity (fitted true prevalences of 0 or 1): the "
             "reports are separated by the covariates, or in some covariate region the "
-            "yes-report rate lies outside the design's range [b, a]"
+            "yes-report rate lies outside the design's range [b, a]",
+            reason=Reason.SEPARATION,
+            field="X",
         )
-    raise FitError("the information matrix is singular: covariates are collinear or constant")
+    raise FitError(
+        "the information matrix is singular: covariates are collinear or constant",
+        reason=Reason.SINGULAR,
+        field="X",
+    )
 
 
 def fit_logistic(
     X,
     reports,
     *,
-    design: ForcedResponse,
+    design: YesNoDesign,
     max_iter: int = 100,
     tol: float = 1e-8,
 ) -> LogisticFit:
@@ -158,11 +189,21 @@ def fit_logistic(
     n, k = X.shape
     y = _check_reports(reports, n)
     if not is_integer(max_iter) or max_iter < 1:
-        raise ValueError(f"max_iter must be a positive integer, got {fmt(max_iter)}")
+        raise DPEngineError(
+            f"max_iter must be a positive integer, got {fmt(max_iter)}",
+            reason=Reason.OUT_OF_RANGE,
+            field="max_iter",
+        )
     if not is_real_number(tol) or not 0 < float(tol) < 1:
-        raise ValueError(f"tol must be in (0, 1), got {fmt(tol)}")
+        raise DPEngineError(
+            f"tol must be in (0, 1), got {fmt(tol)}", reason=Reason.OUT_OF_RANGE, field="tol"
+        )
     if n <= k + 1:
-        raise FitError(f"need more rows than coefficients: {n} rows for {k + 1} coefficients")
+        raise FitError(
+            f"need more rows than coefficients: {n} rows for {k + 1} coefficients",
+            reason=Reason.TOO_FEW_ROWS,
+            field="X",
+        )
     from scipy import special  # imported here: see dpengine/__init__.py on lazy SciPy
 
     a, b = design.p_yes_given_yes, design.p_yes_given_no
@@ -195,7 +236,11 @@ def fit_logistic(
                 break
             step = step / 2
         else:
-            raise FitError("step-halving could not increase the log-likelihood")
+            raise FitError(
+                "step-halving could not increase the log-likelihood",
+                reason=Reason.NOT_CONVERGED,
+                field=None,
+            )
         beta, s, mu, log_lik = candidate, s_new, mu_new, log_lik_new
         if np.max(np.abs(step)) < tol * (1 + np.max(np.abs(beta))):
             break
@@ -203,7 +248,11 @@ def fit_logistic(
         hint = ""
         if np.max(np.abs(Z @ beta)) > _SATURATED_ETA:
             hint = "; fitted true prevalences approach 0 or 1, as when the data are separated"
-        raise FitError(f"did not converge in {max_iter} iterations{hint}")
+        raise FitError(
+            f"did not converge in {max_iter} iterations{hint}",
+            reason=Reason.NOT_CONVERGED,
+            field=None,
+        )
     slope = c * s * (1 - s)
     information = _information(Z, slope**2 / (mu * (1 - mu)))
     _check_conditioning(information, Z @ beta)

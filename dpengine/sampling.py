@@ -18,23 +18,18 @@ from __future__ import annotations
 import math
 import secrets
 from fractions import Fraction
-from typing import Protocol
 
 import numpy as np
 
 from dpengine._rational import as_fraction
 from dpengine._validation import check_closed_unit, check_count, check_design
-from dpengine.designs import ForcedResponse
+from dpengine.designs import YesNoDesign
+from dpengine.errors import DPEngineError, Reason
+from dpengine.randomness import random_source, uniform_below
 
-__all__ = ["IntegerSource", "bernoulli", "randomize", "secure_rng", "simulate_reports"]
+__all__ = ["bernoulli", "randomize", "secure_rng", "simulate_reports"]
 
 _MAX_EXACT_DENOMINATOR = 1 << 64
-
-
-class IntegerSource(Protocol):
-    """The part of :class:`numpy.random.Generator` the samplers use."""
-
-    def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False): ...
 
 
 def secure_rng() -> np.random.Generator:
@@ -47,10 +42,9 @@ def secure_rng() -> np.random.Generator:
     return np.random.Generator(np.random.PCG64(secrets.randbits(128)))
 
 
-def _uniform_below(denominator: int, shape: tuple[int, ...], rng: IntegerSource) -> np.ndarray:
-    # Generator.integers bounds its raw bits by rejection (Lemire's method), so every
-    # value in [0, denominator) is exactly equally likely; no float ever enters.
-    return np.asarray(rng.integers(0, denominator, size=shape, dtype=np.uint64))
+def _uniform_below(denominator: int, shape: tuple[int, ...], rng: object) -> np.ndarray:
+    # Uniform below the denominator, then an integer comparison: no float ever enters.
+    return uniform_below(random_source(rng), denominator, shape)
 
 
 def _thresholds(*probabilities: Fraction) -> tuple[int, tuple[int, ...]]:
@@ -77,19 +71,24 @@ def bernoulli(probability: float | Fraction, *, size: int | tuple[int, ...], rng
     return _uniform_below(denominator, shape, rng) < np.uint64(threshold)
 
 
-def randomize(truth, design: ForcedResponse, rng):
+def randomize(truth, design: YesNoDesign, rng):
     """The randomized report for each true answer under ``design``.
 
     ``truth`` is a bool or an array of bools; the result has the same shape (a bool for
     a bool). ``P(report yes) = a`` for a true yes and ``b`` for a true no, exactly for
     dyadic designs such as the classic one (see the module docstring). ``rng`` is a
     :class:`numpy.random.Generator` (seed it in tests; :func:`secure_rng` otherwise) or
-    any object with the same ``integers`` method. Reference: Warner (1965).
+    any :class:`dpengine.randomness.RandomSource` (see :func:`random_source`).
+    Reference: Warner (1965).
     """
     check_design(design)
     truth_arr = np.asarray(truth)
     if truth_arr.dtype != bool:
-        raise ValueError(f"truth must be a bool or an array of bools, got {truth!r}")
+        raise DPEngineError(
+            f"truth must be a bool or an array of bools, got {truth!r}",
+            reason=Reason.INVALID_TYPE,
+            field="truth",
+        )
     denominator, (yes_threshold, no_threshold) = _thresholds(
         design.exact_p_yes_given_yes, design.exact_p_yes_given_no
     )
@@ -101,7 +100,7 @@ def randomize(truth, design: ForcedResponse, rng):
     return reports
 
 
-def simulate_reports(p: float, n: int, design: ForcedResponse, rng) -> np.ndarray:
+def simulate_reports(p: float, n: int, design: YesNoDesign, rng) -> np.ndarray:
     """``n`` randomized reports from respondents whose true answers are yes with prob. ``p``.
 
     Each respondent's truth is an independent exact Bernoulli(``p``) draw (a

@@ -18,7 +18,8 @@ from dpengine._validation import (
     check_method,
     check_open_unit,
 )
-from dpengine.designs import ForcedResponse
+from dpengine.designs import YesNoDesign
+from dpengine.errors import DPEngineError, Reason
 from dpengine.intervals import DEFAULT_METHOD, prevalence_interval
 from dpengine.sampling import bernoulli, randomize
 
@@ -31,7 +32,7 @@ class SimulatedEstimates:
 
     p: float
     n: int
-    design: ForcedResponse
+    design: YesNoDesign
     confidence: float
     method: str
     yes: np.ndarray
@@ -57,7 +58,7 @@ def simulate_estimates(
     *,
     p: float,
     n: int,
-    design: ForcedResponse,
+    design: YesNoDesign,
     replications: int,
     rng,
     confidence: float = 0.95,
@@ -75,7 +76,11 @@ def simulate_estimates(
     n = check_count("n", n)
     replications = check_count("replications", replications)
     if n == 0 or replications == 0:
-        raise ValueError(f"n and replications must be at least 1, got {n} and {replications}")
+        raise DPEngineError(
+            f"n and replications must be at least 1, got {n} and {replications}",
+            reason=Reason.OUT_OF_RANGE,
+            field="n" if n == 0 else "replications",
+        )
     confidence = check_open_unit("confidence", confidence)
     method = check_method(method)
     truths = bernoulli(p, size=(replications, n), rng=rng)

@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 
 import dpengine
 from dpengine import Comparison, Estimate, ForcedResponse
+from dpengine.errors import Reason
 
 from .models import (
     GroupAnswer,
@@ -135,7 +136,10 @@ def _compare(est: Estimate, status: str, rest: Estimate, *, min_n, confidence):
     if rest.n < max(min_n, 1):
         return None, ComparisonStatus.REST_TOO_FEW
     try:
-        return dpengine.compare(est, rest, confidence=confidence), ComparisonStatus.SHOWN
+        return (
+            dpengine.compare(group=est, rest=rest, confidence=confidence),
+            ComparisonStatus.SHOWN,
+        )
     except ValueError:
         return None, ComparisonStatus.UNDEFINED
 
@@ -426,16 +430,12 @@ def survey_regression(*, survey, question, confidence=None) -> Regression:
             np.repeat(X, counts, axis=0), np.repeat(reports, counts), design=design
         )
     except dpengine.FitError as error:
-        text = str(error)
-        if "infinity" in text:
-            status = RegressionStatus.SEPARATION
-        elif "singular" in text:
-            status = RegressionStatus.SINGULAR
-        elif "more rows" in text:
-            status = RegressionStatus.TOO_FEW
-        else:
-            status = RegressionStatus.NOT_CONVERGED
-        return Regression(**result, status=status, detail=text)
+        status = {
+            Reason.SEPARATION: RegressionStatus.SEPARATION,
+            Reason.SINGULAR: RegressionStatus.SINGULAR,
+            Reason.TOO_FEW_ROWS: RegressionStatus.TOO_FEW,
+        }.get(error.reason, RegressionStatus.NOT_CONVERGED)
+        return Regression(**result, status=status, detail=str(error))
 
     low, high = fit.ci(confidence)
     labels = {level.option_id: level.label for c in covariates for level in c.levels}

@@ -22,6 +22,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from dpengine import ForcedResponse
+from dpengine.errors import DPEngineError
 
 from . import selectors, submission_statement
 from .models import (
@@ -113,9 +114,9 @@ def _clean_design(*, p_truth, p_forced_yes):
             raise ValidationError({field: [_("Must be a number, got %(v)r.") % {"v": value}]})
     try:
         ForcedResponse(p_truth=float(p_truth), p_forced_yes=float(p_forced_yes))
-    except ValueError as exc:
+    except DPEngineError as exc:
         # dpengine's message is English for programmers; researchers get it in their language.
-        field = "p_forced_yes" if str(exc).startswith("p_forced_yes") else "p_truth"
+        field = "p_forced_yes" if exc.field == "p_forced_yes" else "p_truth"
         value = p_forced_yes if field == "p_forced_yes" else p_truth
         raise ValidationError(
             {field: [_("Must be strictly between 0 and 1, got %(v)r.") % {"v": value}]}

@@ -49,7 +49,9 @@ def test_each_group_is_estimated_from_its_own_reports_and_compared_with_the_rest
     assert sales.rest == dpengine.estimate(
         yes=2, n=14, design=design, confidence=0.9, method="wald"
     )
-    assert sales.comparison == dpengine.compare(sales.estimate, sales.rest, confidence=0.9)
+    assert sales.comparison == dpengine.compare(
+        group=sales.estimate, rest=sales.rest, confidence=0.9
+    )
     assert research.estimate.n == 8 and support.estimate.n == 6
     assert first.overall == dpengine.estimate(
         yes=9, n=24, design=design, confidence=0.9, method="wald"

@@ -12,12 +12,13 @@ from dpengine import (
     power_difference,
     required_sample_size_difference,
 )
+from dpengine.errors import Reason
 
 
 def test_difference_and_standard_error_combine_two_independent_groups():
     first = estimate(yes=130, n=400, design=CLASSIC)
     second = estimate(yes=90, n=300, design=CLASSIC)
-    result = compare(first, second)
+    result = compare(group=first, rest=second)
     # 0.15 - (2 * 0.3 - 0.5) = 0.05; SEs by hand from sqrt(l (1 - l) / n) / 0.5.
     se = math.hypot(math.sqrt(0.325 * 0.675 / 400) / 0.5, math.sqrt(0.3 * 0.7 / 300) / 0.5)
     assert result.difference == pytest.approx(0.05, abs=1e-15)
@@ -31,7 +32,7 @@ def test_difference_and_standard_error_combine_two_independent_groups():
 def test_groups_may_use_different_designs():
     strong = ForcedResponse(p_truth=0.25)
     result = compare(
-        estimate(yes=50, n=100, design=strong), estimate(yes=50, n=100, design=CLASSIC)
+        group=estimate(yes=50, n=100, design=strong), rest=estimate(yes=50, n=100, design=CLASSIC)
     )
     assert result.difference == pytest.approx(0.0, abs=1e-15)
     assert result.p_value == pytest.approx(1.0)
@@ -40,24 +41,39 @@ def test_groups_may_use_different_designs():
 def test_swapping_the_groups_flips_the_sign_only():
     first = estimate(yes=130, n=400, design=CLASSIC)
     second = estimate(yes=90, n=300, design=CLASSIC)
-    forward, backward = compare(first, second), compare(second, first)
+    forward = compare(group=first, rest=second)
+    backward = compare(group=second, rest=first)
     assert forward.difference == -backward.difference
     assert forward.p_value == backward.p_value
 
 
 def test_comparison_with_an_empty_group_is_refused_with_a_reason():
-    with pytest.raises(ValueError, match=r"est_b has no data \(n = 0\)"):
-        compare(estimate(yes=3, n=10, design=CLASSIC), estimate(yes=0, n=0, design=CLASSIC))
+    with pytest.raises(ValueError, match=r"rest has no data \(n = 0\)") as refused:
+        compare(
+            group=estimate(yes=3, n=10, design=CLASSIC), rest=estimate(yes=0, n=0, design=CLASSIC)
+        )
+    assert refused.value.reason is Reason.NO_DATA
+    assert refused.value.field == "rest"
 
 
 def test_comparison_without_any_variance_is_refused_with_a_reason():
-    with pytest.raises(ValueError, match="zero estimated variance"):
-        compare(estimate(yes=0, n=10, design=CLASSIC), estimate(yes=20, n=20, design=CLASSIC))
+    with pytest.raises(ValueError, match="zero estimated variance") as refused:
+        compare(
+            group=estimate(yes=0, n=10, design=CLASSIC),
+            rest=estimate(yes=20, n=20, design=CLASSIC),
+        )
+    assert refused.value.reason is Reason.ZERO_VARIANCE
 
 
 def test_comparison_needs_estimates():
-    with pytest.raises(ValueError, match="est_a must be an Estimate"):
-        compare(0.3, estimate(yes=3, n=10, design=CLASSIC))
+    with pytest.raises(ValueError, match="group must be an Estimate"):
+        compare(group=0.3, rest=estimate(yes=3, n=10, design=CLASSIC))
+
+
+def test_comparison_takes_its_groups_by_keyword_only():
+    first = estimate(yes=130, n=400, design=CLASSIC)
+    with pytest.raises(TypeError):
+        compare(first, first)
 
 
 def _rejection_rate(*, p_first, p_second, n, design, pairs, rng):
@@ -68,8 +84,8 @@ def _rejection_rate(*, p_first, p_second, n, design, pairs, rng):
     second_counts = rng.binomial(n, lam_second, size=pairs)
     for yes_first, yes_second in zip(first_counts, second_counts, strict=True):
         result = compare(
-            estimate(yes=int(yes_first), n=n, design=design),
-            estimate(yes=int(yes_second), n=n, design=design),
+            group=estimate(yes=int(yes_first), n=n, design=design),
+            rest=estimate(yes=int(yes_second), n=n, design=design),
         )
         rejections += result.p_value < 0.05
     return rejections / pairs

@@ -16,10 +16,14 @@ class EveryValueOnce:
     def __init__(self):
         self.highs = []
 
-    def integers(self, low, high=None, size=None, dtype=np.int64, endpoint=False):
-        self.highs.append(high)
-        count = int(np.prod(size))
-        return (np.arange(count, dtype=np.uint64) % np.uint64(high)).reshape(size)
+        self.next = 0
+
+    def randbelow(self, n):
+        if not self.highs or self.highs[-1] != n:
+            self.highs.append(n)
+        value = self.next % n
+        self.next += 1
+        return value
 
 
 def _yes_share_over_all_patterns(design, truth):

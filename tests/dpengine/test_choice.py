@@ -1,0 +1,217 @@
+"""k-ary randomized response: probabilities, exact sampling, unbiased shares, joint coverage."""
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from dpengine import (
+    DPEngineError,
+    KaryRandomizedResponse,
+    Reason,
+    SeededRandomSource,
+    estimate_choice,
+    randomize_choice,
+    required_sample_size_choice,
+    z_value,
+)
+
+LN3_FOUR = KaryRandomizedResponse(k=4, odds=3)  # p = 3 / (3 + 3) = 1/2, q = 1/6
+EPS1_THREE = KaryRandomizedResponse(k=3, epsilon=1)  # p = e / (e + 2), q = 1 / (e + 2)
+
+
+def test_keep_and_other_probabilities_follow_e_eps_over_e_eps_plus_k_minus_1():
+    assert LN3_FOUR.keep_probability == 0.5
+    assert LN3_FOUR.other_probability == pytest.approx(1 / 6, rel=1e-15)
+    assert LN3_FOUR.epsilon == math.log(3)
+    assert EPS1_THREE.keep_probability == pytest.approx(math.e / (math.e + 2), rel=1e-15)
+    ratio = EPS1_THREE.keep_probability / EPS1_THREE.other_probability
+    assert ratio == pytest.approx(math.e, rel=1e-14)
+    assert EPS1_THREE.keep_probability + 2 * EPS1_THREE.other_probability == pytest.approx(1)
+    assert LN3_FOUR.information == pytest.approx(1 / 3, rel=1e-15)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "reason", "field"),
+    [
+        ({"k": 1, "epsilon": 1}, Reason.OUT_OF_RANGE, "k"),
+        ({"k": 2.0, "epsilon": 1}, Reason.INVALID_TYPE, "k"),
+        ({"k": 3}, Reason.INVALID_TYPE, "epsilon"),
+        ({"k": 3, "epsilon": 1, "odds": 3}, Reason.INVALID_TYPE, "epsilon"),
+        ({"k": 3, "epsilon": 0}, Reason.OUT_OF_RANGE, "epsilon"),
+        ({"k": 3, "epsilon": math.inf}, Reason.OUT_OF_RANGE, "epsilon"),
+        ({"k": 3, "odds": 1}, Reason.OUT_OF_RANGE, "odds"),
+    ],
+)
+def test_invalid_mechanisms_are_refused_with_a_reason(kwargs, reason, field):
+    with pytest.raises(DPEngineError) as refused:
+        KaryRandomizedResponse(**kwargs)
+    assert (refused.value.reason, refused.value.field) == (reason, field)
+
+
+def test_true_option_outside_the_range_is_refused():
+    with pytest.raises(DPEngineError) as refused:
+        randomize_choice(4, LN3_FOUR, SeededRandomSource(1))
+    assert (refused.value.reason, refused.value.field) == (Reason.OUT_OF_RANGE, "truth")
+
+
+class _NeedMore(Exception):
+    pass
+
+
+class _Scripted:
+    """Answers ``randbelow`` from a scripted prefix; asks for one more draw when it runs out."""
+
+    def __init__(self, prefix):
+        self.prefix, self.used, self.asked = prefix, 0, None
+
+    def randbelow(self, n):
+        if self.used == len(self.prefix):
+            self.asked = n
+            raise _NeedMore
+        value = self.prefix[self.used][0]
+        self.used += 1
+        return value
+
+
+def _exact_distribution(experiment, *, max_depth):
+    """Outcome probabilities of ``experiment(source)`` over every sequence of draws.
+
+    Every ``randbelow(n)`` answer is branched on with probability 1/n; sequences longer
+    than ``max_depth`` draws are abandoned and their total mass returned as ``unresolved``.
+    """
+    outcomes, unresolved = {}, Fraction(0)
+    stack = [()]
+    while stack:
+        prefix = stack.pop()
+        source = _Scripted(prefix)
+        weight = math.prod((Fraction(1, n) for _, n in prefix), start=Fraction(1))
+        try:
+            outcome = experiment(source)
+        except _NeedMore:
+            if len(prefix) >= max_depth:
+                unresolved += weight
+            else:
+                stack.extend((*prefix, (value, source.asked)) for value in range(source.asked))
+            continue
+        outcomes[outcome] = outcomes.get(outcome, Fraction(0)) + weight
+    return outcomes, unresolved
+
+
+def test_rational_odds_sampler_has_exactly_the_k_ary_distribution():
+    # odds = 3, k = 4: every round draws randbelow(4) and, for another option,
+    # randbelow(3); a round ends with probability exactly 1/2, so after 6 draws (3 rounds)
+    # exactly 2^-3 of the mass is unresolved, and every completed round is symmetric.
+    for truth in range(4):
+        outcomes, unresolved = _exact_distribution(
+            lambda source, truth=truth: randomize_choice(truth, LN3_FOUR, source), max_depth=6
+        )
+        assert unresolved == Fraction(1, 2**3)
+        total = sum(outcomes.values())
+        assert total + unresolved == 1
+        # The resolved mass is split exactly in the ratio 3 : 1 : 1 : 1.
+        for option in range(4):
+            expected = Fraction(3 if option == truth else 1, 6) * total
+            assert outcomes[option] == expected
+
+
+@pytest.mark.parametrize("mechanism", [LN3_FOUR, EPS1_THREE])
+def test_sampled_reports_pass_a_chi_square_test_against_p_and_q(mechanism):
+    # 6000 seeded draws per truth; the test fails if the chi-square p-value is below 0.001.
+    source = SeededRandomSource(20261124)
+    for truth in range(mechanism.k):
+        draws = [randomize_choice(truth, mechanism, source) for _ in range(6000)]
+        observed = np.bincount(draws, minlength=mechanism.k)
+        expected = np.full(mechanism.k, mechanism.other_probability * 6000)
+        expected[truth] = mechanism.keep_probability * 6000
+        assert stats.chisquare(observed, expected).pvalue > 0.001
+
+
+def test_shares_are_exactly_unbiased_and_the_covariance_formula_is_exact():
+    # Enumerate the multinomial distribution of reports for k = 3, n = 12.
+    mechanism, n = EPS1_THREE, 12
+    truth = np.array([0.6, 0.3, 0.1])
+    p, q = mechanism.keep_probability, mechanism.other_probability
+    rates = q + (p - q) * truth
+    mean = np.zeros(3)
+    second = np.zeros((3, 3))
+    for first in range(n + 1):
+        for second_count in range(n + 1 - first):
+            counts = (first, second_count, n - first - second_count)
+            weight = stats.multinomial.pmf(counts, n, rates)
+            shares = estimate_choice(counts=counts, mechanism=mechanism).shares
+            mean += weight * shares
+            second += weight * np.outer(shares, shares)
+    covariance = second - np.outer(mean, mean)
+    assert mean == pytest.approx(truth, abs=1e-12)
+    expected = (np.diag(rates) - np.outer(rates, rates)) / (n * (p - q) ** 2)
+    assert covariance == pytest.approx(expected, abs=1e-12)
+
+
+def test_estimate_reports_shares_summing_to_one_and_plug_in_covariance():
+    result = estimate_choice(counts=[250, 100, 80, 70], mechanism=LN3_FOUR, method="exact")
+    # By hand: (0.5 - 1/6) / (1/3) = 1, (0.2 - 1/6) * 3 = 0.1, 0.16 -> -0.02, 0.14 -> -0.08.
+    assert result.shares == pytest.approx([1.0, 0.1, -0.02, -0.08], abs=1e-12)
+    assert result.clamped == pytest.approx([1.0, 0.1, 0.0, 0.0])
+    assert result.shares.sum() == pytest.approx(1.0)
+    assert result.std_errors[1] == pytest.approx(math.sqrt(0.2 * 0.8 / 500) * 3, rel=1e-12)
+    assert result.per_option_confidence == pytest.approx(1 - 0.05 / 4)
+    assert np.all(result.ci_low <= result.clamped) and np.all(result.clamped <= result.ci_high)
+
+
+def test_no_reports_is_a_valid_state_with_uninformative_intervals():
+    result = estimate_choice(counts=[0, 0, 0], mechanism=EPS1_THREE)
+    assert not result.has_data and result.shares is None
+    assert list(result.ci_low) == [0, 0, 0] and list(result.ci_high) == [1, 1, 1]
+
+
+def test_counts_must_match_the_options():
+    with pytest.raises(DPEngineError) as refused:
+        estimate_choice(counts=[1, 2], mechanism=EPS1_THREE)
+    assert (refused.value.reason, refused.value.field) == (Reason.SHAPE_MISMATCH, "counts")
+
+
+@pytest.mark.parametrize(("method", "floor"), [("wilson", 0.935), ("exact", 0.945)])
+def test_bonferroni_intervals_cover_all_shares_simultaneously(method, floor):
+    # 2000 seeded survey replications of n = 400 reports (counts drawn from the exact
+    # multinomial of the reports). Joint coverage has simulation SE ~0.005; Wilson may
+    # dip slightly below 95 % (floor 3 SE below), exact must not (floor 1 SE below).
+    mechanism, n, replications = LN3_FOUR, 400, 2000
+    truth = np.array([0.5, 0.3, 0.15, 0.05])
+    rates = mechanism.other_probability + mechanism.information * truth
+    rng = np.random.default_rng(41)
+    covered = 0
+    for counts in rng.multinomial(n, rates, size=replications):
+        result = estimate_choice(counts=counts.tolist(), mechanism=mechanism, method=method)
+        covered += bool(np.all((result.ci_low <= truth) & (truth <= result.ci_high)))
+    assert covered / replications >= floor
+
+
+def test_end_to_end_exact_draws_recover_the_true_shares():
+    # 3000 respondents through the exact sampler; each share within 4 of its SE.
+    truth = [0] * 1500 + [1] * 900 + [2] * 450 + [3] * 150
+    source = SeededRandomSource(7)
+    reports = [randomize_choice(option, LN3_FOUR, source) for option in truth]
+    result = estimate_choice(counts=np.bincount(reports, minlength=4).tolist(), mechanism=LN3_FOUR)
+    assert np.all(np.abs(result.shares - [0.5, 0.3, 0.15, 0.05]) < 4 * result.std_errors)
+
+
+def test_sample_size_gives_the_margin_for_every_option_at_the_worst_case():
+    n = required_sample_size_choice(mechanism=LN3_FOUR, margin=0.05)
+    z = z_value(1 - 0.05 / 4)
+    # lambda ranges over [1/6, 1/2]: the worst case is lambda = 1/2.
+    assert n == math.ceil(z * z * 0.25 / (0.05**2 * (1 / 3) ** 2))
+    half_width = z * math.sqrt(0.25 / n) / LN3_FOUR.information
+    assert half_width <= 0.05
+    half_width_one_fewer = z * math.sqrt(0.25 / (n - 1)) / LN3_FOUR.information
+    assert half_width_one_fewer > 0.05
+
+
+def test_more_options_cost_more_respondents_at_the_same_epsilon():
+    sizes = [
+        required_sample_size_choice(mechanism=KaryRandomizedResponse(k=k, odds=3), margin=0.05)
+        for k in (2, 4, 8)
+    ]
+    assert sizes == sorted(sizes) and len(set(sizes)) == 3

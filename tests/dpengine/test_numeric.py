@@ -1,0 +1,183 @@
+"""Bounded numeric questions: discrete Laplace noise, the mean and the share above a threshold."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from dpengine import (
+    CLASSIC,
+    BoundedNumeric,
+    DPEngineError,
+    KaryRandomizedResponse,
+    Reason,
+    SeededRandomSource,
+    discrete_laplace_pmf,
+    estimate_mean,
+    estimate_share_above,
+    privacy_ledger,
+    question_epsilon,
+    randomize_number,
+    required_sample_size_mean,
+    required_sample_size_share,
+    share_above_filter,
+    z_value,
+)
+
+DRINKS = BoundedNumeric(lo=0, hi=30, epsilon=1)  # alpha = e^(-1/30)
+SMALL = BoundedNumeric(lo=1, hi=5, epsilon=2)  # alpha = e^(-1/2)
+LN3 = BoundedNumeric(lo=0, hi=10, epsilon=math.log(3))
+
+
+def _noise_support(question, tail=1e-18):
+    # |z| beyond K has total probability below ~tail: alpha^K < tail (1 - alpha) / 2.
+    reach = math.ceil(math.log(tail * (1 - question.alpha) / 2) / math.log(question.alpha))
+    z = np.arange(-reach, reach + 1)
+    return z, discrete_laplace_pmf(z, scale=float(question.exact_scale))
+
+
+@pytest.mark.parametrize("question", [DRINKS, SMALL, LN3])
+def test_alpha_and_noise_variance_match_the_discrete_laplace_pmf(question):
+    assert question.alpha == pytest.approx(
+        math.exp(-question.epsilon / (question.hi - question.lo))
+    )
+    z, pmf = _noise_support(question)
+    assert pmf.sum() == pytest.approx(1.0, abs=1e-12)
+    assert (pmf * z * z).sum() == pytest.approx(question.noise_variance, rel=1e-9)
+
+
+def test_float_epsilon_is_read_as_the_decimal_it_prints_as():
+    # math.log(3) prints as 1.0986122886681098; that rational is what is sampled and charged.
+    assert LN3.exact_epsilon.limit_denominator(10**16) == LN3.exact_epsilon
+    assert str(float(LN3.exact_epsilon)) == "1.0986122886681098"
+    assert question_epsilon(LN3) == math.log(3)
+
+
+@pytest.mark.parametrize("question", [DRINKS, SMALL, LN3])
+def test_share_filter_is_exactly_unbiased_for_every_answer_and_threshold(question):
+    # Exact expectation over the noise (tails beyond 1e-18 dropped): E[h(x + Z)] = 1{x > t}.
+    z, pmf = _noise_support(question)
+    for threshold in range(question.lo, question.hi):
+        for x in range(question.lo, question.hi + 1):
+            h = share_above_filter(x + z, threshold=threshold, alpha=question.alpha)
+            assert pmf @ h == pytest.approx(float(x > threshold), abs=1e-9), (threshold, x)
+
+
+def test_share_filter_takes_four_values():
+    alpha = SMALL.alpha
+    values = share_above_filter([0, 2, 3, 4, 9], threshold=3, alpha=alpha)
+    c0 = -alpha / (1 - alpha) ** 2
+    c1 = (1 - alpha + alpha**2) / (1 - alpha) ** 2
+    assert values == pytest.approx([0, 0, c0, c1, 1])
+
+
+def test_clamping_and_noise_distribution_match_the_exact_pmf():
+    # 4000 seeded draws at a true answer of 100 (clamped to 5); chi-square of the noise
+    # against the exact pmf over |z| <= 6 plus the two tails; fails below p = 0.001.
+    source = SeededRandomSource(3)
+    noise = np.array([randomize_number(100, SMALL, source) - 5 for _ in range(4000)])
+    edges = np.arange(-6, 7)
+    z, pmf = _noise_support(SMALL)
+    expected = [pmf[z < -6].sum()] + [pmf[z == e].sum() for e in edges] + [pmf[z > 6].sum()]
+    observed = [(noise < -6).sum()] + [(noise == e).sum() for e in edges] + [(noise > 6).sum()]
+    assert stats.chisquare(observed, np.array(expected) * 4000).pvalue > 0.001
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "reason", "field"),
+    [
+        ({"lo": 0, "hi": 0, "epsilon": 1}, Reason.OUT_OF_RANGE, "hi"),
+        ({"lo": 0.5, "hi": 3, "epsilon": 1}, Reason.INVALID_TYPE, "lo"),
+        ({"lo": 0, "hi": 3, "epsilon": 0}, Reason.OUT_OF_RANGE, "epsilon"),
+        ({"lo": 0, "hi": 3, "epsilon": "1"}, Reason.INVALID_TYPE, "epsilon"),
+    ],
+)
+def test_invalid_questions_are_refused_with_a_reason(kwargs, reason, field):
+    with pytest.raises(DPEngineError) as refused:
+        BoundedNumeric(**kwargs)
+    assert (refused.value.reason, refused.value.field) == (reason, field)
+
+
+def test_threshold_must_lie_inside_the_range():
+    with pytest.raises(DPEngineError) as refused:
+        estimate_share_above(reports=[1, 2], question=SMALL, threshold=5)
+    assert (refused.value.reason, refused.value.field) == (Reason.OUT_OF_RANGE, "threshold")
+
+
+def _simulated_reports(question, answers, rng):
+    # Discrete Laplace noise as the difference of two geometric counts (seeded simulation).
+    alpha = question.alpha
+    size = answers.shape
+    noise = rng.geometric(1 - alpha, size=size) - rng.geometric(1 - alpha, size=size)
+    return answers + noise
+
+
+def test_mean_estimate_uses_the_known_noise_variance_as_a_floor():
+    result = estimate_mean(reports=[3, 3, 3, 3], question=SMALL)
+    assert result.estimate == 3
+    assert result.std_error == pytest.approx(math.sqrt(SMALL.noise_variance / 4))
+    assert estimate_mean(reports=[], question=SMALL).estimate is None
+
+
+@pytest.mark.parametrize("question", [SMALL, BoundedNumeric(lo=0, hi=10, epsilon=2)])
+def test_mean_and_share_intervals_cover_at_about_95_percent(question):
+    # 1000 seeded surveys of 1000 respondents each; coverage SE ~0.007, tolerance 0.025.
+    rng = np.random.default_rng(99)
+    support = np.arange(question.lo, question.hi + 1)
+    weights = np.linspace(1, 2, support.size) / np.linspace(1, 2, support.size).sum()
+    true_mean = support @ weights
+    threshold = question.lo + (question.hi - question.lo) // 2
+    true_share = weights[support > threshold].sum()
+    mean_hits = share_hits = 0
+    share_estimates = []
+    for _ in range(1000):
+        answers = rng.choice(support, size=1000, p=weights)
+        reports = _simulated_reports(question, answers, rng)
+        mean = estimate_mean(reports=reports, question=question)
+        share = estimate_share_above(reports=reports, question=question, threshold=threshold)
+        mean_hits += mean.ci_low <= true_mean <= mean.ci_high
+        share_hits += share.ci_low <= true_share <= share.ci_high
+        share_estimates.append(share.estimate)
+    assert abs(mean_hits / 1000 - 0.95) < 0.025
+    assert abs(share_hits / 1000 - 0.95) < 0.025
+    # Unbiased: the average of 1000 estimates is within 4 of its standard errors.
+    spread = np.std(share_estimates) / math.sqrt(1000)
+    assert abs(np.mean(share_estimates) - true_share) < 4 * spread
+
+
+def test_sample_size_for_the_mean_uses_the_worst_case_spread_plus_the_noise():
+    z = z_value(0.95)
+    expected = math.ceil(z * z * (30**2 / 4 + DRINKS.noise_variance) / 1**2)
+    assert required_sample_size_mean(question=DRINKS, margin=1) == expected
+    assert required_sample_size_mean(question=DRINKS, margin=1, sd=5) < expected
+
+
+def test_sample_size_for_the_share_bounds_the_filters_variance():
+    n = required_sample_size_share(question=SMALL, margin=0.05)
+    # The bound must be at least the exact variance of h(Y) for any true distribution;
+    # check it against every point mass x in the range and every threshold.
+    z, pmf = _noise_support(SMALL)
+    bound = n * 0.05**2 / z_value(0.95) ** 2
+    worst = 0.0
+    for threshold in range(SMALL.lo, SMALL.hi):
+        for x in range(SMALL.lo, SMALL.hi + 1):
+            h = share_above_filter(x + z, threshold=threshold, alpha=SMALL.alpha)
+            worst = max(worst, pmf @ h**2 - (pmf @ h) ** 2)
+    assert worst <= bound
+    # Wide ranges at small epsilon are expensive: say so rather than hide it.
+    assert required_sample_size_share(question=DRINKS, margin=0.05) > 10**7
+
+
+def test_ledger_sums_epsilon_over_questions_of_every_type():
+    ledger = privacy_ledger([CLASSIC, KaryRandomizedResponse(k=4, odds=3), DRINKS, 0.25])
+    assert ledger.per_question == (math.log(3), math.log(3), 1.0, 0.25)
+    assert ledger.total_epsilon == pytest.approx(2 * math.log(3) + 1.25, rel=1e-15)
+    assert ledger.questions == 4
+    assert privacy_ledger([]).total_epsilon == 0
+
+
+def test_ledger_refuses_a_question_without_epsilon():
+    with pytest.raises(DPEngineError) as refused:
+        privacy_ledger([CLASSIC, "yes"])
+    assert (refused.value.reason, refused.value.field) == (Reason.INVALID_TYPE, "questions")

@@ -1,0 +1,172 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+
+import {
+  bernoulliExp,
+  bernoulliRational,
+  parseRational,
+  randomizeNumber,
+  sampleDiscreteLaplace,
+  uniformBelow,
+} from "../../static/js/exact.js";
+import { TWO_POW_32, scriptedSource, seededSource } from "./fakes.mjs";
+
+// Chi-square critical values at p = 0.001 (upper tail), from scipy.stats.chi2.isf(0.001, df).
+const CHI2_CRITICAL_0_001 = { 2: 13.816, 3: 16.266, 12: 32.909 };
+
+function chiSquare(observed, expected) {
+  return observed.reduce((sum, count, i) => sum + (count - expected[i]) ** 2 / expected[i], 0);
+}
+
+describe("parseRational", () => {
+  it("reads a number through its shortest decimal, as dpengine reads a Python float", () => {
+    assert.deepEqual(parseRational(0.1), { num: 1n, den: 10n });
+    assert.deepEqual(parseRational(0.75), { num: 3n, den: 4n });
+    // Python's math.log(3) is the double printed 1.0986122886681098; the server sends that.
+    assert.deepEqual(parseRational(1.0986122886681098), {
+      num: 5493061443340549n,
+      den: 5000000000000000n,
+    });
+    assert.deepEqual(parseRational(1e-7), { num: 1n, den: 10000000n });
+  });
+
+  it("reads p/q strings, decimal strings and exponents exactly", () => {
+    assert.deepEqual(parseRational("6/4"), { num: 3n, den: 2n });
+    assert.deepEqual(parseRational("-2.5e1"), { num: -25n, den: 1n });
+    assert.deepEqual(parseRational(".5"), { num: 1n, den: 2n });
+    assert.deepEqual(parseRational(3n), { num: 3n, den: 1n });
+  });
+
+  it("refuses what is not a finite rational", () => {
+    for (const bad of [Number.NaN, Infinity, "abc", "1/0", "1/-2", "", {}]) {
+      assert.throws(() => parseRational(bad), /expected|denominator|rational/, String(bad));
+    }
+  });
+});
+
+describe("uniformBelow", () => {
+  it("rejects words at or above the largest multiple of n and reduces the rest", () => {
+    // 2^32 - 1 is the one word >= 3 * floor(2^32 / 3) = 2^32 - 1: rejected.
+    const source = scriptedSource([TWO_POW_32 - 1, 5]);
+    assert.equal(uniformBelow(3, source), 2n);
+    assert.equal(source.draws, 2);
+  });
+
+  it("is exactly uniform: every residue has the same number of accepted words", () => {
+    // For n = 6 the accepted words are [0, 6 * floor(2^32 / 6)); each residue class there has
+    // floor(2^32 / 6) members, so each value has probability exactly 1/6 given acceptance.
+    const n = 6;
+    const limit = Math.floor(TWO_POW_32 / n) * n;
+    const lastAccepted = scriptedSource([limit - 1]);
+    assert.equal(uniformBelow(n, lastAccepted), BigInt((limit - 1) % n));
+    const firstRejected = scriptedSource([limit, 0]);
+    assert.equal(uniformBelow(n, firstRejected), 0n);
+    assert.equal(firstRejected.draws, 2);
+  });
+
+  it("builds bounds above 2^32 from several words", () => {
+    const n = 2n ** 40n + 1n;
+    const source = scriptedSource([255, 7]);
+    assert.equal(uniformBelow(n, source), 255n * 2n ** 32n + 7n);
+    assert.equal(source.draws, 2);
+  });
+});
+
+describe("bernoulliRational", () => {
+  it("is true for exactly num of every den equally likely words", () => {
+    let hits = 0;
+    for (let word = 0; word < 7; word += 1) {
+      hits += bernoulliRational("3/7", scriptedSource([word])) ? 1 : 0;
+    }
+    assert.equal(hits, 3);
+  });
+});
+
+describe("bernoulliExp", () => {
+  it("matches exp(-gamma) within 4 standard errors over 20 000 seeded draws", () => {
+    for (const gamma of ["1/2", "5/2", "0"]) {
+      const source = seededSource(2026);
+      let hits = 0;
+      for (let i = 0; i < 20000; i += 1) {
+        hits += bernoulliExp(gamma, source) ? 1 : 0;
+      }
+      const { num, den } = parseRational(gamma);
+      const p = Math.exp(-Number(num) / Number(den));
+      const se = Math.sqrt((p * (1 - p)) / 20000) || 1e-12;
+      assert.ok(Math.abs(hits / 20000 - p) <= 4 * se, `${gamma}: ${hits / 20000} vs ${p}`);
+    }
+  });
+});
+
+describe("sampleDiscreteLaplace", () => {
+  // [scale, 32-bit words, output]: obtained by running dpengine.sample_discrete_laplace with a
+  // random.Random(seed) source (seeds 1, 2, 3) that recorded each randbelow(n) value, split
+  // into 32-bit words as uniformBelow reads them. Same draws, same output: browser and server
+  // run the same algorithm on the same exact rationals.
+  const REFERENCE = [
+    ["2/1", [0, 0, 0, 0, 1, 0, 1, 1], -2],
+    ["2/1", [0, 0, 0, 1, 0], 0],
+    ["3/2", [0, 0, 0, 0, 1, 0, 1, 1], -1],
+    ["30/1", [4, 9, 0, 1, 0], 4],
+    ["30/1", [27, 0, 2, 1, 23, 26, 2, 23, 25, 5, 0, 1, 0], 25],
+    ["30/1", [7, 18, 0, 1, 1], -7],
+    // scale 10 / 1.0986122886681098: a 0-10 question at epsilon "ln 3" as the server sends it.
+    [
+      "50000000000000000/5493061443340549",
+      [9549656, 577090037, 1058756, 3280387012, 3956695, 1095513148, 31691841, 1930549411, 0, 0, 0, 3, 0],
+      7,
+    ],
+    ["50000000000000000/5493061443340549", [1536537, 242886303, 1514384, 364522461, 0, 1, 1], -1],
+  ];
+
+  it("gives the server's output for the server's draws", () => {
+    for (const [scale, words, expected] of REFERENCE) {
+      const source = scriptedSource(words);
+      assert.equal(sampleDiscreteLaplace(scale, source), expected, `${scale} ${words}`);
+      assert.equal(source.remaining, 0, "uses exactly the server's draws");
+    }
+  });
+
+  it("has the discrete Laplace pmf: chi-square over 20 000 seeded draws", () => {
+    // Scale 2: P(z) = tanh(1/4) e^(-|z|/2); bins -5..5 and the two tails (12 degrees of freedom).
+    const source = seededSource(7);
+    const draws = 20000;
+    const counts = new Array(13).fill(0);
+    for (let i = 0; i < draws; i += 1) {
+      const z = sampleDiscreteLaplace("2", source);
+      counts[z < -5 ? 0 : z > 5 ? 12 : z + 6] += 1;
+    }
+    const pmf = (z) => Math.tanh(1 / 4) * Math.exp(-Math.abs(z) / 2);
+    let inside = 0;
+    const expected = new Array(13).fill(0);
+    for (let z = -5; z <= 5; z += 1) {
+      expected[z + 6] = pmf(z) * draws;
+      inside += pmf(z);
+    }
+    expected[0] = expected[12] = ((1 - inside) / 2) * draws;
+    assert.ok(chiSquare(counts, expected) < CHI2_CRITICAL_0_001[12], String(counts));
+  });
+});
+
+describe("randomizeNumber", () => {
+  it("clamps to the range before adding noise", () => {
+    // Range 0-2 at epsilon 1 is scale 2; these words give noise 0 (see the reference table).
+    assert.equal(randomizeNumber(100, { min: 0, max: 2, epsilon: 1 }, scriptedSource([0, 0, 0, 1, 0])), 2);
+    assert.equal(randomizeNumber(-5, { min: 0, max: 2, epsilon: 1 }, scriptedSource([0, 0, 0, 1, 0])), 0);
+    assert.equal(randomizeNumber(1, { lo: 0, hi: 2, epsilon: "1" }, scriptedSource([0, 0, 0, 0, 1, 0, 1, 1])), -1);
+  });
+
+  it("uses scale (max - min) / epsilon", () => {
+    // Range 0-30 at epsilon 1 is scale 30: the server's draws for scale 30 give noise 4.
+    assert.equal(randomizeNumber(10, { min: 0, max: 30, epsilon: 1 }, scriptedSource([4, 9, 0, 1, 0])), 14);
+  });
+
+  it("refuses bad questions and answers", () => {
+    const source = seededSource(1);
+    assert.throws(() => randomizeNumber(1.5, { min: 0, max: 3, epsilon: 1 }, source), /value must be an integer/);
+    assert.throws(() => randomizeNumber(1, { min: 3, max: 3, epsilon: 1 }, source), /max must be greater/);
+    assert.throws(() => randomizeNumber(1, { min: 0, max: 3, epsilon: 0 }, source), /epsilon must be positive/);
+  });
+});
+
+export { CHI2_CRITICAL_0_001, chiSquare };
