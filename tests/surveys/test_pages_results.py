@@ -148,9 +148,7 @@ def test_bad_interval_choice_is_a_400_naming_the_field(query, field, answered, o
     assert 'role="alert"' in response.content.decode()
 
 
-def test_results_offer_downloads_with_the_codebook_for_the_chosen_interval(
-    answered, owner_client
-):
+def test_results_offer_downloads_with_the_codebook_for_the_chosen_interval(answered, owner_client):
     content = results(owner_client, answered, method="exact", level="0.9").content.decode()
     for name in ("export-zip", "export-xlsx", "codebook-csv"):
         url = reverse(f"surveys:{name}", kwargs={"pk": answered.pk})
@@ -193,9 +191,7 @@ def test_the_codebook_carries_the_provenance_and_the_chosen_interval(answered, o
         assert (float(record["a"]), float(record["b"])) == (0.75, 0.25)
 
 
-def test_estimates_csv_names_questions_as_the_page_with_the_chosen_interval(
-    answered, owner_client
-):
+def test_estimates_csv_names_questions_as_the_page_with_the_chosen_interval(answered, owner_client):
     rows = download(owner_client, "estimates-csv", answered, method="exact", level="0.9")
     header, body = rows[0], rows[1:]
     expected = selectors.survey_estimates(survey=answered, method="exact", confidence=0.9)
