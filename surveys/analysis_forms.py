@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from dpengine import ForcedResponse
 
+from .columns import grouping_column
 from .forms import (
     COIN_LABELS,
     CoinField,
@@ -17,7 +18,6 @@ from .forms import (
     preset_choices,
     resolve_coins,
 )
-from .columns import grouping_column
 from .grouping import MAX_OPTIONS
 from .models import CI_METHODS
 from .public_results import (

@@ -15,9 +15,6 @@ from collections.abc import Iterable, Iterator
 from django.http import FileResponse, StreamingHttpResponse
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from openpyxl import Workbook
-from openpyxl.cell import WriteOnlyCell
-from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
 
 from .codebook import Codebook, codebook_rows
 from .exports import (
@@ -137,6 +134,9 @@ def too_many_rows_message(survey) -> str:
 
 
 def _sheet_row(sheet, row):
+    from openpyxl.cell import WriteOnlyCell
+    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+
     cells = []
     for value in row:
         if isinstance(value, bool):
@@ -155,6 +155,9 @@ def _sheet_row(sheet, row):
 
 def write_workbook(handle, *, codebook: Codebook, estimates: SurveyEstimates):
     """Sheets ``estimates``, ``reports`` and ``codebook``, as in the ZIP; labels as chosen."""
+    # Imported here: openpyxl adds about 6 MB to every worker that never writes a workbook.
+    from openpyxl import Workbook
+
     workbook = Workbook(write_only=True)
     sheets = [
         ("estimates", estimate_csv_rows(estimates)),
