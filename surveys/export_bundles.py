@@ -112,7 +112,7 @@ def zip_response(*, codebook: Codebook, estimates: SurveyEstimates) -> Streaming
         filter(None, zip_stream(zip_members(codebook=codebook, estimates=estimates))),
         content_type="application/zip",
     )
-    filename = export_filename(codebook.survey, "export", "zip")
+    filename = export_filename(codebook.survey, kind="export", extension="zip")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     response["Cache-Control"] = "no-store"
     return response
@@ -178,7 +178,7 @@ def xlsx_response(*, codebook: Codebook, estimates: SurveyEstimates) -> FileResp
     response = FileResponse(
         handle,
         as_attachment=True,
-        filename=export_filename(codebook.survey, "export", "xlsx"),
+        filename=export_filename(codebook.survey, kind="export", extension="xlsx"),
         content_type=XLSX_CONTENT_TYPE,
     )
     response["Cache-Control"] = "no-store"

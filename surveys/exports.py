@@ -111,7 +111,7 @@ def estimate_csv_rows(estimates: SurveyEstimates) -> Iterator[list]:
         ]
 
 
-def export_filename(survey, kind, extension) -> str:
+def export_filename(survey, *, kind, extension) -> str:
     stamp = timezone.now().strftime("%Y%m%d")
     return f"rrsurvey-{survey.slug}-{kind}-{stamp}.{extension}"
 
@@ -126,7 +126,7 @@ def _codebook_link(response, codebook_url):
 def estimates_csv_response(estimates: SurveyEstimates, *, codebook_url=None):
     response = stream_csv(
         estimate_csv_rows(estimates),
-        filename=export_filename(estimates.survey, "estimates", "csv"),
+        filename=export_filename(estimates.survey, kind="estimates", extension="csv"),
     )
     return _codebook_link(response, codebook_url)
 
@@ -170,7 +170,8 @@ def report_csv_rows(codebook: Codebook) -> Iterator[list]:
 
 def reports_csv_response(codebook: Codebook, *, codebook_url=None):
     response = stream_csv(
-        report_csv_rows(codebook), filename=export_filename(codebook.survey, "reports", "csv")
+        report_csv_rows(codebook),
+        filename=export_filename(codebook.survey, kind="reports", extension="csv"),
     )
     return _codebook_link(response, codebook_url)
 
@@ -181,5 +182,6 @@ def codebook_csv_rows(codebook: Codebook) -> Iterator[list]:
 
 def codebook_csv_response(codebook: Codebook):
     return stream_csv(
-        codebook_csv_rows(codebook), filename=export_filename(codebook.survey, "codebook", "csv")
+        codebook_csv_rows(codebook),
+        filename=export_filename(codebook.survey, kind="codebook", extension="csv"),
     )
