@@ -335,3 +335,13 @@ def test_analysis_pages_label_grouping_questions_as_the_exports(study, owner_cli
     content = html.unescape(regression.content.decode())
     assert re.search(r"<h3><span[^>]*>G1</span> <span[^>]*>@Team\?</span></h3>", content)
     assert "d$G1 <- factor(d$G1" in content
+
+
+def test_a_member_that_may_pass_2_gib_is_written_with_zip64_and_reads_back():
+    rows = [["a", "=b"], *([str(i), i] for i in range(2000))]
+    body = b"".join(export_bundles.zip_stream([("big.csv", iter(rows), True)]))
+    # The local header needs ZIP64 (version 4.5) and carries its extra field.
+    assert int.from_bytes(body[4:6], "little") >= zipfile.ZIP64_VERSION
+    assert int.from_bytes(body[28:30], "little") > 0
+    with zipfile.ZipFile(io.BytesIO(body)) as archive:
+        assert csv_text(archive.read("big.csv").decode())[:2] == [["a", "'=b"], ["0", "0"]]
