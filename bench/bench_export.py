@@ -10,6 +10,9 @@ two fresh child processes, so that nothing of the population counts against thei
 - export: the researcher API's ``responses.csv`` through Django's whole stack in-process,
   reading the streamed body chunk by chunk as a client would (time to the first data row,
   rows/s, peak RSS of the process);
+- zip: the results page's download, ``export.zip`` (codebook, estimates and the same rows,
+  compressed as they stream), written chunk by chunk to a temporary file, then its
+  ``reports.csv`` counted (time to the first chunk, rows/s, peak RSS);
 - baseline: the same rows read with one raw SQL query through a chunked cursor and thrown
   away (the floor: what the database and driver cost without Django, CSV or HTTP).
 
@@ -85,6 +88,49 @@ def child_export(survey_id, token, scale):
     )
 
 
+def child_zip(survey_id, token, scale):
+    _common.django_setup(migrate=False)
+    import tempfile
+    import zipfile
+
+    from django.test import Client
+
+    client = Client()
+    auth = {"Authorization": f"Token {token}"}
+    assert client.get(f"/api/v1/surveys/{survey_id}/estimates/", headers=auth).status_code == 200
+    idle = _rss_mb()
+    started = time.perf_counter()
+    response = client.get(f"/api/v1/surveys/{survey_id}/export.zip", headers=auth)
+    assert response.status_code == 200 and response.streaming, response.status_code
+    first_chunk = None
+    size = 0
+    with tempfile.TemporaryFile() as handle:
+        for chunk in response.streaming_content:
+            if first_chunk is None:
+                first_chunk = time.perf_counter() - started
+            size += len(chunk)
+            handle.write(chunk)
+        elapsed = time.perf_counter() - started
+        response.close()
+        peak = _peak_rss_mb()  # before reading the archive back
+        handle.seek(0)
+        with zipfile.ZipFile(handle) as archive, archive.open("reports.csv") as member:
+            lines = sum(1 for _line in member)
+    assert lines - 1 == scale, (lines, scale)
+    print(
+        json.dumps(
+            {
+                "seconds": elapsed,
+                "first_chunk_ms": first_chunk * 1000,
+                "rows": lines - 1,
+                "megabytes": size / 2**20,
+                "idle_rss_mb": idle,
+                "peak_rss_mb": peak,
+            }
+        )
+    )
+
+
 def child_baseline(survey_id, scale):
     _common.django_setup(migrate=False)
     from django.db import connection
@@ -118,13 +164,14 @@ def main():
     scale = _common.bench_scale()
     print(f"Raw CSV export, 10-question survey with {scale:,} stored submissions")
     print(f"Machine: {_common.machine()}")
-    rows = []
+    rows, zip_rows = [], []
     for engine in _common.engines():
         with _common.scratch_database(engine) as url:
             env = _common.production_env(url)
             made = _common.run_child(__file__, "--populate", str(scale), env=env)
             survey, token = str(made["survey"]), made["token"]
             export = _common.run_child(__file__, "--export", survey, token, str(scale), env=env)
+            bundle = _common.run_child(__file__, "--zip", survey, token, str(scale), env=env)
             floor = _common.run_child(__file__, "--baseline", survey, str(scale), env=env)
         export_rate = export["rows"] / export["seconds"]
         floor_rate = floor["rows"] / floor["seconds"]
@@ -141,6 +188,19 @@ def main():
                 f"{floor_rate:,.0f}",
                 f"{floor['peak_rss_mb']:.0f}",
                 f"{export_rate / floor_rate:.2f}",
+            ]
+        )
+        zip_rows.append(
+            [
+                engine,
+                f"{bundle['seconds']:.1f}",
+                f"{bundle['rows'] / bundle['seconds']:,.0f}",
+                f"{bundle['first_chunk_ms']:.0f}",
+                f"{bundle['megabytes']:.0f}",
+                f"{bundle['idle_rss_mb']:.0f}",
+                f"{bundle['peak_rss_mb']:.0f}",
+                f"{bundle['peak_rss_mb'] - bundle['idle_rss_mb']:.0f}",
+                f"{(bundle['rows'] / bundle['seconds']) / export_rate:.2f}",
             ]
         )
     print()
@@ -167,6 +227,23 @@ def main():
         "RSS before: the process after a warm-up estimates request (Django, NumPy loaded); "
         f"growth: what the export added. Target: export peak RSS < {TARGET_RSS_MB} MB."
     )
+    print("\nZIP download (codebook, estimates, reports; compressed as it streams)\n")
+    print(
+        _common.table(
+            [
+                "database",
+                "zip s",
+                "zip rows/s",
+                "first chunk ms",
+                "ZIP MB",
+                "RSS before MB",
+                "peak RSS MB",
+                "growth MB",
+                "zip / CSV rows/s",
+            ],
+            zip_rows,
+        )
+    )
 
 
 if __name__ == "__main__":
@@ -175,6 +252,8 @@ if __name__ == "__main__":
         child_populate(int(sys.argv[2]))
     elif command == ["--export"]:
         child_export(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    elif command == ["--zip"]:
+        child_zip(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif command == ["--baseline"]:
         child_baseline(sys.argv[2], int(sys.argv[3]))
     else:

@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from dpengine import ForcedResponse
 
+from .columns import grouping_column
 from .forms import (
     COIN_LABELS,
     CoinField,
@@ -97,7 +98,10 @@ class BreakdownForm(_SurveyQueryForm):
             "level": survey.confidence,
         }
         super().__init__(data, survey=survey, defaults=defaults)
-        self.fields["by"].choices = [(gq.pk, gq.text) for gq in grouping_questions]
+        self.fields["by"].choices = [
+            (gq.pk, f"{grouping_column(index)}: {gq.text}")
+            for index, gq in enumerate(grouping_questions)
+        ]
         self.fields["by"].error_messages["invalid_choice"] = _(
             "Choose one of this survey’s grouping questions; %(value)s is not one of them."
         )

@@ -157,9 +157,7 @@ def regression(request, survey):
 
 @owner_view("GET")
 def r_export_csv(request, survey):
-    return r_export.r_export_response(
-        survey=survey, grouping=analysis.survey_grouping_questions(survey=survey)
-    )
+    return r_export.r_export_response(survey=survey)
 
 
 # --- planner ------------------------------------------------------------------------------

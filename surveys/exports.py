@@ -1,13 +1,19 @@
-"""CSV exports shared by the researcher pages and the API, streamed row by row."""
+"""CSV exports shared by the researcher pages and the API, streamed row by row.
+
+Columns are named as the interface names them (``surveys.codebook``); the ZIP and Excel
+downloads that bundle these files with their codebook are in ``surveys.export_bundles``.
+"""
 
 import csv
 from collections.abc import Iterable, Iterator
+from itertools import groupby
+from operator import itemgetter
 
 from django.http import StreamingHttpResponse
 from django.utils import timezone
 
-from . import __version__
-from .models import question_key
+from .codebook import Codebook, codebook_rows
+from .models import GroupAnswer
 from .selectors import SurveyEstimates, survey_report_rows
 
 # A spreadsheet treats a cell starting with one of these as a formula (CSV injection).
@@ -51,27 +57,23 @@ def _number(value):
     return value
 
 
+def escape_label(label: str) -> str:
+    """An option label as the CSV files hold it: a leading ``'`` when it starts like a formula.
+
+    Also when it starts with ``'`` itself, so that the escape can be undone exactly (remove one
+    leading ``'``): "=x" is written "'=x" and "'=x" is written "''=x". The codebook lists the
+    labels escaped the same way, so a data cell is found in the codebook as it is.
+    """
+    if label.startswith((*FORMULA_PREFIXES, "'")):
+        return "'" + label
+    return label
+
+
 def estimate_csv_rows(estimates: SurveyEstimates) -> Iterator[list]:
-    survey = estimates.survey
-    design = estimates.design
-    provenance = [
-        ("survey", survey.title),
-        ("survey_slug", survey.slug),
-        ("design", "forced response"),
-        ("p_truth", design.p_truth),
-        ("p_forced_yes", design.p_forced_yes),
-        ("p_yes_given_yes", design.p_yes_given_yes),
-        ("p_yes_given_no", design.p_yes_given_no),
-        ("epsilon_per_answer", design.epsilon),
-        ("ci_method", estimates.method),
-        ("confidence", estimates.confidence),
-        ("minimum_n", survey.min_n),
-        ("software", f"rrsurvey {__version__}"),
-        ("generated_at", estimates.generated_at.isoformat(timespec="seconds")),
-    ]
-    for key, value in provenance:
-        yield ["#", key, value]
+    """One row per question, named as on the results page (``Q1``…); provenance is in the
+    codebook, and each row repeats the interval it was computed with."""
     yield [
+        "column",
         "question_id",
         "position",
         "question",
@@ -84,11 +86,14 @@ def estimate_csv_rows(estimates: SurveyEstimates) -> Iterator[list]:
         "ci_low",
         "ci_high",
         "suppressed",
+        "ci_method",
+        "confidence",
     ]
     for row in estimates.rows:
         est = row.estimate
         hidden = row.suppressed
         yield [
+            row.column,
             row.question_id,
             row.position + 1,
             row.text,
@@ -101,26 +106,82 @@ def estimate_csv_rows(estimates: SurveyEstimates) -> Iterator[list]:
             None if hidden else _number(est.ci_low),
             None if hidden else _number(est.ci_high),
             hidden,
+            estimates.method,
+            estimates.confidence,
         ]
 
 
-def estimates_csv_response(estimates: SurveyEstimates) -> StreamingHttpResponse:
+def export_filename(survey, *, kind, extension) -> str:
     stamp = timezone.now().strftime("%Y%m%d")
-    return stream_csv(
+    return f"rrsurvey-{survey.slug}-{kind}-{stamp}.{extension}"
+
+
+def _codebook_link(response, codebook_url):
+    # Names the file that explains the columns, for a client that fetched the data alone.
+    if codebook_url:
+        response["Link"] = f'<{codebook_url}>; rel="describedby"; type="text/csv"'
+    return response
+
+
+def estimates_csv_response(estimates: SurveyEstimates, *, codebook_url=None):
+    response = stream_csv(
         estimate_csv_rows(estimates),
-        filename=f"rrsurvey-{estimates.survey.slug}-estimates-{stamp}.csv",
+        filename=export_filename(estimates.survey, kind="estimates", extension="csv"),
     )
+    return _codebook_link(response, codebook_url)
 
 
-def report_csv_rows(survey) -> Iterator[list]:
-    question_ids = list(survey.questions.values_list("id", flat=True))
-    yield ["submission_id", "received_on", *map(question_key, question_ids)]
-    for row in survey_report_rows(survey=survey):
-        yield [str(row.submission_id), row.received_on.isoformat(), *row.bits]
+def report_rows(codebook: Codebook, *, label=escape_label, chunk_size=10000) -> Iterator[list]:
+    """The raw reports file, header first, one row per submission, streamed.
+
+    ``Q`` cells are the randomized bits (``True``/``False``), ``G`` cells the chosen option's
+    label written by ``label``; a question or grouping question a submission did not answer
+    is ``None`` (an empty cell), never 0.
+    """
+    grouping_index = {gq.pk: index for index, gq in enumerate(codebook.grouping)}
+    yield codebook.columns
+    # Both streams in the same order (the respondent-drawn submission id, never arrival).
+    answers = groupby(
+        GroupAnswer.objects.filter(submission__survey=codebook.survey)
+        .order_by("submission__submission_id", "grouping_question_id")
+        .values_list("submission__submission_id", "grouping_question_id", "option__label")
+        .iterator(chunk_size=chunk_size),
+        key=itemgetter(0),
+    )
+    pending = next(answers, None) if grouping_index else None
+    for row in survey_report_rows(survey=codebook.survey, chunk_size=chunk_size):
+        labels = [None] * len(grouping_index)
+        while pending is not None and pending[0] < row.submission_id:
+            pending = next(answers, None)
+        if pending is not None and pending[0] == row.submission_id:
+            for _pk, grouping_id, text in pending[1]:
+                labels[grouping_index[grouping_id]] = label(text)
+            pending = next(answers, None)
+        yield [str(row.submission_id), row.received_on, *row.bits, *labels]
 
 
-def reports_csv_response(survey) -> StreamingHttpResponse:
-    stamp = timezone.now().strftime("%Y%m%d")
+def report_csv_rows(codebook: Codebook) -> Iterator[list]:
+    rows = report_rows(codebook)
+    yield next(rows)
+    for row in rows:
+        row[1] = row[1].isoformat()  # received_on: a date, written YYYY-MM-DD
+        yield row
+
+
+def reports_csv_response(codebook: Codebook, *, codebook_url=None):
+    response = stream_csv(
+        report_csv_rows(codebook),
+        filename=export_filename(codebook.survey, kind="reports", extension="csv"),
+    )
+    return _codebook_link(response, codebook_url)
+
+
+def codebook_csv_rows(codebook: Codebook) -> Iterator[list]:
+    return codebook_rows(codebook, label=escape_label)
+
+
+def codebook_csv_response(codebook: Codebook):
     return stream_csv(
-        report_csv_rows(survey), filename=f"rrsurvey-{survey.slug}-reports-{stamp}.csv"
+        codebook_csv_rows(codebook),
+        filename=export_filename(codebook.survey, kind="codebook", extension="csv"),
     )

@@ -1,12 +1,13 @@
 """Export for R: randomized reports with grouping covariates, and the matching rr code.
 
-One CSV row per submission: ``submission_id``, ``received_on``, one 0/1 column ``q<id>`` per
-yes/no question (the RANDOMIZED report) and one column ``g<id>`` per grouping question (the
-chosen option's label, see ``r_label``). ``r_snippet`` writes the R code that fits the same
-model as the regression page with the ``rr`` package's forced-response design (Blair, Imai &
-Zhou 2015): ``rrreg(..., design = "forced-known", p = P(truthful), p1 = P(forced yes),
-p0 = P(forced no))`` (unconditional probabilities summing to 1, unlike our ``p_forced_yes``,
-which is conditional).
+The raw reports file (``exports.report_rows``), under its own name: one CSV row per
+submission, ``submission_id``, ``received_on``, one 0/1 column ``Q1``…``Qn`` per yes/no
+question in display order (the RANDOMIZED report; empty when not answered) and one column
+``G1``…``Gm`` per grouping question (the chosen option's label, see ``r_label``).
+``r_snippet`` writes the R code that fits the same model as the regression page with the
+``rr`` package's forced-response design (Blair, Imai & Zhou 2015): ``rrreg(..., design =
+"forced-known", p = P(truthful), p1 = P(forced yes), p0 = P(forced no))`` (unconditional
+probabilities summing to 1, unlike our ``p_forced_yes``, which is conditional).
 
 The snippet reads every column as text with only an empty cell missing
 (``colClasses = "character", na.strings = ""``): with ``read.csv``'s defaults an option
@@ -17,76 +18,46 @@ product's reference level first: an option nobody chose would be an empty level,
 empty reference level makes the model matrix singular.
 """
 
-from collections.abc import Iterator
 from dataclasses import dataclass
-from itertools import groupby
-from operator import itemgetter
 
 from django.utils import timezone
 
-from .exports import FORMULA_PREFIXES, stream_csv
-from .models import GroupAnswer, question_key
-from .selectors import survey_design, survey_report_rows
+from .codebook import survey_codebook
+from .columns import grouping_column, question_column
+from .exports import escape_label, report_csv_rows, stream_csv
+from .selectors import survey_design
 
 R_READ_OPTIONS = 'fileEncoding = "UTF-8", colClasses = "character", na.strings = ""'
 
 
-def _grouping_column(grouping_id):
-    return f"g{grouping_id}"
-
-
 def r_label(label: str) -> str:
-    """An option label as the CSV for R holds it: a leading ``'`` when it starts like a formula.
-
-    Also when it starts with ``'`` itself, so that the escape can be undone exactly (the R
-    code removes one leading ``'``): "=x" is written "'=x" and "'=x" is written "''=x".
-    """
-    if label.startswith((*FORMULA_PREFIXES, "'")):
-        return "'" + label
-    return label
+    """An option label as the CSV for R holds it (``exports.escape_label``): a leading ``'``
+    when it starts like a formula or with ``'``, so the R code can undo it exactly."""
+    return escape_label(label)
 
 
-def r_export_rows(*, survey, grouping, chunk_size=10000) -> Iterator[list]:
-    """Header, then one row per submission, streamed (reports and group answers, merged)."""
-    question_ids = list(survey.questions.values_list("id", flat=True))
-    grouping_column = {gq.pk: index for index, gq in enumerate(grouping)}
-    yield [
-        "submission_id",
-        "received_on",
-        *(question_key(qid) for qid in question_ids),
-        *(_grouping_column(gq.pk) for gq in grouping),
-    ]
-    # Both streams in the same order (the respondent-drawn submission id, never arrival).
-    answers = groupby(
-        GroupAnswer.objects.filter(submission__survey=survey)
-        .order_by("submission__submission_id", "grouping_question_id")
-        .values_list("submission__submission_id", "grouping_question_id", "option__label")
-        .iterator(chunk_size=chunk_size),
-        key=itemgetter(0),
-    )
-    pending = next(answers, None)
-    for row in survey_report_rows(survey=survey, chunk_size=chunk_size):
-        labels = [None] * len(grouping)
-        while pending is not None and pending[0] < row.submission_id:
-            pending = next(answers, None)
-        if pending is not None and pending[0] == row.submission_id:
-            for _pk, grouping_id, label in pending[1]:
-                labels[grouping_column[grouping_id]] = r_label(label)
-            pending = next(answers, None)
-        yield [str(row.submission_id), row.received_on.isoformat(), *row.bits, *labels]
+def r_export_rows(*, survey):
+    """Header, then one row per submission, streamed: the raw reports file's rows."""
+    return report_csv_rows(survey_codebook(survey=survey))
 
 
-def r_export_response(*, survey, grouping):
-    stamp = timezone.now().strftime("%Y%m%d")
-    return stream_csv(
-        r_export_rows(survey=survey, grouping=grouping),
-        filename=r_export_filename(survey=survey, stamp=stamp),
-    )
+def r_export_response(*, survey):
+    return stream_csv(r_export_rows(survey=survey), filename=r_export_filename(survey=survey))
 
 
 def r_export_filename(*, survey, stamp=None):
     stamp = stamp or timezone.now().strftime("%Y%m%d")
     return f"rrsurvey-{survey.slug}-for-r-{stamp}.csv"
+
+
+def _column_names(*, survey):
+    """``({question id: "Q<n>"}, {grouping question id: "G<m>"})`` in display order."""
+    questions = survey.questions.values_list("id", flat=True)
+    grouping = survey.grouping_questions.values_list("id", flat=True)
+    return (
+        {qid: question_column(index) for index, qid in enumerate(questions)},
+        {gid: grouping_column(index) for index, gid in enumerate(grouping)},
+    )
 
 
 @dataclass(frozen=True)
@@ -127,7 +98,8 @@ def r_snippet(*, survey, question, covariates) -> str:
     in the product. See the module docstring for the read options.
     """
     design = r_design(survey=survey)
-    response = question_key(question.pk)
+    question_names, grouping_names = _column_names(survey=survey)
+    response = question_names[question.pk]
     lines = [
         'install.packages("rr")  # once',
         "library(rr)",
@@ -139,7 +111,7 @@ def r_snippet(*, survey, question, covariates) -> str:
     ]
     columns, terms = [response], []
     for covariate in covariates:
-        column = _grouping_column(covariate.grouping_question_id)
+        column = grouping_names[covariate.grouping_question_id]
         used = [level for level in covariate.levels if level.role != "dropped"]
         used.sort(key=lambda level: level.role != "reference")  # stable: builder order
         if any(r_label(level.label) != level.label for level in covariate.levels):

@@ -16,6 +16,7 @@ from django.utils import timezone
 import dpengine
 from dpengine import Estimate, ForcedResponse
 
+from .columns import question_column
 from .models import (
     CI_METHODS,
     GroupingOption,
@@ -57,6 +58,7 @@ class QuestionEstimate:
     text: str
     estimate: Estimate
     suppressed: bool  # fewer reports than the survey's minimum n: numbers are withheld
+    column: str = ""  # "Q1", "Q2"...: as the results page and every export name it
 
 
 @dataclass(frozen=True)
@@ -251,7 +253,7 @@ def survey_estimates(*, survey, confidence=None, method=None) -> SurveyEstimates
     rows = []
     # The tallies as stored now, not as ``survey`` was read: submissions keep arriving.
     tallies = survey_tallies(survey=survey)
-    for question in survey.questions.all():
+    for index, question in enumerate(survey.questions.all()):
         reports, yes = tallies.of(question.pk)
         est = dpengine.estimate(
             yes=yes,
@@ -267,6 +269,7 @@ def survey_estimates(*, survey, confidence=None, method=None) -> SurveyEstimates
                 text=question.text,
                 estimate=est,
                 suppressed=reports < survey.min_n,
+                column=question_column(index),
             )
         )
     return SurveyEstimates(

@@ -32,6 +32,9 @@ urlpatterns = [
     path("surveys/<int:pk>/results/", views.survey_results, name="results"),
     path("surveys/<int:pk>/estimates.csv", views.estimates_csv, name="estimates-csv"),
     path("surveys/<int:pk>/responses.csv", views.responses_csv, name="responses-csv"),
+    path("surveys/<int:pk>/codebook.csv", views.codebook_csv, name="codebook-csv"),
+    path("surveys/<int:pk>/export.zip", views.export_zip, name="export-zip"),
+    path("surveys/<int:pk>/export.xlsx", views.export_xlsx, name="export-xlsx"),
     path("s/<str:slug>/", public_views.respond, name="respond"),
     # Beyond one number (analysis_views.py): grouping questions, breakdown, regression,
     # planner, public results, export for R.

@@ -18,7 +18,7 @@ from django.urls import reverse
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 
-from . import analysis, exports, selectors, services
+from . import analysis, codebook, export_bundles, exports, selectors, services
 from .analysis_forms import GroupingQuestionForm
 from .charts import estimates_chart
 from .forms import (
@@ -414,6 +414,7 @@ def survey_results(request, survey):
         "method_label": dict(CI_METHODS)[method],
         "any_outside": any(r.estimate.was_clamped and not r.suppressed for r in estimates.rows),
         "query": f"method={method}&level={level:g}",
+        "xlsx_fits": export_bundles.xlsx_fits(survey),
     }
     status = 200 if form.is_valid() else 400
     template = "surveys/_results_body.html" if "fragment" in request.GET else "surveys/results.html"
@@ -432,10 +433,62 @@ def estimates_csv(request, survey):
         return _bad_query(form)
     method, level = form.selection()
     return exports.estimates_csv_response(
-        selectors.survey_estimates(survey=survey, confidence=level, method=method)
+        selectors.survey_estimates(survey=survey, confidence=level, method=method),
+        codebook_url=_codebook_url(survey, f"method={method}&level={level:g}"),
     )
 
 
 @owner_view("GET")
 def responses_csv(request, survey):
-    return exports.reports_csv_response(survey)
+    return exports.reports_csv_response(
+        codebook.survey_codebook(survey=survey), codebook_url=_codebook_url(survey)
+    )
+
+
+# --- downloads with their codebook (README, "Exports and the codebook") -------------------
+
+
+def _codebook_url(survey, query=""):
+    url = reverse("surveys:codebook-csv", kwargs={"pk": survey.pk})
+    return f"{url}?{query}" if query else url
+
+
+@owner_view("GET")
+def codebook_csv(request, survey):
+    form = ResultsForm(request.GET, survey=survey)
+    if not form.is_valid():
+        return _bad_query(form)
+    method, level = form.selection()
+    return exports.codebook_csv_response(
+        codebook.survey_codebook(survey=survey, method=method, confidence=level)
+    )
+
+
+@owner_view("GET")
+def export_zip(request, survey):
+    form = ResultsForm(request.GET, survey=survey)
+    if not form.is_valid():
+        return _bad_query(form)
+    method, level = form.selection()
+    return export_bundles.zip_response(
+        codebook=codebook.survey_codebook(survey=survey, method=method, confidence=level),
+        estimates=selectors.survey_estimates(survey=survey, confidence=level, method=method),
+    )
+
+
+@owner_view("GET")
+def export_xlsx(request, survey):
+    if not export_bundles.xlsx_fits(survey):
+        return HttpResponse(
+            export_bundles.too_many_rows_message(survey),
+            status=409,
+            content_type="text/plain; charset=utf-8",
+        )
+    form = ResultsForm(request.GET, survey=survey)
+    if not form.is_valid():
+        return _bad_query(form)
+    method, level = form.selection()
+    return export_bundles.xlsx_response(
+        codebook=codebook.survey_codebook(survey=survey, method=method, confidence=level),
+        estimates=selectors.survey_estimates(survey=survey, confidence=level, method=method),
+    )

@@ -145,9 +145,11 @@ class SurveyRExportCSVView(OwnedSurveyView):
         operation_id="surveys_r_export_csv",
         summary="Randomized reports with grouping covariates as CSV, one row per submission",
         description=(
-            "Columns: submission_id, received_on, q<id> (0/1 randomized report per yes/no "
-            "question), g<id> (chosen option's label per grouping question). For checking "
-            'the regression with R\'s rr package (README, "Export for R").'
+            "The raw reports file under another name: submission_id, received_on, Q1…Qn "
+            "(0/1 randomized report per yes/no question in display order, empty when not "
+            "answered), G1…Gm (chosen option's label per grouping question); the codebook "
+            "(`codebook.csv`) names each column. For checking the regression with R's rr "
+            'package (README, "Export for R").'
         ),
         responses={
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV file."),
@@ -155,6 +157,4 @@ class SurveyRExportCSVView(OwnedSurveyView):
         },
     )
     def get(self, request, survey_id):
-        return r_export.r_export_response(
-            survey=self.survey, grouping=analysis.survey_grouping_questions(survey=self.survey)
-        )
+        return r_export.r_export_response(survey=self.survey)

@@ -5,6 +5,9 @@ up through ``selectors.survey_for_owner`` before any handler runs, so another re
 survey is a 404 for every method (and an anonymous caller is refused before that).
 """
 
+from urllib.parse import urlencode
+
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
@@ -12,7 +15,7 @@ from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .. import exports, selectors, services
+from .. import codebook, exports, selectors, services
 from .serializers import (
     ErrorSerializer,
     EstimatesQuerySerializer,
@@ -44,6 +47,13 @@ class OwnedSurveyView(APIView):
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
         self.survey = selectors.survey_for_owner(owner=request.user, survey_id=kwargs["survey_id"])
+
+
+def codebook_api_url(request, survey, interval):
+    """The codebook of a download, with the same interval choice as the download."""
+    url = reverse("api:survey-codebook-csv", kwargs={"survey_id": survey.pk})
+    query = urlencode({key: interval[key] for key in ("method", "confidence") if key in interval})
+    return request.build_absolute_uri(f"{url}?{query}" if query else url)
 
 
 class CSVNegotiation(BaseContentNegotiation):
@@ -189,7 +199,12 @@ class SurveyEstimatesCSVView(OwnedSurveyView):
 
     @extend_schema(
         operation_id="surveys_estimates_csv",
-        summary="The estimates as CSV, with provenance lines (same file as the results page's)",
+        summary="The estimates as CSV, one row per question (Q1…Qn), streamed",
+        description=(
+            "The same file as in the results page's ZIP. Its provenance (design, ε, interval, "
+            "software, generated-at) is in the codebook, `codebook.csv` with the same query, "
+            'which the `Link: <…>; rel="describedby"` header names.'
+        ),
         parameters=[EstimatesQuerySerializer],
         responses={
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV file."),
@@ -200,7 +215,8 @@ class SurveyEstimatesCSVView(OwnedSurveyView):
         query = EstimatesQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         return exports.estimates_csv_response(
-            selectors.survey_estimates(survey=self.survey, **query.validated_data)
+            selectors.survey_estimates(survey=self.survey, **query.validated_data),
+            codebook_url=codebook_api_url(request, self.survey, query.validated_data),
         )
 
 
@@ -210,11 +226,21 @@ class SurveyResponsesCSVView(OwnedSurveyView):
 
     @extend_schema(
         operation_id="surveys_responses_csv",
-        summary="Every randomized report as CSV, one row per submission",
+        summary="Every randomized report as CSV, one row per submission, streamed",
+        description=(
+            "Columns: submission_id (rows sorted by it, not by arrival), received_on, Q1…Qn "
+            "(0/1 randomized report per yes/no question in display order; empty when not "
+            "answered), G1…Gm (the chosen option's label per grouping question; empty when "
+            "not answered). A label starting with = + - @ ' tab or CR gets one leading '. "
+            "The codebook (`codebook.csv`, named by the `Link` header) describes each column."
+        ),
         responses={
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV file."),
             **_errors(401, 404),
         },
     )
     def get(self, request, survey_id):
-        return exports.reports_csv_response(self.survey)
+        return exports.reports_csv_response(
+            codebook.survey_codebook(survey=self.survey),
+            codebook_url=codebook_api_url(request, self.survey, {}),
+        )

@@ -263,6 +263,9 @@ class EstimateRowSerializer(serializers.Serializer):
     """One question's estimate; the statistics are null when suppressed or without data."""
 
     question_id = serializers.IntegerField()
+    column = serializers.CharField(
+        help_text="Q1, Q2, ... in display order: the results page's label and the exports' column."
+    )
     position = serializers.IntegerField()
     text = serializers.CharField()
     n = serializers.IntegerField(source="estimate.n", help_text="Randomized reports received.")

@@ -5,7 +5,7 @@ Researcher routes take ``survey_id``.
 
 from django.urls import path, re_path
 
-from . import analysis, auth, public, researcher
+from . import analysis, auth, exports, public, researcher
 from .errors import NotFoundView
 
 app_name = "api"
@@ -39,6 +39,21 @@ urlpatterns = [
         "surveys/<int:survey_id>/responses.csv",
         researcher.SurveyResponsesCSVView.as_view(),
         name="survey-responses-csv",
+    ),
+    path(
+        "surveys/<int:survey_id>/codebook.csv",
+        exports.SurveyCodebookCSVView.as_view(),
+        name="survey-codebook-csv",
+    ),
+    path(
+        "surveys/<int:survey_id>/export.zip",
+        exports.SurveyExportZipView.as_view(),
+        name="survey-export-zip",
+    ),
+    path(
+        "surveys/<int:survey_id>/export.xlsx",
+        exports.SurveyExportXlsxView.as_view(),
+        name="survey-export-xlsx",
     ),
     path(
         "surveys/<int:survey_id>/regression/",

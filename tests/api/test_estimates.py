@@ -14,7 +14,7 @@ from surveys import exports, selectors, services
 pytestmark = pytest.mark.django_db
 
 ROW_FIELDS = {
-    "question_id", "position", "text", "n", "yes", "yes_rate", "estimate", "clamped",
+    "question_id", "column", "position", "text", "n", "yes", "yes_rate", "estimate", "clamped",
     "std_error", "ci_low", "ci_high", "method", "confidence", "epsilon", "suppressed",
 }  # fmt: skip
 
@@ -59,7 +59,9 @@ def test_estimates_equal_dpengines(owner_api, make_survey, query, confidence, me
     assert (body["method"], body["confidence"]) == (method, confidence)
     assert body["epsilon"] == design.epsilon
     assert len(body["estimates"]) == 2
-    for row, question in zip(body["estimates"], survey.questions.all(), strict=True):
+    for index, (row, question) in enumerate(
+        zip(body["estimates"], survey.questions.all(), strict=True)
+    ):
         expected = dpengine.estimate(
             yes=selectors.survey_tallies(survey=survey).of(question.pk)[1],
             n=selectors.survey_tallies(survey=survey).of(question.pk)[0],
@@ -69,6 +71,7 @@ def test_estimates_equal_dpengines(owner_api, make_survey, query, confidence, me
         )
         assert set(row) == ROW_FIELDS
         assert row["question_id"] == question.id
+        assert row["column"] == f"Q{index + 1}"  # as the results page and the exports name it
         assert row["text"] == question.text
         assert row["suppressed"] is False
         assert row["epsilon"] == design.epsilon
@@ -148,24 +151,20 @@ def test_estimates_csv_is_the_shared_export(owner_api, make_survey):
     assert response["Content-Disposition"].startswith(
         f'attachment; filename="rrsurvey-{survey.slug}'
     )
-    rows = _csv(response)
-    expected = list(
-        csv.reader(
-            io.StringIO(
-                b"".join(
-                    exports.estimates_csv_response(
-                        selectors.survey_estimates(survey=survey, method="exact")
-                    ).streaming_content
-                ).decode()
-            )
-        )
+    # The codebook that explains it, for the same interval.
+    assert response["Link"] == (
+        f"<http://testserver/api/v1/surveys/{survey.id}/codebook.csv?method=exact>; "
+        'rel="describedby"; type="text/csv"'
     )
-
-    def without_timestamp(table):
-        return [row for row in table if row[:2] != ["#", "generated_at"]]
-
-    assert without_timestamp(rows) == without_timestamp(expected)
-    assert ["#", "ci_method", "exact"] in rows
+    rows = _csv(response)
+    expected = _csv(
+        exports.estimates_csv_response(selectors.survey_estimates(survey=survey, method="exact"))
+    )
+    assert rows == expected
+    # No "#" provenance lines any more (they moved to the codebook): one table, named rows.
+    assert rows[0][:4] == ["column", "question_id", "position", "question"]
+    assert [row[0] for row in rows[1:]] == ["Q1", "Q2"]
+    assert {row[-2] for row in rows[1:]} == {"exact"}
 
 
 def test_estimates_csv_ignores_the_accept_header(owner_api, open_survey):
@@ -189,9 +188,11 @@ def test_responses_csv_has_one_row_per_submission(owner_api, open_survey, submit
     second = submit(open_survey, [False, False]).json()["submission_id"]
     response = owner_api.get(f"/api/v1/surveys/{open_survey.id}/responses.csv")
     assert response.status_code == 200
+    assert "/codebook.csv>" in response["Link"]
     header, *rows = _csv(response)
-    ids = list(open_survey.questions.values_list("id", flat=True))
-    assert header == ["submission_id", "received_on", *[f"q{i}" for i in ids]]
+    assert header == ["submission_id", "received_on", "Q1", "Q2"]
+    # Ordered by the random submission id, never by arrival.
+    assert [row[0] for row in rows] == sorted([first, second])
     assert sorted((row[0], row[2], row[3]) for row in rows) == sorted(
         [(first, "1", "0"), (second, "0", "0")]
     )
@@ -206,8 +207,11 @@ def test_empty_query_parameters_mean_the_surveys_defaults(owner_api, open_survey
 @pytest.mark.parametrize("dangerous", ["=1+1", "+SUM(A1)", "-2+3", "@cmd"])
 def test_csv_cells_that_look_like_formulas_are_neutralised(owner_api, make_survey, dangerous):
     survey = make_survey(title=dangerous + " title", questions=[dangerous + " question?"])
-    rows = _csv(owner_api.get(f"/api/v1/surveys/{survey.id}/estimates.csv"))
-    cells = [cell for row in rows for cell in row]
+    estimates = _csv(owner_api.get(f"/api/v1/surveys/{survey.id}/estimates.csv"))
+    codebook = _csv(owner_api.get(f"/api/v1/surveys/{survey.id}/codebook.csv"))
+    assert "'" + dangerous + " question?" in [cell for row in estimates for cell in row]
+    cells = [cell for row in codebook for cell in row]
     assert "'" + dangerous + " title" in cells
     assert "'" + dangerous + " question?" in cells
-    assert not any(cell.startswith(("=", "+", "@", "\t", "\r")) for cell in cells)
+    for rows in (estimates, codebook):
+        assert not any(cell.startswith(("=", "+", "@", "\t", "\r")) for r in rows for cell in r)

@@ -22,7 +22,10 @@ def test_every_owner_page_and_export_is_private_and_not_stored(owner_client, ope
         assert response.status_code == 200, pattern.name
         assert private_and_unstored(response), (pattern.name, response.get("Cache-Control"))
         checked.append(pattern.name)
-    assert {"results", "estimates-csv", "responses-csv", "r-export", "qr"} <= set(checked)
+    assert {
+        "results", "estimates-csv", "responses-csv", "r-export", "qr", "codebook-csv",
+        "export-zip", "export-xlsx",
+    } <= set(checked)  # fmt: skip
 
 
 def test_the_dashboard_and_the_new_survey_page_are_private(owner_client):
@@ -39,6 +42,9 @@ def test_the_dashboard_and_the_new_survey_page_are_private(owner_client):
         "/api/v1/surveys/{id}/estimates.csv",
         "/api/v1/surveys/{id}/responses.csv",
         "/api/v1/surveys/{id}/for-r.csv",
+        "/api/v1/surveys/{id}/codebook.csv",
+        "/api/v1/surveys/{id}/export.zip",
+        "/api/v1/surveys/{id}/export.xlsx",
         "/api/v1/surveys/{id}/regression/",
     ],
 )

@@ -67,5 +67,19 @@ def test_csv_downloads_are_documented_as_csv(schema):
     for path in (
         "/api/v1/surveys/{survey_id}/estimates.csv",
         "/api/v1/surveys/{survey_id}/responses.csv",
+        "/api/v1/surveys/{survey_id}/codebook.csv",
     ):
         assert list(schema["paths"][path]["get"]["responses"]["200"]["content"]) == ["text/csv"]
+
+
+def test_bundled_downloads_are_documented_with_their_media_types(schema):
+    for path, media_type in (
+        ("/api/v1/surveys/{survey_id}/export.zip", "application/zip"),
+        (
+            "/api/v1/surveys/{survey_id}/export.xlsx",
+            "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        ),
+    ):
+        responses = schema["paths"][path]["get"]["responses"]
+        assert list(responses["200"]["content"]) == [media_type]
+        assert {"400", "401", "404"} <= set(responses)

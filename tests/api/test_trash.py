@@ -23,7 +23,7 @@ def trash_it(client, survey):
 def test_the_confirmation_lists_every_export_including_the_r_file(owner_client, frozen_survey):
     page = owner_client.get(reverse("surveys:delete", kwargs={"pk": frozen_survey.pk}))
     content = page.content.decode()
-    for name in ("estimates-csv", "responses-csv", "r-export"):
+    for name in ("export-zip", "codebook-csv", "estimates-csv", "responses-csv", "r-export"):
         assert reverse(f"surveys:{name}", kwargs={"pk": frozen_survey.pk}) in content, name
     assert "30 days" in content
 

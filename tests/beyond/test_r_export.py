@@ -30,14 +30,8 @@ def test_one_row_per_submission_with_randomized_bits_and_chosen_options(
     assert response.status_code == 200
     assert response["Content-Type"].startswith("text/csv")
     header, *rows = rows_of(response)
-    question_ids = list(grouped_survey.questions.values_list("id", flat=True))
-    gq = grouped_survey.grouping_questions.get()
-    assert header == [
-        "submission_id",
-        "received_on",
-        *(f"q{qid}" for qid in question_ids),
-        f"g{gq.pk}",
-    ]
+    # The raw reports file's columns: named as the interface names them.
+    assert header == ["submission_id", "received_on", "Q1", "Q2", "G1"]
     # Rows by submission id (random), not in the order they arrived.
     assert [row[0] for row in rows] == sorted(row[0] for row in rows)
     assert sorted(row[2:] for row in rows) == sorted(
@@ -136,9 +130,9 @@ def test_the_r_code_reads_the_csv_it_pairs_with_for_every_label_the_product_acce
     terms, factors = run_snippet_like_r(code, csv_text)
     regression = analysis.survey_regression(survey=survey, question=question)
 
-    assert terms == [f"g{first.pk}", f"g{second.pk}"]
-    for covariate in regression.covariates:
-        listed, values = factors[f"g{covariate.grouping_question_id}"]
+    assert terms == ["G1", "G2"]
+    for index, covariate in enumerate(regression.covariates, start=1):
+        listed, values = factors[f"G{index}"]
         used = [level for level in covariate.levels if level.role != "dropped"]
         # R's reference level (the first) is the product's; only chosen options are levels,
         # each with the product's count, and no row the product uses is lost.
@@ -146,11 +140,11 @@ def test_the_r_code_reads_the_csv_it_pairs_with_for_every_label_the_product_acce
         assert listed == [level.label for level in used]
         assert [values.count(label) for label in listed] == [level.respondents for level in used]
         assert len(values) == regression.n == 48
-    assert factors[f"g{first.pk}"][0] == ["NA", "01", "1"]
-    assert factors[f"g{second.pk}"][0] == ["=x", "'=x", 'Say "no"', "a\\b"]
+    assert factors["G1"][0] == ["NA", "01", "1"]
+    assert factors["G2"][0] == ["=x", "'=x", 'Say "no"', "a\\b"]
 
     # With read.csv's defaults the same CSV loses "NA" (missing) and "01" (the number 1).
-    default = read_csv_like_r(csv_text)[f"g{first.pk}"]
+    default = read_csv_like_r(csv_text)["G1"]
     assert None in default and "01" not in default and 1 in default
 
 
@@ -163,10 +157,9 @@ def test_a_grouping_question_with_one_chosen_option_adds_no_term_but_filters_row
     code = r_export.r_snippet(
         survey=grouped_survey, question=question, covariates=regression.covariates
     )
-    gq = grouped_survey.grouping_questions.get()
-    assert f'd$g{gq.pk} <- factor(d$g{gq.pk}, levels = c("Research"))' in code
-    assert f'd <- d[complete.cases(d[c("q{question.pk}", "g{gq.pk}")]), ]' in code
-    assert f"fit <- rrreg(q{question.pk} ~ 1, data = d," in code
+    assert 'd$G1 <- factor(d$G1, levels = c("Research"))' in code
+    assert 'd <- d[complete.cases(d[c("Q1", "G1")]), ]' in code
+    assert "fit <- rrreg(Q1 ~ 1, data = d," in code
 
 
 def test_labels_that_look_like_formulas_are_escaped_in_the_csv_and_unescaped_in_r(
@@ -182,7 +175,7 @@ def test_labels_that_look_like_formulas_are_escaped_in_the_csv_and_unescaped_in_
     response = owner_api.get(f"/api/v1/surveys/{survey.pk}/for-r.csv")
     assert response.status_code == 200
     header, *rows = rows_of(response)
-    assert header[-1] == f"g{gq.pk}"
+    assert header[-1] == "G1"
     # Injective: the two first labels stay apart, and no cell starts like a formula.
     assert sorted(row[-1] for row in rows) == sorted(["'=HYPERLINK(1)", "''=HYPERLINK(1)", "'-1"])
     code = r_export.r_snippet(
@@ -192,11 +185,8 @@ def test_labels_that_look_like_formulas_are_escaped_in_the_csv_and_unescaped_in_
             survey=survey, question=survey.questions.first()
         ).covariates,
     )
-    assert f'd$g{gq.pk} <- sub("^\'", "", d$g{gq.pk})' in code
-    assert (
-        f'd$g{gq.pk} <- factor(d$g{gq.pk}, levels = c("=HYPERLINK(1)", "\'=HYPERLINK(1)", "-1"))'
-        in code
-    )
+    assert 'd$G1 <- sub("^\'", "", d$G1)' in code
+    assert 'd$G1 <- factor(d$G1, levels = c("=HYPERLINK(1)", "\'=HYPERLINK(1)", "-1"))' in code
 
 
 def test_r_strings_escape_quotes_backslashes_and_control_characters():
@@ -211,7 +201,6 @@ def test_the_r_code_uses_rrs_unconditional_probabilities(make_survey):
     assert (design.p, design.p1, design.p0) == (0.6, 0.12, 0.28)
     assert Fraction(str(design.p)) + Fraction(str(design.p1)) + Fraction(str(design.p0)) == 1
     code = r_export.r_snippet(survey=survey, question=survey.questions.first(), covariates=[])
-    qid = survey.questions.first().pk
-    assert f"fit <- rrreg(q{qid} ~ 1, data = d," in code
+    assert "fit <- rrreg(Q1 ~ 1, data = d," in code
     assert "p = 0.6, p1 = 0.12, p0 = 0.28" in code
     assert 'design = "forced-known")' in code

@@ -4,6 +4,7 @@ import csv
 import io
 import json
 import re
+import zipfile
 from urllib.parse import urlsplit
 
 import pytest
@@ -72,12 +73,15 @@ def respond(new_context, link, truths):
     return requests
 
 
-def download_csv(page, link_name):
+def download_zip(page, link_name):
+    """The CSV files in the ZIP the link downloads, by name."""
     with page.expect_download() as info:
         page.get_by_role("link", name=link_name, exact=True).click()
-    path = info.value.path()
-    with open(path, encoding="utf-8", newline="") as handle:
-        return list(csv.reader(io.StringIO(handle.read())))
+    with zipfile.ZipFile(info.value.path()) as archive:
+        return {
+            name: list(csv.reader(io.StringIO(archive.read(name).decode())))
+            for name in archive.namelist()
+        }
 
 
 def test_researcher_builds_opens_collects_and_downloads(
@@ -125,14 +129,16 @@ def test_researcher_builds_opens_collects_and_downloads(
     expect(page.get_by_role("button", name="Resume automatic refresh")).to_be_visible()
     expect(page.locator("#refresh-status")).to_have_text("Automatic refresh paused.")
 
-    estimates = download_csv(page, "Estimates")
-    provenance = {row[1]: row[2] for row in estimates if row and row[0] == "#"}
+    files = download_zip(page, "CSV files (ZIP)")
+    provenance = {row[1]: row[3] for row in files["codebook.csv"] if row[0] == "survey"}
     assert provenance["ci_method"] == "wilson"
     assert float(provenance["epsilon_per_answer"]) == pytest.approx(1.0986, abs=1e-4)
-    table = [row for row in estimates if row and row[0] != "#"]
-    assert [row[3] for row in table[1:]] == [str(RESPONDENTS)] * len(QUESTIONS)
+    header, *table = files["estimates.csv"]
+    assert [row[0] for row in table] == ["Q1", "Q2"]
+    assert [row[header.index("n")] for row in table] == [str(RESPONDENTS)] * len(QUESTIONS)
 
-    reports = download_csv(page, "Raw randomized reports")
+    reports = files["reports.csv"]
+    assert reports[0] == ["submission_id", "received_on", "Q1", "Q2"]
     assert len(reports) == 1 + RESPONDENTS
     sent_ids = {json.loads(r.post_data)["submission_id"] for r in posts}
     assert {row[0] for row in reports[1:]} == sent_ids
@@ -148,7 +154,10 @@ def test_another_researcher_sees_a_404_in_the_browser(
     live_server, page, sign_in, other_researcher, open_survey
 ):
     sign_in(page, live_server, other_researcher)
-    for path in ("", "results/", "share/", "estimates.csv", "responses.csv"):
+    for path in (
+        "", "results/", "share/", "estimates.csv", "responses.csv", "codebook.csv",
+        "export.zip", "export.xlsx",
+    ):  # fmt: skip
         response = page.goto(f"{live_server.url}/surveys/{open_survey.pk}/{path}")
         assert response.status == 404, path
 

@@ -8,7 +8,9 @@ import csv
 import io
 import logging
 import uuid
+import zipfile
 
+import openpyxl
 import pytest
 from django.urls import reverse
 
@@ -29,7 +31,18 @@ def descending_ids(count):
 
 
 def csv_rows(response):
-    text = b"".join(response.streaming_content).decode()
+    if response["Content-Type"] == "application/zip":  # the reports file in the bundle
+        body = b"".join(response.streaming_content)
+        with zipfile.ZipFile(io.BytesIO(body)) as archive:
+            text = archive.read("reports.csv").decode()
+    elif response["Content-Type"].startswith("application/vnd.openxmlformats"):
+        book = openpyxl.load_workbook(io.BytesIO(b"".join(response.streaming_content)))
+        return [
+            ["" if cell is None else str(cell) for cell in row]
+            for row in book["reports"].iter_rows(values_only=True)
+        ]
+    else:
+        text = b"".join(response.streaming_content).decode()
     return list(csv.reader(io.StringIO(text)))
 
 
@@ -80,6 +93,9 @@ def test_every_export_lists_submissions_by_id_not_arrival(
         "r export api": owner_api.get(
             reverse("api:survey-r-export", kwargs={"survey_id": survey.pk})
         ),
+        "zip page": owner_client.get(reverse("surveys:export-zip", kwargs={"pk": survey.pk})),
+        "zip api": owner_api.get(reverse("api:survey-export-zip", kwargs={"survey_id": survey.pk})),
+        "xlsx page": owner_client.get(reverse("surveys:export-xlsx", kwargs={"pk": survey.pk})),
     }
     first_bit_by_id = {str(sid): index % 2 == 0 for index, sid in enumerate(arrival)}
     for name, response in exports.items():
@@ -92,10 +108,11 @@ def test_every_export_lists_submissions_by_id_not_arrival(
         for row in rows:
             # Each row is still that submission's own (the grouping merge follows the order).
             assert row[2] == ("1" if first_bit_by_id[row[0]] else "0"), name
-            assert len(row[1]) == len("2026-11-23"), name  # a date, never a time
-        if name.startswith("r export"):
-            expected = {str(sid): DEPARTMENTS[index % 2] for index, sid in enumerate(arrival)}
-            assert {row[0]: row[-1] for row in rows} == expected, name
+            # A date, never a time (the workbook's date cell reads back at midnight).
+            assert len(row[1].removesuffix(" 00:00:00")) == len("2026-11-23"), name
+        # Every file has the grouping answers, as labels.
+        expected = {str(sid): DEPARTMENTS[index % 2] for index, sid in enumerate(arrival)}
+        assert {row[0]: row[-1] for row in rows} == expected, name
         # No auto-increment value anywhere: no column but the documented ones.
         assert not any(column in {"id", "pk", "received_at"} for column in header), name
 

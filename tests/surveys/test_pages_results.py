@@ -2,6 +2,7 @@
 
 import csv
 import io
+import re
 
 import numpy as np
 import pytest
@@ -147,37 +148,61 @@ def test_bad_interval_choice_is_a_400_naming_the_field(query, field, answered, o
     assert 'role="alert"' in response.content.decode()
 
 
-def test_results_link_to_both_downloads_with_the_chosen_interval(answered, owner_client):
+def test_results_offer_downloads_with_the_codebook_for_the_chosen_interval(answered, owner_client):
     content = results(owner_client, answered, method="exact", level="0.9").content.decode()
-    estimates_url = reverse("surveys:estimates-csv", kwargs={"pk": answered.pk})
-    assert f'href="{estimates_url}?method=exact&amp;level=0.9"' in content
-    assert reverse("surveys:responses-csv", kwargs={"pk": answered.pk}) in content
+    for name in ("export-zip", "export-xlsx", "codebook-csv"):
+        url = reverse(f"surveys:{name}", kwargs={"pk": answered.pk})
+        assert f'href="{url}?method=exact&amp;level=0.9"' in content, name
 
 
 # --- CSV downloads ------------------------------------------------------------------------
 
 
-def provenance(rows):
-    return {row[1]: row[2] for row in rows if row and row[0] == "#"}
+def codebook_facts(rows):
+    header, *body = rows
+    records = [dict(zip(header, row, strict=True)) for row in body]
+    return {r["name"]: r["value"] for r in records if r["section"] == "survey"}
 
 
-def test_estimates_csv_carries_provenance_and_the_chosen_interval(answered, owner_client):
-    rows = download(owner_client, "estimates-csv", answered, method="exact", level="0.9")
-    meta = provenance(rows)
+def test_the_codebook_carries_the_provenance_and_the_chosen_interval(answered, owner_client):
+    rows = download(owner_client, "codebook-csv", answered, method="exact", level="0.9")
+    assert not any(row and row[0] == "#" for row in rows)  # no comment lines for Excel
+    meta = codebook_facts(rows)
+    assert meta["title"] == answered.title
+    assert meta["slug"] == answered.slug
     assert meta["design"] == "forced response"
-    assert float(meta["p_truth"]) == answered.p_truth
-    assert float(meta["p_forced_yes"]) == answered.p_forced_yes
     assert float(meta["epsilon_per_answer"]) == pytest.approx(np.log(3))
+    assert float(meta["total_epsilon"]) == pytest.approx(2 * np.log(3))
     assert meta["ci_method"] == "exact"
     assert float(meta["confidence"]) == 0.9
     assert meta["software"] == f"rrsurvey {__version__}"
     assert meta["generated_at"]
-    data = [row for row in rows if row and row[0] != "#"]
-    header, body = data[0], data[1:]
+    header, *body = rows
+    coins = {
+        row[1]: dict(zip(header, row, strict=True))
+        for row in body
+        if row[0] == "column" and row[2] == "randomized_yes_no"
+    }
+    assert list(coins) == ["Q1", "Q2"]
+    for record, question in zip(coins.values(), answered.questions.all(), strict=True):
+        assert record["text"] == question.text
+        assert float(record["p_truth"]) == answered.p_truth
+        assert float(record["p_forced_yes"]) == answered.p_forced_yes
+        assert (float(record["a"]), float(record["b"])) == (0.75, 0.25)
+
+
+def test_estimates_csv_names_questions_as_the_page_with_the_chosen_interval(answered, owner_client):
+    rows = download(owner_client, "estimates-csv", answered, method="exact", level="0.9")
+    header, body = rows[0], rows[1:]
     expected = selectors.survey_estimates(survey=answered, method="exact", confidence=0.9)
     assert len(body) == len(expected.rows)
-    for line, row in zip(body, expected.rows, strict=True):
+    page = results(owner_client, answered, method="exact", level="0.9").content.decode()
+    for index, (line, row) in enumerate(zip(body, expected.rows, strict=True), start=1):
         record = dict(zip(header, line, strict=True))
+        assert record["column"] == f"Q{index}"
+        label = rf'<tr data-question="{row.question_id}">\s*<th scope="row">Q{index}</th>'
+        assert re.search(label, page), index
+        assert (record["ci_method"], float(record["confidence"])) == ("exact", 0.9)
         assert int(record["n"]) == row.estimate.n
         assert float(record["ci_low"]) == pytest.approx(row.estimate.ci_low)
         assert float(record["estimate"]) == pytest.approx(row.estimate.estimate)
@@ -195,19 +220,21 @@ def test_formula_cells_are_neutralised(make_survey, owner_client):
         make_survey(title='=HYPERLINK("http://evil")', questions=["=1+1", "@SUM(A1)"], min_n=0),
         [[1, 0]],
     )
-    rows = download(owner_client, "estimates-csv", survey)
-    cells = [cell for row in rows for cell in row]
-    assert "'=1+1" in cells
-    assert "'@SUM(A1)" in cells
-    assert '\'=HYPERLINK("http://evil")' in cells
-    assert not any(cell.startswith(("=", "+", "@")) for cell in cells)
+    estimates = download(owner_client, "estimates-csv", survey)
+    codebook = download(owner_client, "codebook-csv", survey)
+    assert {"'=1+1", "'@SUM(A1)"} <= {cell for row in estimates for cell in row}
+    cells = [cell for row in codebook for cell in row]
+    assert {"'=1+1", "'@SUM(A1)", '\'=HYPERLINK("http://evil")'} <= set(cells)
+    for rows in (estimates, codebook):
+        assert not any(cell.startswith(("=", "+", "@")) for row in rows for cell in row)
 
 
 def test_responses_csv_has_one_row_per_submission(answered, owner_client):
     rows = download(owner_client, "responses-csv", answered)
     header, body = rows[0], rows[1:]
     question_ids = list(answered.questions.values_list("id", flat=True))
-    assert header == ["submission_id", "received_on", *[f"q{qid}" for qid in question_ids]]
+    assert header == ["submission_id", "received_on", "Q1", "Q2"]
+    assert [row[0] for row in body] == sorted(row[0] for row in body)  # not arrival order
     assert len(body) == answered.response_count == 400
     assert {cell for row in body for cell in row[2:]} == {"0", "1"}
     yes_counts = [sum(int(row[2 + i]) for row in body) for i in range(len(question_ids))]

@@ -1,0 +1,111 @@
+"""Researcher downloads that carry their codebook: the codebook itself, a ZIP, an Excel file.
+
+Like researcher.py: the survey is resolved to the caller's own (404 otherwise) before any
+handler runs; each view validates the interval choice and calls one export.
+"""
+
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.response import Response
+
+from .. import codebook, export_bundles, exports, selectors
+from .errors import error_body
+from .researcher import CSVNegotiation, OwnedSurveyView, _errors
+from .serializers import EstimatesQuerySerializer
+
+TAG = "researcher"
+
+
+def _interval(request):
+    query = EstimatesQuerySerializer(data=request.query_params)
+    query.is_valid(raise_exception=True)
+    return query.validated_data
+
+
+def _codebook(survey, interval):
+    return codebook.survey_codebook(
+        survey=survey, method=interval.get("method"), confidence=interval.get("confidence")
+    )
+
+
+@extend_schema(tags=[TAG])
+class SurveyCodebookCSVView(OwnedSurveyView):
+    content_negotiation_class = CSVNegotiation
+
+    @extend_schema(
+        operation_id="surveys_codebook_csv",
+        summary="The codebook: what every column of the exports means, and their provenance",
+        description=(
+            "One row per fact; columns section, name, type, value, text, p_truth, "
+            "p_forced_yes, a, b, epsilon. `section=survey`: provenance (title, slug, language, "
+            "design, epsilon_per_answer, total_epsilon, ci_method, confidence, minimum_n, "
+            "software, generated_at) in `value`. `section=column`: a column of the raw "
+            "reports file (`type` identifier, date, randomized_yes_no or grouping; `text` the "
+            "question; coins, a, b and ε for randomized ones). `section=value`: a value a "
+            "column's cells hold, as written there, and its meaning; an empty cell is "
+            "'not answered'. `method` and `confidence` as for the estimates."
+        ),
+        parameters=[EstimatesQuerySerializer],
+        responses={
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV file."),
+            **_errors(400, 401, 404),
+        },
+    )
+    def get(self, request, survey_id):
+        return exports.codebook_csv_response(_codebook(self.survey, _interval(request)))
+
+
+@extend_schema(tags=[TAG])
+class SurveyExportZipView(OwnedSurveyView):
+    content_negotiation_class = CSVNegotiation
+
+    @extend_schema(
+        operation_id="surveys_export_zip",
+        summary="ZIP of codebook.csv, estimates.csv and reports.csv, streamed",
+        description="The results page's download: the three CSV files, the codebook first.",
+        parameters=[EstimatesQuerySerializer],
+        responses={
+            (200, "application/zip"): OpenApiResponse(
+                OpenApiTypes.BINARY, description="ZIP archive."
+            ),
+            **_errors(400, 401, 404),
+        },
+    )
+    def get(self, request, survey_id):
+        interval = _interval(request)
+        return export_bundles.zip_response(
+            codebook=_codebook(self.survey, interval),
+            estimates=selectors.survey_estimates(survey=self.survey, **interval),
+        )
+
+
+@extend_schema(tags=[TAG])
+class SurveyExportXlsxView(OwnedSurveyView):
+    content_negotiation_class = CSVNegotiation
+
+    @extend_schema(
+        operation_id="surveys_export_xlsx",
+        summary="Excel workbook with the sheets estimates, reports and codebook",
+        description=(
+            "The same rows as the ZIP's CSV files; text is stored as text (never a formula) "
+            "and labels as chosen, without the CSV's leading '. 409 when the survey has more "
+            "responses than a sheet holds (1,048,575)."
+        ),
+        parameters=[EstimatesQuerySerializer],
+        responses={
+            (200, export_bundles.XLSX_CONTENT_TYPE): OpenApiResponse(
+                OpenApiTypes.BINARY, description="Excel workbook."
+            ),
+            **_errors(400, 401, 404, 409),
+        },
+    )
+    def get(self, request, survey_id):
+        if not export_bundles.xlsx_fits(self.survey):
+            message = export_bundles.too_many_rows_message(self.survey)
+            return Response(error_body({}, detail=message), status=status.HTTP_409_CONFLICT)
+        interval = _interval(request)
+        return export_bundles.xlsx_response(
+            codebook=_codebook(self.survey, interval),
+            estimates=selectors.survey_estimates(survey=self.survey, **interval),
+        )

@@ -1,0 +1,185 @@
+"""Downloads that carry their codebook: a ZIP of the CSV files and an Excel workbook.
+
+The ZIP is streamed as it is compressed (``zipfile`` writes to a sink that cannot seek, so
+each member ends with a data descriptor), so a large survey costs memory for one chunk of rows,
+as the plain CSV does. The workbook is written with openpyxl's write-only mode, which keeps
+rows in temporary files rather than in memory, then sent from disk.
+"""
+
+import csv
+import io
+import tempfile
+import zipfile
+from collections.abc import Iterable, Iterator
+
+from django.http import FileResponse, StreamingHttpResponse
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from .codebook import Codebook, codebook_rows
+from .exports import (
+    codebook_csv_rows,
+    csv_safe,
+    estimate_csv_rows,
+    export_filename,
+    report_csv_rows,
+    report_rows,
+)
+from .selectors import SurveyEstimates
+
+XLSX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+# An Excel sheet's row limit, header included.
+XLSX_MAX_ROWS = 1_048_576
+CHUNK_BYTES = 64 * 1024
+_ROWS_PER_WRITE = 500
+# A member this large needs ZIP64 fields; smaller ones go without, for the oldest unzippers.
+_ZIP64_FROM_BYTES = 2**30
+
+
+class _Echo:
+    def write(self, value):
+        return value
+
+
+class _Sink(io.RawIOBase):
+    """Collects what ``zipfile`` writes until the response takes it; cannot seek."""
+
+    def __init__(self):
+        super().__init__()
+        self._chunks = []
+        self.size = 0
+
+    def writable(self):
+        return True
+
+    def write(self, data):
+        self._chunks.append(bytes(data))
+        self.size += len(data)
+        return len(data)
+
+    def take(self) -> bytes:
+        data = b"".join(self._chunks)
+        self._chunks.clear()
+        self.size = 0
+        return data
+
+
+def _reports_may_be_large(codebook: Codebook) -> bool:
+    # A generous bound on a row's bytes: id, date, a bit per question, a quoted label per
+    # grouping question (UTF-8, quotes doubled).
+    longest = [max((len(o.label) for o in gq.options.all()), default=0) for gq in codebook.grouping]
+    row_bytes = 64 + 2 * len(codebook.questions) + sum(8 * length + 3 for length in longest)
+    return codebook.survey.response_count * row_bytes >= _ZIP64_FROM_BYTES
+
+
+def zip_stream(members: Iterable[tuple[str, Iterable[list], bool]]) -> Iterator[bytes]:
+    """A ZIP archive of CSV files, yielded in chunks as it is written.
+
+    ``members`` are ``(file name, rows, may exceed 2 GiB)``; cells are neutralised as in
+    every CSV (``exports.csv_safe``).
+    """
+    sink = _Sink()
+    writer = csv.writer(_Echo())
+    stamp = timezone.localtime().timetuple()[:6]
+    with zipfile.ZipFile(sink, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for name, rows, large in members:
+            info = zipfile.ZipInfo(name, date_time=stamp)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            with archive.open(info, "w", force_zip64=large) as member:
+                lines = []
+                for row in rows:
+                    lines.append(writer.writerow([csv_safe(cell) for cell in row]))
+                    if len(lines) >= _ROWS_PER_WRITE:
+                        member.write("".join(lines).encode())
+                        lines.clear()
+                        if sink.size >= CHUNK_BYTES:
+                            yield sink.take()
+                member.write("".join(lines).encode())
+            yield sink.take()
+    yield sink.take()
+
+
+def zip_members(*, codebook: Codebook, estimates: SurveyEstimates):
+    return [
+        ("codebook.csv", codebook_csv_rows(codebook), False),
+        ("estimates.csv", estimate_csv_rows(estimates), False),
+        ("reports.csv", report_csv_rows(codebook), _reports_may_be_large(codebook)),
+    ]
+
+
+def zip_response(*, codebook: Codebook, estimates: SurveyEstimates) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(
+        filter(None, zip_stream(zip_members(codebook=codebook, estimates=estimates))),
+        content_type="application/zip",
+    )
+    filename = export_filename(codebook.survey, kind="export", extension="zip")
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+# --- Excel ------------------------------------------------------------------------------------
+
+
+def xlsx_fits(survey) -> bool:
+    """Whether one sheet can hold every submission (and the header)."""
+    return survey.response_count < XLSX_MAX_ROWS
+
+
+def too_many_rows_message(survey) -> str:
+    return _(
+        "This survey has %(responses)s responses, more than an Excel sheet holds "
+        "(%(rows)s rows). Download the ZIP of CSV files instead."
+    ) % {"responses": f"{survey.response_count:,}", "rows": f"{XLSX_MAX_ROWS - 1:,}"}
+
+
+def _sheet_row(sheet, row):
+    from openpyxl.cell import WriteOnlyCell
+    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+
+    cells = []
+    for value in row:
+        if isinstance(value, bool):
+            value = int(value)  # 1/0 as in the CSV files and the codebook
+        elif isinstance(value, str):
+            # Characters XML cannot hold become U+FFFD rather than failing the download.
+            value = ILLEGAL_CHARACTERS_RE.sub("\ufffd", value)
+            if value.startswith("="):
+                # openpyxl would store it as a formula; keep it text, exactly as written.
+                cell = WriteOnlyCell(sheet, value=value)
+                cell.data_type = "s"
+                value = cell
+        cells.append(value)
+    return cells
+
+
+def write_workbook(handle, *, codebook: Codebook, estimates: SurveyEstimates):
+    """Sheets ``estimates``, ``reports`` and ``codebook``, as in the ZIP; labels as chosen."""
+    # Imported here: openpyxl adds about 6 MB to every worker that never writes a workbook.
+    from openpyxl import Workbook
+
+    workbook = Workbook(write_only=True)
+    sheets = [
+        ("estimates", estimate_csv_rows(estimates)),
+        ("reports", report_rows(codebook, label=str)),
+        ("codebook", codebook_rows(codebook, label=str)),
+    ]
+    for title, rows in sheets:
+        sheet = workbook.create_sheet(title)
+        for row in rows:
+            sheet.append(_sheet_row(sheet, row))
+    workbook.save(handle)
+
+
+def xlsx_response(*, codebook: Codebook, estimates: SurveyEstimates) -> FileResponse:
+    handle = tempfile.TemporaryFile()  # noqa: SIM115 - FileResponse closes it when sent
+    write_workbook(handle, codebook=codebook, estimates=estimates)
+    handle.seek(0)
+    response = FileResponse(
+        handle,
+        as_attachment=True,
+        filename=export_filename(codebook.survey, kind="export", extension="xlsx"),
+        content_type=XLSX_CONTENT_TYPE,
+    )
+    response["Cache-Control"] = "no-store"
+    return response
