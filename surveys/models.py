@@ -10,6 +10,7 @@ import json
 import secrets
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
@@ -425,3 +426,8 @@ class SurveyMember(models.Model):
 
     def __str__(self):
         return f"{self.user} ({self.role})"
+
+    def clean(self):
+        # The admin's inline: the owner already has every right; a member row would be noise.
+        if self.survey_id is not None and self.user_id == self.survey.owner_id:
+            raise ValidationError({"user": _("The owner of a survey cannot also be a member.")})
