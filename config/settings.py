@@ -342,6 +342,11 @@ SPECTACULAR_SETTINGS = {
     "COMPONENT_SPLIT_REQUEST": True,
     # No calls to the online spec validator: the docs make no third-party request.
     "SWAGGER_UI_SETTINGS": {"deepLinking": True, "validatorUrl": None},
+    # A survey's `role` for the caller (owner too) and a member's role (editor or viewer).
+    "ENUM_NAME_OVERRIDES": {
+        "SurveyRoleEnum": ["owner", "editor", "viewer"],
+        "MemberRoleEnum": "surveys.models.SurveyMember.Role",
+    },
 }
 
 # A respondent's submission is a few hundred bytes; anything near this is not a survey answer.

@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy
 
 from . import selectors, services, tokens
 from .account_forms import AdminLoginForm
-from .models import Question, Survey
+from .models import Question, Survey, SurveyMember
 from .public_results import EPSILON_MAX, EPSILON_MIN
 
 # The admin's sign-in counts against the same failure limits as the site's.
@@ -101,6 +101,17 @@ class SurveyAdminForm(forms.ModelForm):
         return cleaned
 
 
+class MemberInline(admin.TabularInline):
+    """Co-researchers (README, "Co-researchers"); the owner is the survey's own field."""
+
+    model = SurveyMember
+    fk_name = "survey"
+    fields = ("user", "role", "invited_by", "created_at")
+    readonly_fields = ("invited_by", "created_at")
+    raw_id_fields = ("user",)
+    extra = 0
+
+
 @admin.register(Survey)
 class SurveyAdmin(admin.ModelAdmin):
     form = SurveyAdminForm
@@ -108,7 +119,7 @@ class SurveyAdmin(admin.ModelAdmin):
     list_filter = ("status", "language")
     search_fields = ("title", "owner__username")
     readonly_fields = ("slug", "response_count", "created_at", "updated_at")
-    inlines = [QuestionInline]
+    inlines = [QuestionInline, MemberInline]
 
     def get_readonly_fields(self, request, obj=None):
         fields = list(super().get_readonly_fields(request, obj))

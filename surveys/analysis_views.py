@@ -1,7 +1,8 @@
 """Pages beyond one number: grouping questions, breakdown, regression, planner, public results.
 
-Researcher pages go through ``views.owner_view`` (sign-in, and another owner's survey is a
-404 before anything else); each validates its input, calls one service or selector, renders.
+Researcher pages go through ``views.member_view`` (sign-in, and a survey the user neither
+owns nor is a member of is a 404 before anything else; a member's role too low, a 403);
+each validates its input, calls one service or selector, renders.
 """
 
 from django.contrib import messages
@@ -26,7 +27,15 @@ from .analysis_forms import (
 from .forms import preset_for
 from .models import CI_METHODS, GroupingQuestion
 from .public_views import chosen_language, page_language
-from .views import FROZEN_REASON, _apply_service_errors, _conflict, _render_builder, owner_view
+from .views import (
+    EDITOR,
+    FROZEN_REASON,
+    VIEWER,
+    _apply_service_errors,
+    _conflict,
+    _render_builder,
+    member_view,
+)
 
 # --- grouping questions (in the builder) --------------------------------------------------
 
@@ -35,7 +44,7 @@ def _to_grouping(survey):
     return redirect(reverse("surveys:builder", kwargs={"pk": survey.pk}) + "#grouping")
 
 
-@owner_view("POST")
+@member_view(POST=EDITOR)
 def grouping_add(request, survey):
     form = GroupingQuestionForm.for_builder(request.POST)
     if form.is_valid():
@@ -57,7 +66,7 @@ def _grouping_question(survey, gid):
     return get_object_or_404(GroupingQuestion, pk=gid, survey=survey)
 
 
-@owner_view("GET", "POST")
+@member_view(GET=EDITOR, POST=EDITOR)
 def grouping_edit(request, survey, gid):
     grouping_question = _grouping_question(survey, gid)
     context = {
@@ -89,7 +98,7 @@ def grouping_edit(request, survey, gid):
     return render(request, "surveys/grouping_edit.html", {**context, "form": form}, status=status)
 
 
-@owner_view("POST")
+@member_view(POST=EDITOR)
 def grouping_delete(request, survey, gid):
     grouping_question = _grouping_question(survey, gid)
     try:
@@ -103,7 +112,7 @@ def grouping_delete(request, survey, gid):
 # --- breakdown and regression -------------------------------------------------------------
 
 
-@owner_view("GET")
+@member_view(GET=VIEWER)
 def breakdown(request, survey):
     grouping_questions = analysis.survey_grouping_questions(survey=survey)
     form = BreakdownForm(request.GET, survey=survey, grouping_questions=grouping_questions)
@@ -128,7 +137,7 @@ def breakdown(request, survey):
     return render(request, "surveys/breakdown.html", context, status=200 if valid else 400)
 
 
-@owner_view("GET")
+@member_view(GET=VIEWER)
 def regression(request, survey):
     questions = list(survey.questions.all())
     form = RegressionForm(request.GET, survey=survey, questions=questions)
@@ -155,7 +164,7 @@ def regression(request, survey):
     return render(request, "surveys/regression.html", context, status=200 if valid else 400)
 
 
-@owner_view("GET")
+@member_view(GET=VIEWER)
 def r_export_csv(request, survey):
     return r_export.r_export_response(survey=survey)
 
@@ -163,7 +172,7 @@ def r_export_csv(request, survey):
 # --- planner ------------------------------------------------------------------------------
 
 
-@owner_view("GET")
+@member_view(GET=VIEWER)
 def planner(request, survey):
     form = PlannerForm(
         request.GET,
@@ -188,7 +197,7 @@ def planner(request, survey):
 # --- public results -----------------------------------------------------------------------
 
 
-@owner_view("GET", "POST")
+@member_view(GET=VIEWER, POST=EDITOR)
 def public_settings(request, survey):
     status = 200
     if request.method == "POST":

@@ -10,6 +10,7 @@ import json
 import secrets
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
@@ -387,3 +388,46 @@ class ApiToken(models.Model):
 
     def __str__(self):
         return f"{self.name} ({self.prefix}…)"
+
+
+class SurveyMember(models.Model):
+    """A co-researcher: another account invited to a survey as an editor or a viewer.
+
+    The owner is never a member row (``Survey.owner`` says who owns it); what each role may do
+    is decided in one place, ``selectors.survey_for`` (README, "Co-researchers").
+    """
+
+    class Role(models.TextChoices):
+        VIEWER = "viewer", _("Viewer")
+        EDITOR = "editor", _("Editor")
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="members")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="survey_memberships"
+    )
+    role = models.CharField(max_length=10, choices=Role.choices)
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["survey", "user"], name="survey_member_unique"),
+            models.CheckConstraint(
+                condition=Q(role__in=["viewer", "editor"]), name="survey_member_role_valid"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.user} ({self.role})"
+
+    def clean(self):
+        # The admin's inline: the owner already has every right; a member row would be noise.
+        if self.survey_id is not None and self.user_id == self.survey.owner_id:
+            raise ValidationError({"user": _("The owner of a survey cannot also be a member.")})

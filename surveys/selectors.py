@@ -8,7 +8,19 @@ from datetime import date, datetime
 from typing import NamedTuple
 
 from django.conf import settings
-from django.db.models import BigIntegerField, Count, OuterRef, Subquery, Sum, Value
+from django.core.exceptions import PermissionDenied
+from django.db.models import (
+    BigIntegerField,
+    Case,
+    CharField,
+    Count,
+    OuterRef,
+    Q,
+    Subquery,
+    Sum,
+    Value,
+    When,
+)
 from django.db.models.functions import Coalesce
 from django.http import Http404
 from django.utils import timezone
@@ -24,6 +36,7 @@ from .models import (
     Question,
     Submission,
     Survey,
+    SurveyMember,
     TallyShard,
     design_fingerprint_of,
     is_slug,
@@ -157,11 +170,109 @@ def survey_tallies(*, survey) -> SurveyTallies:
 
 
 def survey_for_owner(*, owner, survey_id) -> Survey:
-    """Another owner's survey is indistinguishable from a missing one (404, never 403)."""
+    """The owner's survey: ``survey_for`` with the owner's role (a member gets a 403)."""
+    return survey_for(user=owner, survey_id=survey_id, role=OWNER)
+
+
+# --- co-researchers: the one place that decides who may do what with a survey --------------
+
+VIEWER, EDITOR, OWNER = "viewer", "editor", "owner"
+ROLE_RANK = {VIEWER: 1, EDITOR: 2, OWNER: 3}
+
+
+class SurveyRoleRequired(PermissionDenied):
+    """A member of the survey whose role is below what the request needs (HTTP 403)."""
+
+    def __init__(self, *, role, required):
+        super().__init__(f"Your role on this survey is {role}; this needs {required}.")
+        self.role = role
+        self.required = required
+
+
+def _member_role(user):
+    return Subquery(
+        SurveyMember.objects.filter(survey=OuterRef("pk"), user=user).values("role")[:1]
+    )
+
+
+def survey_for(*, user, survey_id, role) -> Survey:
+    """The survey ``survey_id`` if ``user`` owns it or is a member with at least ``role``.
+
+    Not the owner and not a member (or no such survey, or one in the trash): 404, exactly as
+    a missing survey, so nobody learns which ids exist. A member whose role is below ``role``:
+    ``SurveyRoleRequired`` (403). The survey carries ``access_role`` (owner, editor, viewer).
+    """
+    if role not in ROLE_RANK:
+        raise ValueError(f"role must be one of {sorted(ROLE_RANK)}, got {role!r}")
+    if not getattr(user, "is_authenticated", False):
+        raise Http404("No such survey.")
     try:
-        return Survey.objects.get(pk=int(survey_id), owner=owner)
+        survey = Survey.objects.annotate(member_role=_member_role(user)).get(pk=int(survey_id))
     except (Survey.DoesNotExist, TypeError, ValueError, OverflowError):
         raise Http404("No such survey.") from None
+    have = OWNER if survey.owner_id == user.pk else survey.member_role
+    if have is None:
+        raise Http404("No such survey.")
+    survey.access_role = have
+    ensure_role(survey=survey, role=role)
+    return survey
+
+
+def ensure_role(*, survey, role) -> None:
+    """Raise ``SurveyRoleRequired`` unless ``survey.access_role`` (from ``survey_for``) is at
+    least ``role``."""
+    if ROLE_RANK[survey.access_role] < ROLE_RANK[role]:
+        raise SurveyRoleRequired(role=survey.access_role, required=role)
+
+
+def survey_role(*, survey, user) -> str | None:
+    """``user``'s role on ``survey`` (owner, editor, viewer), or None."""
+    if survey.owner_id == user.pk:
+        return OWNER
+    return (
+        SurveyMember.objects.filter(survey=survey, user=user).values_list("role", flat=True).first()
+    )
+
+
+def surveys_for_user(*, user):
+    """The user's own surveys and those shared with them, newest first, each with
+    ``access_role``; a survey in the trash is gone for its members too."""
+    shared = SurveyMember.objects.filter(user=user).values("survey")
+    return (
+        Survey.objects.filter(Q(owner=user) | Q(pk__in=shared))
+        .annotate(
+            access_role=Case(
+                When(owner=user, then=Value(OWNER)),
+                default=_member_role(user),
+                output_field=CharField(),
+            ),
+        )
+        .order_by("-created_at", "-id")
+    )
+
+
+def surveys_shared_with(*, user):
+    """Surveys other accounts shared with ``user``, newest first, with ``access_role`` and
+    the question and response counts the dashboard shows (as ``surveys_for_owner``)."""
+    shared = SurveyMember.objects.filter(user=user).values("survey")
+    return (
+        Survey.objects.filter(pk__in=shared)
+        .select_related("owner")
+        .annotate(
+            access_role=_member_role(user),
+            question_total=Count("questions"),
+            responses_total=Coalesce(
+                Subquery(
+                    TallyShard.objects.filter(survey=OuterRef("pk"))
+                    .values("survey")
+                    .annotate(total=Sum("responses"))
+                    .values("total")
+                ),
+                0,
+            ),
+        )
+        .order_by("-created_at", "-id")
+    )
 
 
 def survey_by_slug(*, slug) -> Survey:

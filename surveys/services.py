@@ -271,6 +271,10 @@ def _ensure_owner_room(*, owner, field, surveys=0, questions=0, replacing=None):
             )
 
 
+# Public for the other write modules (surveys/members.py: a transfer counts for the new owner).
+ensure_owner_room = _ensure_owner_room
+
+
 # --- surveys ------------------------------------------------------------------------------
 
 

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import analysis_views, public_views, views
+from . import analysis_views, member_views, public_views, views
 
 app_name = "surveys"
 
@@ -55,4 +55,14 @@ urlpatterns = [
     path("surveys/<int:pk>/planner/", analysis_views.planner, name="planner"),
     path("surveys/<int:pk>/public/", analysis_views.public_settings, name="public-settings"),
     path("r/<str:slug>/", analysis_views.public_results_page, name="public-results"),
+    # Co-researchers (member_views.py): members, roles, leaving, ownership transfer.
+    path("surveys/<int:pk>/members/", member_views.members_page, name="members"),
+    path("surveys/<int:pk>/members/leave/", member_views.member_leave, name="member-leave"),
+    path("surveys/<int:pk>/members/<int:uid>/role/", member_views.member_role, name="member-role"),
+    path(
+        "surveys/<int:pk>/members/<int:uid>/remove/",
+        member_views.member_remove,
+        name="member-remove",
+    ),
+    path("surveys/<int:pk>/transfer/", member_views.survey_transfer, name="transfer"),
 ]

@@ -1,8 +1,9 @@
 """Researcher pages: validate the input, call one service or selector, render.
 
-Every survey page goes through :func:`owner_view`, which resolves the survey with
-``selectors.survey_for_owner`` *before* anything else, so another researcher's survey is a
-404 on every page and download, whatever the method.
+Every survey page goes through :func:`member_view`, which resolves the survey with
+``selectors.survey_for`` *before* anything else, so a survey the user neither owns nor is a
+member of is a 404 on every page and download, whatever the method (a member whose role is
+too low gets a 403).
 """
 
 import functools
@@ -35,22 +36,42 @@ from .qr import qr_svg
 FROZEN_REASON = services.FROZEN_MESSAGE
 
 
-def owner_view(*methods):
-    """Sign-in required; the survey ``pk`` must belong to the user (404 otherwise)."""
-    allowed = [*methods, "HEAD"] if "GET" in methods else list(methods)
+def member_view(**roles):
+    """Sign-in required; ``roles`` maps each method the view takes to the least role it needs
+    (``GET=selectors.VIEWER, POST=selectors.EDITOR``).
+
+    The survey is resolved by ``selectors.survey_for`` before anything else: someone who
+    neither owns it nor is a member gets a 404 whatever the method, as for a missing survey;
+    then a method not listed is a 405, and a member whose role is too low a 403. The roles are
+    kept on the view (``survey_roles``) for the generated test matrix.
+    """
+    roles = {method.upper(): role for method, role in roles.items()}
+    if "GET" in roles:
+        roles.setdefault("HEAD", roles["GET"])
+    allowed = list(roles)
 
     def decorate(view):
         @login_required
         @functools.wraps(view)
         def wrapper(request, pk, **kwargs):
-            survey = selectors.survey_for_owner(owner=request.user, survey_id=pk)
-            if request.method not in allowed:
+            survey = selectors.survey_for(user=request.user, survey_id=pk, role=selectors.VIEWER)
+            if request.method not in roles:
                 return HttpResponseNotAllowed(allowed)
+            selectors.ensure_role(survey=survey, role=roles[request.method])
             return view(request, survey, **kwargs)
 
+        wrapper.survey_roles = roles
         return wrapper
 
     return decorate
+
+
+def owner_view(*methods):
+    """``member_view`` with every method for the owner alone."""
+    return member_view(**dict.fromkeys(methods, selectors.OWNER))
+
+
+VIEWER, EDITOR, OWNER = selectors.VIEWER, selectors.EDITOR, selectors.OWNER
 
 
 def _apply_service_errors(form, exc: ValidationError):
@@ -80,7 +101,8 @@ def home(request):
 @login_required
 def dashboard(request):
     surveys = selectors.surveys_for_owner(owner=request.user)
-    return render(request, "surveys/dashboard.html", {"surveys": surveys})
+    shared = selectors.surveys_shared_with(user=request.user)
+    return render(request, "surveys/dashboard.html", {"surveys": surveys, "shared": shared})
 
 
 # --- builder ------------------------------------------------------------------------------
@@ -115,7 +137,7 @@ def _render_builder(
 def _conflict(request, survey, exc):
     """A state conflict (frozen survey, nothing to open) is a message on the builder, not a 500."""
     messages.error(request, exc.message)
-    fresh = selectors.survey_for_owner(owner=request.user, survey_id=survey.pk)
+    fresh = selectors.survey_for(user=request.user, survey_id=survey.pk, role=selectors.VIEWER)
     return _render_builder(request, fresh, status=409)
 
 
@@ -155,7 +177,7 @@ def survey_new(request):
     )
 
 
-@owner_view("GET", "POST")
+@member_view(GET=EDITOR, POST=EDITOR)
 def survey_builder(request, survey):
     if request.method != "POST":
         return _render_builder(request, survey)
@@ -219,7 +241,7 @@ def _to_questions(survey):
     return redirect(reverse("surveys:builder", kwargs={"pk": survey.pk}) + "#questions")
 
 
-@owner_view("POST")
+@member_view(POST=EDITOR)
 def question_add(request, survey):
     form = QuestionForm(request.POST)
     if form.is_valid():
@@ -235,7 +257,7 @@ def question_add(request, survey):
     return _render_builder(request, survey, question_form=form, status=400)
 
 
-@owner_view("GET", "POST")
+@member_view(GET=EDITOR, POST=EDITOR)
 def question_edit(request, survey, qid):
     question = _question(survey, qid)
     context = {"survey": survey, "question": question, "frozen_reason": FROZEN_REASON}
@@ -258,7 +280,7 @@ def question_edit(request, survey, qid):
     return render(request, "surveys/question_edit.html", {**context, "form": form}, status=status)
 
 
-@owner_view("POST")
+@member_view(POST=EDITOR)
 def question_delete(request, survey, qid):
     question = _question(survey, qid)
     try:
@@ -269,7 +291,7 @@ def question_delete(request, survey, qid):
     return _to_questions(survey)
 
 
-@owner_view("POST")
+@member_view(POST=EDITOR)
 def question_move(request, survey, qid):
     question = _question(survey, qid)
     form = MoveForm(request.POST)
@@ -286,7 +308,7 @@ def question_move(request, survey, qid):
 # --- lifecycle ----------------------------------------------------------------------------
 
 
-@owner_view("GET")
+@member_view(GET=VIEWER)
 def survey_preview(request, survey):
     context = {
         "survey": survey,
@@ -297,7 +319,7 @@ def survey_preview(request, survey):
     return render(request, "respond/respond.html", context)
 
 
-@owner_view("POST")
+@member_view(POST=EDITOR)
 def survey_open(request, survey):
     try:
         services.survey_open(survey=survey)
@@ -307,7 +329,7 @@ def survey_open(request, survey):
     return redirect("surveys:builder", pk=survey.pk)
 
 
-@owner_view("POST")
+@member_view(POST=OWNER)
 def survey_duplicate(request, survey):
     try:
         copy = services.survey_duplicate(survey=survey)
@@ -325,14 +347,14 @@ def survey_duplicate(request, survey):
     return redirect("surveys:builder", pk=copy.pk)
 
 
-@owner_view("POST")
+@member_view(POST=EDITOR)
 def survey_close(request, survey):
     services.survey_close(survey=survey)
     messages.success(request, _("The survey is closed: it no longer accepts responses."))
     return redirect("surveys:builder", pk=survey.pk)
 
 
-@owner_view("GET", "POST")
+@member_view(GET=OWNER, POST=OWNER)
 def survey_delete(request, survey):
     if request.method != "POST":
         context = {"survey": survey, "trash_days": settings.TRASH_DAYS}
@@ -382,13 +404,13 @@ def _respondent_url(request, survey):
     return request.build_absolute_uri(reverse("surveys:respond", kwargs={"slug": survey.slug}))
 
 
-@owner_view("GET")
+@member_view(GET=EDITOR)
 def survey_share(request, survey):
     context = {"survey": survey, "respondent_url": _respondent_url(request, survey)}
     return render(request, "surveys/share.html", context)
 
 
-@owner_view("GET")
+@member_view(GET=EDITOR)
 def survey_qr(request, survey):
     title = _("QR code for the survey “%(title)s”") % {"title": survey.title}
     # Private and not stored, as every owner page (surveys.middleware.PrivateCacheMiddleware).
@@ -400,7 +422,7 @@ def survey_qr(request, survey):
 # --- results ------------------------------------------------------------------------------
 
 
-@owner_view("GET")
+@member_view(GET=VIEWER)
 def survey_results(request, survey):
     form = ResultsForm(request.GET, survey=survey)
     method, level = form.selection()
@@ -426,7 +448,7 @@ def _bad_query(form):
     return HttpResponse("\n".join(lines), status=400, content_type="text/plain; charset=utf-8")
 
 
-@owner_view("GET")
+@member_view(GET=VIEWER)
 def estimates_csv(request, survey):
     form = ResultsForm(request.GET, survey=survey)
     if not form.is_valid():
@@ -438,7 +460,7 @@ def estimates_csv(request, survey):
     )
 
 
-@owner_view("GET")
+@member_view(GET=VIEWER)
 def responses_csv(request, survey):
     return exports.reports_csv_response(
         codebook.survey_codebook(survey=survey), codebook_url=_codebook_url(survey)
@@ -453,7 +475,7 @@ def _codebook_url(survey, query=""):
     return f"{url}?{query}" if query else url
 
 
-@owner_view("GET")
+@member_view(GET=VIEWER)
 def codebook_csv(request, survey):
     form = ResultsForm(request.GET, survey=survey)
     if not form.is_valid():
@@ -464,7 +486,7 @@ def codebook_csv(request, survey):
     )
 
 
-@owner_view("GET")
+@member_view(GET=VIEWER)
 def export_zip(request, survey):
     form = ResultsForm(request.GET, survey=survey)
     if not form.is_valid():
@@ -476,7 +498,7 @@ def export_zip(request, survey):
     )
 
 
-@owner_view("GET")
+@member_view(GET=VIEWER)
 def export_xlsx(request, survey):
     if not export_bundles.xlsx_fits(survey):
         return HttpResponse(

@@ -1,7 +1,8 @@
 """Researcher endpoints beyond one number: regression on the grouping questions, export for R.
 
-Like researcher.py: the survey is resolved to the caller's own (404 otherwise) before any
-handler runs; each view validates with a serializer and calls one selector.
+Like researcher.py: the survey is resolved (404 unless the caller owns it or is a member,
+403 for a role too low) before any handler runs; each view validates with a serializer and
+calls one selector.
 """
 
 import math
@@ -12,7 +13,7 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from .. import analysis, r_export
+from .. import analysis, r_export, selectors
 from .researcher import CSVNegotiation, OwnedSurveyView, _errors
 from .serializers import ConfidenceField
 
@@ -107,6 +108,8 @@ class RegressionSerializer(serializers.Serializer):
 
 @extend_schema(tags=[TAG])
 class SurveyRegressionView(OwnedSurveyView):
+    survey_roles = {"get": selectors.VIEWER}
+
     @extend_schema(
         operation_id="surveys_regression",
         summary="Logistic regression of one yes/no question on the grouping questions",
@@ -139,6 +142,7 @@ class SurveyRegressionView(OwnedSurveyView):
 
 @extend_schema(tags=[TAG])
 class SurveyRExportCSVView(OwnedSurveyView):
+    survey_roles = {"get": selectors.VIEWER}
     content_negotiation_class = CSVNegotiation
 
     @extend_schema(

@@ -31,6 +31,7 @@ def _codebook(survey, interval):
 
 @extend_schema(tags=[TAG])
 class SurveyCodebookCSVView(OwnedSurveyView):
+    survey_roles = {"get": selectors.VIEWER}
     content_negotiation_class = CSVNegotiation
 
     @extend_schema(
@@ -58,6 +59,7 @@ class SurveyCodebookCSVView(OwnedSurveyView):
 
 @extend_schema(tags=[TAG])
 class SurveyExportZipView(OwnedSurveyView):
+    survey_roles = {"get": selectors.VIEWER}
     content_negotiation_class = CSVNegotiation
 
     @extend_schema(
@@ -82,6 +84,7 @@ class SurveyExportZipView(OwnedSurveyView):
 
 @extend_schema(tags=[TAG])
 class SurveyExportXlsxView(OwnedSurveyView):
+    survey_roles = {"get": selectors.VIEWER}
     content_negotiation_class = CSVNegotiation
 
     @extend_schema(

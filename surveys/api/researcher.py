@@ -1,8 +1,9 @@
 """Researcher endpoints: a researcher's own surveys, their estimates and exports.
 
 Every view validates with a serializer and calls one service or selector. Surveys are looked
-up through ``selectors.survey_for_owner`` before any handler runs, so another researcher's
-survey is a 404 for every method (and an anonymous caller is refused before that).
+up through ``selectors.survey_for`` before any handler runs, so a survey the caller neither
+owns nor is a member of is a 404 for every method (and an anonymous caller is refused before
+that); a member whose role is below the method's (``survey_roles``) gets a 403.
 """
 
 from urllib.parse import urlencode
@@ -30,8 +31,8 @@ def _errors(*codes):
     descriptions = {
         400: "Invalid input; `errors` names the field.",
         401: "Not authenticated.",
-        403: "Authenticated by session without a CSRF token.",
-        404: "No such survey among yours.",
+        403: "Your role on this survey does not allow this (or a session without CSRF token).",
+        404: "No such survey among yours or those shared with you.",
         409: "The survey's state forbids this (e.g. it already has responses).",
         413: "Request body too large.",
     }
@@ -41,12 +42,25 @@ def _errors(*codes):
 
 
 class OwnedSurveyView(APIView):
-    # Resolves ``survey_id`` to the caller's survey (or 404) once authentication has passed.
+    # Resolves ``survey_id`` once authentication has passed, through ``selectors.survey_for``:
+    # 404 unless the caller owns the survey or is a member; then 403 if their role is below
+    # ``survey_roles[method]`` (a method not listed is the owner's alone).
     # (A comment, not a docstring: the schema would show it as every operation's description.)
+    survey_roles = {}
+
+    def required_role(self, request, **kwargs):
+        method = request.method.lower()
+        method = "get" if method == "head" else method
+        if not hasattr(self, method) or method == "options":
+            return selectors.VIEWER  # on to DRF's 405 (or OPTIONS): nothing is done
+        return self.survey_roles.get(method, selectors.OWNER)
 
     def initial(self, request, *args, **kwargs):
         super().initial(request, *args, **kwargs)
-        self.survey = selectors.survey_for_owner(owner=request.user, survey_id=kwargs["survey_id"])
+        self.survey = selectors.survey_for(
+            user=request.user, survey_id=kwargs["survey_id"], role=selectors.VIEWER
+        )
+        selectors.ensure_role(survey=self.survey, role=self.required_role(request, **kwargs))
 
 
 def codebook_api_url(request, survey, interval):
@@ -70,11 +84,12 @@ class CSVNegotiation(BaseContentNegotiation):
 class SurveyListView(APIView):
     @extend_schema(
         operation_id="surveys_list",
-        summary="List your surveys, newest first",
+        summary="List your surveys and those shared with you, newest first",
+        description="`role` says what you are on each: owner, editor or viewer.",
         responses={200: SurveySerializer(many=True), **_errors(401)},
     )
     def get(self, request):
-        surveys = selectors.surveys_for_owner(owner=request.user).prefetch_related("questions")
+        surveys = selectors.surveys_for_user(user=request.user).prefetch_related("questions")
         return Response(SurveySerializer(surveys, many=True, context={"request": request}).data)
 
     @extend_schema(
@@ -95,6 +110,8 @@ class SurveyListView(APIView):
 
 @extend_schema(tags=[TAG])
 class SurveyDetailView(OwnedSurveyView):
+    survey_roles = {"get": selectors.VIEWER, "patch": selectors.EDITOR, "delete": selectors.OWNER}
+
     @extend_schema(
         operation_id="surveys_retrieve",
         summary="One of your surveys",
@@ -134,6 +151,8 @@ class SurveyDetailView(OwnedSurveyView):
 
 @extend_schema(tags=[TAG])
 class SurveyOpenView(OwnedSurveyView):
+    survey_roles = {"post": selectors.EDITOR}
+
     @extend_schema(
         operation_id="surveys_open",
         summary="Open a survey for responses",
@@ -147,6 +166,8 @@ class SurveyOpenView(OwnedSurveyView):
 
 @extend_schema(tags=[TAG])
 class SurveyDuplicateView(OwnedSurveyView):
+    survey_roles = {"post": selectors.OWNER}
+
     @extend_schema(
         operation_id="surveys_duplicate",
         summary="Copy a survey into a new draft with its own link",
@@ -167,6 +188,8 @@ class SurveyDuplicateView(OwnedSurveyView):
 
 @extend_schema(tags=[TAG])
 class SurveyCloseView(OwnedSurveyView):
+    survey_roles = {"post": selectors.EDITOR}
+
     @extend_schema(
         operation_id="surveys_close",
         summary="Close a survey: it stops accepting responses",
@@ -180,6 +203,8 @@ class SurveyCloseView(OwnedSurveyView):
 
 @extend_schema(tags=[TAG])
 class SurveyEstimatesView(OwnedSurveyView):
+    survey_roles = {"get": selectors.VIEWER}
+
     @extend_schema(
         operation_id="surveys_estimates",
         summary="Debiased estimates with confidence intervals, one per question",
@@ -195,6 +220,7 @@ class SurveyEstimatesView(OwnedSurveyView):
 
 @extend_schema(tags=[TAG])
 class SurveyEstimatesCSVView(OwnedSurveyView):
+    survey_roles = {"get": selectors.VIEWER}
     content_negotiation_class = CSVNegotiation
 
     @extend_schema(
@@ -222,6 +248,7 @@ class SurveyEstimatesCSVView(OwnedSurveyView):
 
 @extend_schema(tags=[TAG])
 class SurveyResponsesCSVView(OwnedSurveyView):
+    survey_roles = {"get": selectors.VIEWER}
     content_negotiation_class = CSVNegotiation
 
     @extend_schema(

@@ -225,6 +225,18 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     respond_url = serializers.SerializerMethodField(help_text="The respondents' link.")
     created_at = serializers.DateTimeField(read_only=True)
     updated_at = serializers.DateTimeField(read_only=True)
+    role = serializers.SerializerMethodField(
+        help_text="Your role on this survey: `owner`, `editor` or `viewer` (README, "
+        '"Co-researchers").'
+    )
+
+    @extend_schema_field(serializers.ChoiceField(choices=["owner", "editor", "viewer"]))
+    def get_role(self, survey) -> str:
+        role = getattr(survey, "access_role", None)
+        request = self.context.get("request")
+        if role is None and request is not None:
+            role = selectors.survey_role(survey=survey, user=request.user)
+        return role or selectors.OWNER
 
     def get_epsilon(self, survey) -> float:
         return selectors.survey_design(survey=survey).epsilon

@@ -5,7 +5,7 @@ Researcher routes take ``survey_id``.
 
 from django.urls import path, re_path
 
-from . import analysis, auth, exports, public, researcher
+from . import analysis, auth, exports, members, public, researcher
 from .errors import NotFoundView
 
 app_name = "api"
@@ -64,6 +64,21 @@ urlpatterns = [
         "surveys/<int:survey_id>/for-r.csv",
         analysis.SurveyRExportCSVView.as_view(),
         name="survey-r-export",
+    ),
+    path(
+        "surveys/<int:survey_id>/members/",
+        members.SurveyMembersView.as_view(),
+        name="survey-members",
+    ),
+    path(
+        "surveys/<int:survey_id>/members/<int:user_id>/",
+        members.SurveyMemberDetailView.as_view(),
+        name="survey-member-detail",
+    ),
+    path(
+        "surveys/<int:survey_id>/transfer/",
+        members.SurveyTransferView.as_view(),
+        name="survey-transfer",
     ),
     path("public/surveys/<str:slug>/", public.PublicSurveyView.as_view(), name="public-survey"),
     path(

@@ -3,7 +3,7 @@
 import pytest
 from django.contrib.auth import get_user_model
 
-from surveys import tokens
+from surveys import members, tokens
 from surveys.models import Survey
 
 pytestmark = pytest.mark.django_db
@@ -111,3 +111,24 @@ def test_a_password_set_in_the_admin_revokes_the_users_api_tokens(admin_browser,
     owner.refresh_from_db()
     assert owner.check_password(new)
     assert tokens.tokens_of(user=owner) == []
+
+
+def test_the_admin_shows_a_surveys_members_and_refuses_the_owner_as_one(
+    admin_browser, make_survey, owner, other_researcher
+):
+    survey = make_survey()
+    members.member_invite(survey=survey, by=owner, user="other", role="viewer")
+    page = admin_browser.get(change_url(survey))
+    data = form_data(page)
+    prefix = next(
+        inline.formset.prefix
+        for inline in page.context["inline_admin_formsets"]
+        if inline.formset.model.__name__ == "SurveyMember"
+    )
+    assert data[f"{prefix}-0-user"] == other_researcher.pk  # the member, shown inline
+    assert data[f"{prefix}-0-role"] == "viewer"
+    data[f"{prefix}-0-user"] = owner.pk
+    refused = admin_browser.post(change_url(survey), data)
+    assert refused.status_code == 200
+    assert "The owner of a survey cannot also be a member." in refused.content.decode()
+    assert list(survey.members.values_list("user_id", flat=True)) == [other_researcher.pk]

@@ -1,14 +1,25 @@
-"""Owner-only, generated from the URL configuration: every /api/v1/ route that takes a survey
-id, with every method its view implements, is a 404 for another researcher, a 401/403 for an
-anonymous caller and a 2xx for the owner. A new route is covered without editing this file."""
+"""Ownership and roles, generated from the URL configuration: every /api/v1/ route that takes
+a survey id, with every method its view implements, is a 404 for a researcher who is not a
+member, a 401/403 for an anonymous caller, a 403 for a member whose role is below the one the
+view declares (``survey_roles``) and a 2xx for the owner and for members with the role.
+A new route is covered without editing this file."""
+
+from types import SimpleNamespace
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.urls import URLPattern, URLResolver, get_resolver
+from rest_framework.test import APIClient
+
+from surveys import members, tokens
+from surveys.models import Survey, SurveyMember
+from surveys.selectors import ROLE_RANK
 
 pytestmark = pytest.mark.django_db
 
 METHODS = ("get", "post", "put", "patch", "delete")
 SURVEY_ID = "survey_id"
+USER_ID = "user_id"
 
 
 def _walk(patterns, prefix=""):
@@ -34,6 +45,32 @@ def survey_routes():
 ROUTES = survey_routes()
 
 
+def view_class_of(route):
+    for found, pattern in _walk(get_resolver().url_patterns):
+        if found == route:
+            return pattern.callback.view_class
+    raise LookupError(route)
+
+
+def role_needed(route, method):
+    return view_class_of(route).survey_roles[method]
+
+
+# (route, method, member role) for each member role that is below / at least the route's.
+REFUSED = [
+    (route, method, role)
+    for route, method in ROUTES
+    for role in ("viewer", "editor")
+    if ROLE_RANK[role] < ROLE_RANK[role_needed(route, method)]
+]
+ALLOWED = [
+    (route, method, role)
+    for route, method in ROUTES
+    for role in ("viewer", "editor")
+    if ROLE_RANK[role] >= ROLE_RANK[role_needed(route, method)]
+]
+
+
 def test_the_matrix_covers_every_researcher_route():
     assert {(route.split("/", 3)[-1], m) for route, m in ROUTES} >= {
         ("<int:survey_id>/", "get"),
@@ -44,16 +81,70 @@ def test_the_matrix_covers_every_researcher_route():
         ("<int:survey_id>/estimates/", "get"),
         ("<int:survey_id>/estimates.csv", "get"),
         ("<int:survey_id>/responses.csv", "get"),
+        ("<int:survey_id>/members/", "get"),
+        ("<int:survey_id>/members/", "post"),
+        ("<int:survey_id>/members/<int:user_id>/", "patch"),
+        ("<int:survey_id>/members/<int:user_id>/", "delete"),
+        ("<int:survey_id>/transfer/", "post"),
     }
 
 
-def _url(route, survey_id):
-    return "/" + route.replace(f"<int:{SURVEY_ID}>", str(survey_id))
+def _url(route, survey_id, user_id=None):
+    url = "/" + route.replace(f"<int:{SURVEY_ID}>", str(survey_id))
+    return url.replace(f"<int:{USER_ID}>", str(user_id or survey_id))
 
 
-def _call(client, method, url):
-    # An empty JSON object is a valid body for every write here (PATCH changes nothing).
-    return getattr(client, method)(url, {} if method in ("post", "put", "patch") else None)
+# Writes whose empty body would be refused (400) rather than carried out.
+BODIES = {
+    ("members/", "post"): lambda cast: {"user": cast.newcomer.username, "role": "viewer"},
+    ("members/<int:user_id>/", "patch"): lambda cast: {"role": "editor"},
+    ("transfer/", "post"): lambda cast: {"user_id": cast.target.pk},
+}
+
+
+def _body(route, method, cast):
+    make = BODIES.get((route.split(f"<int:{SURVEY_ID}>/", 1)[-1], method))
+    return make(cast) if make else {}
+
+
+def _call(client, method, url, body=None):
+    # An empty JSON object is a valid body for most writes here (PATCH changes nothing).
+    if method not in ("post", "put", "patch"):
+        return getattr(client, method)(url)
+    return getattr(client, method)(url, body or {}, format="json")
+
+
+@pytest.fixture
+def cast(owner, open_survey, submit):
+    """The open survey with a response; a viewer, an editor, a viewer ``target`` whom member
+    routes act on, and a ``newcomer`` who is no member yet."""
+    submit(open_survey, [True, False])
+    accounts = get_user_model().objects
+    team = SimpleNamespace(survey=open_survey)
+    for name, role in (("target", "viewer"), ("viewer", "viewer"), ("editor", "editor")):
+        setattr(team, name, accounts.create_user(name, password="pw-correct-horse-42"))
+        members.member_invite(survey=open_survey, by=owner, user=name, role=role)
+    team.newcomer = accounts.create_user("newcomer", password="pw-correct-horse-42")
+    return team
+
+
+def _token_client(user):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {tokens.token_issue(user=user, name='t').key}")
+    return client
+
+
+def _state(survey):
+    """What a refused write must leave as it was."""
+    row = Survey.all_objects.get(pk=survey.pk)
+    return (
+        row.owner_id,
+        row.status,
+        row.deleted_at,
+        row.title,
+        list(row.questions.values_list("id", "text")),
+        sorted(SurveyMember.objects.filter(survey=survey).values_list("user_id", "role")),
+    )
 
 
 @pytest.mark.parametrize(("route", "method"), ROUTES)
@@ -73,10 +164,49 @@ def test_anonymous_is_refused(anonymous_api, open_survey, route, method):
 
 
 @pytest.mark.parametrize(("route", "method"), ROUTES)
-def test_the_owner_gets_a_success(owner_api, open_survey, submit, route, method):
-    submit(open_survey, [True, False])
-    response = _call(owner_api, method, _url(route, open_survey.id))
-    assert 200 <= response.status_code < 300
+def test_the_owner_gets_a_success(owner_api, cast, route, method):
+    url = _url(route, cast.survey.id, cast.target.pk)
+    response = _call(owner_api, method, url, _body(route, method, cast))
+    assert 200 <= response.status_code < 300, response.content
+
+
+@pytest.mark.parametrize(("route", "method"), ROUTES)
+def test_every_survey_route_declares_the_role_each_method_needs(route, method):
+    assert role_needed(route, method) in ROLE_RANK
+
+
+@pytest.mark.parametrize(("route", "method", "role"), REFUSED)
+def test_a_member_below_the_routes_role_gets_403_and_nothing_changes(cast, route, method, role):
+    before = _state(cast.survey)
+    client = _token_client(getattr(cast, role))
+    url = _url(route, cast.survey.id, cast.target.pk)
+    response = _call(client, method, url, _body(route, method, cast))
+    assert response.status_code == 403
+    assert response.json()["errors"] == {}
+    assert _state(cast.survey) == before
+
+
+@pytest.mark.parametrize(("route", "method", "role"), ALLOWED)
+def test_a_member_with_the_routes_role_gets_a_success(cast, route, method, role):
+    client = _token_client(getattr(cast, role))
+    url = _url(route, cast.survey.id, cast.target.pk)
+    response = _call(client, method, url, _body(route, method, cast))
+    assert 200 <= response.status_code < 300, response.content
+
+
+def test_viewers_read_and_editors_build_as_the_readme_says():
+    roles = {(r.split(f"<int:{SURVEY_ID}>/", 1)[-1], m): role_needed(r, m) for r, m in ROUTES}
+    assert roles[("", "get")] == "viewer"
+    assert roles[("estimates.csv", "get")] == "viewer"
+    assert roles[("responses.csv", "get")] == "viewer"
+    for download in ("codebook.csv", "export.zip", "export.xlsx"):
+        assert roles[(download, "get")] == "viewer", download
+    assert roles[("", "patch")] == "editor"
+    assert roles[("open/", "post")] == "editor"
+    assert roles[("close/", "post")] == "editor"
+    assert roles[("", "delete")] == "owner"
+    assert roles[("transfer/", "post")] == "owner"
+    assert roles[("members/", "post")] == "owner"
 
 
 @pytest.mark.parametrize(("route", "method"), ROUTES)

@@ -12,10 +12,11 @@ import re
 import numpy as np
 import pytest
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from surveys import grouping, public_results, services
+from surveys import grouping, members, public_results, services
 from surveys.models import Submission, Survey
 from tests.conftest import PASSWORD
 
@@ -397,3 +398,40 @@ def test_status_is_never_told_by_colour_alone(live_server, page, sign_in, owner,
         )
         == '"⚠ "'
     )
+
+
+# Co-researchers (README, "Co-researchers"): the members and transfer pages as the owner,
+# the members page, dashboard and results as a viewer (the survey "shared with me").
+MEMBER_PAGES = {
+    "members": ("owner", "/surveys/{pk}/members/"),
+    "transfer": ("owner", "/surveys/{pk}/transfer/"),
+    "members-as-viewer": ("viewer", "/surveys/{pk}/members/"),
+    "dashboard-as-viewer": ("viewer", "/surveys/"),
+    "results-as-viewer": ("viewer", "/surveys/{pk}/results/"),
+    "public-settings-as-viewer": ("viewer", "/surveys/{pk}/public/"),
+}
+
+
+@pytest.mark.parametrize("width", WIDTHS.values(), ids=WIDTHS.keys())
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("name", MEMBER_PAGES)
+def test_axe_finds_no_wcag_violation_on_the_co_researcher_pages(
+    live_server, new_context, sign_in, owner, surveys, name, language, width
+):
+    survey = surveys["open"]
+    accounts = get_user_model().objects
+    viewer = accounts.create_user("vera", password=PASSWORD)
+    accounts.create_user("ed", password=PASSWORD)
+    members.member_invite(survey=survey, by=owner, user="vera", role="viewer")
+    members.member_invite(survey=survey, by=owner, user="ed", role="editor")
+    who, path = MEMBER_PAGES[name]
+    page = open_page(
+        new_context,
+        sign_in,
+        live_server,
+        viewer if who == "viewer" else owner,
+        path=path.format(pk=survey.pk),
+        locale=LANGUAGES[language][0],
+        width=width,
+    )
+    check_page(page, name=name, language=language, width=width)

@@ -44,6 +44,11 @@ GET_STATUS_FOR_OWNER = {
     "r-export": 200,
     "planner": 200,
     "public-settings": 200,
+    "members": 200,
+    "member-leave": 405,
+    "member-role": 405,
+    "member-remove": 405,
+    "transfer": 200,
 }
 
 
@@ -63,6 +68,9 @@ def route_url(pattern, survey):
     if "gid" in pattern.pattern.converters:
         grouping_question = survey.grouping_questions.first() or with_grouping_question(survey)
         kwargs["gid"] = grouping_question.pk
+    if "uid" in pattern.pattern.converters:
+        member = survey.members.first()
+        kwargs["uid"] = member.user_id if member else survey.owner_id
     return reverse(f"surveys:{pattern.name}", kwargs=kwargs)
 
 

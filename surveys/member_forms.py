@@ -1,0 +1,41 @@
+"""Forms of the members page: invite a co-researcher, change a role, transfer ownership."""
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from .forms import PageForm
+from .models import SurveyMember
+
+ROLE_CHOICES = [
+    (SurveyMember.Role.VIEWER, _("Viewer: sees results, analysis and exports")),
+    (SurveyMember.Role.EDITOR, _("Editor: also builds, opens and closes the survey")),
+]
+
+
+class MemberInviteForm(PageForm):
+    user = forms.CharField(
+        label=_("Username or email address"),
+        max_length=254,
+        help_text=_("Of an existing account on this site."),
+        widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
+    )
+    role = forms.ChoiceField(
+        label=_("Role"),
+        choices=ROLE_CHOICES,
+        initial=SurveyMember.Role.VIEWER,
+        widget=forms.RadioSelect,
+    )
+
+
+class MemberRoleForm(PageForm):
+    role = forms.ChoiceField(label=_("Role"), choices=SurveyMember.Role.choices)
+
+
+class TransferForm(PageForm):
+    user_id = forms.TypedChoiceField(label=_("New owner"), coerce=int)
+
+    def __init__(self, *args, members, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["user_id"].choices = [
+            (member.user_id, member.user.get_username()) for member in members
+        ]
