@@ -44,6 +44,9 @@ class PrivacySummary:
     margin: float
     confidence: float
     epsilon_ceiling: float  # the site's MAX_EPSILON_PER_ANSWER
+    # e^(k epsilon) from dpengine's privacy report: the bound on everything one respondent who
+    # answers all k questions sends; 1 with no questions, inf beyond the float range.
+    total_odds: float = 1.0
 
     @property
     def exceeds_ceiling(self) -> bool:
@@ -79,6 +82,7 @@ def survey_design(*, survey) -> ForcedResponse:
 
 def design_privacy(*, design, questions) -> PrivacySummary:
     epsilon = design.epsilon
+    report = dpengine.privacy_report(design, questions=questions) if questions else None
     return PrivacySummary(
         per_answer_epsilon=epsilon,
         total_epsilon=epsilon * questions,
@@ -90,6 +94,7 @@ def design_privacy(*, design, questions) -> PrivacySummary:
         margin=PLANNING_MARGIN,
         confidence=PLANNING_CONFIDENCE,
         epsilon_ceiling=settings.MAX_EPSILON_PER_ANSWER,
+        total_odds=report.total_odds if report else 1.0,
     )
 
 
