@@ -12,7 +12,7 @@ import re
 import pytest
 from django.urls import reverse
 from django.utils import translation
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext
 
 import dpengine
 from dpengine import ForcedResponse
@@ -197,9 +197,7 @@ def test_the_builders_live_numbers_explain_the_total_in_plain_words(
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_the_builder_page_explains_the_saved_surveys_total(
-    owner_client, make_survey, language
-):
+def test_the_builder_page_explains_the_saved_surveys_total(owner_client, make_survey, language):
     survey = make_survey(status="draft", questions=[f"Question {i}?" for i in range(4)])
     html = owner_client.get(
         reverse("surveys:builder", args=[survey.pk]), HTTP_ACCEPT_LANGUAGE=language
