@@ -275,3 +275,28 @@ class ResultsForm(PageForm):
         if self.is_valid():
             return self.cleaned_data["method"], self.cleaned_data["level"]
         return self.survey.ci_method, self.survey.confidence
+
+
+class DashboardForm(PageForm):
+    """The dashboard's search, sort and page (GET parameters, so a list can be linked to)."""
+
+    q = forms.CharField(
+        label=_("Search by title or link"),
+        required=False,
+        max_length=200,
+        widget=forms.SearchInput(attrs={"autocomplete": "off"}),
+    )
+    sort = forms.ChoiceField(
+        label=_("Sort by"),
+        required=False,
+        choices=[
+            ("newest", _("Newest first")),
+            ("title", _("Title")),
+            ("status", _("Status (open, draft, closed)")),
+            ("responses", _("Most responses")),
+        ],
+    )
+    page = forms.IntegerField(label=_("Page"), required=False, min_value=1, max_value=100000)
+
+    def clean_sort(self):
+        return self.cleaned_data["sort"] or "newest"

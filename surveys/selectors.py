@@ -8,8 +8,18 @@ from datetime import date, datetime
 from typing import NamedTuple
 
 from django.conf import settings
-from django.db.models import BigIntegerField, Count, OuterRef, Subquery, Sum, Value
-from django.db.models.functions import Coalesce
+from django.db.models import (
+    BigIntegerField,
+    Case,
+    Count,
+    OuterRef,
+    Q,
+    Subquery,
+    Sum,
+    Value,
+    When,
+)
+from django.db.models.functions import Coalesce, Lower
 from django.http import Http404
 from django.utils import timezone
 
@@ -121,6 +131,34 @@ def surveys_for_owner(*, owner):
         )
         .order_by("-created_at", "-id")
     )
+
+
+DASHBOARD_SORTS = ("newest", "title", "status", "responses")
+
+
+def surveys_for_dashboard(*, owner, search="", sort="newest"):
+    """The owner's surveys whose title or slug contains ``search`` (any case), in ``sort``
+    order: newest first, by title, by status (open, draft, closed), or most responses first;
+    ties newest first."""
+    if sort not in DASHBOARD_SORTS:
+        raise ValueError(f"sort must be one of {', '.join(DASHBOARD_SORTS)}, got {sort!r}")
+    surveys = surveys_for_owner(owner=owner)
+    search = search.strip()
+    if search:
+        surveys = surveys.filter(Q(title__icontains=search) | Q(slug__icontains=search))
+    newest = ("-created_at", "-id")
+    if sort == "title":
+        return surveys.order_by(Lower("title"), *newest)
+    if sort == "status":
+        rank = Case(
+            When(status=Survey.Status.OPEN, then=Value(0)),
+            When(status=Survey.Status.DRAFT, then=Value(1)),
+            default=Value(2),
+        )
+        return surveys.order_by(rank, *newest)
+    if sort == "responses":
+        return surveys.order_by("-responses_total", *newest)
+    return surveys.order_by(*newest)
 
 
 def surveys_in_trash(*, owner):

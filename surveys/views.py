@@ -11,6 +11,7 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, HttpResponseNotAllowed, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
@@ -22,6 +23,7 @@ from . import analysis, exports, selectors, services
 from .analysis_forms import GroupingQuestionForm
 from .charts import estimates_chart
 from .forms import (
+    DashboardForm,
     DesignPreviewForm,
     MoveForm,
     QuestionForm,
@@ -77,10 +79,36 @@ def home(request):
     return render(request, "home.html", {"signup_enabled": settings.SIGNUP_ENABLED})
 
 
+DASHBOARD_PAGE_SIZE = 20
+
+
 @login_required
 def dashboard(request):
-    surveys = selectors.surveys_for_owner(owner=request.user)
-    return render(request, "surveys/dashboard.html", {"surveys": surveys})
+    form = DashboardForm(request.GET)
+    if not form.is_valid():
+        context = {"form": form, "page": None, "has_surveys": True}
+        return render(request, "surveys/dashboard.html", context, status=400)
+    surveys = selectors.surveys_for_dashboard(
+        owner=request.user, search=form.cleaned_data["q"], sort=form.cleaned_data["sort"]
+    )
+    page = Paginator(surveys, DASHBOARD_PAGE_SIZE).get_page(form.cleaned_data["page"] or 1)
+    searching = bool(form.cleaned_data["q"].strip())
+    context = {
+        "form": form,
+        "page": page,
+        "surveys": page.object_list,
+        "searching": searching,
+        "has_surveys": searching or page.paginator.count > 0,
+        "query_without_page": _query_without(request.GET, "page"),
+    }
+    return render(request, "surveys/dashboard.html", context)
+
+
+def _query_without(query, name):
+    """The query string minus ``name``, for links that change only that parameter."""
+    kept = query.copy()
+    kept.pop(name, None)
+    return kept.urlencode()
 
 
 # --- builder ------------------------------------------------------------------------------
