@@ -16,7 +16,7 @@ from django.http import Http404, HttpResponse, HttpResponseNotAllowed, JsonRespo
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils.translation import get_language
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
 from . import analysis, exports, selectors, services
@@ -26,6 +26,7 @@ from .forms import (
     DashboardForm,
     DesignPreviewForm,
     MoveForm,
+    QuestionAddForm,
     QuestionForm,
     ResultsForm,
     SurveyForm,
@@ -135,7 +136,7 @@ def _render_builder(
         frozen=survey.is_frozen,
         current_confidence=survey.confidence,
     )
-    context["question_form"] = question_form or QuestionForm()
+    context["question_form"] = question_form or QuestionAddForm()
     context["grouping_form"] = grouping_form or GroupingQuestionForm.for_builder()
     return render(request, "surveys/builder.html", context, status=status)
 
@@ -247,19 +248,48 @@ def _to_questions(survey):
     return redirect(reverse("surveys:builder", kwargs={"pk": survey.pk}) + "#questions")
 
 
+def _wants_json(request):
+    """The builder's script asks for JSON; a form posted without a script asks for a page."""
+    return request.headers.get("Accept", "").startswith("application/json")
+
+
+def _questions_json(request, survey, *, message="", question_form=None, status=200):
+    """The builder's question block, re-rendered, for the script to swap in without a reload."""
+    context = {
+        **_builder_context(survey),
+        "question_form": question_form or QuestionAddForm(),
+    }
+    html = render_to_string("surveys/_builder_questions.html", context, request=request)
+    body = {"html": html, "questions": context["privacy"].questions, "message": str(message)}
+    if question_form is not None and question_form.errors:
+        body["errors"] = question_form.errors.get_json_data()
+    return JsonResponse(body, status=status)
+
+
+def _conflict_json(exc):
+    return JsonResponse({"message": str(exc.message)}, status=409)
+
+
 @owner_view("POST")
 def question_add(request, survey):
-    form = QuestionForm(request.POST)
+    form = QuestionAddForm(request.POST)
     if form.is_valid():
         try:
-            services.question_add(survey=survey, text=form.cleaned_data["text"])
+            added = services.questions_add(survey=survey, texts=form.cleaned_data["text"])
         except ValidationError as exc:
             _apply_service_errors(form, exc)
         except services.SurveyConflict as exc:
-            return _conflict(request, survey, exc)
+            return _conflict_json(exc) if _wants_json(request) else _conflict(request, survey, exc)
         else:
-            messages.success(request, _("Question added."))
+            message = ngettext("Question added.", "%(n)d questions added.", len(added)) % {
+                "n": len(added)
+            }
+            if _wants_json(request):
+                return _questions_json(request, survey, message=message)
+            messages.success(request, message)
             return _to_questions(survey)
+    if _wants_json(request):
+        return _questions_json(request, survey, question_form=form, status=400)
     return _render_builder(request, survey, question_form=form, status=400)
 
 
@@ -292,7 +322,9 @@ def question_delete(request, survey, qid):
     try:
         services.question_delete(question=question)
     except services.SurveyConflict as exc:
-        return _conflict(request, survey, exc)
+        return _conflict_json(exc) if _wants_json(request) else _conflict(request, survey, exc)
+    if _wants_json(request):
+        return _questions_json(request, survey, message=_("Question deleted."))
     messages.success(request, _("Question deleted."))
     return _to_questions(survey)
 
@@ -302,12 +334,16 @@ def question_move(request, survey, qid):
     question = _question(survey, qid)
     form = MoveForm(request.POST)
     if not form.is_valid():
+        if _wants_json(request):
+            return JsonResponse({"errors": form.errors.get_json_data()}, status=400)
         messages.error(request, _("The direction must be “up” or “down”."))
         return _render_builder(request, survey, status=400)
     try:
         services.question_move(question=question, offset=form.offset)
     except services.SurveyConflict as exc:
-        return _conflict(request, survey, exc)
+        return _conflict_json(exc) if _wants_json(request) else _conflict(request, survey, exc)
+    if _wants_json(request):
+        return _questions_json(request, survey, message=_("Question moved."))
     return _to_questions(survey)
 
 
