@@ -47,6 +47,22 @@ def _points(value):
     return f"{value * 100:.1f}"
 
 
+LABEL_GAP = 21  # px between baselines of the right-hand labels (font size 19)
+
+
+def _spread(labels, *, top, bottom):
+    """Labels ``(y, text, bold)`` moved apart by at least LABEL_GAP, kept within
+    [top, bottom], in the order of their wanted heights."""
+    placed = []
+    for y, text, bold in sorted(labels, key=lambda label: label[0]):
+        y = max(y, top, placed[-1][0] + LABEL_GAP if placed else top)
+        placed.append((round(y, 2), text, bold))
+    overflow = placed[-1][0] - bottom if placed else 0
+    if overflow > 0:  # pushed past the bottom: move the stack up, as far as the top allows
+        placed = [(round(max(top, y - overflow), 2), text, bold) for y, text, bold in placed]
+    return placed
+
+
 def _percent(value):
     return f"{value * 100:.0f}%"
 
@@ -167,23 +183,24 @@ def precision_chart(plan: Plan) -> SafeString:
     )
     anchor = "end" if x_needed > LEFT + PLOT_WIDTH * 0.7 else "start"
     offset = -6 if anchor == "end" else 6
+    # Power curves fill the top of the plot, half-widths its bottom: the label goes where
+    # the lines are not.
+    needed_y = bottom - 10 if power else TOP + 16
     parts.append(
-        f'<text x="{x_needed + offset}" y="{TOP + 16}" text-anchor="{anchor}" fill="{INK}" '
+        f'<text x="{x_needed + offset}" y="{needed_y}" text-anchor="{anchor}" fill="{INK}" '
         f'font-weight="600">{escape(needed_label)}</text>'
     )
+    # Labels in the right margin, (wanted y, text, bold), spread apart once all are known.
+    right_labels = []
     if power:  # the power asked for, where the chosen line meets the needed respondents
         y_goal = y_for(plan.power * 100)
-        goal_label = _("%(power)s power") % {"power": _percent(plan.power)}
         parts.append(
             f'<line class="chart-goal" x1="{LEFT}" y1="{y_goal}" x2="{LEFT + PLOT_WIDTH}" '
             f'y2="{y_goal}" stroke="{INK}" stroke-width="1.5" stroke-dasharray="4 3"/>'
         )
-        parts.append(
-            f'<text x="{LEFT + 6}" y="{y_goal - 6}" fill="{INK}" font-weight="600">'
-            f"{escape(goal_label)}</text>"
-        )
+        goal_label = _("%(power)s power") % {"power": _percent(plan.power)}
+        right_labels.append((y_goal + 5, goal_label, False))
     # one line per design, labelled at its right end
-    label_ys = []
     for curve in plan.curves:
         role = (
             "chosen" if curve.chosen else ("lower" if curve.epsilon < chosen.epsilon else "higher")
@@ -198,15 +215,12 @@ def precision_chart(plan: Plan) -> SafeString:
             f'data-epsilon="{curve.epsilon!r}" points="{path}" fill="none" '
             f'stroke="{colour}" stroke-width="{width}" stroke-linejoin="round"{dash}/>'
         )
-        label_y = y_for(visible[-1][1]) + 5
-        for other in label_ys:  # keep labels of close lines apart
-            if abs(label_y - other) < 16:
-                label_y = other + 16 if label_y >= other else other - 16
-        label_ys.append(label_y)
         label = _("ε = %(eps)s") % {"eps": f"{curve.epsilon:.2f}"}
         if curve.chosen:
             label = _("%(label)s (chosen)") % {"label": label}
-        weight = ' font-weight="700"' if curve.chosen else ""
+        right_labels.append((y_for(visible[-1][1]) + 5, label, curve.chosen))
+    for label_y, label, bold in _spread(right_labels, top=TOP + 14, bottom=bottom + 5):
+        weight = ' font-weight="700"' if bold else ""
         parts.append(
             f'<text x="{LEFT + PLOT_WIDTH + 8}" y="{label_y:g}" fill="{INK}"{weight}>'
             f"{escape(label)}</text>"
