@@ -11,6 +11,7 @@ from django.utils import translation
 from django.utils.translation import gettext, ngettext
 from playwright.sync_api import expect
 
+from surveys import grouping, services
 from surveys.models import Survey
 from tests.e2e.test_accessibility import (
     LANGUAGES,
@@ -215,3 +216,32 @@ def test_the_changed_pages_have_no_axe_violation_at_both_widths(
         path=path.format(pk=surveys["open"].pk), locale="ko-KR", width=width,
     )  # fmt: skip
     check_page(page, name=path, language="ko", width=width)
+
+
+def test_what_was_sent_keeps_the_question_text_wide_at_desktop_width(
+    live_server, new_context, make_survey
+):
+    # Verifies last session's fix: the list once squeezed the questions into 55-145 px.
+    # A grouping answer is listed with a long "sent as given" label: it must wrap, not the
+    # questions.
+    survey = make_survey(status=Survey.Status.DRAFT)
+    department = "Research and development of new products, second floor"
+    grouping.grouping_question_add(
+        survey=survey, text="Which department do you work in?", options=(department, "Sales")
+    )
+    survey = services.survey_open(survey=survey)
+    page = new_context(viewport={"width": 1280, "height": 900}).new_page()
+    page.goto(f"{live_server.url}/s/{survey.slug}/")
+    for fieldset in page.locator("fieldset.question").all():
+        fieldset.locator("input[type=radio]").first.check()
+    page.get_by_role("button", name="Randomize and send my answers").click()
+    expect(page.locator("#respond-done")).to_be_visible()
+    page.get_by_text("Show what was sent").click()
+    widths = page.evaluate(
+        """() => {
+          const list = document.getElementById("respond-sent").getBoundingClientRect().width;
+          return [...document.querySelectorAll("#respond-sent dt")]
+            .map((dt) => dt.getBoundingClientRect().width / list);
+        }"""
+    )
+    assert len(widths) == 3 and min(widths) > 0.55, widths

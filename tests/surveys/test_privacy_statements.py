@@ -213,3 +213,22 @@ def test_one_question_has_no_separate_reading_of_the_total(client, make_survey):
     survey = make_survey(questions=["Only this?"])
     html = client.get(reverse("surveys:respond", args=[survey.slug])).content.decode()
     assert 'data-stat="total-meaning"' not in html
+
+
+COIN_2 = (
+    "If coin 1 lands tails (%(chance)s chance), this coin decides instead — “yes” (%(yes)s) or "
+    "“no” (%(no)s), whatever your answer."
+)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_coin_2_reads_as_deciding_after_coin_1s_tails(client, make_survey, language):
+    # Verifies last session's fix: "Coin 2 — Tails (50%)…" read as if coin 2 had the tails.
+    survey = make_survey(p_truth=0.25, p_forced_yes=0.5)
+    html = client.get(
+        reverse("surveys:respond", args=[survey.slug]), {"lang": language}
+    ).content.decode()
+    with translation.override(language):
+        expected = gettext(COIN_2) % {"chance": "75%", "yes": "50%", "no": "50%"}
+    assert expected in plain_text(coins_section(html))
+    assert (expected == COIN_2 % {"chance": "75%", "yes": "50%", "no": "50%"}) == (language == "en")
