@@ -245,3 +245,28 @@ def test_what_was_sent_keeps_the_question_text_wide_at_desktop_width(
         }"""
     )
     assert len(widths) == 3 and min(widths) > 0.55, widths
+
+
+@pytest.mark.parametrize("width", WIDTHS.values(), ids=WIDTHS.keys())
+def test_the_dashboard_searches_sorts_and_pages_with_links(
+    live_server, new_context, sign_in, owner, make_survey, width
+):
+    for i in range(25):
+        make_survey(title=f"Study {i:02d}" + (" on exams" if i % 5 == 0 else ""), questions=["Q?"])
+    page = open_page(
+        new_context, sign_in, live_server, owner, path="/surveys/", locale="en-US", width=width
+    )
+    check_page(page, name="dashboard", language="en", width=width)
+    page.get_by_label("Sort by").select_option(label="Title")
+    page.get_by_role("button", name="Show").click()
+    expect(page.locator(".survey-table__title a").first).to_have_text("Study 00 on exams")
+    page.get_by_role("link", name="Next page").click()
+    assert "sort=title" in page.url and "page=2" in page.url
+    expect(page.locator(".survey-table__title a")).to_have_count(5)
+    check_page(page, name="dashboard page 2", language="en", width=width)
+    page.get_by_label("Search by title or link").fill("EXAMS")
+    page.get_by_label("Search by title or link").press("Enter")
+    expect(page.locator(".survey-table__title a")).to_have_text(
+        [f"Study {i:02d} on exams" for i in (0, 5, 10, 15, 20)]
+    )
+    assert "q=EXAMS" in page.url
