@@ -481,13 +481,15 @@ PLAN_POINTS = 48
 
 @dataclass(frozen=True)
 class PrecisionCurve:
-    """CI half-width against respondents for one design."""
+    """The goal's quantity against respondents for one design: the CI half-width for a
+    margin, the power of the two-group test (respondents per group) for a difference."""
 
     epsilon: float
     design: ForcedResponse
     chosen: bool
     respondents: int  # needed under this design for the same goal
-    points: list[tuple[int, float]]  # (respondents, half-width), denser at small n
+    points: list[tuple[int, float]]  # (respondents, half-width or power), denser at small n
+    at_plan: float  # the same quantity at the plan's respondents (the chosen design's need)
 
 
 @dataclass(frozen=True)
@@ -506,6 +508,11 @@ class Plan:
     @property
     def epsilon(self) -> float:
         return self.design.epsilon
+
+    @property
+    def quantity(self) -> str:
+        """What the curves plot: ``"power"`` for a difference, ``"half_width"`` otherwise."""
+        return "power" if self.goal == "difference" else "half_width"
 
     @property
     def total_for_two_groups(self) -> int:
@@ -536,26 +543,42 @@ def _respondents(*, design, goal, confidence, margin, difference, power, prevale
     )
 
 
-def _curve(*, design, chosen, respondents, n_max, confidence, prevalence):
-    # Quadratic spacing: the curve bends most at small n, where the points are dense.
+def _curve(*, design, chosen, respondents, n_max, n_plan, confidence, prevalence, difference=None):
+    # Quadratic spacing: the curve bends most at small n, where the points are dense; the
+    # plan's own n is one of the points, so the chosen line passes through its goal exactly.
     sizes = sorted(
         {max(1, round(n_max * (i / PLAN_POINTS) ** 2)) for i in range(1, PLAN_POINTS + 1)}
+        | {n_plan}
     )
-    points = [
-        (
-            n,
-            dpengine.margin_for_sample_size(
-                design=design, n=n, confidence=confidence, p=prevalence
-            ),
-        )
-        for n in sizes
-    ]
+    if difference is None:
+        points = [
+            (
+                n,
+                dpengine.margin_for_sample_size(
+                    design=design, n=n, confidence=confidence, p=prevalence
+                ),
+            )
+            for n in sizes
+        ]
+    else:
+        # A difference is about detecting it: the power with n per group, at the anticipated
+        # share (first group) and that share plus the difference (second group).
+        points = [
+            (
+                n,
+                dpengine.power_difference(
+                    design=design, n=n, difference=difference, confidence=confidence, p=prevalence
+                ),
+            )
+            for n in sizes
+        ]
     return PrecisionCurve(
         epsilon=design.epsilon,
         design=design,
         chosen=chosen,
         respondents=respondents,
         points=points,
+        at_plan=dict(points)[n_plan],
     )
 
 
@@ -574,9 +597,10 @@ def study_plan(
     ``goal="margin"``: respondents for a CI half-width of ``margin``
     (``dpengine.required_sample_size``); ``goal="difference"``: respondents in EACH of
     two groups to detect ``difference`` at ``power`` (``dpengine.
-    required_sample_size_difference``). The curves show the half-width against
-    respondents for the chosen design and for the designs with half and twice its ε
-    (same forced-yes coin, ``ForcedResponse.for_epsilon``).
+    required_sample_size_difference``). The curves show the goal's quantity against
+    respondents (the half-width for a margin, ``dpengine.power_difference`` per group for a
+    difference, both at the anticipated ``prevalence``) for the chosen design and for the
+    designs with half and twice its ε (same forced-yes coin, ``ForcedResponse.for_epsilon``).
     """
     goal_arguments = {
         "goal": goal,
@@ -603,8 +627,10 @@ def study_plan(
             chosen=chosen,
             respondents=_respondents(design=d, **goal_arguments),
             n_max=n_max,
+            n_plan=respondents,
             confidence=confidence,
             prevalence=prevalence,
+            difference=difference if goal == "difference" else None,
         )
         for d, chosen in designs
     ]

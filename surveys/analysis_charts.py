@@ -1,4 +1,5 @@
-"""Server-rendered SVG for the planner: CI half-width against respondents, one line per ε.
+"""Server-rendered SVG for the planner: the goal's quantity against respondents, one line per ε
+(the CI half-width for a margin, the test's power per group for a two-group difference).
 
 Drawn like ``charts.py`` (same palette, escaped text, ``<title>``/``<desc>`` for screen
 readers); lines differ by dash pattern and carry direct labels, so nothing depends on colour,
@@ -46,16 +47,38 @@ def _points(value):
     return f"{value * 100:.1f}"
 
 
+LABEL_GAP = 21  # px between baselines of the right-hand labels (font size 19)
+
+
+def _spread(labels, *, top, bottom):
+    """Labels ``(y, text, bold)`` moved apart by at least LABEL_GAP, kept within
+    [top, bottom], in the order of their wanted heights."""
+    placed = []
+    for y, text, bold in sorted(labels, key=lambda label: label[0]):
+        y = max(y, top, placed[-1][0] + LABEL_GAP if placed else top)
+        placed.append((round(y, 2), text, bold))
+    overflow = placed[-1][0] - bottom if placed else 0
+    if overflow > 0:  # pushed past the bottom: move the stack up, as far as the top allows
+        placed = [(round(max(top, y - overflow), 2), text, bold) for y, text, bold in placed]
+    return placed
+
+
+def _percent(value):
+    return f"{value * 100:.0f}%"
+
+
 def precision_chart(plan: Plan) -> SafeString:
-    """Half-width (percentage points) against respondents for the plan's three designs."""
+    """The goal's quantity against respondents for the plan's three designs: the half-width
+    (percentage points) for a margin, the power (percent) per group for a difference."""
     chosen = next(curve for curve in plan.curves if curve.chosen)
-    target = dict(chosen.points).get(plan.respondents)
-    if target is None:
-        target = min(chosen.points, key=lambda point: abs(point[0] - plan.respondents))[1]
-    # Vertical range: a little above where the chosen design starts to be useful.
-    y_top = min(50.0, max(2.0, target * 100 * 3))
-    step = _nice_step(y_top)
-    y_top = step * -(-y_top // step)
+    power = plan.quantity == "power"
+    if power:
+        y_top, step = 100.0, 20.0
+    else:
+        # Vertical range: a little above where the chosen design starts to be useful.
+        y_top = min(50.0, max(2.0, chosen.at_plan * 100 * 3))
+        step = _nice_step(y_top)
+        y_top = step * -(-y_top // step)
 
     def x_for(n):
         return round(LEFT + n / plan.n_max * PLOT_WIDTH, 2)
@@ -64,28 +87,44 @@ def precision_chart(plan: Plan) -> SafeString:
         return round(TOP + PLOT_HEIGHT - min(points, y_top) / y_top * PLOT_HEIGHT, 2)
 
     level = f"{plan.confidence * 100:g}%"
-    title = _("Precision against respondents: half-width of the %(level)s interval") % {
-        "level": level
-    }
-    summaries = [
-        _("With ε = %(eps)s, %(n)s respondents give ± %(m)s points.")
-        % {
-            "eps": f"{curve.epsilon:.2f}",
-            "n": _grouped(plan.respondents),
-            "m": _points(min(curve.points, key=lambda point: abs(point[0] - plan.respondents))[1]),
-        }
-        for curve in plan.curves
-    ]
-    desc = " ".join(
-        [
-            _(
-                "Lines fall as respondents grow: more respondents, narrower intervals. The "
-                "solid line is the chosen design; the dashed and dotted lines are designs with "
-                "half and twice its ε."
-            ),
-            *summaries,
+    if power:
+        title = _(
+            "Power against respondents per group: the chance of detecting a difference of "
+            "%(difference)s points"
+        ) % {"difference": _points(plan.difference)}
+        summaries = [
+            _("With ε = %(eps)s, %(n)s respondents per group give %(power)s power.")
+            % {
+                "eps": f"{curve.epsilon:.2f}",
+                "n": _grouped(plan.respondents),
+                "power": _percent(curve.at_plan),
+            }
+            for curve in plan.curves
         ]
-    )
+        trend = _(
+            "Lines rise as respondents grow: more respondents, more power. The solid line is "
+            "the chosen design; the dashed and dotted lines are designs with half and twice its "
+            "ε."
+        )
+    else:
+        title = _("Precision against respondents: half-width of the %(level)s interval") % {
+            "level": level
+        }
+        summaries = [
+            _("With ε = %(eps)s, %(n)s respondents give ± %(m)s points.")
+            % {
+                "eps": f"{curve.epsilon:.2f}",
+                "n": _grouped(plan.respondents),
+                "m": _points(curve.at_plan),
+            }
+            for curve in plan.curves
+        ]
+        trend = _(
+            "Lines fall as respondents grow: more respondents, narrower intervals. The "
+            "solid line is the chosen design; the dashed and dotted lines are designs with "
+            "half and twice its ε."
+        )
+    desc = " ".join([trend, *summaries])
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="precision-chart" '
         f'viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
@@ -103,8 +142,9 @@ def precision_chart(plan: Plan) -> SafeString:
             f'<line x1="{LEFT}" y1="{y}" x2="{LEFT + PLOT_WIDTH}" y2="{y}" '
             f'stroke="{MUTED if tick == 0 else GRID}" stroke-width="1"/>'
         )
+        tick_label = f"{tick:g}%" if power else f"±{tick:g}"
         parts.append(
-            f'<text x="{LEFT - 8}" y="{y + 5}" text-anchor="end" fill="{MUTED}">±{tick:g}</text>'
+            f'<text x="{LEFT - 8}" y="{y + 5}" text-anchor="end" fill="{MUTED}">{tick_label}</text>'
         )
         tick += step
     x_step = plan.n_max / 4
@@ -119,7 +159,10 @@ def precision_chart(plan: Plan) -> SafeString:
             f"{escape(_grouped(n))}</text>"
         )
     # Translated outside the f-strings: xgettext cannot see a _() call inside one.
-    x_title, y_title = _("Respondents"), _("± percentage points")
+    if power:
+        x_title, y_title = _("Respondents per group"), _("Power (%)")
+    else:
+        x_title, y_title = _("Respondents"), _("± percentage points")
     parts.append(
         f'<text class="chart-axis-title" x="{LEFT + PLOT_WIDTH / 2:g}" y="{bottom + 52}" '
         f'text-anchor="middle" fill="{INK}" font-weight="600">{escape(x_title)}</text>'
@@ -140,34 +183,44 @@ def precision_chart(plan: Plan) -> SafeString:
     )
     anchor = "end" if x_needed > LEFT + PLOT_WIDTH * 0.7 else "start"
     offset = -6 if anchor == "end" else 6
+    # Power curves fill the top of the plot, half-widths its bottom: the label goes where
+    # the lines are not.
+    needed_y = bottom - 10 if power else TOP + 16
     parts.append(
-        f'<text x="{x_needed + offset}" y="{TOP + 16}" text-anchor="{anchor}" fill="{INK}" '
+        f'<text x="{x_needed + offset}" y="{needed_y}" text-anchor="{anchor}" fill="{INK}" '
         f'font-weight="600">{escape(needed_label)}</text>'
     )
+    # Labels in the right margin, (wanted y, text, bold), spread apart once all are known.
+    right_labels = []
+    if power:  # the power asked for, where the chosen line meets the needed respondents
+        y_goal = y_for(plan.power * 100)
+        parts.append(
+            f'<line class="chart-goal" x1="{LEFT}" y1="{y_goal}" x2="{LEFT + PLOT_WIDTH}" '
+            f'y2="{y_goal}" stroke="{INK}" stroke-width="1.5" stroke-dasharray="4 3"/>'
+        )
+        goal_label = _("%(power)s power") % {"power": _percent(plan.power)}
+        right_labels.append((y_goal + 5, goal_label, False))
     # one line per design, labelled at its right end
-    label_ys = []
     for curve in plan.curves:
         role = (
             "chosen" if curve.chosen else ("lower" if curve.epsilon < chosen.epsilon else "higher")
         )
         colour, width, dash = STYLES[role]
-        visible = [(n, margin * 100) for n, margin in curve.points if margin * 100 <= y_top]
+        visible = [(n, value * 100) for n, value in curve.points if value * 100 <= y_top]
         if len(visible) < 2:
             continue
         path = " ".join(f"{x_for(n)},{y_for(m)}" for n, m in visible)
         parts.append(
-            f'<polyline class="chart-curve chart-curve--{role}" points="{path}" fill="none" '
+            f'<polyline class="chart-curve chart-curve--{role}" data-quantity="{plan.quantity}" '
+            f'data-epsilon="{curve.epsilon!r}" points="{path}" fill="none" '
             f'stroke="{colour}" stroke-width="{width}" stroke-linejoin="round"{dash}/>'
         )
-        label_y = y_for(visible[-1][1]) + 5
-        for other in label_ys:  # keep labels of close lines apart
-            if abs(label_y - other) < 16:
-                label_y = other + 16 if label_y >= other else other - 16
-        label_ys.append(label_y)
         label = _("ε = %(eps)s") % {"eps": f"{curve.epsilon:.2f}"}
         if curve.chosen:
             label = _("%(label)s (chosen)") % {"label": label}
-        weight = ' font-weight="700"' if curve.chosen else ""
+        right_labels.append((y_for(visible[-1][1]) + 5, label, curve.chosen))
+    for label_y, label, bold in _spread(right_labels, top=TOP + 14, bottom=bottom + 5):
+        weight = ' font-weight="700"' if bold else ""
         parts.append(
             f'<text x="{LEFT + PLOT_WIDTH + 8}" y="{label_y:g}" fill="{INK}"{weight}>'
             f"{escape(label)}</text>"

@@ -217,6 +217,43 @@ class QuestionForm(PageForm):
     )
 
 
+QUESTION_MAX_LENGTH = 1000
+QUESTIONS_PER_PASTE = 100  # services.MAX_QUESTIONS: no survey holds more
+
+
+class QuestionAddForm(PageForm):
+    """The builder's add box: one question, or several pasted one per line."""
+
+    text = forms.CharField(
+        label=_("Question (answered yes or no)"),
+        # Room for a survey's worth of questions; each line is checked on its own below.
+        max_length=QUESTIONS_PER_PASTE * (QUESTION_MAX_LENGTH + 2),
+        widget=forms.Textarea(attrs={"rows": 2}),
+        help_text=_(
+            "Ask about one behaviour, so that “yes” has a single meaning. To add several "
+            "questions at once, put one per line."
+        ),
+    )
+
+    def clean_text(self):
+        lines = [line.strip() for line in self.cleaned_data["text"].splitlines()]
+        texts = [line for line in lines if line]
+        if not texts:
+            raise forms.ValidationError(_("This field may not be blank."))
+        if len(texts) > QUESTIONS_PER_PASTE:
+            raise forms.ValidationError(
+                _("At most %(max)d questions at once, got %(n)d lines.")
+                % {"max": QUESTIONS_PER_PASTE, "n": len(texts)}
+            )
+        for number, text in enumerate(texts, start=1):
+            if len(text) > QUESTION_MAX_LENGTH:
+                raise forms.ValidationError(
+                    _("Question %(number)d has %(n)d characters; at most %(max)d are allowed.")
+                    % {"number": number, "n": len(text), "max": QUESTION_MAX_LENGTH}
+                )
+        return texts
+
+
 class MoveForm(PageForm):
     direction = forms.ChoiceField(choices=[("up", _("Up")), ("down", _("Down"))])
 
@@ -275,3 +312,28 @@ class ResultsForm(PageForm):
         if self.is_valid():
             return self.cleaned_data["method"], self.cleaned_data["level"]
         return self.survey.ci_method, self.survey.confidence
+
+
+class DashboardForm(PageForm):
+    """The dashboard's search, sort and page (GET parameters, so a list can be linked to)."""
+
+    q = forms.CharField(
+        label=_("Search by title or link"),
+        required=False,
+        max_length=200,
+        widget=forms.SearchInput(attrs={"autocomplete": "off"}),
+    )
+    sort = forms.ChoiceField(
+        label=_("Sort by"),
+        required=False,
+        choices=[
+            ("newest", _("Newest first")),
+            ("title", _("Title")),
+            ("status", _("Status (open, draft, closed)")),
+            ("responses", _("Most responses")),
+        ],
+    )
+    page = forms.IntegerField(label=_("Page"), required=False, min_value=1, max_value=100000)
+
+    def clean_sort(self):
+        return self.cleaned_data["sort"] or "newest"

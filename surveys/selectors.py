@@ -21,7 +21,7 @@ from django.db.models import (
     Value,
     When,
 )
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, Lower
 from django.http import Http404
 from django.utils import timezone
 
@@ -58,6 +58,9 @@ class PrivacySummary:
     margin: float
     confidence: float
     epsilon_ceiling: float  # the site's MAX_EPSILON_PER_ANSWER
+    # e^(k epsilon) from dpengine's privacy report: the bound on everything one respondent who
+    # answers all k questions sends; 1 with no questions, inf beyond the float range.
+    total_odds: float = 1.0
 
     @property
     def exceeds_ceiling(self) -> bool:
@@ -94,6 +97,7 @@ def survey_design(*, survey) -> ForcedResponse:
 
 def design_privacy(*, design, questions) -> PrivacySummary:
     epsilon = design.epsilon
+    report = dpengine.privacy_report(design, questions=questions) if questions else None
     return PrivacySummary(
         per_answer_epsilon=epsilon,
         total_epsilon=epsilon * questions,
@@ -105,6 +109,7 @@ def design_privacy(*, design, questions) -> PrivacySummary:
         margin=PLANNING_MARGIN,
         confidence=PLANNING_CONFIDENCE,
         epsilon_ceiling=settings.MAX_EPSILON_PER_ANSWER,
+        total_odds=report.total_odds if report else 1.0,
     )
 
 
@@ -131,6 +136,34 @@ def surveys_for_owner(*, owner):
         )
         .order_by("-created_at", "-id")
     )
+
+
+DASHBOARD_SORTS = ("newest", "title", "status", "responses")
+
+
+def surveys_for_dashboard(*, owner, search="", sort="newest"):
+    """The owner's surveys whose title or slug contains ``search`` (any case), in ``sort``
+    order: newest first, by title, by status (open, draft, closed), or most responses first;
+    ties newest first."""
+    if sort not in DASHBOARD_SORTS:
+        raise ValueError(f"sort must be one of {', '.join(DASHBOARD_SORTS)}, got {sort!r}")
+    surveys = surveys_for_owner(owner=owner)
+    search = search.strip()
+    if search:
+        surveys = surveys.filter(Q(title__icontains=search) | Q(slug__icontains=search))
+    newest = ("-created_at", "-id")
+    if sort == "title":
+        return surveys.order_by(Lower("title"), *newest)
+    if sort == "status":
+        rank = Case(
+            When(status=Survey.Status.OPEN, then=Value(0)),
+            When(status=Survey.Status.DRAFT, then=Value(1)),
+            default=Value(2),
+        )
+        return surveys.order_by(rank, *newest)
+    if sort == "responses":
+        return surveys.order_by("-responses_total", *newest)
+    return surveys.order_by(*newest)
 
 
 def surveys_in_trash(*, owner):

@@ -429,6 +429,48 @@ def question_add(*, survey, text) -> Question:
 
 
 @transaction.atomic
+def questions_add(*, survey, texts) -> list[Question]:
+    """Append several questions (the builder's add box, one per line): all or none.
+
+    Each text is checked as :func:`question_add` checks one; the survey's and the account's
+    question limits count them all before anything is stored."""
+    survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    _ensure_not_frozen(survey)
+    if isinstance(texts, str | bytes) or not isinstance(texts, Iterable):
+        raise ValidationError({"text": [_("Must be a list of questions.")]})
+    cleaned = []
+    for line, text in enumerate(texts, start=1):
+        try:
+            cleaned.append(_clean_text("text", text, max_length=1000))
+        except ValidationError as exc:
+            message = exc.message_dict["text"][0]
+            raise ValidationError(
+                {"text": [_("Line %(line)d: %(error)s") % {"line": line, "error": message}]}
+            ) from exc
+    if not cleaned:
+        raise ValidationError({"text": [_("This field may not be blank.")]})
+    existing = survey.questions.count()
+    if existing + len(cleaned) > MAX_QUESTIONS:
+        raise ValidationError(
+            {
+                "text": [
+                    _("At most %(max)d questions in a survey; this would make %(n)d.")
+                    % {"max": MAX_QUESTIONS, "n": existing + len(cleaned)}
+                ]
+            }
+        )
+    _ensure_owner_room(owner=survey.owner, field="text", questions=len(cleaned))
+    last = survey.questions.aggregate(last=Max("position"))["last"]
+    first = 0 if last is None else last + 1
+    return Question.objects.bulk_create(
+        [
+            Question(survey=survey, position=first + offset, text=text)
+            for offset, text in enumerate(cleaned)
+        ]
+    )
+
+
+@transaction.atomic
 def question_update(*, question, text) -> Question:
     _ensure_not_frozen(Survey.objects.select_for_update().get(pk=question.survey_id))
     question.text = _clean_text("text", text, max_length=1000)

@@ -12,19 +12,22 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
+from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, HttpResponseNotAllowed, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils.translation import get_language
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
 from . import analysis, codebook, export_bundles, exports, selectors, services
 from .analysis_forms import GroupingQuestionForm
 from .charts import estimates_chart
 from .forms import (
+    DashboardForm,
     DesignPreviewForm,
     MoveForm,
+    QuestionAddForm,
     QuestionForm,
     ResultsForm,
     SurveyForm,
@@ -98,11 +101,37 @@ def home(request):
     return render(request, "home.html", {"signup_enabled": settings.SIGNUP_ENABLED})
 
 
+DASHBOARD_PAGE_SIZE = 20
+
+
 @login_required
 def dashboard(request):
-    surveys = selectors.surveys_for_owner(owner=request.user)
-    shared = selectors.surveys_shared_with(user=request.user)
-    return render(request, "surveys/dashboard.html", {"surveys": surveys, "shared": shared})
+    form = DashboardForm(request.GET)
+    if not form.is_valid():
+        context = {"form": form, "page": None, "has_surveys": True, "shared": ()}
+        return render(request, "surveys/dashboard.html", context, status=400)
+    surveys = selectors.surveys_for_dashboard(
+        owner=request.user, search=form.cleaned_data["q"], sort=form.cleaned_data["sort"]
+    )
+    page = Paginator(surveys, DASHBOARD_PAGE_SIZE).get_page(form.cleaned_data["page"] or 1)
+    searching = bool(form.cleaned_data["q"].strip())
+    context = {
+        "form": form,
+        "page": page,
+        "surveys": page.object_list,
+        "searching": searching,
+        "has_surveys": searching or page.paginator.count > 0,
+        "query_without_page": _query_without(request.GET, "page"),
+        "shared": selectors.surveys_shared_with(user=request.user),
+    }
+    return render(request, "surveys/dashboard.html", context)
+
+
+def _query_without(query, name):
+    """The query string minus ``name``, for links that change only that parameter."""
+    kept = query.copy()
+    kept.pop(name, None)
+    return kept.urlencode()
 
 
 # --- builder ------------------------------------------------------------------------------
@@ -129,7 +158,7 @@ def _render_builder(
         frozen=survey.is_frozen,
         current_confidence=survey.confidence,
     )
-    context["question_form"] = question_form or QuestionForm()
+    context["question_form"] = question_form or QuestionAddForm()
     context["grouping_form"] = grouping_form or GroupingQuestionForm.for_builder()
     return render(request, "surveys/builder.html", context, status=status)
 
@@ -241,19 +270,48 @@ def _to_questions(survey):
     return redirect(reverse("surveys:builder", kwargs={"pk": survey.pk}) + "#questions")
 
 
+def _wants_json(request):
+    """The builder's script asks for JSON; a form posted without a script asks for a page."""
+    return request.headers.get("Accept", "").startswith("application/json")
+
+
+def _questions_json(request, survey, *, message="", question_form=None, status=200):
+    """The builder's question block, re-rendered, for the script to swap in without a reload."""
+    context = {
+        **_builder_context(survey),
+        "question_form": question_form or QuestionAddForm(),
+    }
+    html = render_to_string("surveys/_builder_questions.html", context, request=request)
+    body = {"html": html, "questions": context["privacy"].questions, "message": str(message)}
+    if question_form is not None and question_form.errors:
+        body["errors"] = question_form.errors.get_json_data()
+    return JsonResponse(body, status=status)
+
+
+def _conflict_json(exc):
+    return JsonResponse({"message": str(exc.message)}, status=409)
+
+
 @member_view(POST=EDITOR)
 def question_add(request, survey):
-    form = QuestionForm(request.POST)
+    form = QuestionAddForm(request.POST)
     if form.is_valid():
         try:
-            services.question_add(survey=survey, text=form.cleaned_data["text"])
+            added = services.questions_add(survey=survey, texts=form.cleaned_data["text"])
         except ValidationError as exc:
             _apply_service_errors(form, exc)
         except services.SurveyConflict as exc:
-            return _conflict(request, survey, exc)
+            return _conflict_json(exc) if _wants_json(request) else _conflict(request, survey, exc)
         else:
-            messages.success(request, _("Question added."))
+            message = ngettext("Question added.", "%(n)d questions added.", len(added)) % {
+                "n": len(added)
+            }
+            if _wants_json(request):
+                return _questions_json(request, survey, message=message)
+            messages.success(request, message)
             return _to_questions(survey)
+    if _wants_json(request):
+        return _questions_json(request, survey, question_form=form, status=400)
     return _render_builder(request, survey, question_form=form, status=400)
 
 
@@ -286,7 +344,9 @@ def question_delete(request, survey, qid):
     try:
         services.question_delete(question=question)
     except services.SurveyConflict as exc:
-        return _conflict(request, survey, exc)
+        return _conflict_json(exc) if _wants_json(request) else _conflict(request, survey, exc)
+    if _wants_json(request):
+        return _questions_json(request, survey, message=_("Question deleted."))
     messages.success(request, _("Question deleted."))
     return _to_questions(survey)
 
@@ -296,12 +356,16 @@ def question_move(request, survey, qid):
     question = _question(survey, qid)
     form = MoveForm(request.POST)
     if not form.is_valid():
+        if _wants_json(request):
+            return JsonResponse({"errors": form.errors.get_json_data()}, status=400)
         messages.error(request, _("The direction must be “up” or “down”."))
         return _render_builder(request, survey, status=400)
     try:
         services.question_move(question=question, offset=form.offset)
     except services.SurveyConflict as exc:
-        return _conflict(request, survey, exc)
+        return _conflict_json(exc) if _wants_json(request) else _conflict(request, survey, exc)
+    if _wants_json(request):
+        return _questions_json(request, survey, message=_("Question moved."))
     return _to_questions(survey)
 
 

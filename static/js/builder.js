@@ -1,5 +1,8 @@
 // Survey builder: keeps the coin inputs in step with the preset buttons and refreshes the
 // privacy numbers from the server (the maths lives in one place: the design-preview endpoint).
+// Adding, moving and deleting questions post the same forms with fetch and swap in the
+// re-rendered question block, so the page does not reload and focus stays where the user
+// works; without a script (or when the server answers otherwise) the forms post as pages.
 const DEBOUNCE_MS = 300;
 
 /** The preset whose coins equal (pTruth, pForcedYes), or "custom". */
@@ -18,6 +21,65 @@ export function previewUrl(base, { pTruth, pForcedYes, questions }) {
     questions: String(questions),
   });
   return `${base}?${query}`;
+}
+
+/** What to focus once the question block is replaced: the add box, or the moved button. */
+export function focusSelector(kind, { question, direction } = {}) {
+  if (kind === "move") {
+    return `form[data-async="move"][data-question="${question}"][data-direction="${direction}"] button`;
+  }
+  return "#id_text";
+}
+
+/** The replies the question block can be swapped in from; anything else posts as a page. */
+export function swappable(status, reply) {
+  return (status === 200 || status === 400) && typeof reply?.html === "string";
+}
+
+function focusAfter(body, kind, form) {
+  const detail = { question: form.dataset.question, direction: form.dataset.direction };
+  let target = body.querySelector(focusSelector(kind, detail));
+  if (kind === "move" && (!target || target.disabled)) {
+    // Moved to the top or the bottom: its button that still works.
+    const other = detail.direction === "up" ? "down" : "up";
+    target = body.querySelector(focusSelector(kind, { ...detail, direction: other }));
+  }
+  (target ?? body.querySelector(focusSelector("add")))?.focus();
+}
+
+function setUpQuestions(body, status) {
+  body.addEventListener("submit", async (event) => {
+    const form = event.target;
+    const kind = form.dataset?.async;
+    if (!kind) return;
+    event.preventDefault();
+    if (form.getAttribute("aria-busy") === "true") return;
+    form.setAttribute("aria-busy", "true");
+    let response;
+    let reply = null;
+    try {
+      response = await fetch(form.action, {
+        method: "POST",
+        body: new FormData(form),
+        credentials: "same-origin",
+        headers: { Accept: "application/json" },
+      });
+      reply = await response.json();
+    } catch {
+      reply = null;
+    }
+    form.removeAttribute("aria-busy");
+    if (!response || !swappable(response.status, reply)) {
+      form.submit(); // the page the server renders explains (a frozen survey, a lost session)
+      return;
+    }
+    body.innerHTML = reply.html;
+    focusAfter(body, reply.errors ? "add" : kind, form);
+    status.textContent = reply.message ?? "";
+    document.dispatchEvent(
+      new CustomEvent("builder:questions", { detail: { questions: reply.questions } }),
+    );
+  });
 }
 
 function setUp(panel) {
@@ -67,6 +129,11 @@ function setUp(panel) {
     timer = setTimeout(refresh, DEBOUNCE_MS);
   }
 
+  document.addEventListener("builder:questions", (event) => {
+    panel.dataset.questions = String(event.detail.questions);
+    schedule();
+  });
+
   for (const radio of radios) {
     radio.addEventListener("change", () => {
       const coins = presets[radio.value];
@@ -90,4 +157,7 @@ function setUp(panel) {
 if (typeof document !== "undefined") {
   const panel = document.getElementById("privacy-numbers");
   if (panel) setUp(panel);
+  const body = document.getElementById("questions-body");
+  const status = document.getElementById("questions-status");
+  if (body && status) setUpQuestions(body, status);
 }

@@ -58,10 +58,6 @@ class RespondentNumbers:
 @register.simple_tag
 def respondent_numbers(survey, privacy):
     design = selectors.survey_design(survey=survey)
-    try:
-        total_odds = math.exp(privacy.total_epsilon)
-    except OverflowError:
-        total_odds = math.inf
     return RespondentNumbers(
         p_truth=design.p_truth,
         p_lie=1 - design.p_truth,
@@ -72,7 +68,7 @@ def respondent_numbers(survey, privacy):
         per_answer_epsilon=privacy.per_answer_epsilon,
         total_epsilon=privacy.total_epsilon,
         per_answer_odds=privacy.odds_ratio,
-        total_odds=total_odds,
+        total_odds=privacy.total_odds,
         questions=privacy.questions,
         cover=cover_of(privacy.odds_ratio),
     )

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 
-import { matchingPreset, previewUrl } from "../../static/js/builder.js";
+import { focusSelector, matchingPreset, previewUrl, swappable } from "../../static/js/builder.js";
 
 const PRESETS = {
   strong_privacy: { p_truth: 0.25, p_forced_yes: 0.5 },
@@ -30,4 +30,24 @@ test("the preview URL carries exactly the coins and the question count", () => {
     p_forced_yes: "0.3",
     questions: "4",
   });
+});
+
+test("after an add or a delete, focus returns to the add box", () => {
+  assert.equal(focusSelector("add"), "#id_text");
+  assert.equal(focusSelector("delete", { question: "7" }), "#id_text");
+});
+
+test("after a move, focus goes to the same button of the moved question", () => {
+  assert.equal(
+    focusSelector("move", { question: "7", direction: "up" }),
+    'form[data-async="move"][data-question="7"][data-direction="up"] button',
+  );
+});
+
+test("only the builder's own replies are swapped in; anything else posts as a page", () => {
+  assert.equal(swappable(200, { html: "<h2>Questions</h2>" }), true);
+  assert.equal(swappable(400, { html: "", errors: {} }), true);
+  assert.equal(swappable(409, { message: "frozen" }), false);
+  assert.equal(swappable(200, null), false);
+  assert.equal(swappable(500, { html: "x" }), false);
 });

@@ -239,3 +239,12 @@ def test_responses_csv_has_one_row_per_submission(answered, owner_client):
     assert {cell for row in body for cell in row[2:]} == {"0", "1"}
     yes_counts = [sum(int(row[2 + i]) for row in body) for i in range(len(question_ids))]
     assert yes_counts == [yes for _n, yes in question_tallies(answered)]
+
+
+def test_the_results_page_links_to_the_minimum_n_setting(make_survey, owner_client):
+    # Verifies last session's fix: with too few responses, say where the minimum is set.
+    survey = make_survey(min_n=30)
+    builder = reverse("surveys:builder", kwargs={"pk": survey.pk})
+    html = owner_client.get(reverse("surveys:results", kwargs={"pk": survey.pk})).content.decode()
+    assert f'href="{builder}#id_min_n">Change the minimum</a>' in html
+    assert 'id="id_min_n"' in owner_client.get(builder).content.decode()

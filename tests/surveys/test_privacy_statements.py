@@ -5,6 +5,7 @@ odds behind its wording, and its sentence about what the browser keeps, are comp
 dpengine's numbers and the survey's settings (issue 12: no fixed promise, no "0%").
 """
 
+import html as html_module
 import math
 import re
 
@@ -13,6 +14,7 @@ from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext
 
+import dpengine
 from dpengine import ForcedResponse
 from surveys.templatetags.respond_tags import cover_of, percent, times
 
@@ -116,3 +118,117 @@ def test_percentages_never_round_a_chance_to_impossible_or_certain(value, shown)
 )  # fmt: skip
 def test_the_cover_wording_follows_the_odds(odds, cover):
     assert cover_of(odds) == cover
+
+
+# The lay reading of the whole-survey ε (issue 14): msgids as the templates' trimmed
+# blocktranslate blocks produce them.
+TOTAL_MEANING_RESPONDENT = (
+    "If you answer all %(k)s questions: taken together, everything we receive from you can "
+    "make any guess about your answers at most %(all)s times more likely, or less likely, "
+    "than it was before — even odds could become at most %(all)s to 1. This total grows with "
+    "every question, because each answer goes through its own coins and can multiply the "
+    "bound by up to %(one)s."
+)
+TOTAL_MEANING_BUILDER = (
+    "In plain words: for a respondent who answers all %(k)s questions, everything they send, "
+    "taken together, can make any guess about their answers at most %(all)s times more (or "
+    "less) likely than before. Each answer goes through its own coins and can multiply this by "
+    "up to %(one)s, so the total grows with every question you add."
+)
+TOTAL_DESIGNS = [(0.5, 0.5, 5), (0.25, 0.5, 3), (0.8, 0.5, 7), (0.5, 0.2, 2)]
+
+
+def plain_text(html):
+    return re.sub(r"\s+", " ", html_module.unescape(re.sub(r"<[^>]+>", " ", html)))
+
+
+def total_meaning(msgid, *, design, questions, language):
+    """The statement with dpengine's numbers: odds per answer and for all answers together."""
+    report = dpengine.privacy_report(design, questions=questions)
+    with translation.override(language):
+        statement = gettext(msgid) % {
+            "k": questions,
+            "one": times(report.per_answer_odds),
+            "all": times(report.total_odds),
+        }
+        translated = gettext(msgid) != msgid
+    assert translated == (language != "en"), language
+    return statement
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize(("p_truth", "p_forced_yes", "questions"), TOTAL_DESIGNS)
+def test_the_respondent_page_explains_the_total_in_plain_words(
+    client, make_survey, language, p_truth, p_forced_yes, questions
+):
+    survey = make_survey(
+        p_truth=p_truth,
+        p_forced_yes=p_forced_yes,
+        questions=[f"Question number {i}?" for i in range(questions)],
+    )
+    design = ForcedResponse(p_truth=p_truth, p_forced_yes=p_forced_yes)
+    html = client.get(
+        reverse("surveys:respond", args=[survey.slug]), {"lang": language}
+    ).content.decode()
+    expected = total_meaning(
+        TOTAL_MEANING_RESPONDENT, design=design, questions=questions, language=language
+    )
+    assert expected in plain_text(coins_section(html))
+    # e.g. the classic coins and 5 questions: 3 per answer, 3^5 = 243 for all of them
+    if (p_truth, p_forced_yes, questions) == (0.5, 0.5, 5):
+        assert times(dpengine.privacy_report(design, questions=5).total_odds) == "243"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize(("p_truth", "p_forced_yes", "questions"), TOTAL_DESIGNS)
+def test_the_builders_live_numbers_explain_the_total_in_plain_words(
+    owner_client, language, p_truth, p_forced_yes, questions
+):
+    design = ForcedResponse(p_truth=p_truth, p_forced_yes=p_forced_yes)
+    response = owner_client.get(
+        reverse("surveys:design-preview"),
+        {"p_truth": p_truth, "p_forced_yes": p_forced_yes, "questions": questions},
+        HTTP_ACCEPT_LANGUAGE=language,
+    )
+    expected = total_meaning(
+        TOTAL_MEANING_BUILDER, design=design, questions=questions, language=language
+    )
+    assert expected in plain_text(response.json()["html"])
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_builder_page_explains_the_saved_surveys_total(owner_client, make_survey, language):
+    survey = make_survey(status="draft", questions=[f"Question {i}?" for i in range(4)])
+    html = owner_client.get(
+        reverse("surveys:builder", args=[survey.pk]), HTTP_ACCEPT_LANGUAGE=language
+    ).content.decode()
+    expected = total_meaning(
+        TOTAL_MEANING_BUILDER, design=ForcedResponse(0.5, 0.5), questions=4, language=language
+    )
+    assert "81" in expected  # 3^4
+    assert expected in plain_text(html)
+
+
+def test_one_question_has_no_separate_reading_of_the_total(client, make_survey):
+    survey = make_survey(questions=["Only this?"])
+    html = client.get(reverse("surveys:respond", args=[survey.slug])).content.decode()
+    assert 'data-stat="total-meaning"' not in html
+
+
+COIN_2 = (
+    "If coin 1 lands tails (%(chance)s chance), this coin decides instead — “yes” (%(yes)s) or "
+    "“no” (%(no)s), whatever your answer."
+)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_coin_2_reads_as_deciding_after_coin_1s_tails(client, make_survey, language):
+    # Verifies last session's fix: "Coin 2 — Tails (50%)…" read as if coin 2 had the tails.
+    survey = make_survey(p_truth=0.25, p_forced_yes=0.5)
+    html = client.get(
+        reverse("surveys:respond", args=[survey.slug]), {"lang": language}
+    ).content.decode()
+    with translation.override(language):
+        expected = gettext(COIN_2) % {"chance": "75%", "yes": "50%", "no": "50%"}
+    assert expected in plain_text(coins_section(html))
+    assert (expected == COIN_2 % {"chance": "75%", "yes": "50%", "no": "50%"}) == (language == "en")
