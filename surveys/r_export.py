@@ -1,8 +1,9 @@
 """Export for R: randomized reports with grouping covariates, and the matching rr code.
 
 One CSV row per submission: ``submission_id``, ``received_on``, one 0/1 column ``q<id>`` per
-yes/no question (the RANDOMIZED report) and one column ``g<id>`` per grouping question (the
-chosen option's label, see ``r_label``). ``r_snippet`` writes the R code that fits the same
+yes/no question (the RANDOMIZED report; empty when the question was skipped) and one column
+``g<id>`` per grouping question (the chosen option's label, see ``r_label``; empty when it was
+skipped or answered "Prefer not to say", both missing for the model). ``r_snippet`` writes the R code that fits the same
 model as the regression page with the ``rr`` package's forced-response design (Blair, Imai &
 Zhou 2015): ``rrreg(..., design = "forced-known", p = P(truthful), p1 = P(forced yes),
 p0 = P(forced no))`` (unconditional probabilities summing to 1, unlike our ``p_forced_yes``,
@@ -71,7 +72,9 @@ def r_export_rows(*, survey, grouping, chunk_size=10000) -> Iterator[list]:
             pending = next(answers, None)
         if pending is not None and pending[0] == row.submission_id:
             for _pk, grouping_id, label in pending[1]:
-                labels[grouping_column[grouping_id]] = r_label(label)
+                # "Prefer not to say" (no option) is missing for the model, as skipping is.
+                if label is not None:
+                    labels[grouping_column[grouping_id]] = r_label(label)
             pending = next(answers, None)
         yield [str(row.submission_id), row.received_on.isoformat(), *row.bits, *labels]
 
