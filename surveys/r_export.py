@@ -3,11 +3,11 @@
 One CSV row per submission: ``submission_id``, ``received_on``, one 0/1 column ``q<id>`` per
 yes/no question (the RANDOMIZED report; empty when the question was skipped) and one column
 ``g<id>`` per grouping question (the chosen option's label, see ``r_label``; empty when it was
-skipped or answered "Prefer not to say", both missing for the model). ``r_snippet`` writes the R code that fits the same
-model as the regression page with the ``rr`` package's forced-response design (Blair, Imai &
-Zhou 2015): ``rrreg(..., design = "forced-known", p = P(truthful), p1 = P(forced yes),
-p0 = P(forced no))`` (unconditional probabilities summing to 1, unlike our ``p_forced_yes``,
-which is conditional).
+skipped or answered "Prefer not to say", both missing for the model). ``r_snippet`` writes
+the R code that fits the same model as the regression page with the ``rr`` package's
+forced-response design (Blair, Imai & Zhou 2015): ``rrreg(..., design = "forced-known",
+p = P(truthful), p1 = P(forced yes), p0 = P(forced no))`` (unconditional probabilities summing
+to 1, unlike our ``p_forced_yes``, which is conditional).
 
 The snippet reads every column as text with only an empty cell missing
 (``colClasses = "character", na.strings = ""``): with ``read.csv``'s defaults an option

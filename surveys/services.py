@@ -728,9 +728,7 @@ def submission_validate(
     try:
         fingerprint = _clean_fingerprint(design_fingerprint)
         cleaned = _clean_answers(answers, target.question_ids, target.required_questions)
-        chosen = _clean_groups(
-            groups, options=target.options, required=target.required_groupings
-        )
+        chosen = _clean_groups(groups, options=target.options, required=target.required_groupings)
         if fingerprint is not None and fingerprint != target.design_fingerprint:
             raise DesignChanged(
                 _(
@@ -1015,9 +1013,7 @@ def _record_group_answers(*, survey_id, submission, answers, chosen):
             declined_count=F("declined_count") + 1
         )
     options = [oid for oid in chosen.values() if oid is not None]
-    GroupingOption.objects.filter(id__in=options).update(
-        respondent_count=F("respondent_count") + 1
-    )
+    GroupingOption.objects.filter(id__in=options).update(respondent_count=F("respondent_count") + 1)
     yes_ids = [qid for qid, bit in answers.items() if bit]
     updated = GroupTally.objects.filter(question_id__in=answers, option_id__in=options).update(
         report_count=F("report_count") + 1,

@@ -199,9 +199,10 @@ def submission_insert(
     """Store a submission to the survey at ``slug`` if the survey takes it as it is.
 
     ``answers`` maps question id to the randomized bit, ``groups`` grouping question id to the
-    chosen option id (None: "Prefer not to say"); optional questions left out are absent. None: nothing stored, because this id was stored before (a replay) or the
-    survey does not take these answers (no such survey, not open, other questions, another
-    design). ``shard`` is the tally shard to count it in.
+    chosen option id (None: "Prefer not to say"); optional questions left out are absent.
+    None: nothing stored, because this id was stored before (a replay) or the survey does not
+    take these answers (no such survey, not open, other questions, another design).
+    ``shard`` is the tally shard to count it in.
     """
     if connection.vendor == "sqlite":
         return _sqlite_insert(

@@ -94,7 +94,7 @@ class RegressionSerializer(serializers.Serializer):
     n = serializers.IntegerField(help_text="Reports used.")
     left_out = serializers.IntegerField(
         help_text="Reports of the question left out because a grouping answer is missing "
-        "(skipped, or \"Prefer not to say\"): missing, never a level of its own."
+        '(skipped, or "Prefer not to say"): missing, never a level of its own.'
     )
     min_n = serializers.IntegerField()
     confidence = serializers.FloatField()
