@@ -8,6 +8,7 @@ transaction (``SUBMISSION_STATEMENT`` off).
 
 import csv
 import io
+import re
 import uuid
 from datetime import timedelta
 
@@ -162,7 +163,12 @@ def test_prefer_not_to_say_is_stored_counted_apart_and_in_no_group(survey, respo
     assert dict(GroupingOption.objects.values_list("id", "respondent_count")) == {red: 1, blue: 0}
 
 
-def test_estimates_use_each_questions_own_n(survey, respondent, owner_api):  # noqa: F811
+def test_estimates_use_each_questions_own_n(
+    survey,
+    respondent,
+    owner_api,  # noqa: F811
+    owner_client,
+):
     q1, q2, _gq, _red, _blue = ids_of(survey)
     # Five respondents answer Q1 (three yes), three of them answer Q2 (one yes).
     sent = [
@@ -180,6 +186,9 @@ def test_estimates_use_each_questions_own_n(survey, respondent, owner_api):  # n
         dpengine.estimate(yes=3, n=5, design=design, confidence=0.95, method="wilson"),
         dpengine.estimate(yes=1, n=3, design=design, confidence=0.95, method="wilson"),
     ]
+    # The results page shows each question's own n.
+    page = owner_client.get(f"/surveys/{survey.pk}/results/").content.decode()
+    assert re.findall(r'<td class="num" data-label="n">(\d+)</td>', page) == ["5", "3"]
     body = owner_api.get(f"/api/v1/surveys/{survey.pk}/estimates/").json()
     assert body["response_count"] == 5
     assert [(row["n"], row["yes"]) for row in body["estimates"]] == [(5, 3), (3, 1)]
