@@ -347,6 +347,7 @@ class PublicRow:
     text: str
     estimate: Estimate
     suppressed: bool  # the released respondent count is below the survey's minimum n
+    optional: bool = False  # respondents may skip it: its n is its own released count
 
 
 @dataclass(frozen=True)
@@ -429,6 +430,10 @@ class PublicResults:
     def noise_sd(self) -> float | None:
         return None if self.step is None else self.status.noise_sd(self.step)
 
+    @property
+    def optional_questions(self) -> int:
+        return sum(row.optional for row in self.rows)
+
 
 def public_results(*, slug, now=None, rng=None) -> PublicResults:
     """The public page of the survey with this slug; 404 unless its owner turned it on."""
@@ -468,6 +473,7 @@ def public_results(*, slug, now=None, rng=None) -> PublicResults:
                     method=survey.ci_method,
                 ),
                 suppressed=released_n < max(survey.min_n, 1),
+                optional=not question.required,
             )
         )
     groups = [

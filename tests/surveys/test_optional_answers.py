@@ -263,3 +263,4 @@ def test_the_public_page_uses_an_optional_questions_own_released_n(survey, respo
     )
     assert results.respondents == 6
     assert [(row.estimate.n, row.estimate.yes) for row in results.rows] == [(6, 6), (2, 1)]
+    assert results.optional_questions == 1
