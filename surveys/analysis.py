@@ -118,10 +118,18 @@ class Breakdown:
     min_n: int
     rows: list[QuestionBreakdown]
     generated_at: datetime
+    # Responses in no group: "Prefer not to say", and the grouping question skipped. Missing,
+    # not a group of their own: in no cell here, and in the overall estimates of the results.
+    declined: int = 0
+    responses: int = 0  # every response to the survey
 
     @property
     def respondents(self) -> int:
         return sum(option.respondents for option in self.options)
+
+    @property
+    def skipped(self) -> int:
+        return max(self.responses - self.respondents - self.declined, 0)
 
 
 def _cell_status(est: Estimate, min_n: int) -> str:
@@ -212,6 +220,8 @@ def survey_breakdown(*, survey, grouping_question, confidence=None, method=None)
         min_n=survey.min_n,
         rows=rows,
         generated_at=timezone.now(),
+        declined=grouping_question.declined_count,
+        responses=survey.response_count,
     )
 
 
@@ -289,6 +299,8 @@ class Regression:
     min_n: int
     covariates: list[Covariate]
     status: str
+    # Reports of the question left out: some grouping answer skipped or "Prefer not to say".
+    left_out: int = 0
     coefficients: list[Coefficient] = field(default_factory=list)
     detail: str = ""  # dpengine's explanation when the fit failed
     log_likelihood: float | None = None
@@ -343,10 +355,13 @@ def regression_message(result: "Regression") -> str:
 
 
 def _regression_rows(*, question, grouping):
-    """``Counter`` of (option ids tuple, reported yes) over the question's reports.
+    """``Counter`` of (option ids tuple, reported yes) over the question's reports, and how
+    many reports were left out.
 
     One query: each submission's report for the question with its option for every grouping
-    question. Reports whose submission lacks a grouping answer (bulk-imported) are left out.
+    question. Only the submissions that answered the question have a report. Reports whose
+    submission lacks a grouping answer (skipped, "Prefer not to say": no option; or
+    bulk-imported) are left out: missing, not a level of their own (complete cases).
     """
     annotations = {
         f"g{gq.pk}": Subquery(
@@ -365,10 +380,13 @@ def _regression_rows(*, question, grouping):
         .iterator(chunk_size=10000)
     )
     cells = Counter()
+    left_out = 0
     for reported_yes, *options in rows:
         if None not in options:
             cells[(tuple(options), bool(reported_yes))] += 1
-    return cells
+        else:
+            left_out += 1
+    return cells, left_out
 
 
 def survey_regression(*, survey, question, confidence=None) -> Regression:
@@ -383,7 +401,7 @@ def survey_regression(*, survey, question, confidence=None) -> Regression:
     confidence = survey.confidence if confidence is None else confidence
     design = survey_design(survey=survey)
     grouping = survey_grouping_questions(survey=survey)
-    cells = _regression_rows(question=question, grouping=grouping)
+    cells, left_out = _regression_rows(question=question, grouping=grouping)
     n = sum(cells.values())
 
     covariates = []
@@ -413,6 +431,7 @@ def survey_regression(*, survey, question, confidence=None) -> Regression:
         "n": n,
         "min_n": survey.min_n,
         "covariates": covariates,
+        "left_out": left_out,
     }
     if n == 0:
         return Regression(**result, status=RegressionStatus.NO_RESPONSES)

@@ -46,6 +46,16 @@ class GroupingQuestionForm(PageForm):
             max=MAX_OPTIONS,
         ),
     )
+    required = forms.BooleanField(
+        label=_("Required: respondents must answer it"),
+        required=False,
+        initial=False,
+        help_text=_(
+            "Off by default: these answers are not randomized and may identify someone. "
+            "Respondents can always choose “Prefer not to say”, which counts as no answer in "
+            "breakdowns and regressions."
+        ),
+    )
 
     BUILDER_PREFIX = "grouping"  # the builder also holds the yes/no question form's "text"
 
@@ -61,6 +71,7 @@ class GroupingQuestionForm(PageForm):
         return {
             "text": grouping_question.text,
             "options": "\n".join(option.label for option in grouping_question.options.all()),
+            "required": grouping_question.required,
         }
 
 

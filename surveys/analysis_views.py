@@ -50,7 +50,10 @@ def grouping_add(request, survey):
     if form.is_valid():
         try:
             grouping.grouping_question_add(
-                survey=survey, text=form.cleaned_data["text"], options=form.option_list()
+                survey=survey,
+                text=form.cleaned_data["text"],
+                options=form.option_list(),
+                required=form.cleaned_data["required"],
             )
         except ValidationError as exc:
             _apply_service_errors(form, exc)
@@ -86,6 +89,7 @@ def grouping_edit(request, survey, gid):
                 grouping_question=grouping_question,
                 text=form.cleaned_data["text"],
                 options=form.option_list(),
+                required=form.cleaned_data["required"],
             )
         except ValidationError as exc:
             _apply_service_errors(form, exc)

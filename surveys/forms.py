@@ -215,6 +215,19 @@ class QuestionForm(PageForm):
         widget=forms.Textarea(attrs={"rows": 2}),
         help_text=_("Ask about one behaviour, so that “yes” has a single meaning."),
     )
+    required = forms.BooleanField(
+        label=_("Required: respondents must answer it"),
+        required=False,
+        initial=True,
+        help_text=_(
+            "Untick to let respondents skip it. A skipped question sends nothing, and its "
+            "estimate counts only the people who answered it."
+        ),
+    )
+
+    @classmethod
+    def initial_for(cls, question):
+        return {"text": question.text, "required": question.required}
 
 
 QUESTION_MAX_LENGTH = 1000
@@ -234,6 +247,7 @@ class QuestionAddForm(PageForm):
             "questions at once, put one per line."
         ),
     )
+    required = QuestionForm.base_fields["required"]
 
     def clean_text(self):
         lines = [line.strip() for line in self.cleaned_data["text"].splitlines()]

@@ -20,7 +20,7 @@ from .models import (
     GroupingQuestion,
     Survey,
 )
-from .services import _clean_text, _ensure_not_frozen
+from .services import _clean_text, _ensure_not_frozen, clean_required
 
 MAX_GROUPING_QUESTIONS = 10
 MIN_OPTIONS = 2
@@ -79,30 +79,36 @@ def _create_options(grouping_question, labels):
 
 
 @transaction.atomic
-def grouping_question_add(*, survey, text, options) -> GroupingQuestion:
+def grouping_question_add(*, survey, text, options, required=False) -> GroupingQuestion:
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
     _ensure_not_frozen(survey)
     text = _clean_text("text", text, max_length=1000)
     labels = _clean_options(options)
+    required = clean_required(required)
     if survey.grouping_questions.count() >= MAX_GROUPING_QUESTIONS:
         raise ValidationError(
             {"text": [_("At most %(max)d grouping questions.") % {"max": MAX_GROUPING_QUESTIONS}]}
         )
     last = survey.grouping_questions.aggregate(last=Max("position"))["last"]
     grouping_question = GroupingQuestion.objects.create(
-        survey=survey, position=0 if last is None else last + 1, text=text
+        survey=survey, position=0 if last is None else last + 1, text=text, required=required
     )
     _create_options(grouping_question, labels)
     return grouping_question
 
 
 @transaction.atomic
-def grouping_question_update(*, grouping_question, text, options) -> GroupingQuestion:
-    """Replace the text and the options (new option ids; allowed only without responses)."""
+def grouping_question_update(
+    *, grouping_question, text, options, required=None
+) -> GroupingQuestion:
+    """Replace the text and the options (new option ids; allowed only without responses), and
+    ``required`` unless it is None."""
     _ensure_not_frozen(Survey.objects.select_for_update().get(pk=grouping_question.survey_id))
     grouping_question.text = _clean_text("text", text, max_length=1000)
     labels = _clean_options(options)
-    grouping_question.save(update_fields=["text"])
+    if required is not None:
+        grouping_question.required = clean_required(required)
+    grouping_question.save(update_fields=["text", "required"])
     grouping_question.options.all().delete()
     _create_options(grouping_question, labels)
     return grouping_question

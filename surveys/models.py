@@ -215,6 +215,9 @@ class Question(models.Model):
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="questions")
     position = models.PositiveIntegerField()
     text = models.TextField(max_length=1000)
+    # A respondent may leave an optional question blank: the browser then sends nothing for
+    # it, and its estimate counts only the reports it received (README, "Optional questions").
+    required = models.BooleanField(default=True)
 
     class Meta:
         ordering = ["position", "id"]
@@ -260,6 +263,11 @@ class GroupingQuestion(models.Model):
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="grouping_questions")
     position = models.PositiveIntegerField()
     text = models.TextField(max_length=1000)
+    # Optional by default: these answers are not randomized and may identify a respondent.
+    # Required or not, "Prefer not to say" is always offered (a GroupAnswer without option).
+    required = models.BooleanField(default=False)
+    # Running tally of the submissions that answered "Prefer not to say" (same transaction).
+    declined_count = models.PositiveIntegerField(default=0, editable=False)
 
     class Meta:
         ordering = ["position", "id"]
@@ -289,8 +297,16 @@ class GroupingOption(models.Model):
         return self.label
 
 
+# What a submission's ``groups`` carries for a grouping question answered "Prefer not to say".
+PREFER_NOT_TO_SAY = "prefer_not_to_say"
+
+
 class GroupAnswer(models.Model):
-    """The option one submission chose for one grouping question, exactly as sent."""
+    """The option one submission chose for one grouping question, exactly as sent.
+
+    No option: the respondent answered "Prefer not to say". A skipped question has no row.
+    Both count as missing in breakdowns and regressions, never as a group of their own.
+    """
 
     submission = models.ForeignKey(
         Submission, on_delete=models.CASCADE, related_name="group_answers"
@@ -298,7 +314,9 @@ class GroupAnswer(models.Model):
     grouping_question = models.ForeignKey(
         GroupingQuestion, on_delete=models.CASCADE, related_name="answers"
     )
-    option = models.ForeignKey(GroupingOption, on_delete=models.CASCADE, related_name="answers")
+    option = models.ForeignKey(
+        GroupingOption, on_delete=models.CASCADE, related_name="answers", null=True, blank=True
+    )
 
     class Meta:
         constraints = [

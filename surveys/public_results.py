@@ -5,7 +5,10 @@ respondent count, the yes-report count of each question and the respondent count
 grouping option, each noisy. One respondent joining or leaving changes the respondent count
 by 1, each question's yes count by at most 1 and, per grouping question, one option's count
 by 1: at most ``m = 1 + Q + G`` counts, so each count's stream gets ``epsilon / m`` (Dwork &
-Roth 2014, section 3.3; the options of one grouping question are disjoint). The estimates and
+Roth 2014, section 3.3; the options of one grouping question are disjoint). An optional
+question's reports are not one per respondent, so its report count is released too (one more
+count per optional question: ``m = 1 + Q + Q_optional + G``), and its estimate uses that
+noisy n, never the respondent count. The estimates and
 intervals are post-processing of the noisy counts, so they leak nothing more.
 
 When. Release ``k`` (``k = 1 .. T``) is dated ``public_started_on + k * public_release_days``
@@ -70,6 +73,11 @@ RESPONDENTS = "respondents"
 
 def _option_key(option_id):
     return f"o{option_id}"
+
+
+def _reports_key(question_id):
+    """The count key of an optional question's number of reports (its own n)."""
+    return f"n{question_key(question_id)}"
 
 
 def utc_today(now=None) -> date:
@@ -186,23 +194,32 @@ def public_results_update(
 
 
 def _count_keys(survey) -> tuple[list[str], list[str]]:
-    """The question count keys, and every count key (respondents, questions, options)."""
-    questions = [question_key(qid) for qid in survey.questions.values_list("id", flat=True)]
+    """The question count keys, and every count key (respondents, questions, the report counts
+    of optional questions, options)."""
+    rows = list(survey.questions.values_list("id", "required"))
+    questions = [question_key(qid) for qid, _required in rows]
+    reports = [_reports_key(qid) for qid, required in rows if not required]
     options = [
         _option_key(option_id)
         for option_id in GroupingOption.objects.filter(
             grouping_question__survey=survey
         ).values_list("id", flat=True)
     ]
-    return questions, [RESPONDENTS, *questions, *options]
+    return questions, [RESPONDENTS, *questions, *reports, *options]
 
 
 def noisy_counts(*, survey) -> int:
-    """``m = 1 + Q + G``: how many counts one respondent joining or leaving changes."""
-    return 1 + survey.questions.count() + survey.grouping_questions.count()
+    """``m = 1 + Q + Q_optional + G``: how many counts one respondent joining or leaving
+    changes (an optional question's yes count and report count both)."""
+    return (
+        1
+        + survey.questions.count()
+        + survey.questions.filter(required=False).count()
+        + survey.grouping_questions.count()
+    )
 
 
-def _increments(survey, schedule, steps, questions) -> dict[str, list[int]]:
+def _increments(survey, schedule, steps, questions, reports=()) -> dict[str, list[int]]:
     """Exact per-period counts for periods ``1..steps``: period ``k`` is the submissions
     received before release ``k``'s date and not before release ``k - 1``'s."""
     end = schedule.release_on(steps)
@@ -221,6 +238,11 @@ def _increments(survey, schedule, steps, questions) -> dict[str, list[int]]:
         .annotate(
             _respondents=Count("pk"),
             **{f"_{key}": Count("pk", filter=Q(**{f"reports__{key}": True})) for key in questions},
+            **{
+                f"_n{key}": Count("pk", filter=Q(reports__has_key=key))
+                for key in questions
+                if f"n{key}" in reports
+            },
         )
         .order_by()
     )
@@ -228,6 +250,8 @@ def _increments(survey, schedule, steps, questions) -> dict[str, list[int]]:
         add(RESPONDENTS, row["received_on"], row["_respondents"])
         for key in questions:
             add(key, row["received_on"], row[f"_{key}"])
+            if f"n{key}" in reports:
+                add(f"n{key}", row["received_on"], row[f"_n{key}"])
     per_option = (
         GroupAnswer.objects.filter(
             grouping_question__survey=survey, submission__received_on__lt=end
@@ -247,7 +271,9 @@ def _make_due_releases(survey, schedule, due, rng) -> None:
         return
     questions, keys = _count_keys(survey)
     m = noisy_counts(survey=survey)
-    increments = _increments(survey, schedule, due, questions)
+    increments = _increments(
+        survey, schedule, due, questions, reports=[k for k in keys if k.startswith("nq")]
+    )
     nodes = {key: {} for key in keys}
     for stored in survey.public_releases.values_list("nodes", flat=True):
         for key, values in stored.items():
@@ -321,6 +347,7 @@ class PublicRow:
     text: str
     estimate: Estimate
     suppressed: bool  # the released respondent count is below the survey's minimum n
+    optional: bool = False  # respondents may skip it: its n is its own released count
 
 
 @dataclass(frozen=True)
@@ -403,6 +430,10 @@ class PublicResults:
     def noise_sd(self) -> float | None:
         return None if self.step is None else self.status.noise_sd(self.step)
 
+    @property
+    def optional_questions(self) -> int:
+        return sum(row.optional for row in self.rows)
+
 
 def public_results(*, slug, now=None, rng=None) -> PublicResults:
     """The public page of the survey with this slug; 404 unless its owner turned it on."""
@@ -423,8 +454,12 @@ def public_results(*, slug, now=None, rng=None) -> PublicResults:
     rows = []
     for question in survey.questions.all():
         noisy_yes = counts.get(question_key(question.pk))
-        yes = 0 if noisy_yes is None else min(max(noisy_yes, 0), n)
-        released_n = 0 if noisy_yes is None else n
+        # A required question has a report from every respondent; an optional one its own n.
+        question_n = n
+        if not question.required:
+            question_n = max(counts.get(_reports_key(question.pk)) or 0, 0)
+        yes = 0 if noisy_yes is None else min(max(noisy_yes, 0), question_n)
+        released_n = 0 if noisy_yes is None else question_n
         rows.append(
             PublicRow(
                 question_id=question.pk,
@@ -438,6 +473,7 @@ def public_results(*, slug, now=None, rng=None) -> PublicResults:
                     method=survey.ci_method,
                 ),
                 suppressed=released_n < max(survey.min_n, 1),
+                optional=not question.required,
             )
         )
     groups = [

@@ -335,6 +335,8 @@ class SubmissionTarget:
     design_fingerprint: str
     question_ids: frozenset
     options: dict  # {grouping question id: frozenset of its option ids}
+    required_questions: frozenset = frozenset()  # the question ids a submission must answer
+    required_groupings: frozenset = frozenset()  # the grouping question ids it must answer
 
 
 def submission_target(*, slug) -> SubmissionTarget:
@@ -347,17 +349,21 @@ def submission_target(*, slug) -> SubmissionTarget:
         raise Http404("No such survey.")
     survey_id, status, fingerprint = row
     questions = Question.objects.filter(survey_id=survey_id).values_list(
-        "id", Value(None, output_field=BigIntegerField())
+        "id", Value(None, output_field=BigIntegerField()), "required"
     )
     options = GroupingOption.objects.filter(grouping_question__survey_id=survey_id).values_list(
-        "grouping_question_id", "id"
+        "grouping_question_id", "id", "grouping_question__required"
     )
-    question_ids, grouped = set(), {}
-    for first, option_id in questions.order_by().union(options.order_by(), all=True):
+    question_ids, grouped, required_questions, required_groupings = set(), {}, set(), set()
+    for first, option_id, required in questions.order_by().union(options.order_by(), all=True):
         if option_id is None:
             question_ids.add(first)
+            if required:
+                required_questions.add(first)
         else:
             grouped.setdefault(first, set()).add(option_id)
+            if required:
+                required_groupings.add(first)
     return SubmissionTarget(
         survey_id=survey_id,
         slug=slug,
@@ -365,6 +371,8 @@ def submission_target(*, slug) -> SubmissionTarget:
         design_fingerprint=fingerprint,
         question_ids=frozenset(question_ids),
         options={gid: frozenset(oids) for gid, oids in grouped.items()},
+        required_questions=frozenset(required_questions),
+        required_groupings=frozenset(required_groupings),
     )
 
 

@@ -27,9 +27,11 @@ from dpengine.errors import DPEngineError
 from . import selectors, submission_statement
 from .models import (
     CI_METHODS,
+    PREFER_NOT_TO_SAY,
     TALLY_SHARDS,
     GroupAnswer,
     GroupingOption,
+    GroupingQuestion,
     GroupTally,
     Question,
     Submission,
@@ -105,6 +107,13 @@ def _clean_text(field, value, *, max_length, required=True):
                 ]
             }
         )
+    return value
+
+
+def clean_required(value, *, field="required"):
+    """A question's ``required`` flag: true or false, nothing that merely looks like one."""
+    if not isinstance(value, bool):
+        raise ValidationError({field: [_("Must be true or false, got %(v)r.") % {"v": value}]})
     return value
 
 
@@ -225,6 +234,27 @@ def _clean_question_texts(texts):
     return [_clean_text("questions", text, max_length=1000) for text in texts]
 
 
+def _clean_question_specs(items):
+    """``[(text, required), ...]`` from question texts, or ``{"text", "required"}`` mappings
+    (``required`` defaults to true, so a client that only sends texts keeps every question
+    required)."""
+    if isinstance(items, str | bytes) or not isinstance(items, Iterable):
+        raise ValidationError({"questions": [_("Must be a list of questions.")]})
+    items = list(items)
+    texts = _clean_question_texts(
+        [item.get("text") if isinstance(item, Mapping) else item for item in items]
+    )
+    return [
+        (
+            text,
+            clean_required(item.get("required", True), field="questions")
+            if isinstance(item, Mapping)
+            else True,
+        )
+        for text, item in zip(texts, items, strict=True)
+    ]
+
+
 FROZEN_MESSAGE = gettext_lazy(
     "This survey has been opened, so its questions and coins are frozen: respondents may "
     "already hold the page, and their answers must mean what the estimates assume. To change "
@@ -281,11 +311,12 @@ ensure_owner_room = _ensure_owner_room
 @transaction.atomic
 def survey_create(*, owner, title, questions=(), **fields) -> Survey:
     cleaned = clean_survey_fields({"title": title, **fields})
-    texts = _clean_question_texts(questions)
-    _ensure_owner_room(owner=owner, field="questions", surveys=1, questions=len(texts))
+    specs = _clean_question_specs(questions)
+    _ensure_owner_room(owner=owner, field="questions", surveys=1, questions=len(specs))
     survey = Survey.objects.create(owner=owner, **cleaned)
     Question.objects.bulk_create(
-        Question(survey=survey, position=index, text=text) for index, text in enumerate(texts)
+        Question(survey=survey, position=index, text=text, required=required)
+        for index, (text, required) in enumerate(specs)
     )
     return survey
 
@@ -306,13 +337,14 @@ def survey_update(*, survey, data: Mapping, questions=None) -> Survey:
         setattr(survey, field, value)
     survey.save()
     if questions is not None:
-        texts = _clean_question_texts(questions)
+        specs = _clean_question_specs(questions)
         _ensure_owner_room(
-            owner=survey.owner, field="questions", questions=len(texts), replacing=survey
+            owner=survey.owner, field="questions", questions=len(specs), replacing=survey
         )
         survey.questions.all().delete()
         Question.objects.bulk_create(
-            Question(survey=survey, position=index, text=text) for index, text in enumerate(texts)
+            Question(survey=survey, position=index, text=text, required=required)
+            for index, (text, required) in enumerate(specs)
         )
     return survey
 
@@ -331,12 +363,15 @@ def survey_duplicate(*, survey) -> Survey:
     settings_kept["title"] = (_("%(title)s (copy)") % {"title": survey.title})[:200]
     copy = Survey.objects.create(owner=survey.owner, **settings_kept)
     Question.objects.bulk_create(
-        Question(survey=copy, position=question.position, text=question.text)
+        Question(
+            survey=copy, position=question.position, text=question.text, required=question.required
+        )
         for question in survey.questions.all()
     )
     for grouping_question in survey.grouping_questions.prefetch_related("options"):
         options = list(grouping_question.options.all())
         grouping_question.pk, grouping_question.survey = None, copy
+        grouping_question.declined_count = 0
         grouping_question.save()
         GroupingOption.objects.bulk_create(
             GroupingOption(
@@ -415,27 +450,29 @@ def survey_close(*, survey) -> Survey:
 
 
 @transaction.atomic
-def question_add(*, survey, text) -> Question:
+def question_add(*, survey, text, required=True) -> Question:
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
     _ensure_not_frozen(survey)
     text = _clean_text("text", text, max_length=1000)
+    required = clean_required(required)
     if survey.questions.count() >= MAX_QUESTIONS:
         raise ValidationError({"text": [_("At most %(max)d questions.") % {"max": MAX_QUESTIONS}]})
     _ensure_owner_room(owner=survey.owner, field="text", questions=1)
     last = survey.questions.aggregate(last=Max("position"))["last"]
     return Question.objects.create(
-        survey=survey, position=0 if last is None else last + 1, text=text
+        survey=survey, position=0 if last is None else last + 1, text=text, required=required
     )
 
 
 @transaction.atomic
-def questions_add(*, survey, texts) -> list[Question]:
+def questions_add(*, survey, texts, required=True) -> list[Question]:
     """Append several questions (the builder's add box, one per line): all or none.
 
     Each text is checked as :func:`question_add` checks one; the survey's and the account's
     question limits count them all before anything is stored."""
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
     _ensure_not_frozen(survey)
+    required = clean_required(required)
     if isinstance(texts, str | bytes) or not isinstance(texts, Iterable):
         raise ValidationError({"text": [_("Must be a list of questions.")]})
     cleaned = []
@@ -464,17 +501,20 @@ def questions_add(*, survey, texts) -> list[Question]:
     first = 0 if last is None else last + 1
     return Question.objects.bulk_create(
         [
-            Question(survey=survey, position=first + offset, text=text)
+            Question(survey=survey, position=first + offset, text=text, required=required)
             for offset, text in enumerate(cleaned)
         ]
     )
 
 
 @transaction.atomic
-def question_update(*, question, text) -> Question:
+def question_update(*, question, text, required=None) -> Question:
+    """Change the text, and ``required`` unless it is None."""
     _ensure_not_frozen(Survey.objects.select_for_update().get(pk=question.survey_id))
     question.text = _clean_text("text", text, max_length=1000)
-    question.save(update_fields=["text"])
+    if required is not None:
+        question.required = clean_required(required)
+    question.save(update_fields=["text", "required"])
     return question
 
 
@@ -559,8 +599,8 @@ def _answer_bits(answers):
     return bits
 
 
-def _clean_answers(answers, question_ids):
-    """``{question id: bit}`` with exactly the survey's ``question_ids`` answered."""
+def _clean_answers(answers, question_ids, required=frozenset()):
+    """``{question id: bit}``: only the survey's ``question_ids``, every ``required`` one."""
     cleaned = _answer_bits(answers)
     unknown = cleaned.keys() - question_ids
     if unknown:
@@ -571,22 +611,18 @@ def _clean_answers(answers, question_ids):
                 ]
             }
         )
-    missing = question_ids - cleaned.keys()
+    missing = required - cleaned.keys()
     if missing:
-        raise ValidationError(
-            {
-                "answers": [
-                    _("Every question needs an answer; missing: %(ids)s.")
-                    % {"ids": ", ".join(str(i) for i in sorted(missing))}
-                ]
-            }
-        )
+        # Named one by one (``answers.<id>``); an optional question left out is no error.
+        message = _("This question is required; the submission has no answer to it.")
+        raise ValidationError({f"answers.{qid}": [message] for qid in sorted(missing)})
     return cleaned
 
 
 def _group_choices(groups):
     """``{grouping question id: option id}`` from what the client sent, checking only its shape
-    (every key and value a whole number as ``_clean_group_key`` reads them), or None."""
+    (every key and value a whole number as ``_clean_group_key`` reads them, or the value
+    ``PREFER_NOT_TO_SAY``, read as None), or None."""
     if groups is None:
         return {}
     if not isinstance(groups, Mapping):
@@ -601,6 +637,8 @@ def _group_choices(groups):
             return None
         if isinstance(value, int) and not isinstance(value, bool):
             chosen[grouping_id] = value
+        elif value == PREFER_NOT_TO_SAY:
+            chosen[grouping_id] = None
         elif isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
             chosen[grouping_id] = int(value.strip())
         else:
@@ -611,8 +649,8 @@ def _group_choices(groups):
 @dataclass(frozen=True)
 class _CleanSubmission:
     submission_uuid: uuid.UUID
-    answers: dict  # {question id: randomized bit}
-    groups: dict  # {grouping question id: option id}
+    answers: dict  # {question id: randomized bit}; optional questions left out are absent
+    groups: dict  # {grouping question id: option id, or None for "Prefer not to say"}
     fingerprint: str | None
 
     def outcome(self, *, created):
@@ -674,7 +712,8 @@ def submission_record(
     client may retry safely after a timeout or a crashed worker. ``groups`` maps grouping
     question id to the chosen option id, exactly as the respondent gave it (not randomized).
     ``inputs`` is the survey's ``(question ids, grouping options)`` when the caller already
-    read them; otherwise they are read here. Stored the way ``submission_receive`` stores.
+    read them (every question and grouping question then counts as required); otherwise they
+    are read here. Stored the way ``submission_receive`` stores.
     """
     if inputs is None:
         target = selectors.submission_target(slug=survey.slug)
@@ -687,6 +726,8 @@ def submission_record(
             design_fingerprint=survey.design_fingerprint,
             question_ids=frozenset(question_ids),
             options={gid: frozenset(oids) for gid, oids in options.items()},
+            required_questions=frozenset(question_ids),
+            required_groupings=frozenset(options),
         )
     return _submission_store(
         target=target,
@@ -708,15 +749,17 @@ def _submission_shape(*, submission_id, answers, groups, design_fingerprint):
         )
     except ValidationError:
         return None
-    return clean if clean.answers and clean.groups is not None else None
+    return clean if clean.groups is not None else None
 
 
 def submission_validate(
     *, target, submission_id, answers, groups, design_fingerprint
 ) -> _CleanSubmission | SubmissionOutcome:
     """The rules a submission must pass, stated once (``submission_statement`` checks the same
-    in SQL): the survey is open; the answers are exactly its questions, each a bit; the groups
-    exactly its grouping questions, each one of that question's option ids; the design it was
+    in SQL): the survey is open; the answers are to its questions, each a bit, every required
+    one answered (an optional one may be left out: no key at all); the groups are to its
+    grouping questions, every required one answered, each with one of that question's option
+    ids or ``PREFER_NOT_TO_SAY``; the design it was
     randomized with, if named, is the survey's. Raises the error that names the field, or
     returns the outcome of an earlier submission with this id (a replay answers as the first
     time did, even if the survey closed or the body is no longer valid since)."""
@@ -732,8 +775,8 @@ def submission_validate(
         return replay
     try:
         fingerprint = _clean_fingerprint(design_fingerprint)
-        cleaned = _clean_answers(answers, target.question_ids)
-        chosen = _clean_groups(groups, options=target.options)
+        cleaned = _clean_answers(answers, target.question_ids, target.required_questions)
+        chosen = _clean_groups(groups, options=target.options, required=target.required_groupings)
         if fingerprint is not None and fingerprint != target.design_fingerprint:
             raise DesignChanged(
                 _(
@@ -805,9 +848,13 @@ def _orm_store(*, survey_id, clean) -> bool:
     """The submission in one ORM transaction (SQLite, or the statement switched off)."""
     try:
         with transaction.atomic():
-            # Reports name questions, no foreign key would notice one deleted since validation.
-            if set(Question.objects.filter(survey_id=survey_id).values_list("id", flat=True)) != (
-                clean.answers.keys()
+            # Reports name questions, no foreign key would notice one deleted since validation,
+            # nor a required one added (a database shell: the design is frozen once open).
+            questions = dict(
+                Question.objects.filter(survey_id=survey_id).values_list("id", "required")
+            )
+            if not clean.answers.keys() <= questions.keys() or any(
+                required and qid not in clean.answers for qid, required in questions.items()
             ):
                 return False
             submission = Submission.objects.create(
@@ -953,6 +1000,8 @@ def _clean_group_key(key, value, options):
             }
         )
     option_id = None
+    if value == PREFER_NOT_TO_SAY:
+        return grouping_id, None
     if isinstance(value, int) and not isinstance(value, bool):
         option_id = value
     elif isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
@@ -961,16 +1010,20 @@ def _clean_group_key(key, value, options):
         raise ValidationError(
             {
                 "groups": [
-                    _("The answer to grouping question %(k)s must be one of its option ids.")
-                    % {"k": grouping_id}
+                    _(
+                        "The answer to grouping question %(k)s must be one of its option ids "
+                        "or “%(decline)s”."
+                    )
+                    % {"k": grouping_id, "decline": PREFER_NOT_TO_SAY}
                 ]
             }
         )
     return grouping_id, option_id
 
 
-def _clean_groups(groups, *, options):
-    """``{grouping question id: option id}``: every grouping question answered, nothing else.
+def _clean_groups(groups, *, options, required=frozenset()):
+    """``{grouping question id: option id or None}``: every ``required`` grouping question
+    answered, nothing but the survey's; None is "Prefer not to say".
 
     ``options`` is ``{grouping question id: {option ids}}`` (``SubmissionTarget.options``).
     """
@@ -983,37 +1036,39 @@ def _clean_groups(groups, *, options):
     if groups and not options:
         raise ValidationError({"groups": [_("This survey has no grouping questions.")]})
     chosen = dict(_clean_group_key(key, value, options) for key, value in groups.items())
-    missing = options.keys() - chosen.keys()
+    missing = required - chosen.keys()
     if missing:
-        raise ValidationError(
-            {
-                "groups": [
-                    _("Every grouping question needs an answer; missing: %(ids)s.")
-                    % {"ids": ", ".join(str(i) for i in sorted(missing))}
-                ]
-            }
-        )
+        message = _(
+            "This grouping question is required; answer it with one of its option ids or "
+            "“%(decline)s”."
+        ) % {"decline": PREFER_NOT_TO_SAY}
+        raise ValidationError({f"groups.{gid}": [message] for gid in sorted(missing)})
     return chosen
 
 
 def _record_group_answers(*, survey_id, submission, answers, chosen):
-    """Store the chosen options and add the submission to the per-(question, option) tallies."""
+    """Store the chosen options and add the submission to the per-(question, option) tallies.
+
+    A "Prefer not to say" (option None) is stored and counted on its grouping question, and
+    is in no option's tallies: it is missing for breakdowns, not a group of its own."""
     GroupAnswer.objects.bulk_create(
         GroupAnswer(submission=submission, grouping_question_id=gid, option_id=oid)
         for gid, oid in chosen.items()
     )
-    GroupingOption.objects.filter(id__in=chosen.values()).update(
-        respondent_count=F("respondent_count") + 1
-    )
+    declined = [gid for gid, oid in chosen.items() if oid is None]
+    if declined:
+        GroupingQuestion.objects.filter(id__in=declined).update(
+            declined_count=F("declined_count") + 1
+        )
+    options = [oid for oid in chosen.values() if oid is not None]
+    GroupingOption.objects.filter(id__in=options).update(respondent_count=F("respondent_count") + 1)
     yes_ids = [qid for qid, bit in answers.items() if bit]
-    updated = GroupTally.objects.filter(
-        question_id__in=answers, option_id__in=chosen.values()
-    ).update(
+    updated = GroupTally.objects.filter(question_id__in=answers, option_id__in=options).update(
         report_count=F("report_count") + 1,
         yes_count=F("yes_count")
         + Case(When(question_id__in=yes_ids, then=Value(1)), default=Value(0)),
     )
-    if updated != len(answers) * len(chosen):
+    if updated != len(answers) * len(options):
         # Rows missing (created when the survey opens, so: a survey opened before they were,
         # or rows removed): recount from the stored rows, this submission included.
         group_tallies_rebuild(survey=Survey.objects.get(pk=survey_id))
@@ -1071,3 +1126,12 @@ def group_tallies_rebuild(*, survey):
     for option in options:
         option.respondent_count = respondents.get(option.pk, 0)
     GroupingOption.objects.bulk_update(options, ["respondent_count"])
+    declined = dict(
+        GroupAnswer.objects.filter(submission__survey=survey, option__isnull=True)
+        .values_list("grouping_question_id")
+        .annotate(n=Count("id"))
+    )
+    grouping_questions = list(GroupingQuestion.objects.filter(survey=survey))
+    for grouping_question in grouping_questions:
+        grouping_question.declined_count = declined.get(grouping_question.pk, 0)
+    GroupingQuestion.objects.bulk_update(grouping_questions, ["declined_count"])

@@ -60,21 +60,24 @@ _PARAMETERS = (
 )
 
 # Stores the submission only if it is valid, all or nothing, idempotent on (survey, id):
-# - ``survey`` finds the survey by slug, only if it is open, its questions are exactly the
-#   answered ones (``questions`` sorted ascending), its grouping questions exactly the answered
-#   ones (``groupings`` sorted ascending) with each chosen option one of that grouping
-#   question's (``options``, aligned with ``groupings``), and, when the body names the design
-#   it was randomized with (``fingerprint``), that is the survey's. Otherwise no row, and every
-#   later part does nothing: the caller then explains what is wrong.
+# - ``survey`` finds the survey by slug, only if it is open, every answered question is one of
+#   its questions (``questions``, distinct) and every required one of them is answered, every
+#   answered grouping question is one of its grouping questions (``groupings``, distinct) and
+#   every required one is answered, each with one of that grouping question's options or NULL
+#   ("Prefer not to say"; ``options``, aligned with ``groupings``), and, when the body names
+#   the design it was randomized with (``fingerprint``), that is the survey's. Otherwise no
+#   row, and every later part does nothing: the caller then explains what is wrong.
 # - ``s`` inserts the submission with its reports unless this id is already stored for the
 #   survey (a replay); then it returns no row, and again nothing else happens.
 # - ``chosen`` stores the grouping answers, ``counted`` counts the respondent on each chosen
-#   option, and ``grouped`` adds the reports to the per-(question, option) tallies, creating a
-#   row that is missing (``created``: the caller then has the tallies recounted, see
-#   ``services``).
+#   option, ``declined`` on each grouping question answered "Prefer not to say", and
+#   ``grouped`` adds the reports to the per-(question, option) tallies (a declined answer is
+#   in none), creating a row that is missing (``created``: the caller then has the tallies
+#   recounted, see ``services``).
 # - the final INSERT counts the response and its reports in the survey's tally shard
 #   ``shard`` (``models.TallyShard``), creating it if missing. It runs only when the submission
 #   was inserted and returns a row only then, so "no row" means "nothing stored or counted".
+#   A submission may answer no yes/no question at all (all optional): it still counts.
 #   Under concurrent submissions each tally row is updated from its latest version, as
 #   ``x = x + 1`` is; the shard, chosen at random per submission, spreads them over several
 #   rows, so they rarely wait for one another's lock.
@@ -83,21 +86,31 @@ WITH survey AS (
     SELECT v.id FROM {survey} AS v
     WHERE v.slug = %(slug)s AND v.status = %(open)s
         AND (%(fingerprint)s IS NULL OR v.design_fingerprint = %(fingerprint)s)
-        AND ARRAY(SELECT q.id FROM {question} AS q WHERE q.survey_id = v.id ORDER BY q.id)
-            = %(questions)s
-        AND ARRAY(SELECT g.id FROM {grouping} AS g WHERE g.survey_id = v.id ORDER BY g.id)
-            = %(groupings)s
         AND (
-            SELECT count(*) FROM {option} AS o
+            SELECT count(*) FILTER (WHERE q.id = ANY(%(questions)s)) = cardinality(%(questions)s)
+                AND NOT COALESCE(bool_or(q.required AND q.id <> ALL(%(questions)s)), false)
+            FROM {question} AS q WHERE q.survey_id = v.id
+        )
+        AND NOT EXISTS (
+            SELECT FROM {grouping} AS g
+            WHERE g.survey_id = v.id AND g.required AND g.id <> ALL(%(groupings)s)
+        )
+        AND (
+            SELECT count(*) FROM {grouping} AS g
             JOIN unnest(%(groupings)s, %(options)s) AS c (grouping_id, option_id)
-                ON o.id = c.option_id AND o.grouping_question_id = c.grouping_id
+                ON g.id = c.grouping_id AND g.survey_id = v.id
+            WHERE c.option_id IS NULL OR EXISTS (
+                SELECT FROM {option} AS o
+                WHERE o.id = c.option_id AND o.grouping_question_id = g.id
+            )
         ) = cardinality(%(groupings)s)
 ), a AS (
     SELECT question_id, 'q' || question_id AS key, bit
     FROM unnest(%(questions)s, %(bits)s) AS a (question_id, bit)
 ), s AS (
     INSERT INTO {submission} (survey_id, submission_id, received_on, reports)
-    SELECT survey.id, %(submission)s, %(received_on)s, (SELECT jsonb_object_agg(key, bit) FROM a)
+    SELECT survey.id, %(submission)s, %(received_on)s,
+        COALESCE((SELECT jsonb_object_agg(key, bit) FROM a), '{{}}')
     FROM survey
     ON CONFLICT (survey_id, submission_id) DO NOTHING
     RETURNING id, survey_id
@@ -105,24 +118,30 @@ WITH survey AS (
     INSERT INTO {answer} (submission_id, grouping_question_id, option_id)
     SELECT s.id, c.grouping_id, c.option_id
     FROM s, unnest(%(groupings)s, %(options)s) AS c (grouping_id, option_id)
-    RETURNING option_id
+    RETURNING grouping_question_id, option_id
 ), counted AS (
     UPDATE {option} AS o SET respondent_count = o.respondent_count + 1
     FROM chosen WHERE o.id = chosen.option_id
     RETURNING o.id
+), declined AS (
+    UPDATE {grouping} AS g SET declined_count = g.declined_count + 1
+    FROM chosen WHERE g.id = chosen.grouping_question_id AND chosen.option_id IS NULL
+    RETURNING g.id
 ), grouped AS (
     INSERT INTO {group_tally} AS t (question_id, option_id, report_count, yes_count)
-    SELECT a.question_id, chosen.option_id, 1, a.bit::int FROM a, chosen
+    SELECT a.question_id, chosen.option_id, 1, a.bit::int
+    FROM a, chosen WHERE chosen.option_id IS NOT NULL
     ON CONFLICT (question_id, option_id) DO UPDATE
         SET report_count = t.report_count + 1, yes_count = t.yes_count + excluded.yes_count
     RETURNING xmax = 0 AS created
 )
 INSERT INTO {tally} AS t (survey_id, shard, responses, reports)
-SELECT s.survey_id, %(shard)s, 1, jsonb_object_agg(a.key, jsonb_build_array(1, a.bit::int))
-FROM s, a GROUP BY s.survey_id
+SELECT s.survey_id, %(shard)s, 1,
+    COALESCE((SELECT jsonb_object_agg(a.key, jsonb_build_array(1, a.bit::int)) FROM a), '{{}}')
+FROM s
 ON CONFLICT (survey_id, shard) DO UPDATE
 SET responses = t.responses + 1,
-    reports = t.reports || (
+    reports = t.reports || COALESCE((
         SELECT jsonb_object_agg(
             a.key,
             jsonb_build_array(
@@ -131,7 +150,7 @@ SET responses = t.responses + 1,
             )
         )
         FROM a
-    )
+    ), '{{}}')
 RETURNING t.survey_id, (SELECT count(*) FROM grouped WHERE created)
 """.format(**_TABLES)
 # Named after its text: a server session that a pooler shares between app versions during a
@@ -180,9 +199,10 @@ def submission_insert(
     """Store a submission to the survey at ``slug`` if the survey takes it as it is.
 
     ``answers`` maps question id to the randomized bit, ``groups`` grouping question id to the
-    chosen option id. None: nothing stored, because this id was stored before (a replay) or the
-    survey does not take these answers (no such survey, not open, other questions, another
-    design). ``shard`` is the tally shard to count it in.
+    chosen option id (None: "Prefer not to say"); optional questions left out are absent.
+    None: nothing stored, because this id was stored before (a replay) or the survey does not
+    take these answers (no such survey, not open, other questions, another design).
+    ``shard`` is the tally shard to count it in.
     """
     if connection.vendor == "sqlite":
         return _sqlite_insert(
@@ -203,7 +223,9 @@ def submission_insert(
         "questions": _array(str(question) for question in questions),
         "bits": _array("t" if answers[question] else "f" for question in questions),
         "groupings": _array(str(grouping) for grouping in groupings),
-        "options": _array(str(groups[grouping]) for grouping in groupings),
+        "options": _array(
+            "NULL" if groups[grouping] is None else str(groups[grouping]) for grouping in groupings
+        ),
         "fingerprint": design_fingerprint,
         "shard": shard,
     }
@@ -263,34 +285,44 @@ def _marks(count):
 def _sqlite_insert(*, slug, submission_uuid, received_on, answers, groups, design_fingerprint):
     questions = sorted(answers)
     t = _TABLES
+    groupings = sorted(groups)
+    chosen = {gid: oid for gid, oid in groups.items() if oid is not None}
+    declined = [gid for gid, oid in groups.items() if oid is None]
+    # Every answered question is the survey's, and no required one is left out; the same for
+    # the grouping questions. (An empty IN () list is valid SQLite.)
     check = (
         f"SELECT v.id FROM {t['survey']} AS v"
         " WHERE v.slug = %s AND v.status = %s"
         " AND (%s IS NULL OR v.design_fingerprint = %s)"
-        f" AND (SELECT count(*) FROM {t['question']} WHERE survey_id = v.id) = %s"
         f" AND (SELECT count(*) FROM {t['question']} WHERE survey_id = v.id"
         f" AND id IN ({_marks(len(questions))})) = %s"
-        f" AND (SELECT count(*) FROM {t['grouping']} WHERE survey_id = v.id) = %s"
+        f" AND NOT EXISTS (SELECT 1 FROM {t['question']} WHERE survey_id = v.id AND required"
+        f" AND id NOT IN ({_marks(len(questions))}))"
+        f" AND (SELECT count(*) FROM {t['grouping']} WHERE survey_id = v.id"
+        f" AND id IN ({_marks(len(groupings))})) = %s"
+        f" AND NOT EXISTS (SELECT 1 FROM {t['grouping']} WHERE survey_id = v.id AND required"
+        f" AND id NOT IN ({_marks(len(groupings))}))"
     )
     params = [
         slug,
         Survey.Status.OPEN.value,
         design_fingerprint,
         design_fingerprint,
-        len(questions),
         *questions,
         len(questions),
-        len(groups),
+        *questions,
+        *groupings,
+        len(groupings),
+        *groupings,
     ]
-    if groups:
-        # Each chosen option is one of its grouping question's, and these are the survey's.
-        pairs = ", ".join(["(%s, %s)"] * len(groups))
+    if chosen:
+        # Each chosen option is one of its grouping question's ("Prefer not to say" has none).
+        pairs = ", ".join(["(%s, %s)"] * len(chosen))
         check += (
             f" AND (SELECT count(*) FROM {t['option']} AS o"
-            f" JOIN {t['grouping']} AS g ON g.id = o.grouping_question_id AND g.survey_id = v.id"
             f" WHERE (o.grouping_question_id, o.id) IN (VALUES {pairs})) = %s"
         )
-        params += [value for pair in groups.items() for value in pair] + [len(groups)]
+        params += [value for pair in chosen.items() for value in pair] + [len(chosen)]
     keys = [f"q{question}" for question in questions]
     yes = [question for question in questions if answers[question]]
     with transaction.atomic(), connection.cursor() as cursor:
@@ -316,17 +348,25 @@ def _sqlite_insert(*, slug, submission_uuid, received_on, answers, groups, desig
         submission_pk = row[0]
         incomplete = False
         if groups:
-            options = list(groups.values())
             cursor.execute(
                 f"INSERT INTO {t['answer']} (submission_id, grouping_question_id, option_id)"
                 f" VALUES {', '.join(['(%s, %s, %s)'] * len(groups))}",
                 [value for gid, oid in groups.items() for value in (submission_pk, gid, oid)],
             )
+        if declined:
+            cursor.execute(
+                f"UPDATE {t['grouping']} SET declined_count = declined_count + 1"
+                f" WHERE id IN ({_marks(len(declined))})",
+                declined,
+            )
+        options = list(chosen.values())
+        if options:
             cursor.execute(
                 f"UPDATE {t['option']} SET respondent_count = respondent_count + 1"
                 f" WHERE id IN ({_marks(len(options))})",
                 options,
             )
+        if options and questions:
             cursor.execute(
                 f"UPDATE {t['group_tally']} SET report_count = report_count + 1,"
                 f" yes_count = yes_count + (question_id IN ({_marks(len(yes)) or '-1'}))"
@@ -335,8 +375,8 @@ def _sqlite_insert(*, slug, submission_uuid, received_on, answers, groups, desig
                 [*yes, *options, *questions],
             )
             incomplete = cursor.rowcount != len(options) * len(questions)
-        counts = ", ".join(
-            f"'$.{key}', json_array("
+        counts = "".join(
+            f", '$.{key}', json_array("
             f"coalesce(json_extract(reports, '$.{key}[0]'), 0) + 1, "
             f"coalesce(json_extract(reports, '$.{key}[1]'), 0) + %s)"
             for key in keys
@@ -345,7 +385,7 @@ def _sqlite_insert(*, slug, submission_uuid, received_on, answers, groups, desig
         cursor.execute(
             f"INSERT INTO {t['tally']} (survey_id, shard, responses, reports)"
             " VALUES (%s, 0, 1, %s) ON CONFLICT (survey_id, shard) DO UPDATE"
-            f" SET responses = responses + 1, reports = json_set(reports, {counts})",
+            f" SET responses = responses + 1, reports = json_set(reports{counts})",
             [
                 survey_id,
                 json.dumps(

@@ -297,7 +297,11 @@ def question_add(request, survey):
     form = QuestionAddForm(request.POST)
     if form.is_valid():
         try:
-            added = services.questions_add(survey=survey, texts=form.cleaned_data["text"])
+            added = services.questions_add(
+                survey=survey,
+                texts=form.cleaned_data["text"],
+                required=form.cleaned_data["required"],
+            )
         except ValidationError as exc:
             _apply_service_errors(form, exc)
         except services.SurveyConflict as exc:
@@ -320,13 +324,17 @@ def question_edit(request, survey, qid):
     question = _question(survey, qid)
     context = {"survey": survey, "question": question, "frozen_reason": FROZEN_REASON}
     if request.method != "POST":
-        form = QuestionForm(initial={"text": question.text})
+        form = QuestionForm(initial=QuestionForm.initial_for(question))
         return render(request, "surveys/question_edit.html", {**context, "form": form})
     form = QuestionForm(request.POST)
     status = 400
     if form.is_valid():
         try:
-            services.question_update(question=question, text=form.cleaned_data["text"])
+            services.question_update(
+                question=question,
+                text=form.cleaned_data["text"],
+                required=form.cleaned_data["required"],
+            )
         except ValidationError as exc:
             _apply_service_errors(form, exc)
         except services.SurveyConflict as exc:

@@ -212,6 +212,23 @@ export function reportsFor({ design, truths, memo, randomSource }) {
 }
 
 /**
+ * Only the questions that have an answer: `entries` is `[[questionId, value], ...]` with
+ * value null for a question left blank; returns `{questionId: convert(value)}` without those.
+ *
+ * A skipped (optional) question must leave no trace in what is sent or kept: no key, no
+ * placeholder, and, since `reportsFor` draws only for the keys it is given, no coin draw.
+ */
+export function answeredOnly(entries, convert = (value) => value) {
+  const answered = {};
+  for (const [questionId, value] of entries) {
+    if (value !== null && value !== undefined) {
+      answered[String(questionId)] = convert(value);
+    }
+  }
+  return answered;
+}
+
+/**
  * A random (version 4) UUID built from `randomSource`.
  *
  * `crypto.randomUUID` exists only in secure contexts and recent browsers; a survey served

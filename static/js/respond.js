@@ -2,7 +2,7 @@
 // reports with coins.js, and send only those. The coin math lives in coins.js (tested with
 // node --test); this file is the page glue.
 
-import { reportsFor } from "./coins.js";
+import { answeredOnly, reportsFor } from "./coins.js";
 import { forgetSurvey, loadMemo, storeMemo } from "./memory.js";
 
 // Every string this script shows, in one place, translated by Django's JavaScript catalog
@@ -14,6 +14,9 @@ const interpolate =
   ((format, values) => format.replace(/%\((\w+)\)s/g, (_match, name) => String(values[name])));
 const STRINGS = {
   summary: gettext("Please answer every question before sending:"),
+  summaryRequired: gettext("Please answer the required questions before sending:"),
+  skipped: gettext("Skipped: nothing sent"),
+  preferNotToSay: gettext("Prefer not to say"),
   unansweredItem: gettext("Question %(number)s has no answer yet"),
   chooseOne: gettext("Choose Yes or No."),
   sending: gettext("Flipping the coins and sending…"),
@@ -29,6 +32,9 @@ const STRINGS = {
   ),
   preview: gettext(
     "Preview: every question is answered. In the live survey the randomized answers would be sent now; here nothing was sent or stored.",
+  ),
+  previewOptional: gettext(
+    "Preview: every required question is answered. In the live survey the randomized answers would be sent now, with nothing for the questions left blank; here nothing was sent or stored.",
   ),
   yes: gettext("Yes"),
   no: gettext("No"),
@@ -49,6 +55,9 @@ function browserStorage() {
   }
 }
 
+// What a grouping question answered "Prefer not to say" sends (surveys.models.PREFER_NOT_TO_SAY).
+const PREFER_NOT_TO_SAY = "prefer_not_to_say";
+
 function setupPage(definition) {
   const { survey, preview } = definition;
   const design = { p_truth: survey.p_truth, p_forced_yes: survey.p_forced_yes };
@@ -64,6 +73,8 @@ function setupPage(definition) {
     id: String(question.id),
     text: question.text,
     number: index + 1,
+    // Absent in an older definition: every question was required then.
+    required: question.required !== false,
     fieldset: document.getElementById(`q-${question.id}`),
     error: document.getElementById(`q-${question.id}-error`),
   }));
@@ -73,13 +84,18 @@ function setupPage(definition) {
     id: String(question.id),
     key: `g-${question.id}`,
     text: question.text,
-    labels: Object.fromEntries(question.options.map((option) => [option.id, option.label])),
+    required: question.required !== false,
+    labels: {
+      ...Object.fromEntries(question.options.map((option) => [option.id, option.label])),
+      [PREFER_NOT_TO_SAY]: STRINGS.preferNotToSay,
+    },
     anchor: `g-${question.id}-o${question.options[0]?.id}`,
     summary: interpolate(STRINGS.unansweredGroup, { number: index + 1 }, true),
     choose: STRINGS.chooseOption,
     fieldset: document.getElementById(`g-${question.id}`),
     error: document.getElementById(`g-${question.id}-error`),
   }));
+  const allRequired = [...questions, ...groupingQuestions].every((question) => question.required);
   const button = document.getElementById("respond-submit");
   const errors = document.getElementById("respond-errors");
   const status = document.getElementById("respond-status");
@@ -121,7 +137,7 @@ function setupPage(definition) {
     }
     const heading = document.createElement("p");
     heading.className = "error-summary__title";
-    heading.textContent = STRINGS.summary;
+    heading.textContent = allRequired ? STRINGS.summary : STRINGS.summaryRequired;
     const list = document.createElement("ul");
     for (const question of unanswered) {
       const item = document.createElement("li");
@@ -156,7 +172,11 @@ function setupPage(definition) {
       term.textContent = `${question.number}. ${question.text}`;
       term.lang = surveyLanguage;
       const value = document.createElement("dd");
-      value.textContent = answers[question.id] ? STRINGS.yes : STRINGS.no;
+      if (question.id in answers) {
+        value.textContent = answers[question.id] ? STRINGS.yes : STRINGS.no;
+      } else {
+        value.textContent = STRINGS.skipped;
+      }
       sentList.append(term, value);
     }
     for (const question of groupingQuestions) {
@@ -164,8 +184,12 @@ function setupPage(definition) {
       term.textContent = question.text;
       term.lang = surveyLanguage;
       const value = document.createElement("dd");
-      const label = question.labels[groups[question.id]] ?? "";
-      value.textContent = interpolate(STRINGS.asGiven, { label }, true);
+      if (question.id in groups) {
+        const label = question.labels[groups[question.id]] ?? "";
+        value.textContent = interpolate(STRINGS.asGiven, { label }, true);
+      } else {
+        value.textContent = STRINGS.skipped;
+      }
       sentList.append(term, value);
     }
     // The true answers have done their job: do not leave them on screen or in the page.
@@ -248,25 +272,18 @@ function setupPage(definition) {
   }
 
   function onSubmit() {
-    const truths = {};
-    const unanswered = [];
-    for (const question of questions) {
-      const value = checkedValue(question);
-      if (value === null) {
-        unanswered.push(question);
-      } else {
-        truths[question.id] = value === "yes";
-      }
-    }
-    const groups = {};
-    for (const question of groupingQuestions) {
-      const value = checkedValue(question);
-      if (value === null) {
-        unanswered.push(question);
-      } else {
-        groups[question.id] = value;
-      }
-    }
+    // A skipped optional question gets no key at all: nothing about it is sent or drawn.
+    const truths = answeredOnly(
+      questions.map((question) => [question.id, checkedValue(question)]),
+      (value) => value === "yes",
+    );
+    const groups = answeredOnly(
+      groupingQuestions.map((question) => [question.id, checkedValue(question)]),
+      (value) => value,
+    );
+    const unanswered = [...questions, ...groupingQuestions].filter(
+      (question) => question.required && checkedValue(question) === null,
+    );
     setStatus("", "");
     showErrors(unanswered);
     if (unanswered.length > 0) {
@@ -275,7 +292,7 @@ function setupPage(definition) {
       return;
     }
     if (preview) {
-      setStatus(STRINGS.preview, "info");
+      setStatus(allRequired ? STRINGS.preview : STRINGS.previewOptional, "info");
       return;
     }
     if (!globalThis.crypto?.getRandomValues) {
@@ -289,6 +306,14 @@ function setupPage(definition) {
     send(drawn.answers, groups);
   }
 
+  // "Clear answer" on an optional question: back to no answer, so that nothing is sent for it.
+  for (const clear of questionsSection.querySelectorAll("button[data-clear]")) {
+    clear.addEventListener("click", () => {
+      for (const input of document.querySelectorAll(`input[name="${clear.dataset.clear}"]`)) {
+        input.checked = false;
+      }
+    });
+  }
   for (const question of [...questions, ...groupingQuestions]) {
     question.fieldset.addEventListener("change", () => {
       clearQuestionError(question);

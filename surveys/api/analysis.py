@@ -93,6 +93,10 @@ class RegressionSerializer(serializers.Serializer):
     message = serializers.CharField(help_text="Empty when fitted; otherwise what went wrong.")
     detail = serializers.CharField(help_text="The fitting library's own explanation, if any.")
     n = serializers.IntegerField(help_text="Reports used.")
+    left_out = serializers.IntegerField(
+        help_text="Reports of the question left out because a grouping answer is missing "
+        '(skipped, or "Prefer not to say"): missing, never a level of its own.'
+    )
     min_n = serializers.IntegerField()
     confidence = serializers.FloatField()
     p_truth = serializers.FloatField(source="design.p_truth")

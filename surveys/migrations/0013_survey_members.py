@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("surveys", "0010_tallies_in_shards"),
+        ("surveys", "0012_optional_answers"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

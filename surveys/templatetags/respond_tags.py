@@ -13,6 +13,7 @@ from django.utils.html import json_script
 
 from .. import selectors
 from ..api.serializers import PublicSurveySerializer
+from ..models import PREFER_NOT_TO_SAY
 
 register = template.Library()
 
@@ -32,6 +33,18 @@ def respond_definition(survey, preview=False):
         "preview": bool(preview),
     }
     return json_script(payload, DEFINITION_ELEMENT_ID)
+
+
+@register.simple_tag
+def optional_count(questions):
+    """How many of ``questions`` a respondent may skip."""
+    return sum(not question.required for question in questions)
+
+
+@register.simple_tag
+def prefer_not_to_say_value():
+    """What the page sends for a grouping question answered "Prefer not to say"."""
+    return PREFER_NOT_TO_SAY
 
 
 @dataclass(frozen=True)

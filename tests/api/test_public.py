@@ -83,7 +83,8 @@ MALFORMED = {
     "submission id not a uuid": (lambda b, ids: {**b, "submission_id": "abc"}, "submission_id"),
     "submission id a number": (lambda b, ids: {**b, "submission_id": 12.5}, "submission_id"),
     "no answers": (lambda b, ids: _without(b, "answers"), "answers"),
-    "answers empty": (lambda b, ids: {**b, "answers": {}}, "answers"),
+    # Both questions are required: the first one left out is named.
+    "answers empty": (lambda b, ids: {**b, "answers": {}}, lambda ids: f"answers.{ids[0]}"),
     "answers a list": (lambda b, ids: {**b, "answers": [True, False]}, "answers"),
     "answer a string": (
         lambda b, ids: {**b, "answers": {str(ids[0]): "yes", str(ids[1]): True}},
@@ -97,7 +98,10 @@ MALFORMED = {
         lambda b, ids: {**b, "answers": {str(ids[0]): None, str(ids[1]): True}},
         "answers",
     ),
-    "a question missing": (lambda b, ids: {**b, "answers": {str(ids[0]): True}}, "answers"),
+    "a required question missing": (
+        lambda b, ids: {**b, "answers": {str(ids[0]): True}},
+        lambda ids: f"answers.{ids[1]}",
+    ),
     "a foreign question": (
         lambda b, ids: {**b, "answers": {**b["answers"], "999999": True}},
         "answers",
@@ -120,6 +124,7 @@ def test_malformed_submission_is_400_naming_the_field_and_stores_nothing(
 ):
     ids = list(open_survey.questions.values_list("id", flat=True))
     make, field = MALFORMED[case]
+    field = field(ids) if callable(field) else field
     response = respondent.post(
         f"/api/v1/public/surveys/{open_survey.slug}/responses/", make(_valid(open_survey), ids)
     )

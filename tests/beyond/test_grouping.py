@@ -6,7 +6,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from surveys import grouping, services
-from surveys.models import GroupAnswer, GroupingOption, GroupTally, Submission
+from surveys.models import GroupAnswer, GroupingOption, GroupingQuestion, GroupTally, Submission
 
 from .conftest import DEPARTMENTS
 
@@ -144,8 +144,8 @@ def test_a_replayed_submission_is_counted_once(grouped_survey, options, submit_g
 @pytest.mark.parametrize(
     ("groups", "fragment"),
     [
-        (None, "missing"),
-        ({}, "missing"),
+        (None, "required"),
+        ({}, "required"),
         ("Sales", "Must be an object"),
         ({"999999": "1"}, "not a grouping question id"),
         ({"abc": "1"}, "not a grouping question id"),
@@ -153,6 +153,10 @@ def test_a_replayed_submission_is_counted_once(grouped_survey, options, submit_g
 )
 def test_a_submission_without_a_valid_group_stores_nothing(grouped_survey, groups, fragment):
     question_ids = list(grouped_survey.questions.values_list("id", flat=True))
+    # Optional by default; a required one must be answered (an option, or prefer not to say).
+    gq = grouped_survey.grouping_questions.get()
+    GroupingQuestion.objects.filter(pk=gq.pk).update(required=True)
+    field = f"groups.{gq.pk}" if fragment == "required" else "groups"
     with pytest.raises(ValidationError) as error:
         services.submission_record(
             survey=grouped_survey,
@@ -160,8 +164,8 @@ def test_a_submission_without_a_valid_group_stores_nothing(grouped_survey, group
             answers=dict.fromkeys(question_ids, True),
             groups=groups,
         )
-    assert set(error.value.message_dict) == {"groups"}
-    assert fragment in error.value.message_dict["groups"][0]
+    assert set(error.value.message_dict) == {field}
+    assert fragment in error.value.message_dict[field][0]
     assert not Submission.objects.exists()
     assert not GroupTally.objects.filter(report_count__gt=0).exists()
 

@@ -9,6 +9,7 @@ import pytest
 from django.urls import reverse
 
 from surveys import grouping
+from surveys.models import GroupingQuestion
 from tests.surveys.test_pages import markup
 
 pytestmark = pytest.mark.django_db
@@ -118,10 +119,12 @@ def test_the_public_definition_lists_grouping_questions_with_their_options(
     assert [o["label"] for o in gq["options"]] == ["Sales", "Research", "Support"]
 
 
-def test_a_submission_without_groups_is_a_400_naming_groups(grouped_survey, submit):
+def test_a_submission_without_a_required_group_is_a_400_naming_it(grouped_survey, submit):
+    gq = grouped_survey.grouping_questions.get()
+    GroupingQuestion.objects.filter(pk=gq.pk).update(required=True)
     response = submit(grouped_survey, [True, False])
     assert response.status_code == 400
-    assert list(response.json()["errors"]) == ["groups"]
+    assert list(response.json()["errors"]) == [f"groups.{gq.pk}"]
 
 
 @pytest.mark.parametrize("groups", [["1"], {"1": True}, {"1": ["2"]}, "x"])

@@ -31,7 +31,7 @@ def survey(owner):
         min_n=5,
     )
     gq = grouping.grouping_question_add(
-        survey=survey, text="Which department do you work in?", options=DEPARTMENTS
+        survey=survey, text="Which department do you work in?", options=DEPARTMENTS, required=True
     )
     survey = services.survey_open(survey=survey)
     sales, research, _support = gq.options.all()

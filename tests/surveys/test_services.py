@@ -82,7 +82,8 @@ class TestSubmissionRecord:
         ("mangle", "field"),
         [
             (lambda ids: {"submission_id": "not-a-uuid"}, "submission_id"),
-            (lambda ids: {"answers": {str(ids[0]): True}}, "answers"),  # one missing
+            # a required one missing: named by its id
+            (lambda ids: {"answers": {str(ids[0]): True}}, lambda ids: f"answers.{ids[1]}"),
             (lambda ids: {"answers": {str(ids[0]): True, str(ids[1]): "yes"}}, "answers"),
             (lambda ids: {"answers": {str(ids[0]): True, str(ids[1]): 1}}, "answers"),
             (lambda ids: {"answers": {str(ids[0]): True, "999999": True}}, "answers"),
@@ -96,6 +97,7 @@ class TestSubmissionRecord:
             "answers": {str(ids[0]): True, str(ids[1]): False},
         }
         kwargs.update(mangle(ids))
+        field = field(ids) if callable(field) else field
         with pytest.raises(ValidationError) as excinfo:
             services.submission_record(survey=open_survey, **kwargs)
         assert field in excinfo.value.message_dict

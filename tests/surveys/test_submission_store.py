@@ -67,13 +67,13 @@ def test_one_statement_insert_is_idempotent(frozen_survey):
 @pytest.mark.parametrize(
     "case",
     [
-        "fewer answers",
+        "a required question unanswered",
         "an unknown question",
         "another survey's question",
         "no such slug",
         "draft",
         "closed",
-        "grouping questions unanswered",
+        "a required grouping question unanswered",
         "another design",
     ],
 )
@@ -175,7 +175,9 @@ def test_a_first_response_is_one_statement(open_survey, respondent):
 @pytest.fixture
 def grouped(make_survey):
     survey = make_survey(status="draft")
-    gq = grouping.grouping_question_add(survey=survey, text="Team?", options=["Red", "Blue"])
+    gq = grouping.grouping_question_add(
+        survey=survey, text="Team?", options=["Red", "Blue"], required=True
+    )
     survey = services.survey_open(survey=survey)
     return survey, gq, list(gq.options.values_list("id", flat=True))
 
@@ -246,7 +248,8 @@ def test_a_bad_grouping_answer_stores_nothing_and_names_the_field(grouped, respo
         f"/api/v1/public/surveys/{survey.slug}/responses/", body, format="json"
     )
     assert response.status_code == 400
-    assert "groups" in response.json()["errors"]
+    field = f"groups.{gq.pk}" if case == "no answer" else "groups"
+    assert field in response.json()["errors"]
     assert stored_state(survey) == (0, 0, [(0, 0), (0, 0)], 0)
     assert group_state(survey)[0] == []
 
