@@ -162,7 +162,9 @@ def assert_matches_the_api_and_the_page(results, *, api, page):
         for field in ("n", "yes", "estimate", "clamped", "std_error", "ci_low", "ci_high"):
             assert getattr(mine, field) == row[field], (row["column"], field)
         # The results page's row with the same label shows the same numbers.
-        shown = re.search(rf'<th scope="row">{row["column"]}</th>(.*?)</tr>', page, re.S).group(1)
+        shown = re.search(
+            rf'<th scope="row"[^>]*>{row["column"]}</th>(.*?)</tr>', page, re.S
+        ).group(1)
         assert f">{grouped(mine.n)}</td>" in shown
         assert f">{grouped(mine.yes)}</td>" in shown
         assert f"{pct(mine.ci_low)} – {pct(mine.ci_high)}" in shown
