@@ -7,6 +7,7 @@ from django.http import StreamingHttpResponse
 from django.utils import timezone
 
 from . import __version__
+from .languages import survey_languages
 from .models import question_key
 from .selectors import SurveyEstimates, survey_report_rows
 
@@ -66,6 +67,7 @@ def estimate_csv_rows(estimates: SurveyEstimates) -> Iterator[list]:
         ("ci_method", estimates.method),
         ("confidence", estimates.confidence),
         ("minimum_n", survey.min_n),
+        ("languages_offered", " ".join(survey_languages(survey=survey))),
         ("software", f"rrsurvey {__version__}"),
         ("generated_at", estimates.generated_at.isoformat(timespec="seconds")),
     ]
