@@ -34,6 +34,10 @@ def _clean_text(field, value, *, max_length, where=""):
     if not isinstance(value, str):
         message = _("Must be text, got %(v)r.") % {"v": value}
         raise ValidationError({field: [f"{where}{message}"]})
+    if "\x00" in value or any("\ud800" <= char <= "\udfff" for char in value):
+        # Neither can be stored (PostgreSQL refuses NUL in text and JSON) nor shown.
+        message = _("Null characters and lone surrogates are not allowed.")
+        raise ValidationError({field: [f"{where}{message}"]})
     value = value.strip()
     if len(value) > max_length:
         message = _("At most %(max)d characters, got %(n)d.") % {"max": max_length, "n": len(value)}
