@@ -161,18 +161,20 @@ def fingerprint_translations(*, survey, questions, grouping) -> dict:
     return result
 
 
-def localize(*, survey, language) -> Survey:
-    """Put ``survey``'s texts (as loaded by ``survey_with_texts``) in ``language`` in place, if
-    it is offered there; else they stay in the default language.
+def localize(*, survey, preferences: Iterable[str]) -> Survey:
+    """Put ``survey``'s texts (as loaded by ``survey_with_texts``) in place in the first of
+    ``preferences`` (language codes, most wanted first) it is offered in, else leave them in
+    its own language.
 
-    For display only, never saved: the copy then says ``language`` (what its texts are in),
-    ``default_language`` and ``languages`` (offered, default first).
+    For display only, never saved: the survey then says ``language`` (what its texts are in
+    now), ``default_language`` and ``languages`` (offered, its own first).
     """
     texts = _texts_of(survey)
     offered = offered_languages(survey=survey, texts=texts)
+    language = next((code for code in preferences if code in offered), survey.language)
     survey.default_language = survey.language
     survey.languages = offered
-    if language in offered and language != survey.language:
+    if language != survey.language:
         for text in texts:
             setattr(text.obj, text.field, text.translated(language))
         survey.language = language
@@ -201,12 +203,9 @@ def language_preferences(request) -> list[str]:
 
 
 def survey_for_respondent(*, survey, preferences: Iterable[str]) -> Survey:
-    """``survey`` in the first of ``preferences`` it is offered in, else in its own language
-    (a fresh, prefetched copy: see ``localize``)."""
-    loaded = survey_with_texts(survey=survey)
-    offered = offered_languages(survey=loaded, texts=_texts_of(loaded))
-    language = next((code for code in preferences if code in offered), loaded.language)
-    return localize(survey=loaded, language=language)
+    """``survey`` in the first of ``preferences`` it is offered in, else in its own language:
+    a fresh copy with its questions and grouping questions, for display only (``localize``)."""
+    return localize(survey=survey_with_texts(survey=survey), preferences=preferences)
 
 
 def ensure_default_language_change(*, survey, language) -> None:

@@ -91,6 +91,11 @@ def clean_translations(value, *, fields, default_language, field="translations",
     return cleaned
 
 
+def _ensure_not_frozen(survey):
+    if survey.is_frozen:
+        raise services.SurveyFrozen(str(services.FROZEN_MESSAGE))
+
+
 def _changed(obj, translations) -> bool:
     return (obj.translations or {}) != translations
 
@@ -124,7 +129,7 @@ def survey_translations_save(*, survey, texts: Mapping) -> Survey:
         if value == text.translated(language):
             continue
         if text.frozen_with_questions:
-            services._ensure_not_frozen(survey)
+            _ensure_not_frozen(survey)
         obj, current = changed.get(id(text.obj), (text.obj, _copy(text.obj.translations)))
         entry = current.setdefault(language, {})
         if value:
@@ -163,7 +168,7 @@ def _set_question_translations(*, survey, question_translations):
             question.translations = cleaned
             updated.append(question)
     if updated:
-        services._ensure_not_frozen(survey)
+        _ensure_not_frozen(survey)
         Question.objects.bulk_update(updated, ["translations"])
 
 
