@@ -356,3 +356,13 @@ def test_duplicating_copies_every_translation(grouped_draft):
         (text.kind, text.translated("ko"), text.translated("zh-hans")) for text in copied.texts
     ] == [(text.kind, text.translated("ko"), text.translated("zh-hans")) for text in original.texts]
     assert copy.slug != grouped_draft.slug
+
+
+def test_the_preview_shows_an_offered_language_on_request(owner_client, make_translated_survey):
+    survey = make_translated_survey(into=("ko",), status=Survey.Status.DRAFT)
+    url = reverse("surveys:preview", args=[survey.pk])
+    korean = owner_client.get(url, {"lang": "ko"}).content.decode()
+    assert f'<h1 lang="ko">{survey.title} [ko]</h1>' in korean
+    assert "Preview" in korean  # the researcher's own interface language stays
+    english = owner_client.get(url, {"lang": "zh-hans"}).content.decode()  # not offered
+    assert f'<h1 lang="en">{survey.title}</h1>' in english
