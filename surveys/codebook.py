@@ -31,6 +31,7 @@ from dpengine import ForcedResponse
 from . import __version__
 from .analysis import survey_grouping_questions
 from .columns import grouping_column, question_column
+from .languages import survey_languages
 from .models import GroupingQuestion, Question, Survey
 from .selectors import survey_design
 
@@ -107,6 +108,8 @@ def codebook_rows(codebook: Codebook, *, label=str) -> Iterator[list]:
     yield fact("title", survey.title)
     yield fact("slug", survey.slug)
     yield fact("language", survey.language)
+    # Only in aggregate: the languages the survey was offered in, never a respondent's.
+    yield fact("languages_offered", " ".join(survey_languages(survey=survey)))
     yield fact("design", "forced response")
     yield fact("epsilon_per_answer", design.epsilon)
     yield fact("total_epsilon", codebook.total_epsilon)

@@ -124,7 +124,12 @@ class SurveyForm(PageForm):
         help_text=_("Who runs the survey, what it is for, how long it takes."),
     )
     language = forms.ChoiceField(
-        label=_("Language of the respondent page"), choices=settings.LANGUAGES
+        label=_("Language of the respondent page"),
+        choices=settings.LANGUAGES,
+        help_text=_(
+            "The language the survey is written in. On the Translations page you can add the "
+            "other languages; respondents then see the survey in theirs."
+        ),
     )
     preset = forms.ChoiceField(
         label=_("Choose a design"), widget=forms.RadioSelect, choices=preset_choices

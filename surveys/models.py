@@ -50,26 +50,29 @@ def question_key(question_id) -> str:
     return f"q{question_id}"
 
 
-def design_fingerprint_of(*, p_truth, p_forced_yes, questions, grouping) -> str:
+def design_fingerprint_of(*, p_truth, p_forced_yes, questions, grouping, translations=None) -> str:
     """A short digest of everything a respondent's page randomizes with and asks.
 
     ``questions`` is ``[(id, text), ...]`` and ``grouping`` is
     ``[(id, text, [(option id, label), ...]), ...]``, both in display order. Browsers key their
     memoised coin draws by it, and the submission body carries it back, so a page or a stored
-    draw from another design can never be decoded with this one's coins.
+    draw from another design can never be decoded with this one's coins. ``translations`` is
+    ``{language: every text of the survey in it}`` for the languages the survey is offered in
+    besides its own (``surveys/languages.py``): a changed translation is a changed question.
+    Left out when empty, so an untranslated survey keeps the fingerprint it always had.
     """
-    canonical = json.dumps(
-        {
-            "coins": [repr(float(p_truth)), repr(float(p_forced_yes))],
-            "questions": [[int(qid), text] for qid, text in questions],
-            "grouping": [
-                [int(gid), text, [[int(oid), label] for oid, label in options]]
-                for gid, text, options in grouping
-            ],
-        },
-        ensure_ascii=False,
-        separators=(",", ":"),
-    )
+    design = {
+        "coins": [repr(float(p_truth)), repr(float(p_forced_yes))],
+        "questions": [[int(qid), text] for qid, text in questions],
+        "grouping": [
+            [int(gid), text, [[int(oid), label] for oid, label in options]]
+            for gid, text, options in grouping
+        ],
+    }
+    if translations:
+        # Sorted here, not with sort_keys: the keys above keep the order old fingerprints used.
+        design["translations"] = json.loads(json.dumps(translations, sort_keys=True))
+    canonical = json.dumps(design, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()[:32]
 
 
@@ -94,6 +97,9 @@ class Survey(models.Model):
     language = models.CharField(
         max_length=10, choices=settings.LANGUAGES, default=settings.LANGUAGE_CODE
     )
+    # The title and intro in other languages, {"ko": {"title": ..., "intro": ...}}; ``language``
+    # is the one the survey is written in (its default). See surveys/languages.py.
+    translations = models.JSONField(default=dict, blank=True, editable=False)
     slug = models.CharField(max_length=32, unique=True, default=new_slug, editable=False)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
     p_truth = models.FloatField(default=0.5)
@@ -218,6 +224,7 @@ class Question(models.Model):
     # A respondent may leave an optional question blank: the browser then sends nothing for
     # it, and its estimate counts only the reports it received (README, "Optional questions").
     required = models.BooleanField(default=True)
+    translations = models.JSONField(default=dict, blank=True, editable=False)  # {"ko": {"text"}}
 
     class Meta:
         ordering = ["position", "id"]
@@ -268,6 +275,7 @@ class GroupingQuestion(models.Model):
     required = models.BooleanField(default=False)
     # Running tally of the submissions that answered "Prefer not to say" (same transaction).
     declined_count = models.PositiveIntegerField(default=0, editable=False)
+    translations = models.JSONField(default=dict, blank=True, editable=False)  # {"ko": {"text"}}
 
     class Meta:
         ordering = ["position", "id"]
@@ -282,6 +290,7 @@ class GroupingOption(models.Model):
     )
     position = models.PositiveIntegerField()
     label = models.CharField(max_length=200)
+    translations = models.JSONField(default=dict, blank=True, editable=False)  # {"ko": {"label"}}
     # Running tally of the submissions that chose this option (same transaction as the answer).
     respondent_count = models.PositiveIntegerField(default=0, editable=False)
 

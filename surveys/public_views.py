@@ -12,7 +12,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 from django.views.i18n import JavaScriptCatalog
 
-from . import selectors
+from . import languages, selectors
 from .models import Survey
 
 
@@ -92,20 +92,33 @@ def respond(request, slug):
         with translation.override(chosen_language(request) or translation.get_language()):
             return render(request, "respond/not_found.html", status=404)
 
-    language = page_language(request, survey)
-    with translation.override(language):
-        if survey.status == Survey.Status.OPEN:
-            response = render(
-                request,
-                "respond/respond.html",
-                {
-                    "survey": survey,
-                    "questions": selectors.survey_questions(survey=survey),
-                    "privacy": selectors.survey_privacy(survey=survey),
-                    "preview": False,
-                },
-            )
-        else:
+    if survey.status != Survey.Status.OPEN:
+        # Nothing to answer: the notice in the respondent's language as before, the title in
+        # it too when the survey is offered in it.
+        language = page_language(request, survey)
+        survey = languages.survey_for_respondent(survey=survey, preferences=[language])
+        with translation.override(language):
             response = render(request, "respond/unavailable.html", {"survey": survey})
+        response.headers["Content-Language"] = language
+        return response
+    # The survey's texts and the page around them in one language: the first the respondent
+    # asks for that the survey is offered in, else the survey's own (surveys/languages.py).
+    survey = languages.survey_for_respondent(
+        survey=survey, preferences=languages.language_preferences(request)
+    )
+    language = survey.language
+    with translation.override(language):
+        response = render(
+            request,
+            "respond/respond.html",
+            {
+                "survey": survey,
+                "questions": list(survey.questions.all()),
+                "privacy": selectors.survey_privacy(survey=survey),
+                "preview": False,
+                # The language menu offers only these (none at all when there is one).
+                "offered_languages": survey.languages,
+            },
+        )
     response.headers["Content-Language"] = language
     return response

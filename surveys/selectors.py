@@ -28,6 +28,7 @@ from django.utils import timezone
 import dpengine
 from dpengine import Estimate, ForcedResponse
 
+from . import languages
 from .columns import question_column
 from .models import (
     CI_METHODS,
@@ -381,15 +382,19 @@ def survey_design_fingerprint(*, survey) -> str:
     now (a draft's preview)."""
     if survey.design_fingerprint:
         return survey.design_fingerprint
-    grouping = GroupingQuestion.objects.filter(survey=survey).prefetch_related("options")
+    grouping = list(GroupingQuestion.objects.filter(survey=survey).prefetch_related("options"))
+    questions = list(Question.objects.filter(survey=survey))
     return design_fingerprint_of(
         p_truth=survey.p_truth,
         p_forced_yes=survey.p_forced_yes,
-        questions=Question.objects.filter(survey=survey).values_list("id", "text"),
+        questions=[(question.pk, question.text) for question in questions],
         grouping=[
             (gq.pk, gq.text, [(option.pk, option.label) for option in gq.options.all()])
             for gq in grouping
         ],
+        translations=languages.fingerprint_translations(
+            survey=survey, questions=questions, grouping=grouping
+        ),
     )
 
 

@@ -24,7 +24,7 @@ from django.utils.translation import gettext_lazy
 from dpengine import ForcedResponse
 from dpengine.errors import DPEngineError
 
-from . import selectors, submission_statement
+from . import languages, selectors, submission_statement
 from .models import (
     CI_METHODS,
     PREFER_NOT_TO_SAY,
@@ -326,6 +326,8 @@ def survey_update(*, survey, data: Mapping, questions=None) -> Survey:
     """Update survey fields and, when ``questions`` is given, replace the question list."""
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
     cleaned = clean_survey_fields(dict(data), current=survey)
+    if "language" in cleaned:
+        languages.ensure_default_language_change(survey=survey, language=cleaned["language"])
     design_changes = {
         field
         for field in DESIGN_FIELDS
@@ -361,10 +363,16 @@ def survey_duplicate(*, survey) -> Survey:
     )
     settings_kept = {field: getattr(survey, field) for field in EDITABLE_SURVEY_FIELDS}
     settings_kept["title"] = (_("%(title)s (copy)") % {"title": survey.title})[:200]
-    copy = Survey.objects.create(owner=survey.owner, **settings_kept)
+    copy = Survey.objects.create(
+        owner=survey.owner, translations=survey.translations, **settings_kept
+    )
     Question.objects.bulk_create(
         Question(
-            survey=copy, position=question.position, text=question.text, required=question.required
+            survey=copy,
+            position=question.position,
+            text=question.text,
+            required=question.required,
+            translations=question.translations,
         )
         for question in survey.questions.all()
     )
@@ -375,7 +383,10 @@ def survey_duplicate(*, survey) -> Survey:
         grouping_question.save()
         GroupingOption.objects.bulk_create(
             GroupingOption(
-                grouping_question=grouping_question, position=option.position, label=option.label
+                grouping_question=grouping_question,
+                position=option.position,
+                label=option.label,
+                translations=option.translations,
             )
             for option in options
         )

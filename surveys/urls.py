@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from . import analysis_views, member_views, public_views, views
+from . import analysis_views, member_views, public_views, translation_views, views
 
 app_name = "surveys"
 
@@ -21,6 +21,11 @@ urlpatterns = [
     ),
     path("surveys/<int:pk>/questions/<int:qid>/move/", views.question_move, name="question-move"),
     path("surveys/<int:pk>/preview/", views.survey_preview, name="preview"),
+    path(
+        "surveys/<int:pk>/translations/",
+        translation_views.survey_translations,
+        name="translations",
+    ),
     path("surveys/<int:pk>/open/", views.survey_open, name="open"),
     path("surveys/<int:pk>/close/", views.survey_close, name="close"),
     path("surveys/<int:pk>/duplicate/", views.survey_duplicate, name="duplicate"),

@@ -20,7 +20,7 @@ from django.urls import reverse
 from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
-from . import analysis, codebook, export_bundles, exports, selectors, services
+from . import analysis, codebook, export_bundles, exports, languages, selectors, services
 from .analysis_forms import GroupingQuestionForm
 from .charts import estimates_chart
 from .forms import (
@@ -382,9 +382,11 @@ def question_move(request, survey, qid):
 
 @member_view(GET=VIEWER)
 def survey_preview(request, survey):
+    # ?lang= previews a language the survey is offered in (the Translations page links it).
+    survey = languages.survey_for_respondent(survey=survey, preferences=[request.GET.get("lang")])
     context = {
         "survey": survey,
-        "questions": selectors.survey_questions(survey=survey),
+        "questions": list(survey.questions.all()),
         "privacy": selectors.survey_privacy(survey=survey),
         "preview": True,
     }

@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from surveys import selectors, services
+from surveys import languages, selectors, services, translations
 from surveys.models import Survey
 
 PASSWORD = "correct-horse-battery-42"
@@ -71,6 +71,35 @@ def make_survey(owner):
 @pytest.fixture
 def open_survey(make_survey):
     return make_survey()
+
+
+def translation_texts(survey, *, into=("ko", "zh-hans"), mark=None):
+    """The Translations form's data translating every text of ``survey`` into ``into``: each
+    text followed by `` [<code>]`` (or ``mark(code)``), so a test can tell the languages apart."""
+    table = languages.survey_translation_table(survey=survey)
+    return {
+        f"{code}-{text.key}": f"{text.source} {mark(code) if mark else f'[{code}]'}"
+        for code in into
+        for text in table.texts
+    }
+
+
+@pytest.fixture
+def make_translated_survey(make_survey):
+    """A survey whose every text is translated into ``into`` (so it is offered in them)."""
+
+    def make(*, into=("ko", "zh-hans"), status="open", **fields):
+        survey = make_survey(status=Survey.Status.DRAFT, **fields)
+        translations.survey_translations_save(
+            survey=survey, texts=translation_texts(survey, into=into)
+        )
+        if status == Survey.Status.OPEN:
+            survey = services.survey_open(survey=survey)
+        elif status == Survey.Status.CLOSED:
+            survey = services.survey_close(survey=survey)
+        return survey
+
+    return make
 
 
 def answers_for(survey, bits):

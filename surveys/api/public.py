@@ -1,14 +1,15 @@
 """Public endpoints: what a respondent's browser needs, and the single submission path."""
 
 from django.http import JsonResponse
+from django.utils.cache import patch_vary_headers
 from django.views.decorators.csrf import csrf_exempt
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import exceptions, status
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .. import selectors, services
+from .. import languages, selectors, services
 from .errors import error_response
 from .limits import json_body
 from .serializers import (
@@ -31,7 +32,18 @@ class PublicSurveyView(APIView):
     @extend_schema(
         operation_id="public_survey_retrieve",
         summary="A survey's definition for the respondent's browser",
-        description="Drafts are not published (404); a closed survey lists no questions.",
+        description=(
+            "Drafts are not published (404); a closed survey lists no questions. Texts come in "
+            "the language asked for with `?lang=` (else the first language of Accept-Language) "
+            "when the survey is offered in it, else in its own language; `language` says which."
+        ),
+        parameters=[
+            OpenApiParameter(
+                "lang",
+                str,
+                description="A language code (en, ko, zh-hans); ignored when not offered.",
+            )
+        ],
         responses={
             200: PublicSurveySerializer,
             404: OpenApiResponse(ErrorSerializer, description="No such survey, or a draft."),
@@ -39,8 +51,14 @@ class PublicSurveyView(APIView):
         auth=[],
     )
     def get(self, request, slug):
-        survey = selectors.survey_published(slug=slug)
-        return Response(PublicSurveySerializer(survey).data)
+        survey = languages.survey_for_respondent(
+            survey=selectors.survey_published(slug=slug),
+            preferences=languages.language_preferences(request),
+        )
+        response = Response(PublicSurveySerializer(survey).data)
+        response["Content-Language"] = survey.language
+        patch_vary_headers(response, ["Accept-Language"])
+        return response
 
 
 @csrf_exempt

@@ -16,7 +16,7 @@ from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .. import codebook, exports, selectors, services
+from .. import codebook, exports, selectors, services, translations
 from .serializers import (
     ErrorSerializer,
     EstimatesQuerySerializer,
@@ -89,7 +89,9 @@ class SurveyListView(APIView):
         responses={200: SurveySerializer(many=True), **_errors(401)},
     )
     def get(self, request):
-        surveys = selectors.surveys_for_user(user=request.user).prefetch_related("questions")
+        surveys = selectors.surveys_for_user(user=request.user).prefetch_related(
+            "questions", "grouping_questions__options"
+        )
         return Response(SurveySerializer(surveys, many=True, context={"request": request}).data)
 
     @extend_schema(
@@ -101,7 +103,9 @@ class SurveyListView(APIView):
     def post(self, request):
         body = SurveySerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        survey = services.survey_create(owner=request.user, **body.service_arguments())
+        survey = translations.survey_create_translated(
+            owner=request.user, **body.service_arguments()
+        )
         return Response(
             SurveySerializer(survey, context={"request": request}).data,
             status=status.HTTP_201_CREATED,
@@ -136,7 +140,15 @@ class SurveyDetailView(OwnedSurveyView):
         body.is_valid(raise_exception=True)
         fields = body.service_arguments()
         questions = fields.pop("questions", None)
-        survey = services.survey_update(survey=self.survey, data=fields, questions=questions)
+        survey_translations = fields.pop("translations", None)
+        question_translations = fields.pop("question_translations", None)
+        survey = translations.survey_update_translated(
+            survey=self.survey,
+            data=fields,
+            questions=questions,
+            translations=survey_translations,
+            question_translations=question_translations,
+        )
         return Response(SurveySerializer(survey, context={"request": request}).data)
 
     @extend_schema(

@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import exceptions, serializers
 
-from .. import selectors, services
+from .. import languages, selectors, services
 from ..login_throttle import login_block
 from ..models import CI_METHODS, PREFER_NOT_TO_SAY, Survey
 
@@ -176,6 +176,40 @@ class IssuedTokenSerializer(serializers.Serializer):
 # --- researcher: surveys ------------------------------------------------------------------
 
 
+def _translations_schema(fields, example):
+    return {
+        "type": "object",
+        "description": "Texts in the site's other languages (en, ko, zh-hans; not the "
+        "survey's own `language`): language code -> {field: text}. Writing replaces the "
+        "object's translations whole; a blank or missing text is untranslated. A language is "
+        "offered to respondents once every text of the survey has its translation.",
+        "additionalProperties": {
+            "type": "object",
+            "properties": {name: {"type": "string"} for name in fields},
+            "additionalProperties": False,
+        },
+        "example": example,
+    }
+
+
+@extend_schema_field(_translations_schema(["text"], {"ko": {"text": "..."}}))
+class QuestionTranslationsField(serializers.Field):
+    """Shape checked by ``translations.clean_translations`` (it names the bad language/field)."""
+
+    def to_internal_value(self, data):
+        return data
+
+    def to_representation(self, value):
+        return value or {}
+
+
+@extend_schema_field(
+    _translations_schema(["title", "intro"], {"ko": {"title": "...", "intro": "..."}})
+)
+class SurveyTranslationsField(QuestionTranslationsField):
+    pass
+
+
 class QuestionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     id = serializers.IntegerField(read_only=True)
     position = serializers.IntegerField(read_only=True)
@@ -184,6 +218,11 @@ class QuestionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         default=True,
         help_text="Whether a respondent must answer it (default true). A respondent who skips "
         "an optional question sends nothing for it; its estimate uses only the reports it got.",
+    )
+    translations = QuestionTranslationsField(
+        required=False,
+        help_text='The question\'s text in other languages: {"ko": {"text": ...}}. Frozen '
+        "with the questions at the first opening.",
     )
 
     def validate(self, attrs):
@@ -227,6 +266,15 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         "change (duplicate the survey instead).",
     )
     questions = QuestionSerializer(many=True, max_length=services.MAX_QUESTIONS)
+    translations = SurveyTranslationsField(
+        required=False,
+        help_text='The title and intro in other languages: {"ko": {"title": ..., '
+        '"intro": ...}}. Editable at any time, like the title and intro.',
+    )
+    languages = serializers.SerializerMethodField(
+        help_text="The languages respondents are offered: the survey's own `language` first, "
+        "then each language every text is translated into."
+    )
     respond_url = serializers.SerializerMethodField(help_text="The respondents' link.")
     created_at = serializers.DateTimeField(read_only=True)
     updated_at = serializers.DateTimeField(read_only=True)
@@ -249,6 +297,9 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     def get_epsilon_total(self, survey) -> float:
         return self.get_epsilon(survey) * len(survey.questions.all())
 
+    def get_languages(self, survey) -> list[str]:
+        return languages.survey_languages(survey=survey)
+
     def get_respond_url(self, survey) -> str:
         path = reverse("surveys:respond", kwargs={"slug": survey.slug})
         request = self.context.get("request")
@@ -259,6 +310,9 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         ``{"text", "required"}``."""
         data = dict(self.validated_data)
         if "questions" in data:
+            data["question_translations"] = [
+                question.get("translations") for question in data["questions"]
+            ]
             data["questions"] = [
                 {"text": question["text"], "required": question.get("required", True)}
                 for question in data["questions"]
@@ -364,7 +418,16 @@ class PublicSurveySerializer(serializers.Serializer):
     slug = serializers.CharField()
     title = serializers.CharField()
     intro = serializers.CharField()
-    language = serializers.CharField()
+    language = serializers.CharField(
+        help_text="The language of the texts here: the requested one (`?lang=`, else the "
+        "browser's Accept-Language) when the survey is offered in it, else `default_language`."
+    )
+    default_language = serializers.SerializerMethodField(
+        help_text="The language the survey is written in."
+    )
+    languages = serializers.SerializerMethodField(
+        help_text="The languages the survey is offered in, `default_language` first."
+    )
     status = serializers.ChoiceField(choices=Survey.Status.choices)
     accepting_responses = serializers.BooleanField(source="is_open")
     p_truth = serializers.FloatField()
@@ -394,6 +457,14 @@ class PublicSurveySerializer(serializers.Serializer):
 
     def get_epsilon_total(self, survey) -> float:
         return self.get_epsilon_per_answer(survey) * len(survey.questions.all())
+
+    def get_default_language(self, survey) -> str:
+        # Set on a survey read through languages.survey_for_respondent (texts localized).
+        return getattr(survey, "default_language", survey.language)
+
+    def get_languages(self, survey) -> list[str]:
+        offered = getattr(survey, "languages", None)
+        return offered if offered is not None else languages.survey_languages(survey=survey)
 
     def get_design_fingerprint(self, survey) -> str:
         return selectors.survey_design_fingerprint(survey=survey)

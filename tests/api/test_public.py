@@ -31,7 +31,8 @@ def test_definition_has_what_the_browser_needs_and_nothing_private(respondent, o
     assert set(body) == {
         "slug", "title", "intro", "language", "status", "accepting_responses",
         "p_truth", "p_forced_yes", "epsilon_per_answer", "epsilon_total", "questions",
-        "grouping_questions", "design_fingerprint", "shared_devices",
+        "grouping_questions", "design_fingerprint", "shared_devices", "default_language",
+        "languages",
     }  # fmt: skip
     assert body["grouping_questions"] == []
 

@@ -16,9 +16,9 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from surveys import grouping, members, public_results, services
+from surveys import grouping, members, public_results, services, translations
 from surveys.models import Submission, Survey
-from tests.conftest import PASSWORD
+from tests.conftest import PASSWORD, translation_texts
 
 pytestmark = pytest.mark.e2e
 
@@ -43,7 +43,7 @@ LANGUAGES = {
     "zh-hans": ("zh-CN", "zh-Hans", "rrsurvey —— 具有本地差分隐私"),
 }
 WIDTHS = {"desktop": 1280, "phone": 390}
-PAGES = ("respondent", "sign-in", "dashboard", "builder", "results")
+PAGES = ("respondent", "sign-in", "dashboard", "builder", "translations", "results")
 # The analysis pages (by group, regression, planner, public results): same rules, one width.
 ANALYSIS_PAGES = ("breakdown", "regression", "planner", "public-settings", "public-results")
 DEPARTMENTS = ("Sales", "Research", "Support")
@@ -58,6 +58,13 @@ def surveys(make_survey):
     survey = make_survey(min_n=5, status=Survey.Status.DRAFT)
     grouping.grouping_question_add(
         survey=survey, text="Which department do you work in?", options=DEPARTMENTS
+    )
+    # Offered in every language: its respondent page speaks the browser's.
+    translations.survey_translations_save(survey=survey, texts=translation_texts(survey))
+    # The draft's Translations page: Korean half done (inputs, "missing" marks), no Chinese.
+    translations.survey_translations_save(
+        survey=draft,
+        texts={"ko-title": "시험 정직성", "ko-g" + str(draft.grouping_questions.get().pk): "학년"},
     )
     survey = services.survey_open(survey=survey)
     # 40 simulated respondents in two departments; every report of the second question is
@@ -89,6 +96,7 @@ def page_path(name, surveys):
         "sign-in": "/accounts/login/",
         "dashboard": "/surveys/",
         "builder": f"/surveys/{surveys['draft'].pk}/",
+        "translations": f"/surveys/{surveys['draft'].pk}/translations/",
         "results": f"/surveys/{survey.pk}/results/",
         "breakdown": f"/surveys/{survey.pk}/breakdown/",
         "regression": f"/surveys/{survey.pk}/regression/",

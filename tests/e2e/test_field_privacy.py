@@ -180,11 +180,11 @@ def test_the_page_words_the_cover_from_the_coins(
 
 
 def test_respondent_and_public_pages_set_no_cookie_even_when_switching_language(
-    live_server, new_context, make_survey
+    live_server, new_context, make_survey, make_translated_survey
 ):
     # Issue 12, break 6: the language switcher's form set a one-year csrftoken cookie on /s/
     # and /r/ pages, and the same value came back on other surveys' pages.
-    survey = make_survey()
+    survey = make_translated_survey()  # its page offers Korean: the switcher is there
     services.survey_close(survey=make_survey(title="Closed one"))
     Survey.objects.filter(pk=survey.pk).update(public_results=True)
     draft = make_survey(title="Draft one", status=Survey.Status.DRAFT)

@@ -37,8 +37,15 @@ def respond_url(live_server, survey):
     return f"{live_server.url}/s/{survey.slug}/"
 
 
+@pytest.fixture
+def open_survey(make_translated_survey):
+    """Offered in English, Korean and Chinese: a respondent page speaks only the languages
+    its survey is offered in (surveys/languages.py)."""
+    return make_translated_survey()
+
+
 @pytest.mark.parametrize("locale", LANGUAGES)
-def test_the_page_speaks_the_browsers_language_but_keeps_the_researchers_words(
+def test_the_page_speaks_the_browsers_language_with_the_researchers_translated_words(
     live_server, new_context, open_survey, locale
 ):
     html_lang, send, _summary, yes, no = LANGUAGES[locale]
@@ -50,8 +57,10 @@ def test_the_page_speaks_the_browsers_language_but_keeps_the_researchers_words(
     expect(first.get_by_label(yes, exact=True)).to_be_visible()
     expect(first.get_by_label(no, exact=True)).to_be_visible()
     question = first.locator(".question-text")
-    expect(question).to_have_text(open_survey.questions.first().text)  # as written
-    assert question.get_attribute("lang") == "en"
+    written = open_survey.questions.first().text
+    suffix = {"en": "", "ko": " [ko]", "zh-Hans": " [zh-hans]"}[html_lang]
+    expect(question).to_have_text(written + suffix)  # the researcher's words, translated
+    assert question.get_attribute("lang") == html_lang
 
 
 @pytest.mark.parametrize("locale", ["ko-KR", "zh-CN"])
@@ -89,7 +98,7 @@ def test_the_thank_you_and_the_local_view_of_what_was_sent_are_translated(
     sent = page.locator("#respond-sent dd")
     expect(sent).to_have_count(2)
     assert set(sent.all_inner_texts()) <= {"是", "否"}
-    assert page.locator("#respond-sent dt").first.get_attribute("lang") == "en"
+    assert page.locator("#respond-sent dt").first.get_attribute("lang") == "zh-Hans"
 
 
 def test_the_switcher_works_without_javascript_and_keeps_the_page(
@@ -127,9 +136,9 @@ def test_a_researcher_switches_language_and_stays_on_the_same_results_view(
 
 
 def test_an_api_refusal_reaches_the_respondent_in_the_pages_language(
-    live_server, new_context, make_survey
+    live_server, new_context, make_translated_survey
 ):
-    survey = make_survey()
+    survey = make_translated_survey()
     page = new_context(locale="en-US").new_page()
     page.goto(respond_url(live_server, survey))
     # Chosen with the switcher: the browser still asks for English, the page is Chinese.

@@ -127,7 +127,9 @@ def test_respondents_send_only_a_submission_id_and_randomized_booleans(
         assert stored == {f"q{qid}": bit for qid, bit in body["answers"].items()}
 
 
-def test_answer_inputs_belong_to_no_form(live_server, page, open_survey):
+def test_answer_inputs_belong_to_no_form(live_server, page, make_translated_survey):
+    # Offered in three languages, so the page has its language switcher (a form) too.
+    open_survey = make_translated_survey()
     page.goto(page_url(live_server, open_survey))
     forms = page.evaluate(
         "() => [...document.querySelectorAll('main input, main button')].map((el) => el.form)"

@@ -23,6 +23,7 @@ GET_STATUS_FOR_OWNER = {
     "question-delete": 405,
     "question-move": 405,
     "preview": 200,
+    "translations": 200,
     "open": 405,
     "close": 405,
     "duplicate": 405,

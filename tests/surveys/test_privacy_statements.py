@@ -44,7 +44,8 @@ def coins_section(html):
 def test_the_page_states_the_designs_own_numbers(
     client, make_survey, language, p_truth, p_forced_yes
 ):
-    survey = make_survey(p_truth=p_truth, p_forced_yes=p_forced_yes)
+    # Written in that language: a respondent page speaks one of the survey's languages.
+    survey = make_survey(p_truth=p_truth, p_forced_yes=p_forced_yes, language=language)
     design = ForcedResponse(p_truth=p_truth, p_forced_yes=p_forced_yes)
     a, b, epsilon = design.p_yes_given_yes, design.p_yes_given_no, design.epsilon
     html = client.get(
@@ -78,7 +79,7 @@ def test_the_page_states_the_designs_own_numbers(
 def test_the_page_says_what_the_browser_keeps_as_the_survey_is_set(
     client, make_survey, language, shared_devices
 ):
-    survey = make_survey(shared_devices=shared_devices)
+    survey = make_survey(shared_devices=shared_devices, language=language)
     html = client.get(
         reverse("surveys:respond", args=[survey.slug]), {"lang": language}
     ).content.decode()

@@ -221,15 +221,17 @@ def test_page_is_never_cached(client, open_survey):
     ],
 )
 def test_page_language_is_the_surveys_unless_the_browser_asks_for_a_supported_one(
-    client, make_survey, accept_language, expected
+    client, make_translated_survey, accept_language, expected
 ):
-    survey = make_survey(language="ko")
+    # Written in Korean, offered in English and Chinese too (surveys/languages.py).
+    survey = make_translated_survey(language="ko", into=("en", "zh-hans"))
     headers = {"HTTP_ACCEPT_LANGUAGE": accept_language} if accept_language else {}
     response = client.get(page_url(survey), **headers)
     assert parse(response).html_lang == expected
     assert response.headers["Content-Language"].lower() == expected.lower()
-    # the survey's own text is marked with its language whatever the page's language
-    assert f'<h1 lang="ko">{survey.title}</h1>' in response.content.decode()
+    # the survey's own text is in the page's language, and marked with it
+    title = survey.title if expected == "ko" else f"{survey.title} [{expected.lower()}]"
+    assert f'<h1 lang="{expected}">{title}</h1>' in response.content.decode()
 
 
 def test_preview_renders_everything_but_marks_the_definition_as_preview(make_survey):

@@ -176,8 +176,9 @@ def switcher(html):
 
 
 @pytest.fixture
-def every_page(owner_client, make_survey, submit):
-    survey = make_survey()
+def every_page(owner_client, make_survey, make_translated_survey, submit):
+    # Offered in every language, so its respondent page offers them all in its menu.
+    survey = make_translated_survey()
     assert submit(survey, [True, False]).status_code == 201
     draft = make_survey(title="Draft", status=Survey.Status.DRAFT)
     return [
@@ -185,6 +186,7 @@ def every_page(owner_client, make_survey, submit):
         reverse("surveys:survey-new"),
         reverse("surveys:builder", args=[survey.pk]),
         reverse("surveys:preview", args=[survey.pk]),
+        reverse("surveys:translations", args=[survey.pk]),
         reverse("surveys:share", args=[survey.pk]),
         reverse("surveys:results", args=[survey.pk]) + "?method=exact&level=0.9",
         reverse("surveys:delete", args=[survey.pk]),
@@ -218,7 +220,8 @@ def test_every_page_has_a_language_switcher_that_returns_to_it(owner_client, eve
         assert_switcher_returns_to(anonymous.get(path, HTTP_ACCEPT_LANGUAGE="ko"), path)
 
 
-def test_switching_language_keeps_the_visitor_on_the_same_page(client, open_survey):
+def test_switching_language_keeps_the_visitor_on_the_same_page(client, make_translated_survey):
+    open_survey = make_translated_survey()
     page = reverse("surveys:respond", args=[open_survey.slug])
     response = client.get(page, {"lang": "zh-hans"}, HTTP_ACCEPT_LANGUAGE="ko")
     assert response.status_code == 200
@@ -226,21 +229,25 @@ def test_switching_language_keeps_the_visitor_on_the_same_page(client, open_surv
     html = response.content.decode()
     assert '<html lang="zh-Hans">' in html
     assert "随机化并发送我的回答" in html
-    assert f'<h1 lang="en">{open_survey.title}</h1>' in html  # the researcher's words stay
+    # The researcher's words in the same language, from the survey's translation.
+    assert f'<h1 lang="zh-Hans">{open_survey.title} [zh-hans]</h1>' in html
     # The scripts' catalog is asked for in the same language.
     assert f"{reverse('javascript-catalog')}?lang=zh-hans" in html
     catalog = client.get(reverse("javascript-catalog"), {"lang": "zh-hans"}).content.decode()
     assert "请选择“是”或“否”。".encode("unicode_escape").decode() in catalog
 
 
-def test_an_unsupported_lang_falls_back_to_the_browsers_choice(client, open_survey):
+def test_an_unsupported_lang_falls_back_to_the_browsers_choice(client, make_translated_survey):
+    open_survey = make_translated_survey()
     page = reverse("surveys:respond", args=[open_survey.slug])
     html = client.get(page, {"lang": "xx"}, HTTP_ACCEPT_LANGUAGE="ko").content.decode()
     assert '<html lang="ko">' in html
 
 
-def test_respondent_page_follows_the_switcher_over_the_surveys_language(client, make_survey):
-    survey = make_survey(language="ko")
+def test_respondent_page_follows_the_switcher_over_the_surveys_language(
+    client, make_translated_survey
+):
+    survey = make_translated_survey(language="ko", into=("en",))
     page = reverse("surveys:respond", args=[survey.slug])
     assert '<html lang="ko">' in client.get(page).content.decode()
     client.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"

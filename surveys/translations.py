@@ -1,0 +1,209 @@
+"""Writes for a survey's translations (reads and the meaning of the stored JSON: languages.py).
+
+What freezes, and why: question texts and option labels, in every language, are part of the
+design that freezes at the first opening and that ``design_fingerprint`` names (respondents may
+already hold the page, in any language; a changed translation is a changed question). Adding
+one after opening would change the fingerprint, so pages already open would be refused and
+browsers' memoised coin draws would no longer apply (a retake could draw fresh coins), or it
+would not, and the fingerprint would no longer name what respondents read. So they are
+refused after opening, like the questions; duplicate the survey, which copies them. The title
+and intro, like the default language's, stay editable.
+"""
+
+from collections.abc import Mapping
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from . import services
+from .languages import (
+    LANGUAGE_CODES,
+    TEXT_MAX_LENGTHS,
+    other_languages,
+    survey_texts,
+    survey_with_texts,
+)
+from .models import Question, Survey
+
+SURVEY_FIELDS = ("title", "intro")
+QUESTION_FIELDS = ("text",)
+
+
+def _clean_text(field, value, *, max_length, where=""):
+    if not isinstance(value, str):
+        message = _("Must be text, got %(v)r.") % {"v": value}
+        raise ValidationError({field: [f"{where}{message}"]})
+    if "\x00" in value or any("\ud800" <= char <= "\udfff" for char in value):
+        # Neither can be stored (PostgreSQL refuses NUL in text and JSON) nor shown.
+        message = _("Null characters and lone surrogates are not allowed.")
+        raise ValidationError({field: [f"{where}{message}"]})
+    value = value.strip()
+    if len(value) > max_length:
+        message = _("At most %(max)d characters, got %(n)d.") % {"max": max_length, "n": len(value)}
+        raise ValidationError({field: [f"{where}{message}"]})
+    return value
+
+
+def clean_translations(value, *, fields, default_language, field="translations", where="") -> dict:
+    """``{language: {field: text}}`` as stored: site languages other than ``default_language``,
+    only ``fields``, texts within their field's length; blank texts are dropped (missing).
+
+    Errors name ``field`` (the request's top-level field) and say where inside it, after
+    ``where``."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        message = _("Must be an object mapping a language code to texts, got %(v)r.")
+        raise ValidationError({field: [f"{where}{message % {'v': value}}"]})
+    cleaned = {}
+    for language, texts in value.items():
+        if language not in LANGUAGE_CODES:
+            message = _("%(code)r is not a language of this site (%(codes)s).") % {
+                "code": str(language)[:32],
+                "codes": ", ".join(LANGUAGE_CODES),
+            }
+            raise ValidationError({field: [f"{where}{message}"]})
+        if language == default_language:
+            message = _(
+                "%(code)r is the survey's own language: its texts are the survey's, not a "
+                "translation."
+            ) % {"code": language}
+            raise ValidationError({field: [f"{where}{message}"]})
+        if not isinstance(texts, Mapping):
+            message = _("Must be an object, got %(v)r.") % {"v": texts}
+            raise ValidationError({field: [f"{where}{language}: {message}"]})
+        entry = {}
+        for name, text in texts.items():
+            if name not in fields:
+                message = _("%(name)r is not a translatable field; use %(fields)s.") % {
+                    "name": str(name)[:32],
+                    "fields": ", ".join(fields),
+                }
+                raise ValidationError({field: [f"{where}{language}: {message}"]})
+            text = _clean_text(
+                field, text, max_length=TEXT_MAX_LENGTHS[name], where=f"{where}{language}: {name}: "
+            )
+            if text:
+                entry[name] = text
+        if entry:
+            cleaned[language] = entry
+    return cleaned
+
+
+def _ensure_not_frozen(survey):
+    if survey.is_frozen:
+        raise services.SurveyFrozen(str(services.FROZEN_MESSAGE))
+
+
+def _changed(obj, translations) -> bool:
+    return (obj.translations or {}) != translations
+
+
+@transaction.atomic
+def survey_translations_save(*, survey, texts: Mapping) -> Survey:
+    """Save the survey's texts in other languages from the builder's Translations page.
+
+    ``texts`` maps ``"<language>-<key>"`` (``languages.TranslatableText.key``) to a
+    translation; a blank one removes it. Keys it leaves out keep their translation. Question
+    texts and option labels can change only until the survey first opens (module docstring).
+    """
+    survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    loaded = survey_with_texts(survey=survey)
+    by_name = {
+        f"{language}-{text.key}": (language, text)
+        for text in survey_texts(
+            survey=loaded,
+            questions=loaded.questions.all(),
+            grouping=loaded.grouping_questions.all(),
+        )
+        for language in other_languages(loaded)
+    }
+    unknown = sorted(set(texts) - set(by_name))
+    if unknown:
+        raise ValidationError({unknown[0]: [_("Not a text of this survey.")]})
+    changed = {}  # id(object) -> (object, its new translations)
+    for name, value in texts.items():
+        language, text = by_name[name]
+        value = _clean_text(name, value, max_length=TEXT_MAX_LENGTHS[text.field])
+        if value == text.translated(language):
+            continue
+        if text.frozen_with_questions:
+            _ensure_not_frozen(survey)
+        obj, current = changed.get(id(text.obj), (text.obj, _copy(text.obj.translations)))
+        entry = current.setdefault(language, {})
+        if value:
+            entry[text.field] = value
+        else:
+            entry.pop(text.field, None)
+            if not entry:
+                del current[language]
+        changed[id(text.obj)] = (obj, current)
+    for obj, current in changed.values():
+        obj.translations = current
+        obj.save(update_fields=["translations"])
+    return survey
+
+
+def _copy(translations) -> dict:
+    return {language: dict(entry) for language, entry in (translations or {}).items()}
+
+
+def _set_question_translations(*, survey, question_translations):
+    questions = list(survey.questions.all())
+    if len(question_translations) != len(questions):  # the serializer keeps them aligned
+        raise ValueError("one translations object per question")
+    updated = []
+    for question, translations in zip(questions, question_translations, strict=True):
+        if translations is None:
+            continue
+        cleaned = clean_translations(
+            translations,
+            fields=QUESTION_FIELDS,
+            default_language=survey.language,
+            field="questions",
+            where=f"[{question.position}] translations: ",
+        )
+        if _changed(question, cleaned):
+            question.translations = cleaned
+            updated.append(question)
+    if updated:
+        _ensure_not_frozen(survey)
+        Question.objects.bulk_update(updated, ["translations"])
+
+
+@transaction.atomic
+def survey_create_translated(
+    *, owner, title, questions=(), translations=None, question_translations=None, **fields
+) -> Survey:
+    """``services.survey_create``, then the survey's and each question's translations (API)."""
+    survey = services.survey_create(owner=owner, title=title, questions=questions, **fields)
+    return _apply(
+        survey=survey, translations=translations, question_translations=question_translations
+    )
+
+
+@transaction.atomic
+def survey_update_translated(
+    *, survey, data, questions=None, translations=None, question_translations=None
+) -> Survey:
+    """``services.survey_update``, then the translations given (API). A ``translations`` object
+    replaces the survey's whole; each question's replaces that question's."""
+    survey = services.survey_update(survey=survey, data=data, questions=questions)
+    return _apply(
+        survey=survey, translations=translations, question_translations=question_translations
+    )
+
+
+def _apply(*, survey, translations, question_translations) -> Survey:
+    survey.refresh_from_db()
+    if translations is not None:
+        cleaned = clean_translations(
+            translations, fields=SURVEY_FIELDS, default_language=survey.language
+        )
+        if _changed(survey, cleaned):
+            survey.translations = cleaned
+            survey.save(update_fields=["translations", "updated_at"])
+    if question_translations is not None:
+        _set_question_translations(survey=survey, question_translations=question_translations)
+    return survey
