@@ -20,6 +20,7 @@ from .models import (
     GroupingQuestion,
     Survey,
 )
+from .pilot import pilot_design_refresh
 from .services import _clean_text, _ensure_not_frozen
 
 MAX_GROUPING_QUESTIONS = 10
@@ -93,6 +94,7 @@ def grouping_question_add(*, survey, text, options) -> GroupingQuestion:
         survey=survey, position=0 if last is None else last + 1, text=text
     )
     _create_options(grouping_question, labels)
+    pilot_design_refresh(survey_id=grouping_question.survey_id)
     return grouping_question
 
 
@@ -105,6 +107,7 @@ def grouping_question_update(*, grouping_question, text, options) -> GroupingQue
     grouping_question.save(update_fields=["text"])
     grouping_question.options.all().delete()
     _create_options(grouping_question, labels)
+    pilot_design_refresh(survey_id=grouping_question.survey_id)
     return grouping_question
 
 
@@ -112,3 +115,4 @@ def grouping_question_update(*, grouping_question, text, options) -> GroupingQue
 def grouping_question_delete(*, grouping_question) -> None:
     _ensure_not_frozen(Survey.objects.select_for_update().get(pk=grouping_question.survey_id))
     grouping_question.delete()
+    pilot_design_refresh(survey_id=grouping_question.survey_id)

@@ -22,6 +22,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 
 from django.db import DatabaseError, connection, transaction
+from django.utils import timezone
 
 from .models import (
     GroupAnswer,
@@ -49,6 +50,8 @@ _TABLES = {
 _PARAMETERS = (
     ("slug", "text"),
     ("open", "text"),
+    ("pilot", "text"),
+    ("now", "timestamptz"),
     ("submission", "uuid"),
     ("received_on", "date"),
     ("questions", "bigint[]"),
@@ -60,11 +63,13 @@ _PARAMETERS = (
 )
 
 # Stores the submission only if it is valid, all or nothing, idempotent on (survey, id):
-# - ``survey`` finds the survey by slug, only if it is open, its questions are exactly the
-#   answered ones (``questions`` sorted ascending), its grouping questions exactly the answered
-#   ones (``groupings`` sorted ascending) with each chosen option one of that grouping
-#   question's (``options``, aligned with ``groupings``), and, when the body names the design
-#   it was randomized with (``fingerprint``), that is the survey's. Otherwise no row, and every
+# - ``survey`` finds the survey by slug, only if it takes responses now (a pilot, or open and
+#   within its window [opens_at, closes_at) at ``now``, see surveys/schedule.py), its
+#   questions are exactly the answered ones (``questions`` sorted ascending), its grouping
+#   questions exactly the answered ones (``groupings`` sorted ascending) with each chosen
+#   option one of that grouping question's (``options``, aligned with ``groupings``), and,
+#   when the body names the design it was randomized with (``fingerprint``), that is the
+#   survey's. Otherwise no row, and every
 #   later part does nothing: the caller then explains what is wrong.
 # - ``s`` inserts the submission with its reports unless this id is already stored for the
 #   survey (a replay); then it returns no row, and again nothing else happens.
@@ -81,7 +86,15 @@ _PARAMETERS = (
 _RECORD_SQL = """
 WITH survey AS (
     SELECT v.id FROM {survey} AS v
-    WHERE v.slug = %(slug)s AND v.status = %(open)s
+    WHERE v.slug = %(slug)s
+        AND (
+            v.status = %(pilot)s
+            OR (
+                v.status = %(open)s
+                AND (v.opens_at IS NULL OR v.opens_at <= %(now)s)
+                AND (v.closes_at IS NULL OR v.closes_at > %(now)s)
+            )
+        )
         AND (%(fingerprint)s IS NULL OR v.design_fingerprint = %(fingerprint)s)
         AND ARRAY(SELECT q.id FROM {question} AS q WHERE q.survey_id = v.id ORDER BY q.id)
             = %(questions)s
@@ -175,15 +188,17 @@ def _array(values):
 
 
 def submission_insert(
-    *, slug, submission_uuid, received_on, answers, groups, shard, design_fingerprint=None
+    *, slug, submission_uuid, received_on, answers, groups, shard, design_fingerprint=None, now=None
 ) -> Stored | None:
     """Store a submission to the survey at ``slug`` if the survey takes it as it is.
 
     ``answers`` maps question id to the randomized bit, ``groups`` grouping question id to the
     chosen option id. None: nothing stored, because this id was stored before (a replay) or the
     survey does not take these answers (no such survey, not open, other questions, another
-    design). ``shard`` is the tally shard to count it in.
+    design, outside its schedule at ``now``, by default the current time). ``shard`` is the
+    tally shard to count it in.
     """
+    now = now or timezone.now()
     if connection.vendor == "sqlite":
         return _sqlite_insert(
             slug=slug,
@@ -192,12 +207,15 @@ def submission_insert(
             answers=answers,
             groups=groups,
             design_fingerprint=design_fingerprint,
+            now=now,
         )
     questions = sorted(answers)
     groupings = sorted(groups)
     params = {
         "slug": slug,
         "open": Survey.Status.OPEN.value,
+        "pilot": Survey.Status.PILOT.value,
+        "now": now,
         "submission": submission_uuid,
         "received_on": received_on,
         "questions": _array(str(question) for question in questions),
@@ -260,12 +278,17 @@ def _marks(count):
     return ", ".join(["%s"] * count)
 
 
-def _sqlite_insert(*, slug, submission_uuid, received_on, answers, groups, design_fingerprint):
+def _sqlite_insert(*, slug, submission_uuid, received_on, answers, groups, design_fingerprint, now):
     questions = sorted(answers)
     t = _TABLES
+    # Stored as Django stores datetimes on SQLite (UTC text), so the text compares as the time.
+    moment = connection.ops.adapt_datetimefield_value(now)
     check = (
         f"SELECT v.id FROM {t['survey']} AS v"
-        " WHERE v.slug = %s AND v.status = %s"
+        " WHERE v.slug = %s"
+        " AND (v.status = %s OR (v.status = %s"
+        " AND (v.opens_at IS NULL OR v.opens_at <= %s)"
+        " AND (v.closes_at IS NULL OR v.closes_at > %s)))"
         " AND (%s IS NULL OR v.design_fingerprint = %s)"
         f" AND (SELECT count(*) FROM {t['question']} WHERE survey_id = v.id) = %s"
         f" AND (SELECT count(*) FROM {t['question']} WHERE survey_id = v.id"
@@ -274,7 +297,10 @@ def _sqlite_insert(*, slug, submission_uuid, received_on, answers, groups, desig
     )
     params = [
         slug,
+        Survey.Status.PILOT.value,
         Survey.Status.OPEN.value,
+        moment,
+        moment,
         design_fingerprint,
         design_fingerprint,
         len(questions),

@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import exceptions, serializers
 
-from .. import selectors, services
+from .. import schedule, selectors, services
 from ..login_throttle import login_block
 from ..models import CI_METHODS, Survey
 
@@ -222,6 +222,40 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         "change (duplicate the survey instead).",
     )
     questions = QuestionSerializer(many=True, max_length=services.MAX_QUESTIONS)
+    consent_text = StrictCharField(
+        max_length=5000,
+        allow_blank=True,
+        required=False,
+        help_text="Shown to respondents before the questions, which appear once they accept "
+        "it; empty for none. Frozen with the questions when the survey first opens.",
+    )
+    consent_version = serializers.IntegerField(
+        read_only=True,
+        help_text="Counts the changes of `consent_text` (0: never set). Stored with the survey, "
+        "not per respondent: nothing about consent is sent with a submission.",
+    )
+    consent_changed_at = serializers.DateTimeField(read_only=True, allow_null=True)
+    response_target = StrictIntegerField(
+        min_value=1,
+        max_value=10_000_000,
+        allow_null=True,
+        required=False,
+        help_text="Responses aimed for (progress only; null for none).",
+    )
+    opens_at = serializers.DateTimeField(
+        read_only=True,
+        allow_null=True,
+        help_text="Set with the schedule endpoint: no responses before this time.",
+    )
+    closes_at = serializers.DateTimeField(
+        read_only=True,
+        allow_null=True,
+        help_text="Set with the schedule endpoint: no responses from this time on.",
+    )
+    accepting_responses = serializers.SerializerMethodField(
+        help_text="Whether the respondent link takes responses now: a pilot, or an open survey "
+        "within its schedule."
+    )
     respond_url = serializers.SerializerMethodField(help_text="The respondents' link.")
     created_at = serializers.DateTimeField(read_only=True)
     updated_at = serializers.DateTimeField(read_only=True)
@@ -231,6 +265,9 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
 
     def get_epsilon_total(self, survey) -> float:
         return self.get_epsilon(survey) * len(survey.questions.all())
+
+    def get_accepting_responses(self, survey) -> bool:
+        return schedule.accepts_responses(survey)
 
     def get_respond_url(self, survey) -> str:
         path = reverse("surveys:respond", kwargs={"slug": survey.slug})
@@ -243,6 +280,24 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         if "questions" in data:
             data["questions"] = [question["text"] for question in data["questions"]]
         return data
+
+
+class SurveyScheduleSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    opens_at = serializers.DateTimeField(
+        allow_null=True,
+        help_text="When responses start (in the future), or null: open now / no opening time. "
+        "Setting it on a draft or pilot opens the survey for the real study right away: pilot "
+        "responses are discarded and the design freezes, as opening does.",
+    )
+    closes_at = serializers.DateTimeField(
+        allow_null=True,
+        help_text="When responses stop (in the future, after `opens_at`), or null.",
+    )
+
+
+class PilotDiscardedSerializer(serializers.Serializer):
+    discarded = serializers.IntegerField(help_text="Pilot responses deleted.")
+    survey = SurveySerializer()
 
 
 # --- researcher: estimates ----------------------------------------------------------------
@@ -335,7 +390,20 @@ class PublicSurveySerializer(serializers.Serializer):
     intro = serializers.CharField()
     language = serializers.CharField()
     status = serializers.ChoiceField(choices=Survey.Status.choices)
-    accepting_responses = serializers.BooleanField(source="is_open")
+    accepting_responses = serializers.SerializerMethodField(
+        help_text="A pilot, or an open survey within its schedule (`opens_at`, `closes_at`)."
+    )
+    pilot = serializers.BooleanField(
+        source="is_pilot",
+        help_text="A pilot: responses are taken to test the survey and discarded before the "
+        "real study; the page says so.",
+    )
+    opens_at = serializers.DateTimeField(allow_null=True)
+    closes_at = serializers.DateTimeField(allow_null=True)
+    consent_text = serializers.CharField(
+        help_text="When not empty, show it first; the questions appear once it is accepted."
+    )
+    consent_version = serializers.IntegerField()
     p_truth = serializers.FloatField()
     p_forced_yes = serializers.FloatField()
     epsilon_per_answer = serializers.SerializerMethodField()
@@ -365,6 +433,9 @@ class PublicSurveySerializer(serializers.Serializer):
 
     def get_design_fingerprint(self, survey) -> str:
         return selectors.survey_design_fingerprint(survey=survey)
+
+    def get_accepting_responses(self, survey) -> bool:
+        return schedule.accepts_responses(survey)
 
     def to_representation(self, survey):
         data = super().to_representation(survey)
