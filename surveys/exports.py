@@ -69,6 +69,8 @@ def estimate_csv_rows(estimates: SurveyEstimates) -> Iterator[list]:
         ("software", f"rrsurvey {__version__}"),
         ("generated_at", estimates.generated_at.isoformat(timespec="seconds")),
     ]
+    if survey.is_pilot:
+        provenance.append(("pilot", "test responses only, discarded when the study opens"))
     for key, value in provenance:
         yield ["#", key, value]
     yield [
@@ -108,7 +110,7 @@ def estimates_csv_response(estimates: SurveyEstimates) -> StreamingHttpResponse:
     stamp = timezone.now().strftime("%Y%m%d")
     return stream_csv(
         estimate_csv_rows(estimates),
-        filename=f"rrsurvey-{estimates.survey.slug}-estimates-{stamp}.csv",
+        filename=f"rrsurvey-{estimates.survey.slug}-{_pilot(estimates.survey)}estimates-{stamp}.csv",
     )
 
 
@@ -122,5 +124,10 @@ def report_csv_rows(survey) -> Iterator[list]:
 def reports_csv_response(survey) -> StreamingHttpResponse:
     stamp = timezone.now().strftime("%Y%m%d")
     return stream_csv(
-        report_csv_rows(survey), filename=f"rrsurvey-{survey.slug}-reports-{stamp}.csv"
+        report_csv_rows(survey), filename=f"rrsurvey-{survey.slug}-{_pilot(survey)}reports-{stamp}.csv"
     )
+
+
+def _pilot(survey):
+    # A pilot's files say so in their name: its responses are tests, never the study's data.
+    return "pilot-" if survey.is_pilot else ""

@@ -7,13 +7,12 @@ flips the coins in the browser and posts only the randomized bits to the public 
 from django.conf import settings
 from django.http import Http404
 from django.shortcuts import render
-from django.utils import translation
+from django.utils import timezone, translation
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 from django.views.i18n import JavaScriptCatalog
 
-from . import selectors
-from .models import Survey
+from . import schedule, selectors
 
 
 def _accept_language_tags(header):
@@ -93,8 +92,9 @@ def respond(request, slug):
             return render(request, "respond/not_found.html", status=404)
 
     language = page_language(request, survey)
+    phase = schedule.phase_of(survey)
     with translation.override(language):
-        if survey.status == Survey.Status.OPEN:
+        if phase in schedule.Phase.ACCEPTING:
             response = render(
                 request,
                 "respond/respond.html",
@@ -106,6 +106,13 @@ def respond(request, slug):
                 },
             )
         else:
-            response = render(request, "respond/unavailable.html", {"survey": survey})
+            # The scheduled close, when that is what closed it (not an earlier close by hand).
+            closes_at = survey.closes_at
+            closed_on = closes_at if closes_at and closes_at <= timezone.now() else None
+            response = render(
+                request,
+                "respond/unavailable.html",
+                {"survey": survey, "phase": phase, "closed_on": closed_on},
+            )
     response.headers["Content-Language"] = language
     return response

@@ -285,13 +285,18 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
 class SurveyScheduleSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     opens_at = serializers.DateTimeField(
         allow_null=True,
-        help_text="When responses start (in the future), or null: open now / no opening time. "
+        required=False,
+        default=None,
+        help_text="When responses start (in the future), or null (the default): no opening "
+        "time; a scheduled survey then takes responses at once. "
         "Setting it on a draft or pilot opens the survey for the real study right away: pilot "
         "responses are discarded and the design freezes, as opening does.",
     )
     closes_at = serializers.DateTimeField(
         allow_null=True,
-        help_text="When responses stop (in the future, after `opens_at`), or null.",
+        required=False,
+        default=None,
+        help_text="When responses stop (in the future, after `opens_at`), or null (the default).",
     )
 
 
