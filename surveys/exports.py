@@ -124,7 +124,8 @@ def report_csv_rows(survey) -> Iterator[list]:
 def reports_csv_response(survey) -> StreamingHttpResponse:
     stamp = timezone.now().strftime("%Y%m%d")
     return stream_csv(
-        report_csv_rows(survey), filename=f"rrsurvey-{survey.slug}-{_pilot(survey)}reports-{stamp}.csv"
+        report_csv_rows(survey),
+        filename=f"rrsurvey-{survey.slug}-{_pilot(survey)}reports-{stamp}.csv",
     )
 
 
