@@ -69,3 +69,12 @@ def target_progress(survey):
         return None
     count = survey.response_count
     return count, survey.response_target, min(100, round(100 * count / survey.response_target))
+
+
+@register.filter
+def scheduled_close_passed(survey):
+    """The scheduled close time once it has passed (what closed the survey), else None."""
+    from django.utils import timezone
+
+    closes_at = survey.closes_at
+    return closes_at if closes_at is not None and closes_at <= timezone.now() else None
