@@ -540,7 +540,8 @@ def survey_schedule(*, survey, opens_at, closes_at, now=None) -> Survey:
     fields = ["opens_at", "closes_at", "updated_at"]
     if opens_at is not None and opens_at != survey.opens_at:
         if survey.status == Survey.Status.CLOSED or (
-            survey.status == Survey.Status.OPEN and schedule.phase_of(survey, now=now) == "open"
+            survey.status == Survey.Status.OPEN
+            and schedule.phase_of(survey, now=now) != schedule.Phase.SCHEDULED
         ):
             raise SurveyConflict(
                 _("This survey has already opened; only its closing time can be scheduled."),
