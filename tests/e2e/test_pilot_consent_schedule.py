@@ -5,8 +5,8 @@ import json
 from datetime import timedelta
 
 import pytest
-from django.utils import timezone, translation
-from django.utils.translation import gettext
+from django.utils import timezone
+from django.utils.translation import trans_real
 from playwright.sync_api import expect
 
 from surveys import services
@@ -104,9 +104,11 @@ def test_consent_must_be_accepted_before_the_questions_show(
     live_server, new_context, make_survey, language
 ):
     survey = make_survey(consent_text="Taking part is voluntary; you may stop at any time.")
-    with translation.override(language):
-        accept = gettext("I have read the text above and agree to take part")
-        heading = gettext("Consent")
+    # The catalog itself, not translation.override: activating a language here would outlive
+    # the test under Playwright's greenlets and change the language of later tests.
+    catalog = trans_real.translation(language)
+    accept = catalog.gettext("I have read the text above and agree to take part")
+    heading = catalog.gettext("Consent")
     page = new_context().new_page()
     page.goto(f"{live_server.url}/s/{survey.slug}/?lang={language}")
     expect(page.get_by_role("heading", name=heading, exact=True)).to_be_visible()

@@ -5,6 +5,7 @@ import uuid
 
 import pytest
 from django.test import override_settings
+from django.utils import translation
 
 from surveys import grouping, selectors, services
 from surveys.exports import report_csv_rows
@@ -20,6 +21,14 @@ from surveys.models import (
 from tests.conftest import answers_for
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def english():
+    """Messages are checked in English, whatever language an earlier test left active."""
+    with translation.override("en"):
+        yield
+
 
 both_paths = pytest.mark.parametrize(
     "statement", [True, False], ids=["one-statement", "orm-transaction"]

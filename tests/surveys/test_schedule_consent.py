@@ -9,13 +9,21 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.core.management import call_command
 from django.test import override_settings
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from surveys import schedule, services
 from surveys.models import Submission, Survey
 from tests.conftest import answers_for
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def english():
+    """Messages are checked in English, whatever language an earlier test left active."""
+    with translation.override("en"):
+        yield
+
 
 both_paths = pytest.mark.parametrize(
     "statement", [True, False], ids=["one-statement", "orm-transaction"]
