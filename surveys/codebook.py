@@ -118,6 +118,8 @@ def codebook_rows(codebook: Codebook, *, label=str) -> Iterator[list]:
     yield fact("minimum_n", survey.min_n)
     yield fact("software", f"rrsurvey {__version__}")
     yield fact("generated_at", codebook.generated_at.isoformat(timespec="seconds"))
+    if survey.is_pilot:
+        yield fact("pilot", "test responses only, discarded when the study opens")
 
     def column(name, kind, text, coins=(None,) * 5):
         return ["column", name, kind, "", text, *coins]

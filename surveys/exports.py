@@ -113,7 +113,7 @@ def estimate_csv_rows(estimates: SurveyEstimates) -> Iterator[list]:
 
 def export_filename(survey, *, kind, extension) -> str:
     stamp = timezone.now().strftime("%Y%m%d")
-    return f"rrsurvey-{survey.slug}-{kind}-{stamp}.{extension}"
+    return f"rrsurvey-{survey.slug}-{_pilot(survey)}{kind}-{stamp}.{extension}"
 
 
 def _codebook_link(response, codebook_url):
@@ -185,3 +185,8 @@ def codebook_csv_response(codebook: Codebook):
         codebook_csv_rows(codebook),
         filename=export_filename(codebook.survey, kind="codebook", extension="csv"),
     )
+
+
+def _pilot(survey):
+    # A pilot's files say so in their name: its responses are tests, never the study's data.
+    return "pilot-" if survey.is_pilot else ""

@@ -160,13 +160,43 @@ class SurveyForm(PageForm):
         max_value=100000,
         help_text=_("Below this number of responses the results page withholds the numbers."),
     )
+    consent_text = forms.CharField(
+        label=_("Consent text (optional)"),
+        required=False,
+        max_length=5000,
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text=_(
+            "When set, respondents read it first and see the questions only after ticking "
+            "that they agree. Each change makes a new version; it is locked with the questions "
+            "when the survey opens. Nothing about consent is stored per respondent."
+        ),
+    )
+    response_target = forms.IntegerField(
+        label=_("Response target (optional)"),
+        required=False,
+        min_value=1,
+        max_value=10_000_000,
+        help_text=_(
+            "How many responses you aim for: shown as progress on the dashboard and results."
+        ),
+    )
 
-    DESIGN_FIELDS = ("preset", "p_truth", "p_forced_yes")
+    DESIGN_FIELDS = ("preset", "p_truth", "p_forced_yes", "consent_text")
 
-    def __init__(self, *args, frozen=False, current_confidence=None, **kwargs):
+    def __init__(
+        self, *args, frozen=False, current_confidence=None, suggested_target=None, **kwargs
+    ):
         super().__init__(*args, **kwargs)
         self.frozen = frozen
         self.fields["confidence"].choices = confidence_choices(current_confidence)
+        if suggested_target:
+            field = self.fields["response_target"]
+            field.widget.attrs["placeholder"] = str(suggested_target)
+            field.help_text = _(
+                "How many responses you aim for: shown as progress on the dashboard and "
+                "results. The planner suggests %(n)s respondents for estimates within ±5 "
+                "points (95 %% confidence) with these coins."
+            ) % {"n": suggested_target}
         if frozen:
             for name in self.DESIGN_FIELDS:
                 self.fields[name].disabled = True
@@ -184,6 +214,8 @@ class SurveyForm(PageForm):
             "confidence": survey.confidence,
             "min_n": survey.min_n,
             "shared_devices": survey.shared_devices,
+            "consent_text": survey.consent_text,
+            "response_target": survey.response_target,
         }
 
     def clean(self):
@@ -205,12 +237,35 @@ class SurveyForm(PageForm):
                 "confidence",
                 "min_n",
                 "shared_devices",
+                "response_target",
             )
         }
         if not self.frozen:
             data["p_truth"] = self.cleaned_data["p_truth"]
             data["p_forced_yes"] = self.cleaned_data["p_forced_yes"]
+            data["consent_text"] = self.cleaned_data["consent_text"]
         return data
+
+
+class ScheduleForm(PageForm):
+    """When an open survey takes responses; times in UTC, the server's time zone."""
+
+    opens_at = forms.DateTimeField(
+        label=_("Opens at (UTC)"),
+        required=False,
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+        help_text=_(
+            "Leave empty to open by hand. Setting it opens the survey for the real study now "
+            "(pilot responses are discarded and the questions lock); respondents can answer "
+            "from this time on."
+        ),
+    )
+    closes_at = forms.DateTimeField(
+        label=_("Closes at (UTC)"),
+        required=False,
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+        help_text=_("Leave empty to close by hand. No responses are taken from this time on."),
+    )
 
 
 class QuestionForm(PageForm):

@@ -20,6 +20,7 @@ from .models import (
     GroupingQuestion,
     Survey,
 )
+from .pilot import pilot_design_refresh
 from .services import _clean_text, _ensure_not_frozen, clean_required
 
 MAX_GROUPING_QUESTIONS = 10
@@ -94,6 +95,7 @@ def grouping_question_add(*, survey, text, options, required=False) -> GroupingQ
         survey=survey, position=0 if last is None else last + 1, text=text, required=required
     )
     _create_options(grouping_question, labels)
+    pilot_design_refresh(survey_id=grouping_question.survey_id)
     return grouping_question
 
 
@@ -111,6 +113,7 @@ def grouping_question_update(
     grouping_question.save(update_fields=["text", "required"])
     grouping_question.options.all().delete()
     _create_options(grouping_question, labels)
+    pilot_design_refresh(survey_id=grouping_question.survey_id)
     return grouping_question
 
 
@@ -118,3 +121,4 @@ def grouping_question_update(
 def grouping_question_delete(*, grouping_question) -> None:
     _ensure_not_frozen(Survey.objects.select_for_update().get(pk=grouping_question.survey_id))
     grouping_question.delete()
+    pilot_design_refresh(survey_id=grouping_question.survey_id)

@@ -86,6 +86,9 @@ class LiveSurveyManager(models.Manager):
 class Survey(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", _("Draft")
+        # Takes responses through the real link, but none counts: they are discarded when the
+        # survey opens for the real study (surveys/pilot.py). The design is not frozen yet.
+        PILOT = "pilot", _("Pilot")
         OPEN = "open", _("Open")
         CLOSED = "closed", _("Closed")
 
@@ -123,6 +126,21 @@ class Survey(models.Model):
     public_release_days = models.PositiveSmallIntegerField(default=1)
     public_releases_max = models.PositiveSmallIntegerField(default=30)
     public_started_on = models.DateField(null=True, blank=True, editable=False)
+    # Shown before the questions, which appear once the respondent accepts it. Frozen with the
+    # design at the first opening (it is what respondents agreed to). The version counts its
+    # changes, so a study can cite which text was in force; nothing about consent is stored
+    # per respondent.
+    consent_text = models.TextField(blank=True, max_length=5000)
+    consent_version = models.PositiveIntegerField(default=0, editable=False)
+    consent_changed_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # An optional window in which an open survey takes responses: [opens_at, closes_at).
+    # Compared with the current time wherever responses are accepted (surveys/schedule.py),
+    # so the window holds without any background process; ``manage.py apply_schedule`` only
+    # brings the stored status in line for lists and notifications.
+    opens_at = models.DateTimeField(null=True, blank=True, editable=False)
+    closes_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # How many responses the researcher aims for (the planner suggests one); progress only.
+    response_target = models.PositiveIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     # Set when the owner deletes the survey: it waits in their trash (restorable) until
@@ -148,7 +166,8 @@ class Survey(models.Model):
                 name="survey_confidence_open_unit",
             ),
             models.CheckConstraint(
-                condition=Q(status__in=["draft", "open", "closed"]), name="survey_status_valid"
+                condition=Q(status__in=["draft", "pilot", "open", "closed"]),
+                name="survey_status_valid",
             ),
             models.CheckConstraint(
                 condition=Q(public_epsilon__gt=0), name="survey_public_epsilon_positive"
@@ -156,6 +175,12 @@ class Survey(models.Model):
             models.CheckConstraint(
                 condition=Q(public_release_days__gte=1) & Q(public_releases_max__gte=1),
                 name="survey_public_schedule_positive",
+            ),
+            models.CheckConstraint(
+                condition=Q(opens_at__isnull=True)
+                | Q(closes_at__isnull=True)
+                | Q(closes_at__gt=models.F("opens_at")),
+                name="survey_closes_after_opening",
             ),
         ]
 
@@ -165,6 +190,10 @@ class Survey(models.Model):
     @property
     def is_open(self):
         return self.status == self.Status.OPEN
+
+    @property
+    def is_pilot(self):
+        return self.status == self.Status.PILOT
 
     @property
     def response_count(self) -> int:

@@ -315,7 +315,9 @@ def public_results_release(*, survey, today=None, rng=None) -> PublicRelease | N
     """The latest release, after making the releases due by ``today`` (None before the first)."""
     today = today or utc_today()
     schedule = release_schedule(survey=survey)
-    due = 0 if survey.status == Survey.Status.CLOSED else schedule.due(today)
+    # A pilot's responses are discarded at the real opening: nothing of them is ever released.
+    stopped = (Survey.Status.CLOSED, Survey.Status.PILOT)
+    due = 0 if survey.status in stopped else schedule.due(today)
     latest = survey.public_releases.first()
     if due > (latest.step if latest else 0):
         with transaction.atomic():
@@ -331,7 +333,9 @@ def public_releases_make(*, today=None, rng=None) -> int:
     """Make every due release of every published survey; how many surveys were looked at."""
     surveys = Survey.objects.filter(public_results=True, public_started_on__isnull=False)
     count = 0
-    for survey in surveys.exclude(status=Survey.Status.CLOSED).iterator():
+    for survey in surveys.exclude(
+        status__in=[Survey.Status.CLOSED, Survey.Status.PILOT]
+    ).iterator():
         public_results_release(survey=survey, today=today, rng=rng)
         count += 1
     return count

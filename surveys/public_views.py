@@ -7,13 +7,12 @@ flips the coins in the browser and posts only the randomized bits to the public 
 from django.conf import settings
 from django.http import Http404
 from django.shortcuts import render
-from django.utils import translation
+from django.utils import timezone, translation
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 from django.views.i18n import JavaScriptCatalog
 
-from . import languages, selectors
-from .models import Survey
+from . import languages, schedule, selectors
 
 
 def _accept_language_tags(header):
@@ -92,13 +91,21 @@ def respond(request, slug):
         with translation.override(chosen_language(request) or translation.get_language()):
             return render(request, "respond/not_found.html", status=404)
 
-    if survey.status != Survey.Status.OPEN:
+    phase = schedule.phase_of(survey)
+    if phase not in schedule.Phase.ACCEPTING:
         # Nothing to answer: the notice in the respondent's language as before, the title in
-        # it too when the survey is offered in it.
+        # it too when the survey is offered in it; the scheduled close, when that is what
+        # closed it (not an earlier close by hand).
         language = page_language(request, survey)
         survey = languages.survey_for_respondent(survey=survey, preferences=[language])
+        closes_at = survey.closes_at
+        closed_on = closes_at if closes_at and closes_at <= timezone.now() else None
         with translation.override(language):
-            response = render(request, "respond/unavailable.html", {"survey": survey})
+            response = render(
+                request,
+                "respond/unavailable.html",
+                {"survey": survey, "phase": phase, "closed_on": closed_on},
+            )
         response.headers["Content-Language"] = language
         return response
     # The survey's texts and the page around them in one language: the first the respondent

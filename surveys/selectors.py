@@ -338,6 +338,9 @@ class SubmissionTarget:
     options: dict  # {grouping question id: frozenset of its option ids}
     required_questions: frozenset = frozenset()  # the question ids a submission must answer
     required_groupings: frozenset = frozenset()  # the grouping question ids it must answer
+    # The window of an open survey (surveys/schedule.py); None: no bound.
+    opens_at: datetime | None = None
+    closes_at: datetime | None = None
 
 
 def submission_target(*, slug) -> SubmissionTarget:
@@ -345,10 +348,14 @@ def submission_target(*, slug) -> SubmissionTarget:
     queries. 404 if there is no such survey."""
     if not is_slug(slug):
         raise Http404("No such survey.")
-    row = Survey.objects.filter(slug=slug).values_list("id", "status", "design_fingerprint").first()
+    row = (
+        Survey.objects.filter(slug=slug)
+        .values_list("id", "status", "design_fingerprint", "opens_at", "closes_at")
+        .first()
+    )
     if row is None:
         raise Http404("No such survey.")
-    survey_id, status, fingerprint = row
+    survey_id, status, fingerprint, opens_at, closes_at = row
     questions = Question.objects.filter(survey_id=survey_id).values_list(
         "id", Value(None, output_field=BigIntegerField()), "required"
     )
@@ -374,6 +381,8 @@ def submission_target(*, slug) -> SubmissionTarget:
         options={gid: frozenset(oids) for gid, oids in grouped.items()},
         required_questions=frozenset(required_questions),
         required_groupings=frozenset(required_groupings),
+        opens_at=opens_at,
+        closes_at=closes_at,
     )
 
 

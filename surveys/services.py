@@ -10,7 +10,7 @@ import random
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -24,7 +24,7 @@ from django.utils.translation import gettext_lazy
 from dpengine import ForcedResponse
 from dpengine.errors import DPEngineError
 
-from . import languages, selectors, submission_statement
+from . import languages, schedule, selectors, submission_statement
 from .models import (
     CI_METHODS,
     PREFER_NOT_TO_SAY,
@@ -40,6 +40,7 @@ from .models import (
     is_slug,
     question_key,
 )
+from .pilot import pilot_design_refresh, pilot_responses_delete
 
 EDITABLE_SURVEY_FIELDS = (
     "title",
@@ -51,6 +52,8 @@ EDITABLE_SURVEY_FIELDS = (
     "ci_method",
     "min_n",
     "shared_devices",
+    "consent_text",
+    "response_target",
 )
 # Changing any of these once the survey has been open would make reports mean something else.
 DESIGN_FIELDS = ("p_truth", "p_forced_yes")
@@ -220,7 +223,35 @@ def clean_survey_fields(data, *, current=None):
                 {"min_n": [_("Must be a whole number from 0 to 100000, got %(v)r.") % {"v": value}]}
             )
         cleaned["min_n"] = value
+    if "consent_text" in data:
+        cleaned["consent_text"] = _clean_text(
+            "consent_text", data["consent_text"], max_length=5000, required=False
+        )
+    if "response_target" in data:
+        value = data["response_target"]
+        if value is not None and (
+            isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10_000_000
+        ):
+            raise ValidationError(
+                {
+                    "response_target": [
+                        _("Must be empty or a whole number from 1 to 10000000, got %(v)r.")
+                        % {"v": value}
+                    ]
+                }
+            )
+        cleaned["response_target"] = value
     return cleaned
+
+
+def _consent_versioned(survey, text, *, now=None):
+    """Set the consent text; a changed text is a new version, dated."""
+    if text == survey.consent_text:
+        return False
+    survey.consent_text = text
+    survey.consent_version += 1
+    survey.consent_changed_at = now or timezone.now()
+    return True
 
 
 def _clean_question_texts(texts):
@@ -262,7 +293,15 @@ FROZEN_MESSAGE = gettext_lazy(
 )
 
 
+PILOT_RESPONSES_MESSAGE = gettext_lazy(
+    "This pilot has responses, so its questions, coins and consent text cannot change yet: "
+    "discard the pilot responses first (they would no longer match the survey)."
+)
+
+
 def _ensure_not_frozen(survey):
+    if survey.status == Survey.Status.PILOT and survey.opened_at is None and survey.is_frozen:
+        raise SurveyFrozen(str(PILOT_RESPONSES_MESSAGE))
     if survey.is_frozen:
         raise SurveyFrozen(str(FROZEN_MESSAGE))
 
@@ -313,7 +352,10 @@ def survey_create(*, owner, title, questions=(), **fields) -> Survey:
     cleaned = clean_survey_fields({"title": title, **fields})
     specs = _clean_question_specs(questions)
     _ensure_owner_room(owner=owner, field="questions", surveys=1, questions=len(specs))
-    survey = Survey.objects.create(owner=owner, **cleaned)
+    consent_text = cleaned.pop("consent_text", "")
+    survey = Survey(owner=owner, **cleaned)
+    _consent_versioned(survey, consent_text)
+    survey.save()
     Question.objects.bulk_create(
         Question(survey=survey, position=index, text=text, required=required)
         for index, (text, required) in enumerate(specs)
@@ -333,10 +375,12 @@ def survey_update(*, survey, data: Mapping, questions=None) -> Survey:
         for field in DESIGN_FIELDS
         if field in cleaned and cleaned[field] != getattr(survey, field)
     }
-    if design_changes or questions is not None:
+    consent_text = cleaned.pop("consent_text", survey.consent_text)
+    if design_changes or questions is not None or consent_text != survey.consent_text:
         _ensure_not_frozen(survey)
     for field, value in cleaned.items():
         setattr(survey, field, value)
+    _consent_versioned(survey, consent_text)
     survey.save()
     if questions is not None:
         specs = _clean_question_specs(questions)
@@ -348,6 +392,7 @@ def survey_update(*, survey, data: Mapping, questions=None) -> Survey:
             Question(survey=survey, position=index, text=text, required=required)
             for index, (text, required) in enumerate(specs)
         )
+    pilot_design_refresh(survey_id=survey.pk)
     return survey
 
 
@@ -363,9 +408,11 @@ def survey_duplicate(*, survey) -> Survey:
     )
     settings_kept = {field: getattr(survey, field) for field in EDITABLE_SURVEY_FIELDS}
     settings_kept["title"] = (_("%(title)s (copy)") % {"title": survey.title})[:200]
-    copy = Survey.objects.create(
-        owner=survey.owner, translations=survey.translations, **settings_kept
-    )
+    consent_text = settings_kept.pop("consent_text")
+    copy = Survey(owner=survey.owner, translations=survey.translations, **settings_kept)
+    # The copy's consent text starts its own history (version 1), like its own link.
+    _consent_versioned(copy, consent_text)
+    copy.save()
     Question.objects.bulk_create(
         Question(
             survey=copy,
@@ -397,6 +444,9 @@ def survey_delete(*, survey) -> None:
     """Move the survey to its owner's trash, closed: it takes no responses there and is gone
     from every page and API route until restored or purged (``trash_purge``)."""
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    if survey.status == Survey.Status.PILOT:
+        # Restored, it would be a closed survey holding responses that were never real.
+        pilot_responses_delete(survey=survey)
     survey.deleted_at = timezone.now()
     survey.status = Survey.Status.CLOSED
     survey.save(update_fields=["deleted_at", "status", "updated_at"])
@@ -428,23 +478,130 @@ def trash_purge(*, now=None) -> int:
 def survey_open(*, survey) -> Survey:
     """Open for responses. The first opening freezes the design and records its fingerprint."""
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
-    if not survey.questions.exists():
-        raise SurveyConflict(_("Add at least one question before opening the survey."))
     fields = ["status", "updated_at"]
     if survey.opened_at is None:
-        # Coins saved before the ceiling existed (or before it was lowered) never reach a page.
-        try:
-            _clean_design(p_truth=survey.p_truth, p_forced_yes=survey.p_forced_yes)
-        except ValidationError as exc:
-            field, problems = next(iter(exc.message_dict.items()))
-            raise SurveyConflict(problems[0], field=field) from None
-        survey.opened_at = timezone.now()
-        survey.design_fingerprint = selectors.survey_design_fingerprint(survey=survey)
-        fields += ["opened_at", "design_fingerprint"]
-        # The design is frozen from here, so every per-(question, option) tally row a
-        # submission will count in exists from the start: a submission only adds to rows.
-        group_tallies_ensure(survey=survey)
+        _freeze_for_opening(survey)
+        fields += ["opened_at", "design_fingerprint", "public_started_on"]
+    now = timezone.now()
+    # Opening by hand means now: a later scheduled opening, or a close time already past,
+    # would otherwise keep the survey from taking responses.
+    if survey.opens_at is not None and survey.opens_at > now:
+        survey.opens_at = None
+        fields.append("opens_at")
+    if survey.closes_at is not None and survey.closes_at <= now:
+        survey.closes_at = None
+        fields.append("closes_at")
     survey.status = Survey.Status.OPEN
+    survey.save(update_fields=fields)
+    return survey
+
+
+def _ensure_openable(survey):
+    if not survey.questions.exists():
+        raise SurveyConflict(_("Add at least one question before opening the survey."))
+    # Coins saved before the ceiling existed (or before it was lowered) never reach a page.
+    try:
+        _clean_design(p_truth=survey.p_truth, p_forced_yes=survey.p_forced_yes)
+    except ValidationError as exc:
+        field, problems = next(iter(exc.message_dict.items()))
+        raise SurveyConflict(problems[0], field=field) from None
+
+
+def _freeze_for_opening(survey):
+    """The first opening for the real study: pilot responses go, the design freezes."""
+    _ensure_openable(survey)
+    if survey.status == Survey.Status.PILOT:
+        pilot_responses_delete(survey=survey)
+    survey.opened_at = timezone.now()
+    survey.design_fingerprint = selectors.survey_design_fingerprint(survey=survey)
+    # The design is frozen from here, so every per-(question, option) tally row a
+    # submission will count in exists from the start: a submission only adds to rows.
+    group_tallies_ensure(survey=survey)
+
+
+@transaction.atomic
+def survey_pilot_start(*, survey) -> Survey:
+    """Let the real link take pilot responses, which are never counted: the design stays
+    editable (after discarding them) and opening for the real study discards them."""
+    survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    if survey.status != Survey.Status.DRAFT or survey.opened_at is not None:
+        raise SurveyConflict(
+            _("Only a draft that has never been open can become a pilot; this one is %(s)s.")
+            % {"s": survey.get_status_display()},
+            field="status",
+        )
+    _ensure_openable(survey)
+    survey.status = Survey.Status.PILOT
+    survey.design_fingerprint = ""
+    survey.design_fingerprint = selectors.survey_design_fingerprint(survey=survey)
+    group_tallies_ensure(survey=survey)
+    survey.save(update_fields=["status", "design_fingerprint", "updated_at"])
+    return survey
+
+
+@transaction.atomic
+def survey_pilot_discard(*, survey) -> int:
+    """Delete every pilot response and what was counted from it; how many there were."""
+    survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    if survey.status != Survey.Status.PILOT:
+        raise SurveyConflict(
+            _(
+                "Responses can be discarded only while the survey is a pilot; this one is "
+                "%(s)s, and its responses are real."
+            )
+            % {"s": survey.get_status_display()},
+            field="status",
+        )
+    return pilot_responses_delete(survey=survey)
+
+
+@transaction.atomic
+def survey_schedule(*, survey, opens_at, closes_at, now=None) -> Survey:
+    """Set when the survey takes responses: ``[opens_at, closes_at)``, either may be None.
+
+    Scheduling an opening opens the survey for the real study right away, frozen as any
+    opening (pilot responses discarded): it will start taking responses without the researcher
+    present, so its design cannot change in between. Before ``opens_at`` and from
+    ``closes_at`` on it refuses responses (``schedule.phase``), with no process needed.
+    """
+    survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    now = now or timezone.now()
+    for field, value in (("opens_at", opens_at), ("closes_at", closes_at)):
+        if value is not None and (not hasattr(value, "tzinfo") or value.tzinfo is None):
+            raise ValidationError({field: [_("Must be a date and time with a time zone.")]})
+    if opens_at is not None and opens_at != survey.opens_at and opens_at <= now:
+        raise ValidationError(
+            {"opens_at": [_("Must be in the future, got %(v)s.") % {"v": opens_at.isoformat()}]}
+        )
+    if closes_at is not None and closes_at != survey.closes_at and closes_at <= now:
+        raise ValidationError(
+            {"closes_at": [_("Must be in the future, got %(v)s.") % {"v": closes_at.isoformat()}]}
+        )
+    if opens_at is not None and closes_at is not None and closes_at <= opens_at:
+        raise ValidationError(
+            {
+                "closes_at": [
+                    _("Must be after the opening time (%(open)s), got %(v)s.")
+                    % {"open": opens_at.isoformat(), "v": closes_at.isoformat()}
+                ]
+            }
+        )
+    fields = ["opens_at", "closes_at", "updated_at"]
+    if opens_at is not None and opens_at != survey.opens_at:
+        if survey.status == Survey.Status.CLOSED or (
+            survey.status == Survey.Status.OPEN
+            and schedule.phase_of(survey, now=now) != schedule.Phase.SCHEDULED
+        ):
+            raise SurveyConflict(
+                _("This survey has already opened; only its closing time can be scheduled."),
+                field="opens_at",
+            )
+        if survey.opened_at is None:
+            _freeze_for_opening(survey)
+            fields += ["opened_at", "design_fingerprint", "public_started_on"]
+        survey.status = Survey.Status.OPEN
+        fields.append("status")
+    survey.opens_at, survey.closes_at = opens_at, closes_at
     survey.save(update_fields=fields)
     return survey
 
@@ -452,6 +609,14 @@ def survey_open(*, survey) -> Survey:
 @transaction.atomic
 def survey_close(*, survey) -> Survey:
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    if survey.status == Survey.Status.PILOT:
+        raise SurveyConflict(
+            _(
+                "A pilot is not closed: open it for the real study (its responses are then "
+                "discarded) or discard its responses."
+            ),
+            field="status",
+        )
     survey.status = Survey.Status.CLOSED
     survey.save(update_fields=["status", "updated_at"])
     return survey
@@ -470,9 +635,11 @@ def question_add(*, survey, text, required=True) -> Question:
         raise ValidationError({"text": [_("At most %(max)d questions.") % {"max": MAX_QUESTIONS}]})
     _ensure_owner_room(owner=survey.owner, field="text", questions=1)
     last = survey.questions.aggregate(last=Max("position"))["last"]
-    return Question.objects.create(
+    question = Question.objects.create(
         survey=survey, position=0 if last is None else last + 1, text=text, required=required
     )
+    pilot_design_refresh(survey_id=survey.pk)
+    return question
 
 
 @transaction.atomic
@@ -510,12 +677,14 @@ def questions_add(*, survey, texts, required=True) -> list[Question]:
     _ensure_owner_room(owner=survey.owner, field="text", questions=len(cleaned))
     last = survey.questions.aggregate(last=Max("position"))["last"]
     first = 0 if last is None else last + 1
-    return Question.objects.bulk_create(
+    added = Question.objects.bulk_create(
         [
             Question(survey=survey, position=first + offset, text=text, required=required)
             for offset, text in enumerate(cleaned)
         ]
     )
+    pilot_design_refresh(survey_id=survey.pk)
+    return added
 
 
 @transaction.atomic
@@ -526,6 +695,7 @@ def question_update(*, question, text, required=None) -> Question:
     if required is not None:
         question.required = clean_required(required)
     question.save(update_fields=["text", "required"])
+    pilot_design_refresh(survey_id=question.survey_id)
     return question
 
 
@@ -533,6 +703,7 @@ def question_update(*, question, text, required=None) -> Question:
 def question_delete(*, question) -> None:
     _ensure_not_frozen(Survey.objects.select_for_update().get(pk=question.survey_id))
     question.delete()
+    pilot_design_refresh(survey_id=question.survey_id)
 
 
 @transaction.atomic
@@ -547,6 +718,7 @@ def question_move(*, question, offset: int) -> None:
     for position, item in enumerate(ordered):
         item.position = position
     Question.objects.bulk_update(ordered, ["position"])
+    pilot_design_refresh(survey_id=survey.pk)
 
 
 # --- responses ----------------------------------------------------------------------------
@@ -739,6 +911,8 @@ def submission_record(
             options={gid: frozenset(oids) for gid, oids in options.items()},
             required_questions=frozenset(question_ids),
             required_groupings=frozenset(options),
+            opens_at=survey.opens_at,
+            closes_at=survey.closes_at,
         )
     return _submission_store(
         target=target,
@@ -775,14 +949,16 @@ def submission_validate(
     returns the outcome of an earlier submission with this id (a replay answers as the first
     time did, even if the survey closed or the body is no longer valid since)."""
     submission_uuid = _clean_submission_id(submission_id)
-    if target.status != Survey.Status.OPEN:
+    phase = schedule.phase(
+        status=target.status,
+        opens_at=target.opens_at,
+        closes_at=target.closes_at,
+        now=timezone.now(),
+    )
+    if phase not in schedule.Phase.ACCEPTING:
         replay = _replay_outcome(target.survey_id, submission_uuid)
         if replay is None:
-            raise SurveyNotAcceptingResponses(
-                _("This survey is closed and no longer accepts responses.")
-                if target.status == Survey.Status.CLOSED
-                else _("This survey is not open for responses yet.")
-            )
+            raise SurveyNotAcceptingResponses(_not_accepting_message(phase, target))
         return replay
     try:
         fingerprint = _clean_fingerprint(design_fingerprint)
@@ -802,6 +978,25 @@ def submission_validate(
             raise
         return replay
     return _CleanSubmission(submission_uuid, cleaned, chosen, fingerprint)
+
+
+def _not_accepting_message(phase, target):
+    if phase == schedule.Phase.SCHEDULED:
+        return _("This survey opens on %(when)s; it does not accept responses before then.") % {
+            "when": _moment(target.opens_at)
+        }
+    if phase == schedule.Phase.ENDED:
+        return _("This survey closed on %(when)s and no longer accepts responses.") % {
+            "when": _moment(target.closes_at)
+        }
+    if phase == schedule.Phase.CLOSED:
+        return _("This survey is closed and no longer accepts responses.")
+    return _("This survey is not open for responses yet.")
+
+
+def _moment(value):
+    # UTC, named as such: the API answers people in every time zone.
+    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def _submission_store(*, target, **body) -> SubmissionOutcome:
@@ -845,6 +1040,7 @@ def _statement_store(*, slug, clean) -> bool:
         answers=clean.answers,
         groups=clean.groups,
         design_fingerprint=clean.fingerprint,
+        now=timezone.now(),
     )
     if stored is None:
         return False

@@ -22,6 +22,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 
 from django.db import DatabaseError, connection, transaction
+from django.utils import timezone
 
 from .models import (
     GroupAnswer,
@@ -49,6 +50,8 @@ _TABLES = {
 _PARAMETERS = (
     ("slug", "text"),
     ("open", "text"),
+    ("pilot", "text"),
+    ("now", "timestamptz"),
     ("submission", "uuid"),
     ("received_on", "date"),
     ("questions", "bigint[]"),
@@ -60,13 +63,15 @@ _PARAMETERS = (
 )
 
 # Stores the submission only if it is valid, all or nothing, idempotent on (survey, id):
-# - ``survey`` finds the survey by slug, only if it is open, every answered question is one of
-#   its questions (``questions``, distinct) and every required one of them is answered, every
-#   answered grouping question is one of its grouping questions (``groupings``, distinct) and
-#   every required one is answered, each with one of that grouping question's options or NULL
-#   ("Prefer not to say"; ``options``, aligned with ``groupings``), and, when the body names
-#   the design it was randomized with (``fingerprint``), that is the survey's. Otherwise no
-#   row, and every later part does nothing: the caller then explains what is wrong.
+# - ``survey`` finds the survey by slug, only if it takes responses now (a pilot, or open
+#   and within its window [opens_at, closes_at) at ``now``, see surveys/schedule.py); every
+#   answered question is one of its questions (``questions``, distinct) and every required
+#   one is answered; every answered grouping question is one of its grouping questions
+#   (``groupings``, distinct) and every required one is answered, each with one of that
+#   grouping question's options or NULL ("Prefer not to say"; ``options``, aligned with
+#   ``groupings``); and, when the body names the design it was randomized with
+#   (``fingerprint``), that is the survey's. Otherwise no row, and every later part does
+#   nothing: the caller then explains what is wrong.
 # - ``s`` inserts the submission with its reports unless this id is already stored for the
 #   survey (a replay); then it returns no row, and again nothing else happens.
 # - ``chosen`` stores the grouping answers, ``counted`` counts the respondent on each chosen
@@ -84,7 +89,15 @@ _PARAMETERS = (
 _RECORD_SQL = """
 WITH survey AS (
     SELECT v.id FROM {survey} AS v
-    WHERE v.slug = %(slug)s AND v.status = %(open)s
+    WHERE v.slug = %(slug)s
+        AND (
+            v.status = %(pilot)s
+            OR (
+                v.status = %(open)s
+                AND (v.opens_at IS NULL OR v.opens_at <= %(now)s)
+                AND (v.closes_at IS NULL OR v.closes_at > %(now)s)
+            )
+        )
         AND (%(fingerprint)s IS NULL OR v.design_fingerprint = %(fingerprint)s)
         AND (
             SELECT count(*) FILTER (WHERE q.id = ANY(%(questions)s)) = cardinality(%(questions)s)
@@ -194,16 +207,18 @@ def _array(values):
 
 
 def submission_insert(
-    *, slug, submission_uuid, received_on, answers, groups, shard, design_fingerprint=None
+    *, slug, submission_uuid, received_on, answers, groups, shard, design_fingerprint=None, now=None
 ) -> Stored | None:
     """Store a submission to the survey at ``slug`` if the survey takes it as it is.
 
     ``answers`` maps question id to the randomized bit, ``groups`` grouping question id to the
     chosen option id (None: "Prefer not to say"); optional questions left out are absent.
     None: nothing stored, because this id was stored before (a replay) or the survey does not
-    take these answers (no such survey, not open, other questions, another design).
+    take these answers (no such survey, not open, other questions, another design,
+    outside its schedule at ``now``, by default the current time).
     ``shard`` is the tally shard to count it in.
     """
+    now = now or timezone.now()
     if connection.vendor == "sqlite":
         return _sqlite_insert(
             slug=slug,
@@ -212,12 +227,15 @@ def submission_insert(
             answers=answers,
             groups=groups,
             design_fingerprint=design_fingerprint,
+            now=now,
         )
     questions = sorted(answers)
     groupings = sorted(groups)
     params = {
         "slug": slug,
         "open": Survey.Status.OPEN.value,
+        "pilot": Survey.Status.PILOT.value,
+        "now": now,
         "submission": submission_uuid,
         "received_on": received_on,
         "questions": _array(str(question) for question in questions),
@@ -282,7 +300,7 @@ def _marks(count):
     return ", ".join(["%s"] * count)
 
 
-def _sqlite_insert(*, slug, submission_uuid, received_on, answers, groups, design_fingerprint):
+def _sqlite_insert(*, slug, submission_uuid, received_on, answers, groups, design_fingerprint, now):
     questions = sorted(answers)
     t = _TABLES
     groupings = sorted(groups)
@@ -290,9 +308,14 @@ def _sqlite_insert(*, slug, submission_uuid, received_on, answers, groups, desig
     declined = [gid for gid, oid in groups.items() if oid is None]
     # Every answered question is the survey's, and no required one is left out; the same for
     # the grouping questions. (An empty IN () list is valid SQLite.)
+    # Stored as Django stores datetimes on SQLite (UTC text), so the text compares as the time.
+    moment = connection.ops.adapt_datetimefield_value(now)
     check = (
         f"SELECT v.id FROM {t['survey']} AS v"
-        " WHERE v.slug = %s AND v.status = %s"
+        " WHERE v.slug = %s"
+        " AND (v.status = %s OR (v.status = %s"
+        " AND (v.opens_at IS NULL OR v.opens_at <= %s)"
+        " AND (v.closes_at IS NULL OR v.closes_at > %s)))"
         " AND (%s IS NULL OR v.design_fingerprint = %s)"
         f" AND (SELECT count(*) FROM {t['question']} WHERE survey_id = v.id"
         f" AND id IN ({_marks(len(questions))})) = %s"
@@ -305,7 +328,10 @@ def _sqlite_insert(*, slug, submission_uuid, received_on, answers, groups, desig
     )
     params = [
         slug,
+        Survey.Status.PILOT.value,
         Survey.Status.OPEN.value,
+        moment,
+        moment,
         design_fingerprint,
         design_fingerprint,
         *questions,

@@ -25,6 +25,7 @@ from .languages import (
     survey_with_texts,
 )
 from .models import Question, Survey
+from .pilot import pilot_design_refresh
 
 SURVEY_FIELDS = ("title", "intro")
 QUESTION_FIELDS = ("text",)
@@ -92,8 +93,8 @@ def clean_translations(value, *, fields, default_language, field="translations",
 
 
 def _ensure_not_frozen(survey):
-    if survey.is_frozen:
-        raise services.SurveyFrozen(str(services.FROZEN_MESSAGE))
+    # The services' rule, so a pilot with responses says "discard them first" here too.
+    services._ensure_not_frozen(survey)
 
 
 def _changed(obj, translations) -> bool:
@@ -142,6 +143,8 @@ def survey_translations_save(*, survey, texts: Mapping) -> Survey:
     for obj, current in changed.values():
         obj.translations = current
         obj.save(update_fields=["translations"])
+    # Translated question texts are part of the design a pilot's pages were drawn for.
+    pilot_design_refresh(survey_id=survey.pk)
     return survey
 
 
@@ -206,4 +209,6 @@ def _apply(*, survey, translations, question_translations) -> Survey:
             survey.save(update_fields=["translations", "updated_at"])
     if question_translations is not None:
         _set_question_translations(survey=survey, question_translations=question_translations)
+        pilot_design_refresh(survey_id=survey.pk)
+        survey.refresh_from_db(fields=["design_fingerprint"])
     return survey

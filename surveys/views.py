@@ -20,7 +20,7 @@ from django.urls import reverse
 from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
-from . import analysis, codebook, export_bundles, exports, languages, selectors, services
+from . import analysis, codebook, export_bundles, exports, languages, schedule, selectors, services
 from .analysis_forms import GroupingQuestionForm
 from .charts import estimates_chart
 from .forms import (
@@ -30,6 +30,7 @@ from .forms import (
     QuestionAddForm,
     QuestionForm,
     ResultsForm,
+    ScheduleForm,
     SurveyForm,
     preset_coins,
 )
@@ -141,7 +142,12 @@ def _builder_context(survey):
     return {
         "survey": survey,
         "frozen": survey.is_frozen,
-        "frozen_reason": FROZEN_REASON,
+        "frozen_reason": (
+            services.PILOT_RESPONSES_MESSAGE
+            if survey.status == Survey.Status.PILOT
+            else FROZEN_REASON
+        ),
+        "phase": schedule.phase_of(survey),
         "questions": selectors.survey_questions(survey=survey),
         "grouping_questions": analysis.survey_grouping_questions(survey=survey),
         "privacy": selectors.survey_privacy(survey=survey),
@@ -150,13 +156,24 @@ def _builder_context(survey):
 
 
 def _render_builder(
-    request, survey, *, form=None, question_form=None, grouping_form=None, status=200
+    request,
+    survey,
+    *,
+    form=None,
+    question_form=None,
+    grouping_form=None,
+    schedule_form=None,
+    status=200,
 ):
     context = _builder_context(survey)
     context["form"] = form or SurveyForm(
         initial=SurveyForm.initial_for(survey),
         frozen=survey.is_frozen,
         current_confidence=survey.confidence,
+        suggested_target=context["privacy"].respondents_for_margin,
+    )
+    context["schedule_form"] = schedule_form or ScheduleForm(
+        initial={"opens_at": survey.opens_at, "closes_at": survey.closes_at}
     )
     context["question_form"] = question_form or QuestionAddForm()
     context["grouping_form"] = grouping_form or GroupingQuestionForm.for_builder()
@@ -422,8 +439,70 @@ def survey_duplicate(request, survey):
 
 
 @member_view(POST=EDITOR)
+def survey_pilot(request, survey):
+    try:
+        services.survey_pilot_start(survey=survey)
+    except services.SurveyConflict as exc:
+        return _conflict(request, survey, exc)
+    messages.success(
+        request,
+        _(
+            "The survey is a pilot: its link takes answers now, and none will count. Discard "
+            "them to change the questions; opening for the real study discards them all."
+        ),
+    )
+    return redirect("surveys:builder", pk=survey.pk)
+
+
+@member_view(GET=EDITOR, POST=EDITOR)
+def survey_pilot_discard(request, survey):
+    if request.method != "POST":
+        return render(request, "surveys/pilot_discard.html", {"survey": survey})
+    try:
+        discarded = services.survey_pilot_discard(survey=survey)
+    except services.SurveyConflict as exc:
+        return _conflict(request, survey, exc)
+    messages.success(
+        request,
+        ngettext(
+            "Discarded %(n)d pilot response. You can change the questions now.",
+            "Discarded %(n)d pilot responses. You can change the questions now.",
+            discarded,
+        )
+        % {"n": discarded},
+    )
+    return redirect("surveys:builder", pk=survey.pk)
+
+
+@member_view(POST=EDITOR)
+def survey_schedule(request, survey):
+    form = ScheduleForm(request.POST)
+    if form.is_valid():
+        try:
+            services.survey_schedule(
+                survey=survey,
+                # Once a survey has opened its opening time is history: the form shows none.
+                opens_at=form.cleaned_data["opens_at"]
+                if schedule.phase_of(survey) in ("draft", "pilot", "scheduled")
+                else survey.opens_at,
+                closes_at=form.cleaned_data["closes_at"],
+            )
+        except ValidationError as exc:
+            _apply_service_errors(form, exc)
+        except services.SurveyConflict as exc:
+            return _conflict(request, survey, exc)
+        else:
+            messages.success(request, _("Schedule saved."))
+            return redirect(reverse("surveys:builder", kwargs={"pk": survey.pk}) + "#schedule")
+    return _render_builder(request, survey, schedule_form=form, status=400)
+
+
+@member_view(POST=EDITOR)
 def survey_close(request, survey):
-    services.survey_close(survey=survey)
+    try:
+        services.survey_close(survey=survey)
+    except services.SurveyConflict as exc:
+        return _conflict(request, survey, exc)
     messages.success(request, _("The survey is closed: it no longer accepts responses."))
     return redirect("surveys:builder", pk=survey.pk)
 
@@ -503,6 +582,7 @@ def survey_results(request, survey):
     estimates = selectors.survey_estimates(survey=survey, confidence=level, method=method)
     context = {
         "survey": survey,
+        "phase": schedule.phase_of(survey),
         "form": form,
         "estimates": estimates,
         "chart": estimates_chart(estimates),

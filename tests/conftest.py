@@ -63,6 +63,8 @@ def make_survey(owner):
             survey = services.survey_open(survey=survey)
         elif status == Survey.Status.CLOSED:
             survey = services.survey_close(survey=survey)
+        elif status == Survey.Status.PILOT:
+            survey = services.survey_pilot_start(survey=survey)
         return survey
 
     return make

@@ -170,7 +170,11 @@ export function parseMemo(raw) {
     }
     pairs[questionId] = pair;
   }
-  return { submissionId: value.submissionId, sent: value.sent, pairs };
+  const memo = { submissionId: value.submissionId, sent: value.sent, pairs };
+  if (value.pilot === true) {
+    memo.pilot = true; // sent while the survey was a pilot (respond.js, memory.js)
+  }
+  return memo;
 }
 
 /**

@@ -95,7 +95,13 @@ export function storeMemo(storage, slug, fingerprint, memo) {
     }
     storage.setItem(
       memoKey(slug, fingerprint),
-      JSON.stringify({ submissionId: memo.submissionId, sent: memo.sent, pairs: memo.pairs }),
+      JSON.stringify({
+        submissionId: memo.submissionId,
+        sent: memo.sent,
+        // Sent while the survey was a pilot: those responses are discarded at the real opening.
+        ...(memo.pilot === true ? { pilot: true } : {}),
+        pairs: memo.pairs,
+      }),
     );
     return true;
   } catch {

@@ -41,6 +41,8 @@ const STRINGS = {
   unansweredGroup: gettext("About you %(number)s has no answer yet"),
   chooseOption: gettext("Choose one option."),
   asGiven: gettext("%(label)s (sent as given, not randomized)"),
+  consentGiven: gettext("Thank you. The questions are shown below."),
+  consentWithdrawn: gettext("The questions are hidden until you tick the box."),
   designChanged: gettext(
     "This survey changed since the page was opened, so nothing was sent. The page is reloading with the current survey; please answer again.",
   ),
@@ -69,6 +71,13 @@ function setupPage(definition) {
   forgetSurvey(storage, survey.slug, sharedDevice ? null : fingerprint);
   // This person's memo (coins.js): kept in storage on a personal device, only here otherwise.
   let memo = sharedDevice ? null : loadMemo(storage, survey.slug, fingerprint);
+  const pilot = survey.pilot === true;
+  if (memo?.pilot && !pilot) {
+    // Sent during the pilot, whose responses were discarded when the real study opened: this
+    // person has not answered the study yet. The same submission id and pre-drawn reports are
+    // kept (the server stores the id afresh), so the pilot and the study cannot be averaged.
+    memo = { ...memo, sent: false, pilot: false };
+  }
   const questions = survey.questions.map((question, index) => ({
     id: String(question.id),
     text: question.text,
@@ -109,6 +118,7 @@ function setupPage(definition) {
   if (memo?.sent) {
     alreadyNote.hidden = false;
   }
+  setUpConsent(questionsSection);
   // The survey's own text keeps the language the researcher wrote it in (BCP 47, from the page).
   const surveyLanguage =
     document.querySelector(".respond-header [lang]")?.lang || survey.language;
@@ -238,6 +248,7 @@ function setupPage(definition) {
           memo = null; // the next person starts from nothing
         } else {
           memo.sent = true;
+          memo.pilot = pilot;
           remember();
         }
         setStatus("", "");
@@ -326,6 +337,22 @@ function setupPage(definition) {
   button.addEventListener("click", onSubmit);
   nextPersonButton?.addEventListener("click", () => globalThis.location.reload());
   button.disabled = false;
+}
+
+// A consent text, when the survey has one, comes first: the questions stay hidden until the
+// respondent ticks that they agree. Only the page changes; nothing about it is sent or kept.
+function setUpConsent(questionsSection) {
+  const box = document.getElementById("respond-consent-accept");
+  if (!box || !questionsSection.hasAttribute("data-needs-consent")) {
+    return;
+  }
+  const status = document.getElementById("respond-consent-status");
+  box.checked = false;
+  box.disabled = false;
+  box.addEventListener("change", () => {
+    questionsSection.hidden = !box.checked;
+    status.textContent = box.checked ? STRINGS.consentGiven : STRINGS.consentWithdrawn;
+  });
 }
 
 const definitionElement = document.getElementById("respond-definition");

@@ -20,7 +20,9 @@ from .. import codebook, exports, selectors, services, translations
 from .serializers import (
     ErrorSerializer,
     EstimatesQuerySerializer,
+    PilotDiscardedSerializer,
     SurveyEstimatesSerializer,
+    SurveyScheduleSerializer,
     SurveySerializer,
 )
 
@@ -205,11 +207,79 @@ class SurveyCloseView(OwnedSurveyView):
     @extend_schema(
         operation_id="surveys_close",
         summary="Close a survey: it stops accepting responses",
+        description="A pilot is not closed (409): open it for the real study or discard "
+        "its responses.",
         request=None,
-        responses={200: SurveySerializer, **_errors(401, 404)},
+        responses={200: SurveySerializer, **_errors(401, 404, 409)},
     )
     def post(self, request, survey_id):
         survey = services.survey_close(survey=self.survey)
+        return Response(SurveySerializer(survey, context={"request": request}).data)
+
+
+@extend_schema(tags=[TAG])
+class SurveyPilotView(OwnedSurveyView):
+    survey_roles = {"post": selectors.EDITOR}
+
+    @extend_schema(
+        operation_id="surveys_pilot",
+        summary="Start a pilot: the real link takes test responses that are never counted",
+        description=(
+            "Only a draft that has never been open. Its responses show on the results marked "
+            "as a pilot; changing questions, coins or consent text first needs them discarded "
+            "(`discard-pilot`), and opening for the real study (`open` or `schedule`) "
+            "discards them all and freezes the design."
+        ),
+        request=None,
+        responses={200: SurveySerializer, **_errors(401, 404, 409)},
+    )
+    def post(self, request, survey_id):
+        survey = services.survey_pilot_start(survey=self.survey)
+        return Response(SurveySerializer(survey, context={"request": request}).data)
+
+
+@extend_schema(tags=[TAG])
+class SurveyPilotDiscardView(OwnedSurveyView):
+    survey_roles = {"post": selectors.EDITOR}
+
+    @extend_schema(
+        operation_id="surveys_discard_pilot",
+        summary="Discard every pilot response (only while the survey is a pilot)",
+        description="Deletes the pilot's submissions and everything counted from them; the "
+        "survey stays a pilot. 409 for a survey that is not a pilot: its responses are real.",
+        request=None,
+        responses={200: PilotDiscardedSerializer, **_errors(401, 404, 409)},
+    )
+    def post(self, request, survey_id):
+        discarded = services.survey_pilot_discard(survey=self.survey)
+        survey = selectors.survey_for_owner(owner=request.user, survey_id=survey_id)
+        return Response(
+            PilotDiscardedSerializer(
+                {"discarded": discarded, "survey": survey}, context={"request": request}
+            ).data
+        )
+
+
+@extend_schema(tags=[TAG])
+class SurveyScheduleView(OwnedSurveyView):
+    survey_roles = {"post": selectors.EDITOR}
+
+    @extend_schema(
+        operation_id="surveys_schedule",
+        summary="Set when the survey takes responses: opens_at and closes_at",
+        description=(
+            "Responses are taken only in [opens_at, closes_at), compared with the current time "
+            "(no background process needed). A new `opens_at` opens the survey for the real "
+            "study now (pilot responses discarded, design frozen); it starts taking responses "
+            "at that time. 409 for an opening time on a survey that has already opened."
+        ),
+        request=SurveyScheduleSerializer,
+        responses={200: SurveySerializer, **_errors(400, 401, 404, 409)},
+    )
+    def post(self, request, survey_id):
+        body = SurveyScheduleSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        survey = services.survey_schedule(survey=self.survey, **body.validated_data)
         return Response(SurveySerializer(survey, context={"request": request}).data)
 
 

@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import exceptions, serializers
 
-from .. import languages, selectors, services
+from .. import languages, schedule, selectors, services
 from ..login_throttle import login_block
 from ..models import CI_METHODS, PREFER_NOT_TO_SAY, Survey
 
@@ -275,6 +275,40 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         help_text="The languages respondents are offered: the survey's own `language` first, "
         "then each language every text is translated into."
     )
+    consent_text = StrictCharField(
+        max_length=5000,
+        allow_blank=True,
+        required=False,
+        help_text="Shown to respondents before the questions, which appear once they accept "
+        "it; empty for none. Frozen with the questions when the survey first opens.",
+    )
+    consent_version = serializers.IntegerField(
+        read_only=True,
+        help_text="Counts the changes of `consent_text` (0: never set). Stored with the survey, "
+        "not per respondent: nothing about consent is sent with a submission.",
+    )
+    consent_changed_at = serializers.DateTimeField(read_only=True, allow_null=True)
+    response_target = StrictIntegerField(
+        min_value=1,
+        max_value=10_000_000,
+        allow_null=True,
+        required=False,
+        help_text="Responses aimed for (progress only; null for none).",
+    )
+    opens_at = serializers.DateTimeField(
+        read_only=True,
+        allow_null=True,
+        help_text="Set with the schedule endpoint: no responses before this time.",
+    )
+    closes_at = serializers.DateTimeField(
+        read_only=True,
+        allow_null=True,
+        help_text="Set with the schedule endpoint: no responses from this time on.",
+    )
+    accepting_responses = serializers.SerializerMethodField(
+        help_text="Whether the respondent link takes responses now: a pilot, or an open survey "
+        "within its schedule."
+    )
     respond_url = serializers.SerializerMethodField(help_text="The respondents' link.")
     created_at = serializers.DateTimeField(read_only=True)
     updated_at = serializers.DateTimeField(read_only=True)
@@ -300,6 +334,9 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     def get_languages(self, survey) -> list[str]:
         return languages.survey_languages(survey=survey)
 
+    def get_accepting_responses(self, survey) -> bool:
+        return schedule.accepts_responses(survey)
+
     def get_respond_url(self, survey) -> str:
         path = reverse("surveys:respond", kwargs={"slug": survey.slug})
         request = self.context.get("request")
@@ -318,6 +355,29 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
                 for question in data["questions"]
             ]
         return data
+
+
+class SurveyScheduleSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    opens_at = serializers.DateTimeField(
+        allow_null=True,
+        required=False,
+        default=None,
+        help_text="When responses start (in the future), or null (the default): no opening "
+        "time; a scheduled survey then takes responses at once. "
+        "Setting it on a draft or pilot opens the survey for the real study right away: pilot "
+        "responses are discarded and the design freezes, as opening does.",
+    )
+    closes_at = serializers.DateTimeField(
+        allow_null=True,
+        required=False,
+        default=None,
+        help_text="When responses stop (in the future, after `opens_at`), or null (the default).",
+    )
+
+
+class PilotDiscardedSerializer(serializers.Serializer):
+    discarded = serializers.IntegerField(help_text="Pilot responses deleted.")
+    survey = SurveySerializer()
 
 
 # --- researcher: estimates ----------------------------------------------------------------
@@ -429,7 +489,20 @@ class PublicSurveySerializer(serializers.Serializer):
         help_text="The languages the survey is offered in, `default_language` first."
     )
     status = serializers.ChoiceField(choices=Survey.Status.choices)
-    accepting_responses = serializers.BooleanField(source="is_open")
+    accepting_responses = serializers.SerializerMethodField(
+        help_text="A pilot, or an open survey within its schedule (`opens_at`, `closes_at`)."
+    )
+    pilot = serializers.BooleanField(
+        source="is_pilot",
+        help_text="A pilot: responses are taken to test the survey and discarded before the "
+        "real study; the page says so.",
+    )
+    opens_at = serializers.DateTimeField(allow_null=True)
+    closes_at = serializers.DateTimeField(allow_null=True)
+    consent_text = serializers.CharField(
+        help_text="When not empty, show it first; the questions appear once it is accepted."
+    )
+    consent_version = serializers.IntegerField()
     p_truth = serializers.FloatField()
     p_forced_yes = serializers.FloatField()
     epsilon_per_answer = serializers.SerializerMethodField()
@@ -468,6 +541,9 @@ class PublicSurveySerializer(serializers.Serializer):
 
     def get_design_fingerprint(self, survey) -> str:
         return selectors.survey_design_fingerprint(survey=survey)
+
+    def get_accepting_responses(self, survey) -> bool:
+        return schedule.accepts_responses(survey)
 
     def to_representation(self, survey):
         data = super().to_representation(survey)

@@ -26,6 +26,19 @@ urlpatterns = [
         "surveys/<int:survey_id>/close/", researcher.SurveyCloseView.as_view(), name="survey-close"
     ),
     path(
+        "surveys/<int:survey_id>/pilot/", researcher.SurveyPilotView.as_view(), name="survey-pilot"
+    ),
+    path(
+        "surveys/<int:survey_id>/discard-pilot/",
+        researcher.SurveyPilotDiscardView.as_view(),
+        name="survey-discard-pilot",
+    ),
+    path(
+        "surveys/<int:survey_id>/schedule/",
+        researcher.SurveyScheduleView.as_view(),
+        name="survey-schedule",
+    ),
+    path(
         "surveys/<int:survey_id>/estimates/",
         researcher.SurveyEstimatesView.as_view(),
         name="survey-estimates",

@@ -13,7 +13,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("surveys", "0010_tallies_in_shards"),
+        ("surveys", "0011_pilot_consent_schedule"),
     ]
 
     operations = [

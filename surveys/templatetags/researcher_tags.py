@@ -52,3 +52,29 @@ def signup_enabled():
 @register.simple_tag
 def password_reset_enabled():
     return settings.PASSWORD_RESET_ENABLED
+
+
+@register.filter
+def survey_phase(survey):
+    """What the survey's link does now: draft, pilot, scheduled, open, ended or closed."""
+    from .. import schedule
+
+    return schedule.phase_of(survey)
+
+
+@register.simple_tag
+def target_progress(survey):
+    """``(responses, target, percent)`` towards the survey's response target, or None."""
+    if not survey.response_target or survey.status in ("draft", "pilot"):
+        return None
+    count = survey.response_count
+    return count, survey.response_target, min(100, round(100 * count / survey.response_target))
+
+
+@register.filter
+def scheduled_close_passed(survey):
+    """The scheduled close time once it has passed (what closed the survey), else None."""
+    from django.utils import timezone
+
+    closes_at = survey.closes_at
+    return closes_at if closes_at is not None and closes_at <= timezone.now() else None

@@ -115,15 +115,21 @@ def _call(client, method, url, body=None):
 
 
 @pytest.fixture
-def cast(owner, open_survey, submit):
-    """The open survey with a response; a viewer, an editor, a viewer ``target`` whom member
-    routes act on, and a ``newcomer`` who is no member yet."""
-    submit(open_survey, [True, False])
+def cast(request, owner, make_survey, submit):
+    """The survey a route acts on (open with a response; a draft or a pilot for the pilot
+    routes), a viewer, an editor, a viewer ``target`` whom member routes act on, and a
+    ``newcomer`` who is no member yet."""
+    route = (
+        request.node.callspec.params.get("route", "") if hasattr(request.node, "callspec") else ""
+    )
+    survey = make_survey(status=STATUS_FOR_SUCCESS.get(route.split("/", 3)[-1], "open"))
+    if survey.status != "draft":
+        submit(survey, [True, False])
     accounts = get_user_model().objects
-    team = SimpleNamespace(survey=open_survey)
+    team = SimpleNamespace(survey=survey)
     for name, role in (("target", "viewer"), ("viewer", "viewer"), ("editor", "editor")):
         setattr(team, name, accounts.create_user(name, password="pw-correct-horse-42"))
-        members.member_invite(survey=open_survey, by=owner, user=name, role=role)
+        members.member_invite(survey=survey, by=owner, user=name, role=role)
     team.newcomer = accounts.create_user("newcomer", password="pw-correct-horse-42")
     return team
 
@@ -161,6 +167,11 @@ def test_anonymous_is_refused(anonymous_api, open_survey, route, method):
     response = _call(anonymous_api, method, _url(route, open_survey.id))
     assert response.status_code in (401, 403)
     assert response.json()["errors"] == {}
+
+
+# Routes that succeed only from another state than open: starting a pilot takes a draft,
+# discarding pilot responses takes a pilot.
+STATUS_FOR_SUCCESS = {"<int:survey_id>/pilot/": "draft", "<int:survey_id>/discard-pilot/": "pilot"}
 
 
 @pytest.mark.parametrize(("route", "method"), ROUTES)

@@ -444,3 +444,79 @@ def test_axe_finds_no_wcag_violation_on_the_co_researcher_pages(
         width=width,
     )
     check_page(page, name=name, language=language, width=width)
+
+
+# --- pilot, consent, schedule and target (issue 14): the pages and states they add ---------
+
+NEW_STATE_PAGES = (
+    "pilot-respondent",
+    "pilot-builder",
+    "pilot-results",
+    "pilot-discard",
+    "scheduled-respondent",
+    "dashboard-target",
+)
+
+
+@pytest.fixture
+def pilot_surveys(make_survey):
+    pilot = make_survey(
+        title="Pilot run",
+        status=Survey.Status.PILOT,
+        consent_text="Taking part is voluntary.",
+        response_target=385,
+    )
+    services.submission_record(
+        survey=pilot,
+        submission_id="0b9c4a49-5d0f-4f52-9d55-2f0b8bd1f9c1",
+        answers=dict.fromkeys(pilot.questions.values_list("id", flat=True), True),
+    )
+    scheduled = make_survey(title="Starts tomorrow", status=Survey.Status.DRAFT)
+    now = timezone.now()
+    services.survey_schedule(
+        survey=scheduled,
+        opens_at=now + datetime.timedelta(days=1),
+        closes_at=now + datetime.timedelta(days=8),
+    )
+    running = make_survey(title="With a target", response_target=40)
+    services.simulated_submissions_record(survey=running, reports=np.ones((10, 2), dtype=bool))
+    return {"pilot": pilot, "scheduled": scheduled}
+
+
+def new_state_path(name, surveys):
+    pilot, scheduled = surveys["pilot"], surveys["scheduled"]
+    return {
+        "pilot-respondent": f"/s/{pilot.slug}/",
+        "pilot-builder": f"/surveys/{pilot.pk}/",
+        "pilot-results": f"/surveys/{pilot.pk}/results/",
+        "pilot-discard": f"/surveys/{pilot.pk}/discard-pilot/",
+        "scheduled-respondent": f"/s/{scheduled.slug}/",
+        "dashboard-target": "/surveys/",
+    }[name]
+
+
+@pytest.mark.parametrize(
+    ("language", "width"),
+    [("en", 1280), ("en", 390), ("ko", 390), ("zh-hans", 1280)],
+    ids=["en-desktop", "en-phone", "ko-phone", "zh-desktop"],
+)
+@pytest.mark.parametrize("name", NEW_STATE_PAGES)
+def test_axe_finds_no_violation_in_the_pilot_consent_and_schedule_pages(
+    live_server, new_context, sign_in, owner, pilot_surveys, name, language, width
+):
+    path = new_state_path(name, pilot_surveys)
+    page = open_page(
+        new_context,
+        sign_in,
+        live_server,
+        owner,
+        path=path,
+        locale=LANGUAGES[language][0],
+        width=width,
+    )
+    if name == "pilot-respondent":
+        expect(page.locator("#respond-questions")).to_be_hidden()
+        assert axe_violations(page) == []  # before consent: the consent card alone
+        page.locator("#respond-consent-accept").check()
+        expect(page.locator("#respond-questions")).to_be_visible()
+    check_page(page, name=name, language=language, width=width)

@@ -27,6 +27,9 @@ GET_STATUS_FOR_OWNER = {
     "open": 405,
     "close": 405,
     "duplicate": 405,
+    "pilot": 405,
+    "pilot-discard": 200,  # the confirmation page
+    "schedule": 405,
     "delete": 200,
     "restore": 404,  # only a survey in the owner's trash can be restored
     "share": 200,

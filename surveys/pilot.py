@@ -1,0 +1,44 @@
+"""Pilot responses: stored like real ones while a survey is a pilot, never counted after.
+
+A pilot takes responses through the survey's real link (the link and QR code stay the same),
+so everything the submission path writes for a pilot response is removed here before the
+survey opens for the real study: the submissions (with their grouping answers), the tally
+shards, the per-(question, option) tallies and option counts, and any public release drawn
+from them. The services (``survey_pilot_discard``, ``survey_open``) call these inside their
+transaction, with the survey's row locked.
+"""
+
+from django.utils import timezone
+
+from . import selectors
+from .models import GroupingOption, GroupTally, PublicRelease, Submission, Survey, TallyShard
+
+
+def pilot_responses_delete(*, survey) -> int:
+    """Remove every response stored for ``survey`` and what was counted from them; how many."""
+    count = Submission.objects.filter(survey=survey).count()
+    Submission.objects.filter(survey=survey).delete()  # cascades to the grouping answers
+    TallyShard.objects.filter(survey=survey).delete()
+    GroupTally.objects.filter(question__survey=survey).update(report_count=0, yes_count=0)
+    GroupingOption.objects.filter(grouping_question__survey=survey).update(respondent_count=0)
+    PublicRelease.objects.filter(survey=survey).delete()
+    if survey.public_started_on is not None:
+        # The public page's release schedule starts again from the real study's first day.
+        survey.public_started_on = timezone.now().date()
+        survey.save(update_fields=["public_started_on"])
+    return count
+
+
+def pilot_design_refresh(*, survey_id) -> None:
+    """After a change to a pilot's questions or coins, name the new design.
+
+    A pilot's design is not frozen, but its submissions are checked against the fingerprint
+    stored when the pilot started, like an open survey's; a page loaded before the change
+    then gets "reload the page" instead of sending reports drawn for other questions or coins.
+    """
+    survey = Survey.objects.get(pk=survey_id)
+    if survey.status != Survey.Status.PILOT or survey.opened_at is not None:
+        return
+    survey.design_fingerprint = ""
+    survey.design_fingerprint = selectors.survey_design_fingerprint(survey=survey)
+    survey.save(update_fields=["design_fingerprint"])
