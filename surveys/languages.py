@@ -28,7 +28,7 @@ from .models import GroupingOption, GroupingQuestion, Survey
 
 LANGUAGE_CODES = tuple(code for code, _name in settings.LANGUAGES)
 # Each translatable field and its longest text: the same limits as the default-language fields.
-TEXT_MAX_LENGTHS = {"title": 200, "intro": 5000, "text": 1000, "label": 200}
+TEXT_MAX_LENGTHS = {"title": 200, "intro": 5000, "consent_text": 5000, "text": 1000, "label": 200}
 
 
 def other_languages(survey) -> list[str]:
@@ -53,15 +53,16 @@ class TranslatableText:
     """
 
     key: str
-    kind: str  # "title", "intro", "question", "grouping", "option"
+    kind: str  # "title", "intro", "consent", "question", "grouping", "option"
     obj: object
-    field: str  # the model field: "title", "intro", "text" or "label"
+    field: str  # the model field: "title", "intro", "consent_text", "text" or "label"
     source: str
     number: str  # "Q1", "G2", "G2 · 3": how the builder numbers it
 
     @property
     def frozen_with_questions(self) -> bool:
-        return self.kind in ("question", "grouping", "option")
+        # The consent text too: it is what respondents agreed to (frozen at the first opening).
+        return self.kind in ("question", "grouping", "option", "consent")
 
     def translated(self, language) -> str:
         return translation_of(self.obj, self.field, language)
@@ -72,6 +73,10 @@ def survey_texts(*, survey, questions, grouping) -> list[TranslatableText]:
     texts = [TranslatableText("title", "title", survey, "title", survey.title, "")]
     if survey.intro:
         texts.append(TranslatableText("intro", "intro", survey, "intro", survey.intro, ""))
+    if survey.consent_text:
+        texts.append(
+            TranslatableText("consent", "consent", survey, "consent_text", survey.consent_text, "")
+        )
     for index, question in enumerate(questions, start=1):
         texts.append(
             TranslatableText(

@@ -24,7 +24,9 @@ class TranslationsForm(forms.Form):
                 widget = (
                     forms.TextInput()
                     if text.field in ONE_LINE
-                    else forms.Textarea(attrs={"rows": 4 if text.kind == "intro" else 2})
+                    else forms.Textarea(
+                        attrs={"rows": 4 if text.kind in ("intro", "consent") else 2}
+                    )
                 )
                 widget.attrs.update({"lang": status.code, "aria-describedby": f"src-{text.key}"})
                 self.fields[self.name_of(status.code, text.key)] = forms.CharField(
@@ -66,4 +68,6 @@ def text_name(text) -> str:
         return _("Title")
     if text.kind == "intro":
         return _("Introduction")
+    if text.kind == "consent":
+        return _("Consent")
     return text.number

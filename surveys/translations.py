@@ -27,7 +27,7 @@ from .languages import (
 from .models import Question, Survey
 from .pilot import pilot_design_refresh
 
-SURVEY_FIELDS = ("title", "intro")
+SURVEY_FIELDS = ("title", "intro", "consent_text")
 QUESTION_FIELDS = ("text",)
 
 
@@ -205,6 +205,12 @@ def _apply(*, survey, translations, question_translations) -> Survey:
             translations, fields=SURVEY_FIELDS, default_language=survey.language
         )
         if _changed(survey, cleaned):
+            consent = {code: entry.get("consent_text") for code, entry in cleaned.items()}
+            before = {
+                code: entry.get("consent_text") for code, entry in survey.translations.items()
+            }
+            if {k: v for k, v in consent.items() if v} != {k: v for k, v in before.items() if v}:
+                _ensure_not_frozen(survey)  # what respondents agreed to: frozen at opening
             survey.translations = cleaned
             survey.save(update_fields=["translations", "updated_at"])
     if question_translations is not None:

@@ -43,6 +43,9 @@ const STRINGS = {
   asGiven: gettext("%(label)s (sent as given, not randomized)"),
   consentGiven: gettext("Thank you. The questions are shown below."),
   consentWithdrawn: gettext("The questions are hidden until you tick the box."),
+  pilotEnded: gettext(
+    "The pilot has ended and the real study has opened, so nothing was sent. The page is reloading; please answer again.",
+  ),
   designChanged: gettext(
     "This survey changed since the page was opened, so nothing was sent. The page is reloading with the current survey; please answer again.",
   ),
@@ -222,7 +225,33 @@ function setupPage(definition) {
 
   // The memo's submission id is this person's for good: a retry after a lost response, or a
   // retake on this device, is stored once (the server deduplicates on the id).
+  // A page loaded during the pilot must not add its answers to the real study: the pilot's
+  // responses are discarded when the study opens, and this one would arrive after that.
+  // Only pilot pages pay for this request; the page reloads into the study if it opened.
+  async function pilotHasEnded() {
+    if (!pilot || !definition.definition_url) return false;
+    const response = await fetch(definition.definition_url, {
+      headers: { Accept: "application/json" },
+      credentials: "omit",
+      cache: "no-store",
+      redirect: "error",
+    });
+    if (!response.ok) return response.status === 404;
+    const current = await response.json();
+    return current.pilot !== true;
+  }
+
   async function send(answers, groups) {
+    try {
+      if (await pilotHasEnded()) {
+        setStatus(STRINGS.pilotEnded, "error");
+        globalThis.location.reload();
+        return;
+      }
+    } catch {
+      setStatus(STRINGS.networkError, "error");
+      return;
+    }
     const replayed = memo.sent;
     const payload = { submission_id: memo.submissionId, answers, design_fingerprint: fingerprint };
     if (groupingQuestions.length > 0) payload.groups = groups;

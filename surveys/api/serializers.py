@@ -204,7 +204,9 @@ class QuestionTranslationsField(serializers.Field):
 
 
 @extend_schema_field(
-    _translations_schema(["title", "intro"], {"ko": {"title": "...", "intro": "..."}})
+    _translations_schema(
+        ["title", "intro", "consent_text"], {"ko": {"title": "...", "intro": "..."}}
+    )
 )
 class SurveyTranslationsField(QuestionTranslationsField):
     pass

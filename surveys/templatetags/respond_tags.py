@@ -30,6 +30,8 @@ def respond_definition(survey, preview=False):
     payload = {
         "survey": PublicSurveySerializer(survey).data,
         "submit_url": reverse("api:public-responses", kwargs={"slug": survey.slug}),
+        # A pilot's page asks for the definition again before sending (respond.js).
+        "definition_url": reverse("api:public-survey", kwargs={"slug": survey.slug}),
         "preview": bool(preview),
     }
     return json_script(payload, DEFINITION_ELEMENT_ID)

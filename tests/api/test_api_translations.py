@@ -120,7 +120,11 @@ def test_the_schema_documents_translations_on_surveys_and_questions(anonymous_ap
     components = schema["components"]["schemas"]
     survey = components["Survey"]["properties"]
     question = components["Question"]["properties"]
-    assert survey["translations"]["additionalProperties"]["properties"].keys() == {"title", "intro"}
+    assert survey["translations"]["additionalProperties"]["properties"].keys() == {
+        "title",
+        "intro",
+        "consent_text",
+    }
     assert question["translations"]["additionalProperties"]["properties"].keys() == {"text"}
     assert "languages" in survey and survey["languages"]["readOnly"] is True
     public = components["PublicSurvey"]["properties"]

@@ -101,9 +101,12 @@ def test_a_pilot_is_answered_through_the_live_link_discarded_and_never_counted(
 
 @pytest.mark.parametrize("language", ["en", "ko", "zh-hans"])
 def test_consent_must_be_accepted_before_the_questions_show(
-    live_server, new_context, make_survey, language
+    live_server, new_context, make_translated_survey, language
 ):
-    survey = make_survey(consent_text="Taking part is voluntary; you may stop at any time.")
+    # Offered in all three languages, the consent text translated like every other text.
+    survey = make_translated_survey(
+        consent_text="Taking part is voluntary; you may stop at any time."
+    )
     # The catalog itself, not translation.override: activating a language here would outlive
     # the test under Playwright's greenlets and change the language of later tests.
     catalog = trans_real.translation(language)
@@ -112,7 +115,13 @@ def test_consent_must_be_accepted_before_the_questions_show(
     page = new_context().new_page()
     page.goto(f"{live_server.url}/s/{survey.slug}/?lang={language}")
     expect(page.get_by_role("heading", name=heading, exact=True)).to_be_visible()
-    expect(page.locator(".consent-text")).to_contain_text("Taking part is voluntary")
+    consent = page.locator(".consent-text")
+    expect(consent).to_contain_text("Taking part is voluntary")
+    # The respondent reads it in the page's language (the test marks translations "[ko]").
+    if language != "en":
+        expect(consent).to_contain_text(f"[{language}]")
+    else:
+        expect(consent).not_to_contain_text("[")
     questions = page.locator("#respond-questions")
     expect(questions).to_be_hidden()
     expect(page.locator("#respond-submit")).to_be_hidden()
@@ -165,3 +174,27 @@ def test_a_scheduled_survey_refuses_responses_before_its_time_and_after_its_clos
     late.goto(f"{live_server.url}/s/{survey.slug}/")
     expect(late.get_by_role("heading", name="This survey is closed")).to_be_visible()
     expect(late.locator(".respond-state")).to_contain_text("It closed on")
+
+
+def test_a_page_loaded_during_the_pilot_sends_nothing_after_the_real_opening(
+    live_server, new_context, make_survey
+):
+    survey = make_survey(questions=QUESTIONS, status="draft")
+    services.survey_pilot_start(survey=survey)
+    tester = new_context().new_page()
+    tester.goto(f"{live_server.url}/s/{survey.slug}/")
+    expect(tester.locator("#respond-pilot")).to_be_visible()
+    # The researcher opens the real study while the tester still has the pilot page open.
+    services.survey_open(survey=survey)
+    posts = []
+    tester.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    for fieldset in tester.locator("fieldset.question").all():
+        fieldset.locator("input[value=yes]").check()
+    with tester.expect_navigation():
+        tester.locator("#respond-submit").click()
+    # Nothing was posted, nothing stored: the page reloaded into the real study.
+    assert posts == []
+    assert not Submission.objects.filter(survey=survey).exists()
+    expect(tester.locator("#respond-pilot")).to_have_count(0)
+    answer(tester)
+    assert Submission.objects.filter(survey=survey).count() == 1

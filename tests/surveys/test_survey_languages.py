@@ -371,3 +371,35 @@ def test_the_preview_shows_an_offered_language_on_request(owner_client, make_tra
     assert "Preview" in korean  # the researcher's own interface language stays
     english = owner_client.get(url, {"lang": "zh-hans"}).content.decode()  # not offered
     assert f'<h1 lang="en">{survey.title}</h1>' in english
+
+
+def test_the_consent_text_is_translated_and_frozen_with_the_questions(make_translated_survey):
+    survey = make_translated_survey(
+        into=("ko",), status="draft", consent_text="Taking part is voluntary."
+    )
+    survey.refresh_from_db()
+    # Offered in Korean only because the consent text is translated too.
+    assert survey.translations["ko"]["consent_text"] == "Taking part is voluntary. [ko]"
+    assert languages.survey_languages(survey=survey) == ["en", "ko"]
+    korean = languages.survey_for_respondent(survey=survey, preferences=["ko"])
+    assert korean.consent_text == "Taking part is voluntary. [ko]"
+
+    survey = services.survey_open(survey=survey)
+    with pytest.raises(services.SurveyFrozen):
+        translations.survey_translations_save(
+            survey=survey, texts={"ko-consent": "Something else."}
+        )
+    with pytest.raises(services.SurveyFrozen):
+        translations.survey_update_translated(
+            survey=survey, data={}, translations={"ko": {"title": "T", "consent_text": "Other"}}
+        )
+    survey.refresh_from_db()
+    assert survey.translations["ko"]["consent_text"] == "Taking part is voluntary. [ko]"
+    # The title's translation stays editable after opening, as the title itself is.
+    translations.survey_update_translated(
+        survey=survey,
+        data={},
+        translations={"ko": {"title": "T", "consent_text": "Taking part is voluntary. [ko]"}},
+    )
+    survey.refresh_from_db()
+    assert survey.translations["ko"]["title"] == "T"
