@@ -155,7 +155,8 @@ def report_rows(codebook: Codebook, *, label=escape_label, chunk_size=10000) -> 
             pending = next(answers, None)
         if pending is not None and pending[0] == row.submission_id:
             for _pk, grouping_id, text in pending[1]:
-                labels[grouping_index[grouping_id]] = label(text)
+                # "Prefer not to say" has no option, so no label: an empty cell, as skipping.
+                labels[grouping_index[grouping_id]] = None if text is None else label(text)
             pending = next(answers, None)
         yield [str(row.submission_id), row.received_on, *row.bits, *labels]
 

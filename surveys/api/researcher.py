@@ -252,7 +252,7 @@ class SurveyPilotDiscardView(OwnedSurveyView):
     )
     def post(self, request, survey_id):
         discarded = services.survey_pilot_discard(survey=self.survey)
-        survey = selectors.survey_for_owner(owner=request.user, survey_id=survey_id)
+        survey = selectors.survey_for(user=request.user, survey_id=survey_id, role=selectors.VIEWER)
         return Response(
             PilotDiscardedSerializer(
                 {"discarded": discarded, "survey": survey}, context={"request": request}

@@ -459,13 +459,16 @@ NEW_STATE_PAGES = (
 
 
 @pytest.fixture
-def pilot_surveys(make_survey):
-    pilot = make_survey(
+def pilot_surveys(make_survey, make_translated_survey):
+    # Offered in every language, so the respondent page shows each (README, "One survey,
+    # several languages").
+    pilot = make_translated_survey(
         title="Pilot run",
-        status=Survey.Status.PILOT,
+        status=Survey.Status.DRAFT,
         consent_text="Taking part is voluntary.",
         response_target=385,
     )
+    pilot = services.survey_pilot_start(survey=pilot)
     services.submission_record(
         survey=pilot,
         submission_id="0b9c4a49-5d0f-4f52-9d55-2f0b8bd1f9c1",

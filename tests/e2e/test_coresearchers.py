@@ -4,7 +4,9 @@ downloads the raw CSV but finds no control that changes the survey; the editor a
 question; the owner transfers ownership to the editor."""
 
 import csv
+import io
 import re
+import zipfile
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -88,9 +90,10 @@ def test_the_owner_shares_a_survey_and_hands_it_over(
     expect(tabs.get_by_role("link", name=t("Build"), exact=True)).to_have_count(0)
     expect(tabs.get_by_role("link", name=t("Share"), exact=True)).to_have_count(0)
     with seen.expect_download() as info:
-        seen.get_by_role("link", name=t("Raw randomized reports"), exact=True).click()
-    with open(info.value.path(), encoding="utf-8", newline="") as handle:
-        assert "submission_id" in next(csv.reader(handle))
+        seen.get_by_role("link", name=t("CSV files (ZIP)"), exact=True).click()
+    with zipfile.ZipFile(info.value.path()) as bundle:
+        reports = io.TextIOWrapper(bundle.open("reports.csv"), encoding="utf-8", newline="")
+        assert "submission_id" in next(csv.reader(reports))
     edit_forms = seen.locator("main form[method=post]")
     expect(edit_forms).to_have_count(0)
     seen.goto(f"{live_server.url}/surveys/{survey.pk}/public/")

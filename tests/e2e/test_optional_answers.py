@@ -9,8 +9,9 @@ import os
 import pytest
 from playwright.sync_api import expect
 
-from surveys import grouping, services
+from surveys import grouping, services, translations
 from surveys.models import PREFER_NOT_TO_SAY, Submission
+from tests.conftest import translation_texts
 from tests.e2e.test_accessibility import axe_violations, tab_to
 
 pytestmark = pytest.mark.e2e
@@ -67,6 +68,8 @@ def survey(make_survey):
         ],
     )
     grouping.grouping_question_add(survey=draft, text="Which team are you in?", options=["A", "B"])
+    # Offered in Korean and Chinese too, so each locale's respondent gets the page in it.
+    translations.survey_translations_save(survey=draft, texts=translation_texts(draft))
     return services.survey_open(survey=draft)
 
 

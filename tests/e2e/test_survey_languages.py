@@ -8,6 +8,7 @@ import re
 from urllib.parse import urlsplit
 
 import pytest
+from django.utils.translation import trans_real
 from playwright.sync_api import expect
 
 from surveys import grouping
@@ -118,7 +119,9 @@ def test_a_survey_translated_into_three_languages_pools_its_answers(
         assert texts.first.get_attribute("lang") == html_lang
         group = respondent.locator("fieldset.question--grouping")
         expect(group.locator(".question-text")).to_have_text(words["group"][0])
-        expect(group.locator(".choice span")).to_have_text(list(words["group"][1]))
+        # The options, then the built-in "Prefer not to say" in the page's language.
+        decline = trans_real.translation(code).gettext("Prefer not to say")
+        expect(group.locator(".choice span")).to_have_text([*words["group"][1], decline])
         # The menu offers the survey's three languages.
         options = respondent.locator("#language-select option")
         expect(options).to_have_text(["English", "한국어", "简体中文"])

@@ -195,7 +195,7 @@ def test_estimates_use_each_questions_own_n(
 
     text = owner_api.get(f"/api/v1/surveys/{survey.pk}/estimates.csv").getvalue().decode()
     header, *rows = list(csv.reader(io.StringIO(text)))
-    n, yes = header.index("n"), header.index("yes")
+    n, yes = header.index("n"), header.index("reported_yes")
     assert [(row[header.index("column")], row[n], row[yes]) for row in rows] == [
         ("Q1", "5", "3"),
         ("Q2", "3", "1"),

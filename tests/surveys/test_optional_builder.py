@@ -6,9 +6,10 @@ import re
 import pytest
 from django.urls import reverse
 
-from surveys import grouping, services
+from surveys import grouping, services, translations
 from surveys.models import PREFER_NOT_TO_SAY, GroupingQuestion, Question
 from tests.api.conftest import owner_api  # noqa: F401  (the researcher's API client)
+from tests.conftest import translation_texts
 
 pytestmark = pytest.mark.django_db
 
@@ -133,6 +134,8 @@ def mixed(make_survey):
         questions=[{"text": "Asked of all?"}, {"text": "Skippable?", "required": False}],
     )
     grouping.grouping_question_add(survey=survey, text="Team?", options=["Red", "Blue"])
+    # Offered in Korean and Chinese too, so their pages are in those languages.
+    translations.survey_translations_save(survey=survey, texts=translation_texts(survey))
     return services.survey_open(survey=survey)
 
 

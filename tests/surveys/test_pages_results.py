@@ -200,7 +200,7 @@ def test_estimates_csv_names_questions_as_the_page_with_the_chosen_interval(answ
     for index, (line, row) in enumerate(zip(body, expected.rows, strict=True), start=1):
         record = dict(zip(header, line, strict=True))
         assert record["column"] == f"Q{index}"
-        label = rf'<tr data-question="{row.question_id}">\s*<th scope="row">Q{index}</th>'
+        label = rf'<tr data-question="{row.question_id}">\s*<th scope="row"[^>]*>Q{index}</th>'
         assert re.search(label, page), index
         assert (record["ci_method"], float(record["confidence"])) == ("exact", 0.9)
         assert int(record["n"]) == row.estimate.n

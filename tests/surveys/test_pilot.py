@@ -8,6 +8,7 @@ from django.test import override_settings
 from django.utils import translation
 
 from surveys import grouping, selectors, services
+from surveys.codebook import survey_codebook
 from surveys.exports import report_csv_rows
 from surveys.models import (
     GroupAnswer,
@@ -174,7 +175,7 @@ def test_opening_for_the_real_study_discards_every_pilot_response(make_survey, s
         assert opened.opened_at is not None and opened.is_frozen
         assert counted(survey) == NOTHING
         assert all(row.estimate.n == 0 for row in selectors.survey_estimates(survey=survey).rows)
-        assert list(report_csv_rows(survey))[1:] == []
+        assert list(report_csv_rows(survey_codebook(survey=survey)))[1:] == []
         send(survey, [False, False])
     assert counted(survey)["submissions"] == 1
     assert selectors.survey_tallies(survey=survey).responses == 1

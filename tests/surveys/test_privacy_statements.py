@@ -160,9 +160,9 @@ def total_meaning(msgid, *, design, questions, language):
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize(("p_truth", "p_forced_yes", "questions"), TOTAL_DESIGNS)
 def test_the_respondent_page_explains_the_total_in_plain_words(
-    client, make_survey, language, p_truth, p_forced_yes, questions
+    client, make_translated_survey, language, p_truth, p_forced_yes, questions
 ):
-    survey = make_survey(
+    survey = make_translated_survey(
         p_truth=p_truth,
         p_forced_yes=p_forced_yes,
         questions=[f"Question number {i}?" for i in range(questions)],
@@ -223,9 +223,9 @@ COIN_2 = (
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-def test_coin_2_reads_as_deciding_after_coin_1s_tails(client, make_survey, language):
+def test_coin_2_reads_as_deciding_after_coin_1s_tails(client, make_translated_survey, language):
     # Verifies last session's fix: "Coin 2 — Tails (50%)…" read as if coin 2 had the tails.
-    survey = make_survey(p_truth=0.25, p_forced_yes=0.5)
+    survey = make_translated_survey(p_truth=0.25, p_forced_yes=0.5)
     html = client.get(
         reverse("surveys:respond", args=[survey.slug]), {"lang": language}
     ).content.decode()
