@@ -4,7 +4,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from dpengine import simulate_reports
-from surveys import grouping, selectors, services
+from surveys import grouping, languages, selectors, services, translations
 from surveys.models import Survey
 
 DEMO_USERNAME = "demo"
@@ -24,6 +24,38 @@ DEMO_DEPARTMENTS = (
     ("Sales", 1000, (0.35, 0.25, 0.08, 0.10)),
     ("Office", 800, (0.30, 0.18, 0.05, 0.02)),
 )
+
+
+# The demo is offered in every site language (README, "One survey, several languages"): the
+# translations of the title, intro, questions, grouping question and options, in that order.
+DEMO_TRANSLATIONS = {
+    "ko": (
+        "직장 내 행동 설문조사 (데모)",
+        "직장 내 행동에 관한 짧은 익명 설문조사입니다. 모든 답은 전송되기 전에 브라우저가 "
+        "무작위로 바꾸므로, 어떤 답도 당신에게 불리하게 쓰일 수 없습니다.",
+        "사무용품을 개인적인 용도로 집에 가져간 적이 있습니까?",
+        "지난 1년 동안 아프지 않은데 병가를 낸 적이 있습니까?",
+        "지난 1년 동안 근무 시간에 약물이나 술을 사용한 적이 있습니까?",
+        "근무 시간표나 경비 청구서를 허위로 작성한 적이 있습니까?",
+        "회사의 어느 부서에서 일합니까?",
+        "물류창고",
+        "영업",
+        "사무",
+    ),
+    "zh-hans": (
+        "职场行为调查（演示）",
+        "这是一份关于职场行为的简短匿名调查。每个回答在发送前都会由你的浏览器随机化，"
+        "因此任何回答都不能被用来针对你。",
+        "你是否曾把办公用品带回家私用？",
+        "过去一年里，你是否在没有生病时请过病假？",
+        "过去一年里，你是否在工作时间使用过药物或饮酒？",
+        "你是否曾伪造考勤表或报销单？",
+        "你在公司的哪个部门工作？",
+        "仓库",
+        "销售",
+        "办公室",
+    ),
+}
 
 
 def true_shares():
@@ -76,6 +108,15 @@ class Command(BaseCommand):
             survey=survey,
             text=DEMO_GROUPING_QUESTION,
             options=[label for label, _n, _shares in DEMO_DEPARTMENTS],
+        )
+        table = languages.survey_translation_table(survey=survey)
+        translations.survey_translations_save(
+            survey=survey,
+            texts={
+                f"{code}-{text.key}": translated
+                for code, texts in DEMO_TRANSLATIONS.items()
+                for text, translated in zip(table.texts, texts, strict=True)
+            },
         )
         survey = services.survey_open(survey=survey)
         design = selectors.survey_design(survey=survey)
