@@ -39,7 +39,7 @@ from fractions import Fraction
 import numpy as np
 
 from dpengine._rational import as_fraction, fmt, is_integer, is_real_number
-from dpengine._validation import check_method, check_open_unit
+from dpengine._validation import check_instance, check_method, check_open_unit
 from dpengine.errors import DPEngineError, Reason
 from dpengine.intervals import DEFAULT_METHOD, binomial_interval, z_value
 from dpengine.mechanisms import exponential_mechanism
@@ -142,13 +142,7 @@ class KaryRandomizedResponse:
 
 
 def _check_mechanism(mechanism: object) -> KaryRandomizedResponse:
-    if not isinstance(mechanism, KaryRandomizedResponse):
-        raise DPEngineError(
-            f"mechanism must be a KaryRandomizedResponse, got {mechanism!r}",
-            reason=Reason.INVALID_TYPE,
-            field="mechanism",
-        )
-    return mechanism
+    return check_instance("mechanism", mechanism, KaryRandomizedResponse)
 
 
 def randomize_choice(truth: int, mechanism: KaryRandomizedResponse, rng: object = None) -> int:
