@@ -257,29 +257,19 @@ def estimate_choice(
     low = np.clip((np.asarray(interval.low) - q) / (p - q), 0.0, 1.0)
     high = np.clip((np.asarray(interval.high) - q) / (p - q), 0.0, 1.0)
     if n == 0:
-        return ChoiceEstimate(
-            n=0,
-            counts=counts,
-            shares=None,
-            clamped=None,
-            std_errors=None,
-            covariance=None,
-            ci_low=low,
-            ci_high=high,
-            method=method,
-            confidence=confidence,
-            per_option_confidence=per_option,
-            mechanism=mechanism,
-        )
-    rates = np.array(counts, dtype=float) / n
-    shares = (rates - q) / (p - q)
-    covariance = (np.diag(rates) - np.outer(rates, rates)) / (n * (p - q) ** 2)
+        shares = clamped = std_errors = covariance = None
+    else:
+        rates = np.array(counts, dtype=float) / n
+        shares = (rates - q) / (p - q)
+        clamped = np.clip(shares, 0.0, 1.0)
+        covariance = (np.diag(rates) - np.outer(rates, rates)) / (n * (p - q) ** 2)
+        std_errors = np.sqrt(np.clip(np.diag(covariance), 0.0, None))
     return ChoiceEstimate(
         n=n,
         counts=counts,
         shares=shares,
-        clamped=np.clip(shares, 0.0, 1.0),
-        std_errors=np.sqrt(np.clip(np.diag(covariance), 0.0, None)),
+        clamped=clamped,
+        std_errors=std_errors,
         covariance=covariance,
         ci_low=low,
         ci_high=high,
