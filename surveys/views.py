@@ -617,14 +617,6 @@ def _results_query(view):
     return read_query
 
 
-def _bundle(survey, *, method, level):
-    """What the ZIP and XLSX downloads hold: the codebook and the estimates."""
-    return {
-        "codebook": codebook.survey_codebook(survey=survey, method=method, confidence=level),
-        "estimates": selectors.survey_estimates(survey=survey, confidence=level, method=method),
-    }
-
-
 @member_view(GET=VIEWER)
 @_results_query
 def estimates_csv(request, survey, *, method, level):
@@ -660,7 +652,9 @@ def codebook_csv(request, survey, *, method, level):
 @member_view(GET=VIEWER)
 @_results_query
 def export_zip(request, survey, *, method, level):
-    return export_bundles.zip_response(**_bundle(survey, method=method, level=level))
+    return export_bundles.zip_response(
+        **export_bundles.survey_bundle(survey=survey, method=method, confidence=level)
+    )
 
 
 @member_view(GET=VIEWER)
@@ -676,4 +670,6 @@ def export_xlsx(request, survey):
 
 @_results_query
 def _xlsx_download(request, survey, *, method, level):
-    return export_bundles.xlsx_response(**_bundle(survey, method=method, level=level))
+    return export_bundles.xlsx_response(
+        **export_bundles.survey_bundle(survey=survey, method=method, confidence=level)
+    )
