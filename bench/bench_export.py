@@ -50,7 +50,9 @@ def child_populate(scale):
     print(json.dumps({"survey": survey.pk, "token": token}))
 
 
-def child_export(survey_id, token, scale):
+def _start_download(survey_id, token, name):
+    """The researcher API's streamed ``name`` download, requested in this process after a
+    warm-up: ``(response, idle RSS in MB, start time)``, the body not read yet."""
     _common.django_setup(migrate=False)
     from django.test import Client
 
@@ -62,8 +64,13 @@ def child_export(survey_id, token, scale):
     assert client.get(f"/api/v1/surveys/{survey_id}/estimates/", headers=auth).status_code == 200
     idle = _rss_mb()
     started = time.perf_counter()
-    response = client.get(f"/api/v1/surveys/{survey_id}/responses.csv", headers=auth)
+    response = client.get(f"/api/v1/surveys/{survey_id}/{name}", headers=auth)
     assert response.status_code == 200 and response.streaming, response.status_code
+    return response, idle, started
+
+
+def child_export(survey_id, token, scale):
+    response, idle, started = _start_download(survey_id, token, "responses.csv")
     first_row = None
     lines = size = 0
     for chunk in response.streaming_content:
@@ -89,19 +96,10 @@ def child_export(survey_id, token, scale):
 
 
 def child_zip(survey_id, token, scale):
-    _common.django_setup(migrate=False)
     import tempfile
     import zipfile
 
-    from django.test import Client
-
-    client = Client()
-    auth = {"Authorization": f"Token {token}"}
-    assert client.get(f"/api/v1/surveys/{survey_id}/estimates/", headers=auth).status_code == 200
-    idle = _rss_mb()
-    started = time.perf_counter()
-    response = client.get(f"/api/v1/surveys/{survey_id}/export.zip", headers=auth)
-    assert response.status_code == 200 and response.streaming, response.status_code
+    response, idle, started = _start_download(survey_id, token, "export.zip")
     first_chunk = None
     size = 0
     with tempfile.TemporaryFile() as handle:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from typing import TypeVar
 
 import numpy as np
 
@@ -11,6 +12,8 @@ from dpengine.designs import YesNoDesign
 from dpengine.errors import DPEngineError, Reason
 
 METHODS: tuple[str, ...] = ("wald", "wilson", "exact", "jeffreys")
+
+_T = TypeVar("_T")
 
 
 def check_count(name: str, value: object) -> int:
@@ -112,6 +115,17 @@ def check_method(method: object) -> str:
             field="method",
         )
     return str(method)
+
+
+def check_instance(name: str, value: object, expected: type[_T]) -> _T:
+    """``value`` itself if it is an instance of ``expected``, else an ``INVALID_TYPE`` error."""
+    if not isinstance(value, expected):
+        raise DPEngineError(
+            f"{name} must be a {expected.__name__}, got {value!r}",
+            reason=Reason.INVALID_TYPE,
+            field=name,
+        )
+    return value
 
 
 def check_design(design: object) -> None:

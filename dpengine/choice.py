@@ -39,7 +39,7 @@ from fractions import Fraction
 import numpy as np
 
 from dpengine._rational import as_fraction, fmt, is_integer, is_real_number
-from dpengine._validation import check_method, check_open_unit
+from dpengine._validation import check_instance, check_method, check_open_unit
 from dpengine.errors import DPEngineError, Reason
 from dpengine.intervals import DEFAULT_METHOD, binomial_interval, z_value
 from dpengine.mechanisms import exponential_mechanism
@@ -142,13 +142,7 @@ class KaryRandomizedResponse:
 
 
 def _check_mechanism(mechanism: object) -> KaryRandomizedResponse:
-    if not isinstance(mechanism, KaryRandomizedResponse):
-        raise DPEngineError(
-            f"mechanism must be a KaryRandomizedResponse, got {mechanism!r}",
-            reason=Reason.INVALID_TYPE,
-            field="mechanism",
-        )
-    return mechanism
+    return check_instance("mechanism", mechanism, KaryRandomizedResponse)
 
 
 def randomize_choice(truth: int, mechanism: KaryRandomizedResponse, rng: object = None) -> int:
@@ -263,29 +257,19 @@ def estimate_choice(
     low = np.clip((np.asarray(interval.low) - q) / (p - q), 0.0, 1.0)
     high = np.clip((np.asarray(interval.high) - q) / (p - q), 0.0, 1.0)
     if n == 0:
-        return ChoiceEstimate(
-            n=0,
-            counts=counts,
-            shares=None,
-            clamped=None,
-            std_errors=None,
-            covariance=None,
-            ci_low=low,
-            ci_high=high,
-            method=method,
-            confidence=confidence,
-            per_option_confidence=per_option,
-            mechanism=mechanism,
-        )
-    rates = np.array(counts, dtype=float) / n
-    shares = (rates - q) / (p - q)
-    covariance = (np.diag(rates) - np.outer(rates, rates)) / (n * (p - q) ** 2)
+        shares = clamped = std_errors = covariance = None
+    else:
+        rates = np.array(counts, dtype=float) / n
+        shares = (rates - q) / (p - q)
+        clamped = np.clip(shares, 0.0, 1.0)
+        covariance = (np.diag(rates) - np.outer(rates, rates)) / (n * (p - q) ** 2)
+        std_errors = np.sqrt(np.clip(np.diag(covariance), 0.0, None))
     return ChoiceEstimate(
         n=n,
         counts=counts,
         shares=shares,
-        clamped=np.clip(shares, 0.0, 1.0),
-        std_errors=np.sqrt(np.clip(np.diag(covariance), 0.0, None)),
+        clamped=clamped,
+        std_errors=std_errors,
         covariance=covariance,
         ci_low=low,
         ci_high=high,

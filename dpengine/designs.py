@@ -95,6 +95,16 @@ def _refuse(message: str, *, reason: Reason, field: str) -> DPEngineError:
     return DPEngineError(message, reason=reason, field=field)
 
 
+def _truth_or_yes(p_truth: float | Fraction, p_yes: float | Fraction) -> tuple[Fraction, Fraction]:
+    """``(a, b)`` when the truth is told with ``p_truth``, else "yes" comes with ``p_yes``.
+
+    ``a = p_truth + (1 - p_truth) p_yes`` and ``b = (1 - p_truth) p_yes``, exactly: the
+    forced-response design and the unrelated question with known prevalence alike.
+    """
+    t, q = as_fraction(p_truth), as_fraction(p_yes)
+    return t + (1 - t) * q, (1 - t) * q
+
+
 class RModel(NamedTuple):
     """The R package RRreg's model for a design: ``RRuni(..., model=name, p=p)``.
 
@@ -197,6 +207,18 @@ class YesNoDesign:
                 field=field,
             )
 
+    def _store_unit_parameters(self, *names: str) -> tuple[float | Fraction, ...]:
+        """Check each named field is a probability in [0, 1], store it and return them all."""
+        checked = tuple(_unit_parameter(name, getattr(self, name)) for name in names)
+        for name, value in zip(names, checked, strict=True):
+            object.__setattr__(self, name, value)
+        return checked
+
+    def _forced_response_r_model(self) -> RModel:
+        """RRreg's ``"FR"`` with ``p = c(1 - a, b)``: P(forced no), P(forced yes)."""
+        a, b = self.exact_p_yes_given_yes, self.exact_p_yes_given_no
+        return RModel("FR", (float(1 - a), float(b)))
+
     def _spelled(self) -> str:
         return ", ".join(f"{f.name}={fmt(getattr(self, f.name))}" for f in fields(self))
 
@@ -268,14 +290,12 @@ class ForcedResponse(YesNoDesign):
     @property
     def exact_p_yes_given_yes(self) -> Fraction:
         """``a`` as an exact rational (used by the exact samplers)."""
-        t, q = as_fraction(self.p_truth), as_fraction(self.p_forced_yes)
-        return t + (1 - t) * q
+        return _truth_or_yes(self.p_truth, self.p_forced_yes)[0]
 
     @property
     def exact_p_yes_given_no(self) -> Fraction:
         """``b`` as an exact rational (used by the exact samplers)."""
-        t, q = as_fraction(self.p_truth), as_fraction(self.p_forced_yes)
-        return (1 - t) * q
+        return _truth_or_yes(self.p_truth, self.p_forced_yes)[1]
 
     @property
     def description(self) -> str:
@@ -288,8 +308,7 @@ class ForcedResponse(YesNoDesign):
     @property
     def r_model(self) -> RModel:
         """RRreg's ``"FR"``: ``p = c(P(forced no), P(forced yes)) = c(1 - a, b)``."""
-        a, b = self.exact_p_yes_given_yes, self.exact_p_yes_given_no
-        return RModel("FR", (float(1 - a), float(b)))
+        return self._forced_response_r_model()
 
 
 @dataclass(frozen=True)
@@ -309,8 +328,7 @@ class Warner(YesNoDesign):
     kind = "warner"
 
     def __post_init__(self) -> None:
-        p = _unit_parameter("p", self.p)
-        object.__setattr__(self, "p", p)
+        (p,) = self._store_unit_parameters("p")
         if p == Fraction(1, 2):
             raise _refuse(
                 "p must be in (1/2, 1): at p = 1/2 the report carries no information, got 0.5",
@@ -368,10 +386,7 @@ class UnrelatedQuestion(YesNoDesign):
     kind = "unrelated_question"
 
     def __post_init__(self) -> None:
-        p = _unit_parameter("p", self.p)
-        pi = _unit_parameter("pi", self.pi)
-        object.__setattr__(self, "p", p)
-        object.__setattr__(self, "pi", pi)
+        p, pi = self._store_unit_parameters("p", "pi")
         if p == 0:
             raise _refuse(
                 "p must be in (0, 1): at p = 0 nobody answers the sensitive question, got 0",
@@ -382,13 +397,11 @@ class UnrelatedQuestion(YesNoDesign):
 
     @property
     def exact_p_yes_given_yes(self) -> Fraction:
-        p, pi = as_fraction(self.p), as_fraction(self.pi)
-        return p + (1 - p) * pi
+        return _truth_or_yes(self.p, self.pi)[0]
 
     @property
     def exact_p_yes_given_no(self) -> Fraction:
-        p, pi = as_fraction(self.p), as_fraction(self.pi)
-        return (1 - p) * pi
+        return _truth_or_yes(self.p, self.pi)[1]
 
     @property
     def description(self) -> str:
@@ -423,10 +436,7 @@ class Kuk(YesNoDesign):
     kind = "kuk"
 
     def __post_init__(self) -> None:
-        theta1 = _unit_parameter("theta1", self.theta1)
-        theta2 = _unit_parameter("theta2", self.theta2)
-        object.__setattr__(self, "theta1", theta1)
-        object.__setattr__(self, "theta2", theta2)
+        theta1, _theta2 = self._store_unit_parameters("theta1", "theta2")
         self._check_private_and_informative(field="theta1" if theta1 in (0, 1) else "theta2")
 
     @property
@@ -479,10 +489,7 @@ class Mangat(YesNoDesign):
     kind = "mangat"
 
     def __post_init__(self) -> None:
-        p = _unit_parameter("p", self.p)
-        t = _unit_parameter("t", self.t)
-        object.__setattr__(self, "p", p)
-        object.__setattr__(self, "t", t)
+        _p, t = self._store_unit_parameters("p", "t")
         if t == 0:
             raise _refuse(
                 "t must be in (0, 1]: Mangat's original design (t = 0) has P(yes | yes) = 1, "
@@ -514,8 +521,7 @@ class Mangat(YesNoDesign):
     @property
     def r_model(self) -> RModel:
         """RRreg's ``"FR"`` with ``p = c(1 - a, b)`` (same likelihood; see the class doc)."""
-        a, b = self.exact_p_yes_given_yes, self.exact_p_yes_given_no
-        return RModel("FR", (float(1 - a), float(b)))
+        return self._forced_response_r_model()
 
 
 DESIGNS: types.MappingProxyType[str, type[YesNoDesign]] = types.MappingProxyType(

@@ -41,7 +41,7 @@ from fractions import Fraction
 import numpy as np
 
 from dpengine._rational import as_fraction, fmt, is_integer
-from dpengine._validation import check_open_unit, check_positive
+from dpengine._validation import check_instance, check_open_unit, check_positive
 from dpengine.errors import DPEngineError, Reason
 from dpengine.intervals import ConfidenceInterval, z_value
 from dpengine.mechanisms import geometric_mechanism
@@ -128,13 +128,7 @@ class BoundedNumeric:
 
 
 def _check_question(question: object) -> BoundedNumeric:
-    if not isinstance(question, BoundedNumeric):
-        raise DPEngineError(
-            f"question must be a BoundedNumeric, got {question!r}",
-            reason=Reason.INVALID_TYPE,
-            field="question",
-        )
-    return question
+    return check_instance("question", question, BoundedNumeric)
 
 
 def randomize_number(value: int, question: BoundedNumeric, rng: object = None) -> int:

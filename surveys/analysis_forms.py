@@ -16,6 +16,7 @@ from .forms import (
     PageForm,
     confidence_choices,
     preset_choices,
+    required_answer_field,
     resolve_coins,
 )
 from .grouping import MAX_OPTIONS
@@ -46,9 +47,7 @@ class GroupingQuestionForm(PageForm):
             max=MAX_OPTIONS,
         ),
     )
-    required = forms.BooleanField(
-        label=_("Required: respondents must answer it"),
-        required=False,
+    required = required_answer_field(
         initial=False,
         help_text=_(
             "Off by default: these answers are not randomized and may identify someone. "

@@ -16,7 +16,7 @@ from django.http import FileResponse, StreamingHttpResponse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from .codebook import Codebook, codebook_rows
+from .codebook import Codebook, codebook_rows, survey_codebook
 from .exports import (
     codebook_csv_rows,
     csv_safe,
@@ -25,7 +25,7 @@ from .exports import (
     report_csv_rows,
     report_rows,
 )
-from .selectors import SurveyEstimates
+from .selectors import SurveyEstimates, survey_estimates
 
 XLSX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 # An Excel sheet's row limit, header included.
@@ -105,6 +105,15 @@ def zip_members(*, codebook: Codebook, estimates: SurveyEstimates):
         ("estimates.csv", estimate_csv_rows(estimates), False),
         ("reports.csv", report_csv_rows(codebook), _reports_may_be_large(codebook)),
     ]
+
+
+def survey_bundle(*, survey, method=None, confidence=None) -> dict:
+    """What the ZIP and XLSX downloads hold: ``codebook`` and ``estimates`` at one interval
+    method and confidence level (``None``: the survey's own), as their keyword arguments."""
+    return {
+        "codebook": survey_codebook(survey=survey, method=method, confidence=confidence),
+        "estimates": survey_estimates(survey=survey, confidence=confidence, method=method),
+    }
 
 
 def zip_response(*, codebook: Codebook, estimates: SurveyEstimates) -> StreamingHttpResponse:

@@ -116,7 +116,8 @@ def export_filename(survey, *, kind, extension) -> str:
     return f"rrsurvey-{survey.slug}-{_pilot(survey)}{kind}-{stamp}.{extension}"
 
 
-def _codebook_link(response, codebook_url):
+def _csv_download(rows, *, survey, kind, codebook_url=None):
+    response = stream_csv(rows, filename=export_filename(survey, kind=kind, extension="csv"))
     # Names the file that explains the columns, for a client that fetched the data alone.
     if codebook_url:
         response["Link"] = f'<{codebook_url}>; rel="describedby"; type="text/csv"'
@@ -124,11 +125,12 @@ def _codebook_link(response, codebook_url):
 
 
 def estimates_csv_response(estimates: SurveyEstimates, *, codebook_url=None):
-    response = stream_csv(
+    return _csv_download(
         estimate_csv_rows(estimates),
-        filename=export_filename(estimates.survey, kind="estimates", extension="csv"),
+        survey=estimates.survey,
+        kind="estimates",
+        codebook_url=codebook_url,
     )
-    return _codebook_link(response, codebook_url)
 
 
 def report_rows(codebook: Codebook, *, label=escape_label, chunk_size=10000) -> Iterator[list]:
@@ -170,11 +172,9 @@ def report_csv_rows(codebook: Codebook) -> Iterator[list]:
 
 
 def reports_csv_response(codebook: Codebook, *, codebook_url=None):
-    response = stream_csv(
-        report_csv_rows(codebook),
-        filename=export_filename(codebook.survey, kind="reports", extension="csv"),
+    return _csv_download(
+        report_csv_rows(codebook), survey=codebook.survey, kind="reports", codebook_url=codebook_url
     )
-    return _codebook_link(response, codebook_url)
 
 
 def codebook_csv_rows(codebook: Codebook) -> Iterator[list]:
@@ -182,10 +182,7 @@ def codebook_csv_rows(codebook: Codebook) -> Iterator[list]:
 
 
 def codebook_csv_response(codebook: Codebook):
-    return stream_csv(
-        codebook_csv_rows(codebook),
-        filename=export_filename(codebook.survey, kind="codebook", extension="csv"),
-    )
+    return _csv_download(codebook_csv_rows(codebook), survey=codebook.survey, kind="codebook")
 
 
 def _pilot(survey):

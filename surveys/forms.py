@@ -268,6 +268,17 @@ class ScheduleForm(PageForm):
     )
 
 
+def required_answer_field(*, initial, help_text):
+    """The builder's "Required" box of a yes/no or grouping question; ``initial`` is its
+    default, ``help_text`` says what skipping that kind of question means."""
+    return forms.BooleanField(
+        label=_("Required: respondents must answer it"),
+        required=False,
+        initial=initial,
+        help_text=help_text,
+    )
+
+
 class QuestionForm(PageForm):
     text = forms.CharField(
         label=_("Question (answered yes or no)"),
@@ -275,9 +286,7 @@ class QuestionForm(PageForm):
         widget=forms.Textarea(attrs={"rows": 2}),
         help_text=_("Ask about one behaviour, so that “yes” has a single meaning."),
     )
-    required = forms.BooleanField(
-        label=_("Required: respondents must answer it"),
-        required=False,
+    required = required_answer_field(
         initial=True,
         help_text=_(
             "Untick to let respondents skip it. A skipped question sends nothing, and its "

@@ -118,22 +118,27 @@ def survey_privacy(*, survey) -> PrivacySummary:
     return design_privacy(design=survey_design(survey=survey), questions=survey.questions.count())
 
 
+def _responses_total():
+    """A survey's response count summed over its tally shards, 0 without any."""
+    # A subquery, not a join: joined with the questions it would be counted once each.
+    return Coalesce(
+        Subquery(
+            TallyShard.objects.filter(survey=OuterRef("pk"))
+            .values("survey")
+            .annotate(total=Sum("responses"))
+            .values("total")
+        ),
+        0,
+    )
+
+
 def surveys_for_owner(*, owner):
     # Explicit order: Meta.ordering is not applied to aggregating (GROUP BY) queries.
     return (
         Survey.objects.filter(owner=owner)
         .annotate(
             question_total=Count("questions"),
-            # A subquery, not a join: joined with the questions it would be counted once each.
-            responses_total=Coalesce(
-                Subquery(
-                    TallyShard.objects.filter(survey=OuterRef("pk"))
-                    .values("survey")
-                    .annotate(total=Sum("responses"))
-                    .values("total")
-                ),
-                0,
-            ),
+            responses_total=_responses_total(),
         )
         .order_by("-created_at", "-id")
     )
@@ -295,15 +300,7 @@ def surveys_shared_with(*, user):
         .annotate(
             access_role=_member_role(user),
             question_total=Count("questions"),
-            responses_total=Coalesce(
-                Subquery(
-                    TallyShard.objects.filter(survey=OuterRef("pk"))
-                    .values("survey")
-                    .annotate(total=Sum("responses"))
-                    .values("total")
-                ),
-                0,
-            ),
+            responses_total=_responses_total(),
         )
         .order_by("-created_at", "-id")
     )

@@ -602,12 +602,24 @@ def _bad_query(form):
     return HttpResponse("\n".join(lines), status=400, content_type="text/plain; charset=utf-8")
 
 
+def _results_query(view):
+    """Calls ``view(request, survey, method=..., level=...)`` with the download's query read
+    by the results form; a bad query is a 400 naming the fields, and ``view`` is not called."""
+
+    @functools.wraps(view)
+    def read_query(request, survey):
+        form = ResultsForm(request.GET, survey=survey)
+        if not form.is_valid():
+            return _bad_query(form)
+        method, level = form.selection()
+        return view(request, survey, method=method, level=level)
+
+    return read_query
+
+
 @member_view(GET=VIEWER)
-def estimates_csv(request, survey):
-    form = ResultsForm(request.GET, survey=survey)
-    if not form.is_valid():
-        return _bad_query(form)
-    method, level = form.selection()
+@_results_query
+def estimates_csv(request, survey, *, method, level):
     return exports.estimates_csv_response(
         selectors.survey_estimates(survey=survey, confidence=level, method=method),
         codebook_url=_codebook_url(survey, f"method={method}&level={level:g}"),
@@ -630,25 +642,18 @@ def _codebook_url(survey, query=""):
 
 
 @member_view(GET=VIEWER)
-def codebook_csv(request, survey):
-    form = ResultsForm(request.GET, survey=survey)
-    if not form.is_valid():
-        return _bad_query(form)
-    method, level = form.selection()
+@_results_query
+def codebook_csv(request, survey, *, method, level):
     return exports.codebook_csv_response(
         codebook.survey_codebook(survey=survey, method=method, confidence=level)
     )
 
 
 @member_view(GET=VIEWER)
-def export_zip(request, survey):
-    form = ResultsForm(request.GET, survey=survey)
-    if not form.is_valid():
-        return _bad_query(form)
-    method, level = form.selection()
+@_results_query
+def export_zip(request, survey, *, method, level):
     return export_bundles.zip_response(
-        codebook=codebook.survey_codebook(survey=survey, method=method, confidence=level),
-        estimates=selectors.survey_estimates(survey=survey, confidence=level, method=method),
+        **export_bundles.survey_bundle(survey=survey, method=method, confidence=level)
     )
 
 
@@ -660,11 +665,11 @@ def export_xlsx(request, survey):
             status=409,
             content_type="text/plain; charset=utf-8",
         )
-    form = ResultsForm(request.GET, survey=survey)
-    if not form.is_valid():
-        return _bad_query(form)
-    method, level = form.selection()
+    return _xlsx_download(request, survey)
+
+
+@_results_query
+def _xlsx_download(request, survey, *, method, level):
     return export_bundles.xlsx_response(
-        codebook=codebook.survey_codebook(survey=survey, method=method, confidence=level),
-        estimates=selectors.survey_estimates(survey=survey, confidence=level, method=method),
+        **export_bundles.survey_bundle(survey=survey, method=method, confidence=level)
     )

@@ -77,8 +77,7 @@ class SurveyExportZipView(OwnedSurveyView):
     def get(self, request, survey_id):
         interval = _interval(request)
         return export_bundles.zip_response(
-            codebook=_codebook(self.survey, interval),
-            estimates=selectors.survey_estimates(survey=self.survey, **interval),
+            **export_bundles.survey_bundle(survey=self.survey, **interval)
         )
 
 
@@ -109,6 +108,5 @@ class SurveyExportXlsxView(OwnedSurveyView):
             return Response(error_body({}, detail=message), status=status.HTTP_409_CONFLICT)
         interval = _interval(request)
         return export_bundles.xlsx_response(
-            codebook=_codebook(self.survey, interval),
-            estimates=selectors.survey_estimates(survey=self.survey, **interval),
+            **export_bundles.survey_bundle(survey=self.survey, **interval)
         )
