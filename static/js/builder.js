@@ -130,7 +130,11 @@ function setUp(panel) {
   }
 
   document.addEventListener("builder:questions", (event) => {
-    panel.dataset.questions = String(event.detail.questions);
+    const count = String(event.detail.questions);
+    // A refused paste or a move leaves the count as it was: nothing to recompute (and no
+    // dimmed, busy panel for a moment).
+    if (panel.dataset.questions === count) return;
+    panel.dataset.questions = count;
     schedule();
   });
 
