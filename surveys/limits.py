@@ -1,0 +1,47 @@
+"""Every bound on what a researcher may write, in one place.
+
+The model fields and constraints, the services that validate writes, the page forms and the
+API serializers all read these names, so a bound cannot disagree between layers (before this
+module the database allowed a confidence level in (0, 1) while the services required
+[0.5, 1)). This module imports nothing from the app: ``models`` reads it at import time.
+
+Site-wide quotas that an operator tunes per deployment (surveys and questions per account,
+the ε ceiling per answer) stay in settings; this module names them so there is one place to
+look.
+"""
+
+# --- texts (characters) -----------------------------------------------------------------
+TITLE_MAX_LENGTH = 200
+INTRO_MAX_LENGTH = 5000
+CONSENT_MAX_LENGTH = 5000
+QUESTION_TEXT_MAX_LENGTH = 1000
+OPTION_LABEL_MAX_LENGTH = 200
+
+# --- how many --------------------------------------------------------------------------
+MAX_QUESTIONS = 100
+MAX_GROUPING_QUESTIONS = 10
+MAX_OPTIONS = 12
+
+# --- the design -------------------------------------------------------------------------
+# Coins are probabilities a person types in; beyond three decimals the designs become so
+# extreme that no survey could use them (and sample sizes overflow), so they are refused.
+COIN_MIN = 0.001
+COIN_MAX = 0.999
+
+# --- analysis defaults ------------------------------------------------------------------
+# A confidence level is in [CONFIDENCE_MIN, CONFIDENCE_MAX): below one half an "interval"
+# is more likely to miss than to cover, which no reader expects.
+CONFIDENCE_MIN = 0.5
+CONFIDENCE_MAX = 1.0  # exclusive
+CONFIDENCE_LEVELS = (0.80, 0.90, 0.95, 0.99)
+MIN_N_MAX = 100_000
+RESPONSE_TARGET_MAX = 10_000_000
+
+# --- ids --------------------------------------------------------------------------------
+# Ids are signed 64-bit in the database: a larger key can name no row, and PostgreSQL would
+# refuse to even compare it (an error, not "no such question"), so it is refused earlier.
+ID_MIN, ID_MAX = -(2**63), 2**63 - 1
+
+# --- per-deployment quotas, read from settings (see config/settings.py) --------------------
+# settings.MAX_SURVEYS_PER_USER, settings.MAX_QUESTIONS_PER_USER,
+# settings.MAX_EPSILON_PER_ANSWER
