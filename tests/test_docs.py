@@ -333,3 +333,81 @@ def test_every_path_the_architecture_page_names_exists():
 @pytest.mark.parametrize("page", PAGES, ids=lambda page: str(page.relative_to(ROOT)))
 def test_every_repository_path_a_page_names_exists(page):
     assert missing(repository_paths(page.read_text(encoding="utf-8"))) == []
+
+
+# --- code that points at the documentation points at a section that exists ----------------
+
+POINTER_SOURCES = ("Makefile", ".ci", "bench", "config", "deploy", "dpengine", "static/css")
+POINTER_SOURCES += ("static/js", "surveys", "templates", "tests")
+POINTER_SUFFIXES = (".py", ".js", ".mjs", ".css", ".html", "", ".toml")
+# A quoted section name after the page, across a line break, a comment marker or a string
+# concatenation: (docs/researchers.md, "Optional questions"), (README,\n## "Benchmarks").
+GAP = r"""[\s,#*/"'(]{0,24}?"""
+NAME = r"""["']([A-Z][^"']{0,80}?)["']"""
+DOCS_POINTER = re.compile(rf"(docs/[\w-]+\.md){GAP}{NAME}")
+README_POINTER = re.compile(rf"README(?:\.md)?{GAP}{NAME}")
+LINE_BREAK = re.compile(r"\s*\n\s*(?:#+|//|\*)?\s*")  # a name wrapped in a comment
+
+
+def pointer_files():
+    for source in POINTER_SOURCES:
+        path = ROOT / source
+        files = [path] if path.is_file() else sorted(path.rglob("*"))
+        for file in files:
+            if (
+                file.is_file()
+                and file.suffix in POINTER_SUFFIXES
+                and "migrations" not in file.parts
+                and file.name not in ("test_docs.py", "test_readme.py")
+            ):
+                yield file
+
+
+def headings(path):
+    return [
+        re.sub(r"[`*]", "", m.group(2)) for m in HEADING.finditer(without_fences(path.read_text()))
+    ]
+
+
+def stale_pointers(text, *, where):
+    """Pointers at a section of README.md or docs/ that does not name an existing heading."""
+    stale = []
+    for page, name in [(ROOT / "README.md", m.group(1)) for m in README_POINTER.finditer(text)] + [
+        (ROOT / m.group(1), m.group(2)) for m in DOCS_POINTER.finditer(text)
+    ]:
+        name = LINE_BREAK.sub(" ", name)
+        if not page.exists() or not any(h.startswith(name) for h in headings(page)):
+            stale.append(f"{where}: {page.relative_to(ROOT)}, {name!r}")
+    return stale
+
+
+def test_the_pointer_reader_finds_pointers_across_lines_and_strings():
+    text = "\n".join(
+        [
+            '# (docs/researchers.md, "Optional questions")',
+            "## systemd timer; docs/deploying.md,",
+            '## "Deploying rrsurvey"): it deletes',
+            """help="run it daily (README, "\n    "'Deploying rrsurvey').\"""",
+            '(docs/statistics.md, "No such section")',
+            '# (docs/languages-accessibility.md, "One survey,',
+            '# several languages")',
+            '// (README, "Optional',
+            '// questions")',
+        ]
+    )
+    assert stale_pointers(text, where="x") == [
+        "x: README.md, 'Deploying rrsurvey'",
+        "x: README.md, 'Optional questions'",
+        "x: docs/statistics.md, 'No such section'",
+    ]
+
+
+def test_code_points_only_at_documentation_sections_that_exist():
+    stale = []
+    for file in pointer_files():
+        try:
+            text = file.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        stale += stale_pointers(text, where=str(file.relative_to(ROOT)))
+    assert stale == []
