@@ -29,9 +29,9 @@ run: migrate
 	$(DEV_ENV) $(PY) manage.py runserver 127.0.0.1:$(PORT)
 
 ## make serve: production-style serving (gunicorn + whitenoise, compressed and hashed static
-## files); needs SECRET_KEY etc. from the environment (README, "Deploying rrsurvey"). Plain HTTP on loopback:
-## SECRET_KEY=... SECURE_SSL_REDIRECT=off make serve
-## Schedule `manage.py purge_trash` daily next to it (cron or a systemd timer; README,
+## files); needs SECRET_KEY etc. from the environment (docs/deploying.md, "Deploying rrsurvey").
+## Plain HTTP on loopback: SECRET_KEY=... SECURE_SSL_REDIRECT=off make serve
+## Schedule `manage.py purge_trash` daily next to it (cron or a systemd timer; docs/deploying.md,
 ## "Deploying rrsurvey"): it deletes surveys that have been in the trash for TRASH_DAYS.
 ## Also `manage.py apply_schedule` every few minutes: it stores as closed the surveys whose
 ## scheduled close time has passed (the schedule itself is enforced without it).
@@ -86,7 +86,7 @@ format: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff format .
 	$(VENV)/bin/ruff check --fix .
 
-## make bench: the benchmarks (README, "Benchmarks"), on SQLite and on PostgreSQL when it answers at
+## make bench: the benchmarks (docs/benchmarks.md), on SQLite and on PostgreSQL when it answers at
 ## BENCH_POSTGRES_URL. Production settings (each script sets them for its servers). A few minutes
 ## at the default BENCH_SCALE=100000; BENCH_SCALE=1000000 make bench for the documented figures.
 bench: $(VENV)/.dev-installed

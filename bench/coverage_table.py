@@ -2,7 +2,7 @@
 
 Run: .venv/bin/python bench/coverage_table.py
 Prints a Markdown table (method x n -> minimum coverage, mean coverage, mean width) and
-writes it into README.md between the coverage-table markers. Nothing is simulated: each
+writes it into docs/statistics.md between the coverage-table markers. Nothing is simulated: each
 number is a sum over the exact binomial distribution of the yes-report count.
 """
 
@@ -21,7 +21,7 @@ from dpengine import CLASSIC, METHODS, ForcedResponse, exact_coverage  # noqa: E
 SIZES = (20, 50, 100, 500, 1000)
 CONFIDENCE = 0.95
 GRID = np.linspace(0.0, 1.0, 1001)
-README = ROOT / "README.md"
+STATISTICS_PAGE = ROOT / "docs" / "statistics.md"
 START = "<!-- coverage-table:start"
 END = "<!-- coverage-table:end -->"
 DESIGNS = (
@@ -58,11 +58,11 @@ def coverage_table(design) -> str:
 def main() -> None:
     tables = "\n".join(f"#### {title}\n\n{coverage_table(design)}" for title, design in DESIGNS)
     print(tables, end="")
-    text = README.read_text(encoding="utf-8")
+    text = STATISTICS_PAGE.read_text(encoding="utf-8")
     head, rest = text.split(START, 1)
     marker_rest, rest = rest.split("\n", 1)
     _old_tables, tail = rest.split(END, 1)
-    README.write_text(f"{head}{START}{marker_rest}\n{tables}{END}{tail}", encoding="utf-8")
+    STATISTICS_PAGE.write_text(f"{head}{START}{marker_rest}\n{tables}{END}{tail}", encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""rrsurvey settings: one module, read from the environment (see README "Configuration").
+"""rrsurvey settings: one module, read from the environment (docs/deploying.md, "Configuration").
 
 Every helper below fails loudly on a value it cannot read, so a typo in a deployment's
 environment stops start-up instead of silently falling back to a default.

@@ -116,9 +116,10 @@ export function randomizeAnswer(truth, design, randomSource) {
 // A memo belongs to one person and one design: memory.js keys it by the survey's design
 // fingerprint and keeps none at all on a survey marked for shared devices.
 //
-// Honest limit (README, "Threat model"): someone holding both the device's storage and the
-// server's copy of a report can compare the report with the pair; when the two members
-// differ, that reveals the truth. Each alone reveals nothing beyond the design's epsilon.
+// Honest limit (docs/respondent-page.md, "Threat model"): someone holding both the device's
+// storage and the server's copy of a report can compare the report with the pair; when the
+// two members differ, that reveals the truth. Each alone reveals nothing beyond the design's
+// epsilon.
 
 /** Two independent reports, `[ifYes, ifNo]` as 0/1, drawn without knowing the truth. */
 export function drawPair(design, randomSource) {
