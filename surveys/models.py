@@ -87,7 +87,7 @@ class Survey(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", _("Draft")
         # Takes responses through the real link, but none counts: they are discarded when the
-        # survey opens for the real study (surveys/pilot.py). The design is not frozen yet.
+        # survey opens for the real study (surveys/services/pilot.py). The design is not frozen yet.
         PILOT = "pilot", _("Pilot")
         OPEN = "open", _("Open")
         CLOSED = "closed", _("Closed")
@@ -134,7 +134,7 @@ class Survey(models.Model):
     consent_version = models.PositiveIntegerField(default=0, editable=False)
     consent_changed_at = models.DateTimeField(null=True, blank=True, editable=False)
     # An optional window in which an open survey takes responses: [opens_at, closes_at).
-    # Compared with the current time wherever responses are accepted (surveys/schedule.py),
+    # Compared with the current time wherever responses are accepted (surveys/services/schedule.py),
     # so the window holds without any background process; ``manage.py apply_schedule`` only
     # brings the stored status in line for lists and notifications.
     opens_at = models.DateTimeField(null=True, blank=True, editable=False)

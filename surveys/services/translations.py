@@ -16,16 +16,17 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from . import services
-from .languages import (
+from ..languages import (
     LANGUAGE_CODES,
     TEXT_MAX_LENGTHS,
     other_languages,
     survey_texts,
     survey_with_texts,
 )
-from .models import Question, Survey
+from ..models import Question, Survey
 from .pilot import pilot_design_refresh
+from .surveys import survey_create, survey_update
+from .validation import ensure_not_frozen
 
 SURVEY_FIELDS = ("title", "intro", "consent_text")
 QUESTION_FIELDS = ("text",)
@@ -92,11 +93,6 @@ def clean_translations(value, *, fields, default_language, field="translations",
     return cleaned
 
 
-def _ensure_not_frozen(survey):
-    # The services' rule, so a pilot with responses says "discard them first" here too.
-    services._ensure_not_frozen(survey)
-
-
 def _changed(obj, translations) -> bool:
     return (obj.translations or {}) != translations
 
@@ -130,7 +126,7 @@ def survey_translations_save(*, survey, texts: Mapping) -> Survey:
         if value == text.translated(language):
             continue
         if text.frozen_with_questions:
-            _ensure_not_frozen(survey)
+            ensure_not_frozen(survey)
         obj, current = changed.get(id(text.obj), (text.obj, _copy(text.obj.translations)))
         entry = current.setdefault(language, {})
         if value:
@@ -171,7 +167,7 @@ def _set_question_translations(*, survey, question_translations):
             question.translations = cleaned
             updated.append(question)
     if updated:
-        _ensure_not_frozen(survey)
+        ensure_not_frozen(survey)
         Question.objects.bulk_update(updated, ["translations"])
 
 
@@ -180,7 +176,7 @@ def survey_create_translated(
     *, owner, title, questions=(), translations=None, question_translations=None, **fields
 ) -> Survey:
     """``services.survey_create``, then the survey's and each question's translations (API)."""
-    survey = services.survey_create(owner=owner, title=title, questions=questions, **fields)
+    survey = survey_create(owner=owner, title=title, questions=questions, **fields)
     return _apply(
         survey=survey, translations=translations, question_translations=question_translations
     )
@@ -192,7 +188,7 @@ def survey_update_translated(
 ) -> Survey:
     """``services.survey_update``, then the translations given (API). A ``translations`` object
     replaces the survey's whole; each question's replaces that question's."""
-    survey = services.survey_update(survey=survey, data=data, questions=questions)
+    survey = survey_update(survey=survey, data=data, questions=questions)
     return _apply(
         survey=survey, translations=translations, question_translations=question_translations
     )
@@ -210,7 +206,7 @@ def _apply(*, survey, translations, question_translations) -> Survey:
                 code: entry.get("consent_text") for code, entry in survey.translations.items()
             }
             if {k: v for k, v in consent.items() if v} != {k: v for k, v in before.items() if v}:
-                _ensure_not_frozen(survey)  # what respondents agreed to: frozen at opening
+                ensure_not_frozen(survey)  # what respondents agreed to: frozen at opening
             survey.translations = cleaned
             survey.save(update_fields=["translations", "updated_at"])
     if question_translations is not None:
