@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 from .. import limits
 from ..models import GroupingOption, GroupingQuestion
 from .pilot import pilot_design_refresh
-from .questions import next_position
+from .questions import design_row_delete, next_position
 from .validation import clean_required, clean_text, lock_for_design_change
 
 MAX_GROUPING_QUESTIONS = limits.MAX_GROUPING_QUESTIONS
@@ -121,6 +121,4 @@ def grouping_question_update(
 
 @transaction.atomic
 def grouping_question_delete(*, grouping_question) -> None:
-    lock_for_design_change(grouping_question.survey_id)
-    grouping_question.delete()
-    pilot_design_refresh(survey_id=grouping_question.survey_id)
+    design_row_delete(grouping_question)

@@ -144,11 +144,16 @@ def question_update(*, question, text, required=None) -> Question:
     return question
 
 
+def design_row_delete(row) -> None:
+    """Delete a question or grouping question (``row``), inside the caller's transaction."""
+    lock_for_design_change(row.survey_id)
+    row.delete()
+    pilot_design_refresh(survey_id=row.survey_id)
+
+
 @transaction.atomic
 def question_delete(*, question) -> None:
-    lock_for_design_change(question.survey_id)
-    question.delete()
-    pilot_design_refresh(survey_id=question.survey_id)
+    design_row_delete(question)
 
 
 @transaction.atomic

@@ -72,25 +72,20 @@ def submission_receive(
     """
     # The SQL is tried first when it can be (nothing read before it); once it has run, the
     # survey is read only to explain why it stored nothing, never to store a second time.
+    body = {
+        "submission_id": submission_id,
+        "answers": answers,
+        "groups": groups,
+        "design_fingerprint": design_fingerprint,
+    }
     finish = _submission_store
     if _one_statement():
-        shaped = _submission_shape(
-            submission_id=submission_id,
-            answers=answers,
-            groups=groups,
-            design_fingerprint=design_fingerprint,
-        )
+        shaped = _submission_shape(**body)
         if shaped is not None and is_slug(slug):
             if _statement_store(slug=slug, clean=shaped):
                 return shaped.outcome(created=True)
             finish = _submission_explain
-    return finish(
-        target=selectors.submission_target(slug=slug),
-        submission_id=submission_id,
-        answers=answers,
-        groups=groups,
-        design_fingerprint=design_fingerprint,
-    )
+    return finish(target=selectors.submission_target(slug=slug), **body)
 
 
 def submission_record(

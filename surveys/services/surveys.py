@@ -103,31 +103,23 @@ def survey_duplicate(*, survey) -> Survey:
     # The copy's consent text starts its own history (version 1), like its own link.
     _consent_versioned(copy, consent_text)
     copy.save()
-    Question.objects.bulk_create(
-        Question(
-            survey=copy,
-            position=question.position,
-            text=question.text,
-            required=question.required,
-            translations=question.translations,
-        )
-        for question in survey.questions.all()
-    )
+    _copies(Question, survey.questions.all(), ("text", "required"), survey=copy)
     for grouping_question in survey.grouping_questions.prefetch_related("options"):
         options = list(grouping_question.options.all())
         grouping_question.pk, grouping_question.survey = None, copy
         grouping_question.declined_count = 0
         grouping_question.save()
-        GroupingOption.objects.bulk_create(
-            GroupingOption(
-                grouping_question=grouping_question,
-                position=option.position,
-                label=option.label,
-                translations=option.translations,
-            )
-            for option in options
-        )
+        _copies(GroupingOption, options, ("label",), grouping_question=grouping_question)
     return copy
+
+
+def _copies(model, rows, fields, **parent):
+    """Store a copy of each of ``rows`` under ``parent``: its position, translations and
+    ``fields``."""
+    kept = ("position", "translations", *fields)
+    model.objects.bulk_create(
+        model(**parent, **{field: getattr(row, field) for field in kept}) for row in rows
+    )
 
 
 def survey_delete(*, survey) -> None:

@@ -32,19 +32,54 @@ SURVEY_FIELDS = ("title", "intro", "consent_text")
 QUESTION_FIELDS = ("text",)
 
 
+def _refused(field, at, message):
+    """The error naming the request's ``field``, saying where inside it (``at``)."""
+    return ValidationError({field: [f"{at}{message}"]})
+
+
 def _clean_text(field, value, *, max_length, where=""):
     if not isinstance(value, str):
-        message = _("Must be text, got %(v)r.") % {"v": value}
-        raise ValidationError({field: [f"{where}{message}"]})
+        raise _refused(field, where, _("Must be text, got %(v)r.") % {"v": value})
     if "\x00" in value or any("\ud800" <= char <= "\udfff" for char in value):
         # Neither can be stored (PostgreSQL refuses NUL in text and JSON) nor shown.
-        message = _("Null characters and lone surrogates are not allowed.")
-        raise ValidationError({field: [f"{where}{message}"]})
+        raise _refused(field, where, _("Null characters and lone surrogates are not allowed."))
     value = value.strip()
     if len(value) > max_length:
         message = _("At most %(max)d characters, got %(n)d.") % {"max": max_length, "n": len(value)}
-        raise ValidationError({field: [f"{where}{message}"]})
+        raise _refused(field, where, message)
     return value
+
+
+def _check_language(language, *, default_language, field, where):
+    if language not in LANGUAGE_CODES:
+        message = _("%(code)r is not a language of this site (%(codes)s).") % {
+            "code": str(language)[:32],
+            "codes": ", ".join(LANGUAGE_CODES),
+        }
+        raise _refused(field, where, message)
+    if language == default_language:
+        message = _(
+            "%(code)r is the survey's own language: its texts are the survey's, not a translation."
+        ) % {"code": language}
+        raise _refused(field, where, message)
+
+
+def _clean_entry(texts, *, fields, field, where) -> dict:
+    """One language's ``{field: text}``, blank texts dropped; ``where`` ends with the language."""
+    if not isinstance(texts, Mapping):
+        raise _refused(field, where, _("Must be an object, got %(v)r.") % {"v": texts})
+    entry = {}
+    for name, text in texts.items():
+        if name not in fields:
+            message = _("%(name)r is not a translatable field; use %(fields)s.") % {
+                "name": str(name)[:32],
+                "fields": ", ".join(fields),
+            }
+            raise _refused(field, where, message)
+        text = _clean_text(field, text, max_length=TEXT_MAX_LENGTHS[name], where=f"{where}{name}: ")
+        if text:
+            entry[name] = text
+    return entry
 
 
 def clean_translations(value, *, fields, default_language, field="translations", where="") -> dict:
@@ -57,37 +92,11 @@ def clean_translations(value, *, fields, default_language, field="translations",
         return {}
     if not isinstance(value, Mapping):
         message = _("Must be an object mapping a language code to texts, got %(v)r.")
-        raise ValidationError({field: [f"{where}{message % {'v': value}}"]})
+        raise _refused(field, where, message % {"v": value})
     cleaned = {}
     for language, texts in value.items():
-        if language not in LANGUAGE_CODES:
-            message = _("%(code)r is not a language of this site (%(codes)s).") % {
-                "code": str(language)[:32],
-                "codes": ", ".join(LANGUAGE_CODES),
-            }
-            raise ValidationError({field: [f"{where}{message}"]})
-        if language == default_language:
-            message = _(
-                "%(code)r is the survey's own language: its texts are the survey's, not a "
-                "translation."
-            ) % {"code": language}
-            raise ValidationError({field: [f"{where}{message}"]})
-        if not isinstance(texts, Mapping):
-            message = _("Must be an object, got %(v)r.") % {"v": texts}
-            raise ValidationError({field: [f"{where}{language}: {message}"]})
-        entry = {}
-        for name, text in texts.items():
-            if name not in fields:
-                message = _("%(name)r is not a translatable field; use %(fields)s.") % {
-                    "name": str(name)[:32],
-                    "fields": ", ".join(fields),
-                }
-                raise ValidationError({field: [f"{where}{language}: {message}"]})
-            text = _clean_text(
-                field, text, max_length=TEXT_MAX_LENGTHS[name], where=f"{where}{language}: {name}: "
-            )
-            if text:
-                entry[name] = text
+        _check_language(language, default_language=default_language, field=field, where=where)
+        entry = _clean_entry(texts, fields=fields, field=field, where=f"{where}{language}: ")
         if entry:
             cleaned[language] = entry
     return cleaned
