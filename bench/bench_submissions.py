@@ -74,7 +74,8 @@ BARE = "bare app floor (no middleware)"
 CREATE_SURVEYS = """
 import json
 from django.contrib.auth import get_user_model
-from surveys import grouping, services
+from surveys import services
+from surveys.services import grouping
 owner = get_user_model().objects.create_user("bench-owner")
 made = []
 for n in range(9):

@@ -19,7 +19,7 @@ from .forms import (
     required_answer_field,
     resolve_coins,
 )
-from .grouping import MAX_OPTIONS
+from .limits import MAX_OPTIONS
 from .models import CI_METHODS
 from .public_results import (
     EPSILON_MAX,

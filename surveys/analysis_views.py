@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
-from . import analysis, grouping, public_results, r_export, services
+from . import analysis, public_results, r_export, services
 from .analysis_charts import precision_chart
 from .analysis_forms import (
     BreakdownForm,
@@ -27,6 +27,7 @@ from .analysis_forms import (
 from .forms import preset_for
 from .models import CI_METHODS, GroupingQuestion
 from .public_views import chosen_language, page_language
+from .services import grouping
 from .views import (
     EDITOR,
     FROZEN_REASON,

@@ -10,8 +10,9 @@ from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
-from . import members, services
+from . import services
 from .member_forms import MemberInviteForm, MemberRoleForm, TransferForm
+from .services import members
 from .views import OWNER, VIEWER, _apply_service_errors, member_view
 
 

@@ -15,6 +15,8 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from . import limits
+
 CI_METHODS = [
     ("wilson", _("Wilson score")),
     ("exact", _("Clopper–Pearson (exact)")),
@@ -87,7 +89,7 @@ class Survey(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", _("Draft")
         # Takes responses through the real link, but none counts: they are discarded when the
-        # survey opens for the real study (surveys/pilot.py). The design is not frozen yet.
+        # survey opens for the real study (surveys/services/pilot.py). The design is not frozen yet.
         PILOT = "pilot", _("Pilot")
         OPEN = "open", _("Open")
         CLOSED = "closed", _("Closed")
@@ -95,8 +97,8 @@ class Survey(models.Model):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="surveys"
     )
-    title = models.CharField(max_length=200)
-    intro = models.TextField(blank=True, max_length=5000)
+    title = models.CharField(max_length=limits.TITLE_MAX_LENGTH)
+    intro = models.TextField(blank=True, max_length=limits.INTRO_MAX_LENGTH)
     language = models.CharField(
         max_length=10, choices=settings.LANGUAGES, default=settings.LANGUAGE_CODE
     )
@@ -130,11 +132,11 @@ class Survey(models.Model):
     # design at the first opening (it is what respondents agreed to). The version counts its
     # changes, so a study can cite which text was in force; nothing about consent is stored
     # per respondent.
-    consent_text = models.TextField(blank=True, max_length=5000)
+    consent_text = models.TextField(blank=True, max_length=limits.CONSENT_MAX_LENGTH)
     consent_version = models.PositiveIntegerField(default=0, editable=False)
     consent_changed_at = models.DateTimeField(null=True, blank=True, editable=False)
     # An optional window in which an open survey takes responses: [opens_at, closes_at).
-    # Compared with the current time wherever responses are accepted (surveys/schedule.py),
+    # Compared with the current time wherever responses are accepted (surveys/services/schedule.py),
     # so the window holds without any background process; ``manage.py apply_schedule`` only
     # brings the stored status in line for lists and notifications.
     opens_at = models.DateTimeField(null=True, blank=True, editable=False)
@@ -161,9 +163,11 @@ class Survey(models.Model):
                 condition=Q(p_forced_yes__gt=0) & Q(p_forced_yes__lt=1),
                 name="survey_p_forced_yes_open_unit",
             ),
+            # The services' bound ([CONFIDENCE_MIN, CONFIDENCE_MAX)), so no layer allows more.
             models.CheckConstraint(
-                condition=Q(confidence__gt=0) & Q(confidence__lt=1),
-                name="survey_confidence_open_unit",
+                condition=Q(confidence__gte=limits.CONFIDENCE_MIN)
+                & Q(confidence__lt=limits.CONFIDENCE_MAX),
+                name="survey_confidence_in_range",
             ),
             models.CheckConstraint(
                 condition=Q(status__in=["draft", "pilot", "open", "closed"]),
@@ -249,7 +253,7 @@ class TallyShard(models.Model):
 class Question(models.Model):
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="questions")
     position = models.PositiveIntegerField()
-    text = models.TextField(max_length=1000)
+    text = models.TextField(max_length=limits.QUESTION_TEXT_MAX_LENGTH)
     # A respondent may leave an optional question blank: the browser then sends nothing for
     # it, and its estimate counts only the reports it received (README, "Optional questions").
     required = models.BooleanField(default=True)
@@ -298,7 +302,7 @@ class GroupingQuestion(models.Model):
 
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="grouping_questions")
     position = models.PositiveIntegerField()
-    text = models.TextField(max_length=1000)
+    text = models.TextField(max_length=limits.QUESTION_TEXT_MAX_LENGTH)
     # Optional by default: these answers are not randomized and may identify a respondent.
     # Required or not, "Prefer not to say" is always offered (a GroupAnswer without option).
     required = models.BooleanField(default=False)
@@ -318,7 +322,7 @@ class GroupingOption(models.Model):
         GroupingQuestion, on_delete=models.CASCADE, related_name="options"
     )
     position = models.PositiveIntegerField()
-    label = models.CharField(max_length=200)
+    label = models.CharField(max_length=limits.OPTION_LABEL_MAX_LENGTH)
     translations = models.JSONField(default=dict, blank=True, editable=False)  # {"ko": {"label"}}
     # Running tally of the submissions that chose this option (same transaction as the answer).
     respondent_count = models.PositiveIntegerField(default=0, editable=False)

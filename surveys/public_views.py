@@ -12,7 +12,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 from django.views.i18n import JavaScriptCatalog
 
-from . import languages, schedule, selectors
+from . import languages, selectors
+from .services import schedule
 
 
 def _accept_language_tags(header):

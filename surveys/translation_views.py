@@ -5,8 +5,9 @@ from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
-from . import languages, services, translations
+from . import languages, services
 from .selectors import EDITOR
+from .services import translations
 from .translation_forms import TranslationsForm
 from .views import FROZEN_REASON, member_view
 

@@ -20,7 +20,7 @@ from django.urls import reverse
 from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
-from . import analysis, codebook, export_bundles, exports, languages, schedule, selectors, services
+from . import analysis, codebook, export_bundles, exports, languages, selectors, services
 from .analysis_forms import GroupingQuestionForm
 from .charts import estimates_chart
 from .forms import (
@@ -36,6 +36,7 @@ from .forms import (
 )
 from .models import CI_METHODS, Question, Survey
 from .qr import qr_svg
+from .services import schedule
 
 FROZEN_REASON = services.FROZEN_MESSAGE
 

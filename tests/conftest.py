@@ -6,8 +6,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from surveys import languages, selectors, services, translations
+from surveys import languages, selectors, services
 from surveys.models import Survey
+from surveys.services import translations
 
 PASSWORD = "correct-horse-battery-42"
 

@@ -9,8 +9,9 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from .. import members, selectors
+from .. import selectors
 from ..models import SurveyMember
+from ..services import members
 from .researcher import OwnedSurveyView, _errors
 from .serializers import (
     RejectUnknownFieldsMixin,

@@ -16,7 +16,8 @@ from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .. import codebook, exports, selectors, services, translations
+from .. import codebook, exports, selectors, services
+from ..services import translations
 from .serializers import (
     ErrorSerializer,
     EstimatesQuerySerializer,

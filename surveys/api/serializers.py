@@ -10,9 +10,10 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import exceptions, serializers
 
-from .. import languages, schedule, selectors, services
+from .. import languages, selectors, services
 from ..login_throttle import login_block
 from ..models import CI_METHODS, PREFER_NOT_TO_SAY, Survey
+from ..services import schedule
 
 # --- strict scalar fields: JSON types are not coerced (true is not 1, "0.5" is not 0.5) ------
 

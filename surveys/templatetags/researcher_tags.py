@@ -57,7 +57,7 @@ def password_reset_enabled():
 @register.filter
 def survey_phase(survey):
     """What the survey's link does now: draft, pilot, scheduled, open, ended or closed."""
-    from .. import schedule
+    from ..services import schedule
 
     return schedule.phase_of(survey)
 

@@ -3,8 +3,9 @@
 import pytest
 from django.contrib.auth import get_user_model
 
-from surveys import members, tokens
+from surveys import tokens
 from surveys.models import Survey
+from surveys.services import members
 
 pytestmark = pytest.mark.django_db
 

@@ -4,8 +4,9 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from surveys import members, services, tokens
+from surveys import services, tokens
 from surveys.models import Survey
+from surveys.services import members
 
 pytestmark = pytest.mark.django_db
 

@@ -11,9 +11,10 @@ from django.contrib.auth import get_user_model
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
-from surveys import members, tokens
+from surveys import tokens
 from surveys.models import Survey, SurveyMember
 from surveys.selectors import ROLE_RANK
+from surveys.services import members
 
 pytestmark = pytest.mark.django_db
 

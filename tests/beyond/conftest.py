@@ -5,7 +5,8 @@ import uuid
 import numpy as np
 import pytest
 
-from surveys import grouping, services
+from surveys import services
+from surveys.services import grouping
 from tests.api.conftest import other_api, owner_api  # noqa: F401  (the API cast)
 
 DEPARTMENTS = ("Sales", "Research", "Support")

@@ -5,8 +5,9 @@ import uuid
 import pytest
 from django.core.exceptions import ValidationError
 
-from surveys import grouping, services
+from surveys import services
 from surveys.models import GroupAnswer, GroupingOption, GroupingQuestion, GroupTally, Submission
+from surveys.services import grouping
 
 from .conftest import DEPARTMENTS
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from surveys import grouping
 from surveys.models import GroupingQuestion
+from surveys.services import grouping
 from tests.surveys.test_pages import markup
 
 pytestmark = pytest.mark.django_db

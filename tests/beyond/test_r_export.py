@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from surveys import analysis, grouping, r_export, services
+from surveys import analysis, r_export, services
+from surveys.services import grouping
 
 pytestmark = pytest.mark.django_db
 

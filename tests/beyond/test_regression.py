@@ -5,8 +5,9 @@ import pytest
 from scipy.special import expit
 
 import dpengine
-from surveys import analysis, grouping, selectors, services
+from surveys import analysis, selectors, services
 from surveys.analysis import RegressionStatus
+from surveys.services import grouping
 
 pytestmark = pytest.mark.django_db
 

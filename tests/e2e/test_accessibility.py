@@ -16,8 +16,9 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from surveys import grouping, members, public_results, services, translations
+from surveys import public_results, services
 from surveys.models import Submission, Survey
+from surveys.services import grouping, members, translations
 from tests.conftest import PASSWORD, translation_texts
 
 pytestmark = pytest.mark.e2e

@@ -8,7 +8,8 @@ import re
 import numpy as np
 import pytest
 
-from surveys import grouping, services
+from surveys import services
+from surveys.services import grouping
 
 pytestmark = pytest.mark.e2e
 

@@ -11,8 +11,9 @@ from django.utils import translation
 from django.utils.translation import gettext, ngettext
 from playwright.sync_api import expect
 
-from surveys import grouping, services
+from surveys import services
 from surveys.models import Survey
+from surveys.services import grouping
 from tests.e2e.test_accessibility import (
     LANGUAGES,
     WIDTHS,

@@ -6,8 +6,9 @@ import pytest
 from django.utils.translation import trans_real
 from playwright.sync_api import expect
 
-from surveys import grouping, services
+from surveys import services
 from surveys.models import Survey
+from surveys.services import grouping
 
 pytestmark = pytest.mark.e2e
 

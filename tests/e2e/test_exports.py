@@ -10,7 +10,8 @@ import openpyxl
 import pytest
 from playwright.sync_api import expect
 
-from surveys import grouping, services
+from surveys import services
+from surveys.services import grouping
 
 pytestmark = pytest.mark.e2e
 

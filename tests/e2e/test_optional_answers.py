@@ -9,8 +9,9 @@ import os
 import pytest
 from playwright.sync_api import expect
 
-from surveys import grouping, services, translations
+from surveys import services
 from surveys.models import PREFER_NOT_TO_SAY, Submission
+from surveys.services import grouping, translations
 from tests.conftest import translation_texts
 from tests.e2e.test_accessibility import axe_violations, tab_to
 

@@ -11,8 +11,8 @@ import pytest
 from django.utils.translation import trans_real
 from playwright.sync_api import expect
 
-from surveys import grouping
 from surveys.models import Submission, Survey
+from surveys.services import grouping
 
 pytestmark = pytest.mark.e2e
 

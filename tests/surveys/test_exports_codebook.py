@@ -20,8 +20,9 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 import dpengine
-from surveys import export_bundles, grouping, services, tokens
+from surveys import export_bundles, services, tokens
 from surveys.models import GroupAnswer, Submission, TallyShard
+from surveys.services import grouping
 from surveys.templatetags.researcher_tags import grouped, pct
 
 pytestmark = pytest.mark.django_db

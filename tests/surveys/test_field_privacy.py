@@ -14,9 +14,10 @@ import openpyxl
 import pytest
 from django.urls import reverse
 
-from surveys import grouping, services
+from surveys import services
 from surveys.log_filters import DropRespondentPaths
 from surveys.models import Survey, design_fingerprint_of
+from surveys.services import grouping
 from tests.api.conftest import owner_api  # noqa: F401  (the API cast)
 from tests.surveys.test_pages import new_survey_form
 

@@ -16,7 +16,7 @@ import pytest
 
 import dpengine
 import dpengine.continual
-from surveys import analysis, grouping, public_results, selectors, services
+from surveys import analysis, public_results, selectors, services
 from surveys.models import (
     PREFER_NOT_TO_SAY,
     GroupAnswer,
@@ -27,6 +27,7 @@ from surveys.models import (
     TallyShard,
 )
 from surveys.r_export import r_export_rows
+from surveys.services import grouping
 from tests.api.conftest import owner_api  # noqa: F401  (the researcher's API client)
 from tests.conftest import question_tallies
 

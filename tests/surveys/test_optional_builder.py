@@ -6,8 +6,9 @@ import re
 import pytest
 from django.urls import reverse
 
-from surveys import grouping, services, translations
+from surveys import services
 from surveys.models import PREFER_NOT_TO_SAY, GroupingQuestion, Question
+from surveys.services import grouping, translations
 from tests.api.conftest import owner_api  # noqa: F401  (the researcher's API client)
 from tests.conftest import translation_texts
 

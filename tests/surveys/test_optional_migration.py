@@ -3,8 +3,8 @@ new grouping questions are optional by default."""
 
 import pytest
 
-from surveys import grouping
 from surveys.models import Survey as LiveSurvey
+from surveys.services import grouping
 from tests.surveys.test_migrations import SHARDED, latest, migrate
 
 OPTIONAL = [("surveys", "0012_optional_answers")]

@@ -7,7 +7,7 @@ import pytest
 from django.test import override_settings
 from django.utils import translation
 
-from surveys import grouping, selectors, services
+from surveys import selectors, services
 from surveys.codebook import survey_codebook
 from surveys.exports import report_csv_rows
 from surveys.models import (
@@ -19,6 +19,7 @@ from surveys.models import (
     Survey,
     TallyShard,
 )
+from surveys.services import grouping
 from tests.conftest import answers_for
 
 pytestmark = pytest.mark.django_db

@@ -10,8 +10,9 @@ from django.core.exceptions import ValidationError
 from django.test import Client
 from django.urls import reverse
 
-from surveys import members, selectors, services
+from surveys import selectors, services
 from surveys.models import Survey, SurveyMember
+from surveys.services import members
 from tests.conftest import PASSWORD
 from tests.surveys.test_pages import owner_routes, route_url, with_grouping_question
 

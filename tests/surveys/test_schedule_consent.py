@@ -11,8 +11,9 @@ from django.core.management import call_command
 from django.test import override_settings
 from django.utils import timezone, translation
 
-from surveys import schedule, services
+from surveys import services
 from surveys.models import Submission, Survey
+from surveys.services import schedule
 from tests.conftest import answers_for
 
 pytestmark = pytest.mark.django_db

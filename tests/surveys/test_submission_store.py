@@ -1,5 +1,5 @@
 """The submission write path: all or nothing and idempotent, on the one-statement path
-(PostgreSQL, surveys/submission_statement.py) as on the ORM transaction (SQLite, or the
+(PostgreSQL, surveys/services/submission_sql.py) as on the ORM transaction (SQLite, or the
 statement switched off)."""
 
 import uuid
@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from surveys import grouping, selectors, services, submission_statement
+from surveys import selectors, services
 from surveys.models import (
     GroupAnswer,
     GroupingQuestion,
@@ -17,6 +17,7 @@ from surveys.models import (
     Submission,
     Survey,
 )
+from surveys.services import grouping, submission_sql
 from tests.conftest import answers_for, question_tallies
 
 
@@ -51,7 +52,7 @@ def statement_insert(survey, answers, **changes):
         "groups": {},
         "shard": services.tally_shard_pick(),  # any: the tallies are the sum of the shards
     }
-    return submission_statement.submission_insert(**kwargs | changes) is not None
+    return submission_sql.submission_insert(**kwargs | changes) is not None
 
 
 @pytest.mark.django_db

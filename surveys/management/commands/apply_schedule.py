@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from surveys import schedule
+from surveys import services
 
 
 class Command(BaseCommand):
@@ -12,5 +12,5 @@ class Command(BaseCommand):
     )
 
     def handle(self, *args, **options):
-        applied = schedule.schedule_apply()
+        applied = services.schedule_apply()
         self.stdout.write(f"Closed {applied.closed} survey(s) whose close time had passed.")

@@ -3,9 +3,9 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from dpengine import simulate_reports
-from surveys import grouping, languages, selectors, services, translations
+from surveys import languages, services
 from surveys.models import Survey
+from surveys.services import grouping, translations
 
 DEMO_USERNAME = "demo"
 DEMO_PASSWORD = "demo-password"
@@ -119,14 +119,13 @@ class Command(BaseCommand):
             },
         )
         survey = services.survey_open(survey=survey)
-        design = selectors.survey_design(survey=survey)
         rng = np.random.default_rng(seed)
         reports, options = [], []
         for option, (_label, n, shares) in zip(
             department.options.all(), DEMO_DEPARTMENTS, strict=True
         ):
             reports.append(
-                np.column_stack([simulate_reports(share, n, design, rng) for share in shares])
+                services.simulated_reports_draw(survey=survey, shares=shares, n=n, rng=rng)
             )
             options.extend([[option.pk]] * n)
         total = services.simulated_submissions_record(

@@ -2,7 +2,6 @@ import numpy as np
 from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
-from dpengine import simulate_reports
 from surveys import selectors, services
 
 
@@ -46,9 +45,9 @@ class Command(BaseCommand):
         if not questions:
             raise CommandError("The survey has no questions.")
         shares = _probabilities(p, len(questions))
-        design = selectors.survey_design(survey=survey)
-        rng = np.random.default_rng(seed)
-        reports = np.column_stack([simulate_reports(share, n, design, rng) for share in shares])
+        reports = services.simulated_reports_draw(
+            survey=survey, shares=shares, n=n, rng=np.random.default_rng(seed)
+        )
         try:
             stored = services.simulated_submissions_record(survey=survey, reports=reports)
         except ValidationError as exc:

@@ -16,34 +16,70 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from . import services
-from .languages import (
+from ..languages import (
     LANGUAGE_CODES,
     TEXT_MAX_LENGTHS,
     other_languages,
     survey_texts,
     survey_with_texts,
 )
-from .models import Question, Survey
+from ..models import Question, Survey
 from .pilot import pilot_design_refresh
+from .surveys import survey_create, survey_update
+from .validation import ensure_not_frozen
 
 SURVEY_FIELDS = ("title", "intro", "consent_text")
 QUESTION_FIELDS = ("text",)
 
 
+def _refused(field, at, message):
+    """The error naming the request's ``field``, saying where inside it (``at``)."""
+    return ValidationError({field: [f"{at}{message}"]})
+
+
 def _clean_text(field, value, *, max_length, where=""):
     if not isinstance(value, str):
-        message = _("Must be text, got %(v)r.") % {"v": value}
-        raise ValidationError({field: [f"{where}{message}"]})
+        raise _refused(field, where, _("Must be text, got %(v)r.") % {"v": value})
     if "\x00" in value or any("\ud800" <= char <= "\udfff" for char in value):
         # Neither can be stored (PostgreSQL refuses NUL in text and JSON) nor shown.
-        message = _("Null characters and lone surrogates are not allowed.")
-        raise ValidationError({field: [f"{where}{message}"]})
+        raise _refused(field, where, _("Null characters and lone surrogates are not allowed."))
     value = value.strip()
     if len(value) > max_length:
         message = _("At most %(max)d characters, got %(n)d.") % {"max": max_length, "n": len(value)}
-        raise ValidationError({field: [f"{where}{message}"]})
+        raise _refused(field, where, message)
     return value
+
+
+def _check_language(language, *, default_language, field, where):
+    if language not in LANGUAGE_CODES:
+        message = _("%(code)r is not a language of this site (%(codes)s).") % {
+            "code": str(language)[:32],
+            "codes": ", ".join(LANGUAGE_CODES),
+        }
+        raise _refused(field, where, message)
+    if language == default_language:
+        message = _(
+            "%(code)r is the survey's own language: its texts are the survey's, not a translation."
+        ) % {"code": language}
+        raise _refused(field, where, message)
+
+
+def _clean_entry(texts, *, fields, field, where) -> dict:
+    """One language's ``{field: text}``, blank texts dropped; ``where`` ends with the language."""
+    if not isinstance(texts, Mapping):
+        raise _refused(field, where, _("Must be an object, got %(v)r.") % {"v": texts})
+    entry = {}
+    for name, text in texts.items():
+        if name not in fields:
+            message = _("%(name)r is not a translatable field; use %(fields)s.") % {
+                "name": str(name)[:32],
+                "fields": ", ".join(fields),
+            }
+            raise _refused(field, where, message)
+        text = _clean_text(field, text, max_length=TEXT_MAX_LENGTHS[name], where=f"{where}{name}: ")
+        if text:
+            entry[name] = text
+    return entry
 
 
 def clean_translations(value, *, fields, default_language, field="translations", where="") -> dict:
@@ -56,45 +92,14 @@ def clean_translations(value, *, fields, default_language, field="translations",
         return {}
     if not isinstance(value, Mapping):
         message = _("Must be an object mapping a language code to texts, got %(v)r.")
-        raise ValidationError({field: [f"{where}{message % {'v': value}}"]})
+        raise _refused(field, where, message % {"v": value})
     cleaned = {}
     for language, texts in value.items():
-        if language not in LANGUAGE_CODES:
-            message = _("%(code)r is not a language of this site (%(codes)s).") % {
-                "code": str(language)[:32],
-                "codes": ", ".join(LANGUAGE_CODES),
-            }
-            raise ValidationError({field: [f"{where}{message}"]})
-        if language == default_language:
-            message = _(
-                "%(code)r is the survey's own language: its texts are the survey's, not a "
-                "translation."
-            ) % {"code": language}
-            raise ValidationError({field: [f"{where}{message}"]})
-        if not isinstance(texts, Mapping):
-            message = _("Must be an object, got %(v)r.") % {"v": texts}
-            raise ValidationError({field: [f"{where}{language}: {message}"]})
-        entry = {}
-        for name, text in texts.items():
-            if name not in fields:
-                message = _("%(name)r is not a translatable field; use %(fields)s.") % {
-                    "name": str(name)[:32],
-                    "fields": ", ".join(fields),
-                }
-                raise ValidationError({field: [f"{where}{language}: {message}"]})
-            text = _clean_text(
-                field, text, max_length=TEXT_MAX_LENGTHS[name], where=f"{where}{language}: {name}: "
-            )
-            if text:
-                entry[name] = text
+        _check_language(language, default_language=default_language, field=field, where=where)
+        entry = _clean_entry(texts, fields=fields, field=field, where=f"{where}{language}: ")
         if entry:
             cleaned[language] = entry
     return cleaned
-
-
-def _ensure_not_frozen(survey):
-    # The services' rule, so a pilot with responses says "discard them first" here too.
-    services._ensure_not_frozen(survey)
 
 
 def _changed(obj, translations) -> bool:
@@ -130,7 +135,7 @@ def survey_translations_save(*, survey, texts: Mapping) -> Survey:
         if value == text.translated(language):
             continue
         if text.frozen_with_questions:
-            _ensure_not_frozen(survey)
+            ensure_not_frozen(survey)
         obj, current = changed.get(id(text.obj), (text.obj, _copy(text.obj.translations)))
         entry = current.setdefault(language, {})
         if value:
@@ -171,7 +176,7 @@ def _set_question_translations(*, survey, question_translations):
             question.translations = cleaned
             updated.append(question)
     if updated:
-        _ensure_not_frozen(survey)
+        ensure_not_frozen(survey)
         Question.objects.bulk_update(updated, ["translations"])
 
 
@@ -180,7 +185,7 @@ def survey_create_translated(
     *, owner, title, questions=(), translations=None, question_translations=None, **fields
 ) -> Survey:
     """``services.survey_create``, then the survey's and each question's translations (API)."""
-    survey = services.survey_create(owner=owner, title=title, questions=questions, **fields)
+    survey = survey_create(owner=owner, title=title, questions=questions, **fields)
     return _apply(
         survey=survey, translations=translations, question_translations=question_translations
     )
@@ -192,7 +197,7 @@ def survey_update_translated(
 ) -> Survey:
     """``services.survey_update``, then the translations given (API). A ``translations`` object
     replaces the survey's whole; each question's replaces that question's."""
-    survey = services.survey_update(survey=survey, data=data, questions=questions)
+    survey = survey_update(survey=survey, data=data, questions=questions)
     return _apply(
         survey=survey, translations=translations, question_translations=question_translations
     )
@@ -210,7 +215,7 @@ def _apply(*, survey, translations, question_translations) -> Survey:
                 code: entry.get("consent_text") for code, entry in survey.translations.items()
             }
             if {k: v for k, v in consent.items() if v} != {k: v for k, v in before.items() if v}:
-                _ensure_not_frozen(survey)  # what respondents agreed to: frozen at opening
+                ensure_not_frozen(survey)  # what respondents agreed to: frozen at opening
             survey.translations = cleaned
             survey.save(update_fields=["translations", "updated_at"])
     if question_translations is not None:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
-from .models import (
+from ..models import (
     GroupAnswer,
     GroupingOption,
     GroupingQuestion,

@@ -11,8 +11,9 @@ from django.db import IntegrityError, transaction
 from django.http import Http404
 from django.utils.translation import gettext as _
 
-from .models import Survey, SurveyMember
-from .services import SurveyConflict, ensure_owner_room
+from ..models import Survey, SurveyMember
+from .errors import Reason, SurveyConflict
+from .validation import ensure_owner_room
 
 ROLES = tuple(SurveyMember.Role.values)
 
@@ -97,7 +98,8 @@ def member_remove(*, survey, user_id) -> None:
             _(
                 "The owner cannot leave their own survey: transfer it to a member first, "
                 "or delete it."
-            )
+            ),
+            reason=Reason.OWNER_CANNOT_LEAVE,
         )
     _member(survey=survey, user_id=user_id).delete()
 

@@ -4,29 +4,26 @@ A grouping question (age band, department, ...) lets the results be broken down 
 Its answers are NOT randomized: the coins protect only the yes/no questions, and the privacy
 accounting (epsilon) covers only those. Like the yes/no questions, grouping questions are
 frozen once the survey has responses (the stored answers would change meaning otherwise).
-Validation and recording of submitted grouping answers live with the submission in
-``services.submission_record``.
+Validation and recording of submitted grouping answers live with the submission
+(``services.submissions``, ``services.tallies``).
 """
 
 from collections.abc import Iterable
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Max
 from django.utils.translation import gettext as _
 
-from .models import (
-    GroupingOption,
-    GroupingQuestion,
-    Survey,
-)
+from .. import limits
+from ..models import GroupingOption, GroupingQuestion
 from .pilot import pilot_design_refresh
-from .services import _clean_text, _ensure_not_frozen, clean_required
+from .questions import design_row_delete, next_position
+from .validation import clean_required, clean_text, lock_for_design_change
 
-MAX_GROUPING_QUESTIONS = 10
+MAX_GROUPING_QUESTIONS = limits.MAX_GROUPING_QUESTIONS
 MIN_OPTIONS = 2
-MAX_OPTIONS = 12
-OPTION_MAX_LENGTH = 200
+MAX_OPTIONS = limits.MAX_OPTIONS
+OPTION_MAX_LENGTH = limits.OPTION_LABEL_MAX_LENGTH
 
 
 def _clean_options(options) -> list[str]:
@@ -79,20 +76,25 @@ def _create_options(grouping_question, labels):
     )
 
 
+def _clean_grouping_text(text):
+    return clean_text("text", text, max_length=limits.QUESTION_TEXT_MAX_LENGTH)
+
+
 @transaction.atomic
 def grouping_question_add(*, survey, text, options, required=False) -> GroupingQuestion:
-    survey = Survey.objects.select_for_update().get(pk=survey.pk)
-    _ensure_not_frozen(survey)
-    text = _clean_text("text", text, max_length=1000)
+    survey = lock_for_design_change(survey.pk)
+    text = _clean_grouping_text(text)
     labels = _clean_options(options)
     required = clean_required(required)
     if survey.grouping_questions.count() >= MAX_GROUPING_QUESTIONS:
         raise ValidationError(
             {"text": [_("At most %(max)d grouping questions.") % {"max": MAX_GROUPING_QUESTIONS}]}
         )
-    last = survey.grouping_questions.aggregate(last=Max("position"))["last"]
     grouping_question = GroupingQuestion.objects.create(
-        survey=survey, position=0 if last is None else last + 1, text=text, required=required
+        survey=survey,
+        position=next_position(survey.grouping_questions),
+        text=text,
+        required=required,
     )
     _create_options(grouping_question, labels)
     pilot_design_refresh(survey_id=grouping_question.survey_id)
@@ -105,8 +107,8 @@ def grouping_question_update(
 ) -> GroupingQuestion:
     """Replace the text and the options (new option ids; allowed only without responses), and
     ``required`` unless it is None."""
-    _ensure_not_frozen(Survey.objects.select_for_update().get(pk=grouping_question.survey_id))
-    grouping_question.text = _clean_text("text", text, max_length=1000)
+    lock_for_design_change(grouping_question.survey_id)
+    grouping_question.text = _clean_grouping_text(text)
     labels = _clean_options(options)
     if required is not None:
         grouping_question.required = clean_required(required)
@@ -119,6 +121,4 @@ def grouping_question_update(
 
 @transaction.atomic
 def grouping_question_delete(*, grouping_question) -> None:
-    _ensure_not_frozen(Survey.objects.select_for_update().get(pk=grouping_question.survey_id))
-    grouping_question.delete()
-    pilot_design_refresh(survey_id=grouping_question.survey_id)
+    design_row_delete(grouping_question)

@@ -10,8 +10,8 @@ transaction, with the survey's row locked.
 
 from django.utils import timezone
 
-from . import selectors
-from .models import GroupingOption, GroupTally, PublicRelease, Submission, Survey, TallyShard
+from .. import selectors
+from ..models import GroupingOption, GroupTally, PublicRelease, Submission, Survey, TallyShard
 
 
 def pilot_responses_delete(*, survey) -> int:

@@ -1,0 +1,176 @@
+"""What a respondent sent, checked for shape and against the survey's questions.
+
+The pieces of ``submissions.submission_validate``: each returns the cleaned value or raises a
+``ValidationError`` naming the field (``answers``, ``answers.<id>``, ``groups``,
+``groups.<id>``, ``submission_id``, ``design_fingerprint``).
+"""
+
+import uuid
+from collections.abc import Mapping
+
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
+
+from .. import limits
+from ..models import PREFER_NOT_TO_SAY
+
+
+def clean_submission_id(value):
+    if isinstance(value, uuid.UUID):
+        return value
+    if not isinstance(value, str):
+        raise ValidationError({"submission_id": [_("Must be a UUID string.")]})
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        raise ValidationError(
+            {"submission_id": [_("Must be a UUID, got %(v)r.") % {"v": value[:64]}]}
+        ) from None
+
+
+def clean_fingerprint(value):
+    if value is None:
+        return None
+    if not isinstance(value, str) or not 0 < len(value) <= 64:
+        message = _("Must be the design_fingerprint of the survey's definition.")
+        raise ValidationError({"design_fingerprint": [message]})
+    return value
+
+
+def _whole_key(key):
+    """The id a key of ``answers`` or ``groups`` names, or None: a whole number written as
+    one (no sign tricks, no fractions), within the range of a database id."""
+    try:
+        value = int(key)
+    except (TypeError, ValueError):
+        return None
+    if str(value) != str(key).strip() or not limits.ID_MIN <= value <= limits.ID_MAX:
+        return None
+    return value
+
+
+_NOT_AN_OPTION = object()
+
+
+def _option_value(value):
+    """The option id a ``groups`` value names (None for ``PREFER_NOT_TO_SAY``), or
+    ``_NOT_AN_OPTION``."""
+    if value == PREFER_NOT_TO_SAY:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
+        return int(value.strip())
+    return _NOT_AN_OPTION
+
+
+def _not_a_question(key):
+    return ValidationError(
+        {"answers": [_("%(k)r is not a question id of this survey.") % {"k": str(key)[:32]}]}
+    )
+
+
+def answer_bits(answers):
+    """``{question id: bit}`` from what the client sent, checking only its shape."""
+    if not isinstance(answers, Mapping):
+        raise ValidationError(
+            {"answers": [_("Must be an object mapping question id to true/false.")]}
+        )
+    bits = {}
+    for key, value in answers.items():
+        question_id = _whole_key(key)
+        if question_id is None:
+            raise _not_a_question(key)
+        if not isinstance(value, bool):
+            raise ValidationError(
+                {
+                    "answers": [
+                        _("Answer to question %(k)s must be true or false.") % {"k": question_id}
+                    ]
+                }
+            )
+        bits[question_id] = value
+    return bits
+
+
+def clean_answers(answers, question_ids, required=frozenset()):
+    """``{question id: bit}``: only the survey's ``question_ids``, every ``required`` one."""
+    cleaned = answer_bits(answers)
+    unknown = cleaned.keys() - question_ids
+    if unknown:
+        raise _not_a_question(min(unknown))
+    missing = required - cleaned.keys()
+    if missing:
+        # Named one by one (``answers.<id>``); an optional question left out is no error.
+        message = _("This question is required; the submission has no answer to it.")
+        raise ValidationError({f"answers.{qid}": [message] for qid in sorted(missing)})
+    return cleaned
+
+
+def group_choices(groups):
+    """``{grouping question id: option id}`` from what the client sent, checking only its shape
+    (every key and value a whole number as ``clean_groups`` reads them, or the value
+    ``PREFER_NOT_TO_SAY``, read as None), or None."""
+    if groups is None:
+        return {}
+    if not isinstance(groups, Mapping):
+        return None
+    chosen = {}
+    for key, value in groups.items():
+        grouping_id, option_id = _whole_key(key), _option_value(value)
+        if grouping_id is None or option_id is _NOT_AN_OPTION:
+            return None
+        chosen[grouping_id] = option_id
+    return chosen
+
+
+def _clean_group_entry(key, value, options):
+    """``(grouping question id, option id)`` from one entry of the ``groups`` object."""
+    grouping_id = _whole_key(key)
+    if grouping_id not in options:
+        raise ValidationError(
+            {
+                "groups": [
+                    _("%(k)r is not a grouping question id of this survey.") % {"k": str(key)[:32]}
+                ]
+            }
+        )
+    option_id = _option_value(value)
+    if option_id is not None and option_id not in options[grouping_id]:
+        raise ValidationError(
+            {
+                "groups": [
+                    _(
+                        "The answer to grouping question %(k)s must be one of its option ids "
+                        "or “%(decline)s”."
+                    )
+                    % {"k": grouping_id, "decline": PREFER_NOT_TO_SAY}
+                ]
+            }
+        )
+    return grouping_id, option_id
+
+
+def clean_groups(groups, *, options, required=frozenset()):
+    """``{grouping question id: option id or None}``: every ``required`` grouping question
+    answered, nothing but the survey's; None is "Prefer not to say".
+
+    ``options`` is ``{grouping question id: {option ids}}`` (``SubmissionTarget.options``).
+    """
+    if groups is None:
+        groups = {}
+    if not isinstance(groups, Mapping):
+        raise ValidationError(
+            {"groups": [_("Must be an object mapping grouping question id to option id.")]}
+        )
+    if groups and not options:
+        raise ValidationError({"groups": [_("This survey has no grouping questions.")]})
+    chosen = dict(_clean_group_entry(key, value, options) for key, value in groups.items())
+    missing = required - chosen.keys()
+    if missing:
+        message = _(
+            "This grouping question is required; answer it with one of its option ids or "
+            "“%(decline)s”."
+        ) % {"decline": PREFER_NOT_TO_SAY}
+        raise ValidationError({f"groups.{gid}": [message] for gid in sorted(missing)})
+    return chosen

@@ -1,0 +1,76 @@
+"""The refusals of the write services, typed: a reason code and the field they concern.
+
+A service refuses malformed input with ``django.core.exceptions.ValidationError`` (a
+``{field: [message]}`` dict naming the bad field) and a well-formed request that the survey's
+state forbids with a :class:`SurveyConflict` (HTTP 409). Callers that must tell conflicts
+apart read ``error.reason`` (and ``error.field``), never the message, which is written for
+people, in their language, and may change.
+"""
+
+from enum import StrEnum
+
+from django.utils.translation import gettext_lazy
+
+
+class Reason(StrEnum):
+    """Why a service refused a well-formed request."""
+
+    #: The survey has been opened: its questions, coins and consent text are frozen.
+    FROZEN = "frozen"
+    #: A pilot holds responses: its design cannot change until they are discarded.
+    PILOT_HAS_RESPONSES = "pilot_has_responses"
+    #: The survey has no question, so it cannot be opened or piloted.
+    NO_QUESTIONS = "no_questions"
+    #: The survey's coins, saved before a bound existed, are outside it now.
+    DESIGN_OUT_OF_BOUNDS = "design_out_of_bounds"
+    #: The survey's status does not allow the step (e.g. closing a pilot).
+    WRONG_STATUS = "wrong_status"
+    #: Only the closing time of a survey that has already opened can be scheduled.
+    ALREADY_OPENED = "already_opened"
+    #: The survey is not taking responses now (not open, scheduled later, or ended).
+    NOT_ACCEPTING = "not_accepting"
+    #: The submission was randomized with another design than the survey's (a stale page).
+    DESIGN_CHANGED = "design_changed"
+    #: The survey changed between reading it and storing a submission.
+    CHANGED_MEANWHILE = "changed_meanwhile"
+    #: The owner tried to leave their own survey.
+    OWNER_CANNOT_LEAVE = "owner_cannot_leave"
+
+
+class SurveyConflict(Exception):
+    """The request is well formed but the survey's state forbids it (HTTP 409)."""
+
+    default_reason = Reason.WRONG_STATUS
+
+    def __init__(self, message, *, reason=None, field=None):
+        super().__init__(message)
+        self.message = message
+        self.reason = Reason(reason or self.default_reason)
+        self.field = field
+
+
+class SurveyFrozen(SurveyConflict):
+    default_reason = Reason.FROZEN
+
+
+class SurveyNotAcceptingResponses(SurveyConflict):
+    default_reason = Reason.NOT_ACCEPTING
+
+
+class DesignChanged(SurveyConflict):
+    """The submission was randomized with another design than the survey's (a stale page)."""
+
+    default_reason = Reason.DESIGN_CHANGED
+
+
+FROZEN_MESSAGE = gettext_lazy(
+    "This survey has been opened, so its questions and coins are frozen: respondents may "
+    "already hold the page, and their answers must mean what the estimates assume. To change "
+    "them, duplicate the survey."
+)
+
+
+PILOT_RESPONSES_MESSAGE = gettext_lazy(
+    "This pilot has responses, so its questions, coins and consent text cannot change yet: "
+    "discard the pilot responses first (they would no longer match the survey)."
+)

@@ -1,0 +1,223 @@
+"""The counts a submission adds to: tally shards (responses and reports per question), the
+per-(question, grouping option) tallies and the option counts; and simulated respondents,
+stored and counted in bulk.
+
+Reports read these counts instead of scanning submissions; ``group_tallies_rebuild``
+recounts them from the stored rows whenever rows were missing.
+"""
+
+import random
+import uuid
+
+import numpy as np
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Case, Count, F, Q, Value, When
+from django.utils import timezone
+
+from dpengine import simulate_reports
+
+from .. import selectors
+from ..models import (
+    TALLY_SHARDS,
+    GroupAnswer,
+    GroupingOption,
+    GroupingQuestion,
+    GroupTally,
+    Submission,
+    Survey,
+    TallyShard,
+    question_key,
+)
+
+
+def tally_shard_pick():
+    """The shard a submission adds to: any, at random (not a secret; spreads row locks)."""
+    return random.randrange(TALLY_SHARDS)
+
+
+def tally_add(survey_id, *, responses, reports, shard=0):
+    """Add ``responses`` responses and, per question id, ``(reports, yes reports)``, to one of
+    the survey's tally shards, inside the caller's transaction.
+
+    The row is read FOR UPDATE, so concurrent transactions on the same shard add up instead of
+    overwriting each other's counts (on SQLite the transaction already holds the database's
+    write lock). It is created first if missing, ignoring a concurrent creation.
+    """
+    TallyShard.objects.bulk_create(
+        [TallyShard(survey_id=survey_id, shard=shard)], ignore_conflicts=True
+    )
+    tally = TallyShard.objects.select_for_update().get(survey_id=survey_id, shard=shard)
+    for question_id, (added, added_yes) in reports.items():
+        key = question_key(question_id)
+        have, have_yes = tally.reports.get(key, (0, 0))
+        tally.reports[key] = [have + added, have_yes + added_yes]
+    tally.responses += responses
+    tally.save(update_fields=["responses", "reports"])
+
+
+def group_answers_record(*, survey_id, submission, answers, chosen):
+    """Store the chosen options and add the submission to the per-(question, option) tallies.
+
+    A "Prefer not to say" (option None) is stored and counted on its grouping question, and
+    is in no option's tallies: it is missing for breakdowns, not a group of its own."""
+    GroupAnswer.objects.bulk_create(
+        GroupAnswer(submission=submission, grouping_question_id=gid, option_id=oid)
+        for gid, oid in chosen.items()
+    )
+    declined = [gid for gid, oid in chosen.items() if oid is None]
+    if declined:
+        GroupingQuestion.objects.filter(id__in=declined).update(
+            declined_count=F("declined_count") + 1
+        )
+    options = [oid for oid in chosen.values() if oid is not None]
+    GroupingOption.objects.filter(id__in=options).update(respondent_count=F("respondent_count") + 1)
+    yes_ids = [qid for qid, bit in answers.items() if bit]
+    updated = GroupTally.objects.filter(question_id__in=answers, option_id__in=options).update(
+        report_count=F("report_count") + 1,
+        yes_count=F("yes_count")
+        + Case(When(question_id__in=yes_ids, then=Value(1)), default=Value(0)),
+    )
+    if updated != len(answers) * len(options):
+        # Rows missing (created when the survey opens, so: a survey opened before they were,
+        # or rows removed): recount from the stored rows, this submission included.
+        group_tallies_rebuild(survey=Survey.objects.get(pk=survey_id))
+
+
+def group_tallies_ensure(*, survey):
+    """Create the zero tally row of every (question, grouping option) pair that lacks one."""
+    question_ids = list(survey.questions.values_list("id", flat=True))
+    option_ids = list(
+        GroupingOption.objects.filter(grouping_question__survey=survey).values_list("id", flat=True)
+    )
+    GroupTally.objects.bulk_create(
+        (GroupTally(question_id=qid, option_id=oid) for qid in question_ids for oid in option_ids),
+        ignore_conflicts=True,
+    )
+
+
+def _counts_by(queryset, field):
+    return dict(queryset.values_list(field).annotate(n=Count("id")))
+
+
+@transaction.atomic
+def group_tallies_rebuild(*, survey):
+    """Recount every per-(question, option) tally and option count from the stored rows."""
+    question_ids = list(survey.questions.values_list("id", flat=True))
+    # Per option, one pair of counts per question (reports, yes reports), in one query.
+    aggregates = {}
+    for qid in question_ids:
+        key = question_key(qid)
+        aggregates[f"n_{qid}"] = Count("id", filter=Q(submission__reports__has_key=key))
+        aggregates[f"yes_{qid}"] = Count("id", filter=Q(**{f"submission__reports__{key}": True}))
+    answers = GroupAnswer.objects.filter(submission__survey=survey)
+    counts = answers.values("option_id").annotate(**aggregates)
+    found = {
+        (qid, row["option_id"]): (row[f"n_{qid}"], row[f"yes_{qid}"])
+        for row in counts
+        for qid in question_ids
+    }
+    options = list(GroupingOption.objects.filter(grouping_question__survey=survey))
+    GroupTally.objects.filter(option__in=options).delete()
+    GroupTally.objects.bulk_create(
+        GroupTally(
+            question_id=qid,
+            option=option,
+            report_count=found.get((qid, option.pk), (0, 0))[0],
+            yes_count=found.get((qid, option.pk), (0, 0))[1],
+        )
+        for qid in question_ids
+        for option in options
+    )
+    respondents = _counts_by(answers, "option_id")
+    for option in options:
+        option.respondent_count = respondents.get(option.pk, 0)
+    GroupingOption.objects.bulk_update(options, ["respondent_count"])
+    declined = _counts_by(answers.filter(option__isnull=True), "grouping_question_id")
+    grouping_questions = list(GroupingQuestion.objects.filter(survey=survey))
+    for grouping_question in grouping_questions:
+        grouping_question.declined_count = declined.get(grouping_question.pk, 0)
+    GroupingQuestion.objects.bulk_update(grouping_questions, ["declined_count"])
+
+
+# --- simulated respondents (demos, tests, benchmarks) --------------------------------------
+
+
+def simulated_reports_draw(*, survey, shares, n, rng) -> np.ndarray:
+    """An n × len(shares) array of randomized reports through the survey's coins: column j
+    from a population whose true share of "yes" is ``shares[j]`` (dpengine's
+    ``simulate_reports``), as respondents' browsers would have sent them."""
+    design = selectors.survey_design(survey=survey)
+    return np.column_stack([simulate_reports(share, n, design, rng) for share in shares])
+
+
+def _check_simulated_options(*, grouping, options, total):
+    if grouping and (len(options) != total or any(len(row) != len(grouping) for row in options)):
+        raise ValidationError(
+            {"options": [f"Expected {total} rows of {len(grouping)} option ids."]}
+        )
+    if options and not grouping:
+        raise ValidationError({"options": ["This survey has no grouping questions."]})
+    allowed = [{option.pk for option in gq.options.all()} for gq in grouping]
+    for row in options:
+        for valid, option_id in zip(allowed, row, strict=True):
+            if option_id not in valid:
+                raise ValidationError({"options": [f"{option_id!r} is not an option here."]})
+
+
+@transaction.atomic
+def simulated_submissions_record(
+    *, survey, reports, options=None, received_on=None, batch_size=5000
+) -> int:
+    """Bulk-store simulated submissions: randomized reports, plus grouping answers if any.
+
+    ``reports`` is an n × questions boolean array whose rows already went through the coins
+    (``simulated_reports_draw``), so they are stored exactly as a browser would have sent
+    them. ``options`` (n × grouping questions option ids) is required when the survey has
+    grouping questions. For demos, tests and benchmarks; tallies are updated once at the end.
+    """
+    questions = list(survey.questions.all())
+    grouping = list(survey.grouping_questions.prefetch_related("options"))
+    if reports.ndim != 2 or reports.shape[1] != len(questions):
+        raise ValidationError(
+            {"reports": [f"Expected an n × {len(questions)} array, got shape {reports.shape}."]}
+        )
+    total = int(reports.shape[0])
+    options = [] if options is None else [list(row) for row in options]
+    _check_simulated_options(grouping=grouping, options=options, total=total)
+    received_on = received_on or timezone.now().date()
+    keys = [question_key(question.pk) for question in questions]
+    for start in range(0, total, batch_size):
+        chunk = reports[start : start + batch_size]
+        submissions = Submission.objects.bulk_create(
+            Submission(
+                survey=survey,
+                submission_id=uuid.uuid4(),
+                received_on=received_on,
+                reports=dict(zip(keys, map(bool, row), strict=True)),
+            )
+            for row in chunk
+        )
+        if grouping:
+            GroupAnswer.objects.bulk_create(
+                (
+                    GroupAnswer(submission=submission, grouping_question=gq, option_id=int(option))
+                    for submission, row in zip(
+                        submissions, options[start : start + batch_size], strict=True
+                    )
+                    for gq, option in zip(grouping, row, strict=True)
+                ),
+                batch_size=batch_size,
+            )
+    yes_totals = reports.sum(axis=0)
+    tally_add(
+        survey.pk,
+        responses=total,
+        reports={
+            question.pk: (total, int(yes))
+            for question, yes in zip(questions, yes_totals, strict=True)
+        },
+    )
+    if grouping:
+        group_tallies_rebuild(survey=survey)
+    return total

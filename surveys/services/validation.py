@@ -1,0 +1,280 @@
+"""The checks every write service shares: texts, flags, the coins, the survey's editable
+fields, the frozen design and the per-account quotas.
+
+Public, so each write module (and the admin's survey form) applies the same rules; the bounds
+themselves are named once in ``surveys.limits``.
+"""
+
+import math
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
+
+from dpengine import ForcedResponse
+from dpengine.errors import DPEngineError
+
+from .. import limits
+from ..models import CI_METHODS, Question, Survey
+from .errors import FROZEN_MESSAGE, PILOT_RESPONSES_MESSAGE, Reason, SurveyFrozen
+
+EDITABLE_SURVEY_FIELDS = (
+    "title",
+    "intro",
+    "language",
+    "p_truth",
+    "p_forced_yes",
+    "confidence",
+    "ci_method",
+    "min_n",
+    "shared_devices",
+    "consent_text",
+    "response_target",
+)
+# Changing any of these once the survey has been open would make reports mean something else.
+DESIGN_FIELDS = ("p_truth", "p_forced_yes")
+
+
+def clean_text(field, value, *, max_length, required=True):
+    """``value`` stripped, refused (naming ``field``) unless text of at most ``max_length``."""
+    if not isinstance(value, str):
+        raise ValidationError({field: [_("Must be text.")]})
+    value = value.strip()
+    if required and not value:
+        raise ValidationError({field: [_("This field may not be blank.")]})
+    if len(value) > max_length:
+        raise ValidationError(
+            {
+                field: [
+                    _("At most %(max)d characters, got %(n)d.")
+                    % {"max": max_length, "n": len(value)}
+                ]
+            }
+        )
+    return value
+
+
+def clean_required(value, *, field="required"):
+    """A question's ``required`` flag: true or false, nothing that merely looks like one."""
+    if not isinstance(value, bool):
+        raise ValidationError({field: [_("Must be true or false, got %(v)r.") % {"v": value}]})
+    return value
+
+
+def clean_design(*, p_truth, p_forced_yes):
+    """The two coins as floats, refused unless dpengine accepts them, each within the coin
+    bounds, and their ε within the site's ceiling."""
+    for field, value in (("p_truth", p_truth), ("p_forced_yes", p_forced_yes)):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ValidationError({field: [_("Must be a number, got %(v)r.") % {"v": value}]})
+    try:
+        ForcedResponse(p_truth=float(p_truth), p_forced_yes=float(p_forced_yes))
+    except DPEngineError as exc:
+        # dpengine's message is English for programmers; researchers get it in their language.
+        field = "p_forced_yes" if exc.field == "p_forced_yes" else "p_truth"
+        value = p_forced_yes if field == "p_forced_yes" else p_truth
+        raise ValidationError(
+            {field: [_("Must be strictly between 0 and 1, got %(v)r.") % {"v": value}]}
+        ) from None
+    # Mathematically any value inside (0, 1) works, but coins like 1e-200 make ε or the
+    # sample size overflow and no survey could ever reach them: keep designs usable.
+    for field, value in (("p_truth", p_truth), ("p_forced_yes", p_forced_yes)):
+        if not limits.COIN_MIN <= value <= limits.COIN_MAX:
+            raise ValidationError(
+                {
+                    field: [
+                        _("Must be between %(lo)s and %(hi)s, got %(v)r.")
+                        % {"lo": limits.COIN_MIN, "hi": limits.COIN_MAX, "v": value}
+                    ]
+                }
+            )
+    ensure_within_epsilon_ceiling(p_truth=float(p_truth), p_forced_yes=float(p_forced_yes))
+    return float(p_truth), float(p_forced_yes)
+
+
+def ensure_within_epsilon_ceiling(*, p_truth, p_forced_yes):
+    """Refuse coins whose privacy loss per answer exceeds the site's ``MAX_EPSILON_PER_ANSWER``.
+
+    Named on ``p_truth``: coin 1 is what trades privacy for precision.
+    """
+    epsilon = ForcedResponse(p_truth=p_truth, p_forced_yes=p_forced_yes).epsilon
+    ceiling = settings.MAX_EPSILON_PER_ANSWER
+    if epsilon > ceiling + 1e-12:
+        raise ValidationError(
+            {
+                "p_truth": [
+                    _(
+                        "These coins give ε = %(eps).2f per answer, above this site's ceiling "
+                        "of ε = %(max).2f: a report would be more than %(odds)s times as likely "
+                        "under one true answer as under the other. Lower coin 1 or bring "
+                        "coin 2 closer to one half."
+                    )
+                    % {"eps": epsilon, "max": ceiling, "odds": f"{math.exp(ceiling):.3g}"}
+                ]
+            }
+        )
+
+
+def _is_number(value):
+    return not isinstance(value, bool) and isinstance(value, int | float)
+
+
+def _is_whole(value):
+    return not isinstance(value, bool) and isinstance(value, int)
+
+
+def _language(value):
+    codes = [code for code, _name in settings.LANGUAGES]
+    if value not in codes:
+        raise ValidationError(
+            {"language": [_("Must be one of %(codes)s.") % {"codes": ", ".join(codes)}]}
+        )
+    return value
+
+
+def _ci_method(value):
+    methods = [code for code, _label in CI_METHODS]
+    if value not in methods:
+        raise ValidationError(
+            {"ci_method": [_("Must be one of %(m)s.") % {"m": ", ".join(methods)}]}
+        )
+    return value
+
+
+def _flag(field, value):
+    if not isinstance(value, bool):
+        raise ValidationError({field: [_("Must be true or false.")]})
+    return value
+
+
+def _confidence(value):
+    # The message keeps the bounds in its text (translated as such); limits names them.
+    if not _is_number(value) or not limits.CONFIDENCE_MIN <= value < limits.CONFIDENCE_MAX:
+        raise ValidationError(
+            {"confidence": [_("Must be a number in [0.5, 1), got %(v)r.") % {"v": value}]}
+        )
+    return float(value)
+
+
+def _min_n(value):
+    if not _is_whole(value) or not 0 <= value <= limits.MIN_N_MAX:
+        raise ValidationError(
+            {"min_n": [_("Must be a whole number from 0 to 100000, got %(v)r.") % {"v": value}]}
+        )
+    return value
+
+
+def _response_target(value):
+    if value is not None and (not _is_whole(value) or not 1 <= value <= limits.RESPONSE_TARGET_MAX):
+        raise ValidationError(
+            {
+                "response_target": [
+                    _("Must be empty or a whole number from 1 to 10000000, got %(v)r.")
+                    % {"v": value}
+                ]
+            }
+        )
+    return value
+
+
+# How each editable field other than the coins is cleaned (the coins are cleaned together,
+# where "p_truth" stands in _CHECK_ORDER), in the order a request's fields are checked.
+_CHECK_ORDER = (
+    "title",
+    "intro",
+    "language",
+    "p_truth",
+    "confidence",
+    "ci_method",
+    "shared_devices",
+    "min_n",
+    "consent_text",
+    "response_target",
+)
+_FIELD_CLEANERS = {
+    "title": lambda value: clean_text("title", value, max_length=limits.TITLE_MAX_LENGTH),
+    "intro": lambda value: clean_text(
+        "intro", value, max_length=limits.INTRO_MAX_LENGTH, required=False
+    ),
+    "language": _language,
+    "confidence": _confidence,
+    "ci_method": _ci_method,
+    "shared_devices": lambda value: _flag("shared_devices", value),
+    "min_n": _min_n,
+    "consent_text": lambda value: clean_text(
+        "consent_text", value, max_length=limits.CONSENT_MAX_LENGTH, required=False
+    ),
+    "response_target": _response_target,
+}
+
+
+def clean_survey_fields(data, *, current=None):
+    """Validate the editable fields present in ``data``; ``current`` supplies the other coin.
+
+    Public: the admin's survey form validates with it too, so the rules exist once.
+    """
+    unknown = set(data) - set(EDITABLE_SURVEY_FIELDS)
+    if unknown:
+        field = sorted(unknown)[0]
+        raise ValidationError({field: [_("Unknown field.")]})
+    cleaned = {}
+    for field in _CHECK_ORDER:
+        if field in data and field in _FIELD_CLEANERS:
+            cleaned[field] = _FIELD_CLEANERS[field](data[field])
+        if field == "p_truth" and ("p_truth" in data or "p_forced_yes" in data):
+            cleaned["p_truth"], cleaned["p_forced_yes"] = clean_design(
+                p_truth=data.get("p_truth", current.p_truth if current else 0.5),
+                p_forced_yes=data.get("p_forced_yes", current.p_forced_yes if current else 0.5),
+            )
+    return cleaned
+
+
+def ensure_not_frozen(survey):
+    """Refuse a change to the design of a survey that has been opened (or of a pilot that
+    holds responses)."""
+    if survey.status == Survey.Status.PILOT and survey.opened_at is None and survey.is_frozen:
+        raise SurveyFrozen(str(PILOT_RESPONSES_MESSAGE), reason=Reason.PILOT_HAS_RESPONSES)
+    if survey.is_frozen:
+        raise SurveyFrozen(str(FROZEN_MESSAGE))
+
+
+def lock_for_design_change(survey_id) -> Survey:
+    """The survey, its row locked for a change to its design, refused once that is frozen."""
+    survey = Survey.objects.select_for_update().get(pk=survey_id)
+    ensure_not_frozen(survey)
+    return survey
+
+
+def ensure_owner_room(*, owner, field, surveys=0, questions=0, replacing=None):
+    """Refuse a write that would take ``owner`` past MAX_SURVEYS_PER_USER or
+    MAX_QUESTIONS_PER_USER; ``replacing`` is a survey whose questions the write replaces."""
+    # The owner's row serialises their concurrent writes, so two cannot both pass the counts.
+    get_user_model().objects.select_for_update().filter(pk=owner.pk).first()
+    if surveys:
+        limit = settings.MAX_SURVEYS_PER_USER
+        if Survey.objects.filter(owner=owner).count() + surveys > limit:
+            raise ValidationError(
+                _(
+                    "You have reached the limit of %(max)d surveys per account; delete one "
+                    "before creating another."
+                )
+                % {"max": limit}
+            )
+    if questions:
+        limit = settings.MAX_QUESTIONS_PER_USER
+        existing = Question.objects.filter(survey__owner=owner)
+        if replacing is not None:
+            existing = existing.exclude(survey=replacing)
+        if existing.count() + questions > limit:
+            raise ValidationError(
+                {
+                    field: [
+                        _(
+                            "Your surveys may hold at most %(max)d questions in all; this "
+                            "would make %(n)d."
+                        )
+                        % {"max": limit, "n": existing.count() + questions}
+                    ]
+                }
+            )
