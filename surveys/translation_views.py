@@ -6,8 +6,8 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
 from . import languages, services, translations
+from .forms import TranslationsForm
 from .selectors import EDITOR
-from .translation_forms import TranslationsForm
 from .views import FROZEN_REASON, member_view
 
 

@@ -11,7 +11,7 @@ from rest_framework.response import Response
 
 from .. import members, selectors
 from ..models import SurveyMember
-from .researcher import OwnedSurveyView, _errors
+from .researcher import OwnedSurveyView, error_responses
 from .serializers import (
     RejectUnknownFieldsMixin,
     StrictCharField,
@@ -55,7 +55,7 @@ class SurveyMembersView(OwnedSurveyView):
     @extend_schema(
         operation_id="surveys_members_list",
         summary="The survey's co-researchers (the owner is not listed)",
-        responses={200: MemberSerializer(many=True), **_errors(401, 404)},
+        responses={200: MemberSerializer(many=True), **error_responses(401, 404)},
     )
     def get(self, request, survey_id):
         found = members.survey_members(survey=self.survey)
@@ -65,7 +65,7 @@ class SurveyMembersView(OwnedSurveyView):
         operation_id="surveys_members_create",
         summary="Invite an existing account as editor or viewer (owner only)",
         request=MemberInviteSerializer,
-        responses={201: MemberSerializer, **_errors(400, 401, 403, 404)},
+        responses={201: MemberSerializer, **error_responses(400, 401, 403, 404)},
     )
     def post(self, request, survey_id):
         body = MemberInviteSerializer(data=request.data)
@@ -87,7 +87,7 @@ class SurveyMemberDetailView(OwnedSurveyView):
         operation_id="surveys_members_partial_update",
         summary="Change a member's role (owner only)",
         request=MemberRoleSerializer,
-        responses={200: MemberSerializer, **_errors(400, 401, 403, 404)},
+        responses={200: MemberSerializer, **error_responses(400, 401, 403, 404)},
     )
     def patch(self, request, survey_id, user_id):
         body = MemberRoleSerializer(data=request.data)
@@ -102,7 +102,7 @@ class SurveyMemberDetailView(OwnedSurveyView):
         summary="Remove a member (owner), or leave the survey (your own user id)",
         responses={
             204: OpenApiResponse(description="Removed."),
-            **_errors(401, 403, 404, 409),
+            **error_responses(401, 403, 404, 409),
         },
     )
     def delete(self, request, survey_id, user_id):
@@ -122,7 +122,7 @@ class SurveyTransferView(OwnedSurveyView):
             "per account): a transfer that would take them past a limit is a 400."
         ),
         request=TransferSerializer,
-        responses={200: SurveySerializer, **_errors(400, 401, 403, 404)},
+        responses={200: SurveySerializer, **error_responses(400, 401, 403, 404)},
     )
     def post(self, request, survey_id):
         body = TransferSerializer(data=request.data)

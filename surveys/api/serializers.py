@@ -113,7 +113,8 @@ class RejectUnknownFieldsMixin:
         return super().to_internal_value(data)
 
 
-def _finite(value):
+def finite(value):
+    """The number, or None when it is not finite (JSON has no inf or NaN)."""
     return value if isinstance(value, int | float) and math.isfinite(value) else None
 
 
@@ -431,7 +432,7 @@ class EstimateRowSerializer(serializers.Serializer):
     def to_representation(self, row):
         data = super().to_representation(row)
         for name in self.STATISTICS:
-            data[name] = None if row.suppressed else _finite(data[name])
+            data[name] = None if row.suppressed else finite(data[name])
         return data
 
 

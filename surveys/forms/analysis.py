@@ -7,10 +7,21 @@ from django import forms
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from dpengine import ForcedResponse
-
-from .columns import grouping_column
-from .forms import (
+from ..exports.columns import grouping_column, question_column
+from ..limits import (
+    MAX_OPTIONS,
+    OPTION_LABEL_MAX_LENGTH,
+    PUBLIC_EPSILON_MAX,
+    PUBLIC_EPSILON_MIN,
+    PUBLIC_RELEASE_DAYS_MAX,
+    PUBLIC_RELEASE_DAYS_MIN,
+    PUBLIC_RELEASES_MAX,
+    PUBLIC_RELEASES_MIN,
+    QUESTION_TEXT_MAX_LENGTH,
+)
+from ..models import CI_METHODS
+from ..selectors import design_from_coins
+from .researcher import (
     COIN_LABELS,
     CoinField,
     PageForm,
@@ -19,28 +30,19 @@ from .forms import (
     required_answer_field,
     resolve_coins,
 )
-from .grouping import MAX_OPTIONS
-from .models import CI_METHODS
-from .public_results import (
-    EPSILON_MAX,
-    EPSILON_MIN,
-    RELEASE_DAYS_MAX,
-    RELEASE_DAYS_MIN,
-    RELEASES_MAX,
-    RELEASES_MIN,
-)
 
 
 class GroupingQuestionForm(PageForm):
     text = forms.CharField(
         label=_("Grouping question"),
-        max_length=1000,
+        max_length=QUESTION_TEXT_MAX_LENGTH,
         widget=forms.Textarea(attrs={"rows": 2}),
         help_text=_("For example “Which department do you work in?”"),
     )
     options = forms.CharField(
         label=_("Options, one per line"),
-        max_length=MAX_OPTIONS * 210,
+        # Room for every option and its line break, with some slack for spaces around labels.
+        max_length=MAX_OPTIONS * (OPTION_LABEL_MAX_LENGTH + 10),
         widget=forms.Textarea(attrs={"rows": 4}),
         help_text=format_lazy(
             _("From 2 to {max} options. The first one is the reference group in the regression."),
@@ -131,8 +133,8 @@ class RegressionForm(_SurveyQueryForm):
         }
         super().__init__(data, survey=survey, defaults=defaults)
         self.fields["question"].choices = [
-            (question.pk, f"Q{index}: {question.text}")
-            for index, question in enumerate(questions, start=1)
+            (question.pk, f"{question_column(index)}: {question.text}")
+            for index, question in enumerate(questions)
         ]
         self.fields["question"].error_messages["invalid_choice"] = _(
             "Choose one of this survey’s yes/no questions; %(value)s is not one of them."
@@ -222,7 +224,7 @@ class PlannerForm(_SurveyQueryForm):
         data = self.cleaned_data
         prevalence = data.get("prevalence")
         return {
-            "design": ForcedResponse(p_truth=data["p_truth"], p_forced_yes=data["p_forced_yes"]),
+            "design": design_from_coins(p_truth=data["p_truth"], p_forced_yes=data["p_forced_yes"]),
             "goal": data["goal"],
             "confidence": data["level"],
             "margin": data["margin"] / 100,
@@ -238,8 +240,8 @@ class PublicResultsForm(PageForm):
     )
     public_epsilon = forms.FloatField(
         label=_("Total ε for the public page (all publications together)"),
-        min_value=EPSILON_MIN,
-        max_value=EPSILON_MAX,
+        min_value=PUBLIC_EPSILON_MIN,
+        max_value=PUBLIC_EPSILON_MAX,
         help_text=_(
             "Smaller ε: more noise in the published counts, better protection of who took part."
         ),
@@ -247,14 +249,14 @@ class PublicResultsForm(PageForm):
     public_epsilon.widget.attrs.update({"step": "any", "inputmode": "decimal"})
     public_release_days = forms.IntegerField(
         label=_("Publish every … days"),
-        min_value=RELEASE_DAYS_MIN,
-        max_value=RELEASE_DAYS_MAX,
+        min_value=PUBLIC_RELEASE_DAYS_MIN,
+        max_value=PUBLIC_RELEASE_DAYS_MAX,
         help_text=_("New results appear on this schedule, at midnight UTC."),
     )
     public_releases_max = forms.IntegerField(
         label=_("Number of publications"),
-        min_value=RELEASES_MIN,
-        max_value=RELEASES_MAX,
+        min_value=PUBLIC_RELEASES_MIN,
+        max_value=PUBLIC_RELEASES_MAX,
         help_text=_(
             "The total ε is shared by this many publications; after the last one the results "
             "no longer change. More publications: a little more noise in each."

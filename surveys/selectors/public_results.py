@@ -37,45 +37,33 @@ Changing epsilon, the interval or ``T`` would change the tree's noise scale mid-
 once a release exists they can only change while the survey has no responses (every
 release so far then holds nobody's data): the releases are dropped and the schedule starts
 again that day.
+
+This module only reads the releases; making them (and the owner's settings) is a write, in
+``surveys.public_release``.
 """
 
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, timedelta
 from fractions import Fraction
 
-from django.core.exceptions import ValidationError
-from django.db import transaction
-from django.db.models import Count, Q
 from django.http import Http404
 from django.utils import timezone
-from django.utils.translation import gettext as _
 
 import dpengine
 from dpengine import Estimate
 
-from .models import (
-    GroupAnswer,
-    GroupingOption,
-    PublicRelease,
-    Submission,
-    Survey,
-    is_slug,
-    question_key,
-)
-from .selectors import survey_design
+from ..models import GroupingOption, Survey, is_slug, question_key
+from .estimates import survey_design
 
-EPSILON_MIN = 0.05
-EPSILON_MAX = 10.0
-RELEASE_DAYS_MIN, RELEASE_DAYS_MAX = 1, 365
-RELEASES_MIN, RELEASES_MAX = 1, 365
 RESPONDENTS = "respondents"
 
 
-def _option_key(option_id):
+def option_key(option_id):
+    """The count key of a grouping option's number of respondents."""
     return f"o{option_id}"
 
 
-def _reports_key(question_id):
+def reports_key(question_id):
     """The count key of an optional question's number of reports (its own n)."""
     return f"n{question_key(question_id)}"
 
@@ -111,96 +99,17 @@ def release_schedule(*, survey) -> ReleaseSchedule:
     )
 
 
-# --- settings (write) ---------------------------------------------------------------------
+# --- what a release counts ------------------------------------------------------------
 
 
-def _check_number(field, value, low, high, *, integer):
-    kinds = int if integer else int | float
-    if isinstance(value, bool) or not isinstance(value, kinds) or not low <= value <= high:
-        raise ValidationError(
-            {
-                field: [
-                    _("Must be a number from %(min)s to %(max)s, got %(v)r.")
-                    % {"min": low, "max": high, "v": value}
-                ]
-            }
-        )
-
-
-@transaction.atomic
-def public_results_update(
-    *, survey, enabled, epsilon, release_days=None, releases=None, today=None
-) -> Survey:
-    """Turn the public page on or off; set its lifetime epsilon, interval and number of releases.
-
-    ``release_days`` and ``releases`` default to the survey's current values. See the module
-    docstring for when they may change.
-    """
-    if not isinstance(enabled, bool):
-        raise ValidationError({"public_results": [_("Must be true or false.")]})
-    _check_number("public_epsilon", epsilon, EPSILON_MIN, EPSILON_MAX, integer=False)
-    survey = Survey.objects.select_for_update().get(pk=survey.pk)
-    release_days = survey.public_release_days if release_days is None else release_days
-    releases = survey.public_releases_max if releases is None else releases
-    _check_number(
-        "public_release_days", release_days, RELEASE_DAYS_MIN, RELEASE_DAYS_MAX, integer=True
-    )
-    _check_number("public_releases_max", releases, RELEASES_MIN, RELEASES_MAX, integer=True)
-    today = today or utc_today()
-    changed = [
-        field
-        for field, new in [
-            ("public_epsilon", float(epsilon)),
-            ("public_release_days", release_days),
-            ("public_releases_max", releases),
-        ]
-        if getattr(survey, field) != new
-    ]
-    if changed and survey.public_releases.exists():
-        if survey.response_count > 0:
-            raise ValidationError(
-                {
-                    field: [
-                        _(
-                            "Cannot change once results from responses have been published: "
-                            "the budget is already being spent on this schedule."
-                        )
-                    ]
-                    for field in changed
-                }
-            )
-        survey.public_releases.all().delete()  # they hold nobody's data: start again
-        survey.public_started_on = None
-    survey.public_results = enabled
-    survey.public_epsilon = float(epsilon)
-    survey.public_release_days = release_days
-    survey.public_releases_max = releases
-    if enabled and survey.public_started_on is None:
-        survey.public_started_on = today
-    survey.save(
-        update_fields=[
-            "public_results",
-            "public_epsilon",
-            "public_release_days",
-            "public_releases_max",
-            "public_started_on",
-            "updated_at",
-        ]
-    )
-    return survey
-
-
-# --- releases (a write made lazily by the page, or by manage.py public_releases) ----------
-
-
-def _count_keys(survey) -> tuple[list[str], list[str]]:
+def count_keys(*, survey) -> tuple[list[str], list[str]]:
     """The question count keys, and every count key (respondents, questions, the report counts
     of optional questions, options)."""
     rows = list(survey.questions.values_list("id", "required"))
     questions = [question_key(qid) for qid, _required in rows]
-    reports = [_reports_key(qid) for qid, required in rows if not required]
+    reports = [reports_key(qid) for qid, required in rows if not required]
     options = [
-        _option_key(option_id)
+        option_key(option_id)
         for option_id in GroupingOption.objects.filter(
             grouping_question__survey=survey
         ).values_list("id", flat=True)
@@ -217,128 +126,6 @@ def noisy_counts(*, survey) -> int:
         + survey.questions.filter(required=False).count()
         + survey.grouping_questions.count()
     )
-
-
-def _increments(survey, schedule, steps, questions, reports=()) -> dict[str, list[int]]:
-    """Exact per-period counts for periods ``1..steps``: period ``k`` is the submissions
-    received before release ``k``'s date and not before release ``k - 1``'s."""
-    end = schedule.release_on(steps)
-
-    def period(received_on):
-        return max((received_on - schedule.started_on).days, 0) // schedule.every_days
-
-    increments = {}
-
-    def add(key, received_on, n):
-        increments.setdefault(key, [0] * steps)[period(received_on)] += n
-
-    per_day = (
-        Submission.objects.filter(survey=survey, received_on__lt=end)
-        .values("received_on")
-        .annotate(
-            _respondents=Count("pk"),
-            **{f"_{key}": Count("pk", filter=Q(**{f"reports__{key}": True})) for key in questions},
-            **{
-                f"_n{key}": Count("pk", filter=Q(reports__has_key=key))
-                for key in questions
-                if f"n{key}" in reports
-            },
-        )
-        .order_by()
-    )
-    for row in per_day:
-        add(RESPONDENTS, row["received_on"], row["_respondents"])
-        for key in questions:
-            add(key, row["received_on"], row[f"_{key}"])
-            if f"n{key}" in reports:
-                add(f"n{key}", row["received_on"], row[f"_n{key}"])
-    per_option = (
-        GroupAnswer.objects.filter(
-            grouping_question__survey=survey, submission__received_on__lt=end
-        )
-        .values("option_id", "submission__received_on")
-        .annotate(n=Count("pk"))
-        .order_by()
-    )
-    for row in per_option:
-        add(_option_key(row["option_id"]), row["submission__received_on"], row["n"])
-    return increments
-
-
-def _make_due_releases(survey, schedule, due, rng) -> None:
-    latest = survey.public_releases.order_by("-step").values_list("step", flat=True).first() or 0
-    if due <= latest:
-        return
-    questions, keys = _count_keys(survey)
-    m = noisy_counts(survey=survey)
-    increments = _increments(
-        survey, schedule, due, questions, reports=[k for k in keys if k.startswith("nq")]
-    )
-    nodes = {key: {} for key in keys}
-    for stored in survey.public_releases.values_list("nodes", flat=True):
-        for key, values in stored.items():
-            nodes.setdefault(key, {}).update(values)
-    # Exact rational epsilon (the float as the decimal it prints), split over the m counts.
-    per_count = Fraction(repr(float(survey.public_epsilon))) / m
-    counts = {step: {} for step in range(latest + 1, due + 1)}
-    drawn = {step: {} for step in counts}
-    for key in keys:
-        result = dpengine.continual_counts(
-            increments.get(key, [0] * due),
-            horizon=schedule.releases,
-            epsilon=per_count,
-            nodes=nodes[key],
-            rng=rng,
-        )
-        for step in counts:
-            counts[step][key] = result.counts[step - 1]
-        for node_key in result.drawn:
-            # A node is first needed by the release at its last step (or, for a count new
-            # since then, by the first release made now): it is stored with that release.
-            level, index = map(int, node_key.split(":"))
-            step = max(dpengine.TreeNode(level, index).last, latest + 1)
-            drawn[step].setdefault(key, {})[node_key] = result.nodes[node_key]
-    respondents = increments.get(RESPONDENTS, [0] * due)
-    for step in counts:
-        PublicRelease.objects.create(
-            survey=survey,
-            step=step,
-            released_at=datetime.combine(schedule.release_on(step), time(), tzinfo=UTC),
-            epsilon=survey.public_epsilon,
-            source_count=sum(respondents[:step]),
-            counts=counts[step],
-            nodes=drawn[step],
-        )
-
-
-def public_results_release(*, survey, today=None, rng=None) -> PublicRelease | None:
-    """The latest release, after making the releases due by ``today`` (None before the first)."""
-    today = today or utc_today()
-    schedule = release_schedule(survey=survey)
-    # A pilot's responses are discarded at the real opening: nothing of them is ever released.
-    stopped = (Survey.Status.CLOSED, Survey.Status.PILOT)
-    due = 0 if survey.status in stopped else schedule.due(today)
-    latest = survey.public_releases.first()
-    if due > (latest.step if latest else 0):
-        with transaction.atomic():
-            survey = Survey.objects.select_for_update().get(pk=survey.pk)
-            schedule = release_schedule(survey=survey)
-            # A concurrent view may have made them first: this recounts under the lock.
-            _make_due_releases(survey, schedule, schedule.due(today), rng)
-        latest = survey.public_releases.first()
-    return latest
-
-
-def public_releases_make(*, today=None, rng=None) -> int:
-    """Make every due release of every published survey; how many surveys were looked at."""
-    surveys = Survey.objects.filter(public_results=True, public_started_on__isnull=False)
-    count = 0
-    for survey in surveys.exclude(
-        status__in=[Survey.Status.CLOSED, Survey.Status.PILOT]
-    ).iterator():
-        public_results_release(survey=survey, today=today, rng=rng)
-        count += 1
-    return count
 
 
 # --- the page (read) ----------------------------------------------------------------------
@@ -397,11 +184,10 @@ class PublicStatus:
         )
 
 
-def public_status(*, survey, today=None, rng=None) -> PublicStatus:
-    """The schedule and budget now, after making the releases due (when the page is on)."""
+def public_status(*, survey, today=None) -> PublicStatus:
+    """The schedule and budget as released so far (``public_release.public_results_release``
+    makes the due releases first)."""
     today = today or utc_today()
-    if survey.public_results:
-        public_results_release(survey=survey, today=today, rng=rng)
     schedule = release_schedule(survey=survey)
     done = survey.public_releases.order_by("-step").values_list("step", flat=True).first() or 0
     closed = survey.status == Survey.Status.CLOSED
@@ -439,16 +225,20 @@ class PublicResults:
         return sum(row.optional for row in self.rows)
 
 
-def public_results(*, slug, now=None, rng=None) -> PublicResults:
-    """The public page of the survey with this slug; 404 unless its owner turned it on."""
+def public_results_survey(*, slug) -> Survey:
+    """The survey with this slug whose owner turned its public page on; 404 otherwise."""
     if not is_slug(slug):
         raise Http404("No such public results page.")
     try:
-        survey = Survey.objects.get(slug=slug, public_results=True)
+        return Survey.objects.get(slug=slug, public_results=True)
     except Survey.DoesNotExist:
         raise Http404("No such public results page.") from None
-    today = utc_today(now)
-    status = public_status(survey=survey, today=today, rng=rng)
+
+
+def public_results(*, survey, now=None) -> PublicResults:
+    """The public page from the latest release made so far. Reads only: the caller asks
+    ``public_release.public_results_release`` for the releases due first."""
+    status = public_status(survey=survey, today=utc_today(now))
     release = survey.public_releases.first()
     if release is None:
         return PublicResults(survey, status, None, None, 0, [], [])
@@ -461,7 +251,7 @@ def public_results(*, slug, now=None, rng=None) -> PublicResults:
         # A required question has a report from every respondent; an optional one its own n.
         question_n = n
         if not question.required:
-            question_n = max(counts.get(_reports_key(question.pk)) or 0, 0)
+            question_n = max(counts.get(reports_key(question.pk)) or 0, 0)
         yes = 0 if noisy_yes is None else min(max(noisy_yes, 0), question_n)
         released_n = 0 if noisy_yes is None else question_n
         rows.append(
@@ -486,7 +276,7 @@ def public_results(*, slug, now=None, rng=None) -> PublicResults:
             options=[
                 PublicOption(
                     label=option.label,
-                    respondents=max(counts.get(_option_key(option.pk), 0), 0),
+                    respondents=max(counts.get(option_key(option.pk), 0), 0),
                 )
                 for option in gq.options.all()
             ],

@@ -16,7 +16,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from surveys import grouping, members, public_results, services, translations
+from surveys import grouping, members, public_release, services, translations
 from surveys.models import Submission, Survey
 from tests.conftest import PASSWORD, translation_texts
 
@@ -82,7 +82,7 @@ def surveys(make_survey):
         options=[[sales.pk]] * 25 + [[research.pk]] * 15,
         received_on=three_days_ago,
     )
-    public_results.public_results_update(
+    public_release.public_results_update(
         survey=survey, enabled=True, epsilon=1.0, today=three_days_ago
     )
     survey.refresh_from_db()

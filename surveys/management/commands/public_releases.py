@@ -6,7 +6,7 @@ holds the data before its scheduled date and noise drawn once (surveys/public_re
 
 from django.core.management.base import BaseCommand
 
-from surveys.public_results import public_releases_make
+from surveys.public_release import public_releases_make
 
 
 class Command(BaseCommand):
