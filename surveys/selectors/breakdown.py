@@ -14,6 +14,7 @@ from django.utils import timezone
 
 import dpengine
 from dpengine import Comparison, Estimate, ForcedResponse
+from dpengine.errors import DPEngineError, Reason
 
 from ..models import GroupingOption, GroupingQuestion, GroupTally, Question
 from .estimates import survey_design
@@ -135,7 +136,9 @@ def _compare(est: Estimate, status: str, rest: Estimate, *, min_n, confidence):
             dpengine.compare(group=est, rest=rest, confidence=confidence),
             ComparisonStatus.SHOWN,
         )
-    except ValueError:
+    except DPEngineError as error:
+        if error.reason != Reason.ZERO_VARIANCE:
+            raise
         return None, ComparisonStatus.UNDEFINED
 
 

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import dpengine
 from dpengine import ForcedResponse
+from dpengine.errors import DPEngineError, Reason
 
 # --- planning -----------------------------------------------------------------------------
 
@@ -154,7 +155,10 @@ def study_plan(
             alternative = ForcedResponse.for_epsilon(
                 design.epsilon * factor, p_forced_yes=design.p_forced_yes
             )
-        except ValueError:
+        except DPEngineError as error:
+            # Half or twice ε may lie outside what these coins can reach: no such curve.
+            if error.reason != Reason.OUT_OF_RANGE:
+                raise
             continue
         designs.append((alternative, False))
     curves = [
