@@ -17,14 +17,7 @@ from django.utils.translation import gettext as _
 
 import dpengine
 
-from .limits import (
-    PUBLIC_EPSILON_MAX,
-    PUBLIC_EPSILON_MIN,
-    PUBLIC_RELEASE_DAYS_MAX,
-    PUBLIC_RELEASE_DAYS_MIN,
-    PUBLIC_RELEASES_MAX,
-    PUBLIC_RELEASES_MIN,
-)
+from . import limits
 from .models import GroupAnswer, PublicRelease, Submission, Survey
 from .selectors.public_results import (
     RESPONDENTS,
@@ -62,19 +55,29 @@ def public_results_update(
     """
     if not isinstance(enabled, bool):
         raise ValidationError({"public_results": [_("Must be true or false.")]})
-    _check_number("public_epsilon", epsilon, PUBLIC_EPSILON_MIN, PUBLIC_EPSILON_MAX, integer=False)
+    _check_number(
+        "public_epsilon",
+        epsilon,
+        limits.PUBLIC_EPSILON_MIN,
+        limits.PUBLIC_EPSILON_MAX,
+        integer=False,
+    )
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
     release_days = survey.public_release_days if release_days is None else release_days
     releases = survey.public_releases_max if releases is None else releases
     _check_number(
         "public_release_days",
         release_days,
-        PUBLIC_RELEASE_DAYS_MIN,
-        PUBLIC_RELEASE_DAYS_MAX,
+        limits.PUBLIC_RELEASE_DAYS_MIN,
+        limits.PUBLIC_RELEASE_DAYS_MAX,
         integer=True,
     )
     _check_number(
-        "public_releases_max", releases, PUBLIC_RELEASES_MIN, PUBLIC_RELEASES_MAX, integer=True
+        "public_releases_max",
+        releases,
+        limits.PUBLIC_RELEASES_MIN,
+        limits.PUBLIC_RELEASES_MAX,
+        integer=True,
     )
     today = today or utc_today()
     changed = [

@@ -13,7 +13,8 @@ from rest_framework.response import Response
 
 from .. import selectors
 from ..exports import r as r_export
-from .researcher import CSVNegotiation, OwnedSurveyView, error_responses
+from .errors import error_responses
+from .researcher import CSVNegotiation, OwnedSurveyView
 from .serializers import ConfidenceField, finite
 
 TAG = "researcher"

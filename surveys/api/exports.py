@@ -12,8 +12,8 @@ from rest_framework.response import Response
 from .. import selectors
 from ..exports import bundles, codebook
 from ..exports import csv as csv_export
-from .errors import error_body
-from .researcher import CSVNegotiation, OwnedSurveyView, error_responses
+from .errors import error_body, error_responses
+from .researcher import CSVNegotiation, OwnedSurveyView
 from .serializers import EstimatesQuerySerializer
 
 TAG = "researcher"

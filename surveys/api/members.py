@@ -11,7 +11,8 @@ from rest_framework.response import Response
 
 from .. import members, selectors
 from ..models import SurveyMember
-from .researcher import OwnedSurveyView, error_responses
+from .errors import error_responses
+from .researcher import OwnedSurveyView
 from .serializers import (
     RejectUnknownFieldsMixin,
     StrictCharField,

@@ -19,8 +19,8 @@ from rest_framework.views import APIView
 from .. import selectors, services, translations
 from ..exports import codebook
 from ..exports import csv as csv_export
+from .errors import error_responses
 from .serializers import (
-    ErrorSerializer,
     EstimatesQuerySerializer,
     PilotDiscardedSerializer,
     SurveyEstimatesSerializer,
@@ -29,20 +29,6 @@ from .serializers import (
 )
 
 TAG = "researcher"
-
-
-def error_responses(*codes):
-    descriptions = {
-        400: "Invalid input; `errors` names the field.",
-        401: "Not authenticated.",
-        403: "Your role on this survey does not allow this (or a session without CSRF token).",
-        404: "No such survey among yours or those shared with you.",
-        409: "The survey's state forbids this (e.g. it already has responses).",
-        413: "Request body too large.",
-    }
-    return {
-        code: OpenApiResponse(ErrorSerializer, description=descriptions[code]) for code in codes
-    }
 
 
 class OwnedSurveyView(APIView):

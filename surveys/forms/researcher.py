@@ -6,18 +6,7 @@ from django import forms
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
-from ..limits import (
-    COIN_MAX,
-    COIN_MIN,
-    CONFIDENCE_LEVELS,
-    CONSENT_MAX_LENGTH,
-    INTRO_MAX_LENGTH,
-    MAX_QUESTIONS,
-    MIN_N_MAX,
-    QUESTION_TEXT_MAX_LENGTH,
-    RESPONSE_TARGET_MAX,
-    TITLE_MAX_LENGTH,
-)
+from .. import limits
 from ..models import CI_METHODS
 from ..selectors import CUSTOM_DESIGN, design_presets, preset_for
 
@@ -40,7 +29,7 @@ def preset_choices():
 
 
 def confidence_choices(extra=None):
-    levels = sorted({*CONFIDENCE_LEVELS, *([extra] if extra else [])})
+    levels = sorted({*limits.CONFIDENCE_LEVELS, *([extra] if extra else [])})
     return [(level, f"{level * 100:g} %") for level in levels]
 
 
@@ -51,10 +40,10 @@ def _clean_coin(value):
         raise forms.ValidationError(
             _("Must lie strictly between 0 and 1, got %(value)s."), params={"value": f"{value:g}"}
         )
-    if not COIN_MIN <= value <= COIN_MAX:
+    if not limits.COIN_MIN <= value <= limits.COIN_MAX:
         raise forms.ValidationError(
             _("Must be between %(min)s and %(max)s, got %(value)s."),
-            params={"min": COIN_MIN, "max": COIN_MAX, "value": f"{value:g}"},
+            params={"min": limits.COIN_MIN, "max": limits.COIN_MAX, "value": f"{value:g}"},
         )
     return value
 
@@ -102,11 +91,11 @@ class CoinField(forms.FloatField):
 class SurveyForm(PageForm):
     """Survey settings; with ``frozen=True`` the coins are shown but cannot change."""
 
-    title = forms.CharField(label=_("Title"), max_length=TITLE_MAX_LENGTH)
+    title = forms.CharField(label=_("Title"), max_length=limits.TITLE_MAX_LENGTH)
     intro = forms.CharField(
         label=_("Introduction shown to respondents"),
         required=False,
-        max_length=INTRO_MAX_LENGTH,
+        max_length=limits.INTRO_MAX_LENGTH,
         widget=forms.Textarea(attrs={"rows": 4}),
         help_text=_("Who runs the survey, what it is for, how long it takes."),
     )
@@ -144,13 +133,13 @@ class SurveyForm(PageForm):
     min_n = forms.IntegerField(
         label=_("Minimum responses before a question’s estimate is shown"),
         min_value=0,
-        max_value=MIN_N_MAX,
+        max_value=limits.MIN_N_MAX,
         help_text=_("Below this number of responses the results page withholds the numbers."),
     )
     consent_text = forms.CharField(
         label=_("Consent text (optional)"),
         required=False,
-        max_length=CONSENT_MAX_LENGTH,
+        max_length=limits.CONSENT_MAX_LENGTH,
         widget=forms.Textarea(attrs={"rows": 4}),
         help_text=_(
             "When set, respondents read it first and see the questions only after ticking "
@@ -162,7 +151,7 @@ class SurveyForm(PageForm):
         label=_("Response target (optional)"),
         required=False,
         min_value=1,
-        max_value=RESPONSE_TARGET_MAX,
+        max_value=limits.RESPONSE_TARGET_MAX,
         help_text=_(
             "How many responses you aim for: shown as progress on the dashboard and results."
         ),
@@ -266,11 +255,19 @@ def required_answer_field(*, initial, help_text):
     )
 
 
-class QuestionForm(PageForm):
-    text = forms.CharField(
-        label=_("Question (answered yes or no)"),
-        max_length=QUESTION_TEXT_MAX_LENGTH,
+def question_text_field(*, label, help_text, max_length=limits.QUESTION_TEXT_MAX_LENGTH):
+    """The builder's text box of a question (yes/no or grouping): two rows to start with."""
+    return forms.CharField(
+        label=label,
+        max_length=max_length,
         widget=forms.Textarea(attrs={"rows": 2}),
+        help_text=help_text,
+    )
+
+
+class QuestionForm(PageForm):
+    text = question_text_field(
+        label=_("Question (answered yes or no)"),
         help_text=_("Ask about one behaviour, so that “yes” has a single meaning."),
     )
     required = required_answer_field(
@@ -286,17 +283,16 @@ class QuestionForm(PageForm):
         return {"text": question.text, "required": question.required}
 
 
-QUESTIONS_PER_PASTE = MAX_QUESTIONS  # no survey holds more
+QUESTIONS_PER_PASTE = limits.MAX_QUESTIONS  # no survey holds more
 
 
 class QuestionAddForm(PageForm):
     """The builder's add box: one question, or several pasted one per line."""
 
-    text = forms.CharField(
+    text = question_text_field(
         label=_("Question (answered yes or no)"),
         # Room for a survey's worth of questions; each line is checked on its own below.
-        max_length=QUESTIONS_PER_PASTE * (QUESTION_TEXT_MAX_LENGTH + 2),
-        widget=forms.Textarea(attrs={"rows": 2}),
+        max_length=QUESTIONS_PER_PASTE * (limits.QUESTION_TEXT_MAX_LENGTH + 2),
         help_text=_(
             "Ask about one behaviour, so that “yes” has a single meaning. To add several "
             "questions at once, put one per line."
@@ -315,10 +311,10 @@ class QuestionAddForm(PageForm):
                 % {"max": QUESTIONS_PER_PASTE, "n": len(texts)}
             )
         for number, text in enumerate(texts, start=1):
-            if len(text) > QUESTION_TEXT_MAX_LENGTH:
+            if len(text) > limits.QUESTION_TEXT_MAX_LENGTH:
                 raise forms.ValidationError(
                     _("Question %(number)d has %(n)d characters; at most %(max)d are allowed.")
-                    % {"number": number, "n": len(text), "max": QUESTION_TEXT_MAX_LENGTH}
+                    % {"number": number, "n": len(text), "max": limits.QUESTION_TEXT_MAX_LENGTH}
                 )
         return texts
 

@@ -17,7 +17,7 @@ from dpengine import Comparison, Estimate, ForcedResponse
 from dpengine.errors import DPEngineError, Reason
 
 from ..models import GroupingOption, GroupingQuestion, GroupTally, Question
-from .estimates import survey_design
+from .estimates import estimator, question_fields, survey_design
 
 # --- grouping questions -------------------------------------------------------------------
 
@@ -161,8 +161,10 @@ def survey_breakdown(*, survey, grouping_question, confidence=None, method=None)
         ).values_list("question_id", "option_id", "report_count", "yes_count")
     }
 
+    estimate = estimator(design=design, confidence=confidence, method=method)
+
     def est(yes, n):
-        return dpengine.estimate(yes=yes, n=n, design=design, confidence=confidence, method=method)
+        return estimate(yes=yes, n=n)
 
     rows = []
     for question in survey.questions.all():
@@ -190,9 +192,7 @@ def survey_breakdown(*, survey, grouping_question, confidence=None, method=None)
             )
         rows.append(
             QuestionBreakdown(
-                question_id=question.pk,
-                position=question.position,
-                text=question.text,
+                **question_fields(question),
                 overall=est(total_yes, total_n),
                 cells=cells,
             )

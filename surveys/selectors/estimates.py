@@ -4,6 +4,7 @@ per question, and the randomized reports of every submission (for the exports).
 Reads only, and (with the services) the only place that calls dpengine.
 """
 
+import functools
 import math
 import uuid
 from collections.abc import Iterator
@@ -154,28 +155,32 @@ def survey_tallies(*, survey) -> SurveyTallies:
     return SurveyTallies(responses=responses, reports=reports)
 
 
+def estimator(*, design, confidence, method):
+    """``estimate(yes=..., n=...)``: dpengine's estimate under one design, level and interval
+    method, as every read that shows estimates computes them."""
+    return functools.partial(dpengine.estimate, design=design, confidence=confidence, method=method)
+
+
+def question_fields(question) -> dict:
+    """The fields every per-question row of a read starts with: id, position and text."""
+    return {"question_id": question.pk, "position": question.position, "text": question.text}
+
+
 def survey_estimates(*, survey, confidence=None, method=None) -> SurveyEstimates:
     """Per-question estimates from the running tallies: cost independent of response count."""
     confidence = survey.confidence if confidence is None else confidence
     method = survey.ci_method if method is None else method
     design = survey_design(survey=survey)
+    estimate = estimator(design=design, confidence=confidence, method=method)
     rows = []
     # The tallies as stored now, not as ``survey`` was read: submissions keep arriving.
     tallies = survey_tallies(survey=survey)
     for index, question in enumerate(survey.questions.all()):
         reports, yes = tallies.of(question.pk)
-        est = dpengine.estimate(
-            yes=yes,
-            n=reports,
-            design=design,
-            confidence=confidence,
-            method=method,
-        )
+        est = estimate(yes=yes, n=reports)
         rows.append(
             QuestionEstimate(
-                question_id=question.pk,
-                position=question.position,
-                text=question.text,
+                **question_fields(question),
                 estimate=est,
                 suppressed=reports < survey.min_n,
                 column=question_column(index),

@@ -53,7 +53,7 @@ import dpengine
 from dpengine import Estimate
 
 from ..models import GroupingOption, Survey, is_slug, question_key
-from .estimates import survey_design
+from .estimates import estimator, question_fields, survey_design
 
 RESPONDENTS = "respondents"
 
@@ -243,7 +243,11 @@ def public_results(*, survey, now=None) -> PublicResults:
     if release is None:
         return PublicResults(survey, status, None, None, 0, [], [])
     counts = release.counts
-    design = survey_design(survey=survey)
+    estimate = estimator(
+        design=survey_design(survey=survey),
+        confidence=survey.confidence,
+        method=survey.ci_method,
+    )
     n = max(counts.get(RESPONDENTS, 0), 0)
     rows = []
     for question in survey.questions.all():
@@ -256,16 +260,8 @@ def public_results(*, survey, now=None) -> PublicResults:
         released_n = 0 if noisy_yes is None else question_n
         rows.append(
             PublicRow(
-                question_id=question.pk,
-                position=question.position,
-                text=question.text,
-                estimate=dpengine.estimate(
-                    yes=yes,
-                    n=released_n,
-                    design=design,
-                    confidence=survey.confidence,
-                    method=survey.ci_method,
-                ),
+                **question_fields(question),
+                estimate=estimate(yes=yes, n=released_n),
                 suppressed=released_n < max(survey.min_n, 1),
                 optional=not question.required,
             )

@@ -8,16 +8,7 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from ... import languages, schedule, selectors
-from ...limits import (
-    CONSENT_MAX_LENGTH,
-    INTRO_MAX_LENGTH,
-    MAX_QUESTIONS,
-    MIN_N_MAX,
-    QUESTION_TEXT_MAX_LENGTH,
-    RESPONSE_TARGET_MAX,
-    TITLE_MAX_LENGTH,
-)
+from ... import languages, limits, schedule, selectors
 from ...models import CI_METHODS, Survey
 from .fields import (
     ConfidenceField,
@@ -71,7 +62,7 @@ class SurveyTranslationsField(QuestionTranslationsField):
 class QuestionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     id = serializers.IntegerField(read_only=True)
     position = serializers.IntegerField(read_only=True)
-    text = StrictCharField(max_length=QUESTION_TEXT_MAX_LENGTH)
+    text = StrictCharField(max_length=limits.QUESTION_TEXT_MAX_LENGTH)
     required = StrictBooleanField(
         default=True,
         help_text="Whether a respondent must answer it (default true). A respondent who skips "
@@ -96,15 +87,15 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
 
     id = serializers.IntegerField(read_only=True)
     slug = serializers.CharField(read_only=True)
-    title = StrictCharField(max_length=TITLE_MAX_LENGTH)
-    intro = StrictCharField(max_length=INTRO_MAX_LENGTH, allow_blank=True, required=False)
+    title = StrictCharField(max_length=limits.TITLE_MAX_LENGTH)
+    intro = StrictCharField(max_length=limits.INTRO_MAX_LENGTH, allow_blank=True, required=False)
     language = serializers.ChoiceField(choices=settings.LANGUAGES, required=False)
     status = serializers.ChoiceField(choices=Survey.Status.choices, read_only=True)
     p_truth = ProbabilityField(help_text="Probability that coin 1 says 'answer truthfully'.")
     p_forced_yes = ProbabilityField(help_text="Probability that coin 2 forces 'yes'.")
     confidence = ConfidenceField(required=False)
     ci_method = serializers.ChoiceField(choices=CI_METHODS, required=False)
-    min_n = StrictIntegerField(min_value=0, max_value=MIN_N_MAX, required=False)
+    min_n = StrictIntegerField(min_value=0, max_value=limits.MIN_N_MAX, required=False)
     shared_devices = StrictBooleanField(
         required=False,
         help_text="Several people answer on one device (lab tablet, kiosk, family computer): "
@@ -123,7 +114,7 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         help_text="True once the survey has been opened: questions and coins can no longer "
         "change (duplicate the survey instead).",
     )
-    questions = QuestionSerializer(many=True, max_length=MAX_QUESTIONS)
+    questions = QuestionSerializer(many=True, max_length=limits.MAX_QUESTIONS)
     translations = SurveyTranslationsField(
         required=False,
         help_text='The title and intro in other languages: {"ko": {"title": ..., '
@@ -134,7 +125,7 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         "then each language every text is translated into."
     )
     consent_text = StrictCharField(
-        max_length=CONSENT_MAX_LENGTH,
+        max_length=limits.CONSENT_MAX_LENGTH,
         allow_blank=True,
         required=False,
         help_text="Shown to respondents before the questions, which appear once they accept "
@@ -148,7 +139,7 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     consent_changed_at = serializers.DateTimeField(read_only=True, allow_null=True)
     response_target = StrictIntegerField(
         min_value=1,
-        max_value=RESPONSE_TARGET_MAX,
+        max_value=limits.RESPONSE_TARGET_MAX,
         allow_null=True,
         required=False,
         help_text="Responses aimed for (progress only; null for none).",
