@@ -385,7 +385,7 @@ class DashboardForm(PageForm):
     q = forms.CharField(
         label=_("Search by title or link"),
         required=False,
-        max_length=200,
+        max_length=limits.TITLE_MAX_LENGTH,
         widget=forms.SearchInput(attrs={"autocomplete": "off"}),
     )
     sort = forms.ChoiceField(

@@ -5,6 +5,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions, serializers
 
 from ...login_throttle import login_block
+from ...tokens import NAME_MAX_LENGTH
 from .fields import RejectUnknownFieldsMixin, StrictCharField
 
 # --- tokens -------------------------------------------------------------------------------
@@ -14,7 +15,7 @@ class TokenRequestSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     username = StrictCharField(max_length=150)
     password = StrictCharField(max_length=4096, trim_whitespace=False)
     name = StrictCharField(
-        max_length=100,
+        max_length=NAME_MAX_LENGTH,
         required=False,
         allow_blank=True,
         help_text="What the token is for (a script, a machine), shown in the token list.",
