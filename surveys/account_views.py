@@ -14,8 +14,8 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
 
 from . import tokens
-from .account_forms import ApiTokenForm, LoginForm, SignupForm
 from .api.throttling import client_ident, window_for
+from .forms import ApiTokenForm, LoginForm, SignupForm
 
 
 class LoginView(auth_views.LoginView):

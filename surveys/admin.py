@@ -8,9 +8,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from . import selectors, services, tokens
-from .account_forms import AdminLoginForm
+from .forms import AdminLoginForm
+from .limits import PUBLIC_EPSILON_MAX, PUBLIC_EPSILON_MIN
 from .models import Question, Survey, SurveyMember
-from .public_results import EPSILON_MAX, EPSILON_MIN
 
 # The admin's sign-in counts against the same failure limits as the site's.
 admin.site.login_form = AdminLoginForm
@@ -92,11 +92,11 @@ class SurveyAdminForm(forms.ModelForm):
             for field, errors in exc.message_dict.items():
                 self.add_error(field if field in self.fields else None, errors)
         epsilon = cleaned.get("public_epsilon")
-        if epsilon is not None and not EPSILON_MIN <= epsilon <= EPSILON_MAX:
+        if epsilon is not None and not PUBLIC_EPSILON_MIN <= epsilon <= PUBLIC_EPSILON_MAX:
             self.add_error(
                 "public_epsilon",
                 _("Must be a number from %(min)s to %(max)s, got %(v)r.")
-                % {"min": EPSILON_MIN, "max": EPSILON_MAX, "v": epsilon},
+                % {"min": PUBLIC_EPSILON_MIN, "max": PUBLIC_EPSILON_MAX, "v": epsilon},
             )
         return cleaned
 

@@ -11,8 +11,8 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
-from .analysis import Plan
 from .charts import GRID, INK, MUTED, POINT
+from .selectors import Plan
 
 LEFT = 84
 PLOT_WIDTH = 500

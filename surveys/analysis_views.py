@@ -15,19 +15,19 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
-from . import analysis, public_results, r_export, services
+from . import selectors, services
 from .analysis_charts import precision_chart
-from .analysis_forms import (
+from .exports import r as r_export
+from .forms import (
     BreakdownForm,
     GroupingQuestionForm,
     PlannerForm,
     PublicResultsForm,
     RegressionForm,
 )
-from .forms import preset_for
 from .models import CI_METHODS, GroupingQuestion
 from .public_views import chosen_language, page_language
-from .services import grouping
+from .services import grouping, public_release
 from .views import (
     EDITOR,
     FROZEN_REASON,
@@ -119,7 +119,7 @@ def grouping_delete(request, survey, gid):
 
 @member_view(GET=VIEWER)
 def breakdown(request, survey):
-    grouping_questions = analysis.survey_grouping_questions(survey=survey)
+    grouping_questions = selectors.survey_grouping_questions(survey=survey)
     form = BreakdownForm(request.GET, survey=survey, grouping_questions=grouping_questions)
     # Without grouping questions the page only explains how to get some: nothing to validate.
     valid = not grouping_questions or form.is_valid()
@@ -127,7 +127,7 @@ def breakdown(request, survey):
     if grouping_questions:
         chosen = form.cleaned_data if valid else {}
         by = chosen.get("by", grouping_questions[0].pk)
-        result = analysis.survey_breakdown(
+        result = selectors.survey_breakdown(
             survey=survey,
             grouping_question=next(gq for gq in grouping_questions if gq.pk == by),
             confidence=chosen.get("level", survey.confidence),
@@ -152,7 +152,7 @@ def regression(request, survey):
         chosen = form.cleaned_data if valid else {}
         question_id = chosen.get("question", questions[0].pk)
         question = next(q for q in questions if q.pk == question_id)
-        result = analysis.survey_regression(
+        result = selectors.survey_regression(
             survey=survey,
             question=question,
             confidence=chosen.get("level", survey.confidence),
@@ -182,12 +182,12 @@ def planner(request, survey):
     form = PlannerForm(
         request.GET,
         survey=survey,
-        preset=preset_for(p_truth=survey.p_truth, p_forced_yes=survey.p_forced_yes),
+        preset=selectors.preset_for(p_truth=survey.p_truth, p_forced_yes=survey.p_forced_yes),
     )
     plan = None
     if form.is_valid():
         try:
-            plan = analysis.study_plan(**form.plan_arguments())
+            plan = selectors.study_plan(**form.plan_arguments())
         except ValueError as exc:
             form.add_error(None, str(exc))
     context = {
@@ -209,7 +209,7 @@ def public_settings(request, survey):
         form = PublicResultsForm(request.POST)
         if form.is_valid():
             try:
-                public_results.public_results_update(
+                public_release.public_results_update(
                     survey=survey,
                     enabled=form.cleaned_data["public_results"],
                     epsilon=form.cleaned_data["public_epsilon"],
@@ -231,13 +231,14 @@ def public_settings(request, survey):
                 "public_releases_max": survey.public_releases_max,
             }
         )
+    public_release.make_due_releases(survey=survey)
     context = {
         "survey": survey,
         "form": form,
         "public_url": request.build_absolute_uri(
             reverse("surveys:public-results", kwargs={"slug": survey.slug})
         ),
-        "public_status": public_results.public_status(survey=survey),
+        "public_status": selectors.public_status(survey=survey),
     }
     return render(request, "surveys/public_settings.html", context, status=status)
 
@@ -246,10 +247,12 @@ def public_settings(request, survey):
 @require_safe
 def public_results_page(request, slug):
     try:
-        results = public_results.public_results(slug=slug)
+        survey = selectors.public_results_survey(slug=slug)
     except Http404:
         with translation.override(chosen_language(request) or translation.get_language()):
             return render(request, "public/not_found.html", status=404)
+    public_release.make_due_releases(survey=survey)
+    results = selectors.public_results(survey=survey)
     language = page_language(request, results.survey)
     with translation.override(language):
         response = render(request, "public/results.html", {"results": results})

@@ -45,3 +45,10 @@ ID_MIN, ID_MAX = -(2**63), 2**63 - 1
 # --- per-deployment quotas, read from settings (see config/settings.py) --------------------
 # settings.MAX_SURVEYS_PER_USER, settings.MAX_QUESTIONS_PER_USER,
 # settings.MAX_EPSILON_PER_ANSWER
+
+# --- the public results page ------------------------------------------------------------
+# The lifetime ε of the page, the days between releases and the number of releases T.
+PUBLIC_EPSILON_MIN = 0.05
+PUBLIC_EPSILON_MAX = 10.0
+PUBLIC_RELEASE_DAYS_MIN, PUBLIC_RELEASE_DAYS_MAX = 1, 365
+PUBLIC_RELEASES_MIN, PUBLIC_RELEASES_MAX = 1, 365

@@ -11,7 +11,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
 from . import services
-from .member_forms import MemberInviteForm, MemberRoleForm, TransferForm
+from .forms import MemberInviteForm, MemberRoleForm, TransferForm
 from .services import members
 from .views import OWNER, VIEWER, _apply_service_errors, member_view
 

@@ -6,9 +6,9 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 
 from . import languages, services
+from .forms import TranslationsForm
 from .selectors import EDITOR
 from .services import translations
-from .translation_forms import TranslationsForm
 from .views import FROZEN_REASON, member_view
 
 

@@ -20,19 +20,20 @@ from django.urls import reverse
 from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
-from . import analysis, codebook, export_bundles, exports, languages, selectors, services
-from .analysis_forms import GroupingQuestionForm
+from . import languages, selectors, services
 from .charts import estimates_chart
+from .exports import bundles, codebook
+from .exports import csv as csv_export
 from .forms import (
     DashboardForm,
     DesignPreviewForm,
+    GroupingQuestionForm,
     MoveForm,
     QuestionAddForm,
     QuestionForm,
     ResultsForm,
     ScheduleForm,
     SurveyForm,
-    preset_coins,
 )
 from .models import CI_METHODS, Question, Survey
 from .qr import qr_svg
@@ -150,9 +151,9 @@ def _builder_context(survey):
         ),
         "phase": schedule.phase_of(survey),
         "questions": selectors.survey_questions(survey=survey),
-        "grouping_questions": analysis.survey_grouping_questions(survey=survey),
+        "grouping_questions": selectors.survey_grouping_questions(survey=survey),
         "privacy": selectors.survey_privacy(survey=survey),
-        "presets": preset_coins(),
+        "presets": selectors.preset_coins(),
     }
 
 
@@ -219,7 +220,7 @@ def survey_new(request):
     return render(
         request,
         "surveys/survey_new.html",
-        {"form": form, "privacy": privacy, "presets": preset_coins()},
+        {"form": form, "privacy": privacy, "presets": selectors.preset_coins()},
         status=400 if data is not None else 200,
     )
 
@@ -591,7 +592,7 @@ def survey_results(request, survey):
         "method_label": dict(CI_METHODS)[method],
         "any_outside": any(r.estimate.was_clamped and not r.suppressed for r in estimates.rows),
         "query": f"method={method}&level={level:g}",
-        "xlsx_fits": export_bundles.xlsx_fits(survey),
+        "xlsx_fits": bundles.xlsx_fits(survey),
     }
     status = 200 if form.is_valid() else 400
     template = "surveys/_results_body.html" if "fragment" in request.GET else "surveys/results.html"
@@ -621,7 +622,7 @@ def _results_query(view):
 @member_view(GET=VIEWER)
 @_results_query
 def estimates_csv(request, survey, *, method, level):
-    return exports.estimates_csv_response(
+    return csv_export.estimates_csv_response(
         selectors.survey_estimates(survey=survey, confidence=level, method=method),
         codebook_url=_codebook_url(survey, f"method={method}&level={level:g}"),
     )
@@ -629,7 +630,7 @@ def estimates_csv(request, survey, *, method, level):
 
 @member_view(GET=VIEWER)
 def responses_csv(request, survey):
-    return exports.reports_csv_response(
+    return csv_export.reports_csv_response(
         codebook.survey_codebook(survey=survey), codebook_url=_codebook_url(survey)
     )
 
@@ -645,7 +646,7 @@ def _codebook_url(survey, query=""):
 @member_view(GET=VIEWER)
 @_results_query
 def codebook_csv(request, survey, *, method, level):
-    return exports.codebook_csv_response(
+    return csv_export.codebook_csv_response(
         codebook.survey_codebook(survey=survey, method=method, confidence=level)
     )
 
@@ -653,16 +654,16 @@ def codebook_csv(request, survey, *, method, level):
 @member_view(GET=VIEWER)
 @_results_query
 def export_zip(request, survey, *, method, level):
-    return export_bundles.zip_response(
-        **export_bundles.survey_bundle(survey=survey, method=method, confidence=level)
+    return bundles.zip_response(
+        **bundles.survey_bundle(survey=survey, method=method, confidence=level)
     )
 
 
 @member_view(GET=VIEWER)
 def export_xlsx(request, survey):
-    if not export_bundles.xlsx_fits(survey):
+    if not bundles.xlsx_fits(survey):
         return HttpResponse(
-            export_bundles.too_many_rows_message(survey),
+            bundles.too_many_rows_message(survey),
             status=409,
             content_type="text/plain; charset=utf-8",
         )
@@ -671,6 +672,6 @@ def export_xlsx(request, survey):
 
 @_results_query
 def _xlsx_download(request, survey, *, method, level):
-    return export_bundles.xlsx_response(
-        **export_bundles.survey_bundle(survey=survey, method=method, confidence=level)
+    return bundles.xlsx_response(
+        **bundles.survey_bundle(survey=survey, method=method, confidence=level)
     )

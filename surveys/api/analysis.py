@@ -5,23 +5,19 @@ Like researcher.py: the survey is resolved (404 unless the caller owns it or is 
 calls one selector.
 """
 
-import math
-
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
 
-from .. import analysis, r_export, selectors
-from .researcher import CSVNegotiation, OwnedSurveyView, _errors
-from .serializers import ConfidenceField
+from .. import selectors
+from ..exports import r as r_export
+from .errors import error_responses
+from .researcher import CSVNegotiation, OwnedSurveyView
+from .serializers import ConfidenceField, finite
 
 TAG = "researcher"
-
-
-def _finite(value):
-    return value if isinstance(value, int | float) and math.isfinite(value) else None
 
 
 class RegressionQuerySerializer(serializers.Serializer):
@@ -77,8 +73,7 @@ class CoefficientSerializer(serializers.Serializer):
     def to_representation(self, instance):
         data = super().to_representation(instance)
         return {
-            key: _finite(value) if isinstance(value, float) else value
-            for key, value in data.items()
+            key: finite(value) if isinstance(value, float) else value for key, value in data.items()
         }
 
 
@@ -124,7 +119,7 @@ class SurveyRegressionView(OwnedSurveyView):
             "groups) is still a 200 with `status` and `message` saying why."
         ),
         parameters=[RegressionQuerySerializer],
-        responses={200: RegressionSerializer, **_errors(400, 401, 404)},
+        responses={200: RegressionSerializer, **error_responses(400, 401, 404)},
     )
     def get(self, request, survey_id):
         query = RegressionQuerySerializer(data=request.query_params)
@@ -136,7 +131,7 @@ class SurveyRegressionView(OwnedSurveyView):
             raise serializers.ValidationError(
                 {"question": [_("Not a yes/no question of this survey.")]}
             )
-        result = analysis.survey_regression(
+        result = selectors.survey_regression(
             survey=self.survey,
             question=question,
             confidence=query.validated_data.get("confidence"),
@@ -161,7 +156,7 @@ class SurveyRExportCSVView(OwnedSurveyView):
         ),
         responses={
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV file."),
-            **_errors(401, 404),
+            **error_responses(401, 404),
         },
     )
     def get(self, request, survey_id):

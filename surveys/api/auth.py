@@ -9,9 +9,9 @@ from rest_framework.views import APIView
 
 from .. import tokens
 from ..models import ApiToken
+from .errors import error_responses
 from .serializers import (
     ApiTokenSerializer,
-    ErrorSerializer,
     IssuedTokenSerializer,
     TokenRequestSerializer,
 )
@@ -45,8 +45,9 @@ class TokenView(APIView):
         request=TokenRequestSerializer,
         responses={
             200: IssuedTokenSerializer,
-            400: OpenApiResponse(ErrorSerializer, description="Missing or wrong credentials."),
-            429: OpenApiResponse(ErrorSerializer, description="Too many attempts."),
+            **error_responses(
+                described={400: "Missing or wrong credentials.", 429: "Too many attempts."}
+            ),
         },
         auth=[],
     )
@@ -66,7 +67,7 @@ class TokenView(APIView):
         request=None,
         responses={
             204: OpenApiResponse(description="Revoked (nothing when signed in by session)."),
-            401: OpenApiResponse(ErrorSerializer, description="Not authenticated."),
+            **error_responses(401),
         },
     )
     def delete(self, request):
@@ -82,7 +83,7 @@ class TokenListView(APIView):
         summary="The caller's unexpired API tokens (names and first characters, never keys)",
         responses={
             200: ApiTokenSerializer(many=True),
-            401: OpenApiResponse(ErrorSerializer, description="Not authenticated."),
+            **error_responses(401),
         },
     )
     def get(self, request):
@@ -97,8 +98,7 @@ class TokenDetailView(APIView):
         request=None,
         responses={
             204: OpenApiResponse(description="Revoked."),
-            401: OpenApiResponse(ErrorSerializer, description="Not authenticated."),
-            404: OpenApiResponse(ErrorSerializer, description="No such token of yours."),
+            **error_responses(401, described={404: "No such token of yours."}),
         },
     )
     def delete(self, request, token_id):

@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
 from django.urls import Resolver404, resolve
 from django.utils.translation import gettext as _
+from drf_spectacular.utils import OpenApiResponse
 from rest_framework import exceptions, status
 from rest_framework.permissions import AllowAny
 from rest_framework.renderers import JSONRenderer
@@ -19,6 +20,26 @@ from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from ..services import SurveyConflict
+from .serializers import ErrorSerializer
+
+# What each error status means for most endpoints (the OpenAPI descriptions).
+ERROR_DESCRIPTIONS = {
+    400: "Invalid input; `errors` names the field.",
+    401: "Not authenticated.",
+    403: "Your role on this survey does not allow this (or a session without CSRF token).",
+    404: "No such survey among yours or those shared with you.",
+    409: "The survey's state forbids this (e.g. it already has responses).",
+    413: "Request body too large.",
+}
+
+
+def error_responses(*codes, described=None):
+    """An endpoint's OpenAPI error responses, all in the one error shape: each of ``codes``
+    with its usual description, and each code of ``described`` with the text given there."""
+    texts = {code: ERROR_DESCRIPTIONS[code] for code in codes} | (described or {})
+    return {
+        code: OpenApiResponse(ErrorSerializer, description=text) for code, text in texts.items()
+    }
 
 
 def _field_name(key):

@@ -9,9 +9,11 @@ from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.response import Response
 
-from .. import codebook, export_bundles, exports, selectors
-from .errors import error_body
-from .researcher import CSVNegotiation, OwnedSurveyView, _errors
+from .. import selectors
+from ..exports import bundles, codebook
+from ..exports import csv as csv_export
+from .errors import error_body, error_responses
+from .researcher import CSVNegotiation, OwnedSurveyView
 from .serializers import EstimatesQuerySerializer
 
 TAG = "researcher"
@@ -50,11 +52,11 @@ class SurveyCodebookCSVView(OwnedSurveyView):
         parameters=[EstimatesQuerySerializer],
         responses={
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV file."),
-            **_errors(400, 401, 404),
+            **error_responses(400, 401, 404),
         },
     )
     def get(self, request, survey_id):
-        return exports.codebook_csv_response(_codebook(self.survey, _interval(request)))
+        return csv_export.codebook_csv_response(_codebook(self.survey, _interval(request)))
 
 
 @extend_schema(tags=[TAG])
@@ -71,14 +73,12 @@ class SurveyExportZipView(OwnedSurveyView):
             (200, "application/zip"): OpenApiResponse(
                 OpenApiTypes.BINARY, description="ZIP archive."
             ),
-            **_errors(400, 401, 404),
+            **error_responses(400, 401, 404),
         },
     )
     def get(self, request, survey_id):
         interval = _interval(request)
-        return export_bundles.zip_response(
-            **export_bundles.survey_bundle(survey=self.survey, **interval)
-        )
+        return bundles.zip_response(**bundles.survey_bundle(survey=self.survey, **interval))
 
 
 @extend_schema(tags=[TAG])
@@ -96,17 +96,15 @@ class SurveyExportXlsxView(OwnedSurveyView):
         ),
         parameters=[EstimatesQuerySerializer],
         responses={
-            (200, export_bundles.XLSX_CONTENT_TYPE): OpenApiResponse(
+            (200, bundles.XLSX_CONTENT_TYPE): OpenApiResponse(
                 OpenApiTypes.BINARY, description="Excel workbook."
             ),
-            **_errors(400, 401, 404, 409),
+            **error_responses(400, 401, 404, 409),
         },
     )
     def get(self, request, survey_id):
-        if not export_bundles.xlsx_fits(self.survey):
-            message = export_bundles.too_many_rows_message(self.survey)
+        if not bundles.xlsx_fits(self.survey):
+            message = bundles.too_many_rows_message(self.survey)
             return Response(error_body({}, detail=message), status=status.HTTP_409_CONFLICT)
         interval = _interval(request)
-        return export_bundles.xlsx_response(
-            **export_bundles.survey_bundle(survey=self.survey, **interval)
-        )
+        return bundles.xlsx_response(**bundles.survey_bundle(survey=self.survey, **interval))

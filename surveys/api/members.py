@@ -12,7 +12,8 @@ from rest_framework.response import Response
 from .. import selectors
 from ..models import SurveyMember
 from ..services import members
-from .researcher import OwnedSurveyView, _errors
+from .errors import error_responses
+from .researcher import OwnedSurveyView
 from .serializers import (
     RejectUnknownFieldsMixin,
     StrictCharField,
@@ -56,7 +57,7 @@ class SurveyMembersView(OwnedSurveyView):
     @extend_schema(
         operation_id="surveys_members_list",
         summary="The survey's co-researchers (the owner is not listed)",
-        responses={200: MemberSerializer(many=True), **_errors(401, 404)},
+        responses={200: MemberSerializer(many=True), **error_responses(401, 404)},
     )
     def get(self, request, survey_id):
         found = members.survey_members(survey=self.survey)
@@ -66,7 +67,7 @@ class SurveyMembersView(OwnedSurveyView):
         operation_id="surveys_members_create",
         summary="Invite an existing account as editor or viewer (owner only)",
         request=MemberInviteSerializer,
-        responses={201: MemberSerializer, **_errors(400, 401, 403, 404)},
+        responses={201: MemberSerializer, **error_responses(400, 401, 403, 404)},
     )
     def post(self, request, survey_id):
         body = MemberInviteSerializer(data=request.data)
@@ -88,7 +89,7 @@ class SurveyMemberDetailView(OwnedSurveyView):
         operation_id="surveys_members_partial_update",
         summary="Change a member's role (owner only)",
         request=MemberRoleSerializer,
-        responses={200: MemberSerializer, **_errors(400, 401, 403, 404)},
+        responses={200: MemberSerializer, **error_responses(400, 401, 403, 404)},
     )
     def patch(self, request, survey_id, user_id):
         body = MemberRoleSerializer(data=request.data)
@@ -103,7 +104,7 @@ class SurveyMemberDetailView(OwnedSurveyView):
         summary="Remove a member (owner), or leave the survey (your own user id)",
         responses={
             204: OpenApiResponse(description="Removed."),
-            **_errors(401, 403, 404, 409),
+            **error_responses(401, 403, 404, 409),
         },
     )
     def delete(self, request, survey_id, user_id):
@@ -123,7 +124,7 @@ class SurveyTransferView(OwnedSurveyView):
             "per account): a transfer that would take them past a limit is a 400."
         ),
         request=TransferSerializer,
-        responses={200: SurveySerializer, **_errors(400, 401, 403, 404)},
+        responses={200: SurveySerializer, **error_responses(400, 401, 403, 404)},
     )
     def post(self, request, survey_id):
         body = TransferSerializer(data=request.data)

@@ -3,17 +3,16 @@
 from django.http import JsonResponse
 from django.utils.cache import patch_vary_headers
 from django.views.decorators.csrf import csrf_exempt
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import exceptions, status
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from .. import languages, selectors, services
-from .errors import error_response
+from .errors import error_response, error_responses
 from .limits import json_body
 from .serializers import (
-    ErrorSerializer,
     PublicSurveySerializer,
     SubmissionAcceptedSerializer,
     SubmissionSerializer,
@@ -46,7 +45,7 @@ class PublicSurveyView(APIView):
         ],
         responses={
             200: PublicSurveySerializer,
-            404: OpenApiResponse(ErrorSerializer, description="No such survey, or a draft."),
+            **error_responses(described={404: "No such survey, or a draft."}),
         },
         auth=[],
     )
@@ -114,14 +113,16 @@ class PublicResponseView(APIView):
         request=SubmissionSerializer,
         responses={
             201: SubmissionAcceptedSerializer,
-            400: OpenApiResponse(
-                ErrorSerializer, description="Malformed; `errors` names the field."
+            **error_responses(
+                413,
+                described={
+                    400: "Malformed; `errors` names the field.",
+                    404: "No such survey.",
+                    409: "The survey is not open.",
+                    415: "The body is not JSON.",
+                    429: "Too many submissions; retry later.",
+                },
             ),
-            404: OpenApiResponse(ErrorSerializer, description="No such survey."),
-            409: OpenApiResponse(ErrorSerializer, description="The survey is not open."),
-            413: OpenApiResponse(ErrorSerializer, description="Request body too large."),
-            415: OpenApiResponse(ErrorSerializer, description="The body is not JSON."),
-            429: OpenApiResponse(ErrorSerializer, description="Too many submissions; retry later."),
         },
         auth=[],
     )

@@ -16,10 +16,12 @@ from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .. import codebook, exports, selectors, services
+from .. import selectors, services
+from ..exports import codebook
+from ..exports import csv as csv_export
 from ..services import translations
+from .errors import error_responses
 from .serializers import (
-    ErrorSerializer,
     EstimatesQuerySerializer,
     PilotDiscardedSerializer,
     SurveyEstimatesSerializer,
@@ -28,20 +30,6 @@ from .serializers import (
 )
 
 TAG = "researcher"
-
-
-def _errors(*codes):
-    descriptions = {
-        400: "Invalid input; `errors` names the field.",
-        401: "Not authenticated.",
-        403: "Your role on this survey does not allow this (or a session without CSRF token).",
-        404: "No such survey among yours or those shared with you.",
-        409: "The survey's state forbids this (e.g. it already has responses).",
-        413: "Request body too large.",
-    }
-    return {
-        code: OpenApiResponse(ErrorSerializer, description=descriptions[code]) for code in codes
-    }
 
 
 class OwnedSurveyView(APIView):
@@ -89,7 +77,7 @@ class SurveyListView(APIView):
         operation_id="surveys_list",
         summary="List your surveys and those shared with you, newest first",
         description="`role` says what you are on each: owner, editor or viewer.",
-        responses={200: SurveySerializer(many=True), **_errors(401)},
+        responses={200: SurveySerializer(many=True), **error_responses(401)},
     )
     def get(self, request):
         surveys = selectors.surveys_for_user(user=request.user).prefetch_related(
@@ -101,7 +89,7 @@ class SurveyListView(APIView):
         operation_id="surveys_create",
         summary="Create a survey (as a draft) with its questions",
         request=SurveySerializer,
-        responses={201: SurveySerializer, **_errors(400, 401, 413)},
+        responses={201: SurveySerializer, **error_responses(400, 401, 413)},
     )
     def post(self, request):
         body = SurveySerializer(data=request.data)
@@ -122,7 +110,7 @@ class SurveyDetailView(OwnedSurveyView):
     @extend_schema(
         operation_id="surveys_retrieve",
         summary="One of your surveys",
-        responses={200: SurveySerializer, **_errors(401, 404)},
+        responses={200: SurveySerializer, **error_responses(401, 404)},
     )
     def get(self, request, survey_id):
         return Response(SurveySerializer(self.survey, context={"request": request}).data)
@@ -136,7 +124,7 @@ class SurveyDetailView(OwnedSurveyView):
             "responses (409 after)."
         ),
         request=SurveySerializer(partial=True),
-        responses={200: SurveySerializer, **_errors(400, 401, 404, 409, 413)},
+        responses={200: SurveySerializer, **error_responses(400, 401, 404, 409, 413)},
     )
     def patch(self, request, survey_id):
         body = SurveySerializer(data=request.data, partial=True)
@@ -157,7 +145,7 @@ class SurveyDetailView(OwnedSurveyView):
     @extend_schema(
         operation_id="surveys_destroy",
         summary="Delete a survey with all its responses",
-        responses={204: OpenApiResponse(description="Deleted."), **_errors(401, 404)},
+        responses={204: OpenApiResponse(description="Deleted."), **error_responses(401, 404)},
     )
     def delete(self, request, survey_id):
         services.survey_delete(survey=self.survey)
@@ -172,7 +160,7 @@ class SurveyOpenView(OwnedSurveyView):
         operation_id="surveys_open",
         summary="Open a survey for responses",
         request=None,
-        responses={200: SurveySerializer, **_errors(401, 404, 409)},
+        responses={200: SurveySerializer, **error_responses(401, 404, 409)},
     )
     def post(self, request, survey_id):
         survey = services.survey_open(survey=self.survey)
@@ -191,7 +179,7 @@ class SurveyDuplicateView(OwnedSurveyView):
             "public results page are not. The way to change a survey whose design is frozen."
         ),
         request=None,
-        responses={201: SurveySerializer, **_errors(401, 404)},
+        responses={201: SurveySerializer, **error_responses(401, 404)},
     )
     def post(self, request, survey_id):
         copy = services.survey_duplicate(survey=self.survey)
@@ -211,7 +199,7 @@ class SurveyCloseView(OwnedSurveyView):
         description="A pilot is not closed (409): open it for the real study or discard "
         "its responses.",
         request=None,
-        responses={200: SurveySerializer, **_errors(401, 404, 409)},
+        responses={200: SurveySerializer, **error_responses(401, 404, 409)},
     )
     def post(self, request, survey_id):
         survey = services.survey_close(survey=self.survey)
@@ -232,7 +220,7 @@ class SurveyPilotView(OwnedSurveyView):
             "discards them all and freezes the design."
         ),
         request=None,
-        responses={200: SurveySerializer, **_errors(401, 404, 409)},
+        responses={200: SurveySerializer, **error_responses(401, 404, 409)},
     )
     def post(self, request, survey_id):
         survey = services.survey_pilot_start(survey=self.survey)
@@ -249,7 +237,7 @@ class SurveyPilotDiscardView(OwnedSurveyView):
         description="Deletes the pilot's submissions and everything counted from them; the "
         "survey stays a pilot. 409 for a survey that is not a pilot: its responses are real.",
         request=None,
-        responses={200: PilotDiscardedSerializer, **_errors(401, 404, 409)},
+        responses={200: PilotDiscardedSerializer, **error_responses(401, 404, 409)},
     )
     def post(self, request, survey_id):
         discarded = services.survey_pilot_discard(survey=self.survey)
@@ -275,7 +263,7 @@ class SurveyScheduleView(OwnedSurveyView):
             "at that time. 409 for an opening time on a survey that has already opened."
         ),
         request=SurveyScheduleSerializer,
-        responses={200: SurveySerializer, **_errors(400, 401, 404, 409)},
+        responses={200: SurveySerializer, **error_responses(400, 401, 404, 409)},
     )
     def post(self, request, survey_id):
         body = SurveyScheduleSerializer(data=request.data)
@@ -292,7 +280,7 @@ class SurveyEstimatesView(OwnedSurveyView):
         operation_id="surveys_estimates",
         summary="Debiased estimates with confidence intervals, one per question",
         parameters=[EstimatesQuerySerializer],
-        responses={200: SurveyEstimatesSerializer, **_errors(400, 401, 404)},
+        responses={200: SurveyEstimatesSerializer, **error_responses(400, 401, 404)},
     )
     def get(self, request, survey_id):
         query = EstimatesQuerySerializer(data=request.query_params)
@@ -317,13 +305,13 @@ class SurveyEstimatesCSVView(OwnedSurveyView):
         parameters=[EstimatesQuerySerializer],
         responses={
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV file."),
-            **_errors(400, 401, 404),
+            **error_responses(400, 401, 404),
         },
     )
     def get(self, request, survey_id):
         query = EstimatesQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        return exports.estimates_csv_response(
+        return csv_export.estimates_csv_response(
             selectors.survey_estimates(survey=self.survey, **query.validated_data),
             codebook_url=codebook_api_url(request, self.survey, query.validated_data),
         )
@@ -346,11 +334,11 @@ class SurveyResponsesCSVView(OwnedSurveyView):
         ),
         responses={
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV file."),
-            **_errors(401, 404),
+            **error_responses(401, 404),
         },
     )
     def get(self, request, survey_id):
-        return exports.reports_csv_response(
+        return csv_export.reports_csv_response(
             codebook.survey_codebook(survey=self.survey),
             codebook_url=codebook_api_url(request, self.survey, {}),
         )

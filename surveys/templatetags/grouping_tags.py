@@ -2,7 +2,7 @@
 
 from django import template
 
-from .. import analysis
+from .. import selectors
 
 register = template.Library()
 
@@ -13,4 +13,4 @@ def survey_grouping_questions(survey):
     those already prefetched on ``survey`` (a respondent's page in its language)."""
     if "grouping_questions" in getattr(survey, "_prefetched_objects_cache", {}):
         return list(survey.grouping_questions.all())
-    return analysis.survey_grouping_questions(survey=survey)
+    return selectors.survey_grouping_questions(survey=survey)

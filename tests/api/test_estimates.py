@@ -9,7 +9,8 @@ import pytest
 from django.http import StreamingHttpResponse
 
 import dpengine
-from surveys import exports, selectors, services
+from surveys import selectors, services
+from surveys.exports import csv as csv_export
 
 pytestmark = pytest.mark.django_db
 
@@ -158,7 +159,7 @@ def test_estimates_csv_is_the_shared_export(owner_api, make_survey):
     )
     rows = _csv(response)
     expected = _csv(
-        exports.estimates_csv_response(selectors.survey_estimates(survey=survey, method="exact"))
+        csv_export.estimates_csv_response(selectors.survey_estimates(survey=survey, method="exact"))
     )
     assert rows == expected
     # No "#" provenance lines any more (they moved to the codebook): one table, named rows.

@@ -4,14 +4,14 @@ import numpy as np
 import pytest
 
 import dpengine
-from surveys import analysis
-from surveys.analysis import CellStatus, ComparisonStatus
+from surveys import selectors
+from surveys.selectors import CellStatus, ComparisonStatus
 
 pytestmark = pytest.mark.django_db
 
 
 def breakdown_of(survey, **kwargs):
-    return analysis.survey_breakdown(
+    return selectors.survey_breakdown(
         survey=survey, grouping_question=survey.grouping_questions.get(), **kwargs
     )
 
@@ -111,7 +111,7 @@ def test_a_breakdown_costs_the_same_queries_at_any_number_of_responses(
     gq = survey.grouping_questions.get()
     # options, tallies, questions, and the response count (its tally shards: who is in no group)
     with django_assert_num_queries(4):
-        analysis.survey_breakdown(survey=survey, grouping_question=gq)
+        selectors.survey_breakdown(survey=survey, grouping_question=gq)
     simulate(survey, rng.random((3000, 2)) < 0.5, [[options[i % 3]] for i in range(3000)])
     with django_assert_num_queries(4):
-        analysis.survey_breakdown(survey=survey, grouping_question=gq)
+        selectors.survey_breakdown(survey=survey, grouping_question=gq)

@@ -12,8 +12,17 @@ from django.urls import reverse
 
 import dpengine
 import dpengine.continual
-from surveys import public_results, selectors, services
+from surveys import selectors, services
 from surveys.models import PublicRelease, Survey
+from surveys.services import public_release
+
+
+def published(slug, now):
+    """The public page as a visitor sees it at ``now``: the releases due made, then read."""
+    survey = selectors.public_results_survey(slug=slug)
+    public_release.make_due_releases(survey=survey, today=selectors.utc_today(now))
+    return selectors.public_results(survey=survey, now=now)
+
 
 pytestmark = pytest.mark.django_db
 
@@ -22,7 +31,7 @@ START = date(2026, 1, 5)  # the day the page is switched on in most tests
 
 def publish(survey, epsilon=1.0, *, today=START, release_days=None, releases=None):
     """Turn the page on as of ``today``; ``survey`` is refreshed, and also returned."""
-    public_results.public_results_update(
+    public_release.public_results_update(
         survey=survey,
         enabled=True,
         epsilon=epsilon,
@@ -99,7 +108,7 @@ def test_reloading_shows_the_same_release(answered, client):
 
 def test_nothing_is_published_before_the_first_scheduled_date(answered):
     publish(answered)
-    results = public_results.public_results(slug=answered.slug, now=on(START))
+    results = published(slug=answered.slug, now=on(START))
     assert results.step is None and results.rows == [] and results.respondents == 0
     assert results.status.next_release_on == START + timedelta(days=1)
     assert not PublicRelease.objects.filter(survey=answered).exists()
@@ -117,7 +126,7 @@ def test_every_count_gets_its_share_of_the_total_epsilon_for_the_whole_horizon(
         return original(increments, horizon=horizon, epsilon=epsilon, nodes=nodes, rng=rng)
 
     monkeypatch.setattr(dpengine, "continual_counts", recording)
-    public_results.public_results_release(survey=answered, today=START + timedelta(days=1))
+    public_release.public_results_release(survey=answered, today=START + timedelta(days=1))
     # 1 respondent count + 2 yes counts + 1 grouping question (its options: parallel) share
     # 0.9 for all 12 releases; each count's stream is one tree over the 12 releases.
     assert set(calls) == {(12, Fraction(9, 10) / 4)}
@@ -131,8 +140,8 @@ def test_releases_follow_the_schedule_whatever_the_data(grouped_survey, options,
     record(grouped_survey, 7, on_day=START + timedelta(days=4), options=[[options[1]]] * 7)
     for day in range(8):  # a view every day, and a second one on some days
         today = START + timedelta(days=day)
-        public_results.public_results_release(survey=grouped_survey, today=today)
-        public_results.public_results_release(survey=grouped_survey, today=today)
+        public_release.public_results_release(survey=grouped_survey, today=today)
+        public_release.public_results_release(survey=grouped_survey, today=today)
     releases = list(PublicRelease.objects.filter(survey=grouped_survey).order_by("step"))
     # Dated every 2 days from START, one per date, whether or not anyone answered between.
     assert [r.released_at for r in releases] == [
@@ -156,9 +165,7 @@ def test_a_late_view_makes_every_missed_release_from_the_data_before_its_own_dat
             options=[[options[2]]] * (day + 1),
             seed=day,
         )
-    results = public_results.public_results(
-        slug=grouped_survey.slug, now=on(START + timedelta(days=4))
-    )
+    results = published(slug=grouped_survey.slug, now=on(START + timedelta(days=4)))
     releases = PublicRelease.objects.filter(survey=grouped_survey).order_by("step")
     assert [r.counts["respondents"] for r in releases] == [1, 3, 6, 10]
     assert results.step == 4 and results.respondents == 10
@@ -169,7 +176,7 @@ def test_noise_is_drawn_once_per_tree_node_and_reused(answered):
     publish(answered, releases=8)
     rng = dpengine.SeededRandomSource(8)
     for day in range(1, 9):
-        public_results.public_results_release(
+        public_release.public_results_release(
             survey=answered, today=START + timedelta(days=day), rng=rng
         )
     releases = list(PublicRelease.objects.filter(survey=answered).order_by("step"))
@@ -186,7 +193,7 @@ def test_noise_is_drawn_once_per_tree_node_and_reused(answered):
 
 def test_when_the_budget_is_spent_releases_stop_and_the_page_says_so(answered):
     publish(answered, releases=3, release_days=7)
-    results = public_results.public_results(slug=answered.slug, now=on(START + timedelta(days=400)))
+    results = published(slug=answered.slug, now=on(START + timedelta(days=400)))
     assert results.step == 3 and results.status.budget_spent
     assert results.status.next_release_on is None
     assert PublicRelease.objects.filter(survey=answered).count() == 3
@@ -203,22 +210,22 @@ def test_the_public_page_shows_the_schedule_and_the_spent_budget(answered, clien
 
 def test_a_closed_survey_gets_no_new_release_until_reopened(answered):
     publish(answered)
-    public_results.public_results_release(survey=answered, today=START + timedelta(days=2))
+    public_release.public_results_release(survey=answered, today=START + timedelta(days=2))
     services.survey_close(survey=answered)
     answered.refresh_from_db()
-    results = public_results.public_results(slug=answered.slug, now=on(START + timedelta(days=9)))
+    results = published(slug=answered.slug, now=on(START + timedelta(days=9)))
     assert results.step == 2 and results.status.closed
     assert results.status.next_release_on is None
     services.survey_open(survey=answered)
     answered.refresh_from_db()
-    results = public_results.public_results(slug=answered.slug, now=on(START + timedelta(days=9)))
+    results = published(slug=answered.slug, now=on(START + timedelta(days=9)))
     assert results.step == 9
 
 
 def test_estimates_are_computed_from_the_noisy_counts(answered, monkeypatch):
     publish(answered)
     monkeypatch.setattr(dpengine.continual, "sample_discrete_laplace", lambda scale, rng: 7)
-    results = public_results.public_results(slug=answered.slug, now=on(START + timedelta(days=1)))
+    results = published(slug=answered.slug, now=on(START + timedelta(days=1)))
     question = answered.questions.first()
     assert results.respondents == 127  # release 1: one tree node per count, +7 each
     assert results.rows[0].estimate == dpengine.estimate(
@@ -234,9 +241,7 @@ def test_estimates_are_computed_from_the_noisy_counts(answered, monkeypatch):
 def test_negative_noisy_counts_are_shown_as_zero_and_withheld(grouped_survey, monkeypatch):
     publish(grouped_survey)
     monkeypatch.setattr(dpengine.continual, "sample_discrete_laplace", lambda scale, rng: -3)
-    results = public_results.public_results(
-        slug=grouped_survey.slug, now=on(START + timedelta(days=1))
-    )
+    results = published(slug=grouped_survey.slug, now=on(START + timedelta(days=1)))
     assert results.respondents == 0
     assert all(row.suppressed for row in results.rows)
     assert [o.respondents for o in results.groups[0].options] == [0, 0, 0]
@@ -244,7 +249,7 @@ def test_negative_noisy_counts_are_shown_as_zero_and_withheld(grouped_survey, mo
 
 def test_the_noise_shown_is_the_trees_at_that_release(answered):
     publish(answered, epsilon=2.0, releases=30)
-    results = public_results.public_results(slug=answered.slug, now=on(START + timedelta(days=3)))
+    results = published(slug=answered.slug, now=on(START + timedelta(days=3)))
     # m = 4 counts, L = 5 levels for T = 30: node scale 5 * 4 / 2 = 10; release 3 = 2 + 1.
     assert results.status.node_scale == 10
     assert results.noise_sd == pytest.approx((2 * dpengine.discrete_laplace_variance(10)) ** 0.5)
@@ -268,18 +273,18 @@ def test_the_noise_shown_is_the_trees_at_that_release(answered):
 def test_bad_settings_are_refused_naming_the_field(grouped_survey, field, kwargs):
     arguments = {"survey": grouped_survey, "enabled": True, "epsilon": 1.0, **kwargs}
     with pytest.raises(ValidationError) as error:
-        public_results.public_results_update(**arguments)
+        public_release.public_results_update(**arguments)
     assert set(error.value.message_dict) == {field}
 
 
 def test_the_budget_cannot_change_once_responses_were_published(answered):
     publish(answered)
-    public_results.public_results_release(survey=answered, today=START + timedelta(days=1))
+    public_release.public_results_release(survey=answered, today=START + timedelta(days=1))
     with pytest.raises(ValidationError) as error:
         publish(answered, epsilon=2.0, releases=60)
     assert set(error.value.message_dict) == {"public_epsilon", "public_releases_max"}
     # Turning the page off and on again keeps the schedule and its releases.
-    public_results.public_results_update(survey=answered, enabled=False, epsilon=1.0)
+    public_release.public_results_update(survey=answered, enabled=False, epsilon=1.0)
     survey = publish(answered, today=START + timedelta(days=20))
     assert survey.public_started_on == START
     assert PublicRelease.objects.filter(survey=answered).count() == 1
@@ -287,7 +292,7 @@ def test_the_budget_cannot_change_once_responses_were_published(answered):
 
 def test_without_responses_a_change_restarts_the_schedule(grouped_survey):
     publish(grouped_survey)
-    public_results.public_results_release(survey=grouped_survey, today=START + timedelta(days=3))
+    public_release.public_results_release(survey=grouped_survey, today=START + timedelta(days=3))
     assert PublicRelease.objects.filter(survey=grouped_survey).count() == 3
     survey = publish(grouped_survey, epsilon=0.5, today=START + timedelta(days=3))
     assert survey.public_started_on == START + timedelta(days=3)

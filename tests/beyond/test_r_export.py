@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
-from surveys import analysis, r_export, services
+from surveys import selectors, services
+from surveys.exports import r as r_export
 from surveys.services import grouping
 
 pytestmark = pytest.mark.django_db
@@ -129,7 +130,7 @@ def test_the_r_code_reads_the_csv_it_pairs_with_for_every_label_the_product_acce
     ).decode()
     code = regression_page_snippet(owner_client, survey, question)
     terms, factors = run_snippet_like_r(code, csv_text)
-    regression = analysis.survey_regression(survey=survey, question=question)
+    regression = selectors.survey_regression(survey=survey, question=question)
 
     assert terms == ["G1", "G2"]
     for index, covariate in enumerate(regression.covariates, start=1):
@@ -154,7 +155,7 @@ def test_a_grouping_question_with_one_chosen_option_adds_no_term_but_filters_row
 ):
     simulate(grouped_survey, [[True, False]] * 6, [[options[1]]] * 6)
     question = grouped_survey.questions.first()
-    regression = analysis.survey_regression(survey=grouped_survey, question=question)
+    regression = selectors.survey_regression(survey=grouped_survey, question=question)
     code = r_export.r_snippet(
         survey=grouped_survey, question=question, covariates=regression.covariates
     )
@@ -182,7 +183,7 @@ def test_labels_that_look_like_formulas_are_escaped_in_the_csv_and_unescaped_in_
     code = r_export.r_snippet(
         survey=survey,
         question=survey.questions.first(),
-        covariates=analysis.survey_regression(
+        covariates=selectors.survey_regression(
             survey=survey, question=survey.questions.first()
         ).covariates,
     )

@@ -5,8 +5,8 @@ import pytest
 from scipy.special import expit
 
 import dpengine
-from surveys import analysis, selectors, services
-from surveys.analysis import RegressionStatus
+from surveys import selectors, services
+from surveys.selectors import RegressionStatus
 from surveys.services import grouping
 
 pytestmark = pytest.mark.django_db
@@ -34,7 +34,7 @@ def test_the_fit_is_dpengines_fit_on_the_dummy_coded_reports(grouped_survey, opt
     index, reports = simulate_model(
         simulate, grouped_survey, options, n=900, coef=[-0.5, 1.0, -0.8], seed=5
     )
-    result = analysis.survey_regression(
+    result = selectors.survey_regression(
         survey=grouped_survey, question=grouped_survey.questions.first(), confidence=0.9
     )
     X = np.column_stack([index == 1, index == 2]).astype(float)
@@ -59,7 +59,7 @@ def test_the_true_coefficients_are_recovered(grouped_survey, options, simulate):
     # Seeded; each estimate within 4 of its own standard errors (which must be small).
     truth = [-1.0, 1.2, -0.5]
     simulate_model(simulate, grouped_survey, options, n=9000, coef=truth, seed=21)
-    result = analysis.survey_regression(
+    result = selectors.survey_regression(
         survey=grouped_survey, question=grouped_survey.questions.first()
     )
     for coefficient, true_value in zip(result.coefficients, truth, strict=True):
@@ -70,7 +70,7 @@ def test_the_true_coefficients_are_recovered(grouped_survey, options, simulate):
 def test_an_option_nobody_chose_is_left_out(grouped_survey, options, simulate):
     rng = np.random.default_rng(2)
     simulate(grouped_survey, rng.random((200, 2)) < 0.5, [[options[i % 2]] for i in range(200)])
-    result = analysis.survey_regression(
+    result = selectors.survey_regression(
         survey=grouped_survey, question=grouped_survey.questions.first()
     )
     [covariate] = result.covariates
@@ -87,7 +87,7 @@ def test_the_first_chosen_option_becomes_the_reference_when_the_first_is_empty(
 ):
     rng = np.random.default_rng(4)
     simulate(grouped_survey, rng.random((200, 2)) < 0.5, [[options[1 + i % 2]] for i in range(200)])
-    result = analysis.survey_regression(
+    result = selectors.survey_regression(
         survey=grouped_survey, question=grouped_survey.questions.first()
     )
     assert result.covariates[0].reference.label == "Research"
@@ -96,7 +96,7 @@ def test_the_first_chosen_option_becomes_the_reference_when_the_first_is_empty(
 
 def test_too_few_responses_give_a_message_not_a_table(grouped_survey, options, simulate):
     simulate(grouped_survey, [[True, False]] * 4, [[options[0]], [options[1]]] * 2)
-    result = analysis.survey_regression(
+    result = selectors.survey_regression(
         survey=grouped_survey, question=grouped_survey.questions.first()
     )
     assert result.status == RegressionStatus.TOO_FEW
@@ -111,7 +111,7 @@ def test_separated_reports_give_a_clear_message(grouped_survey, options, simulat
     rows = [[options[i % 2]] for i in range(120)]
     reports[1::2, 0] = True
     simulate(grouped_survey, reports, rows)
-    result = analysis.survey_regression(
+    result = selectors.survey_regression(
         survey=grouped_survey, question=grouped_survey.questions.first()
     )
     assert result.status == RegressionStatus.SEPARATION
@@ -120,7 +120,7 @@ def test_separated_reports_give_a_clear_message(grouped_survey, options, simulat
 
 
 def test_no_responses_yet(grouped_survey):
-    result = analysis.survey_regression(
+    result = selectors.survey_regression(
         survey=grouped_survey, question=grouped_survey.questions.first()
     )
     assert result.status == RegressionStatus.NO_RESPONSES
@@ -131,7 +131,7 @@ def test_without_grouping_questions_the_model_is_the_intercept(open_survey):
     rng = np.random.default_rng(9)
     services.simulated_submissions_record(survey=open_survey, reports=rng.random((400, 2)) < 0.4)
     question = open_survey.questions.first()
-    result = analysis.survey_regression(survey=open_survey, question=question)
+    result = selectors.survey_regression(survey=open_survey, question=question)
     assert result.fitted and len(result.coefficients) == 1
     open_survey.refresh_from_db()
     overall = dpengine.estimate(
@@ -153,7 +153,7 @@ def test_the_api_returns_the_coefficient_table(owner_api, grouped_survey, option
     )
     assert response.status_code == 200
     body = response.json()
-    expected = analysis.survey_regression(survey=grouped_survey, question=question, confidence=0.9)
+    expected = selectors.survey_regression(survey=grouped_survey, question=question, confidence=0.9)
     assert body["status"] == "fitted" and body["message"] == ""
     assert body["question_id"] == question.pk
     assert body["n"] == 900 and body["confidence"] == 0.9

@@ -16,9 +16,9 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from surveys import public_results, services
+from surveys import services
 from surveys.models import Submission, Survey
-from surveys.services import grouping, members, translations
+from surveys.services import grouping, members, public_release, translations
 from tests.conftest import PASSWORD, translation_texts
 
 pytestmark = pytest.mark.e2e
@@ -83,7 +83,7 @@ def surveys(make_survey):
         options=[[sales.pk]] * 25 + [[research.pk]] * 15,
         received_on=three_days_ago,
     )
-    public_results.public_results_update(
+    public_release.public_results_update(
         survey=survey, enabled=True, epsilon=1.0, today=three_days_ago
     )
     survey.refresh_from_db()

@@ -15,8 +15,9 @@ import pytest
 from django.utils import timezone
 from scipy.stats import binomtest
 
-from surveys import public_results, selectors, services
+from surveys import selectors, services
 from surveys.models import Submission, Survey
+from surveys.services import public_release
 from tests.e2e.test_respondent import (
     RESPONSES_PATH,
     STORAGE_DUMP,
@@ -259,7 +260,7 @@ def test_public_results_follow_their_schedule_not_the_submissions(
     # whether anyone answered, and anyone with the link could force one by submitting.
     survey = make_survey(min_n=0)
     three_days_ago = timezone.now().date() - datetime.timedelta(days=3)
-    public_results.public_results_update(
+    public_release.public_results_update(
         survey=survey, enabled=True, epsilon=1.0, today=three_days_ago
     )
     public = new_context().new_page()

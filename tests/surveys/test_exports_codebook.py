@@ -20,7 +20,8 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 import dpengine
-from surveys import export_bundles, services, tokens
+from surveys import services, tokens
+from surveys.exports import bundles as export_bundles
 from surveys.models import GroupAnswer, Submission, TallyShard
 from surveys.services import grouping
 from surveys.templatetags.researcher_tags import grouped, pct

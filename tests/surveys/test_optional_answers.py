@@ -13,10 +13,12 @@ import uuid
 from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 import dpengine
 import dpengine.continual
-from surveys import analysis, public_results, selectors, services
+from surveys import selectors, services
+from surveys.exports.r import r_export_rows
 from surveys.models import (
     PREFER_NOT_TO_SAY,
     GroupAnswer,
@@ -26,10 +28,17 @@ from surveys.models import (
     Submission,
     TallyShard,
 )
-from surveys.r_export import r_export_rows
-from surveys.services import grouping
+from surveys.services import grouping, public_release
 from tests.api.conftest import owner_api  # noqa: F401  (the researcher's API client)
 from tests.conftest import question_tallies
+
+
+def published(slug, now):
+    """The public page as a visitor sees it at ``now``: the releases due made, then read."""
+    survey = selectors.public_results_survey(slug=slug)
+    public_release.make_due_releases(survey=survey, today=selectors.utc_today(now))
+    return selectors.public_results(survey=survey, now=now)
+
 
 pytestmark = pytest.mark.django_db
 
@@ -152,7 +161,7 @@ def test_prefer_not_to_say_is_stored_counted_apart_and_in_no_group(survey, respo
     # Red's respondent answered both questions; nobody in Blue; the declined one is in no row.
     assert tallies == {(q1, red): (1, 1), (q2, red): (1, 1), (q1, blue): (0, 0), (q2, blue): (0, 0)}
 
-    breakdown = analysis.survey_breakdown(
+    breakdown = selectors.survey_breakdown(
         survey=survey, grouping_question=survey.grouping_questions.get()
     )
     assert (breakdown.respondents, breakdown.declined, breakdown.skipped) == (1, 1, 1)
@@ -215,7 +224,7 @@ def test_regression_leaves_out_reports_without_a_group_answer(survey, respondent
     groups = [{str(gq): red}, {str(gq): blue}, {str(gq): PREFER_NOT_TO_SAY}, {}]
     for index, chosen in enumerate(groups * 3):
         assert post(respondent, survey, {str(q1): index % 2 == 0}, chosen).status_code == 201
-    result = analysis.survey_regression(survey=survey, question=Question.objects.get(pk=q1))
+    result = selectors.survey_regression(survey=survey, question=Question.objects.get(pk=q1))
     assert (result.n, result.left_out) == (6, 6)
     [covariate] = result.covariates
     assert [level.respondents for level in covariate.levels] == [3, 3]
@@ -250,18 +259,16 @@ def test_the_public_definition_says_which_questions_are_required(survey, respond
 def test_the_public_page_uses_an_optional_questions_own_released_n(survey, respondent, monkeypatch):
     monkeypatch.setattr(dpengine.continual, "sample_discrete_laplace", lambda scale, rng: 0)
     q1, q2, _gq, _red, _blue = ids_of(survey)
-    today = public_results.utc_today()
-    public_results.public_results_update(
+    today = selectors.utc_today()
+    public_release.public_results_update(
         survey=survey, enabled=True, epsilon=1.0, release_days=1, releases=5, today=today
     )
     for index in range(6):
         answers = {str(q1): True} if index % 3 else {str(q1): True, str(q2): index == 0}
         assert post(respondent, survey, answers).status_code == 201
     # Respondents, two yes counts, Q2's report count and one option count per grouping question.
-    assert public_results.noisy_counts(survey=survey) == 1 + 2 + 1 + 1
-    results = public_results.public_results(
-        slug=survey.slug, now=public_results.timezone.now() + timedelta(days=1)
-    )
+    assert selectors.noisy_counts(survey=survey) == 1 + 2 + 1 + 1
+    results = published(slug=survey.slug, now=timezone.now() + timedelta(days=1))
     assert results.respondents == 6
     assert [(row.estimate.n, row.estimate.yes) for row in results.rows] == [(6, 6), (2, 1)]
     assert results.optional_questions == 1

@@ -8,8 +8,8 @@ from django.test import override_settings
 from django.utils import translation
 
 from surveys import selectors, services
-from surveys.codebook import survey_codebook
-from surveys.exports import report_csv_rows
+from surveys.exports.codebook import survey_codebook
+from surveys.exports.csv import report_csv_rows
 from surveys.models import (
     GroupAnswer,
     GroupingOption,
@@ -217,13 +217,13 @@ def test_a_trashed_pilot_keeps_no_pilot_responses(make_survey, owner):
 
 
 def test_a_pilot_makes_no_public_release(make_survey):
-    from surveys import public_results
+    from surveys.services import public_release
 
     survey = make_survey(status="pilot")
-    survey = public_results.public_results_update(survey=survey, enabled=True, epsilon=1.0)
+    survey = public_release.public_results_update(survey=survey, enabled=True, epsilon=1.0)
     send(survey, [True, True])
     later = survey.created_at.date().replace(year=survey.created_at.year + 1)
-    assert public_results.public_results_release(survey=survey, today=later) is None
+    assert public_release.public_results_release(survey=survey, today=later) is None
     assert not PublicRelease.objects.filter(survey=survey).exists()
 
 

@@ -1,12 +1,12 @@
 """Make the public results releases that are due (e.g. from a daily cron job).
 
 Optional: the public page also makes them when it is next viewed. Either way release ``k``
-holds the data before its scheduled date and noise drawn once (surveys/public_results.py).
+holds the data before its scheduled date and noise drawn once (surveys/selectors/public_results.py).
 """
 
 from django.core.management.base import BaseCommand
 
-from surveys.public_results import public_releases_make
+from surveys.services.public_release import public_releases_make
 
 
 class Command(BaseCommand):

@@ -3,8 +3,8 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from .forms import PageForm
-from .models import SurveyMember
+from ..models import SurveyMember
+from .researcher import PageForm
 
 ROLE_CHOICES = [
     (SurveyMember.Role.VIEWER, _("Viewer: sees results, analysis and exports")),

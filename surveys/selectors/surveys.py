@@ -1,13 +1,13 @@
-"""Reads. The only place (with services) that calls dpengine."""
+"""Reads about surveys as objects: lookups by id and slug, roles, the dashboard, the target
+of a submission and the design fingerprint.
 
-import math
-import uuid
-from collections.abc import Iterator
+Reads only: nothing here writes. The estimates and everything else that calls dpengine are
+in the sibling modules (``estimates``, ``breakdown``, ``regression``, ``planning``).
+"""
+
 from dataclasses import dataclass
-from datetime import date, datetime
-from typing import NamedTuple
+from datetime import datetime
 
-from django.conf import settings
 from django.core.exceptions import PermissionDenied
 from django.db.models import (
     BigIntegerField,
@@ -23,99 +23,18 @@ from django.db.models import (
 )
 from django.db.models.functions import Coalesce, Lower
 from django.http import Http404
-from django.utils import timezone
 
-import dpengine
-from dpengine import Estimate, ForcedResponse
-
-from . import languages
-from .columns import question_column
-from .models import (
-    CI_METHODS,
+from .. import languages
+from ..models import (
     GroupingOption,
     GroupingQuestion,
     Question,
-    Submission,
     Survey,
     SurveyMember,
     TallyShard,
     design_fingerprint_of,
     is_slug,
-    question_key,
 )
-
-VALID_METHODS = tuple(code for code, _label in CI_METHODS)
-PLANNING_MARGIN = 0.05
-PLANNING_CONFIDENCE = 0.95
-
-
-@dataclass(frozen=True)
-class PrivacySummary:
-    per_answer_epsilon: float
-    total_epsilon: float
-    questions: int
-    odds_ratio: float  # e^epsilon: how much more likely any report is under one truth
-    respondents_for_margin: int  # for ±PLANNING_MARGIN at PLANNING_CONFIDENCE
-    margin: float
-    confidence: float
-    epsilon_ceiling: float  # the site's MAX_EPSILON_PER_ANSWER
-    # e^(k epsilon) from dpengine's privacy report: the bound on everything one respondent who
-    # answers all k questions sends; 1 with no questions, inf beyond the float range.
-    total_odds: float = 1.0
-
-    @property
-    def exceeds_ceiling(self) -> bool:
-        return self.per_answer_epsilon > self.epsilon_ceiling + 1e-12
-
-
-@dataclass(frozen=True)
-class QuestionEstimate:
-    question_id: int
-    position: int
-    text: str
-    estimate: Estimate
-    suppressed: bool  # fewer reports than the survey's minimum n: numbers are withheld
-    column: str = ""  # "Q1", "Q2"...: as the results page and every export name it
-
-
-@dataclass(frozen=True)
-class SurveyEstimates:
-    survey: Survey
-    design: ForcedResponse
-    confidence: float
-    method: str
-    rows: list[QuestionEstimate]
-    generated_at: datetime
-
-    @property
-    def epsilon(self):
-        return self.design.epsilon
-
-
-def survey_design(*, survey) -> ForcedResponse:
-    return ForcedResponse(p_truth=survey.p_truth, p_forced_yes=survey.p_forced_yes)
-
-
-def design_privacy(*, design, questions) -> PrivacySummary:
-    epsilon = design.epsilon
-    report = dpengine.privacy_report(design, questions=questions) if questions else None
-    return PrivacySummary(
-        per_answer_epsilon=epsilon,
-        total_epsilon=epsilon * questions,
-        questions=questions,
-        odds_ratio=math.exp(epsilon),
-        respondents_for_margin=dpengine.required_sample_size(
-            design=design, margin=PLANNING_MARGIN, confidence=PLANNING_CONFIDENCE
-        ),
-        margin=PLANNING_MARGIN,
-        confidence=PLANNING_CONFIDENCE,
-        epsilon_ceiling=settings.MAX_EPSILON_PER_ANSWER,
-        total_odds=report.total_odds if report else 1.0,
-    )
-
-
-def survey_privacy(*, survey) -> PrivacySummary:
-    return design_privacy(design=survey_design(survey=survey), questions=survey.questions.count())
 
 
 def _responses_total():
@@ -181,31 +100,6 @@ def surveys_in_trash(*, owner):
 
 def survey_in_trash(*, owner, survey_id) -> bool:
     return Survey.all_objects.filter(pk=survey_id, owner=owner, deleted_at__isnull=False).exists()
-
-
-@dataclass(frozen=True)
-class SurveyTallies:
-    """A survey's running tallies as stored now: the sum of its tally shards."""
-
-    responses: int
-    reports: dict  # {"q<question id>": (reports, yes reports)}
-
-    def of(self, question_id) -> tuple[int, int]:
-        """``(reports, yes reports)`` of one question."""
-        return self.reports.get(question_key(question_id), (0, 0))
-
-
-def survey_tallies(*, survey) -> SurveyTallies:
-    """One query over at most ``TALLY_SHARDS`` rows, whatever the number of responses."""
-    responses, reports = 0, {}
-    for shard_responses, shard_reports in TallyShard.objects.filter(survey=survey).values_list(
-        "responses", "reports"
-    ):
-        responses += shard_responses
-        for key, (n, yes) in shard_reports.items():
-            have_n, have_yes = reports.get(key, (0, 0))
-            reports[key] = (have_n + n, have_yes + yes)
-    return SurveyTallies(responses=responses, reports=reports)
 
 
 def survey_for_owner(*, owner, survey_id) -> Survey:
@@ -406,66 +300,3 @@ def survey_design_fingerprint(*, survey) -> str:
 
 def survey_questions(*, survey) -> list[Question]:
     return list(survey.questions.all())
-
-
-def survey_estimates(*, survey, confidence=None, method=None) -> SurveyEstimates:
-    """Per-question estimates from the running tallies: cost independent of response count."""
-    confidence = survey.confidence if confidence is None else confidence
-    method = survey.ci_method if method is None else method
-    design = survey_design(survey=survey)
-    rows = []
-    # The tallies as stored now, not as ``survey`` was read: submissions keep arriving.
-    tallies = survey_tallies(survey=survey)
-    for index, question in enumerate(survey.questions.all()):
-        reports, yes = tallies.of(question.pk)
-        est = dpengine.estimate(
-            yes=yes,
-            n=reports,
-            design=design,
-            confidence=confidence,
-            method=method,
-        )
-        rows.append(
-            QuestionEstimate(
-                question_id=question.pk,
-                position=question.position,
-                text=question.text,
-                estimate=est,
-                suppressed=reports < survey.min_n,
-                column=question_column(index),
-            )
-        )
-    return SurveyEstimates(
-        survey=survey,
-        design=design,
-        confidence=confidence,
-        method=method,
-        rows=rows,
-        generated_at=timezone.now(),
-    )
-
-
-class SubmissionReports(NamedTuple):
-    submission_id: uuid.UUID
-    received_on: date
-    bits: list  # reported bit per yes/no question, in position order (None if missing)
-
-
-def survey_report_rows(*, survey, chunk_size=10000) -> Iterator[SubmissionReports]:
-    """Every submission's randomized reports, ordered by submission id, streamed.
-
-    By submission id, which the respondent's browser drew at random, so the order says
-    nothing about when anyone answered (arrival order could be matched with other records).
-    Reads straight from the database in chunks (the unique index on (survey, submission id)
-    serves the order), so a million-row export needs memory for one chunk, not the whole
-    survey.
-    """
-    keys = [question_key(qid) for qid in survey.questions.values_list("id", flat=True)]
-    rows = (
-        Submission.objects.filter(survey=survey)
-        .order_by("submission_id")
-        .values_list("submission_id", "received_on", "reports")
-        .iterator(chunk_size=chunk_size)
-    )
-    for submission_uuid, received_on, reports in rows:
-        yield SubmissionReports(submission_uuid, received_on, [reports.get(k) for k in keys])

@@ -1,7 +1,7 @@
 """CSV exports shared by the researcher pages and the API, streamed row by row.
 
-Columns are named as the interface names them (``surveys.codebook``); the ZIP and Excel
-downloads that bundle these files with their codebook are in ``surveys.export_bundles``.
+Columns are named as the interface names them (``surveys.exports.codebook``); the ZIP and Excel
+downloads that bundle these files with their codebook are in ``surveys.exports.bundles``.
 """
 
 import csv
@@ -12,9 +12,9 @@ from operator import itemgetter
 from django.http import StreamingHttpResponse
 from django.utils import timezone
 
+from ..models import GroupAnswer
+from ..selectors import SurveyEstimates, survey_report_rows
 from .codebook import Codebook, codebook_rows
-from .models import GroupAnswer
-from .selectors import SurveyEstimates, survey_report_rows
 
 # A spreadsheet treats a cell starting with one of these as a formula (CSV injection).
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")

@@ -1,6 +1,6 @@
 """Export for R: randomized reports with grouping covariates, and the matching rr code.
 
-The raw reports file (``exports.report_rows``), under its own name: one CSV row per
+The raw reports file (``exports.csv.report_rows``), under its own name: one CSV row per
 submission, ``submission_id``, ``received_on``, one 0/1 column ``Q1``…``Qn`` per yes/no
 question in display order (the RANDOMIZED report; empty when not answered) and one column
 ``G1``…``Gm`` per grouping question (the chosen option's label, see ``r_label``).
@@ -22,16 +22,16 @@ from dataclasses import dataclass
 
 from django.utils import timezone
 
+from ..selectors import survey_design
 from .codebook import survey_codebook
 from .columns import grouping_column, question_column
-from .exports import escape_label, report_csv_rows, stream_csv
-from .selectors import survey_design
+from .csv import escape_label, report_csv_rows, stream_csv
 
 R_READ_OPTIONS = 'fileEncoding = "UTF-8", colClasses = "character", na.strings = ""'
 
 
 def r_label(label: str) -> str:
-    """An option label as the CSV for R holds it (``exports.escape_label``): a leading ``'``
+    """An option label as the CSV for R holds it (``exports.csv.escape_label``): a leading ``'``
     when it starts like a formula or with ``'``, so the R code can undo it exactly."""
     return escape_label(label)
 
@@ -91,7 +91,7 @@ def r_string(text: str) -> str:
 def r_snippet(*, survey, question, covariates) -> str:
     """R code fitting ``question`` on the grouping questions with rr's ``rrreg``.
 
-    ``covariates`` are the regression's (``analysis.survey_regression``): each grouping
+    ``covariates`` are the regression's (``selectors.survey_regression``): each grouping
     question's levels are the options it used, the reference first, so R's reference level
     (a factor's first) is the product's. A grouping question with fewer than two such options
     adds no term (R refuses a one-level factor); its missing answers still drop the row, as

@@ -16,8 +16,9 @@ from django.http import FileResponse, StreamingHttpResponse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from ..selectors import SurveyEstimates, survey_estimates
 from .codebook import Codebook, codebook_rows, survey_codebook
-from .exports import (
+from .csv import (
     codebook_csv_rows,
     csv_safe,
     estimate_csv_rows,
@@ -25,7 +26,6 @@ from .exports import (
     report_csv_rows,
     report_rows,
 )
-from .selectors import SurveyEstimates, survey_estimates
 
 XLSX_CONTENT_TYPE = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
 # An Excel sheet's row limit, header included.

@@ -28,12 +28,11 @@ from django.utils.translation import gettext as _
 
 from dpengine import ForcedResponse
 
-from . import __version__
-from .analysis import survey_grouping_questions
+from .. import __version__
+from ..languages import survey_languages
+from ..models import GroupingQuestion, Question, Survey
+from ..selectors import survey_design, survey_grouping_questions
 from .columns import grouping_column, question_column
-from .languages import survey_languages
-from .models import GroupingQuestion, Question, Survey
-from .selectors import survey_design
 
 CODEBOOK_HEADER = [
     "section",

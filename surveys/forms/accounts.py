@@ -6,8 +6,8 @@ from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from .login_throttle import login_block
-from .tokens import NAME_MAX_LENGTH
+from ..login_throttle import login_block
+from ..tokens import NAME_MAX_LENGTH
 
 
 class ThrottledLoginMixin:

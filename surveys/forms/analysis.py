@@ -3,48 +3,42 @@
 Input shape at the edge; meaning is checked again by the services and selectors.
 """
 
+from collections.abc import Callable
+from typing import NamedTuple
+
 from django import forms
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from dpengine import ForcedResponse
-
-from .columns import grouping_column
-from .forms import (
+from .. import limits
+from ..exports.columns import grouping_column, question_column
+from ..models import CI_METHODS
+from ..selectors import design_from_coins
+from .researcher import (
     COIN_LABELS,
     CoinField,
     PageForm,
     confidence_choices,
     preset_choices,
+    question_text_field,
     required_answer_field,
     resolve_coins,
-)
-from .limits import MAX_OPTIONS
-from .models import CI_METHODS
-from .public_results import (
-    EPSILON_MAX,
-    EPSILON_MIN,
-    RELEASE_DAYS_MAX,
-    RELEASE_DAYS_MIN,
-    RELEASES_MAX,
-    RELEASES_MIN,
 )
 
 
 class GroupingQuestionForm(PageForm):
-    text = forms.CharField(
+    text = question_text_field(
         label=_("Grouping question"),
-        max_length=1000,
-        widget=forms.Textarea(attrs={"rows": 2}),
         help_text=_("For example “Which department do you work in?”"),
     )
     options = forms.CharField(
         label=_("Options, one per line"),
-        max_length=MAX_OPTIONS * 210,
+        # Room for every option and its line break, with some slack for spaces around labels.
+        max_length=limits.MAX_OPTIONS * (limits.OPTION_LABEL_MAX_LENGTH + 10),
         widget=forms.Textarea(attrs={"rows": 4}),
         help_text=format_lazy(
             _("From 2 to {max} options. The first one is the reference group in the regression."),
-            max=MAX_OPTIONS,
+            max=limits.MAX_OPTIONS,
         ),
     )
     required = required_answer_field(
@@ -78,65 +72,67 @@ def _level_field():
     return forms.TypedChoiceField(label=_("Confidence level"), coerce=float)
 
 
+class Offer(NamedTuple):
+    """A query form's field offering the survey's questions or grouping questions, each
+    labelled as the results name it ("Q1: …")."""
+
+    field: str
+    keyword: str  # the form's keyword argument that passes them in
+    column: Callable[[int], str]  # the column name of the item at a 0-based index
+    invalid: str  # the message for any other value
+
+
+NOT_A_GROUPING_QUESTION = _(
+    "Choose one of this survey’s grouping questions; %(value)s is not one of them."
+)
+NOT_A_QUESTION = _("Choose one of this survey’s yes/no questions; %(value)s is not one of them.")
+
+
 class _SurveyQueryForm(PageForm):
     """A GET form whose missing values fall back to the survey's defaults."""
 
-    DEFAULT_KEYS = ()
+    OFFERS: Offer | None = None
 
-    def __init__(self, data=None, *, survey, defaults, **kwargs):
-        merged = dict(defaults)
+    def __init__(self, data=None, *, survey, defaults=None, **kwargs):
+        offered = kwargs.pop(self.OFFERS.keyword) if self.OFFERS else ()
+        merged = {"level": survey.confidence}
+        if "method" in self.base_fields:
+            merged["method"] = survey.ci_method
+        if self.OFFERS:
+            merged[self.OFFERS.field] = offered[0].pk if offered else ""
+        merged.update(defaults or {})
         if data is not None:
-            merged.update({key: data[key] for key in defaults if key in data})
+            merged.update({key: data[key] for key in merged if key in data})
         super().__init__(merged, **kwargs)
         self.survey = survey
-        if "level" in self.fields:
-            self.fields["level"].choices = confidence_choices(survey.confidence)
-            self.fields["level"].error_messages["invalid_choice"] = _(
-                "Choose one of the offered confidence levels; %(value)s is not one of them."
+        self.fields["level"].choices = confidence_choices(survey.confidence)
+        self.fields["level"].error_messages["invalid_choice"] = _(
+            "Choose one of the offered confidence levels; %(value)s is not one of them."
+        )
+        if "method" in self.fields:
+            self.fields["method"].error_messages["invalid_choice"] = _(
+                "Choose one of the offered interval methods; %(value)s is not one of them."
             )
+        if self.OFFERS:
+            field = self.fields[self.OFFERS.field]
+            field.choices = [
+                (item.pk, f"{self.OFFERS.column(index)}: {item.text}")
+                for index, item in enumerate(offered)
+            ]
+            field.error_messages["invalid_choice"] = self.OFFERS.invalid
 
 
 class BreakdownForm(_SurveyQueryForm):
     by = forms.TypedChoiceField(label=_("Break down by"), coerce=int)
     method = forms.ChoiceField(label=_("Interval method"), choices=CI_METHODS)
     level = _level_field()
-
-    def __init__(self, data=None, *, survey, grouping_questions):
-        defaults = {
-            "by": grouping_questions[0].pk if grouping_questions else "",
-            "method": survey.ci_method,
-            "level": survey.confidence,
-        }
-        super().__init__(data, survey=survey, defaults=defaults)
-        self.fields["by"].choices = [
-            (gq.pk, f"{grouping_column(index)}: {gq.text}")
-            for index, gq in enumerate(grouping_questions)
-        ]
-        self.fields["by"].error_messages["invalid_choice"] = _(
-            "Choose one of this survey’s grouping questions; %(value)s is not one of them."
-        )
-        self.fields["method"].error_messages["invalid_choice"] = _(
-            "Choose one of the offered interval methods; %(value)s is not one of them."
-        )
+    OFFERS = Offer("by", "grouping_questions", grouping_column, NOT_A_GROUPING_QUESTION)
 
 
 class RegressionForm(_SurveyQueryForm):
     question = forms.TypedChoiceField(label=_("Yes/no question"), coerce=int)
     level = _level_field()
-
-    def __init__(self, data=None, *, survey, questions):
-        defaults = {
-            "question": questions[0].pk if questions else "",
-            "level": survey.confidence,
-        }
-        super().__init__(data, survey=survey, defaults=defaults)
-        self.fields["question"].choices = [
-            (question.pk, f"Q{index}: {question.text}")
-            for index, question in enumerate(questions, start=1)
-        ]
-        self.fields["question"].error_messages["invalid_choice"] = _(
-            "Choose one of this survey’s yes/no questions; %(value)s is not one of them."
-        )
+    OFFERS = Offer("question", "questions", question_column, NOT_A_QUESTION)
 
 
 GOAL_MARGIN = "margin"
@@ -222,7 +218,7 @@ class PlannerForm(_SurveyQueryForm):
         data = self.cleaned_data
         prevalence = data.get("prevalence")
         return {
-            "design": ForcedResponse(p_truth=data["p_truth"], p_forced_yes=data["p_forced_yes"]),
+            "design": design_from_coins(p_truth=data["p_truth"], p_forced_yes=data["p_forced_yes"]),
             "goal": data["goal"],
             "confidence": data["level"],
             "margin": data["margin"] / 100,
@@ -238,8 +234,8 @@ class PublicResultsForm(PageForm):
     )
     public_epsilon = forms.FloatField(
         label=_("Total ε for the public page (all publications together)"),
-        min_value=EPSILON_MIN,
-        max_value=EPSILON_MAX,
+        min_value=limits.PUBLIC_EPSILON_MIN,
+        max_value=limits.PUBLIC_EPSILON_MAX,
         help_text=_(
             "Smaller ε: more noise in the published counts, better protection of who took part."
         ),
@@ -247,14 +243,14 @@ class PublicResultsForm(PageForm):
     public_epsilon.widget.attrs.update({"step": "any", "inputmode": "decimal"})
     public_release_days = forms.IntegerField(
         label=_("Publish every … days"),
-        min_value=RELEASE_DAYS_MIN,
-        max_value=RELEASE_DAYS_MAX,
+        min_value=limits.PUBLIC_RELEASE_DAYS_MIN,
+        max_value=limits.PUBLIC_RELEASE_DAYS_MAX,
         help_text=_("New results appear on this schedule, at midnight UTC."),
     )
     public_releases_max = forms.IntegerField(
         label=_("Number of publications"),
-        min_value=RELEASES_MIN,
-        max_value=RELEASES_MAX,
+        min_value=limits.PUBLIC_RELEASES_MIN,
+        max_value=limits.PUBLIC_RELEASES_MAX,
         help_text=_(
             "The total ε is shared by this many publications; after the last one the results "
             "no longer change. More publications: a little more noise in each."

@@ -6,16 +6,10 @@ from django import forms
 from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
-from dpengine import PRESETS
+from .. import limits
+from ..models import CI_METHODS
+from ..selectors import CUSTOM_DESIGN, design_presets, preset_for
 
-from .models import CI_METHODS
-
-CUSTOM = "custom"
-# Coins are probabilities a person types in; beyond three decimals the designs become so
-# extreme that no survey could use them (and sample sizes overflow), so they are refused.
-COIN_MIN = 0.001
-COIN_MAX = 0.999
-CONFIDENCE_LEVELS = (0.80, 0.90, 0.95, 0.99)
 # Translated names for the presets dpengine ships; an unknown future preset shows its own label.
 PRESET_LABELS = {
     "classic": _("Classic two coins — half answer truthfully, ε = ln 3 ≈ 1.10"),
@@ -29,32 +23,13 @@ COIN_LABELS = {
 
 
 def preset_choices():
-    choices = [(key, PRESET_LABELS.get(key, preset.label)) for key, preset in PRESETS.items()]
-    return [*choices, (CUSTOM, _("Custom coins"))]
-
-
-def preset_for(*, p_truth, p_forced_yes):
-    """The key of the preset with exactly these coins, or ``custom``."""
-    for key, preset in PRESETS.items():
-        design = preset.design
-        if float(design.p_truth) == p_truth and float(design.p_forced_yes) == p_forced_yes:
-            return key
-    return CUSTOM
-
-
-def preset_coins():
-    """``{key: {"p_truth": ..., "p_forced_yes": ...}}`` for the builder's preset buttons."""
-    return {
-        key: {
-            "p_truth": float(preset.design.p_truth),
-            "p_forced_yes": float(preset.design.p_forced_yes),
-        }
-        for key, preset in PRESETS.items()
-    }
+    presets = design_presets()
+    choices = [(key, PRESET_LABELS.get(key, preset.label)) for key, preset in presets.items()]
+    return [*choices, (CUSTOM_DESIGN, _("Custom coins"))]
 
 
 def confidence_choices(extra=None):
-    levels = sorted({*CONFIDENCE_LEVELS, *([extra] if extra else [])})
+    levels = sorted({*limits.CONFIDENCE_LEVELS, *([extra] if extra else [])})
     return [(level, f"{level * 100:g} %") for level in levels]
 
 
@@ -65,10 +40,10 @@ def _clean_coin(value):
         raise forms.ValidationError(
             _("Must lie strictly between 0 and 1, got %(value)s."), params={"value": f"{value:g}"}
         )
-    if not COIN_MIN <= value <= COIN_MAX:
+    if not limits.COIN_MIN <= value <= limits.COIN_MAX:
         raise forms.ValidationError(
             _("Must be between %(min)s and %(max)s, got %(value)s."),
-            params={"min": COIN_MIN, "max": COIN_MAX, "value": f"{value:g}"},
+            params={"min": limits.COIN_MIN, "max": limits.COIN_MAX, "value": f"{value:g}"},
         )
     return value
 
@@ -80,12 +55,13 @@ def resolve_coins(form, cleaned):
     True when a preset supplied the coins.
     """
     preset = cleaned.get("preset")
-    if preset in PRESETS:
-        design = PRESETS[preset].design
+    presets = design_presets()
+    if preset in presets:
+        design = presets[preset].design
         cleaned["p_truth"] = float(design.p_truth)
         cleaned["p_forced_yes"] = float(design.p_forced_yes)
         return True
-    if preset == CUSTOM:
+    if preset == CUSTOM_DESIGN:
         for name in ("p_truth", "p_forced_yes"):
             if name in form.errors:
                 continue
@@ -115,11 +91,11 @@ class CoinField(forms.FloatField):
 class SurveyForm(PageForm):
     """Survey settings; with ``frozen=True`` the coins are shown but cannot change."""
 
-    title = forms.CharField(label=_("Title"), max_length=200)
+    title = forms.CharField(label=_("Title"), max_length=limits.TITLE_MAX_LENGTH)
     intro = forms.CharField(
         label=_("Introduction shown to respondents"),
         required=False,
-        max_length=5000,
+        max_length=limits.INTRO_MAX_LENGTH,
         widget=forms.Textarea(attrs={"rows": 4}),
         help_text=_("Who runs the survey, what it is for, how long it takes."),
     )
@@ -157,13 +133,13 @@ class SurveyForm(PageForm):
     min_n = forms.IntegerField(
         label=_("Minimum responses before a question’s estimate is shown"),
         min_value=0,
-        max_value=100000,
+        max_value=limits.MIN_N_MAX,
         help_text=_("Below this number of responses the results page withholds the numbers."),
     )
     consent_text = forms.CharField(
         label=_("Consent text (optional)"),
         required=False,
-        max_length=5000,
+        max_length=limits.CONSENT_MAX_LENGTH,
         widget=forms.Textarea(attrs={"rows": 4}),
         help_text=_(
             "When set, respondents read it first and see the questions only after ticking "
@@ -175,7 +151,7 @@ class SurveyForm(PageForm):
         label=_("Response target (optional)"),
         required=False,
         min_value=1,
-        max_value=10_000_000,
+        max_value=limits.RESPONSE_TARGET_MAX,
         help_text=_(
             "How many responses you aim for: shown as progress on the dashboard and results."
         ),
@@ -279,11 +255,19 @@ def required_answer_field(*, initial, help_text):
     )
 
 
-class QuestionForm(PageForm):
-    text = forms.CharField(
-        label=_("Question (answered yes or no)"),
-        max_length=1000,
+def question_text_field(*, label, help_text, max_length=limits.QUESTION_TEXT_MAX_LENGTH):
+    """The builder's text box of a question (yes/no or grouping): two rows to start with."""
+    return forms.CharField(
+        label=label,
+        max_length=max_length,
         widget=forms.Textarea(attrs={"rows": 2}),
+        help_text=help_text,
+    )
+
+
+class QuestionForm(PageForm):
+    text = question_text_field(
+        label=_("Question (answered yes or no)"),
         help_text=_("Ask about one behaviour, so that “yes” has a single meaning."),
     )
     required = required_answer_field(
@@ -299,18 +283,16 @@ class QuestionForm(PageForm):
         return {"text": question.text, "required": question.required}
 
 
-QUESTION_MAX_LENGTH = 1000
-QUESTIONS_PER_PASTE = 100  # services.MAX_QUESTIONS: no survey holds more
+QUESTIONS_PER_PASTE = limits.MAX_QUESTIONS  # no survey holds more
 
 
 class QuestionAddForm(PageForm):
     """The builder's add box: one question, or several pasted one per line."""
 
-    text = forms.CharField(
+    text = question_text_field(
         label=_("Question (answered yes or no)"),
         # Room for a survey's worth of questions; each line is checked on its own below.
-        max_length=QUESTIONS_PER_PASTE * (QUESTION_MAX_LENGTH + 2),
-        widget=forms.Textarea(attrs={"rows": 2}),
+        max_length=QUESTIONS_PER_PASTE * (limits.QUESTION_TEXT_MAX_LENGTH + 2),
         help_text=_(
             "Ask about one behaviour, so that “yes” has a single meaning. To add several "
             "questions at once, put one per line."
@@ -329,10 +311,10 @@ class QuestionAddForm(PageForm):
                 % {"max": QUESTIONS_PER_PASTE, "n": len(texts)}
             )
         for number, text in enumerate(texts, start=1):
-            if len(text) > QUESTION_MAX_LENGTH:
+            if len(text) > limits.QUESTION_TEXT_MAX_LENGTH:
                 raise forms.ValidationError(
                     _("Question %(number)d has %(n)d characters; at most %(max)d are allowed.")
-                    % {"number": number, "n": len(text), "max": QUESTION_MAX_LENGTH}
+                    % {"number": number, "n": len(text), "max": limits.QUESTION_TEXT_MAX_LENGTH}
                 )
         return texts
 
@@ -403,7 +385,7 @@ class DashboardForm(PageForm):
     q = forms.CharField(
         label=_("Search by title or link"),
         required=False,
-        max_length=200,
+        max_length=limits.TITLE_MAX_LENGTH,
         widget=forms.SearchInput(attrs={"autocomplete": "off"}),
     )
     sort = forms.ChoiceField(

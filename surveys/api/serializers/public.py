@@ -1,0 +1,198 @@
+"""Request and response shapes of the public endpoints: what a respondent's browser needs,
+and the submission it sends."""
+
+from django.utils.translation import gettext_lazy as _
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from ... import languages, selectors
+from ...models import PREFER_NOT_TO_SAY, Survey
+from ...services import schedule
+from .fields import RejectUnknownFieldsMixin, StrictBooleanField
+
+# --- public: what a respondent's browser needs --------------------------------------------
+
+
+class PublicQuestionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    text = serializers.CharField()
+    required = serializers.BooleanField(
+        help_text="False: the respondent may skip it; the submission then has no key for it."
+    )
+
+
+class PublicGroupingOptionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    label = serializers.CharField()
+
+
+class PublicGroupingQuestionSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    text = serializers.CharField()
+    required = serializers.BooleanField(
+        help_text="False: the respondent may skip it (no key in `groups`). Required or not, "
+        f'"{PREFER_NOT_TO_SAY}" is always an accepted answer ("Prefer not to say").'
+    )
+    options = PublicGroupingOptionSerializer(many=True, source="options.all")
+
+
+class PublicSurveySerializer(serializers.Serializer):
+    slug = serializers.CharField()
+    title = serializers.CharField()
+    intro = serializers.CharField()
+    language = serializers.CharField(
+        help_text="The language of the texts here: the requested one (`?lang=`, else the "
+        "browser's Accept-Language) when the survey is offered in it, else `default_language`."
+    )
+    default_language = serializers.SerializerMethodField(
+        help_text="The language the survey is written in."
+    )
+    languages = serializers.SerializerMethodField(
+        help_text="The languages the survey is offered in, `default_language` first."
+    )
+    status = serializers.ChoiceField(choices=Survey.Status.choices)
+    accepting_responses = serializers.SerializerMethodField(
+        help_text="A pilot, or an open survey within its schedule (`opens_at`, `closes_at`)."
+    )
+    pilot = serializers.BooleanField(
+        source="is_pilot",
+        help_text="A pilot: responses are taken to test the survey and discarded before the "
+        "real study; the page says so.",
+    )
+    opens_at = serializers.DateTimeField(allow_null=True)
+    closes_at = serializers.DateTimeField(allow_null=True)
+    consent_text = serializers.CharField(
+        help_text="When not empty, show it first; the questions appear once it is accepted."
+    )
+    consent_version = serializers.IntegerField()
+    p_truth = serializers.FloatField()
+    p_forced_yes = serializers.FloatField()
+    epsilon_per_answer = serializers.SerializerMethodField()
+    epsilon_total = serializers.SerializerMethodField()
+    questions = PublicQuestionSerializer(many=True, source="questions.all")
+    grouping_questions = PublicGroupingQuestionSerializer(
+        many=True,
+        source="grouping_questions.all",
+        help_text="Multiple-choice questions answered as given, NOT randomized; epsilon does "
+        "not cover them. Each answered one has one option id, or "
+        f'"{PREFER_NOT_TO_SAY}", in the submission\'s `groups`; optional ones may be left out.',
+    )
+
+    design_fingerprint = serializers.SerializerMethodField(
+        help_text="Names the coins and questions this definition randomizes with; send it back "
+        "with the submission. It never changes once the survey has opened."
+    )
+    shared_devices = serializers.BooleanField(
+        help_text="True when several people answer on one device: the browser keeps nothing "
+        "about a respondent after a successful send."
+    )
+
+    def get_epsilon_per_answer(self, survey) -> float:
+        return selectors.survey_design(survey=survey).epsilon
+
+    def get_epsilon_total(self, survey) -> float:
+        return self.get_epsilon_per_answer(survey) * len(survey.questions.all())
+
+    def get_default_language(self, survey) -> str:
+        # Set on a survey read through languages.survey_for_respondent (texts localized).
+        return getattr(survey, "default_language", survey.language)
+
+    def get_languages(self, survey) -> list[str]:
+        offered = getattr(survey, "languages", None)
+        return offered if offered is not None else languages.survey_languages(survey=survey)
+
+    def get_design_fingerprint(self, survey) -> str:
+        return selectors.survey_design_fingerprint(survey=survey)
+
+    def get_accepting_responses(self, survey) -> bool:
+        return schedule.accepts_responses(survey)
+
+    def to_representation(self, survey):
+        data = super().to_representation(survey)
+        if survey.status == Survey.Status.CLOSED:
+            # Nothing left to answer: a closed survey's questions are not published any more.
+            data["questions"], data["grouping_questions"] = [], []
+        return data
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "additionalProperties": {"type": "boolean"},
+        "example": {"17": True, "18": False},
+    }
+)
+class AnswersField(serializers.DictField):
+    child = StrictBooleanField()
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "additionalProperties": {"type": "string", "pattern": f"^([0-9]+|{PREFER_NOT_TO_SAY})$"},
+        "example": {"3": "12", "4": PREFER_NOT_TO_SAY},
+    }
+)
+class GroupsField(serializers.DictField):
+    child = serializers.CharField(max_length=20)
+
+
+class SubmissionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    """The submission body as the OpenAPI schema documents it.
+
+    The endpoint does not run it: every respondent calls the endpoint, and running this
+    serializer (DRF deep-copies its fields for every instance) took about 15% of the endpoint's
+    throughput (``bench/bench_submissions.py``). ``submission_fields`` checks which
+    fields a body has, and ``services.submission_receive`` checks their values, against the
+    survey (question ids, every question answered, survey state), with messages that name the
+    field. Anything beyond the randomized bits is refused: a client must not leak more than
+    they carry.
+    """
+
+    submission_id = serializers.UUIDField(help_text="Generated by the client; retries reuse it.")
+    answers = AnswersField(
+        help_text="Question id -> the RANDOMIZED bit, never the true answer. Every required "
+        "question has a key; a skipped optional question has none (a missing required one is "
+        "a 400 naming `answers.<question id>`)."
+    )
+    groups = GroupsField(
+        required=False,
+        help_text="Grouping question id -> chosen option id, or "
+        f'"{PREFER_NOT_TO_SAY}", sent as given (not randomized). Every required grouping '
+        "question has a key (a missing one is a 400 naming `groups.<id>`); a skipped optional "
+        "one has none.",
+    )
+    design_fingerprint = serializers.CharField(
+        required=False,
+        help_text="The `design_fingerprint` of the survey definition the answers were "
+        "randomized with. Optional; when present and not the survey's, the submission is "
+        "refused with 409 and nothing is stored (reload the definition).",
+    )
+
+
+def submission_fields(data) -> dict:
+    """The keyword arguments for ``services.submission_receive`` from a submission body.
+
+    The body must be an object with exactly ``SubmissionSerializer``'s fields, the required
+    ones present; the values go on as sent (the service validates them).
+    """
+    if not isinstance(data, dict):
+        message = serializers.Serializer.default_error_messages["invalid"].format(
+            datatype=type(data).__name__
+        )
+        raise serializers.ValidationError({"non_field_errors": [message]})
+    declared = SubmissionSerializer._declared_fields
+    unknown = sorted(str(key) for key in data.keys() - declared.keys())
+    if unknown:
+        raise serializers.ValidationError({unknown[0]: [_("Unknown field.")]})
+    missing = [name for name, field in declared.items() if field.required and name not in data]
+    if missing:
+        raise serializers.ValidationError(
+            {name: [serializers.Field.default_error_messages["required"]] for name in missing}
+        )
+    return data
+
+
+class SubmissionAcceptedSerializer(serializers.Serializer):
+    submission_id = serializers.UUIDField()
+    status = serializers.CharField()

@@ -1,0 +1,298 @@
+"""Request and response shapes of the researcher's surveys and their estimates. Types and
+ranges are checked here; meaning (design validity, frozen surveys, question ids of a survey)
+is checked by the services."""
+
+from django.conf import settings
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from ... import languages, limits, selectors
+from ...models import CI_METHODS, Survey
+from ...services import schedule
+from .fields import (
+    ConfidenceField,
+    ProbabilityField,
+    RejectUnknownFieldsMixin,
+    StrictBooleanField,
+    StrictCharField,
+    StrictIntegerField,
+    finite,
+)
+
+# --- researcher: surveys ------------------------------------------------------------------
+
+
+def _translations_schema(fields, example):
+    return {
+        "type": "object",
+        "description": "Texts in the site's other languages (en, ko, zh-hans; not the "
+        "survey's own `language`): language code -> {field: text}. Writing replaces the "
+        "object's translations whole; a blank or missing text is untranslated. A language is "
+        "offered to respondents once every text of the survey has its translation.",
+        "additionalProperties": {
+            "type": "object",
+            "properties": {name: {"type": "string"} for name in fields},
+            "additionalProperties": False,
+        },
+        "example": example,
+    }
+
+
+@extend_schema_field(_translations_schema(["text"], {"ko": {"text": "..."}}))
+class QuestionTranslationsField(serializers.Field):
+    """Shape checked by ``translations.clean_translations`` (it names the bad language/field)."""
+
+    def to_internal_value(self, data):
+        return data
+
+    def to_representation(self, value):
+        return value or {}
+
+
+@extend_schema_field(
+    _translations_schema(
+        ["title", "intro", "consent_text"], {"ko": {"title": "...", "intro": "..."}}
+    )
+)
+class SurveyTranslationsField(QuestionTranslationsField):
+    pass
+
+
+class QuestionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    id = serializers.IntegerField(read_only=True)
+    position = serializers.IntegerField(read_only=True)
+    text = StrictCharField(max_length=limits.QUESTION_TEXT_MAX_LENGTH)
+    required = StrictBooleanField(
+        default=True,
+        help_text="Whether a respondent must answer it (default true). A respondent who skips "
+        "an optional question sends nothing for it; its estimate uses only the reports it got.",
+    )
+    translations = QuestionTranslationsField(
+        required=False,
+        help_text='The question\'s text in other languages: {"ko": {"text": ...}}. Frozen '
+        "with the questions at the first opening.",
+    )
+
+    def validate(self, attrs):
+        # PATCH makes fields optional down to nested ones, but a question in the list replaces
+        # an old one whole: it needs its text.
+        if "text" not in attrs:
+            raise serializers.ValidationError({"text": [_("This field is required.")]})
+        return attrs
+
+
+class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    """A survey as the researcher sees it; also the body of create (POST) and update (PATCH)."""
+
+    id = serializers.IntegerField(read_only=True)
+    slug = serializers.CharField(read_only=True)
+    title = StrictCharField(max_length=limits.TITLE_MAX_LENGTH)
+    intro = StrictCharField(max_length=limits.INTRO_MAX_LENGTH, allow_blank=True, required=False)
+    language = serializers.ChoiceField(choices=settings.LANGUAGES, required=False)
+    status = serializers.ChoiceField(choices=Survey.Status.choices, read_only=True)
+    p_truth = ProbabilityField(help_text="Probability that coin 1 says 'answer truthfully'.")
+    p_forced_yes = ProbabilityField(help_text="Probability that coin 2 forces 'yes'.")
+    confidence = ConfidenceField(required=False)
+    ci_method = serializers.ChoiceField(choices=CI_METHODS, required=False)
+    min_n = StrictIntegerField(min_value=0, max_value=limits.MIN_N_MAX, required=False)
+    shared_devices = StrictBooleanField(
+        required=False,
+        help_text="Several people answer on one device (lab tablet, kiosk, family computer): "
+        "the browser keeps nothing about a respondent after a successful send, so the next "
+        "person draws fresh coins. Default false: a retake in the same browser replays the "
+        "first submission and is stored once.",
+    )
+    epsilon = serializers.SerializerMethodField(help_text="Privacy loss of one answer.")
+    epsilon_total = serializers.SerializerMethodField(
+        help_text="Privacy loss of a respondent answering every question."
+    )
+    response_count = serializers.IntegerField(read_only=True)
+    questions_locked = serializers.BooleanField(
+        source="is_frozen",
+        read_only=True,
+        help_text="True once the survey has been opened: questions and coins can no longer "
+        "change (duplicate the survey instead).",
+    )
+    questions = QuestionSerializer(many=True, max_length=limits.MAX_QUESTIONS)
+    translations = SurveyTranslationsField(
+        required=False,
+        help_text='The title and intro in other languages: {"ko": {"title": ..., '
+        '"intro": ...}}. Editable at any time, like the title and intro.',
+    )
+    languages = serializers.SerializerMethodField(
+        help_text="The languages respondents are offered: the survey's own `language` first, "
+        "then each language every text is translated into."
+    )
+    consent_text = StrictCharField(
+        max_length=limits.CONSENT_MAX_LENGTH,
+        allow_blank=True,
+        required=False,
+        help_text="Shown to respondents before the questions, which appear once they accept "
+        "it; empty for none. Frozen with the questions when the survey first opens.",
+    )
+    consent_version = serializers.IntegerField(
+        read_only=True,
+        help_text="Counts the changes of `consent_text` (0: never set). Stored with the survey, "
+        "not per respondent: nothing about consent is sent with a submission.",
+    )
+    consent_changed_at = serializers.DateTimeField(read_only=True, allow_null=True)
+    response_target = StrictIntegerField(
+        min_value=1,
+        max_value=limits.RESPONSE_TARGET_MAX,
+        allow_null=True,
+        required=False,
+        help_text="Responses aimed for (progress only; null for none).",
+    )
+    opens_at = serializers.DateTimeField(
+        read_only=True,
+        allow_null=True,
+        help_text="Set with the schedule endpoint: no responses before this time.",
+    )
+    closes_at = serializers.DateTimeField(
+        read_only=True,
+        allow_null=True,
+        help_text="Set with the schedule endpoint: no responses from this time on.",
+    )
+    accepting_responses = serializers.SerializerMethodField(
+        help_text="Whether the respondent link takes responses now: a pilot, or an open survey "
+        "within its schedule."
+    )
+    respond_url = serializers.SerializerMethodField(help_text="The respondents' link.")
+    created_at = serializers.DateTimeField(read_only=True)
+    updated_at = serializers.DateTimeField(read_only=True)
+    role = serializers.SerializerMethodField(
+        help_text="Your role on this survey: `owner`, `editor` or `viewer` (README, "
+        '"Co-researchers").'
+    )
+
+    @extend_schema_field(serializers.ChoiceField(choices=["owner", "editor", "viewer"]))
+    def get_role(self, survey) -> str:
+        role = getattr(survey, "access_role", None)
+        request = self.context.get("request")
+        if role is None and request is not None:
+            role = selectors.survey_role(survey=survey, user=request.user)
+        return role or selectors.OWNER
+
+    def get_epsilon(self, survey) -> float:
+        return selectors.survey_design(survey=survey).epsilon
+
+    def get_epsilon_total(self, survey) -> float:
+        return self.get_epsilon(survey) * len(survey.questions.all())
+
+    def get_languages(self, survey) -> list[str]:
+        return languages.survey_languages(survey=survey)
+
+    def get_accepting_responses(self, survey) -> bool:
+        return schedule.accepts_responses(survey)
+
+    def get_respond_url(self, survey) -> str:
+        path = reverse("surveys:respond", kwargs={"slug": survey.slug})
+        request = self.context.get("request")
+        return request.build_absolute_uri(path) if request else path
+
+    def service_arguments(self):
+        """validated_data as the services take it: plain fields, and questions as
+        ``{"text", "required"}``."""
+        data = dict(self.validated_data)
+        if "questions" in data:
+            data["question_translations"] = [
+                question.get("translations") for question in data["questions"]
+            ]
+            data["questions"] = [
+                {"text": question["text"], "required": question.get("required", True)}
+                for question in data["questions"]
+            ]
+        return data
+
+
+class SurveyScheduleSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    opens_at = serializers.DateTimeField(
+        allow_null=True,
+        required=False,
+        default=None,
+        help_text="When responses start (in the future), or null (the default): no opening "
+        "time; a scheduled survey then takes responses at once. "
+        "Setting it on a draft or pilot opens the survey for the real study right away: pilot "
+        "responses are discarded and the design freezes, as opening does.",
+    )
+    closes_at = serializers.DateTimeField(
+        allow_null=True,
+        required=False,
+        default=None,
+        help_text="When responses stop (in the future, after `opens_at`), or null (the default).",
+    )
+
+
+class PilotDiscardedSerializer(serializers.Serializer):
+    discarded = serializers.IntegerField(help_text="Pilot responses deleted.")
+    survey = SurveySerializer()
+
+
+# --- researcher: estimates ----------------------------------------------------------------
+
+
+class EstimatesQuerySerializer(serializers.Serializer):
+    confidence = ConfidenceField(
+        strict=False, required=False, help_text="Defaults to the survey's confidence level."
+    )
+    method = serializers.ChoiceField(
+        choices=selectors.VALID_METHODS,
+        required=False,
+        help_text="Interval method; defaults to the survey's.",
+    )
+
+
+class EstimateRowSerializer(serializers.Serializer):
+    """One question's estimate; the statistics are null when suppressed or without data."""
+
+    question_id = serializers.IntegerField()
+    column = serializers.CharField(
+        help_text="Q1, Q2, ... in display order: the results page's label and the exports' column."
+    )
+    position = serializers.IntegerField()
+    text = serializers.CharField()
+    n = serializers.IntegerField(source="estimate.n", help_text="Randomized reports received.")
+    yes = serializers.IntegerField(source="estimate.yes", help_text="Reports that said yes.")
+    yes_rate = serializers.FloatField(source="estimate.yes_rate", allow_null=True)
+    estimate = serializers.FloatField(
+        source="estimate.estimate",
+        allow_null=True,
+        help_text="Unbiased estimate of the true share; may fall outside [0, 1].",
+    )
+    clamped = serializers.FloatField(
+        source="estimate.clamped", allow_null=True, help_text="The estimate clipped to [0, 1]."
+    )
+    std_error = serializers.FloatField(source="estimate.std_error", allow_null=True)
+    ci_low = serializers.FloatField(source="estimate.ci_low", allow_null=True)
+    ci_high = serializers.FloatField(source="estimate.ci_high", allow_null=True)
+    method = serializers.CharField(source="estimate.method")
+    confidence = serializers.FloatField(source="estimate.confidence")
+    epsilon = serializers.FloatField(source="estimate.design.epsilon")
+    suppressed = serializers.BooleanField(
+        help_text="Fewer reports than the survey's min_n: the statistics are withheld."
+    )
+
+    STATISTICS = ("yes_rate", "estimate", "clamped", "std_error", "ci_low", "ci_high")
+
+    def to_representation(self, row):
+        data = super().to_representation(row)
+        for name in self.STATISTICS:
+            data[name] = None if row.suppressed else finite(data[name])
+        return data
+
+
+class SurveyEstimatesSerializer(serializers.Serializer):
+    survey_id = serializers.IntegerField(source="survey.id")
+    title = serializers.CharField(source="survey.title")
+    status = serializers.CharField(source="survey.status")
+    response_count = serializers.IntegerField(source="survey.response_count")
+    min_n = serializers.IntegerField(source="survey.min_n")
+    p_truth = serializers.FloatField(source="design.p_truth")
+    p_forced_yes = serializers.FloatField(source="design.p_forced_yes")
+    epsilon = serializers.FloatField()
+    method = serializers.CharField()
+    confidence = serializers.FloatField()
+    generated_at = serializers.DateTimeField()
+    estimates = EstimateRowSerializer(source="rows", many=True)

@@ -1,0 +1,215 @@
+"""Breakdowns by group: each question's estimate among the respondents who chose one option
+of a grouping question, and its comparison with everybody else.
+
+A breakdown reads the per-(question, option) tallies, so its cost does not grow with the
+number of responses. Reads only; with the services, the only place that calls dpengine.
+"""
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.db.models import Prefetch
+from django.http import Http404
+from django.utils import timezone
+
+import dpengine
+from dpengine import Comparison, Estimate, ForcedResponse
+from dpengine.errors import DPEngineError, Reason
+
+from ..models import GroupingOption, GroupingQuestion, GroupTally, Question
+from .estimates import estimator, question_fields, survey_design
+
+# --- grouping questions -------------------------------------------------------------------
+
+
+def survey_grouping_questions(*, survey) -> list[GroupingQuestion]:
+    """The survey's grouping questions in order, each with ``.options.all()`` prefetched."""
+    return list(
+        survey.grouping_questions.prefetch_related(
+            Prefetch("options", queryset=GroupingOption.objects.order_by("position", "id"))
+        )
+    )
+
+
+def grouping_question_for_survey(*, survey, grouping_id) -> GroupingQuestion:
+    """One of this survey's grouping questions; anything else (or garbage) is a 404."""
+    try:
+        return survey.grouping_questions.get(pk=int(grouping_id))
+    except (GroupingQuestion.DoesNotExist, TypeError, ValueError, OverflowError):
+        raise Http404("No such grouping question.") from None
+
+
+def question_for_survey(*, survey, question_id) -> Question:
+    try:
+        return survey.questions.get(pk=int(question_id))
+    except (Question.DoesNotExist, TypeError, ValueError, OverflowError):
+        raise Http404("No such question.") from None
+
+
+# --- breakdown ----------------------------------------------------------------------------
+
+
+class CellStatus:
+    SHOWN = "shown"
+    NO_DATA = "no_data"
+    TOO_FEW = "too_few"  # fewer reports in the group than the survey's minimum n
+
+
+class ComparisonStatus:
+    SHOWN = "shown"
+    GROUP_WITHHELD = "group_withheld"  # the group's own estimate is withheld
+    REST_TOO_FEW = "rest_too_few"  # everybody else together is below the minimum n
+    UNDEFINED = "undefined"  # all reports identical within both: the z-test is undefined
+
+
+@dataclass(frozen=True)
+class GroupCell:
+    """One question's estimate among the respondents who chose one option."""
+
+    option_id: int
+    label: str
+    estimate: Estimate
+    status: str
+    rest: Estimate  # everybody who chose another option of the same grouping question
+    comparison: Comparison | None
+    comparison_status: str
+
+    @property
+    def suppressed(self) -> bool:
+        return self.status != CellStatus.SHOWN
+
+
+@dataclass(frozen=True)
+class QuestionBreakdown:
+    question_id: int
+    position: int
+    text: str
+    overall: Estimate
+    cells: list[GroupCell]
+
+
+@dataclass(frozen=True)
+class OptionCount:
+    option_id: int
+    label: str
+    respondents: int
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    survey: object
+    grouping_question: GroupingQuestion
+    options: list[OptionCount]
+    design: ForcedResponse
+    confidence: float
+    method: str
+    min_n: int
+    rows: list[QuestionBreakdown]
+    generated_at: datetime
+    # Responses in no group: "Prefer not to say", and the grouping question skipped. Missing,
+    # not a group of their own: in no cell here, and in the overall estimates of the results.
+    declined: int = 0
+    responses: int = 0  # every response to the survey
+
+    @property
+    def respondents(self) -> int:
+        return sum(option.respondents for option in self.options)
+
+    @property
+    def skipped(self) -> int:
+        return max(self.responses - self.respondents - self.declined, 0)
+
+
+def _cell_status(est: Estimate, min_n: int) -> str:
+    if not est.has_data:
+        return CellStatus.NO_DATA
+    return CellStatus.TOO_FEW if est.n < min_n else CellStatus.SHOWN
+
+
+def _compare(est: Estimate, status: str, rest: Estimate, *, min_n, confidence):
+    if status != CellStatus.SHOWN:
+        return None, ComparisonStatus.GROUP_WITHHELD
+    if rest.n < max(min_n, 1):
+        return None, ComparisonStatus.REST_TOO_FEW
+    try:
+        return (
+            dpengine.compare(group=est, rest=rest, confidence=confidence),
+            ComparisonStatus.SHOWN,
+        )
+    except DPEngineError as error:
+        if error.reason != Reason.ZERO_VARIANCE:
+            raise
+        return None, ComparisonStatus.UNDEFINED
+
+
+def survey_breakdown(*, survey, grouping_question, confidence=None, method=None) -> Breakdown:
+    """Per question, each group's estimate and its comparison with everybody else.
+
+    A group's cell is withheld below the survey's minimum n (an estimate from so few
+    randomized reports is mostly coin noise); the comparison of a group with the rest
+    (``dpengine.compare``: difference, interval, two-sided p-value, not adjusted for
+    multiple comparisons) needs both sides to be shown.
+    """
+    confidence = survey.confidence if confidence is None else confidence
+    method = survey.ci_method if method is None else method
+    design = survey_design(survey=survey)
+    options = list(grouping_question.options.order_by("position", "id"))
+    tallies = {
+        (question_id, option_id): (n, yes)
+        for question_id, option_id, n, yes in GroupTally.objects.filter(
+            option__grouping_question=grouping_question
+        ).values_list("question_id", "option_id", "report_count", "yes_count")
+    }
+
+    estimate = estimator(design=design, confidence=confidence, method=method)
+
+    def est(yes, n):
+        return estimate(yes=yes, n=n)
+
+    rows = []
+    for question in survey.questions.all():
+        counts = [tallies.get((question.pk, option.pk), (0, 0)) for option in options]
+        total_n = sum(n for n, _yes in counts)
+        total_yes = sum(yes for _n, yes in counts)
+        cells = []
+        for option, (n, yes) in zip(options, counts, strict=True):
+            group = est(yes, n)
+            status = _cell_status(group, survey.min_n)
+            rest = est(total_yes - yes, total_n - n)
+            comparison, comparison_status = _compare(
+                group, status, rest, min_n=survey.min_n, confidence=confidence
+            )
+            cells.append(
+                GroupCell(
+                    option_id=option.pk,
+                    label=option.label,
+                    estimate=group,
+                    status=status,
+                    rest=rest,
+                    comparison=comparison,
+                    comparison_status=comparison_status,
+                )
+            )
+        rows.append(
+            QuestionBreakdown(
+                **question_fields(question),
+                overall=est(total_yes, total_n),
+                cells=cells,
+            )
+        )
+    return Breakdown(
+        survey=survey,
+        grouping_question=grouping_question,
+        options=[
+            OptionCount(option_id=o.pk, label=o.label, respondents=o.respondent_count)
+            for o in options
+        ],
+        design=design,
+        confidence=confidence,
+        method=method,
+        min_n=survey.min_n,
+        rows=rows,
+        generated_at=timezone.now(),
+        declined=grouping_question.declined_count,
+        responses=survey.response_count,
+    )

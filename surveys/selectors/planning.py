@@ -1,0 +1,188 @@
+"""Study planning: respondents needed for a margin or a detectable difference, with the
+precision curves of the chosen design and its neighbours (half and twice its ε).
+
+Pure computation over dpengine; no database reads.
+"""
+
+import math
+from dataclasses import dataclass
+
+import dpengine
+from dpengine import ForcedResponse
+from dpengine.errors import DPEngineError, Reason
+
+# --- planning -----------------------------------------------------------------------------
+
+PLAN_POINTS = 48
+
+
+@dataclass(frozen=True)
+class PrecisionCurve:
+    """The goal's quantity against respondents for one design: the CI half-width for a
+    margin, the power of the two-group test (respondents per group) for a difference."""
+
+    epsilon: float
+    design: ForcedResponse
+    chosen: bool
+    respondents: int  # needed under this design for the same goal
+    points: list[tuple[int, float]]  # (respondents, half-width or power), denser at small n
+    at_plan: float  # the same quantity at the plan's respondents (the chosen design's need)
+
+
+@dataclass(frozen=True)
+class Plan:
+    design: ForcedResponse
+    goal: str  # "margin" or "difference"
+    confidence: float
+    margin: float | None
+    difference: float | None
+    power: float | None
+    prevalence: float | None
+    respondents: int  # total needed for the margin; per group for the difference
+    curves: list[PrecisionCurve]
+    n_max: int
+
+    @property
+    def epsilon(self) -> float:
+        return self.design.epsilon
+
+    @property
+    def quantity(self) -> str:
+        """What the curves plot: ``"power"`` for a difference, ``"half_width"`` otherwise."""
+        return "power" if self.goal == "difference" else "half_width"
+
+    @property
+    def total_for_two_groups(self) -> int:
+        return 2 * self.respondents
+
+    @property
+    def alternatives(self) -> list[PrecisionCurve]:
+        return [curve for curve in self.curves if not curve.chosen]
+
+
+def _nice_ceiling(value: float) -> int:
+    """The next of 1, 2, 2.5, 5 × 10^k at or above ``value``: a round axis end."""
+    value = max(float(value), 10.0)
+    power = 10 ** math.floor(math.log10(value))
+    for step in (1, 2, 2.5, 5, 10):
+        if step * power >= value:
+            return int(step * power)
+    return int(10 * power)
+
+
+def _respondents(*, design, goal, confidence, margin, difference, power, prevalence):
+    if goal == "difference":
+        return dpengine.required_sample_size_difference(
+            design=design, difference=difference, power=power, confidence=confidence, p=prevalence
+        )
+    return dpengine.required_sample_size(
+        design=design, margin=margin, confidence=confidence, p=prevalence
+    )
+
+
+def _curve(*, design, chosen, respondents, n_max, n_plan, confidence, prevalence, difference=None):
+    # Quadratic spacing: the curve bends most at small n, where the points are dense; the
+    # plan's own n is one of the points, so the chosen line passes through its goal exactly.
+    sizes = sorted(
+        {max(1, round(n_max * (i / PLAN_POINTS) ** 2)) for i in range(1, PLAN_POINTS + 1)}
+        | {n_plan}
+    )
+    if difference is None:
+        points = [
+            (
+                n,
+                dpengine.margin_for_sample_size(
+                    design=design, n=n, confidence=confidence, p=prevalence
+                ),
+            )
+            for n in sizes
+        ]
+    else:
+        # A difference is about detecting it: the power with n per group, at the anticipated
+        # share (first group) and that share plus the difference (second group).
+        points = [
+            (
+                n,
+                dpengine.power_difference(
+                    design=design, n=n, difference=difference, confidence=confidence, p=prevalence
+                ),
+            )
+            for n in sizes
+        ]
+    return PrecisionCurve(
+        epsilon=design.epsilon,
+        design=design,
+        chosen=chosen,
+        respondents=respondents,
+        points=points,
+        at_plan=dict(points)[n_plan],
+    )
+
+
+def study_plan(
+    *,
+    design,
+    goal,
+    confidence=0.95,
+    margin=None,
+    difference=None,
+    power=0.8,
+    prevalence=None,
+) -> Plan:
+    """Respondents needed for a margin or a detectable difference, with precision curves.
+
+    ``goal="margin"``: respondents for a CI half-width of ``margin``
+    (``dpengine.required_sample_size``); ``goal="difference"``: respondents in EACH of
+    two groups to detect ``difference`` at ``power`` (``dpengine.
+    required_sample_size_difference``). The curves show the goal's quantity against
+    respondents (the half-width for a margin, ``dpengine.power_difference`` per group for a
+    difference, both at the anticipated ``prevalence``) for the chosen design and for the
+    designs with half and twice its ε (same forced-yes coin, ``ForcedResponse.for_epsilon``).
+    """
+    goal_arguments = {
+        "goal": goal,
+        "confidence": confidence,
+        "margin": margin,
+        "difference": difference,
+        "power": power,
+        "prevalence": prevalence,
+    }
+    respondents = _respondents(design=design, **goal_arguments)
+    n_max = _nice_ceiling(respondents * 2)
+    designs = [(design, True)]
+    for factor in (0.5, 2.0):
+        try:
+            alternative = ForcedResponse.for_epsilon(
+                design.epsilon * factor, p_forced_yes=design.p_forced_yes
+            )
+        except DPEngineError as error:
+            # Half or twice ε may lie outside what these coins can reach: no such curve.
+            if error.reason != Reason.OUT_OF_RANGE:
+                raise
+            continue
+        designs.append((alternative, False))
+    curves = [
+        _curve(
+            design=d,
+            chosen=chosen,
+            respondents=_respondents(design=d, **goal_arguments),
+            n_max=n_max,
+            n_plan=respondents,
+            confidence=confidence,
+            prevalence=prevalence,
+            difference=difference if goal == "difference" else None,
+        )
+        for d, chosen in designs
+    ]
+    return Plan(
+        design=design,
+        goal=goal,
+        confidence=confidence,
+        margin=margin if goal == "margin" else None,
+        difference=difference if goal == "difference" else None,
+        power=power if goal == "difference" else None,
+        prevalence=prevalence,
+        respondents=respondents,
+        curves=sorted(curves, key=lambda curve: curve.epsilon),
+        n_max=n_max,
+    )

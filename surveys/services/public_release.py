@@ -1,0 +1,256 @@
+"""The public results page's writes: the owner's settings, and the releases made on schedule.
+
+What a release holds, when it is made and how much ε it spends is explained in
+``surveys.selectors.public_results``, which reads the releases this module makes. A page
+view asks for the releases due (``public_results_release``) before it reads them; the
+command ``manage.py public_releases`` makes them for every published survey
+(``public_releases_make``).
+"""
+
+from datetime import UTC, datetime, time
+from fractions import Fraction
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Count, Q
+from django.utils.translation import gettext as _
+
+import dpengine
+
+from .. import limits
+from ..models import GroupAnswer, PublicRelease, Submission, Survey
+from ..selectors.public_results import (
+    RESPONDENTS,
+    count_keys,
+    noisy_counts,
+    option_key,
+    release_schedule,
+    utc_today,
+)
+
+# --- settings (write) ---------------------------------------------------------------------
+
+
+def _check_number(field, value, low, high, *, integer):
+    kinds = int if integer else int | float
+    if isinstance(value, bool) or not isinstance(value, kinds) or not low <= value <= high:
+        raise ValidationError(
+            {
+                field: [
+                    _("Must be a number from %(min)s to %(max)s, got %(v)r.")
+                    % {"min": low, "max": high, "v": value}
+                ]
+            }
+        )
+
+
+@transaction.atomic
+def public_results_update(
+    *, survey, enabled, epsilon, release_days=None, releases=None, today=None
+) -> Survey:
+    """Turn the public page on or off; set its lifetime epsilon, interval and number of releases.
+
+    ``release_days`` and ``releases`` default to the survey's current values. See the module
+    docstring for when they may change.
+    """
+    if not isinstance(enabled, bool):
+        raise ValidationError({"public_results": [_("Must be true or false.")]})
+    _check_number(
+        "public_epsilon",
+        epsilon,
+        limits.PUBLIC_EPSILON_MIN,
+        limits.PUBLIC_EPSILON_MAX,
+        integer=False,
+    )
+    survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    release_days = survey.public_release_days if release_days is None else release_days
+    releases = survey.public_releases_max if releases is None else releases
+    _check_number(
+        "public_release_days",
+        release_days,
+        limits.PUBLIC_RELEASE_DAYS_MIN,
+        limits.PUBLIC_RELEASE_DAYS_MAX,
+        integer=True,
+    )
+    _check_number(
+        "public_releases_max",
+        releases,
+        limits.PUBLIC_RELEASES_MIN,
+        limits.PUBLIC_RELEASES_MAX,
+        integer=True,
+    )
+    today = today or utc_today()
+    changed = [
+        field
+        for field, new in [
+            ("public_epsilon", float(epsilon)),
+            ("public_release_days", release_days),
+            ("public_releases_max", releases),
+        ]
+        if getattr(survey, field) != new
+    ]
+    if changed and survey.public_releases.exists():
+        if survey.response_count > 0:
+            raise ValidationError(
+                {
+                    field: [
+                        _(
+                            "Cannot change once results from responses have been published: "
+                            "the budget is already being spent on this schedule."
+                        )
+                    ]
+                    for field in changed
+                }
+            )
+        survey.public_releases.all().delete()  # they hold nobody's data: start again
+        survey.public_started_on = None
+    survey.public_results = enabled
+    survey.public_epsilon = float(epsilon)
+    survey.public_release_days = release_days
+    survey.public_releases_max = releases
+    if enabled and survey.public_started_on is None:
+        survey.public_started_on = today
+    survey.save(
+        update_fields=[
+            "public_results",
+            "public_epsilon",
+            "public_release_days",
+            "public_releases_max",
+            "public_started_on",
+            "updated_at",
+        ]
+    )
+    return survey
+
+
+# --- releases (a write made lazily by the page, or by manage.py public_releases) ----------
+
+
+def _increments(survey, schedule, steps, questions, reports=()) -> dict[str, list[int]]:
+    """Exact per-period counts for periods ``1..steps``: period ``k`` is the submissions
+    received before release ``k``'s date and not before release ``k - 1``'s."""
+    end = schedule.release_on(steps)
+
+    def period(received_on):
+        return max((received_on - schedule.started_on).days, 0) // schedule.every_days
+
+    increments = {}
+
+    def add(key, received_on, n):
+        increments.setdefault(key, [0] * steps)[period(received_on)] += n
+
+    per_day = (
+        Submission.objects.filter(survey=survey, received_on__lt=end)
+        .values("received_on")
+        .annotate(
+            _respondents=Count("pk"),
+            **{f"_{key}": Count("pk", filter=Q(**{f"reports__{key}": True})) for key in questions},
+            **{
+                f"_n{key}": Count("pk", filter=Q(reports__has_key=key))
+                for key in questions
+                if f"n{key}" in reports
+            },
+        )
+        .order_by()
+    )
+    for row in per_day:
+        add(RESPONDENTS, row["received_on"], row["_respondents"])
+        for key in questions:
+            add(key, row["received_on"], row[f"_{key}"])
+            if f"n{key}" in reports:
+                add(f"n{key}", row["received_on"], row[f"_n{key}"])
+    per_option = (
+        GroupAnswer.objects.filter(
+            grouping_question__survey=survey, submission__received_on__lt=end
+        )
+        .values("option_id", "submission__received_on")
+        .annotate(n=Count("pk"))
+        .order_by()
+    )
+    for row in per_option:
+        add(option_key(row["option_id"]), row["submission__received_on"], row["n"])
+    return increments
+
+
+def _make_due_releases(survey, schedule, due, rng) -> None:
+    latest = survey.public_releases.order_by("-step").values_list("step", flat=True).first() or 0
+    if due <= latest:
+        return
+    questions, keys = count_keys(survey=survey)
+    m = noisy_counts(survey=survey)
+    increments = _increments(
+        survey, schedule, due, questions, reports=[k for k in keys if k.startswith("nq")]
+    )
+    nodes = {key: {} for key in keys}
+    for stored in survey.public_releases.values_list("nodes", flat=True):
+        for key, values in stored.items():
+            nodes.setdefault(key, {}).update(values)
+    # Exact rational epsilon (the float as the decimal it prints), split over the m counts.
+    per_count = Fraction(repr(float(survey.public_epsilon))) / m
+    counts = {step: {} for step in range(latest + 1, due + 1)}
+    drawn = {step: {} for step in counts}
+    for key in keys:
+        result = dpengine.continual_counts(
+            increments.get(key, [0] * due),
+            horizon=schedule.releases,
+            epsilon=per_count,
+            nodes=nodes[key],
+            rng=rng,
+        )
+        for step in counts:
+            counts[step][key] = result.counts[step - 1]
+        for node_key in result.drawn:
+            # A node is first needed by the release at its last step (or, for a count new
+            # since then, by the first release made now): it is stored with that release.
+            level, index = map(int, node_key.split(":"))
+            step = max(dpengine.TreeNode(level, index).last, latest + 1)
+            drawn[step].setdefault(key, {})[node_key] = result.nodes[node_key]
+    respondents = increments.get(RESPONDENTS, [0] * due)
+    for step in counts:
+        PublicRelease.objects.create(
+            survey=survey,
+            step=step,
+            released_at=datetime.combine(schedule.release_on(step), time(), tzinfo=UTC),
+            epsilon=survey.public_epsilon,
+            source_count=sum(respondents[:step]),
+            counts=counts[step],
+            nodes=drawn[step],
+        )
+
+
+def public_results_release(*, survey, today=None, rng=None) -> PublicRelease | None:
+    """The latest release, after making the releases due by ``today`` (None before the first)."""
+    today = today or utc_today()
+    schedule = release_schedule(survey=survey)
+    # A pilot's responses are discarded at the real opening: nothing of them is ever released.
+    stopped = (Survey.Status.CLOSED, Survey.Status.PILOT)
+    due = 0 if survey.status in stopped else schedule.due(today)
+    latest = survey.public_releases.first()
+    if due > (latest.step if latest else 0):
+        with transaction.atomic():
+            survey = Survey.objects.select_for_update().get(pk=survey.pk)
+            schedule = release_schedule(survey=survey)
+            # A concurrent view may have made them first: this recounts under the lock.
+            _make_due_releases(survey, schedule, schedule.due(today), rng)
+        latest = survey.public_releases.first()
+    return latest
+
+
+def public_releases_make(*, today=None, rng=None) -> int:
+    """Make every due release of every published survey; how many surveys were looked at."""
+    surveys = Survey.objects.filter(public_results=True, public_started_on__isnull=False)
+    count = 0
+    for survey in surveys.exclude(
+        status__in=[Survey.Status.CLOSED, Survey.Status.PILOT]
+    ).iterator():
+        public_results_release(survey=survey, today=today, rng=rng)
+        count += 1
+    return count
+
+
+def make_due_releases(*, survey, today=None, rng=None) -> PublicRelease | None:
+    """The releases due, made when the survey's public page is on (a page turned off makes
+    none): what the public page and its settings page ask for before they read."""
+    if not survey.public_results:
+        return None
+    return public_results_release(survey=survey, today=today, rng=rng)
