@@ -78,7 +78,9 @@ _PARAMETERS = (
 #   option, ``declined`` on each grouping question answered "Prefer not to say", and
 #   ``grouped`` adds the reports to the per-(question, option) tallies (a declined answer is
 #   in none), creating a row that is missing (``created``: the caller then has the tallies
-#   recounted, see ``services``).
+#   recounted, see ``services``). A submission without grouping answers runs the statement
+#   without these parts (``_UNGROUPED``): they would do nothing for it, and opening their
+#   tables for nothing was a tenth of the statement's database time.
 # - the final INSERT counts the response and its reports in the survey's tally shard
 #   ``shard`` (``models.TallyShard``), creating it if missing. It runs only when the submission
 #   was inserted and returns a row only then, so "no row" means "nothing stored or counted".
@@ -86,7 +88,7 @@ _PARAMETERS = (
 #   Under concurrent submissions each tally row is updated from its latest version, as
 #   ``x = x + 1`` is; the shard, chosen at random per submission, spreads them over several
 #   rows, so they rarely wait for one another's lock.
-_RECORD_SQL = """
+_CHECK_AND_STORE_SQL = """
 WITH survey AS (
     SELECT v.id FROM {survey} AS v
     WHERE v.slug = %(slug)s
@@ -127,6 +129,8 @@ WITH survey AS (
     FROM survey
     ON CONFLICT (survey_id, submission_id) DO NOTHING
     RETURNING id, survey_id
+"""
+_GROUPING_WRITES_SQL = """
 ), chosen AS (
     INSERT INTO {answer} (submission_id, grouping_question_id, option_id)
     SELECT s.id, c.grouping_id, c.option_id
@@ -147,6 +151,8 @@ WITH survey AS (
     ON CONFLICT (question_id, option_id) DO UPDATE
         SET report_count = t.report_count + 1, yes_count = t.yes_count + excluded.yes_count
     RETURNING xmax = 0 AS created
+"""
+_COUNT_SQL = """
 )
 INSERT INTO {tally} AS t (survey_id, shard, responses, reports)
 SELECT s.survey_id, %(shard)s, 1,
@@ -164,21 +170,55 @@ SET responses = t.responses + 1,
         )
         FROM a
     ), '{{}}')
-RETURNING t.survey_id, (SELECT count(*) FROM grouped WHERE created)
-""".format(**_TABLES)
-# Named after its text: a server session that a pooler shares between app versions during a
-# deploy never runs another version's statement under this version's name.
-_STATEMENT = f"rrsurvey_submission_{hashlib.sha256(_RECORD_SQL.encode()).hexdigest()[:12]}"
-_PREPARE_SQL = f"PREPARE {_STATEMENT} ({', '.join(kind for _, kind in _PARAMETERS)}) AS " + (
-    _RECORD_SQL % {name: f"${position}" for position, (name, _) in enumerate(_PARAMETERS, start=1)}
+RETURNING t.survey_id, {created}
+"""
+_RECORD_SQL = (
+    _CHECK_AND_STORE_SQL
+    + _GROUPING_WRITES_SQL
+    + _COUNT_SQL.replace("{created}", "(SELECT count(*) FROM grouped WHERE created)")
+).format(**_TABLES)
+_RECORD_UNGROUPED_SQL = (_CHECK_AND_STORE_SQL + _COUNT_SQL.replace("{created}", "0")).format(
+    **_TABLES
 )
-_EXECUTE_SQL = f"EXECUTE {_STATEMENT} ({', '.join(f'%({name})s' for name, _ in _PARAMETERS)})"
-# The unprepared form, typed as the prepared one is.
-_PLAIN_SQL = _RECORD_SQL % {name: f"%({name})s::{kind}" for name, kind in _PARAMETERS}
-# Database connections (psycopg's, which Django replaces when it reconnects) that hold the
-# prepared statement. A prepared statement lives as long as its connection, whatever
-# transaction it was prepared in.
-_prepared = weakref.WeakSet()
+
+
+class _Prepared:
+    """One form of the statement, prepared once per database connection that runs it."""
+
+    def __init__(self, sql):
+        self.sql = sql
+        # Named after its text: a server session that a pooler shares between app versions
+        # during a deploy never runs another version's statement under this version's name.
+        self.name = f"rrsurvey_submission_{hashlib.sha256(sql.encode()).hexdigest()[:12]}"
+        self.prepare_sql = (
+            f"PREPARE {self.name} ({', '.join(kind for _, kind in _PARAMETERS)}) AS "
+            + (sql % {name: f"${position}" for position, (name, _) in enumerate(_PARAMETERS, 1)})
+        )
+        self.execute_sql = (
+            f"EXECUTE {self.name} ({', '.join(f'%({name})s' for name, _ in _PARAMETERS)})"
+        )
+        # The unprepared form, typed as the prepared one is.
+        self.plain_sql = sql % {name: f"%({name})s::{kind}" for name, kind in _PARAMETERS}
+        # Database connections (psycopg's, which Django replaces when it reconnects) that hold
+        # it. A prepared statement lives as long as its connection, whatever transaction it
+        # was prepared in.
+        self.sessions = weakref.WeakSet()
+
+
+_GROUPED = _Prepared(_RECORD_SQL)
+_UNGROUPED = _Prepared(_RECORD_UNGROUPED_SQL)
+# Run every EXECUTE with the statement's generic plan, made once per connection. Left to
+# choose (plan_cache_mode "auto"), PostgreSQL plans the statement anew at each EXECUTE (a
+# custom plan) whenever the generic plan's estimated cost exceeds the custom plans': for
+# this statement the two are close, and the choice flips with the tables' statistics and small
+# changes to its text (rewording the grouping checks did). Planning it costs the database more
+# than running it (about 0.6 ms against 0.4 ms), so a flip doubled its database time per
+# submission. Its generic plan fits any values: every lookup is by key. Set for the session,
+# in the same round trip as PREPARE (EXECUTE reads it): the app prepares no other statement
+# (Django binds
+# parameters client-side, with the simple query protocol), so nothing else is affected. (In a
+# caller's transaction that rolls back, a test's, the setting goes with it: same results.)
+_GENERIC_PLANS = "SET plan_cache_mode = force_generic_plan"
 # SQLSTATE of EXECUTE naming a statement the server does not have: a pooler in front of
 # PostgreSQL handed this connection another server session, or reset it (DISCARD ALL).
 _NO_SUCH_STATEMENT = "26000"
@@ -247,21 +287,22 @@ def submission_insert(
         "fingerprint": design_fingerprint,
         "shard": shard,
     }
+    statement = _GROUPED if groups else _UNGROUPED
     with connection.cursor() as cursor:
         session = connection.connection
-        if session not in _prepared:
-            _prepare(cursor)
-            _prepared.add(session)
+        if session not in statement.sessions:
+            _prepare(cursor, statement)
+            statement.sessions.add(session)
         try:
             with _statement_transaction():
-                cursor.execute(_EXECUTE_SQL, params)
+                cursor.execute(statement.execute_sql, params)
         except DatabaseError as exc:
             if _sqlstate(exc) != _NO_SUCH_STATEMENT:
                 raise
             # Prepare again next time; this time run the statement as it is.
-            _prepared.discard(session)
+            statement.sessions.discard(session)
             with _statement_transaction():
-                cursor.execute(_PLAIN_SQL, params)
+                cursor.execute(statement.plain_sql, params)
         row = cursor.fetchone()
     if row is None:
         return None
@@ -269,10 +310,10 @@ def submission_insert(
     return Stored(survey_id=survey_id, group_tallies_incomplete=created > 0)
 
 
-def _prepare(cursor):
+def _prepare(cursor, statement):
     try:
         with _statement_transaction():
-            cursor.execute(_PREPARE_SQL)
+            cursor.execute(f"{statement.prepare_sql}; {_GENERIC_PLANS}")
     except DatabaseError as exc:
         # Through a pooler, this server session may hold it from another client: same text.
         if _sqlstate(exc) != _ALREADY_PREPARED:

@@ -117,6 +117,31 @@ def test_a_connection_that_lost_its_prepared_statement_still_stores(frozen_surve
     assert stored_state(frozen_survey) == (4, 8, [(4, 1), (4, 0)], 4)
 
 
+@pytest.mark.django_db
+@postgresql_only
+def test_the_statement_runs_its_generic_plan_from_the_first_execute(grouped):
+    # A custom plan (planned anew at each EXECUTE) costs the database more than running the
+    # statement; left to choose, PostgreSQL may pick it (submission_statement._GENERIC_PLANS).
+    survey, gq, (red, blue) = grouped
+    first, second = survey.questions.values_list("id", flat=True)
+    with connection.cursor() as cursor:
+        cursor.execute("DEALLOCATE ALL")  # prepared afresh below, whatever ran before
+        cursor.execute("RESET plan_cache_mode")
+    for option in (red, blue, red, red, blue, red, blue):
+        assert statement_insert(survey, {first: True, second: False}, groups={gq.pk: option})
+    for _ in range(7):  # the form without grouping answers: refused, the question is required
+        assert statement_insert(survey, {first: False, second: True}) is False
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT generic_plans, custom_plans FROM pg_prepared_statements"
+            " WHERE name LIKE 'rrsurvey_submission_%%'"
+        )
+        plans = cursor.fetchall()
+    assert len(plans) == 2  # with and without grouping answers
+    assert all(custom == 0 and generic >= 6 for generic, custom in plans), plans
+    assert group_state(survey)[2] == sorted([(red, 4), (blue, 3)])
+
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("change", ["deleted", "added"])
 def test_a_question_changed_after_validation_refuses_the_whole_submission(open_survey, change):
