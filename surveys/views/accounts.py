@@ -13,9 +13,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
 
-from . import tokens
-from .account_forms import ApiTokenForm, LoginForm, SignupForm
-from .api.throttling import client_ident, window_for
+from .. import tokens
+from ..account_forms import ApiTokenForm, LoginForm, SignupForm
+from ..api.throttling import client_ident, window_for
 
 
 class LoginView(auth_views.LoginView):

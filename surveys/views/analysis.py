@@ -1,116 +1,134 @@
-"""Pages beyond one number: grouping questions, breakdown, regression, planner, public results.
+"""What the answers say: results and their downloads, breakdown by group, regression, the
+planner, and the public results settings.
 
-Researcher pages go through ``views.member_view`` (sign-in, and a survey the user neither
-owns nor is a member of is a 404 before anything else; a member's role too low, a 403);
-each validates its input, calls one service or selector, renders.
+Each page goes through ``common.member_view``; each validates its query, calls one selector,
+and renders (a download: responds with the file).
 """
 
-from django.contrib import messages
-from django.core.exceptions import ValidationError
-from django.http import Http404
-from django.shortcuts import get_object_or_404, redirect, render
+import functools
+
+from django.http import HttpResponse
+from django.shortcuts import render
 from django.urls import reverse
-from django.utils import translation
 from django.utils.translation import gettext as _
-from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_safe
 
-from . import analysis, grouping, public_results, r_export, services
-from .analysis_charts import precision_chart
-from .analysis_forms import (
-    BreakdownForm,
-    GroupingQuestionForm,
-    PlannerForm,
-    PublicResultsForm,
-    RegressionForm,
+from .. import (
+    analysis,
+    codebook,
+    export_bundles,
+    exports,
+    public_results,
+    r_export,
+    schedule,
+    selectors,
 )
-from .forms import preset_for
-from .models import CI_METHODS, GroupingQuestion
-from .public_views import chosen_language, page_language
-from .views import (
-    EDITOR,
-    FROZEN_REASON,
-    VIEWER,
-    _apply_service_errors,
-    _conflict,
-    _render_builder,
-    member_view,
-)
+from ..analysis_forms import BreakdownForm, PlannerForm, PublicResultsForm, RegressionForm
+from ..charts import estimates_chart, precision_chart
+from ..forms import ResultsForm, preset_for
+from ..models import CI_METHODS
+from .common import EDITOR, VIEWER, member_view, write_and_redirect
 
-# --- grouping questions (in the builder) --------------------------------------------------
+# --- results ------------------------------------------------------------------------------
 
 
-def _to_grouping(survey):
-    return redirect(reverse("surveys:builder", kwargs={"pk": survey.pk}) + "#grouping")
-
-
-@member_view(POST=EDITOR)
-def grouping_add(request, survey):
-    form = GroupingQuestionForm.for_builder(request.POST)
-    if form.is_valid():
-        try:
-            grouping.grouping_question_add(
-                survey=survey,
-                text=form.cleaned_data["text"],
-                options=form.option_list(),
-                required=form.cleaned_data["required"],
-            )
-        except ValidationError as exc:
-            _apply_service_errors(form, exc)
-        except services.SurveyConflict as exc:
-            return _conflict(request, survey, exc)
-        else:
-            messages.success(request, _("Grouping question added."))
-            return _to_grouping(survey)
-    return _render_builder(request, survey, grouping_form=form, status=400)
-
-
-def _grouping_question(survey, gid):
-    return get_object_or_404(GroupingQuestion, pk=gid, survey=survey)
-
-
-@member_view(GET=EDITOR, POST=EDITOR)
-def grouping_edit(request, survey, gid):
-    grouping_question = _grouping_question(survey, gid)
+@member_view(GET=VIEWER)
+def survey_results(request, survey):
+    form = ResultsForm(request.GET, survey=survey)
+    method, level = form.selection()
+    estimates = selectors.survey_estimates(survey=survey, confidence=level, method=method)
     context = {
         "survey": survey,
-        "grouping_question": grouping_question,
-        "frozen": survey.is_frozen,
-        "frozen_reason": FROZEN_REASON,
+        "phase": schedule.phase_of(survey),
+        "form": form,
+        "estimates": estimates,
+        "chart": estimates_chart(estimates),
+        "privacy": selectors.survey_privacy(survey=survey),
+        "method_label": dict(CI_METHODS)[method],
+        "any_outside": any(r.estimate.was_clamped and not r.suppressed for r in estimates.rows),
+        "query": f"method={method}&level={level:g}",
+        "xlsx_fits": export_bundles.xlsx_fits(survey),
     }
-    if request.method != "POST":
-        form = GroupingQuestionForm(initial=GroupingQuestionForm.initial_for(grouping_question))
-        return render(request, "surveys/grouping_edit.html", {**context, "form": form})
-    form = GroupingQuestionForm(request.POST)
-    status = 400
-    if form.is_valid():
-        try:
-            grouping.grouping_question_update(
-                grouping_question=grouping_question,
-                text=form.cleaned_data["text"],
-                options=form.option_list(),
-                required=form.cleaned_data["required"],
-            )
-        except ValidationError as exc:
-            _apply_service_errors(form, exc)
-        except services.SurveyConflict as exc:
-            messages.error(request, exc.message)
-            status = 409
-        else:
-            messages.success(request, _("Grouping question saved."))
-            return _to_grouping(survey)
-    return render(request, "surveys/grouping_edit.html", {**context, "form": form}, status=status)
+    status = 200 if form.is_valid() else 400
+    template = "surveys/_results_body.html" if "fragment" in request.GET else "surveys/results.html"
+    return render(request, template, context, status=status)
 
 
-@member_view(POST=EDITOR)
-def grouping_delete(request, survey, gid):
-    grouping_question = _grouping_question(survey, gid)
-    try:
-        grouping.grouping_question_delete(grouping_question=grouping_question)
-    except services.SurveyConflict as exc:
-        return _conflict(request, survey, exc)
-    messages.success(request, _("Grouping question deleted."))
-    return _to_grouping(survey)
+def _bad_query(form):
+    lines = [f"{field}: {' '.join(errors)}" for field, errors in form.errors.items()]
+    return HttpResponse("\n".join(lines), status=400, content_type="text/plain; charset=utf-8")
+
+
+def _results_query(view):
+    """Calls ``view(request, survey, method=..., level=...)`` with the download's query read
+    by the results form; a bad query is a 400 naming the fields, and ``view`` is not called."""
+
+    @functools.wraps(view)
+    def read_query(request, survey):
+        form = ResultsForm(request.GET, survey=survey)
+        if not form.is_valid():
+            return _bad_query(form)
+        method, level = form.selection()
+        return view(request, survey, method=method, level=level)
+
+    return read_query
+
+
+@member_view(GET=VIEWER)
+@_results_query
+def estimates_csv(request, survey, *, method, level):
+    return exports.estimates_csv_response(
+        selectors.survey_estimates(survey=survey, confidence=level, method=method),
+        codebook_url=_codebook_url(survey, f"method={method}&level={level:g}"),
+    )
+
+
+@member_view(GET=VIEWER)
+def responses_csv(request, survey):
+    return exports.reports_csv_response(
+        codebook.survey_codebook(survey=survey), codebook_url=_codebook_url(survey)
+    )
+
+
+# --- downloads with their codebook (README, "Exports and the codebook") -------------------
+
+
+def _codebook_url(survey, query=""):
+    url = reverse("surveys:codebook-csv", kwargs={"pk": survey.pk})
+    return f"{url}?{query}" if query else url
+
+
+@member_view(GET=VIEWER)
+@_results_query
+def codebook_csv(request, survey, *, method, level):
+    return exports.codebook_csv_response(
+        codebook.survey_codebook(survey=survey, method=method, confidence=level)
+    )
+
+
+@member_view(GET=VIEWER)
+@_results_query
+def export_zip(request, survey, *, method, level):
+    return export_bundles.zip_response(
+        **export_bundles.survey_bundle(survey=survey, method=method, confidence=level)
+    )
+
+
+@member_view(GET=VIEWER)
+def export_xlsx(request, survey):
+    if not export_bundles.xlsx_fits(survey):
+        return HttpResponse(
+            export_bundles.too_many_rows_message(survey),
+            status=409,
+            content_type="text/plain; charset=utf-8",
+        )
+    return _xlsx_download(request, survey)
+
+
+@_results_query
+def _xlsx_download(request, survey, *, method, level):
+    return export_bundles.xlsx_response(
+        **export_bundles.survey_bundle(survey=survey, method=method, confidence=level)
+    )
 
 
 # --- breakdown and regression -------------------------------------------------------------
@@ -206,20 +224,21 @@ def public_settings(request, survey):
     status = 200
     if request.method == "POST":
         form = PublicResultsForm(request.POST)
-        if form.is_valid():
-            try:
-                public_results.public_results_update(
-                    survey=survey,
-                    enabled=form.cleaned_data["public_results"],
-                    epsilon=form.cleaned_data["public_epsilon"],
-                    release_days=form.cleaned_data["public_release_days"],
-                    releases=form.cleaned_data["public_releases_max"],
-                )
-            except ValidationError as exc:
-                _apply_service_errors(form, exc)
-            else:
-                messages.success(request, _("Public results settings saved."))
-                return redirect("surveys:public-settings", pk=survey.pk)
+        saved = write_and_redirect(
+            request,
+            lambda: public_results.public_results_update(
+                survey=survey,
+                enabled=form.cleaned_data["public_results"],
+                epsilon=form.cleaned_data["public_epsilon"],
+                release_days=form.cleaned_data["public_release_days"],
+                releases=form.cleaned_data["public_releases_max"],
+            ),
+            form=form,
+            message=_("Public results settings saved."),
+            to=reverse("surveys:public-settings", kwargs={"pk": survey.pk}),
+        )
+        if saved:
+            return saved
         status = 400
     else:
         form = PublicResultsForm(
@@ -239,18 +258,3 @@ def public_settings(request, survey):
         "public_status": public_results.public_status(survey=survey),
     }
     return render(request, "surveys/public_settings.html", context, status=status)
-
-
-@never_cache
-@require_safe
-def public_results_page(request, slug):
-    try:
-        results = public_results.public_results(slug=slug)
-    except Http404:
-        with translation.override(chosen_language(request) or translation.get_language()):
-            return render(request, "public/not_found.html", status=404)
-    language = page_language(request, results.survey)
-    with translation.override(language):
-        response = render(request, "public/results.html", {"results": results})
-    response.headers["Content-Language"] = language
-    return response

@@ -1,7 +1,8 @@
-"""The respondent page, ``/s/<slug>/``: the only page a respondent sees.
+"""The pages anyone may open: the respondent page ``/s/<slug>/`` and public results ``/r/<slug>/``.
 
-The page itself never receives an answer. Its inputs belong to no form; static/js/respond.js
-flips the coins in the browser and posts only the randomized bits to the public API.
+The respondent page itself never receives an answer. Its inputs belong to no form;
+static/js/respond.js flips the coins in the browser and posts only the randomized bits to the
+public API. Neither page sets a cookie: a language chosen on it travels in the address.
 """
 
 from django.conf import settings
@@ -12,7 +13,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 from django.views.i18n import JavaScriptCatalog
 
-from . import languages, schedule, selectors
+from .. import languages, public_results, schedule, selectors
 
 
 def _accept_language_tags(header):
@@ -88,8 +89,7 @@ def respond(request, slug):
     try:
         survey = selectors.survey_by_slug(slug=slug)
     except Http404:
-        with translation.override(chosen_language(request) or translation.get_language()):
-            return render(request, "respond/not_found.html", status=404)
+        return _not_found(request, "respond/not_found.html")
 
     phase = schedule.phase_of(survey)
     if phase not in schedule.Phase.ACCEPTING:
@@ -100,32 +100,51 @@ def respond(request, slug):
         survey = languages.survey_for_respondent(survey=survey, preferences=[language])
         closes_at = survey.closes_at
         closed_on = closes_at if closes_at and closes_at <= timezone.now() else None
-        with translation.override(language):
-            response = render(
-                request,
-                "respond/unavailable.html",
-                {"survey": survey, "phase": phase, "closed_on": closed_on},
-            )
-        response.headers["Content-Language"] = language
-        return response
+        context = {"survey": survey, "phase": phase, "closed_on": closed_on}
+        return _in_language(language, lambda: render(request, "respond/unavailable.html", context))
     # The survey's texts and the page around them in one language: the first the respondent
     # asks for that the survey is offered in, else the survey's own (surveys/languages.py).
     survey = languages.survey_for_respondent(
         survey=survey, preferences=languages.language_preferences(request)
     )
-    language = survey.language
+    context = respond_page_context(survey, preview=False)
+    # The language menu offers only these (none at all when there is one).
+    context["offered_languages"] = survey.languages
+    return _in_language(survey.language, lambda: render(request, "respond/respond.html", context))
+
+
+def respond_page_context(survey, *, preview):
+    """What respond/respond.html reads, for the respondent page and the researcher's preview:
+    ``survey`` as ``languages.survey_for_respondent`` returns it, its texts prefetched."""
+    return {
+        "survey": survey,
+        "questions": list(survey.questions.all()),
+        "grouping_questions": list(survey.grouping_questions.all()),
+        "privacy": selectors.survey_privacy(survey=survey),
+        "preview": preview,
+    }
+
+
+def _in_language(language, render_page):
     with translation.override(language):
-        response = render(
-            request,
-            "respond/respond.html",
-            {
-                "survey": survey,
-                "questions": list(survey.questions.all()),
-                "privacy": selectors.survey_privacy(survey=survey),
-                "preview": False,
-                # The language menu offers only these (none at all when there is one).
-                "offered_languages": survey.languages,
-            },
-        )
+        response = render_page()
     response.headers["Content-Language"] = language
     return response
+
+
+def _not_found(request, template):
+    with translation.override(chosen_language(request) or translation.get_language()):
+        return render(request, template, status=404)
+
+
+@never_cache
+@require_safe
+def public_results_page(request, slug):
+    try:
+        results = public_results.public_results(slug=slug)
+    except Http404:
+        return _not_found(request, "public/not_found.html")
+    return _in_language(
+        page_language(request, results.survey),
+        lambda: render(request, "public/results.html", {"results": results}),
+    )

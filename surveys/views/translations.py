@@ -1,14 +1,12 @@
 """The builder's Translations page: the survey's texts beside an input for each other language."""
 
-from django.contrib import messages
-from django.core.exceptions import ValidationError
-from django.shortcuts import redirect, render
+from django.shortcuts import render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 
-from . import languages, services, translations
-from .selectors import EDITOR
-from .translation_forms import TranslationsForm
-from .views import FROZEN_REASON, member_view
+from .. import languages, translations
+from ..translation_forms import TranslationsForm
+from .common import EDITOR, FROZEN_REASON, member_view, write_and_redirect
 
 
 @member_view(GET=EDITOR, POST=EDITOR)
@@ -18,17 +16,17 @@ def survey_translations(request, survey):
     status = 200
     if request.method == "POST":
         form = TranslationsForm(table=table, frozen=frozen, data=request.POST)
-        if form.is_valid():
-            try:
-                translations.survey_translations_save(survey=survey, texts=form.cleaned_data)
-            except ValidationError as exc:
-                for field, problems in exc.message_dict.items():
-                    form.add_error(field if field in form.fields else None, problems)
-            except services.SurveyConflict as exc:
-                form.add_error(None, exc.message)
-            else:
-                messages.success(request, _("Translations saved."))
-                return redirect("surveys:translations", pk=survey.pk)
+        saved = write_and_redirect(
+            request,
+            lambda: translations.survey_translations_save(survey=survey, texts=form.cleaned_data),
+            form=form,
+            message=_("Translations saved."),
+            to=reverse("surveys:translations", kwargs={"pk": survey.pk}),
+            # A conflict (the survey froze meanwhile) is said above the form.
+            on_conflict=lambda exc: form.add_error(None, exc.message),
+        )
+        if saved:
+            return saved
         status = 400
     else:
         form = TranslationsForm(table=table, frozen=frozen)
