@@ -29,6 +29,8 @@ ALTERNATIVE = "#8a4b00"
 class Frame:
     """A chart's layout in SVG user units; the chart scales with its container (viewBox)."""
 
+    name: str  # the CSS class, and the prefix of the title's and description's ids
+    font_size: int
     left: int  # room for the row labels or the vertical tick labels
     plot_width: int
     right: int
@@ -39,7 +41,7 @@ class Frame:
         return self.left + self.plot_width + self.right
 
 
-RESULTS = Frame(left=60, plot_width=600, right=30, top=12)
+RESULTS = Frame("results-chart", font_size=14, left=60, plot_width=600, right=30, top=12)
 ROW_HEIGHT = 52
 AXIS_HEIGHT = 64  # tick labels and the axis title under the rows
 GRID_STEP = 10  # percentage points between gridlines
@@ -47,7 +49,8 @@ LABEL_STEP = 20  # percentage points between tick labels
 POINT_RADIUS = 7
 CAP_HALF = 7
 
-PLANNER = Frame(left=84, plot_width=500, right=215, top=16)  # right: "ε = 1.10 (chosen)"
+# right: room for the direct labels "ε = 1.10 (chosen)"
+PLANNER = Frame("precision-chart", font_size=19, left=84, plot_width=500, right=215, top=16)
 PLANNER_PLOT_HEIGHT = 320
 PLANNER_BOTTOM = 64
 LABEL_GAP = 21  # px between baselines of the right-hand labels (font size 19)
@@ -59,7 +62,8 @@ STYLES = {
 }
 
 
-def _svg_start(*, name, width, height, font_size, title, desc):
+def _svg_start(frame, *, height, title, desc):
+    name, width, font_size = frame.name, frame.width, frame.font_size
     return [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="{name}" '
         f'viewBox="0 0 {width} {height}" role="img" '
@@ -168,14 +172,7 @@ def estimates_chart(estimates: SurveyEstimates) -> SafeString:
             *(_row_summary(label, row, min_n) for label, row in zip(labels, rows, strict=True)),
         ]
     )
-    parts = _svg_start(
-        name="results-chart",
-        width=RESULTS.width,
-        height=bottom + AXIS_HEIGHT,
-        font_size=14,
-        title=title,
-        desc=desc,
-    )
+    parts = _svg_start(RESULTS, height=bottom + AXIS_HEIGHT, title=title, desc=desc)
     for index in range(0, len(rows), 2):
         parts.append(
             f'<rect x="{RESULTS.left}" y="{RESULTS.top + index * ROW_HEIGHT}" '
@@ -241,29 +238,36 @@ def _spread(labels, *, top, bottom):
 
 def _planner_words(plan: Plan):
     """The chart's title and description, and its axes' titles, for the plan's goal."""
-    if plan.quantity == "power":
-        title = _(
+    power = plan.quantity == "power"
+    title = (
+        _(
             "Power against respondents per group: the chance of detecting a difference of "
             "%(difference)s points"
-        ) % {"difference": _points(plan.difference)}
-        summary = _("With ε = %(eps)s, %(n)s respondents per group give %(power)s power.")
-        trend = _(
+        )
+        if power
+        else _("Precision against respondents: half-width of the %(level)s interval")
+    ) % {"difference": _points(plan.difference), "level": f"{plan.confidence * 100:g}%"}
+    summary = (
+        _("With ε = %(eps)s, %(n)s respondents per group give %(power)s power.")
+        if power
+        else _("With ε = %(eps)s, %(n)s respondents give ± %(m)s points.")
+    )
+    trend = (
+        _(
             "Lines rise as respondents grow: more respondents, more power. The solid line is "
             "the chosen design; the dashed and dotted lines are designs with half and twice its "
             "ε."
         )
-        axes = _("Respondents per group"), _("Power (%)")
-    else:
-        level = f"{plan.confidence * 100:g}%"
-        title = _("Precision against respondents: half-width of the %(level)s interval") % {
-            "level": level
-        }
-        summary = _("With ε = %(eps)s, %(n)s respondents give ± %(m)s points.")
-        trend = _(
+        if power
+        else _(
             "Lines fall as respondents grow: more respondents, narrower intervals. The "
             "solid line is the chosen design; the dashed and dotted lines are designs with "
             "half and twice its ε."
         )
+    )
+    if power:
+        axes = _("Respondents per group"), _("Power (%)")
+    else:
         axes = _("Respondents"), _("± percentage points")
     summaries = [
         summary
@@ -300,14 +304,7 @@ def precision_chart(plan: Plan) -> SafeString:
         return round(bottom - min(points, y_top) / y_top * PLANNER_PLOT_HEIGHT, 2)
 
     title, desc, (x_title, y_title) = _planner_words(plan)
-    parts = _svg_start(
-        name="precision-chart",
-        width=PLANNER.width,
-        height=bottom + PLANNER_BOTTOM,
-        font_size=19,
-        title=title,
-        desc=desc,
-    )
+    parts = _svg_start(PLANNER, height=bottom + PLANNER_BOTTOM, title=title, desc=desc)
     # grid and axes
     tick = 0.0
     while tick <= y_top + 1e-9:

@@ -38,37 +38,30 @@ from .common import (
 
 @dataclass(frozen=True)
 class QuestionKind:
-    """What differs between a yes/no question and a grouping question on the builder."""
+    """What differs between a yes/no question and a grouping question on the builder (the
+    edit page's words too: surveys/question_edit.html asks ``has_options``)."""
 
     model: type
     form: type
+    section: str  # the builder's anchor
     update: Callable  # (item, valid form) -> None, through the kind's service
     delete: Callable  # (item) -> None
-    section: str  # the builder's anchor
-    answers_json: bool  # the builder's script swaps this kind's block in place
-    has_options: bool
-    title: Promise
-    locked: Promise
-    save_label: Promise
-    back_label: Promise
     saved: Promise
     deleted: Promise
+
+    @property
+    def has_options(self):
+        return "options" in self.form.base_fields
 
 
 YES_NO = QuestionKind(
     model=Question,
     form=QuestionForm,
+    section="questions",
     update=lambda item, form: services.question_update(
         question=item, text=form.cleaned_data["text"], required=form.cleaned_data["required"]
     ),
     delete=lambda item: services.question_delete(question=item),
-    section="questions",
-    answers_json=True,
-    has_options=False,
-    title=gettext_lazy("Edit question"),
-    locked=gettext_lazy("This question is locked."),
-    save_label=gettext_lazy("Save question"),
-    back_label=gettext_lazy("Back to the questions"),
     saved=gettext_lazy("Question saved."),
     deleted=gettext_lazy("Question deleted."),
 )
@@ -76,6 +69,7 @@ YES_NO = QuestionKind(
 GROUPING = QuestionKind(
     model=GroupingQuestion,
     form=GroupingQuestionForm,
+    section="grouping",
     update=lambda item, form: grouping.grouping_question_update(
         grouping_question=item,
         text=form.cleaned_data["text"],
@@ -83,21 +77,15 @@ GROUPING = QuestionKind(
         required=form.cleaned_data["required"],
     ),
     delete=lambda item: grouping.grouping_question_delete(grouping_question=item),
-    section="grouping",
-    answers_json=False,
-    has_options=True,
-    title=gettext_lazy("Edit grouping question"),
-    locked=gettext_lazy("This grouping question is locked."),
-    save_label=gettext_lazy("Save grouping question"),
-    back_label=gettext_lazy("Back to the grouping questions"),
     saved=gettext_lazy("Grouping question saved."),
     deleted=gettext_lazy("Grouping question deleted."),
 )
 
 
 def _wants_json(request, kind=YES_NO):
-    """The builder's script asks for JSON; a form posted without a script asks for a page."""
-    return kind.answers_json and request.headers.get("Accept", "").startswith("application/json")
+    """The builder's script asks for JSON; a form posted without a script asks for a page.
+    The script swaps only the yes/no questions' block in place."""
+    return kind is YES_NO and request.headers.get("Accept", "").startswith("application/json")
 
 
 def _questions_json(request, survey, *, message="", question_form=None, status=200):
@@ -179,66 +167,64 @@ def grouping_add(request, survey):
 # --- editing and deleting: one implementation for both kinds ------------------------------
 
 
-def _edit(request, survey, kind, item_id):
-    item = get_object_or_404(kind.model, pk=item_id, survey=survey)
+def edit_view(kind):
+    """The edit page of one question of ``kind`` (its id is ``qid`` or ``gid`` in the address)."""
 
-    def page(form, status=200):
-        context = {
-            "survey": survey,
-            "kind": kind,
-            "item": item,
-            "form": form,
-            "frozen": survey.is_frozen,
-            "frozen_reason": FROZEN_REASON,
-        }
-        return render(request, "surveys/question_edit.html", context, status=status)
+    @member_view(GET=EDITOR, POST=EDITOR)
+    def edit(request, survey, **item_id):
+        item = get_object_or_404(kind.model, pk=next(iter(item_id.values())), survey=survey)
 
-    if request.method != "POST":
-        return page(kind.form(initial=kind.form.initial_for(item)))
-    form = kind.form(request.POST)
+        def page(form, status=200):
+            context = {
+                "survey": survey,
+                "kind": kind,
+                "item": item,
+                "form": form,
+                "frozen": survey.is_frozen,
+                "frozen_reason": FROZEN_REASON,
+            }
+            return render(request, "surveys/question_edit.html", context, status=status)
 
-    def refused(exc):
-        messages.error(request, exc.message)
-        return page(form, status=409)
+        if request.method != "POST":
+            return page(kind.form(initial=kind.form.initial_for(item)))
+        form = kind.form(request.POST)
 
-    saved = write_and_redirect(
-        request,
-        lambda: kind.update(item, form),
-        form=form,
-        message=kind.saved,
-        to=builder_url(survey, kind.section),
-        on_conflict=refused,
-    )
-    return saved or page(form, status=400)
+        def refused(exc):
+            messages.error(request, exc.message)
+            return page(form, status=409)
 
+        saved = write_and_redirect(
+            request,
+            lambda: kind.update(item, form),
+            form=form,
+            message=kind.saved,
+            to=builder_url(survey, kind.section),
+            on_conflict=refused,
+        )
+        return saved or page(form, status=400)
 
-def _delete(request, survey, kind, item_id):
-    item = get_object_or_404(kind.model, pk=item_id, survey=survey)
-    try:
-        kind.delete(item)
-    except services.SurveyConflict as exc:
-        return _refusal(request, survey, kind)(exc)
-    return _answer(request, survey, kind, kind.deleted)
+    return edit
 
 
-@member_view(GET=EDITOR, POST=EDITOR)
-def question_edit(request, survey, qid):
-    return _edit(request, survey, YES_NO, qid)
+def delete_view(kind):
+    """Deleting one question of ``kind``: JSON for the builder's script where it asks."""
+
+    @member_view(POST=EDITOR)
+    def delete(request, survey, **item_id):
+        item = get_object_or_404(kind.model, pk=next(iter(item_id.values())), survey=survey)
+        try:
+            kind.delete(item)
+        except services.SurveyConflict as exc:
+            return _refusal(request, survey, kind)(exc)
+        return _answer(request, survey, kind, kind.deleted)
+
+    return delete
 
 
-@member_view(POST=EDITOR)
-def question_delete(request, survey, qid):
-    return _delete(request, survey, YES_NO, qid)
-
-
-@member_view(GET=EDITOR, POST=EDITOR)
-def grouping_edit(request, survey, gid):
-    return _edit(request, survey, GROUPING, gid)
-
-
-@member_view(POST=EDITOR)
-def grouping_delete(request, survey, gid):
-    return _delete(request, survey, GROUPING, gid)
+question_edit = edit_view(YES_NO)
+question_delete = delete_view(YES_NO)
+grouping_edit = edit_view(GROUPING)
+grouping_delete = delete_view(GROUPING)
 
 
 @member_view(POST=EDITOR)

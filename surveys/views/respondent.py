@@ -5,6 +5,8 @@ static/js/respond.js flips the coins in the browser and posts only the randomize
 public API. Neither page sets a cookie: a language chosen on it travels in the address.
 """
 
+import functools
+
 from django.conf import settings
 from django.http import Http404
 from django.shortcuts import render
@@ -78,19 +80,40 @@ class LanguageCatalog(JavaScriptCatalog):
     """
 
     def get(self, request, *args, **kwargs):
-        language = chosen_language(request) or translation.get_language()
-        with translation.override(language):
+        with translation.override(_address_language(request)):
             return super().get(request, *args, **kwargs)
 
 
-@never_cache  # open/closed changes must show at once, and no true answer lingers in a cache
-@require_safe
-def respond(request, slug):
-    try:
-        survey = selectors.survey_by_slug(slug=slug)
-    except Http404:
-        return _not_found(request, "respond/not_found.html")
+def _address_language(request):
+    """The language a page without a survey to go by is shown in: the switcher's, else the
+    one LocaleMiddleware picked."""
+    return chosen_language(request) or translation.get_language()
 
+
+def public_page(not_found_template):
+    """A page anyone may open by a survey's slug: read-only (GET, HEAD), never cached (open and
+    closed must show at once, and no true answer lingers in a cache), and a missing survey is
+    ``not_found_template`` in the address's language, status 404."""
+
+    def decorate(view):
+        @never_cache
+        @require_safe
+        @functools.wraps(view)
+        def page(request, slug):
+            try:
+                return view(request, slug)
+            except Http404:
+                with translation.override(_address_language(request)):
+                    return render(request, not_found_template, status=404)
+
+        return page
+
+    return decorate
+
+
+@public_page("respond/not_found.html")
+def respond(request, slug):
+    survey = selectors.survey_by_slug(slug=slug)
     phase = schedule.phase_of(survey)
     if phase not in schedule.Phase.ACCEPTING:
         # Nothing to answer: the notice in the respondent's language as before, the title in
@@ -132,18 +155,9 @@ def _in_language(language, render_page):
     return response
 
 
-def _not_found(request, template):
-    with translation.override(chosen_language(request) or translation.get_language()):
-        return render(request, template, status=404)
-
-
-@never_cache
-@require_safe
+@public_page("public/not_found.html")
 def public_results_page(request, slug):
-    try:
-        results = public_results.public_results(slug=slug)
-    except Http404:
-        return _not_found(request, "public/not_found.html")
+    results = public_results.public_results(slug=slug)
     return _in_language(
         page_language(request, results.survey),
         lambda: render(request, "public/results.html", {"results": results}),
