@@ -244,9 +244,11 @@ def _planner_words(plan: Plan):
             "Power against respondents per group: the chance of detecting a difference of "
             "%(difference)s points"
         )
-        if power
+        % {"difference": _points(plan.difference)}
+        if power  # a margin's plan has no difference
         else _("Precision against respondents: half-width of the %(level)s interval")
-    ) % {"difference": _points(plan.difference), "level": f"{plan.confidence * 100:g}%"}
+        % {"level": f"{plan.confidence * 100:g}%"}
+    )
     summary = (
         _("With ε = %(eps)s, %(n)s respondents per group give %(power)s power.")
         if power

@@ -69,9 +69,8 @@ def apply_service_errors(form, exc: ValidationError):
         form.add_error(field if field in form.fields else None, errors)
 
 
-def write_and_redirect(request, write, *, message, to, form=None, on_conflict=None):
-    """The one way a page saves: ``write()`` calls one service, then ``message`` is shown and
-    the browser sent to ``to`` (each a value, or a function of what ``write`` returned).
+def try_write(write, *, then, form=None, on_conflict=None):
+    """The one way a page saves: ``write()`` calls one service, and ``then(result)`` answers.
 
     With a ``form``, nothing is written unless it is valid, and a service's
     ``ValidationError`` lands on the fields it names; both return None, for the caller to show
@@ -91,8 +90,18 @@ def write_and_redirect(request, write, *, message, to, form=None, on_conflict=No
         if on_conflict is None:
             raise
         return on_conflict(exc)
-    messages.success(request, message(result) if callable(message) else message)
-    return redirect(to(result) if callable(to) else to)
+    return then(result)
+
+
+def write_and_redirect(request, write, *, message, to, form=None, on_conflict=None):
+    """:func:`try_write`, answered by ``message`` and a redirect to ``to`` (each a value, or a
+    function of what ``write`` returned)."""
+
+    def then(result):
+        messages.success(request, message(result) if callable(message) else message)
+        return redirect(to(result) if callable(to) else to)
+
+    return try_write(write, then=then, form=form, on_conflict=on_conflict)
 
 
 def builder_url(survey, section=""):

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
@@ -26,12 +25,12 @@ from ..models import GroupingQuestion, Question
 from .common import (
     EDITOR,
     FROZEN_REASON,
-    apply_service_errors,
     builder_conflict,
     builder_context,
     builder_url,
     member_view,
     render_builder,
+    try_write,
     write_and_redirect,
 )
 
@@ -124,22 +123,24 @@ def _refusal(request, survey, kind=YES_NO):
 @member_view(POST=EDITOR)
 def question_add(request, survey):
     form = QuestionAddForm(request.POST)
-    if form.is_valid():
-        try:
-            added = services.questions_add(
-                survey=survey,
-                texts=form.cleaned_data["text"],
-                required=form.cleaned_data["required"],
-            )
-        except ValidationError as exc:
-            apply_service_errors(form, exc)
-        except services.SurveyConflict as exc:
-            return _refusal(request, survey)(exc)
-        else:
-            message = ngettext("Question added.", "%(n)d questions added.", len(added)) % {
-                "n": len(added)
-            }
-            return _answer(request, survey, YES_NO, message)
+
+    def added(questions):
+        count = len(questions)
+        message = ngettext("Question added.", "%(n)d questions added.", count) % {"n": count}
+        return _answer(request, survey, YES_NO, message)
+
+    answer = try_write(
+        lambda: services.questions_add(
+            survey=survey,
+            texts=form.cleaned_data["text"],
+            required=form.cleaned_data["required"],
+        ),
+        then=added,
+        form=form,
+        on_conflict=_refusal(request, survey),
+    )
+    if answer:
+        return answer
     if _wants_json(request):
         return _questions_json(request, survey, question_form=form, status=400)
     return render_builder(request, survey, question_form=form, status=400)
