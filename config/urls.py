@@ -2,7 +2,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from surveys.public_views import LanguageCatalog
+from surveys.views.respondent import LanguageCatalog
 
 # Swagger UI's initialising script comes from its own URL (the split view) and the page has no
 # <style> block (templates/api_docs/), so the strict Content-Security-Policy holds there too.

@@ -1,33 +1,34 @@
-from django.contrib.auth import views as auth_views
+"""Sign-in, sign-up, the account page and the password pages (surveys/views/accounts.py)."""
+
+from django.contrib.auth.views import LogoutView
 from django.urls import path
 
-from . import account_views
+from .views import accounts
+from .views.accounts import (
+    LoginView,
+    PasswordChangeDoneView,
+    PasswordChangeView,
+    PasswordResetCompleteView,
+    PasswordResetConfirmView,
+    PasswordResetDoneView,
+    PasswordResetView,
+)
 
 urlpatterns = [
-    path("login/", account_views.LoginView.as_view(), name="login"),
-    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
-    path("signup/", account_views.signup, name="signup"),
-    path("", account_views.account, name="account"),
-    path("password/change/", account_views.PasswordChangeView.as_view(), name="password_change"),
-    path(
-        "password/change/done/",
-        account_views.PasswordChangeDoneView.as_view(),
-        name="password_change_done",
-    ),
-    path("password/reset/", account_views.PasswordResetView.as_view(), name="password_reset"),
-    path(
-        "password/reset/sent/",
-        account_views.PasswordResetDoneView.as_view(),
-        name="password_reset_done",
-    ),
+    path("login/", LoginView.as_view(), name="login"),
+    path("logout/", LogoutView.as_view(), name="logout"),
+    path("signup/", accounts.signup, name="signup"),
+    path("", accounts.account, name="account"),
+    path("password/change/", PasswordChangeView.as_view(), name="password_change"),
+    path("password/change/done/", PasswordChangeDoneView.as_view(), name="password_change_done"),
+    path("password/reset/", PasswordResetView.as_view(), name="password_reset"),
+    path("password/reset/sent/", PasswordResetDoneView.as_view(), name="password_reset_done"),
     path(
         "password/reset/<uidb64>/<token>/",
-        account_views.PasswordResetConfirmView.as_view(),
+        PasswordResetConfirmView.as_view(),
         name="password_reset_confirm",
     ),
     path(
-        "password/reset/done/",
-        account_views.PasswordResetCompleteView.as_view(),
-        name="password_reset_complete",
+        "password/reset/done/", PasswordResetCompleteView.as_view(), name="password_reset_complete"
     ),
 ]

@@ -1,76 +1,66 @@
-"""Server-rendered pages: researcher views (views.py) and the respondent page (public_views.py)."""
+"""Server-rendered pages (surveys/views/): the researcher's pages under ``surveys/``, the
+respondent page ``s/<slug>/`` and public results ``r/<slug>/``."""
 
 from django.urls import path
 
-from . import analysis_views, member_views, public_views, translation_views, views
+from .views import analysis, members, questions, researcher, respondent, translations
 
 app_name = "surveys"
 
+SURVEY = "surveys/<int:pk>/"  # every page of one survey, resolved by common.member_view
+
+
+def survey_path(route, view, name):
+    return path(SURVEY + route, view, name=name)
+
+
 urlpatterns = [
-    path("", views.home, name="home"),
-    path("surveys/", views.dashboard, name="dashboard"),
-    path("surveys/new/", views.survey_new, name="survey-new"),
-    path("surveys/design-preview/", views.design_preview, name="design-preview"),
-    path("surveys/<int:pk>/", views.survey_builder, name="builder"),
-    path("surveys/<int:pk>/questions/add/", views.question_add, name="question-add"),
-    path("surveys/<int:pk>/questions/<int:qid>/edit/", views.question_edit, name="question-edit"),
-    path(
-        "surveys/<int:pk>/questions/<int:qid>/delete/",
-        views.question_delete,
-        name="question-delete",
-    ),
-    path("surveys/<int:pk>/questions/<int:qid>/move/", views.question_move, name="question-move"),
-    path("surveys/<int:pk>/preview/", views.survey_preview, name="preview"),
-    path(
-        "surveys/<int:pk>/translations/",
-        translation_views.survey_translations,
-        name="translations",
-    ),
-    path("surveys/<int:pk>/open/", views.survey_open, name="open"),
-    path("surveys/<int:pk>/close/", views.survey_close, name="close"),
-    path("surveys/<int:pk>/pilot/", views.survey_pilot, name="pilot"),
-    path("surveys/<int:pk>/discard-pilot/", views.survey_pilot_discard, name="pilot-discard"),
-    path("surveys/<int:pk>/schedule/", views.survey_schedule, name="schedule"),
-    path("surveys/<int:pk>/duplicate/", views.survey_duplicate, name="duplicate"),
-    path("surveys/<int:pk>/delete/", views.survey_delete, name="delete"),
-    path("surveys/trash/", views.trash, name="trash"),
-    path("surveys/trash/<int:pk>/restore/", views.survey_restore, name="restore"),
-    path("surveys/<int:pk>/share/", views.survey_share, name="share"),
-    path("surveys/<int:pk>/qr.svg", views.survey_qr, name="qr"),
-    path("surveys/<int:pk>/results/", views.survey_results, name="results"),
-    path("surveys/<int:pk>/estimates.csv", views.estimates_csv, name="estimates-csv"),
-    path("surveys/<int:pk>/responses.csv", views.responses_csv, name="responses-csv"),
-    path("surveys/<int:pk>/codebook.csv", views.codebook_csv, name="codebook-csv"),
-    path("surveys/<int:pk>/export.zip", views.export_zip, name="export-zip"),
-    path("surveys/<int:pk>/export.xlsx", views.export_xlsx, name="export-xlsx"),
-    path("s/<str:slug>/", public_views.respond, name="respond"),
-    # Beyond one number (analysis_views.py): grouping questions, breakdown, regression,
-    # planner, public results, export for R.
-    path("surveys/<int:pk>/groups/add/", analysis_views.grouping_add, name="grouping-add"),
-    path(
-        "surveys/<int:pk>/groups/<int:gid>/edit/",
-        analysis_views.grouping_edit,
-        name="grouping-edit",
-    ),
-    path(
-        "surveys/<int:pk>/groups/<int:gid>/delete/",
-        analysis_views.grouping_delete,
-        name="grouping-delete",
-    ),
-    path("surveys/<int:pk>/breakdown/", analysis_views.breakdown, name="breakdown"),
-    path("surveys/<int:pk>/regression/", analysis_views.regression, name="regression"),
-    path("surveys/<int:pk>/for-r.csv", analysis_views.r_export_csv, name="r-export"),
-    path("surveys/<int:pk>/planner/", analysis_views.planner, name="planner"),
-    path("surveys/<int:pk>/public/", analysis_views.public_settings, name="public-settings"),
-    path("r/<str:slug>/", analysis_views.public_results_page, name="public-results"),
-    # Co-researchers (member_views.py): members, roles, leaving, ownership transfer.
-    path("surveys/<int:pk>/members/", member_views.members_page, name="members"),
-    path("surveys/<int:pk>/members/leave/", member_views.member_leave, name="member-leave"),
-    path("surveys/<int:pk>/members/<int:uid>/role/", member_views.member_role, name="member-role"),
-    path(
-        "surveys/<int:pk>/members/<int:uid>/remove/",
-        member_views.member_remove,
-        name="member-remove",
-    ),
-    path("surveys/<int:pk>/transfer/", member_views.survey_transfer, name="transfer"),
+    path("", researcher.home, name="home"),
+    path("surveys/", researcher.dashboard, name="dashboard"),
+    path("surveys/new/", researcher.survey_new, name="survey-new"),
+    path("surveys/design-preview/", researcher.design_preview, name="design-preview"),
+    path("surveys/trash/", researcher.trash, name="trash"),
+    path("surveys/trash/<int:pk>/restore/", researcher.survey_restore, name="restore"),
+    # views/researcher.py: the builder's settings, the survey's life, sharing
+    survey_path("", researcher.survey_builder, "builder"),
+    survey_path("preview/", researcher.survey_preview, "preview"),
+    survey_path("open/", researcher.survey_open, "open"),
+    survey_path("close/", researcher.survey_close, "close"),
+    survey_path("pilot/", researcher.survey_pilot, "pilot"),
+    survey_path("discard-pilot/", researcher.survey_pilot_discard, "pilot-discard"),
+    survey_path("schedule/", researcher.survey_schedule, "schedule"),
+    survey_path("duplicate/", researcher.survey_duplicate, "duplicate"),
+    survey_path("delete/", researcher.survey_delete, "delete"),
+    survey_path("share/", researcher.survey_share, "share"),
+    survey_path("qr.svg", researcher.survey_qr, "qr"),
+    survey_path("translations/", translations.survey_translations, "translations"),
+    # views/questions.py: yes/no questions and grouping questions
+    survey_path("questions/add/", questions.question_add, "question-add"),
+    survey_path("questions/<int:qid>/edit/", questions.question_edit, "question-edit"),
+    survey_path("questions/<int:qid>/delete/", questions.question_delete, "question-delete"),
+    survey_path("questions/<int:qid>/move/", questions.question_move, "question-move"),
+    survey_path("groups/add/", questions.grouping_add, "grouping-add"),
+    survey_path("groups/<int:gid>/edit/", questions.grouping_edit, "grouping-edit"),
+    survey_path("groups/<int:gid>/delete/", questions.grouping_delete, "grouping-delete"),
+    # views/analysis.py: results and downloads, breakdown, regression, planner, public results
+    survey_path("results/", analysis.survey_results, "results"),
+    survey_path("estimates.csv", analysis.estimates_csv, "estimates-csv"),
+    survey_path("responses.csv", analysis.responses_csv, "responses-csv"),
+    survey_path("codebook.csv", analysis.codebook_csv, "codebook-csv"),
+    survey_path("export.zip", analysis.export_zip, "export-zip"),
+    survey_path("export.xlsx", analysis.export_xlsx, "export-xlsx"),
+    survey_path("breakdown/", analysis.breakdown, "breakdown"),
+    survey_path("regression/", analysis.regression, "regression"),
+    survey_path("for-r.csv", analysis.r_export_csv, "r-export"),
+    survey_path("planner/", analysis.planner, "planner"),
+    survey_path("public/", analysis.public_settings, "public-settings"),
+    # views/members.py: co-researchers, roles, leaving, ownership transfer
+    survey_path("members/", members.members_page, "members"),
+    survey_path("members/leave/", members.member_leave, "member-leave"),
+    survey_path("members/<int:uid>/role/", members.member_role, "member-role"),
+    survey_path("members/<int:uid>/remove/", members.member_remove, "member-remove"),
+    survey_path("transfer/", members.survey_transfer, "transfer"),
+    # views/respondent.py: the pages anyone may open
+    path("s/<str:slug>/", respondent.respond, name="respond"),
+    path("r/<str:slug>/", respondent.public_results_page, name="public-results"),
 ]

@@ -1,4 +1,7 @@
-"""Number formatting for the researcher pages: shares as percentages, counts with grouping."""
+"""Number formatting for the researcher and public results pages (shares as percentages,
+counts with grouping, p-values, odds ratios), and what a survey's page says of its state."""
+
+import math
 
 from django import template
 from django.conf import settings
@@ -41,6 +44,35 @@ def decimal(value, digits=2):
 def grouped(value):
     """A count with thousands separators: 1537 -> "1,537"."""
     return "—" if value is None else number_format(value, force_grouping=True)
+
+
+@register.filter
+def pvalue(value):
+    """A p-value as people read it: 0.0312 -> "0.031", 2e-7 -> "< 0.001"."""
+    if _missing(value):
+        return "—"
+    if value < 0.001:
+        return f"< {number_format(0.001, 3)}"
+    return _fixed(value, 3)
+
+
+@register.filter
+def signed_points(value, digits=1):
+    """A difference of shares in percentage points with its sign: 0.032 -> "+3.2"."""
+    if _missing(value):
+        return "—"
+    text = _fixed(value * 100, digits)
+    return text if text.startswith(("-", "−")) or float(value) == 0 else f"+{text}"
+
+
+@register.filter
+def ratio(value, digits=2):
+    """An odds ratio: 1.5 -> "1.50"; huge or infinite values are written as such."""
+    if _missing(value):
+        return "—"
+    if math.isinf(value) or value > 1e6:
+        return "> 1,000,000"
+    return _fixed(value, digits)
 
 
 @register.simple_tag

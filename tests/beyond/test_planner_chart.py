@@ -11,7 +11,7 @@ import pytest
 from django.urls import reverse
 
 import dpengine
-from surveys import analysis_charts as chart
+from surveys import charts
 
 pytestmark = pytest.mark.django_db
 
@@ -39,8 +39,12 @@ def chosen_line(svg):
     points = []
     for pair in re.search(r'points="([^"]+)"', polyline).group(1).split():
         x, y = (float(v) for v in pair.split(","))
-        n = (x - chart.LEFT) / chart.PLOT_WIDTH * n_max
-        value = (chart.TOP + chart.PLOT_HEIGHT - y) / chart.PLOT_HEIGHT * y_top
+        n = (x - charts.PLANNER.left) / charts.PLANNER.plot_width * n_max
+        value = (
+            (charts.PLANNER.top + charts.PLANNER_PLOT_HEIGHT - y)
+            / charts.PLANNER_PLOT_HEIGHT
+            * y_top
+        )
         points.append((round(n), value, abs(n - round(n))))
     return quantity, n_max, y_top, points
 

@@ -13,9 +13,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
 
-from . import tokens
-from .api.throttling import client_ident, window_for
-from .forms import ApiTokenForm, LoginForm, SignupForm
+from .. import tokens
+from ..api.throttling import client_ident, window_for
+from ..forms import ApiTokenForm, LoginForm, SignupForm
 
 
 class LoginView(auth_views.LoginView):

@@ -1,8 +1,11 @@
-"""The respondent page, ``/s/<slug>/``: the only page a respondent sees.
+"""The pages anyone may open: the respondent page ``/s/<slug>/`` and public results ``/r/<slug>/``.
 
-The page itself never receives an answer. Its inputs belong to no form; static/js/respond.js
-flips the coins in the browser and posts only the randomized bits to the public API.
+The respondent page itself never receives an answer. Its inputs belong to no form;
+static/js/respond.js flips the coins in the browser and posts only the randomized bits to the
+public API. Neither page sets a cookie: a language chosen on it travels in the address.
 """
+
+import functools
 
 from django.conf import settings
 from django.http import Http404
@@ -12,8 +15,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 from django.views.i18n import JavaScriptCatalog
 
-from . import languages, selectors
-from .services import schedule
+from .. import languages, selectors
+from ..services import public_release, schedule
 
 
 def _accept_language_tags(header):
@@ -78,20 +81,40 @@ class LanguageCatalog(JavaScriptCatalog):
     """
 
     def get(self, request, *args, **kwargs):
-        language = chosen_language(request) or translation.get_language()
-        with translation.override(language):
+        with translation.override(_address_language(request)):
             return super().get(request, *args, **kwargs)
 
 
-@never_cache  # open/closed changes must show at once, and no true answer lingers in a cache
-@require_safe
-def respond(request, slug):
-    try:
-        survey = selectors.survey_by_slug(slug=slug)
-    except Http404:
-        with translation.override(chosen_language(request) or translation.get_language()):
-            return render(request, "respond/not_found.html", status=404)
+def _address_language(request):
+    """The language a page without a survey to go by is shown in: the switcher's, else the
+    one LocaleMiddleware picked."""
+    return chosen_language(request) or translation.get_language()
 
+
+def public_page(not_found_template):
+    """A page anyone may open by a survey's slug: read-only (GET, HEAD), never cached (open and
+    closed must show at once, and no true answer lingers in a cache), and a missing survey is
+    ``not_found_template`` in the address's language, status 404."""
+
+    def decorate(view):
+        @never_cache
+        @require_safe
+        @functools.wraps(view)
+        def page(request, slug):
+            try:
+                return view(request, slug)
+            except Http404:
+                with translation.override(_address_language(request)):
+                    return render(request, not_found_template, status=404)
+
+        return page
+
+    return decorate
+
+
+@public_page("respond/not_found.html")
+def respond(request, slug):
+    survey = selectors.survey_by_slug(slug=slug)
     phase = schedule.phase_of(survey)
     if phase not in schedule.Phase.ACCEPTING:
         # Nothing to answer: the notice in the respondent's language as before, the title in
@@ -101,32 +124,44 @@ def respond(request, slug):
         survey = languages.survey_for_respondent(survey=survey, preferences=[language])
         closes_at = survey.closes_at
         closed_on = closes_at if closes_at and closes_at <= timezone.now() else None
-        with translation.override(language):
-            response = render(
-                request,
-                "respond/unavailable.html",
-                {"survey": survey, "phase": phase, "closed_on": closed_on},
-            )
-        response.headers["Content-Language"] = language
-        return response
+        context = {"survey": survey, "phase": phase, "closed_on": closed_on}
+        return _in_language(language, lambda: render(request, "respond/unavailable.html", context))
     # The survey's texts and the page around them in one language: the first the respondent
     # asks for that the survey is offered in, else the survey's own (surveys/languages.py).
     survey = languages.survey_for_respondent(
         survey=survey, preferences=languages.language_preferences(request)
     )
-    language = survey.language
+    context = respond_page_context(survey, preview=False)
+    # The language menu offers only these (none at all when there is one).
+    context["offered_languages"] = survey.languages
+    return _in_language(survey.language, lambda: render(request, "respond/respond.html", context))
+
+
+def respond_page_context(survey, *, preview):
+    """What respond/respond.html reads, for the respondent page and the researcher's preview:
+    ``survey`` as ``languages.survey_for_respondent`` returns it, its texts prefetched."""
+    return {
+        "survey": survey,
+        "questions": list(survey.questions.all()),
+        "grouping_questions": list(survey.grouping_questions.all()),
+        "privacy": selectors.survey_privacy(survey=survey),
+        "preview": preview,
+    }
+
+
+def _in_language(language, render_page):
     with translation.override(language):
-        response = render(
-            request,
-            "respond/respond.html",
-            {
-                "survey": survey,
-                "questions": list(survey.questions.all()),
-                "privacy": selectors.survey_privacy(survey=survey),
-                "preview": False,
-                # The language menu offers only these (none at all when there is one).
-                "offered_languages": survey.languages,
-            },
-        )
+        response = render_page()
     response.headers["Content-Language"] = language
     return response
+
+
+@public_page("public/not_found.html")
+def public_results_page(request, slug):
+    survey = selectors.public_results_survey(slug=slug)
+    public_release.make_due_releases(survey=survey)
+    results = selectors.public_results(survey=survey)
+    return _in_language(
+        page_language(request, results.survey),
+        lambda: render(request, "public/results.html", {"results": results}),
+    )

@@ -1,19 +1,19 @@
 """The members page: the owner invites co-researchers, changes their roles, removes them and
 transfers ownership; every member sees who has access and may leave.
 
-Each view goes through ``views.member_view``, so someone who neither owns the survey nor is
+Each view goes through ``common.member_view``, so someone who neither owns the survey nor is
 a member gets a 404 first; the role each method needs is declared on the decorator.
 """
 
 from django.contrib import messages
-from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 
-from . import services
-from .forms import MemberInviteForm, MemberRoleForm, TransferForm
-from .services import members
-from .views import OWNER, VIEWER, _apply_service_errors, member_view
+from .. import services
+from ..forms import MemberInviteForm, MemberRoleForm, TransferForm
+from ..services import members
+from .common import OWNER, VIEWER, member_view, write_and_redirect
 
 
 def _render_members(request, survey, *, form=None, status=200):
@@ -27,8 +27,8 @@ def _render_members(request, survey, *, form=None, status=200):
     return render(request, "surveys/members.html", context, status=status)
 
 
-def _to_members(survey):
-    return redirect("surveys:members", pk=survey.pk)
+def _members_url(survey):
+    return reverse("surveys:members", kwargs={"pk": survey.pk})
 
 
 @member_view(GET=VIEWER, POST=OWNER)
@@ -36,19 +36,17 @@ def members_page(request, survey):
     if request.method != "POST":
         return _render_members(request, survey)
     form = MemberInviteForm(request.POST)
-    if form.is_valid():
-        try:
-            member = members.member_invite(survey=survey, by=request.user, **form.cleaned_data)
-        except ValidationError as exc:
-            _apply_service_errors(form, exc)
-        else:
-            messages.success(
-                request,
-                _("%(user)s can now open this survey as %(role)s.")
-                % {"user": member.user.get_username(), "role": member.get_role_display()},
-            )
-            return _to_members(survey)
-    return _render_members(request, survey, form=form, status=400)
+    invited = write_and_redirect(
+        request,
+        lambda: members.member_invite(survey=survey, by=request.user, **form.cleaned_data),
+        form=form,
+        message=lambda member: (
+            _("%(user)s can now open this survey as %(role)s.")
+            % {"user": member.user.get_username(), "role": member.get_role_display()}
+        ),
+        to=_members_url(survey),
+    )
+    return invited or _render_members(request, survey, form=form, status=400)
 
 
 @member_view(POST=OWNER)
@@ -63,7 +61,7 @@ def member_role(request, survey, uid):
         _("%(user)s is now %(role)s.")
         % {"user": member.user.get_username(), "role": member.get_role_display()},
     )
-    return _to_members(survey)
+    return redirect(_members_url(survey))
 
 
 @member_view(POST=OWNER)
@@ -74,7 +72,7 @@ def member_remove(request, survey, uid):
         messages.error(request, exc.message)
         return _render_members(request, survey, status=409)
     messages.success(request, _("Removed the member: they can no longer open this survey."))
-    return _to_members(survey)
+    return redirect(_members_url(survey))
 
 
 @member_view(POST=VIEWER)
@@ -97,19 +95,17 @@ def survey_transfer(request, survey):
     status = 200
     if request.method == "POST":
         status = 400
-        if form.is_valid():
-            try:
-                survey = members.survey_transfer(
-                    survey=survey, user_id=form.cleaned_data["user_id"]
-                )
-            except ValidationError as exc:
-                _apply_service_errors(form, exc)
-            else:
-                messages.success(
-                    request,
-                    _("%(user)s now owns “%(title)s”; you stay on as an editor.")
-                    % {"user": survey.owner.get_username(), "title": survey.title},
-                )
-                return redirect("surveys:members", pk=survey.pk)
+        transferred = write_and_redirect(
+            request,
+            lambda: members.survey_transfer(survey=survey, user_id=form.cleaned_data["user_id"]),
+            form=form,
+            message=lambda moved: (
+                _("%(user)s now owns “%(title)s”; you stay on as an editor.")
+                % {"user": moved.owner.get_username(), "title": moved.title}
+            ),
+            to=_members_url(survey),
+        )
+        if transferred:
+            return transferred
     context = {"survey": survey, "form": form, "members": found}
     return render(request, "surveys/transfer.html", context, status=status)

@@ -1,0 +1,254 @@
+"""What the answers say: results and their downloads, breakdown by group, regression, the
+planner, and the public results settings.
+
+Each page goes through ``common.member_view``; each validates its query, calls one selector,
+and renders (a download: responds with the file).
+"""
+
+import functools
+
+from django.http import HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+
+from .. import selectors
+from ..charts import estimates_chart, precision_chart
+from ..exports import bundles, codebook
+from ..exports import csv as csv_export
+from ..exports import r as r_export
+from ..forms import BreakdownForm, PlannerForm, PublicResultsForm, RegressionForm, ResultsForm
+from ..models import CI_METHODS
+from ..services import public_release, schedule
+from .common import EDITOR, VIEWER, member_view, write_and_redirect
+
+# --- results ------------------------------------------------------------------------------
+
+
+@member_view(GET=VIEWER)
+def survey_results(request, survey):
+    form = ResultsForm(request.GET, survey=survey)
+    method, level = form.selection()
+    estimates = selectors.survey_estimates(survey=survey, confidence=level, method=method)
+    context = {
+        "survey": survey,
+        "phase": schedule.phase_of(survey),
+        "form": form,
+        "estimates": estimates,
+        "chart": estimates_chart(estimates),
+        "privacy": selectors.survey_privacy(survey=survey),
+        "method_label": dict(CI_METHODS)[method],
+        "any_outside": any(r.estimate.was_clamped and not r.suppressed for r in estimates.rows),
+        "query": f"method={method}&level={level:g}",
+        "xlsx_fits": bundles.xlsx_fits(survey),
+    }
+    status = 200 if form.is_valid() else 400
+    template = "surveys/_results_body.html" if "fragment" in request.GET else "surveys/results.html"
+    return render(request, template, context, status=status)
+
+
+def _bad_query(form):
+    lines = [f"{field}: {' '.join(errors)}" for field, errors in form.errors.items()]
+    return HttpResponse("\n".join(lines), status=400, content_type="text/plain; charset=utf-8")
+
+
+def _results_query(view):
+    """Calls ``view(request, survey, method=..., level=...)`` with the download's query read
+    by the results form; a bad query is a 400 naming the fields, and ``view`` is not called."""
+
+    @functools.wraps(view)
+    def read_query(request, survey):
+        form = ResultsForm(request.GET, survey=survey)
+        if not form.is_valid():
+            return _bad_query(form)
+        method, level = form.selection()
+        return view(request, survey, method=method, level=level)
+
+    return read_query
+
+
+@member_view(GET=VIEWER)
+@_results_query
+def estimates_csv(request, survey, *, method, level):
+    return csv_export.estimates_csv_response(
+        selectors.survey_estimates(survey=survey, confidence=level, method=method),
+        codebook_url=_codebook_url(survey, f"method={method}&level={level:g}"),
+    )
+
+
+@member_view(GET=VIEWER)
+def responses_csv(request, survey):
+    return csv_export.reports_csv_response(
+        codebook.survey_codebook(survey=survey), codebook_url=_codebook_url(survey)
+    )
+
+
+# --- downloads with their codebook (README, "Exports and the codebook") -------------------
+
+
+def _codebook_url(survey, query=""):
+    url = reverse("surveys:codebook-csv", kwargs={"pk": survey.pk})
+    return f"{url}?{query}" if query else url
+
+
+@member_view(GET=VIEWER)
+@_results_query
+def codebook_csv(request, survey, *, method, level):
+    return csv_export.codebook_csv_response(
+        codebook.survey_codebook(survey=survey, method=method, confidence=level)
+    )
+
+
+@member_view(GET=VIEWER)
+@_results_query
+def export_zip(request, survey, *, method, level):
+    return bundles.zip_response(
+        **bundles.survey_bundle(survey=survey, method=method, confidence=level)
+    )
+
+
+@member_view(GET=VIEWER)
+def export_xlsx(request, survey):
+    if not bundles.xlsx_fits(survey):
+        return HttpResponse(
+            bundles.too_many_rows_message(survey),
+            status=409,
+            content_type="text/plain; charset=utf-8",
+        )
+    return _xlsx_download(request, survey)
+
+
+@_results_query
+def _xlsx_download(request, survey, *, method, level):
+    return bundles.xlsx_response(
+        **bundles.survey_bundle(survey=survey, method=method, confidence=level)
+    )
+
+
+# --- breakdown and regression -------------------------------------------------------------
+
+
+@member_view(GET=VIEWER)
+def breakdown(request, survey):
+    grouping_questions = selectors.survey_grouping_questions(survey=survey)
+    form = BreakdownForm(request.GET, survey=survey, grouping_questions=grouping_questions)
+    # Without grouping questions the page only explains how to get some: nothing to validate.
+    valid = not grouping_questions or form.is_valid()
+    result = None
+    if grouping_questions:
+        chosen = form.cleaned_data if valid else {}
+        by = chosen.get("by", grouping_questions[0].pk)
+        result = selectors.survey_breakdown(
+            survey=survey,
+            grouping_question=next(gq for gq in grouping_questions if gq.pk == by),
+            confidence=chosen.get("level", survey.confidence),
+            method=chosen.get("method", survey.ci_method),
+        )
+    context = {
+        "survey": survey,
+        "form": form,
+        "breakdown": result,
+        "method_label": dict(CI_METHODS)[result.method] if result else "",
+    }
+    return render(request, "surveys/breakdown.html", context, status=200 if valid else 400)
+
+
+@member_view(GET=VIEWER)
+def regression(request, survey):
+    questions = list(survey.questions.all())
+    form = RegressionForm(request.GET, survey=survey, questions=questions)
+    valid = not questions or form.is_valid()
+    result = snippet = None
+    if questions:
+        chosen = form.cleaned_data if valid else {}
+        question_id = chosen.get("question", questions[0].pk)
+        question = next(q for q in questions if q.pk == question_id)
+        result = selectors.survey_regression(
+            survey=survey,
+            question=question,
+            confidence=chosen.get("level", survey.confidence),
+        )
+        snippet = r_export.r_snippet(survey=survey, question=question, covariates=result.covariates)
+    context = {
+        "survey": survey,
+        "form": form,
+        "regression": result,
+        "question_number": questions.index(result.question) + 1 if result else None,
+        "r_design": r_export.r_design(survey=survey),
+        "r_snippet": snippet,
+    }
+    return render(request, "surveys/regression.html", context, status=200 if valid else 400)
+
+
+@member_view(GET=VIEWER)
+def r_export_csv(request, survey):
+    return r_export.r_export_response(survey=survey)
+
+
+# --- planner ------------------------------------------------------------------------------
+
+
+@member_view(GET=VIEWER)
+def planner(request, survey):
+    form = PlannerForm(
+        request.GET,
+        survey=survey,
+        preset=selectors.preset_for(p_truth=survey.p_truth, p_forced_yes=survey.p_forced_yes),
+    )
+    plan = None
+    if form.is_valid():
+        try:
+            plan = selectors.study_plan(**form.plan_arguments())
+        except ValueError as exc:
+            form.add_error(None, str(exc))
+    context = {
+        "survey": survey,
+        "form": form,
+        "plan": plan,
+        "chart": precision_chart(plan) if plan else None,
+    }
+    return render(request, "surveys/planner.html", context, status=200 if plan else 400)
+
+
+# --- public results -----------------------------------------------------------------------
+
+
+@member_view(GET=VIEWER, POST=EDITOR)
+def public_settings(request, survey):
+    status = 200
+    if request.method == "POST":
+        form = PublicResultsForm(request.POST)
+        saved = write_and_redirect(
+            request,
+            lambda: public_release.public_results_update(
+                survey=survey,
+                enabled=form.cleaned_data["public_results"],
+                epsilon=form.cleaned_data["public_epsilon"],
+                release_days=form.cleaned_data["public_release_days"],
+                releases=form.cleaned_data["public_releases_max"],
+            ),
+            form=form,
+            message=_("Public results settings saved."),
+            to=reverse("surveys:public-settings", kwargs={"pk": survey.pk}),
+        )
+        if saved:
+            return saved
+        status = 400
+    else:
+        form = PublicResultsForm(
+            initial={
+                "public_results": survey.public_results,
+                "public_epsilon": survey.public_epsilon,
+                "public_release_days": survey.public_release_days,
+                "public_releases_max": survey.public_releases_max,
+            }
+        )
+    context = {
+        "survey": survey,
+        "form": form,
+        "public_url": request.build_absolute_uri(
+            reverse("surveys:public-results", kwargs={"slug": survey.slug})
+        ),
+        "public_status": selectors.public_status(survey=survey),
+    }
+    return render(request, "surveys/public_settings.html", context, status=status)
