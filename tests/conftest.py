@@ -1,4 +1,5 @@
-"""The fixed cast: a survey owner, a second researcher and an anonymous respondent."""
+"""The fixed cast: a survey owner, a second researcher and an anonymous respondent, in the
+browser and over the API. (Plain helpers are in tests/helpers.py.)"""
 
 import uuid
 
@@ -6,21 +7,15 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from surveys import languages, selectors, services, translations
+from surveys import services, translations
 from surveys.models import Survey
-
-PASSWORD = "correct-horse-battery-42"
-
-SENSITIVE_QUESTIONS = (
-    "Have you ever taken office supplies home for private use?",
-    "Have you used drugs at work in the past year?",
+from tests.helpers import (
+    PASSWORD,
+    SENSITIVE_QUESTIONS,
+    answers_for,
+    token_client,
+    translation_texts,
 )
-
-
-def question_tallies(survey):
-    """``(reports, yes reports)`` of each of the survey's questions in order, as stored now."""
-    tallies = selectors.survey_tallies(survey=survey)
-    return [tallies.of(pk) for pk in survey.questions.values_list("id", flat=True)]
 
 
 @pytest.fixture
@@ -43,6 +38,22 @@ def owner_client(client, owner):
 def other_client(client, other_researcher):
     client.force_login(other_researcher)
     return client
+
+
+@pytest.fixture
+def owner_api(owner):
+    """The survey owner, authenticated by API token as a script would be."""
+    return token_client(owner)
+
+
+@pytest.fixture
+def other_api(other_researcher):
+    return token_client(other_researcher)
+
+
+@pytest.fixture
+def anonymous_api():
+    return APIClient()
 
 
 @pytest.fixture
@@ -75,17 +86,6 @@ def open_survey(make_survey):
     return make_survey()
 
 
-def translation_texts(survey, *, into=("ko", "zh-hans"), mark=None):
-    """The Translations form's data translating every text of ``survey`` into ``into``: each
-    text followed by `` [<code>]`` (or ``mark(code)``), so a test can tell the languages apart."""
-    table = languages.survey_translation_table(survey=survey)
-    return {
-        f"{code}-{text.key}": f"{text.source} {mark(code) if mark else f'[{code}]'}"
-        for code in into
-        for text in table.texts
-    }
-
-
 @pytest.fixture
 def make_translated_survey(make_survey):
     """A survey whose every text is translated into ``into`` (so it is offered in them)."""
@@ -102,12 +102,6 @@ def make_translated_survey(make_survey):
         return survey
 
     return make
-
-
-def answers_for(survey, bits):
-    """``{question id: bit}`` for the survey's questions in order."""
-    ids = list(survey.questions.values_list("id", flat=True))
-    return dict(zip(ids, bits, strict=True))
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 
 from surveys import grouping, members, public_results, services, translations
 from surveys.models import Submission, Survey
-from tests.conftest import PASSWORD, translation_texts
+from tests.helpers import PASSWORD, translation_texts
 
 pytestmark = pytest.mark.e2e
 

@@ -7,8 +7,7 @@ from django.core.exceptions import ValidationError
 
 from surveys import grouping, services
 from surveys.models import GroupAnswer, GroupingOption, GroupingQuestion, GroupTally, Submission
-
-from .conftest import DEPARTMENTS
+from tests.helpers import DEPARTMENTS
 
 pytestmark = pytest.mark.django_db
 

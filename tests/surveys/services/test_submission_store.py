@@ -17,7 +17,7 @@ from surveys.models import (
     Submission,
     Survey,
 )
-from tests.conftest import answers_for, question_tallies
+from tests.helpers import answers_for, question_tallies
 
 
 def stored_state(survey):

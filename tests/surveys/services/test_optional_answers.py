@@ -27,8 +27,7 @@ from surveys.models import (
     TallyShard,
 )
 from surveys.r_export import r_export_rows
-from tests.api.conftest import owner_api  # noqa: F401  (the researcher's API client)
-from tests.conftest import question_tallies
+from tests.helpers import question_tallies
 
 pytestmark = pytest.mark.django_db
 
@@ -166,7 +165,7 @@ def test_prefer_not_to_say_is_stored_counted_apart_and_in_no_group(survey, respo
 def test_estimates_use_each_questions_own_n(
     survey,
     respondent,
-    owner_api,  # noqa: F811
+    owner_api,
     owner_client,
 ):
     q1, q2, _gq, _red, _blue = ids_of(survey)

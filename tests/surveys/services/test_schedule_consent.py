@@ -13,7 +13,7 @@ from django.utils import timezone, translation
 
 from surveys import schedule, services
 from surveys.models import Submission, Survey
-from tests.conftest import answers_for
+from tests.helpers import answers_for
 
 pytestmark = pytest.mark.django_db
 

@@ -12,8 +12,8 @@ from django.urls import reverse
 
 from surveys import members, selectors, services
 from surveys.models import Survey, SurveyMember
-from tests.conftest import PASSWORD
-from tests.surveys.test_pages import owner_routes, route_url, with_grouping_question
+from tests.helpers import PASSWORD
+from tests.surveys.views.test_pages import owner_routes, route_url, with_grouping_question
 
 pytestmark = pytest.mark.django_db
 

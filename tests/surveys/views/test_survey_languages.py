@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from surveys import grouping, languages, selectors, services, translations
 from surveys.models import Survey, design_fingerprint_of
-from tests.conftest import question_tallies, translation_texts
+from tests.helpers import question_tallies, translation_texts
 
 pytestmark = pytest.mark.django_db
 

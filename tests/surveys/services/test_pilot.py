@@ -19,7 +19,7 @@ from surveys.models import (
     Survey,
     TallyShard,
 )
-from tests.conftest import answers_for
+from tests.helpers import answers_for
 
 pytestmark = pytest.mark.django_db
 
