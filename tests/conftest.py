@@ -5,6 +5,7 @@ import uuid
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.test import override_settings
 from rest_framework.test import APIClient
 
 from surveys import services, translations
@@ -16,6 +17,15 @@ from tests.helpers import (
     token_client,
     translation_texts,
 )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def fast_password_hashing():
+    """Every test user's password is hashed with MD5: the production hasher (PBKDF2, ~0.4 s a
+    hash here) is what makes a password slow to guess, which no test measures, and the cast is
+    created for most tests. Live servers in subprocesses (tests/live.py) keep the real one."""
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
 
 
 @pytest.fixture

@@ -42,12 +42,6 @@ def live_researcher(gunicorn):
 
 
 @pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    """The cast's passwords are hashed once per test; a fast hasher keeps the suite quick."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture(autouse=True)
 def fresh_throttle_counts(settings):
     """The database cache is rolled back with each test; Redis (REDIS_URL) is not, so a test's
     throttle counts would leak into the next one."""

@@ -57,11 +57,6 @@ def login(user):
     return browser
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def team(owner, make_survey):
     """An open survey with a grouping question; members ``target`` (first, whom the member
