@@ -6,6 +6,7 @@ import uuid
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import override_settings
+from django.utils import translation
 from rest_framework.test import APIClient
 
 from surveys import services, translations
@@ -38,6 +39,15 @@ def fast_password_hashing():
     created for most tests. Live servers in subprocesses (tests/live.py) keep the real one."""
     with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
         yield
+
+
+@pytest.fixture(autouse=True)
+def default_language():
+    """Each test starts with no language activated (so in LANGUAGE_CODE): a test client request
+    in Korean or Chinese leaves that language active in the thread (LocaleMiddleware activates,
+    nothing deactivates), and a later test rendering a template outside a request would render
+    it in that language. Without this, results depend on which test ran before on the worker."""
+    translation.deactivate()
 
 
 @pytest.fixture
