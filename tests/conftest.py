@@ -20,18 +20,6 @@ from tests.helpers import (
 )
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items):
-    """`make test` runs the suite on pytest-xdist workers with ``--dist loadgroup``: the tests
-    of a module that share a module-scoped fixture (a live gunicorn on its own migrated
-    database, the API schema) go to one worker, so the fixture is set up once, not on each.
-    (First, so the marks are there when xdist reads them.)"""
-    for item in items:
-        fixturedefs = item._fixtureinfo.name2fixturedefs.values()
-        if any(defs[-1].scope == "module" for defs in fixturedefs):
-            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
-
-
 @pytest.fixture(scope="session", autouse=True)
 def fast_password_hashing():
     """Every test user's password is hashed with MD5: the production hasher (PBKDF2, ~0.4 s a
