@@ -5,6 +5,7 @@ import uuid
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
 from django.test import override_settings
 from django.utils import translation
 from rest_framework.test import APIClient
@@ -36,6 +37,18 @@ def default_language():
     nothing deactivates), and a later test rendering a template outside a request would render
     it in that language. Without this, results depend on which test ran before on the worker."""
     translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
+def throttle_counts_end_with_the_test(request, django_db_blocker):
+    """A transactional test (live server, ``transaction=True``) ends with a flush of the model
+    tables, which leaves the cache table and its throttle counts: they would count against
+    the next test on the worker (tests/api/test_throttling.py reads the table)."""
+    yield
+    marker = request.node.get_closest_marker("django_db")
+    if "transactional_db" in request.fixturenames or (marker and marker.kwargs.get("transaction")):
+        with django_db_blocker.unblock():
+            cache.clear()
 
 
 @pytest.fixture
