@@ -72,8 +72,13 @@ messages: $(VENV)/.runtime-installed gettext-deps
 	$(DEV_ENV) $(PY) manage.py makemessages --all --no-obsolete --add-location file -d djangojs $(MESSAGES_IGNORE)
 	$(DEV_ENV) $(PY) manage.py compilemessages -i '.venv' -i 'node_modules'
 
+# The Python suite runs on one pytest-xdist worker per CPU (PYTEST_WORKERS=0 for one process),
+# each with its own test database (test_<name>_gw0, ...), live server and Chromium. loadfile
+# keeps a module's tests on one worker, so a module-scoped live gunicorn (tests/live.py) starts
+# and migrates its database once. (xdist 3.8's loadgroup cannot mark tests on pytest 9.2.)
+PYTEST_WORKERS ?= auto
 test-python: $(VENV)/.dev-installed test-browser-deps gettext-deps
-	$(DEV_ENV) $(PY) -m pytest $(PYTEST_ARGS)
+	$(DEV_ENV) $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 test-js: test-browser-deps
 	node --test tests/js/

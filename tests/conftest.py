@@ -1,27 +1,55 @@
-"""The fixed cast: a survey owner, a second researcher and an anonymous respondent."""
+"""The fixed cast: a survey owner, a second researcher and an anonymous respondent, in the
+browser and over the API. (Plain helpers are in tests/helpers.py.)"""
 
 import uuid
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.cache import cache
+from django.test import override_settings
+from django.utils import translation
 from rest_framework.test import APIClient
 
-from surveys import languages, selectors, services
+from surveys import services
 from surveys.models import Survey
 from surveys.services import translations
-
-PASSWORD = "correct-horse-battery-42"
-
-SENSITIVE_QUESTIONS = (
-    "Have you ever taken office supplies home for private use?",
-    "Have you used drugs at work in the past year?",
+from tests.helpers import (
+    PASSWORD,
+    SENSITIVE_QUESTIONS,
+    answers_for,
+    token_client,
+    translation_texts,
 )
 
 
-def question_tallies(survey):
-    """``(reports, yes reports)`` of each of the survey's questions in order, as stored now."""
-    tallies = selectors.survey_tallies(survey=survey)
-    return [tallies.of(pk) for pk in survey.questions.values_list("id", flat=True)]
+@pytest.fixture(scope="session", autouse=True)
+def fast_password_hashing():
+    """Every test user's password is hashed with MD5: the production hasher (PBKDF2, ~0.4 s a
+    hash here) is what makes a password slow to guess, which no test measures, and the cast is
+    created for most tests. Live servers in subprocesses (tests/live.py) keep the real one."""
+    with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
+        yield
+
+
+@pytest.fixture(autouse=True)
+def default_language():
+    """Each test starts with no language activated (so in LANGUAGE_CODE): a test client request
+    in Korean or Chinese leaves that language active in the thread (LocaleMiddleware activates,
+    nothing deactivates), and a later test rendering a template outside a request would render
+    it in that language. Without this, results depend on which test ran before on the worker."""
+    translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
+def throttle_counts_end_with_the_test(request, django_db_blocker):
+    """A transactional test (live server, ``transaction=True``) ends with a flush of the model
+    tables, which leaves the cache table and its throttle counts: they would count against
+    the next test on the worker (tests/api/test_throttling.py reads the table)."""
+    yield
+    marker = request.node.get_closest_marker("django_db")
+    if "transactional_db" in request.fixturenames or (marker and marker.kwargs.get("transaction")):
+        with django_db_blocker.unblock():
+            cache.clear()
 
 
 @pytest.fixture
@@ -44,6 +72,22 @@ def owner_client(client, owner):
 def other_client(client, other_researcher):
     client.force_login(other_researcher)
     return client
+
+
+@pytest.fixture
+def owner_api(owner):
+    """The survey owner, authenticated by API token as a script would be."""
+    return token_client(owner)
+
+
+@pytest.fixture
+def other_api(other_researcher):
+    return token_client(other_researcher)
+
+
+@pytest.fixture
+def anonymous_api():
+    return APIClient()
 
 
 @pytest.fixture
@@ -76,17 +120,6 @@ def open_survey(make_survey):
     return make_survey()
 
 
-def translation_texts(survey, *, into=("ko", "zh-hans"), mark=None):
-    """The Translations form's data translating every text of ``survey`` into ``into``: each
-    text followed by `` [<code>]`` (or ``mark(code)``), so a test can tell the languages apart."""
-    table = languages.survey_translation_table(survey=survey)
-    return {
-        f"{code}-{text.key}": f"{text.source} {mark(code) if mark else f'[{code}]'}"
-        for code in into
-        for text in table.texts
-    }
-
-
 @pytest.fixture
 def make_translated_survey(make_survey):
     """A survey whose every text is translated into ``into`` (so it is offered in them)."""
@@ -103,12 +136,6 @@ def make_translated_survey(make_survey):
         return survey
 
     return make
-
-
-def answers_for(survey, bits):
-    """``{question id: bit}`` for the survey's questions in order."""
-    ids = list(survey.questions.values_list("id", flat=True))
-    return dict(zip(ids, bits, strict=True))
 
 
 @pytest.fixture

@@ -1,37 +1,13 @@
-"""API clients for the cast, and a real two-worker gunicorn (see tests/live.py)."""
+"""A real two-worker gunicorn (see tests/live.py); the cast's API clients are in
+tests/conftest.py."""
 
 import pytest
 from django.core.cache import cache
-from rest_framework.test import APIClient
 
-from surveys import tokens
 from tests.live import gunicorn_server
 
 LIVE_USERNAME = "live-researcher"
 LIVE_PASSWORD = "live-password-correct-horse-42"
-
-
-def _token_client(user):
-    client = APIClient()
-    key = tokens.token_issue(user=user, name="tests").key
-    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
-    return client
-
-
-@pytest.fixture
-def owner_api(owner):
-    """The survey owner, authenticated by API token as a script would be."""
-    return _token_client(owner)
-
-
-@pytest.fixture
-def other_api(other_researcher):
-    return _token_client(other_researcher)
-
-
-@pytest.fixture
-def anonymous_api():
-    return APIClient()
 
 
 @pytest.fixture(scope="module")
@@ -63,12 +39,6 @@ def live_researcher(gunicorn):
     )
     assert status == 200, body
     return {"Authorization": f"Token {body['token']}"}
-
-
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    """The cast's passwords are hashed once per test; a fast hasher keeps the suite quick."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture(autouse=True)

@@ -5,7 +5,7 @@ from rest_framework.test import APIClient
 
 from surveys.api import throttling
 from surveys.models import ApiToken
-from tests.conftest import PASSWORD
+from tests.helpers import PASSWORD
 
 TOKEN_URL = "/api/v1/auth/token/"
 

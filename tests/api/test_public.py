@@ -6,7 +6,7 @@ import uuid
 import pytest
 
 from surveys.models import Submission
-from tests.conftest import question_tallies
+from tests.helpers import question_tallies
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from surveys import services
 from surveys.models import Question, Submission, Survey
-from tests.conftest import answers_for
+from tests.helpers import answers_for
 
 pytestmark = pytest.mark.django_db
 

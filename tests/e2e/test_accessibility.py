@@ -19,7 +19,7 @@ from playwright.sync_api import expect
 from surveys import services
 from surveys.models import Submission, Survey
 from surveys.services import grouping, members, public_release, translations
-from tests.conftest import PASSWORD, translation_texts
+from tests.helpers import PASSWORD, translation_texts
 
 pytestmark = pytest.mark.e2e
 

@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 
 from surveys import services
 from surveys.models import Survey
-from tests.conftest import PASSWORD
+from tests.helpers import PASSWORD
 
 pytestmark = pytest.mark.e2e
 

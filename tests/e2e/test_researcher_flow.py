@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import expect
 
 from surveys.models import Submission, Survey
-from tests.conftest import PASSWORD
+from tests.helpers import PASSWORD
 
 pytestmark = pytest.mark.e2e
 

@@ -20,9 +20,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from tests.helpers import database_rows, live_survey
 from tests.live import gunicorn_server
-
-from .conftest import database_rows, live_survey
 
 pytestmark = pytest.mark.slow
 

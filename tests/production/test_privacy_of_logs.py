@@ -16,9 +16,8 @@ import uuid
 
 import pytest
 
+from tests.helpers import database_dump, live_survey
 from tests.live import gunicorn_server
-
-from .conftest import database_dump, live_survey
 
 pytestmark = pytest.mark.slow
 

@@ -29,8 +29,7 @@ from surveys.models import (
     TallyShard,
 )
 from surveys.services import grouping, public_release
-from tests.api.conftest import owner_api  # noqa: F401  (the researcher's API client)
-from tests.conftest import question_tallies
+from tests.helpers import question_tallies
 
 
 def published(slug, now):
@@ -176,7 +175,7 @@ def test_prefer_not_to_say_is_stored_counted_apart_and_in_no_group(survey, respo
 def test_estimates_use_each_questions_own_n(
     survey,
     respondent,
-    owner_api,  # noqa: F811
+    owner_api,
     owner_client,
 ):
     q1, q2, _gq, _red, _blue = ids_of(survey)

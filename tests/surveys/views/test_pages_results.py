@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 
 from surveys import __version__, selectors, services
-from tests.conftest import question_tallies
+from tests.helpers import question_tallies
 
 pytestmark = pytest.mark.django_db
 

@@ -18,8 +18,7 @@ from surveys import services
 from surveys.log_filters import DropRespondentPaths
 from surveys.models import Survey, design_fingerprint_of
 from surveys.services import grouping
-from tests.api.conftest import owner_api  # noqa: F401  (the API cast)
-from tests.surveys.test_pages import new_survey_form
+from tests.surveys.views.test_pages import new_survey_form
 
 pytestmark = pytest.mark.django_db
 
@@ -78,7 +77,7 @@ def test_every_export_lists_submissions_by_id_not_arrival(
     grouped_open_survey,
     respondent,
     owner_client,
-    owner_api,  # noqa: F811
+    owner_api,
 ):
     survey = grouped_open_survey
     arrival = descending_ids(12)
@@ -336,7 +335,7 @@ def test_duplicating_copies_the_design_into_a_new_draft_with_its_own_link(
 
 def test_duplicating_over_the_api_answers_201_with_the_new_id_and_slug(
     open_survey,
-    owner_api,  # noqa: F811
+    owner_api,
 ):
     response = owner_api.post(reverse("api:survey-duplicate", kwargs={"survey_id": open_survey.pk}))
     assert response.status_code == 201
@@ -357,7 +356,7 @@ def test_another_researchers_survey_cannot_be_duplicated(open_survey, other_clie
 
 def test_shared_devices_is_set_over_the_api_and_refuses_non_booleans(
     make_survey,
-    owner_api,  # noqa: F811
+    owner_api,
 ):
     survey = make_survey()  # open: the setting is not part of the frozen design
     url = reverse("api:survey-detail", kwargs={"survey_id": survey.pk})
@@ -401,7 +400,7 @@ def test_a_closed_surveys_page_links_to_its_published_results(make_survey, clien
 def test_duplicating_respects_the_accounts_survey_limit(
     open_survey,
     owner_client,
-    owner_api,  # noqa: F811
+    owner_api,
     settings,
 ):
     settings.MAX_SURVEYS_PER_USER = 1

@@ -14,7 +14,7 @@ from django.utils import timezone, translation
 from surveys import services
 from surveys.models import Submission, Survey
 from surveys.services import schedule
-from tests.conftest import answers_for
+from tests.helpers import answers_for
 
 pytestmark = pytest.mark.django_db
 

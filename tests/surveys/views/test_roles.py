@@ -13,8 +13,8 @@ from django.urls import reverse
 from surveys import selectors, services
 from surveys.models import Survey, SurveyMember
 from surveys.services import members
-from tests.conftest import PASSWORD
-from tests.surveys.test_pages import owner_routes, route_url, with_grouping_question
+from tests.helpers import PASSWORD
+from tests.surveys.views.test_pages import owner_routes, route_url, with_grouping_question
 
 pytestmark = pytest.mark.django_db
 
@@ -56,11 +56,6 @@ def login(user):
     browser = Client()
     browser.force_login(user)
     return browser
-
-
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture

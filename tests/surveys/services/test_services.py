@@ -6,7 +6,7 @@ from django.core.exceptions import ValidationError
 
 from surveys import selectors, services
 from surveys.models import Question, Submission, Survey
-from tests.conftest import answers_for, question_tallies
+from tests.helpers import answers_for, question_tallies
 
 
 @pytest.mark.django_db

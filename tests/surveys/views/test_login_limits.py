@@ -6,7 +6,7 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 from surveys.api import throttling
-from tests.conftest import PASSWORD
+from tests.helpers import PASSWORD
 
 pytestmark = pytest.mark.django_db
 

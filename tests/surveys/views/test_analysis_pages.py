@@ -1,6 +1,6 @@
 """The researcher pages for grouping questions, breakdown, regression and planner, and the
 respondent page's grouping questions. (Ownership of every route is covered by the URL-map
-driven tests in tests/surveys/test_pages.py and tests/api/test_ownership.py.)"""
+driven tests in tests/surveys/views/test_pages.py and tests/api/test_ownership.py.)"""
 
 import re
 
@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from surveys.models import GroupingQuestion
 from surveys.services import grouping
-from tests.surveys.test_pages import markup
+from tests.surveys.views.test_pages import markup
 
 pytestmark = pytest.mark.django_db
 

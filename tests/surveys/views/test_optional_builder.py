@@ -9,8 +9,7 @@ from django.urls import reverse
 from surveys import services
 from surveys.models import PREFER_NOT_TO_SAY, GroupingQuestion, Question
 from surveys.services import grouping, translations
-from tests.api.conftest import owner_api  # noqa: F401  (the researcher's API client)
-from tests.conftest import translation_texts
+from tests.helpers import translation_texts
 
 pytestmark = pytest.mark.django_db
 
@@ -30,7 +29,7 @@ def body_for(questions):
 # --- API ------------------------------------------------------------------------------------
 
 
-def test_api_questions_are_required_unless_they_say_otherwise(owner_api):  # noqa: F811
+def test_api_questions_are_required_unless_they_say_otherwise(owner_api):
     response = owner_api.post(
         "/api/v1/surveys/",
         body_for([{"text": "Old client?"}, {"text": "Optional?", "required": False}]),
@@ -55,7 +54,7 @@ def test_api_questions_are_required_unless_they_say_otherwise(owner_api):  # noq
 
 
 @pytest.mark.parametrize("value", ["no", 0, None])
-def test_api_required_must_be_true_or_false(owner_api, value):  # noqa: F811
+def test_api_required_must_be_true_or_false(owner_api, value):
     response = owner_api.post(
         "/api/v1/surveys/", body_for([{"text": "Q?", "required": value}]), format="json"
     )

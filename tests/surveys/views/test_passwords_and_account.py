@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 
 from surveys import tokens
 from surveys.models import ApiToken
-from tests.conftest import PASSWORD
+from tests.helpers import PASSWORD
 
 pytestmark = pytest.mark.django_db
 

@@ -20,7 +20,7 @@ from surveys.models import (
     TallyShard,
 )
 from surveys.services import grouping
-from tests.conftest import answers_for
+from tests.helpers import answers_for
 
 pytestmark = pytest.mark.django_db
 

@@ -18,7 +18,7 @@ from surveys.models import (
     Survey,
 )
 from surveys.services import grouping, submission_sql
-from tests.conftest import answers_for, question_tallies
+from tests.helpers import answers_for, question_tallies
 
 
 def stored_state(survey):

@@ -8,8 +8,7 @@ from django.core.exceptions import ValidationError
 from surveys import services
 from surveys.models import GroupAnswer, GroupingOption, GroupingQuestion, GroupTally, Submission
 from surveys.services import grouping
-
-from .conftest import DEPARTMENTS
+from tests.helpers import DEPARTMENTS
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,5 @@
-"""A survey with one grouping question, and a respondent who answers it."""
+"""A survey with one grouping question (``DEPARTMENTS``), a respondent who answers it, and
+simulated submissions."""
 
 import uuid
 
@@ -7,9 +8,7 @@ import pytest
 
 from surveys import services
 from surveys.services import grouping
-from tests.api.conftest import other_api, owner_api  # noqa: F401  (the API cast)
-
-DEPARTMENTS = ("Sales", "Research", "Support")
+from tests.helpers import DEPARTMENTS
 
 
 @pytest.fixture

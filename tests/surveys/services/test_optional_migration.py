@@ -5,7 +5,7 @@ import pytest
 
 from surveys.models import Survey as LiveSurvey
 from surveys.services import grouping
-from tests.surveys.test_migrations import SHARDED, latest, migrate
+from tests.surveys.services.test_migrations import SHARDED, latest, migrate
 
 OPTIONAL = [("surveys", "0012_optional_answers")]
 

@@ -14,7 +14,7 @@ from django.urls import reverse
 from surveys import languages, selectors, services
 from surveys.models import Survey, design_fingerprint_of
 from surveys.services import grouping, translations
-from tests.conftest import question_tallies, translation_texts
+from tests.helpers import question_tallies, translation_texts
 
 pytestmark = pytest.mark.django_db
 

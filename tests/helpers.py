@@ -1,0 +1,114 @@
+"""Plain helpers shared by tests in several folders: constants, functions and classes, no
+fixtures (fixtures live in the conftest.py next to the tests that use them).
+
+Import them from here (``from tests.helpers import PASSWORD``), never from a conftest module:
+pytest loads conftest files itself, and importing one as a module runs it a second time.
+"""
+
+import json
+import sqlite3
+
+from rest_framework.test import APIClient
+
+from surveys import languages, selectors, tokens
+
+# The cast (tests/conftest.py): every researcher's password.
+PASSWORD = "correct-horse-battery-42"
+
+SENSITIVE_QUESTIONS = (
+    "Have you ever taken office supplies home for private use?",
+    "Have you used drugs at work in the past year?",
+)
+
+# The options of the grouping question of tests/surveys/conftest.py's ``grouped_draft``.
+DEPARTMENTS = ("Sales", "Research", "Support")
+
+
+def question_tallies(survey):
+    """``(reports, yes reports)`` of each of the survey's questions in order, as stored now."""
+    tallies = selectors.survey_tallies(survey=survey)
+    return [tallies.of(pk) for pk in survey.questions.values_list("id", flat=True)]
+
+
+def translation_texts(survey, *, into=("ko", "zh-hans"), mark=None):
+    """The Translations form's data translating every text of ``survey`` into ``into``: each
+    text followed by `` [<code>]`` (or ``mark(code)``), so a test can tell the languages apart."""
+    table = languages.survey_translation_table(survey=survey)
+    return {
+        f"{code}-{text.key}": f"{text.source} {mark(code) if mark else f'[{code}]'}"
+        for code in into
+        for text in table.texts
+    }
+
+
+def answers_for(survey, bits):
+    """``{question id: bit}`` for the survey's questions in order."""
+    ids = list(survey.questions.values_list("id", flat=True))
+    return dict(zip(ids, bits, strict=True))
+
+
+def token_client(user):
+    """An API client authenticated by a fresh token of ``user``, as a script would be."""
+    client = APIClient()
+    key = tokens.token_issue(user=user, name="tests").key
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return client
+
+
+# On a live server's database (tests/live.py): what the production checks read and write.
+
+CREATE_LIVE_SURVEY = """
+import json
+from django.contrib.auth import get_user_model
+from surveys import services, tokens
+owner, _ = get_user_model().objects.get_or_create(username="live-owner")
+survey = services.survey_create(
+    owner=owner, title="Live survey", questions=[f"Question {{i}}?" for i in range({questions})]
+)
+survey = services.survey_open(survey=survey)
+key = tokens.token_issue(user=owner, name="live tests").key
+print(json.dumps({{
+    "id": survey.pk,
+    "slug": survey.slug,
+    "question_ids": list(survey.questions.values_list("id", flat=True)),
+    "token": key,
+}}))
+"""
+
+
+def live_survey(server, *, questions=3):
+    """An open survey on ``server``'s database: id, slug, question_ids and its owner's token."""
+    out = server.manage("shell", "-c", CREATE_LIVE_SURVEY.format(questions=questions))
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def database_dump(server):
+    """Every row of every table of ``server``'s database, as text (SQLite: ``iterdump``)."""
+    url = server.env["DATABASE_URL"]
+    if url.startswith("sqlite:///"):
+        with sqlite3.connect(url.removeprefix("sqlite:///")) as conn:
+            return "\n".join(conn.iterdump())
+    import psycopg
+
+    lines = []
+    with psycopg.connect(url) as conn:
+        tables = conn.execute(
+            "SELECT table_name FROM information_schema.tables "
+            "WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY table_name"
+        ).fetchall()
+        for (table,) in tables:
+            rows = conn.execute(f'SELECT t::text FROM "{table}" t').fetchall()
+            lines.extend(f"{table} {row}" for (row,) in rows)
+    return "\n".join(lines)
+
+
+def database_rows(server, sql, params=()):
+    """Rows of one query on ``server``'s database (``%s`` placeholders, portable SQL)."""
+    url = server.env["DATABASE_URL"]
+    if url.startswith("sqlite:///"):
+        with sqlite3.connect(url.removeprefix("sqlite:///")) as conn:
+            return conn.execute(sql.replace("%s", "?"), params).fetchall()
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        return conn.execute(sql, params).fetchall()
