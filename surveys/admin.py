@@ -102,7 +102,8 @@ class SurveyAdminForm(forms.ModelForm):
 
 
 class MemberInline(admin.TabularInline):
-    """Co-researchers (README, "Co-researchers"); the owner is the survey's own field."""
+    """Co-researchers (docs/researchers.md, "Co-researchers"); the owner is the survey's own
+    field."""
 
     model = SurveyMember
     fk_name = "survey"

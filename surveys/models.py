@@ -255,7 +255,8 @@ class Question(models.Model):
     position = models.PositiveIntegerField()
     text = models.TextField(max_length=limits.QUESTION_TEXT_MAX_LENGTH)
     # A respondent may leave an optional question blank: the browser then sends nothing for
-    # it, and its estimate counts only the reports it received (README, "Optional questions").
+    # it, and its estimate counts only the reports it received (docs/researchers.md, "Optional
+    # questions").
     required = models.BooleanField(default=True)
     translations = models.JSONField(default=dict, blank=True, editable=False)  # {"ko": {"text"}}
 
@@ -454,7 +455,7 @@ class SurveyMember(models.Model):
     """A co-researcher: another account invited to a survey as an editor or a viewer.
 
     The owner is never a member row (``Survey.owner`` says who owns it); what each role may do
-    is decided in one place, ``selectors.survey_for`` (README, "Co-researchers").
+    is decided in one place, ``selectors.survey_for`` (docs/researchers.md, "Co-researchers").
     """
 
     class Role(models.TextChoices):

@@ -152,7 +152,7 @@ class SurveyRExportCSVView(OwnedSurveyView):
             "(0/1 randomized report per yes/no question in display order, empty when not "
             "answered), G1…Gm (chosen option's label per grouping question); the codebook "
             "(`codebook.csv`) names each column. For checking the regression with R's rr "
-            'package (README, "Export for R").'
+            'package (docs/researchers.md, "Export for R").'
         ),
         responses={
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV file."),

@@ -66,7 +66,8 @@ def response_create(request, slug):
 
     A plain Django view, not a DRF one, because every respondent calls it and DRF's request
     and response machinery (request wrapper, content negotiation, rendering) is a measurable
-    part of a worker's CPU per submission (README, "Benchmarks"). It keeps the API's contract
+    part of a worker's CPU per submission (docs/benchmarks.md, "Benchmarks"). It keeps the
+    API's contract
     all the same: the rate limit, JSON only within the body limits, the one error shape
     (``errors.py``), and ``PublicResponseView`` documents it in the OpenAPI schema.
     """

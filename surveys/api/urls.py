@@ -1,4 +1,4 @@
-"""The versioned API under /api/v1/ (README, "The REST API").
+"""The versioned API under /api/v1/ (docs/api.md, "The REST API").
 
 Researcher routes take ``survey_id``.
 """

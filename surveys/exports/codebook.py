@@ -5,7 +5,8 @@ yes/no questions in display order) and ``G1``…``Gm`` (the grouping questions i
 order, holding the chosen option's label). The codebook describes each of them and carries
 the provenance that used to sit in ``#`` lines at the top of the estimates file.
 
-The codebook is one rectangular table (README, "Exports and the codebook"), one row per fact,
+The codebook is one rectangular table (docs/researchers.md, "Exports and the codebook"), one
+row per fact,
 filterable by its first column:
 
 - ``section = survey``: ``name`` is a fact about the file (title, design, ε, interval method

@@ -1,7 +1,7 @@
 """Co-researchers: the owner invites other accounts to a survey as editors or viewers.
 
 Writes (invite, change a role, remove, leave, transfer ownership) and the reads the members
-page needs. Who may call which is decided before, by ``selectors.survey_for`` (README,
+page needs. Who may call which is decided before, by ``selectors.survey_for`` (docs/researchers.md,
 "Co-researchers"): only the owner manages members and transfers; any member may leave.
 """
 

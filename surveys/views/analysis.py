@@ -83,7 +83,7 @@ def responses_csv(request, survey):
     )
 
 
-# --- downloads with their codebook (README, "Exports and the codebook") -------------------
+# --- downloads with their codebook (docs/researchers.md, "Exports and the codebook") ---------
 
 
 def _codebook_url(survey, query=""):

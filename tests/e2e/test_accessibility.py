@@ -410,7 +410,8 @@ def test_status_is_never_told_by_colour_alone(live_server, page, sign_in, owner,
     )
 
 
-# Co-researchers (README, "Co-researchers"): the members and transfer pages as the owner,
+# Co-researchers (docs/researchers.md, "Co-researchers"): the members and transfer pages as the
+# owner,
 # the members page, dashboard and results as a viewer (the survey "shared with me").
 MEMBER_PAGES = {
     "members": ("owner", "/surveys/{pk}/members/"),
@@ -461,7 +462,8 @@ NEW_STATE_PAGES = (
 
 @pytest.fixture
 def pilot_surveys(make_survey, make_translated_survey):
-    # Offered in every language, so the respondent page shows each (README, "One survey,
+    # Offered in every language, so the respondent page shows each
+    # (docs/languages-accessibility.md, "One survey,
     # several languages").
     pilot = make_translated_survey(
         title="Pilot run",

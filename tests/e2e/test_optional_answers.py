@@ -1,4 +1,4 @@
-"""Optional questions in a real Chromium, as a respondent does it (README, "Optional
+"""Optional questions in a real Chromium, as a respondent does it (docs/researchers.md, "Optional
 questions"): skip an optional question, clear an answer given by mistake, answer a grouping
 question "Prefer not to say", and watch what leaves the page. In English, Korean and
 Simplified Chinese."""

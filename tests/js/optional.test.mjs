@@ -1,4 +1,4 @@
-// Optional questions (README, "Optional questions"): a skipped question produces no key in
+// Optional questions (docs/researchers.md, "Optional questions"): a skipped question produces no key in
 // what is sent, no entry in the memo and no coin draw; a retake that answers it draws for it
 // alone and replays the rest.
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# What a deployment behind one TLS-terminating proxy sets (README, "Deploying rrsurvey").
+# What a deployment behind one TLS-terminating proxy sets (docs/deploying.md, "Deploying rrsurvey").
 PRODUCTION = {
     "SECRET_KEY": secrets.token_urlsafe(50),
     "ALLOWED_HOSTS": "survey.example.org",

@@ -163,7 +163,7 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     created_at = serializers.DateTimeField(read_only=True)
     updated_at = serializers.DateTimeField(read_only=True)
     role = serializers.SerializerMethodField(
-        help_text="Your role on this survey: `owner`, `editor` or `viewer` (README, "
+        help_text="Your role on this survey: `owner`, `editor` or `viewer` (docs/researchers.md, "
         '"Co-researchers").'
     )
 

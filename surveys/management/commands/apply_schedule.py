@@ -7,7 +7,8 @@ class Command(BaseCommand):
     help = (
         "Store as closed every open survey whose scheduled close time has passed, so that "
         "lists and notifications agree with the respondent page. Responses are refused outside "
-        "a survey's schedule whether or not this runs; run it every few minutes (README, "
+        "a survey's schedule whether or not this runs; run it every few minutes "
+        "(docs/deploying.md, "
         "'Deploying rrsurvey')."
     )
 

@@ -7,7 +7,7 @@ from surveys import services
 class Command(BaseCommand):
     help = (
         "Delete for good the surveys that have been in their owner's trash for more than "
-        "TRASH_DAYS days (default 30). Run it daily (README, 'Deploying rrsurvey')."
+        "TRASH_DAYS days (default 30). Run it daily (docs/deploying.md, 'Deploying rrsurvey')."
     )
 
     def handle(self, *args, **options):

@@ -26,7 +26,8 @@ DEMO_DEPARTMENTS = (
 )
 
 
-# The demo is offered in every site language (README, "One survey, several languages"): the
+# The demo is offered in every site language (docs/languages-accessibility.md, "One survey,
+# several languages"): the
 # translations of the title, intro, questions, grouping question and options, in that order.
 DEMO_TRANSLATIONS = {
     "ko": (

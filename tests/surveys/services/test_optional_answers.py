@@ -1,4 +1,5 @@
-"""Optional answers (README, "Optional questions"): a skipped optional question sends nothing
+"""Optional answers (docs/researchers.md, "Optional questions"): a skipped optional question
+sends nothing
 and is stored as nothing; a missing required one is a 400 naming it, storing nothing; every
 estimate uses its own question's n; "Prefer not to say" is missing, never a group.
 

@@ -1,5 +1,5 @@
 """Setting "required" in the builder and over the API, and what the respondent page says about
-optional questions and skipping (README, "Optional questions")."""
+optional questions and skipping (docs/researchers.md, "Optional questions")."""
 
 import re
 
