@@ -1,33 +1,16 @@
 from django import forms
 from django.contrib import admin
-from django.contrib.admin.utils import unquote
-from django.contrib.auth import admin as auth_admin
-from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from . import selectors, services, tokens
+from . import selectors, services
 from .forms import AdminLoginForm
 from .limits import PUBLIC_EPSILON_MAX, PUBLIC_EPSILON_MIN
 from .models import Question, Survey, SurveyMember
 
 # The admin's sign-in counts against the same failure limits as the site's.
 admin.site.login_form = AdminLoginForm
-
-
-class UserAdmin(auth_admin.UserAdmin):
-    """Django's user admin; a password set here revokes the user's API tokens, as everywhere."""
-
-    def user_change_password(self, request, id, form_url=""):
-        response = super().user_change_password(request, id, form_url)
-        if request.method == "POST" and response.status_code == 302:  # the password was set
-            tokens.tokens_revoke_all(user=self.get_object(request, unquote(id)))
-        return response
-
-
-admin.site.unregister(get_user_model())
-admin.site.register(get_user_model(), UserAdmin)
 
 
 def _frozen(survey):

@@ -100,6 +100,20 @@ def tokens_revoke_all(*, user) -> int:
     return deleted
 
 
+def revoke_tokens_when_the_password_changes(sender, instance, update_fields=None, **kwargs):
+    """``pre_save`` of the user model: a new password hash revokes every API token.
+
+    One rule for every way a password changes (the password change and reset pages, the admin,
+    ``manage.py changepassword``, a shell's ``set_password`` and ``save``), so none of them can
+    forget it. Connected in ``SurveysConfig.ready``; a save that names its fields and leaves out
+    the password (sign-in's ``last_login``) costs no query."""
+    if instance.pk is None or (update_fields is not None and "password" not in update_fields):
+        return
+    stored = sender._default_manager.filter(pk=instance.pk).values_list("password", flat=True)
+    if stored.first() not in (None, instance.password):
+        tokens_revoke_all(user=instance)
+
+
 def tokens_of(*, user):
     """The user's unexpired tokens, newest first."""
     return list(ApiToken.objects.filter(user=user, expires_at__gt=clock()))

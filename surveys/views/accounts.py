@@ -66,12 +66,9 @@ class PasswordChangeView(auth_views.PasswordChangeView):
         "submit_label": gettext_lazy("Change password"),
     }
 
-    def form_valid(self, form):
-        # Django keeps this session (update_session_auth_hash); every other session of the
-        # user fails its password-hash check on its next request and is signed out.
-        response = super().form_valid(form)
-        tokens.tokens_revoke_all(user=form.user)
-        return response
+    # Django keeps this session (update_session_auth_hash); every other session of the user
+    # fails its password-hash check on its next request and is signed out. The API tokens are
+    # revoked by the save itself (tokens.revoke_tokens_when_the_password_changes).
 
 
 class PasswordChangeDoneView(auth_views.PasswordChangeDoneView):
@@ -153,12 +150,8 @@ class PasswordResetConfirmView(ResetEnabledMixin, auth_views.PasswordResetConfir
             "This reset link is not valid: it was used already or has expired. Ask for a new one."
         ),
     }
-
-    def form_valid(self, form):
-        # The new password's hash ends every session; the API tokens end with them.
-        response = super().form_valid(form)
-        tokens.tokens_revoke_all(user=form.user)
-        return response
+    # The new password's hash ends every session; the API tokens end with them when the user
+    # is saved (tokens.revoke_tokens_when_the_password_changes).
 
 
 class PasswordResetCompleteView(ResetEnabledMixin, auth_views.PasswordResetCompleteView):

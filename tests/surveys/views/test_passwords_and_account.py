@@ -1,5 +1,6 @@
 """Password change and reset (Django's views), the account page and its API tokens."""
 
+import io
 import re
 
 import pytest
@@ -158,3 +159,38 @@ def test_signing_out_does_not_touch_tokens(owner, owner_client):
     owner_client.post("/accounts/logout/")
     assert SESSION_KEY not in owner_client.session
     assert bearer(key).get("/api/v1/surveys/").status_code == 200
+
+
+# --- every way a password changes revokes the API tokens, not only the pages ----------------
+
+
+def test_manage_py_changepassword_revokes_the_users_api_tokens(owner, monkeypatch):
+    from django.core.management import call_command
+
+    key = tokens.token_issue(user=owner, name="script").key
+    assert bearer(key).get("/api/v1/surveys/").status_code == 200
+    monkeypatch.setattr("getpass.getpass", lambda prompt="": NEW_PASSWORD)
+
+    call_command("changepassword", owner.get_username(), stdout=io.StringIO())
+
+    assert bearer(key).get("/api/v1/surveys/").status_code == 401
+    assert not ApiToken.objects.filter(user=owner).exists()
+
+
+def test_a_password_set_in_code_revokes_the_tokens_and_other_saves_keep_them(
+    owner, other_researcher, django_assert_num_queries
+):
+    kept = tokens.token_issue(user=other_researcher, name="theirs")
+    tokens.token_issue(user=owner, name="mine")
+
+    owner.first_name = "Ada"
+    owner.save()  # a save without a new password keeps the tokens
+    assert ApiToken.objects.filter(user=owner).count() == 1
+    with django_assert_num_queries(1):  # sign-in's save: only the UPDATE, no lookup
+        owner.save(update_fields=["last_login"])
+
+    owner.set_password(NEW_PASSWORD)
+    owner.save()
+
+    assert not ApiToken.objects.filter(user=owner).exists()
+    assert ApiToken.objects.filter(pk=kept.token.pk).exists()  # another user's stay
