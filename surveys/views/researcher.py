@@ -89,15 +89,15 @@ def _query_without(query, name):
 
 @login_required
 def survey_new(request):
+    # The form starts from the model's own defaults, so the page cannot drift from them.
     initial = {
-        "language": get_language() if get_language() in dict(settings.LANGUAGES) else "en",
-        "preset": "classic",
-        "p_truth": 0.5,
-        "p_forced_yes": 0.5,
-        "ci_method": "wilson",
-        "confidence": 0.95,
-        "min_n": 30,
+        name: Survey._meta.get_field(name).get_default()
+        for name in ("p_truth", "p_forced_yes", "ci_method", "confidence", "min_n")
     }
+    initial["language"] = get_language() if get_language() in dict(settings.LANGUAGES) else "en"
+    initial["preset"] = selectors.preset_for(
+        p_truth=initial["p_truth"], p_forced_yes=initial["p_forced_yes"]
+    )
     data = request.POST if request.method == "POST" else None
     form = SurveyForm(data, initial=initial)
     if data is not None:
