@@ -144,6 +144,9 @@ def test_an_api_refusal_reaches_the_respondent_in_the_pages_language(
     # Chosen with the switcher: the browser still asks for English, the page is Chinese.
     page.get_by_label("Language").select_option("zh-hans")
     page.get_by_role("button", name="Change language").click()
+    # Wait for the Chinese page: the switch reloads it, and boxes ticked on the English page
+    # before the reload would be lost (then nothing is sent at all).
+    expect(page.get_by_role("button", name="随机化并发送我的回答")).to_be_visible()
     for fieldset in page.locator("fieldset.question").all():
         fieldset.get_by_label("是", exact=True).check()
     services.survey_close(survey=survey)  # closed while the respondent was answering
