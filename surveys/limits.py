@@ -28,6 +28,24 @@ MAX_OPTIONS = 12
 COIN_MIN = 0.001
 COIN_MAX = 0.999
 
+# --- question types (docs/statistics.md, "Question types") ------------------------------
+# A multiple-choice question has 2..MAX_CHOICE_OPTIONS options; the browser pre-draws one
+# report per option (the memo), so k stays small.
+MIN_CHOICE_OPTIONS = 2
+MAX_CHOICE_OPTIONS = 20
+# A numeric question's range [min, max]: integers of at most NUMERIC_BOUND in size, and at
+# most NUMERIC_RANGE_MAX apart (the browser pre-draws one report per possible answer, and
+# the noise scale (max - min) / ε grows with the range).
+NUMERIC_BOUND = 1_000_000
+NUMERIC_RANGE_MAX = 1000
+# ε of a question that randomizes with ε directly (choice, numeric): at least this much, so
+# that the noise cannot swamp every estimate; at most the site's MAX_EPSILON_PER_ANSWER.
+QUESTION_EPSILON_MIN = 0.01
+# A numeric report is the answer plus two-sided geometric noise: unbounded in principle, so
+# the server accepts anything within this many noise scales of the range (the chance an
+# honest report falls outside is below e^-60).
+NUMERIC_REPORT_SCALES = 60
+
 # --- analysis defaults ------------------------------------------------------------------
 # A confidence level is in [CONFIDENCE_MIN, CONFIDENCE_MAX): below one half an "interval"
 # is more likely to miss than to cover, which no reader expects.

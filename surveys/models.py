@@ -52,7 +52,9 @@ def question_key(question_id) -> str:
     return f"q{question_id}"
 
 
-def design_fingerprint_of(*, p_truth, p_forced_yes, questions, grouping, translations=None) -> str:
+def design_fingerprint_of(
+    *, p_truth, p_forced_yes, questions, grouping, translations=None, types=None
+) -> str:
     """A short digest of everything a respondent's page randomizes with and asks.
 
     ``questions`` is ``[(id, text), ...]`` and ``grouping`` is
@@ -62,6 +64,8 @@ def design_fingerprint_of(*, p_truth, p_forced_yes, questions, grouping, transla
     ``{language: every text of the survey in it}`` for the languages the survey is offered in
     besides its own (``surveys/languages.py``): a changed translation is a changed question.
     Left out when empty, so an untranslated survey keeps the fingerprint it always had.
+    ``types`` is ``[(id, {type fields}), ...]`` for the questions that are not yes/no with the
+    survey's coins (a design, options, a range, ε): left out when empty, likewise.
     """
     design = {
         "coins": [repr(float(p_truth)), repr(float(p_forced_yes))],
@@ -71,6 +75,10 @@ def design_fingerprint_of(*, p_truth, p_forced_yes, questions, grouping, transla
             for gid, text, options in grouping
         ],
     }
+    if types:
+        design["types"] = [
+            [int(qid), json.loads(json.dumps(fields, sort_keys=True))] for qid, fields in types
+        ]
     if translations:
         # Sorted here, not with sort_keys: the keys above keep the order old fingerprints used.
         design["translations"] = json.loads(json.dumps(translations, sort_keys=True))
@@ -237,8 +245,10 @@ class TallyShard(models.Model):
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="tally_shards")
     shard = models.PositiveSmallIntegerField()
     responses = models.PositiveIntegerField(default=0)
-    # {"q<question id>": [reports, yes reports]}: randomized reports per question, in one value
-    # so that a submission updates one row, not one per question.
+    # {"q<question id>": [reports, ...counts]}: randomized reports per question, in one value
+    # so that a submission updates one row, not one per question. After the number of reports:
+    # yes/no, the yes reports; choice, the reports of each option; numeric, the sum of the
+    # reports and the sum of their squares (selectors.estimates.survey_tallies).
     reports = models.JSONField(default=dict)
 
     class Meta:
@@ -251,20 +261,73 @@ class TallyShard(models.Model):
 
 
 class Question(models.Model):
+    """One randomized question: yes/no (under a yes/no design), multiple choice or numeric.
+
+    What the respondent's browser sends for it (always randomized, never the true answer):
+    yes/no: a boolean; choice: the index of an option (k-ary randomized response with
+    ``epsilon``); numeric: an integer (the answer clamped to [min_value, max_value] plus
+    discrete Laplace noise of scale (max_value - min_value) / epsilon). See
+    ``selectors.mechanisms`` for the dpengine object each question randomizes with.
+    """
+
+    class Kind(models.TextChoices):
+        YES_NO = "yes_no", _("Yes / no")
+        CHOICE = "choice", _("Multiple choice")
+        NUMERIC = "numeric", _("Number")
+
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="questions")
     position = models.PositiveIntegerField()
     text = models.TextField(max_length=limits.QUESTION_TEXT_MAX_LENGTH)
+    kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.YES_NO)
+    # yes/no only: {} randomizes with the survey's two coins (forced response); otherwise
+    # {"kind": "warner", "p": 0.75}, a dpengine.designs kind and its parameters.
+    design = models.JSONField(default=dict, blank=True)
+    # choice only: the option labels in order; reports name an option by its index.
+    options = models.JSONField(default=list, blank=True)
+    # choice and numeric: the privacy loss of one answer (yes/no: the design's).
+    epsilon = models.FloatField(null=True, blank=True)
+    # numeric only: the answer's range, both ends included.
+    min_value = models.IntegerField(null=True, blank=True)
+    max_value = models.IntegerField(null=True, blank=True)
     # A respondent may leave an optional question blank: the browser then sends nothing for
     # it, and its estimate counts only the reports it received (docs/researchers.md, "Optional
     # questions").
     required = models.BooleanField(default=True)
-    translations = models.JSONField(default=dict, blank=True, editable=False)  # {"ko": {"text"}}
+    # {"ko": {"text", "options": [labels]}}
+    translations = models.JSONField(default=dict, blank=True, editable=False)
 
     class Meta:
         ordering = ["position", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind__in=["yes_no", "choice", "numeric"]), name="question_kind_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(epsilon__isnull=True) | Q(epsilon__gt=0),
+                name="question_epsilon_positive",
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind="numeric")
+                | (
+                    Q(min_value__isnull=False)
+                    & Q(max_value__isnull=False)
+                    & Q(max_value__gt=models.F("min_value"))
+                    & Q(epsilon__isnull=False)
+                ),
+                name="question_numeric_has_range",
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind="choice") | Q(epsilon__isnull=False),
+                name="question_choice_has_epsilon",
+            ),
+        ]
 
     def __str__(self):
         return self.text
+
+    @property
+    def is_yes_no(self):
+        return self.kind == self.Kind.YES_NO
 
 
 class Submission(models.Model):
@@ -274,7 +337,8 @@ class Submission(models.Model):
     submission_id = models.UUIDField()
     # A date, not a time: precise timestamps could be joined with other logs to re-identify.
     received_on = models.DateField()
-    # {"q<question id>": reported yes}: the randomized bit sent for each question. In the
+    # {"q<question id>": report}: the randomized value sent for each question (yes/no: a
+    # boolean; choice: an option index; numeric: an integer). In the
     # submission's row rather than a row per answer: storing a submission is then one row, not
     # eleven, each with its indexes and foreign-key checks, which was most of the database's
     # work per respondent. The questions cannot change once a survey has responses.

@@ -4,6 +4,8 @@
 each lives in the module of its concern:
 
 - ``surveys``: lookups by id and slug, roles, the dashboard, a submission's target;
+- ``mechanisms``: what each question randomizes with (yes/no design, choice, numeric), its ε
+  and the privacy ledger;
 - ``estimates``: the design, its privacy, the tallies, one estimate per question;
 - ``breakdown``: estimates per group of a grouping question, compared with the rest;
 - ``regression``: logistic regression on the grouping questions;
@@ -34,6 +36,7 @@ from .estimates import (
     SubmissionReports,
     SurveyEstimates,
     SurveyTallies,
+    add_counts,
     design_from_coins,
     design_presets,
     design_privacy,
@@ -44,6 +47,18 @@ from .estimates import (
     survey_privacy,
     survey_report_rows,
     survey_tallies,
+)
+from .mechanisms import (
+    LedgerEntry,
+    PrivacyLedger,
+    browser_parameters,
+    design_name,
+    privacy_ledger,
+    question_design,
+    question_mechanism,
+    survey_coins,
+    uses_survey_coins,
+    yes_no_design,
 )
 from .planning import (
     PLAN_POINTS,
@@ -116,10 +131,12 @@ __all__ = [
     "ComparisonStatus",
     "Covariate",
     "GroupCell",
+    "LedgerEntry",
     "LevelCount",
     "OptionCount",
     "Plan",
     "PrecisionCurve",
+    "PrivacyLedger",
     "PrivacySummary",
     "PublicGroup",
     "PublicOption",
@@ -136,7 +153,10 @@ __all__ = [
     "SurveyEstimates",
     "SurveyRoleRequired",
     "SurveyTallies",
+    "add_counts",
+    "browser_parameters",
     "design_from_coins",
+    "design_name",
     "design_presets",
     "design_privacy",
     "ensure_role",
@@ -144,16 +164,20 @@ __all__ = [
     "noisy_counts",
     "preset_coins",
     "preset_for",
+    "privacy_ledger",
     "public_results",
     "public_results_survey",
     "public_status",
+    "question_design",
     "question_for_survey",
+    "question_mechanism",
     "regression_message",
     "release_schedule",
     "study_plan",
     "submission_target",
     "survey_breakdown",
     "survey_by_slug",
+    "survey_coins",
     "survey_design",
     "survey_design_fingerprint",
     "survey_estimates",
@@ -173,5 +197,7 @@ __all__ = [
     "surveys_for_user",
     "surveys_in_trash",
     "surveys_shared_with",
+    "uses_survey_coins",
     "utc_today",
+    "yes_no_design",
 ]

@@ -20,6 +20,7 @@ from dpengine import PRESETS, Estimate, ForcedResponse
 
 from ..exports.columns import question_column
 from ..models import CI_METHODS, Submission, Survey, TallyShard, question_key
+from .mechanisms import PrivacyLedger, privacy_ledger
 
 VALID_METHODS = tuple(code for code, _label in CI_METHODS)
 PLANNING_MARGIN = 0.05
@@ -39,6 +40,9 @@ class PrivacySummary:
     # e^(k epsilon) from dpengine's privacy report: the bound on everything one respondent who
     # answers all k questions sends; 1 with no questions, inf beyond the float range.
     total_odds: float = 1.0
+    # Per question ε, whatever its type and design (selectors.mechanisms); total_epsilon and
+    # total_odds are its sum when it is given. None for an unsaved design (the new-survey page).
+    ledger: PrivacyLedger | None = None
 
     @property
     def exceeds_ceiling(self) -> bool:
@@ -108,12 +112,19 @@ def preset_coins() -> dict:
     }
 
 
-def design_privacy(*, design, questions) -> PrivacySummary:
+def design_privacy(*, design, questions, ledger=None) -> PrivacySummary:
+    """The privacy of ``questions`` questions randomized with ``design`` (the survey's coins);
+    with a ``ledger`` (``selectors.mechanisms.privacy_ledger``), the totals are its sums, so
+    questions of other designs and types count with their own ε."""
     epsilon = design.epsilon
     report = dpengine.privacy_report(design, questions=questions) if questions else None
+    total_odds = report.total_odds if report else 1.0
+    total_epsilon = epsilon * questions
+    if ledger is not None:
+        total_epsilon, total_odds = ledger.total_epsilon, ledger.total_odds
     return PrivacySummary(
         per_answer_epsilon=epsilon,
-        total_epsilon=epsilon * questions,
+        total_epsilon=total_epsilon,
         questions=questions,
         odds_ratio=math.exp(epsilon),
         respondents_for_margin=dpengine.required_sample_size(
@@ -122,12 +133,16 @@ def design_privacy(*, design, questions) -> PrivacySummary:
         margin=PLANNING_MARGIN,
         confidence=PLANNING_CONFIDENCE,
         epsilon_ceiling=settings.MAX_EPSILON_PER_ANSWER,
-        total_odds=report.total_odds if report else 1.0,
+        total_odds=total_odds,
+        ledger=ledger,
     )
 
 
 def survey_privacy(*, survey) -> PrivacySummary:
-    return design_privacy(design=survey_design(survey=survey), questions=survey.questions.count())
+    ledger = privacy_ledger(survey=survey)
+    return design_privacy(
+        design=survey_design(survey=survey), questions=ledger.questions, ledger=ledger
+    )
 
 
 @dataclass(frozen=True)
@@ -135,11 +150,30 @@ class SurveyTallies:
     """A survey's running tallies as stored now: the sum of its tally shards."""
 
     responses: int
-    reports: dict  # {"q<question id>": (reports, yes reports)}
+    # {"q<question id>": (reports, ...counts)}: yes/no (reports, yes reports); choice
+    # (reports, count of option 0, ..., count of option k-1); numeric (reports, sum, sum of
+    # squares). See TallyShard.reports.
+    reports: dict
 
     def of(self, question_id) -> tuple[int, int]:
-        """``(reports, yes reports)`` of one question."""
+        """``(reports, yes reports)`` of one yes/no question."""
         return self.reports.get(question_key(question_id), (0, 0))
+
+    def counts_of(self, question_id, *, width) -> tuple[int, ...]:
+        """The ``width`` counts of one question after its number of reports, zeros if none."""
+        stored = self.reports.get(question_key(question_id), ())
+        return tuple(stored[1:]) + (0,) * (width - len(stored[1:]))
+
+    def reports_of(self, question_id) -> int:
+        stored = self.reports.get(question_key(question_id))
+        return stored[0] if stored else 0
+
+
+def add_counts(have, added):
+    """Two tally vectors added element by element (the shorter padded with zeros)."""
+    width = max(len(have), len(added))
+    have = list(have) + [0] * (width - len(have))
+    return [a + b for a, b in zip(have, list(added) + [0] * (width - len(added)), strict=True)]
 
 
 def survey_tallies(*, survey) -> SurveyTallies:
@@ -149,9 +183,8 @@ def survey_tallies(*, survey) -> SurveyTallies:
         "responses", "reports"
     ):
         responses += shard_responses
-        for key, (n, yes) in shard_reports.items():
-            have_n, have_yes = reports.get(key, (0, 0))
-            reports[key] = (have_n + n, have_yes + yes)
+        for key, counts in shard_reports.items():
+            reports[key] = tuple(add_counts(reports.get(key, ()), counts))
     return SurveyTallies(responses=responses, reports=reports)
 
 

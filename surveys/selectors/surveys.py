@@ -5,7 +5,7 @@ Reads only: nothing here writes. The estimates and everything else that calls dp
 in the sibling modules (``estimates``, ``breakdown``, ``regression``, ``planning``).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.core.exceptions import PermissionDenied
@@ -35,6 +35,7 @@ from ..models import (
     design_fingerprint_of,
     is_slug,
 )
+from . import mechanisms
 
 
 def _responses_total():
@@ -232,6 +233,13 @@ class SubmissionTarget:
     # The window of an open survey (surveys/schedule.py); None: no bound.
     opens_at: datetime | None = None
     closes_at: datetime | None = None
+    # What each question that is not yes/no accepts as its report (mechanisms.report_range):
+    # {question id: (kind, lowest, highest)}. Yes/no questions, absent, take a boolean.
+    report_ranges: dict = field(default_factory=dict)
+
+    @property
+    def yes_no_only(self) -> bool:
+        return not self.report_ranges
 
 
 def submission_target(*, slug) -> SubmissionTarget:
@@ -248,17 +256,25 @@ def submission_target(*, slug) -> SubmissionTarget:
         raise Http404("No such survey.")
     survey_id, status, fingerprint, opens_at, closes_at = row
     questions = Question.objects.filter(survey_id=survey_id).values_list(
-        "id", Value(None, output_field=BigIntegerField()), "required"
+        "id", Value(None, output_field=BigIntegerField()), "required", "kind"
     )
     options = GroupingOption.objects.filter(grouping_question__survey_id=survey_id).values_list(
-        "grouping_question_id", "id", "grouping_question__required"
+        "grouping_question_id",
+        "id",
+        "grouping_question__required",
+        Value("", output_field=CharField()),
     )
     question_ids, grouped, required_questions, required_groupings = set(), {}, set(), set()
-    for first, option_id, required in questions.order_by().union(options.order_by(), all=True):
+    typed = set()
+    for first, option_id, required, kind in questions.order_by().union(
+        options.order_by(), all=True
+    ):
         if option_id is None:
             question_ids.add(first)
             if required:
                 required_questions.add(first)
+            if kind != Question.Kind.YES_NO:
+                typed.add(first)
         else:
             grouped.setdefault(first, set()).add(option_id)
             if required:
@@ -274,6 +290,13 @@ def submission_target(*, slug) -> SubmissionTarget:
         required_groupings=frozenset(required_groupings),
         opens_at=opens_at,
         closes_at=closes_at,
+        # A third query, only for surveys with multiple-choice or numeric questions.
+        report_ranges={
+            question.pk: mechanisms.report_range(question)
+            for question in Question.objects.filter(pk__in=typed)
+        }
+        if typed
+        else {},
     )
 
 
@@ -295,6 +318,7 @@ def survey_design_fingerprint(*, survey) -> str:
         translations=languages.fingerprint_translations(
             survey=survey, questions=questions, grouping=grouping
         ),
+        types=mechanisms.fingerprint_types(questions),
     )
 
 

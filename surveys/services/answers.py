@@ -72,15 +72,44 @@ def _not_a_question(key):
 
 def answer_bits(answers):
     """``{question id: bit}`` from what the client sent, checking only its shape."""
+    return answer_values(answers, ranges={})
+
+
+def _typed_report(question_id, value, allowed):
+    """A multiple-choice or numeric report: a whole number within ``allowed``
+    (``(kind, lowest, highest)``, ``selectors.mechanisms.report_range``)."""
+    _kind, lowest, highest = allowed
+    if isinstance(value, bool) or not isinstance(value, int) or not lowest <= value <= highest:
+        raise ValidationError(
+            {
+                f"answers.{question_id}": [
+                    _(
+                        "The answer to question %(k)s must be a whole number from %(lo)d to "
+                        "%(hi)d (the randomized report your page drew)."
+                    )
+                    % {"k": question_id, "lo": lowest, "hi": highest}
+                ]
+            }
+        )
+    return value
+
+
+def answer_values(answers, *, ranges):
+    """``{question id: report}`` from what the client sent: a boolean for a yes/no question,
+    a whole number within its range for a question in ``ranges`` (``{question id: (kind,
+    lowest, highest)}``, ``SubmissionTarget.report_ranges``)."""
     if not isinstance(answers, Mapping):
         raise ValidationError(
-            {"answers": [_("Must be an object mapping question id to true/false.")]}
+            {"answers": [_("Must be an object mapping question id to its randomized answer.")]}
         )
-    bits = {}
+    values = {}
     for key, value in answers.items():
         question_id = _whole_key(key)
         if question_id is None:
             raise _not_a_question(key)
+        if question_id in ranges:
+            values[question_id] = _typed_report(question_id, value, ranges[question_id])
+            continue
         if not isinstance(value, bool):
             raise ValidationError(
                 {
@@ -89,13 +118,14 @@ def answer_bits(answers):
                     ]
                 }
             )
-        bits[question_id] = value
-    return bits
+        values[question_id] = value
+    return values
 
 
-def clean_answers(answers, question_ids, required=frozenset()):
-    """``{question id: bit}``: only the survey's ``question_ids``, every ``required`` one."""
-    cleaned = answer_bits(answers)
+def clean_answers(answers, question_ids, required=frozenset(), ranges=None):
+    """``{question id: report}``: only the survey's ``question_ids``, every ``required`` one,
+    each report of its question's type (``answer_values``)."""
+    cleaned = answer_values(answers, ranges=ranges or {})
     unknown = cleaned.keys() - question_ids
     if unknown:
         raise _not_a_question(min(unknown))

@@ -1,4 +1,5 @@
-"""Writes for a survey's yes/no questions: add, edit, delete, reorder.
+"""Writes for a survey's randomized questions (yes/no, multiple choice, numeric): add, edit,
+delete, reorder. A question's type and parameters are checked by ``question_types``.
 
 All of them are refused once the design is frozen (``validation.lock_for_design_change``), and each
 renames a pilot's design (``pilot.pilot_design_refresh``) so pages drawn for the old questions
@@ -15,6 +16,7 @@ from django.utils.translation import gettext as _
 from .. import limits
 from ..models import Question
 from .pilot import pilot_design_refresh
+from .question_types import TYPE_FIELDS, clean_question_type
 from .validation import clean_required, clean_text, ensure_owner_room, lock_for_design_change
 
 MAX_QUESTIONS = limits.MAX_QUESTIONS
@@ -31,9 +33,10 @@ def _ensure_list(value, *, field):
 
 
 def clean_question_specs(items):
-    """``[(text, required), ...]`` from question texts, or ``{"text", "required"}`` mappings
-    (``required`` defaults to true, so a client that only sends texts keeps every question
-    required)."""
+    """``[(text, required, type fields), ...]`` from question texts, or mappings
+    ``{"text", "required", "type", ...}`` (``required`` defaults to true and ``type`` to
+    yes/no with the survey's coins, so a client that only sends texts keeps what it had);
+    errors name ``questions.<index>.<field>`` for a type's parameters."""
     items = _ensure_list(items, field="questions")
     if len(items) > MAX_QUESTIONS:
         raise ValidationError(
@@ -51,8 +54,9 @@ def clean_question_specs(items):
             clean_required(item.get("required", True), field="questions")
             if isinstance(item, Mapping)
             else True,
+            clean_question_type(item, prefix=f"questions.{index}."),
         )
-        for text, item in zip(texts, items, strict=True)
+        for index, (text, item) in enumerate(zip(texts, items, strict=True))
     ]
 
 
@@ -64,25 +68,33 @@ def next_position(siblings) -> int:
 
 
 def questions_create(*, survey, specs, first=0) -> list[Question]:
-    """Store ``specs`` (``[(text, required), ...]``, already cleaned) from position ``first``."""
+    """Store ``specs`` (``[(text, required, type fields), ...]``, already cleaned) from
+    position ``first``."""
     return Question.objects.bulk_create(
         [
-            Question(survey=survey, position=first + offset, text=text, required=required)
-            for offset, (text, required) in enumerate(specs)
+            Question(survey=survey, position=first + offset, text=text, required=required, **fields)
+            for offset, (text, required, fields) in enumerate(specs)
         ]
     )
 
 
 @transaction.atomic
-def question_add(*, survey, text, required=True) -> Question:
+def question_add(*, survey, text, required=True, question_type=None) -> Question:
+    """Append one question; ``question_type`` is its type spec (``question_types``), yes/no
+    with the survey's coins when None."""
     survey = lock_for_design_change(survey.pk)
     text = _clean_question_text(text, field="text")
     required = clean_required(required)
+    fields = clean_question_type(question_type or {})
     if survey.questions.count() >= MAX_QUESTIONS:
         raise ValidationError({"text": [_("At most %(max)d questions.") % {"max": MAX_QUESTIONS}]})
     ensure_owner_room(owner=survey.owner, field="text", questions=1)
     question = Question.objects.create(
-        survey=survey, position=next_position(survey.questions), text=text, required=required
+        survey=survey,
+        position=next_position(survey.questions),
+        text=text,
+        required=required,
+        **fields,
     )
     pilot_design_refresh(survey_id=survey.pk)
     return question
@@ -104,13 +116,15 @@ def _clean_lines(texts):
 
 
 @transaction.atomic
-def questions_add(*, survey, texts, required=True) -> list[Question]:
-    """Append several questions (the builder's add box, one per line): all or none.
+def questions_add(*, survey, texts, required=True, question_type=None) -> list[Question]:
+    """Append several questions (the builder's add box, one per line): all or none, each of
+    type ``question_type`` (a spec, as :func:`question_add` takes).
 
     Each text is checked as :func:`question_add` checks one; the survey's and the account's
     question limits count them all before anything is stored."""
     survey = lock_for_design_change(survey.pk)
     required = clean_required(required)
+    fields = clean_question_type(question_type or {})
     cleaned = _clean_lines(texts)
     existing = survey.questions.count()
     if existing + len(cleaned) > MAX_QUESTIONS:
@@ -125,7 +139,7 @@ def questions_add(*, survey, texts, required=True) -> list[Question]:
     ensure_owner_room(owner=survey.owner, field="text", questions=len(cleaned))
     added = questions_create(
         survey=survey,
-        specs=[(text, required) for text in cleaned],
+        specs=[(text, required, fields) for text in cleaned],
         first=next_position(survey.questions),
     )
     pilot_design_refresh(survey_id=survey.pk)
@@ -133,13 +147,25 @@ def questions_add(*, survey, texts, required=True) -> list[Question]:
 
 
 @transaction.atomic
-def question_update(*, question, text, required=None) -> Question:
-    """Change the text, and ``required`` unless it is None."""
+def question_update(*, question, text, required=None, question_type=None) -> Question:
+    """Change the text, ``required`` unless it is None, and the type (a spec, as
+    :func:`question_add` takes) unless it is None. A new type keeps no stale parameter: a
+    choice question made numeric loses its options and their translations."""
     lock_for_design_change(question.survey_id)
     question.text = _clean_question_text(text, field="text")
+    update_fields = ["text", "required"]
     if required is not None:
         question.required = clean_required(required)
-    question.save(update_fields=["text", "required"])
+    if question_type is not None:
+        fields = clean_question_type(question_type)
+        if fields["options"] != question.options:
+            for language_texts in question.translations.values():
+                language_texts.pop("options", None)
+            update_fields.append("translations")
+        for name in TYPE_FIELDS:
+            setattr(question, name, fields[name])
+        update_fields.extend(TYPE_FIELDS)
+    question.save(update_fields=update_fields)
     pilot_design_refresh(survey_id=question.survey_id)
     return question
 

@@ -65,8 +65,9 @@ _PARAMETERS = (
 # Stores the submission only if it is valid, all or nothing, idempotent on (survey, id):
 # - ``survey`` finds the survey by slug, only if it takes responses now (a pilot, or open
 #   and within its window [opens_at, closes_at) at ``now``, see surveys/schedule.py); every
-#   answered question is one of its questions (``questions``, distinct) and every required
-#   one is answered; every answered grouping question is one of its grouping questions
+#   answered question is one of its yes/no questions (``questions``, distinct; a report for
+#   a multiple-choice or numeric question is no bit, and the ORM stores those) and every
+#   required one is answered; every answered grouping question is one of its grouping questions
 #   (``groupings``, distinct) and every required one is answered, each with one of that
 #   grouping question's options or NULL ("Prefer not to say"; ``options``, aligned with
 #   ``groupings``); and, when the body names the design it was randomized with
@@ -102,7 +103,8 @@ WITH survey AS (
         )
         AND (%(fingerprint)s IS NULL OR v.design_fingerprint = %(fingerprint)s)
         AND (
-            SELECT count(*) FILTER (WHERE q.id = ANY(%(questions)s)) = cardinality(%(questions)s)
+            SELECT count(*) FILTER (WHERE q.id = ANY(%(questions)s) AND q.kind = 'yes_no')
+                    = cardinality(%(questions)s)
                 AND NOT COALESCE(bool_or(q.required AND q.id <> ALL(%(questions)s)), false)
             FROM {question} AS q WHERE q.survey_id = v.id
         )
@@ -359,7 +361,7 @@ def _sqlite_insert(*, slug, submission_uuid, received_on, answers, groups, desig
         " AND (v.closes_at IS NULL OR v.closes_at > %s)))"
         " AND (%s IS NULL OR v.design_fingerprint = %s)"
         f" AND (SELECT count(*) FROM {t['question']} WHERE survey_id = v.id"
-        f" AND id IN ({_marks(len(questions))})) = %s"
+        f" AND kind = 'yes_no' AND id IN ({_marks(len(questions))})) = %s"
         f" AND NOT EXISTS (SELECT 1 FROM {t['question']} WHERE survey_id = v.id AND required"
         f" AND id NOT IN ({_marks(len(questions))}))"
         f" AND (SELECT count(*) FROM {t['grouping']} WHERE survey_id = v.id"

@@ -25,7 +25,13 @@ from .answers import (
     group_choices,
 )
 from .errors import DesignChanged, Reason, SurveyConflict, SurveyNotAcceptingResponses
-from .tallies import group_answers_record, group_tallies_rebuild, tally_add, tally_shard_pick
+from .tallies import (
+    group_answers_record,
+    group_tallies_rebuild,
+    tally_add,
+    tally_increment,
+    tally_shard_pick,
+)
 
 
 @dataclass(frozen=True)
@@ -40,9 +46,14 @@ class CleanSubmission:
     """A submission that passed ``submission_validate``, ready to store."""
 
     submission_uuid: uuid.UUID
-    answers: dict  # {question id: randomized bit}; optional questions left out are absent
+    # {question id: randomized report}: a bit for yes/no, an integer for choice and numeric;
+    # optional questions left out are absent
+    answers: dict
     groups: dict  # {grouping question id: option id, or None for "Prefer not to say"}
     fingerprint: str | None
+    # Whether every question of the survey is yes/no: only then can the SQL store it (its
+    # tallies count yes reports); multiple-choice and numeric reports go through the ORM.
+    yes_no_only: bool = True
 
     def outcome(self, *, created):
         return SubmissionOutcome(
@@ -165,7 +176,9 @@ def submission_validate(
         return replay
     try:
         fingerprint = clean_fingerprint(design_fingerprint)
-        cleaned = clean_answers(answers, target.question_ids, target.required_questions)
+        cleaned = clean_answers(
+            answers, target.question_ids, target.required_questions, target.report_ranges
+        )
         chosen = clean_groups(groups, options=target.options, required=target.required_groupings)
         if fingerprint is not None and fingerprint != target.design_fingerprint:
             raise DesignChanged(
@@ -180,7 +193,7 @@ def submission_validate(
         if replay is None:
             raise
         return replay
-    return CleanSubmission(submission_uuid, cleaned, chosen, fingerprint)
+    return CleanSubmission(submission_uuid, cleaned, chosen, fingerprint, target.yes_no_only)
 
 
 def _not_accepting_message(phase, target):
@@ -207,7 +220,7 @@ def _submission_store(*, target, **body) -> SubmissionOutcome:
     clean = submission_validate(target=target, **body)
     if isinstance(clean, SubmissionOutcome):
         return clean
-    if _one_statement():
+    if _one_statement() and clean.yes_no_only:
         stored = _statement_store(slug=target.slug, clean=clean)
     else:
         stored = _orm_store(survey_id=target.survey_id, clean=clean)
@@ -263,13 +276,23 @@ def _orm_store(*, survey_id, clean) -> bool:
         with transaction.atomic():
             # Reports name questions, no foreign key would notice one deleted since validation,
             # nor a required one added (a database shell: the design is frozen once open).
-            questions = dict(
-                Question.objects.filter(survey_id=survey_id).values_list("id", "required")
-            )
+            questions = {
+                qid: (required, kind)
+                for qid, required, kind in Question.objects.filter(survey_id=survey_id).values_list(
+                    "id", "required", "kind"
+                )
+            }
             if not clean.answers.keys() <= questions.keys() or any(
-                required and qid not in clean.answers for qid, required in questions.items()
+                required and qid not in clean.answers
+                for qid, (required, _kind) in questions.items()
             ):
                 return False
+            if any(
+                isinstance(clean.answers[qid], bool) != (kind == Question.Kind.YES_NO)
+                for qid, (_required, kind) in questions.items()
+                if qid in clean.answers
+            ):
+                return False  # a question's type changed since validation (a database shell)
             submission = Submission.objects.create(
                 survey_id=survey_id,
                 submission_id=clean.submission_uuid,
@@ -277,16 +300,24 @@ def _orm_store(*, survey_id, clean) -> bool:
                 reports={question_key(qid): bit for qid, bit in clean.answers.items()},
             )
             if clean.groups:
+                # Breakdowns by group cover the yes/no questions (their tallies count yes).
                 group_answers_record(
                     survey_id=survey_id,
                     submission=submission,
-                    answers=clean.answers,
+                    answers={
+                        qid: report
+                        for qid, report in clean.answers.items()
+                        if questions[qid][1] == Question.Kind.YES_NO
+                    },
                     chosen=clean.groups,
                 )
             tally_add(
                 survey_id,
                 responses=1,
-                reports={qid: (1, int(bit)) for qid, bit in clean.answers.items()},
+                reports={
+                    qid: tally_increment(questions[qid][1], report)
+                    for qid, report in clean.answers.items()
+                },
                 shard=tally_shard_pick(),
             )
     except IntegrityError:  # this id is stored already (a replay, or a concurrent retry)

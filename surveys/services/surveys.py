@@ -19,6 +19,7 @@ from .. import languages, limits, selectors
 from ..models import GroupingOption, Question, Survey
 from .errors import Reason, SurveyConflict
 from .pilot import pilot_design_refresh, pilot_responses_delete
+from .question_types import TYPE_FIELDS
 from .questions import clean_question_specs, questions_create
 from .tallies import group_tallies_ensure
 from .validation import (
@@ -103,7 +104,12 @@ def survey_duplicate(*, survey) -> Survey:
     # The copy's consent text starts its own history (version 1), like its own link.
     _consent_versioned(copy, consent_text)
     copy.save()
-    _copies(Question, survey.questions.all(), ("text", "required"), survey=copy)
+    _copies(
+        Question,
+        survey.questions.all(),
+        ("text", "required", *TYPE_FIELDS),
+        survey=copy,
+    )
     for grouping_question in survey.grouping_questions.prefetch_related("options"):
         options = list(grouping_question.options.all())
         grouping_question.pk, grouping_question.survey = None, copy

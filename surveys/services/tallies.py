@@ -24,6 +24,7 @@ from ..models import (
     GroupingOption,
     GroupingQuestion,
     GroupTally,
+    Question,
     Submission,
     Survey,
     TallyShard,
@@ -36,9 +37,21 @@ def tally_shard_pick():
     return random.randrange(TALLY_SHARDS)
 
 
+def tally_increment(kind, report) -> list[int]:
+    """What one report adds to its question's tally vector (``TallyShard.reports``):
+    yes/no ``[1, yes]``; choice ``[1, 0, ..., 1]`` (a one at the option's place, shorter
+    vectors count as zero-padded); numeric ``[1, report, report²]``."""
+    if kind == Question.Kind.CHOICE:
+        return [1] + [0] * report + [1]
+    if kind == Question.Kind.NUMERIC:
+        return [1, report, report * report]
+    return [1, int(report)]
+
+
 def tally_add(survey_id, *, responses, reports, shard=0):
-    """Add ``responses`` responses and, per question id, ``(reports, yes reports)``, to one of
-    the survey's tally shards, inside the caller's transaction.
+    """Add ``responses`` responses and, per question id, a tally vector (``(reports, yes
+    reports)`` for yes/no, see ``tally_increment``), to one of the survey's tally shards,
+    inside the caller's transaction.
 
     The row is read FOR UPDATE, so concurrent transactions on the same shard add up instead of
     overwriting each other's counts (on SQLite the transaction already holds the database's
@@ -48,10 +61,9 @@ def tally_add(survey_id, *, responses, reports, shard=0):
         [TallyShard(survey_id=survey_id, shard=shard)], ignore_conflicts=True
     )
     tally = TallyShard.objects.select_for_update().get(survey_id=survey_id, shard=shard)
-    for question_id, (added, added_yes) in reports.items():
+    for question_id, added in reports.items():
         key = question_key(question_id)
-        have, have_yes = tally.reports.get(key, (0, 0))
-        tally.reports[key] = [have + added, have_yes + added_yes]
+        tally.reports[key] = selectors.add_counts(tally.reports.get(key, ()), added)
     tally.responses += responses
     tally.save(update_fields=["responses", "reports"])
 
@@ -85,8 +97,11 @@ def group_answers_record(*, survey_id, submission, answers, chosen):
 
 
 def group_tallies_ensure(*, survey):
-    """Create the zero tally row of every (question, grouping option) pair that lacks one."""
-    question_ids = list(survey.questions.values_list("id", flat=True))
+    """Create the zero tally row of every (yes/no question, grouping option) pair that lacks
+    one (breakdowns by group cover the yes/no questions)."""
+    question_ids = list(
+        survey.questions.filter(kind=Question.Kind.YES_NO).values_list("id", flat=True)
+    )
     option_ids = list(
         GroupingOption.objects.filter(grouping_question__survey=survey).values_list("id", flat=True)
     )
@@ -102,8 +117,11 @@ def _counts_by(queryset, field):
 
 @transaction.atomic
 def group_tallies_rebuild(*, survey):
-    """Recount every per-(question, option) tally and option count from the stored rows."""
-    question_ids = list(survey.questions.values_list("id", flat=True))
+    """Recount every per-(yes/no question, option) tally and option count from the stored
+    rows."""
+    question_ids = list(
+        survey.questions.filter(kind=Question.Kind.YES_NO).values_list("id", flat=True)
+    )
     # Per option, one pair of counts per question (reports, yes reports), in one query.
     aggregates = {}
     for qid in question_ids:

@@ -1,0 +1,180 @@
+"""What each question randomizes with: its dpengine mechanism, its ε, what the browser needs.
+
+One place maps a stored ``Question`` to dpengine, so the respondent page, the estimates, the
+exports, the API and the privacy ledger cannot disagree about a question's design:
+
+- yes/no: a ``dpengine.designs`` design; ``Question.design`` names it (``{"kind": "warner",
+  "p": 0.75}``), and an empty ``design`` is the survey's two coins (forced response);
+- choice: ``dpengine.choice.KaryRandomizedResponse(k=len(options), epsilon=...)``;
+- numeric: ``dpengine.numeric.BoundedNumeric(lo=min_value, hi=max_value, epsilon=...)``.
+
+Reads only. ``services.question_types`` checks the parameters when they are written, with
+the same constructors, so a stored question always builds here.
+"""
+
+import math
+from dataclasses import dataclass
+
+import dpengine
+from dpengine import DESIGNS, ForcedResponse, KaryRandomizedResponse
+from dpengine.numeric import BoundedNumeric
+
+from .. import limits
+from ..models import Question
+
+YES_NO, CHOICE, NUMERIC = Question.Kind.YES_NO, Question.Kind.CHOICE, Question.Kind.NUMERIC
+FORCED_RESPONSE = ForcedResponse.kind
+
+
+def survey_coins(survey) -> ForcedResponse:
+    """The survey's two coins: the design of every yes/no question that names no other."""
+    return ForcedResponse(p_truth=survey.p_truth, p_forced_yes=survey.p_forced_yes)
+
+
+def yes_no_design(*, kind, parameters):
+    """The ``dpengine.designs`` design of ``kind`` with ``parameters`` (raises
+    ``DPEngineError`` naming the parameter when they are not a private, informative design)."""
+    return DESIGNS[kind](**parameters)
+
+
+def question_design(question, *, survey):
+    """The yes/no design ``question`` randomizes with (``question.kind`` must be yes/no)."""
+    if not question.design:
+        return survey_coins(survey)
+    parameters = {key: value for key, value in question.design.items() if key != "kind"}
+    return yes_no_design(kind=question.design["kind"], parameters=parameters)
+
+
+def question_mechanism(question, *, survey):
+    """The dpengine object ``question`` randomizes with: a yes/no design, k-ary randomized
+    response or a bounded numeric mechanism. Each has ``.epsilon``."""
+    if question.kind == CHOICE:
+        return KaryRandomizedResponse(k=len(question.options), epsilon=question.epsilon)
+    if question.kind == NUMERIC:
+        return BoundedNumeric(
+            lo=question.min_value, hi=question.max_value, epsilon=question.epsilon
+        )
+    return question_design(question, survey=survey)
+
+
+def design_name(question) -> str:
+    """The machine name of a question's randomization: a yes/no design's kind (forced
+    response for the survey's coins), or ``choice`` / ``numeric``."""
+    if question.kind == YES_NO:
+        return question.design.get("kind", FORCED_RESPONSE) if question.design else FORCED_RESPONSE
+    return question.kind
+
+
+def report_range(question) -> tuple[str, int, int]:
+    """``(kind, lowest, highest)``: the integers a multiple-choice or numeric question's
+    report may be. Choice: an option index. Numeric: the range widened by
+    ``NUMERIC_REPORT_SCALES`` noise scales on each side (the noise is unbounded, but an honest
+    report lands outside with probability below e^-60), so absurd values are refused."""
+    if question.kind == CHOICE:
+        return (CHOICE, 0, len(question.options) - 1)
+    scale = (question.max_value - question.min_value) / question.epsilon
+    slack = math.ceil(limits.NUMERIC_REPORT_SCALES * scale)
+    return (NUMERIC, question.min_value - slack, question.max_value + slack)
+
+
+def fingerprint_types(questions) -> list:
+    """``[(id, {type fields})]`` of the questions that are not yes/no with the survey's coins:
+    what ``models.design_fingerprint_of`` adds, so a changed design, option, range or ε is a
+    changed design for every browser that memoised draws."""
+    return [
+        (
+            question.pk,
+            {
+                "kind": question.kind,
+                "design": question.design,
+                "options": question.options,
+                "epsilon": question.epsilon,
+                "min": question.min_value,
+                "max": question.max_value,
+            },
+        )
+        for question in questions
+        if not uses_survey_coins(question)
+    ]
+
+
+def uses_survey_coins(question) -> bool:
+    return question.kind == YES_NO and not question.design
+
+
+def browser_parameters(question, *, survey) -> dict:
+    """What the respondent's browser needs to randomize ``question`` (static/js/designs.js).
+
+    yes/no: ``{"design": {"kind", ...parameters}}``; choice: ``{"options": [labels],
+    "epsilon": "<decimal>"}``; numeric: ``{"min", "max", "epsilon": "<decimal>"}``. ε goes as
+    the decimal string Python prints, which both dpengine and exact.js read as the same exact
+    rational, so the browser's probabilities are the ones the estimates assume.
+    """
+    if question.kind == CHOICE:
+        return {"options": list(question.options), "epsilon": repr(float(question.epsilon))}
+    if question.kind == NUMERIC:
+        return {
+            "min": question.min_value,
+            "max": question.max_value,
+            "epsilon": repr(float(question.epsilon)),
+        }
+    design = question_design(question, survey=survey)
+    return {"design": {"kind": design.kind, **design.parameters}}
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    """One question's line in the privacy ledger."""
+
+    question_id: int
+    position: int
+    text: str
+    kind: str  # Question.Kind
+    design: str  # design_name()
+    epsilon: float
+    required: bool
+
+
+@dataclass(frozen=True)
+class PrivacyLedger:
+    """Every randomized question's ε and their sum (sequential composition)."""
+
+    entries: tuple[LedgerEntry, ...]
+    total_epsilon: float
+    total_odds: float  # e^total: the bound on everything one respondent sends
+
+    @property
+    def questions(self) -> int:
+        return len(self.entries)
+
+    @property
+    def uniform(self) -> bool:
+        """Whether every question costs the same ε (then one number says it all)."""
+        return len({round(entry.epsilon, 12) for entry in self.entries}) <= 1
+
+    @property
+    def largest_epsilon(self) -> float:
+        return max((entry.epsilon for entry in self.entries), default=0.0)
+
+
+def privacy_ledger(*, survey, questions=None) -> PrivacyLedger:
+    """The ledger of ``survey``: one entry per randomized question, in position order, and
+    the total ε of a respondent who answers them all (dpengine.privacy_ledger)."""
+    questions = list(survey.questions.all()) if questions is None else list(questions)
+    mechanisms = [question_mechanism(question, survey=survey) for question in questions]
+    ledger = dpengine.privacy_ledger(mechanisms)
+    entries = tuple(
+        LedgerEntry(
+            question_id=question.pk,
+            position=question.position,
+            text=question.text,
+            kind=question.kind,
+            design=design_name(question),
+            epsilon=epsilon,
+            required=question.required,
+        )
+        for question, epsilon in zip(questions, ledger.per_question, strict=True)
+    )
+    return PrivacyLedger(
+        entries=entries, total_epsilon=ledger.total_epsilon, total_odds=ledger.total_odds
+    )

@@ -1,0 +1,220 @@
+"""A question's type and randomization as a researcher writes it, checked before it is stored.
+
+One spec, as the API and the builder send it (docs/api.md, "Question types"):
+
+- ``{"text", "type": "yes_no", "design": {"kind": "warner", "p": 0.75}}``: ``type`` defaults
+  to ``yes_no`` and ``design`` to the survey's two coins (forced response);
+- ``{"text", "type": "choice", "options": [labels], "epsilon": 1.1}``;
+- ``{"text", "type": "numeric", "min": 0, "max": 30, "epsilon": 1.1}``.
+
+``epsilon`` defaults to ln 3, the classic design's. Every parameter is checked with the dpengine
+constructor the question will randomize with (``selectors.mechanisms``), so a stored question
+always builds; ε of every type is held to the site's ``MAX_EPSILON_PER_ANSWER``. Errors name
+the field (``type``, ``design``, ``design.p``, ``options``, ``options.2``, ``min``, ``max``,
+``epsilon``), prefixed by ``field`` when given (``questions.3.options``).
+"""
+
+import math
+from collections.abc import Mapping
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
+
+from dpengine import DESIGNS, DPEngineError
+
+from .. import limits, selectors
+from ..models import Question
+from .validation import clean_text
+
+YES_NO, CHOICE, NUMERIC = Question.Kind.YES_NO, Question.Kind.CHOICE, Question.Kind.NUMERIC
+TYPES = tuple(Question.Kind.values)
+DEFAULT_EPSILON = math.log(3)  # the classic coins' ε, so a new question of any type matches them
+# The yes/no designs a question may name; forced response with its own coins too.
+DESIGN_KINDS = tuple(DESIGNS)
+# Fields of a question row that its type sets; the rest (text, required, position) stay.
+TYPE_FIELDS = ("kind", "design", "options", "epsilon", "min_value", "max_value")
+
+
+def _error(field, prefix, message):
+    return ValidationError({f"{prefix}{field}": [message]})
+
+
+def _is_number(value):
+    return not isinstance(value, bool) and isinstance(value, int | float) and math.isfinite(value)
+
+
+def _is_whole(value):
+    return not isinstance(value, bool) and isinstance(value, int)
+
+
+def _ceiling_message(epsilon):
+    ceiling = settings.MAX_EPSILON_PER_ANSWER
+    return _("This gives ε = %(eps).2f per answer, above this site's ceiling of ε = %(max).2f.") % {
+        "eps": epsilon,
+        "max": ceiling,
+    }
+
+
+def _clean_epsilon(value, prefix):
+    if value is None:
+        return DEFAULT_EPSILON
+    if not _is_number(value):
+        raise _error("epsilon", prefix, _("Must be a number, got %(v)r.") % {"v": value})
+    ceiling = settings.MAX_EPSILON_PER_ANSWER
+    if value < limits.QUESTION_EPSILON_MIN:
+        raise _error(
+            "epsilon",
+            prefix,
+            _("Must be at least %(min)s, got %(v)r.")
+            % {"min": limits.QUESTION_EPSILON_MIN, "v": value},
+        )
+    if value > ceiling + 1e-12:
+        raise _error("epsilon", prefix, _ceiling_message(value))
+    return float(value)
+
+
+def _clean_design(value, prefix):
+    """``{}`` (the survey's coins) or ``{"kind", ...parameters}`` of a private, informative
+    yes/no design within the ε ceiling."""
+    if value is None or value == {}:
+        return {}
+    if not isinstance(value, Mapping):
+        raise _error(
+            "design", prefix, _('Must be an object such as {"kind": "warner", "p": 0.75}.')
+        )
+    kind = value.get("kind")
+    if kind not in DESIGN_KINDS:
+        raise _error(
+            "design.kind",
+            prefix,
+            _("Must be one of %(kinds)s, got %(v)r.")
+            % {"kinds": ", ".join(DESIGN_KINDS), "v": kind},
+        )
+    parameters = {key: item for key, item in value.items() if key != "kind"}
+    for name, item in parameters.items():
+        if not _is_number(item):
+            raise _error(f"design.{name}", prefix, _("Must be a number, got %(v)r.") % {"v": item})
+    try:
+        design = selectors.yes_no_design(kind=kind, parameters=parameters)
+    except TypeError:
+        allowed = ", ".join(DESIGNS[kind]().parameters)
+        raise _error(
+            "design",
+            prefix,
+            _("The %(kind)s design takes the parameters %(names)s.")
+            % {"kind": kind, "names": allowed},
+        ) from None
+    except DPEngineError as exc:
+        raise _error(f"design.{exc.field or 'kind'}", prefix, str(exc)) from None
+    if design.epsilon > settings.MAX_EPSILON_PER_ANSWER + 1e-12:
+        raise _error("design", prefix, _ceiling_message(design.epsilon))
+    return {"kind": kind, **{name: float(item) for name, item in design.parameters.items()}}
+
+
+def _clean_options(value, prefix):
+    if isinstance(value, str | bytes) or not isinstance(value, list | tuple):
+        raise _error("options", prefix, _("Must be a list of option labels."))
+    if not limits.MIN_CHOICE_OPTIONS <= len(value) <= limits.MAX_CHOICE_OPTIONS:
+        raise _error(
+            "options",
+            prefix,
+            _("A multiple-choice question has from %(min)d to %(max)d options, got %(n)d.")
+            % {
+                "min": limits.MIN_CHOICE_OPTIONS,
+                "max": limits.MAX_CHOICE_OPTIONS,
+                "n": len(value),
+            },
+        )
+    labels = [
+        clean_text(f"{prefix}options.{index}", label, max_length=limits.OPTION_LABEL_MAX_LENGTH)
+        for index, label in enumerate(value)
+    ]
+    if len(set(labels)) != len(labels):
+        raise _error("options", prefix, _("Each option needs a label of its own."))
+    return labels
+
+
+def _clean_range(low, high, prefix):
+    for name, value in (("min", low), ("max", high)):
+        if not _is_whole(value):
+            raise _error(name, prefix, _("Must be a whole number, got %(v)r.") % {"v": value})
+        if abs(value) > limits.NUMERIC_BOUND:
+            raise _error(
+                name,
+                prefix,
+                _("Must be between -%(b)d and %(b)d.") % {"b": limits.NUMERIC_BOUND},
+            )
+    if high <= low:
+        raise _error("max", prefix, _("Must be greater than min (%(lo)d).") % {"lo": low})
+    if high - low > limits.NUMERIC_RANGE_MAX:
+        raise _error(
+            "max",
+            prefix,
+            _("The range may span at most %(n)d; the noise grows with it.")
+            % {"n": limits.NUMERIC_RANGE_MAX},
+        )
+    return low, high
+
+
+def clean_question_type(spec, *, prefix="") -> dict:
+    """The type fields of a question row (``TYPE_FIELDS``) from a spec (see the module
+    docstring), or a ``ValidationError`` naming the field. ``spec`` without ``type`` is a
+    yes/no question with the survey's coins, as every question was before types existed."""
+    if not isinstance(spec, Mapping):
+        spec = {}
+    kind = spec.get("type", YES_NO)
+    if kind is None:
+        kind = YES_NO
+    if kind not in TYPES:
+        raise _error(
+            "type",
+            prefix,
+            _("Must be one of %(types)s, got %(v)r.") % {"types": ", ".join(TYPES), "v": kind},
+        )
+    fields = {
+        "kind": kind,
+        "design": {},
+        "options": [],
+        "epsilon": None,
+        "min_value": None,
+        "max_value": None,
+    }
+    foreign = {
+        YES_NO: ("options", "min", "max", "epsilon"),
+        CHOICE: ("design", "min", "max"),
+        NUMERIC: ("design", "options"),
+    }[kind]
+    for name in foreign:
+        if spec.get(name) not in (None, {}, []):
+            raise _error(
+                name,
+                prefix,
+                _("A %(type)s question takes no %(name)s.") % {"type": kind, "name": name},
+            )
+    if kind == YES_NO:
+        fields["design"] = _clean_design(spec.get("design"), prefix)
+    elif kind == CHOICE:
+        fields["options"] = _clean_options(spec.get("options"), prefix)
+        fields["epsilon"] = _clean_epsilon(spec.get("epsilon"), prefix)
+    else:
+        fields["min_value"], fields["max_value"] = _clean_range(
+            spec.get("min"), spec.get("max"), prefix
+        )
+        fields["epsilon"] = _clean_epsilon(spec.get("epsilon"), prefix)
+    return fields
+
+
+def question_type_spec(question) -> dict:
+    """A stored question's type as a spec (the inverse of ``clean_question_type``): what the
+    API returns and a duplicate copies."""
+    if question.kind == CHOICE:
+        return {"type": CHOICE, "options": list(question.options), "epsilon": question.epsilon}
+    if question.kind == NUMERIC:
+        return {
+            "type": NUMERIC,
+            "min": question.min_value,
+            "max": question.max_value,
+            "epsilon": question.epsilon,
+        }
+    return {"type": YES_NO, "design": dict(question.design)}
