@@ -15,6 +15,9 @@ rate limit, WEB_CONCURRENCY sync workers, default 2), each on its own scratch da
   - public, spread: the plain requests cycling over 8 such surveys, so concurrent submissions
     never count on the same survey's rows: "8 surveys vs 1" (spread / public) is what those
     rows' locks cost;
+  - public, typed: a survey of 8 yes/no questions, one multiple-choice question of four
+    options and one numeric question (0-30), each body with a bit, an option index and a
+    number: stored through the ORM transaction (the one statement counts bits only);
   - public, first response: each request is the first response to a survey opened and never
     answered (BENCH_FIRST_RESPONSES of them per round, default 300; this row runs for that
     count, not for BENCH_SECONDS);
@@ -64,6 +67,7 @@ ROUNDS = int(os.environ.get("BENCH_ROUNDS", "12"))
 PUBLIC = "public endpoint"
 GROUPED = "public, grouped"
 SPREAD = "public, spread over 8 surveys"
+TYPED = "public, typed (choice + numeric)"
 FIRST = "public, first response of a survey"
 # Freshly opened surveys for the first-response row: each request answers one of them first,
 # so that row runs for a count (this many per round), not for BENCH_SECONDS.
@@ -78,10 +82,12 @@ from surveys import services
 from surveys.services import grouping
 owner = get_user_model().objects.create_user("bench-owner")
 made = []
-for n in range(9):
-    survey = services.survey_create(
-        owner=owner, title=f"Bench {n}", questions=[f"Question {i}?" for i in range(10)]
-    )
+for n in range(10):
+    questions = [f"Question {i}?" for i in range(10)]
+    if n == 9:
+        questions[8] = {"text": "Which?", "type": "choice", "options": ["a", "b", "c", "d"]}
+        questions[9] = {"text": "How many?", "type": "numeric", "min": 0, "max": 30}
+    survey = services.survey_create(owner=owner, title=f"Bench {n}", questions=questions)
     groups = {}
     if n == 8:
         gq = grouping.grouping_question_add(
@@ -90,7 +96,8 @@ for n in range(9):
         groups = {gq.pk: list(gq.options.values_list("id", flat=True))}
     survey = services.survey_open(survey=survey)
     made.append({"id": survey.pk, "slug": survey.slug, "groups": groups,
-                 "question_ids": list(survey.questions.values_list("id", flat=True))})
+                 "question_ids": list(survey.questions.values_list("id", flat=True)),
+                 "kinds": list(survey.questions.values_list("kind", flat=True))})
 print(json.dumps(made))
 """
 
@@ -198,7 +205,7 @@ def measure(engine):
         server(settings_module="bench.bare_settings") as bare,
     ):
         created = json.loads(project.manage("shell", "-c", CREATE_SURVEYS).strip().splitlines()[-1])
-        plain, grouped = created[:8], created[8]
+        plain, grouped, typed = created[:8], created[8], created[9]
         survey = plain[0]
         bare_survey = json.loads(
             bare.manage("shell", "-c", CREATE_SURVEYS).strip().splitlines()[-1]
@@ -214,9 +221,18 @@ def measure(engine):
         def body_for(target):
             n = next(counter)
             ids = target["question_ids"]
+            kinds = target.get("kinds") or ["yes_no"] * len(ids)
+            report = {
+                "yes_no": lambda i: (n >> i) & 1 == 1,
+                "choice": lambda i: n % 4,  # an option index of four
+                "numeric": lambda i: n % 31 - 5,  # a noisy number near 0-30
+            }
             body = {
                 "submission_id": str(uuid.uuid4()),
-                "answers": {str(qid): (n >> i) & 1 == 1 for i, qid in enumerate(ids)},
+                "answers": {
+                    str(qid): report[kind](i)
+                    for i, (qid, kind) in enumerate(zip(ids, kinds, strict=True))
+                },
             }
             if target["groups"]:
                 body["groups"] = {
@@ -263,6 +279,7 @@ def measure(engine):
         targets = {
             PUBLIC: (project, public(survey)),
             GROUPED: (project, public(grouped)),
+            TYPED: (project, public(typed)),
             # Same bytes on the wire; the view stores them unchecked.
             FLOOR: (project, lambda: (f"/bench/bare-insert/{survey['id']}/", body_for(survey))),
             BARE: (bare, lambda: (f"/bench/bare-insert/{bare_survey['id']}/", body_for(survey))),
