@@ -10,10 +10,10 @@ and parameter ``2 eps``. Its generic guarantee would be ``2 eps``; here the norm
 ``e^eps + k - 1`` does not depend on the truth, so the exact loss is ``eps``, and ``eps``
 is what the privacy ledger charges.
 
-How eps is represented (the browser, ``static/js/choice.js``, does the same): either as
-an exact rational ``epsilon`` (floats read as the decimal they print as), sampled exactly
-by the Bernoulli-exponential sampler, or as exact rational ``odds = e^eps``, for which all
-probabilities are rational; ``eps = ln 3`` is ``odds=3``.
+How eps is represented (the browser's ``randomizeChoice``, ``static/js/designs.js``, does the
+same): either as an exact rational ``epsilon`` (floats read as the decimal they print as),
+sampled exactly by the Bernoulli-exponential sampler, or as exact rational ``odds = e^eps``,
+for which all probabilities are rational; ``eps = ln 3`` is ``odds=3``.
 
 Estimation: with ``c_j`` reports of option ``j`` among ``n``, ``lambda_hat_j = c_j / n``
 has mean ``q + (p - q) pi_j``, so ``pi_hat_j = (lambda_hat_j - q) / (p - q)`` is unbiased;

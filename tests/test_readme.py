@@ -1,12 +1,18 @@
-"""The documentation's worked examples are executed, so the numbers they show cannot drift.
+"""The documentation's worked examples and tables of numbers are checked, so they cannot drift.
 
 Every Markdown file under docs/ that holds a ``>>>`` example is run as a doctest (today the
 statistics page); the README itself holds none, and a test says so, so an example added there
-is not silently left unchecked.
+is not silently left unchecked. The README's table of designs and question types, its coverage
+table and the statistics page's coverage table of every yes/no design are parsed and each
+number compared with dpengine's, to the precision shown.
 """
 
 import doctest
+import math
+import re
 from pathlib import Path
+
+from dpengine import DESIGNS, METHODS, BoundedNumeric, KaryRandomizedResponse, exact_coverage
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -32,3 +38,116 @@ def test_every_other_page_with_examples_runs_as_shown():
 
 def test_the_readme_holds_no_unchecked_example():
     assert ">>> " not in README.read_text(encoding="utf-8")
+
+
+# --- the tables of numbers in the README and on the statistics page are dpengine's --------------
+
+
+def table_under(text, heading):
+    """The rows (lists of cells) of the first Markdown table after ``heading``."""
+    start = text.index(heading)
+    rows, seen_table = [], False
+    for line in text[start:].splitlines()[1:]:
+        if line.startswith("|"):
+            seen_table = True
+            cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+            if not set("".join(cells)) <= set("-: "):
+                rows.append(cells)
+        elif seen_table:
+            break
+    return rows[1:]  # without the header
+
+
+def tables_under(text, heading, *, until):
+    """Every table row between ``heading`` and the next ``until`` heading."""
+    start = text.index(heading)
+    end = text.index(until, start + len(heading))
+    rows = []
+    for line in text[start:end].splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("|") and not set("".join(cells)) <= set("-: "):
+            rows.append(cells)
+    return rows
+
+
+def shown(cell):
+    """The numbers a cell shows, each with the precision it is shown at."""
+    return [
+        (float(number), 0.5 * 10 ** -len(number.partition(".")[2]))
+        for number in re.findall(r"(?<![\w.])\d+(?:\.\d+)?", cell)
+    ]
+
+
+def agrees(cell, *values):
+    numbers = shown(cell)
+    assert len(numbers) == len(values), (cell, values)
+    pairs = zip(numbers, values, strict=True)
+    return all(abs(number - value) <= half_unit for (number, half_unit), value in pairs)
+
+
+def test_number_reader_keeps_the_shown_precision():
+    assert shown("0.9288 / 0.9372") == [(0.9288, 0.00005), (0.9372, 0.00005)]
+    assert shown("1 + σ²/Var(X), σ² = 165.5") == [(1.0, 0.5), (165.5, 0.05)]
+    assert agrees("7.11", 1 / (0.625 - 0.25) ** 2)
+    assert not agrees("7.12", 1 / (0.625 - 0.25) ** 2)
+
+
+DESIGN_KIND = re.compile(r"`(forced_response|warner|unrelated_question|kuk|mangat)`")
+
+
+def test_the_readmes_table_of_designs_and_types_is_dpengines():
+    rows = table_under(README.read_text(encoding="utf-8"), "## Question types and designs")
+    checked = set()
+    for what, _does, a, b, epsilon, factor, _when in rows:
+        kind = DESIGN_KIND.search(what)
+        if kind:
+            design = DESIGNS[kind.group(1)]()  # the defaults
+            assert agrees(a, design.p_yes_given_yes), what
+            assert agrees(b, design.p_yes_given_no), what
+            assert agrees(epsilon, design.epsilon), what
+            assert agrees(factor, design.variance_factor), what
+            checked.add(kind.group(1))
+        elif "`choice`" in what:
+            assert "k = 4, ε = ln 3" in what
+            mechanism = KaryRandomizedResponse(k=4, epsilon=math.log(3))
+            assert agrees(a, mechanism.keep_probability), what
+            assert agrees(b, mechanism.other_probability), what
+            assert agrees(epsilon, mechanism.epsilon), what
+            eight = KaryRandomizedResponse(k=8, epsilon=math.log(3))
+            assert agrees(factor, mechanism.variance_factor)
+            assert agrees(_when.partition("k = 8:")[2], eight.variance_factor), _when
+            checked.add("choice")
+        elif "`numeric`" in what:
+            assert "0–10, ε = ln 3" in what
+            question = BoundedNumeric(lo=0, hi=10, epsilon=math.log(3))
+            assert (a, b) == ("—", "—")
+            assert agrees(epsilon, question.epsilon), what
+            assert agrees(factor, 1, question.noise_variance), factor
+            checked.add("numeric")
+    assert checked == {*DESIGNS, "choice", "numeric"}
+
+
+def test_the_readmes_coverage_table_is_computed_exactly():
+    rows = table_under(README.read_text(encoding="utf-8"), "minimum at n = 20 / n = 100")
+    assert {DESIGN_KIND.search(row[0]).group(1) for row in rows} == set(DESIGNS)
+    for row in rows:
+        design = DESIGNS[DESIGN_KIND.search(row[0]).group(1)]()
+        for method, cell in zip(("wilson", "exact", "jeffreys", "wald"), row[1:], strict=True):
+            minima = [
+                exact_coverage(design=design, n=n, method=method).min_coverage for n in (20, 100)
+            ]
+            assert agrees(cell, *minima), (row[0], method, cell, minima)
+
+
+def test_the_statistics_pages_coverage_table_of_every_design_is_computed_exactly():
+    text = STATISTICS.read_text(encoding="utf-8")
+    rows = tables_under(text, "### Coverage of every yes/no design", until="\n### ")
+    designs = {cls.__name__: cls() for cls in DESIGNS.values()}
+    seen = set()
+    for name, method, *cells in rows[1:]:
+        design = designs[name.strip("`")]
+        for n, cell in zip((20, 100, 1000), cells, strict=True):
+            profile = exact_coverage(design=design, n=n, method=method)
+            assert agrees(cell, profile.min_coverage, profile.mean_coverage), (name, method, n)
+        seen.add((name.strip("`"), method))
+    assert seen == {(name, method) for name in designs for method in METHODS}

@@ -181,3 +181,83 @@ def test_ledger_refuses_a_question_without_epsilon():
     with pytest.raises(DPEngineError) as refused:
         privacy_ledger([CLASSIC, "yes"])
     assert (refused.value.reason, refused.value.field) == (Reason.INVALID_TYPE, "questions")
+
+
+# --- acceptance: exact expectations with an explicit bound on the dropped tails --------------
+
+
+def _truncated_noise(question, reach):
+    """The noise pmf on |z| <= reach, and the exact mass beyond: 2 alpha^(reach+1) / (1 + alpha)."""
+    z = np.arange(-reach, reach + 1)
+    tail = 2 * question.alpha ** (reach + 1) / (1 + question.alpha)
+    return z, discrete_laplace_pmf(z, scale=float(question.exact_scale)), tail
+
+
+WIDE = BoundedNumeric(lo=0, hi=1000, epsilon=math.log(3))  # the widest range the site allows
+
+
+@pytest.mark.parametrize("question", [SMALL, DRINKS, WIDE], ids=["1-5", "0-30", "0-1000"])
+def test_share_filter_identity_holds_within_a_proven_tail_bound(question):
+    # E[h(x + Z)] = 1{x > t}: the sum over |z| <= K misses at most max|h| * P(|Z| > K), with
+    # max|h| = (1 - alpha + alpha^2) / (1 - alpha)^2 (h takes the values 0, 1, c0 < 0, c1).
+    alpha = question.alpha
+    bound_h = (1 - alpha + alpha * alpha) / (1 - alpha) ** 2
+    reach = math.ceil(math.log(1e-13 / bound_h) / math.log(alpha))
+    z, pmf, tail = _truncated_noise(question, reach)
+    assert pmf.sum() + tail == pytest.approx(1.0, abs=1e-12)
+    missed = bound_h * tail
+    assert missed <= 1e-12
+    span = question.hi - question.lo
+    thresholds = sorted({question.lo, question.lo + span // 3, question.hi - 1})
+    answers = sorted(
+        {question.lo, question.lo + span // 3, question.lo + span // 3 + 1, question.hi}
+    )
+    for threshold in thresholds:
+        for x in answers:
+            h = share_above_filter(x + z, threshold=threshold, alpha=alpha)
+            # Rounding of the sum grows with the number of terms and |h|: 1e-9 is far above it.
+            assert abs(pmf @ h - float(x > threshold)) <= missed + 1e-9, (threshold, x)
+
+
+@pytest.mark.parametrize("question", [SMALL, DRINKS, WIDE], ids=["1-5", "0-30", "0-1000"])
+def test_reports_have_the_clamped_answer_as_mean_and_the_stated_noise_variance(question):
+    # E[clamp(x) + Z] = clamp(x) for answers inside and outside the range (Z is symmetric), and
+    # Var(Z) = 2 alpha / (1 - alpha)^2, each within the bound on the dropped tails.
+    alpha = question.alpha
+    reach = math.ceil(math.log(1e-16) / math.log(alpha)) * 2
+    z, pmf, tail = _truncated_noise(question, reach)
+    # sum_{|z| > K} z^2 P(z) <= tail * (K + 1 + 2 / (1 - alpha))^2 (geometric moments), tiny.
+    second_moment_tail = tail * (reach + 1 + 2 / (1 - alpha)) ** 2
+    assert second_moment_tail < 1e-6 * question.noise_variance
+    assert pmf @ (z * z) == pytest.approx(question.noise_variance, rel=1e-6)
+    for answer in (
+        question.lo - 50,
+        question.lo,
+        (question.lo + question.hi) // 2,
+        question.hi + 7,
+    ):
+        reports = question.clamp(answer) + z
+        assert pmf @ reports / pmf.sum() == pytest.approx(question.clamp(answer), abs=1e-9)
+
+
+def test_mean_and_share_intervals_cover_when_answers_leave_the_range():
+    # 600 seeded surveys (seed 2026) of 400 respondents whose true answers run from -5 to 40
+    # on a 0-30 question at eps = 2: the mean estimates the mean of the CLAMPED answers, the
+    # share the share of clamped answers above 25. Coverage SE ~0.009; tolerance 0.03.
+    question = BoundedNumeric(lo=0, hi=30, epsilon=2)
+    support = np.arange(-5, 41)
+    weights = np.ones(support.size) / support.size
+    clamped = np.clip(support, question.lo, question.hi)
+    true_mean = clamped @ weights
+    true_share = weights[clamped > 25].sum()
+    rng = np.random.default_rng(2026)
+    mean_hits = share_hits = 0
+    for _ in range(600):
+        answers = np.clip(rng.choice(support, size=400, p=weights), question.lo, question.hi)
+        reports = _simulated_reports(question, answers, rng)
+        mean = estimate_mean(reports=reports, question=question)
+        share = estimate_share_above(reports=reports, question=question, threshold=25)
+        mean_hits += mean.ci_low <= true_mean <= mean.ci_high
+        share_hits += share.ci_low <= true_share <= share.ci_high
+    assert abs(mean_hits / 600 - 0.95) < 0.03
+    assert abs(share_hits / 600 - 0.95) < 0.03
