@@ -3,6 +3,7 @@
 import math
 
 from django import template
+from django.utils.translation import gettext_lazy as _
 
 from ..forms.researcher import DESIGN_SHORT_LABELS, TYPE_SHORT_LABELS
 
@@ -12,7 +13,8 @@ register = template.Library()
 # type of a multiple-choice or numeric question.
 LEDGER_LABELS = {
     **{kind: label for kind, label in DESIGN_SHORT_LABELS.items() if kind != "survey"},
-    "forced_response": DESIGN_SHORT_LABELS["survey"],
+    # The survey's coins or a question's own: both are forced response.
+    "forced_response": _("forced response"),
     "choice": TYPE_SHORT_LABELS["choice"],
     "numeric": TYPE_SHORT_LABELS["numeric"],
 }
