@@ -129,3 +129,32 @@ def test_without_a_script_every_field_shows_and_a_choice_question_is_added(
     assert [question_type_spec(q) for q in survey.questions.all()] == [
         {"type": "choice", "options": ["Red", "Blue"], "epsilon": pytest.approx(math.log(3))}
     ]
+
+
+def test_the_edit_page_shows_the_stored_type_and_changes_it(
+    live_server, new_context, sign_in, owner, make_survey
+):
+    survey = make_survey(
+        status=Survey.Status.DRAFT,
+        questions=[{"text": "Which?", "type": "choice", "options": ["Red", "Blue"]}],
+    )
+    question = survey.questions.get()
+    page = open_page(
+        new_context, sign_in, live_server, owner,
+        path=f"/surveys/{survey.pk}/questions/{question.pk}/edit/", locale="en-US", width=390,
+    )  # fmt: skip
+    expect(page.locator("#id_options")).to_have_value("Red\nBlue")
+    expect(page.locator('[data-for-type="yes_no"]')).to_be_hidden()
+    page.get_by_label("Yes or no", exact=True).check()
+    page.locator("#id_design").select_option("warner")
+    page.locator("#id_warner_p").fill("0.8")
+    expect(page.locator("[data-live-epsilon-value]")).to_have_text(f"{math.log(4):.2f}")
+    assert axe_violations(page) == []
+    with page.expect_navigation():
+        page.get_by_role("button", name="Save question").click()
+    question.refresh_from_db()
+    assert question_type_spec(question) == {
+        "type": "yes_no",
+        "design": {"kind": "warner", "p": 0.8},
+    }
+    assert question.options == []
