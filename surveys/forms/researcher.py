@@ -7,8 +7,9 @@ from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
 from .. import limits, selectors
-from ..models import CI_METHODS
+from ..models import CI_METHODS, Question
 from ..selectors import CUSTOM_DESIGN, design_presets, preset_for
+from ..services.question_types import DEFAULT_EPSILON
 
 # Translated names for the presets dpengine ships; an unknown future preset shows its own label.
 PRESET_LABELS = {
@@ -267,7 +268,7 @@ def question_text_field(*, label, help_text, max_length=limits.QUESTION_TEXT_MAX
 
 # --- a question's type and design ----------------------------------------------------------
 
-YES_NO, CHOICE, NUMERIC = "yes_no", "choice", "numeric"  # Question.Kind values
+YES_NO, CHOICE, NUMERIC = Question.Kind.YES_NO, Question.Kind.CHOICE, Question.Kind.NUMERIC
 TYPE_CHOICES = [
     (YES_NO, _("Yes or no")),
     (CHOICE, _("Multiple choice")),
@@ -307,7 +308,6 @@ DESIGN_SHORT_LABELS = {
     "forced_response": _("forced response, own coins"),
 }
 PARAMETER_SYMBOLS = {"pi": "π", "theta1": "θ₁", "theta2": "θ₂"}
-DEFAULT_EPSILON = math.log(3)  # the classic coins' ε (services.question_types.DEFAULT_EPSILON)
 
 
 def design_parameter_defaults() -> dict:

@@ -16,7 +16,7 @@ from django.core.exceptions import ValidationError
 from django.http import HttpResponseNotAllowed
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 
 from .. import selectors, services
 from ..forms import GroupingQuestionForm, QuestionAddForm, ScheduleForm, SurveyForm
@@ -130,7 +130,7 @@ class QuestionRow:
 
     question: Question
     type_label: str
-    design_label: str  # yes/no: the design's name; else ""
+    design_label: str  # yes/no: the design's name; choice: how many options; numeric: range
     parameters: list  # [(symbol, value)] shown after the design or type
     epsilon: float | None  # from the privacy ledger
 
@@ -146,11 +146,13 @@ def question_row(question, entry) -> QuestionRow:
             (PARAMETER_SYMBOLS.get(name, name), f"{value:g}") for name, value in design.items()
         ]
     elif question.kind == Question.Kind.NUMERIC:
-        parameters = [
-            (gettext("range"), f"{question.min_value}–{question.max_value}"),
-        ]
+        design_label = gettext("whole numbers from %(min)d to %(max)d") % {
+            "min": question.min_value,
+            "max": question.max_value,
+        }
     elif question.kind == Question.Kind.CHOICE:
-        parameters = [(gettext("options"), str(len(question.options)))]
+        count = len(question.options)
+        design_label = ngettext("%(n)d option", "%(n)d options", count) % {"n": count}
     return QuestionRow(
         question=question,
         type_label=TYPE_SHORT_LABELS.get(question.kind, question.kind),

@@ -207,10 +207,13 @@ def test_the_list_shows_each_questions_type_design_and_epsilon(make_survey, owne
     assert "unrelated question · p = 0.5 · π = 0.25 · <span" in html
     assert f"ε = {UnrelatedQuestion().epsilon:.2f}" in html  # ln 5 = 1.61
     assert (
-        'Multiple choice</span> · options = 2 · <span data-stat="question-epsilon">ε = 0.50' in html
+        'Multiple choice</span> · 2 options · <span data-stat="question-epsilon">ε = 0.50' in html
     )
     assert "<li>Red</li><li>Blue</li>" in html
-    assert 'Number</span> · range = 0–30 · <span data-stat="question-epsilon">ε = 2.00' in html
+    assert (
+        'Number</span> · whole numbers from 0 to 30 · <span data-stat="question-epsilon">ε = 2.00'
+        in html
+    )
 
 
 def test_the_ledger_lists_each_questions_epsilon_and_the_total(make_survey, owner_client):
