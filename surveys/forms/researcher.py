@@ -535,6 +535,11 @@ class QuestionAddForm(QuestionTypeForm):
     required = QuestionForm.base_fields["required"]
     field_order = ["text", "required"]
 
+    def next_question_form(self):
+        """An empty add box for the next question, with this one's type and parameters."""
+        kept = {name: value for name, value in self.cleaned_data.items() if name != "text"}
+        return type(self)(initial=kept)
+
     def clean_text(self):
         lines = [line.strip() for line in self.cleaned_data["text"].splitlines()]
         texts = [line for line in lines if line]

@@ -132,6 +132,11 @@ def question_add(request, survey):
     def added(questions):
         count = len(questions)
         message = ngettext("Question added.", "%(n)d questions added.", count) % {"n": count}
+        if _wants_json(request):
+            # The next question often shares the type, design or scale: the box keeps them.
+            return _questions_json(
+                request, survey, message=message, question_form=form.next_question_form()
+            )
         return _answer(request, survey, YES_NO, message)
 
     answer = try_write(

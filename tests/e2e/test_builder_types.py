@@ -56,7 +56,9 @@ def test_each_type_is_built_through_the_page_with_its_live_epsilon(
     page.locator("#id_unrelated_question_p").fill("0.6")
     add(page, "Lied to your manager?")
 
-    # Kuk at its defaults (the box resets to "The survey's coins" after each add).
+    # The box keeps the last question's design for the next; Kuk at its defaults.
+    expect(page.locator("#id_design")).to_have_value("unrelated_question")
+    expect(page.locator("#id_unrelated_question_p")).to_have_value("0.6")
     page.locator("#id_design").select_option("kuk")
     expect(live).to_have_text(f"{Kuk().epsilon:.2f}")
     add(page, "Cards?")

@@ -314,3 +314,17 @@ def test_a_frozen_survey_refuses_a_type_change(make_survey, owner_client):
     assert response.status_code == 409
     question.refresh_from_db()
     assert question.kind == "yes_no"
+
+
+def test_after_an_add_the_scripts_box_keeps_the_type_and_parameters(draft, owner_client):
+    post = {
+        "text": "Which?",
+        "question_type": "choice",
+        "options": "Never\nSometimes\nOften",
+        "epsilon": "0.7",
+    }
+    html = owner_client.post(add_url(draft), post, **JSON).json()["html"]
+    assert 'value="choice" id="id_question_type_1" checked' in html
+    assert 'id="id_options">\nNever\nSometimes\nOften</textarea>' in html
+    assert 'name="epsilon" value="0.7"' in html
+    assert 'id="id_text">\n</textarea>' in html  # the next question's text is new
