@@ -46,3 +46,9 @@ def coins_only(privacy):
         math.isclose(entry.epsilon, privacy.per_answer_epsilon, rel_tol=1e-12)
         for entry in ledger.entries
     )
+
+
+@register.filter
+def need_of(needs, question_id):
+    """The respondents a question needs, from ``{question id: n}`` (None when not computed)."""
+    return (needs or {}).get(question_id)

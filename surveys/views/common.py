@@ -184,6 +184,7 @@ def builder_context(survey):
         "question_rows": question_rows(questions, privacy.ledger),
         "grouping_questions": selectors.survey_grouping_questions(survey=survey),
         "privacy": privacy,
+        "needs": selectors.question_sample_sizes(survey=survey, questions=questions),
         "presets": selectors.preset_coins(),
     }
 

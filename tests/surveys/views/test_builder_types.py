@@ -3,11 +3,14 @@ a multiple-choice and a numeric question through the pages (with and without the
 errors next to the field they concern, the list's type, design and ε, and the privacy ledger."""
 
 import math
+import re
 
 import pytest
 from django.urls import reverse
 
+import dpengine
 from dpengine import Kuk, Mangat, UnrelatedQuestion, Warner
+from dpengine.numeric import BoundedNumeric
 from surveys.forms import QuestionAddForm
 from surveys.services.question_types import question_type_spec
 
@@ -328,3 +331,37 @@ def test_after_an_add_the_scripts_box_keeps_the_type_and_parameters(draft, owner
     assert 'id="id_options">\nNever\nSometimes\nOften</textarea>' in html
     assert 'name="epsilon" value="0.7"' in html
     assert 'id="id_text">\n</textarea>' in html  # the next question's text is new
+
+
+def test_the_ledger_says_the_respondents_each_question_needs(make_survey, owner_client):
+    survey = make_survey(
+        status="draft",
+        questions=[
+            {"text": "Coins?"},
+            {"text": "Pick?", "type": "choice", "options": ["Red", "Blue", "Green"]},
+            {"text": "Count?", "type": "numeric", "min": 0, "max": 30, "epsilon": 2.0},
+        ],
+    )
+    html = builder(owner_client, survey)
+    cells = re.findall(r'data-stat="ledger-respondents">([^<]*)<', html)
+    choice = dpengine.required_sample_size_choice(
+        mechanism=dpengine.KaryRandomizedResponse(k=3, epsilon=math.log(3)), margin=0.05
+    )
+    numeric = dpengine.required_sample_size_mean(
+        question=BoundedNumeric(lo=0, hi=30, epsilon=2.0), margin=0.05 * 30
+    )
+    # 1,537 for the classic coins: dpengine.required_sample_size's documented value.
+    assert cells == ["1,537", f"{choice:,}", f"{numeric:,}"]
+    assert choice > 1537  # three shares at once (Bonferroni) cost more than one
+    assert "Respondents for ±5 points" in html
+
+
+def test_the_live_preview_recomputes_the_needs_under_the_coins_asked_about(
+    make_survey, owner_client
+):
+    survey = make_survey(status="draft", questions=[{"text": "Coins?"}])
+    query = {"p_truth": "0.75", "p_forced_yes": "0.5", "survey": survey.pk}
+    html = owner_client.get(reverse("surveys:design-preview"), query).json()["html"]
+    design = dpengine.ForcedResponse(p_truth=0.75, p_forced_yes=0.5)
+    expected = dpengine.required_sample_size(design=design, margin=0.05)
+    assert re.findall(r'data-stat="ledger-respondents">([^<]*)<', html) == [f"{expected:,}"]
