@@ -114,12 +114,17 @@ function setUpQuestionType(container) {
   const liveValue = container.querySelector("[data-live-epsilon-value]");
   const liveInvalid = container.querySelector("[data-live-epsilon-invalid]");
 
+  let first = true;
+
   function show(block, visible) {
+    // A block that appears (or is there at the start) gets its defaults in empty boxes; a box
+    // the researcher empties while typing stays empty.
+    const appearing = visible && (first || block.hidden);
     block.hidden = !visible;
     // A hidden field is not sent, so a stale value there cannot stop the form.
     for (const input of block.querySelectorAll("input, select, textarea")) {
       input.disabled = !visible;
-      if (visible && input.value === "" && input.dataset.default) {
+      if (appearing && input.value === "" && input.dataset.default) {
         input.value = input.dataset.default;
       }
     }
@@ -145,6 +150,7 @@ function setUpQuestionType(container) {
     for (const block of container.querySelectorAll("[data-for-design]")) {
       show(block, type === "yes_no" && block.dataset.forDesign === design);
     }
+    first = false;
     const epsilon = epsilonNow(type, design);
     live.hidden = false;
     liveValue.textContent = epsilon === null ? "—" : epsilon.toFixed(2);

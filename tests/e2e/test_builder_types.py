@@ -53,7 +53,12 @@ def test_each_type_is_built_through_the_page_with_its_live_epsilon(
     expect(live).to_have_text(f"{UnrelatedQuestion(p=0.6, pi=0.25).epsilon:.2f}")
     page.locator("#id_unrelated_question_p").fill("0")
     expect(page.locator("[data-live-epsilon-invalid]")).to_be_visible()
-    page.locator("#id_unrelated_question_p").fill("0.6")
+    # A box emptied while typing stays empty (its default comes back only when it reappears).
+    page.locator("#id_unrelated_question_p").fill("")
+    expect(page.locator("#id_unrelated_question_p")).to_have_value("")
+    expect(live).to_have_text("—")
+    page.locator("#id_unrelated_question_p").press_sequentially("0.6")
+    expect(page.locator("[data-live-epsilon-invalid]")).to_be_hidden()
     add(page, "Lied to your manager?")
 
     # The box keeps the last question's design for the next; Kuk at its defaults.
