@@ -25,7 +25,15 @@ from .fields import (
 # --- researcher: surveys ------------------------------------------------------------------
 
 
-def _translations_schema(fields, example):
+def _translations_schema(fields, example, *, lists=None):
+    """``lists``: ``{field: description}`` of fields translated as a list of texts."""
+    properties = {name: {"type": "string"} for name in fields}
+    for name, description in (lists or {}).items():
+        properties[name] = {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": description,
+        }
     return {
         "type": "object",
         "description": "Texts in the site's other languages (en, ko, zh-hans; not the "
@@ -34,7 +42,7 @@ def _translations_schema(fields, example):
         "offered to respondents once every text of the survey has its translation.",
         "additionalProperties": {
             "type": "object",
-            "properties": {name: {"type": "string"} for name in fields},
+            "properties": properties,
             "additionalProperties": False,
         },
         "example": example,
@@ -42,22 +50,14 @@ def _translations_schema(fields, example):
 
 
 @extend_schema_field(
-    {
-        **_translations_schema(["text"], {"ko": {"text": "...", "options": ["...", "..."]}}),
-        "additionalProperties": {
-            "type": "object",
-            "properties": {
-                "text": {"type": "string"},
-                "options": {
-                    "type": "array",
-                    "items": {"type": "string"},
-                    "description": "A multiple-choice question's option labels, in the order "
-                    "of `options` and as many; a blank label is untranslated.",
-                },
-            },
-            "additionalProperties": False,
+    _translations_schema(
+        ["text"],
+        {"ko": {"text": "...", "options": ["...", "..."]}},
+        lists={
+            "options": "A multiple-choice question's option labels, in the order of `options` "
+            "and as many; a blank label is untranslated."
         },
-    }
+    )
 )
 class QuestionTranslationsField(serializers.Field):
     """Shape checked by ``translations.clean_translations`` (it names the bad language/field)."""
