@@ -352,8 +352,6 @@ class QuestionTypeForm(PageForm):
         required=False,
         max_length=limits.MAX_CHOICE_OPTIONS * (limits.OPTION_LABEL_MAX_LENGTH + 2),
         widget=forms.Textarea(attrs={"rows": 4}),
-        help_text=_("From %(min)d to %(max)d options. The respondent picks exactly one.")
-        % {"min": limits.MIN_CHOICE_OPTIONS, "max": limits.MAX_CHOICE_OPTIONS},
     )
     minimum = forms.IntegerField(
         label=_("Smallest answer (number)"),
@@ -376,11 +374,6 @@ class QuestionTypeForm(PageForm):
         label=_("ε of one answer (multiple choice and number)"),
         required=False,
         initial=DEFAULT_EPSILON,
-        help_text=_(
-            "Smaller: more privacy and noisier estimates. ln 3 ≈ 1.10 matches the classic "
-            "coins; at most %(max)s on this site."
-        )
-        % {"max": f"{settings.MAX_EPSILON_PER_ANSWER:g}"},
     )
 
     # The spec's field names (services.question_types) -> this form's fields.
@@ -397,6 +390,14 @@ class QuestionTypeForm(PageForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
+        # Formatted here, in the request's language (a lazy text formatted at import is not).
+        self.fields["options"].help_text = _(
+            "From %(min)d to %(max)d options. The respondent picks exactly one."
+        ) % {"min": limits.MIN_CHOICE_OPTIONS, "max": limits.MAX_CHOICE_OPTIONS}
+        self.fields["epsilon"].help_text = _(
+            "Smaller: more privacy and noisier estimates. ln 3 ≈ 1.10 matches the classic "
+            "coins; at most %(max)s on this site."
+        ) % {"max": f"{settings.MAX_EPSILON_PER_ANSWER:g}"}
         self.fields["epsilon"].widget.attrs.update(
             {"step": "any", "inputmode": "decimal", "data-default": repr(DEFAULT_EPSILON)}
         )

@@ -365,3 +365,12 @@ def test_the_live_preview_recomputes_the_needs_under_the_coins_asked_about(
     design = dpengine.ForcedResponse(p_truth=0.75, p_forced_yes=0.5)
     expected = dpengine.required_sample_size(design=design, margin=0.05)
     assert re.findall(r'data-stat="ledger-respondents">([^<]*)<', html) == [f"{expected:,}"]
+
+
+def test_the_formatted_help_texts_follow_the_request_and_the_site_ceiling(
+    draft, owner_client, settings
+):
+    settings.MAX_EPSILON_PER_ANSWER = 2.5
+    html = builder(owner_client, draft)
+    assert "at most 2.5 on this site." in html
+    assert "From 2 to 20 options." in html
