@@ -18,17 +18,39 @@ def _frozen(survey):
 
 
 class QuestionInline(admin.TabularInline):
+    """A question's text and place; its type and parameters are shown, never edited here:
+    they are set on the builder or through the API, where the services check them
+    (``services.question_types``), so the admin cannot store a spec that does not build."""
+
     model = Question
-    fields = ("position", "text", "reports", "yes_reports")
-    readonly_fields = ("reports", "yes_reports")
+    fields = ("position", "text", "kind", "parameters", "reports", "yes_reports")
+    readonly_fields = ("kind", "parameters", "reports", "yes_reports")
     extra = 0
+
+    @admin.display(description=gettext_lazy("Design and parameters"))
+    def parameters(self, question):
+        if question.pk is None:
+            return "—"
+        epsilon = selectors.question_mechanism(question, survey=question.survey).epsilon
+        if question.kind == Question.Kind.CHOICE:
+            described = " / ".join(question.options)
+        elif question.kind == Question.Kind.NUMERIC:
+            described = f"{question.min_value}–{question.max_value}"
+        else:
+            described = ", ".join(
+                [selectors.design_name(question)]
+                + [f"{name}={value:g}" for name, value in question.design.items() if name != "kind"]
+            )
+        return f"{described} · ε = {epsilon:.2f}"
 
     @admin.display(description=gettext_lazy("Reports"))
     def reports(self, question):
-        return selectors.survey_tallies(survey=question.survey).of(question.pk)[0]
+        return selectors.survey_tallies(survey=question.survey).reports_of(question.pk)
 
     @admin.display(description=gettext_lazy("Yes reports"))
     def yes_reports(self, question):
+        if question.kind != Question.Kind.YES_NO:
+            return "—"  # a choice or numeric question's tallies are on its results
         return selectors.survey_tallies(survey=question.survey).of(question.pk)[1]
 
     # A frozen survey's questions are shown, never changed: its reports answer these texts.

@@ -4,8 +4,10 @@ one of them, and which of them a respondent gets.
 A survey is written in its ``language`` (its default, or source, language). Every row that
 holds respondent-facing text keeps that text's other languages in its own ``translations``
 JSON, shaped like the API's: ``{"ko": {"title": ..., "intro": ...}}`` on the survey,
-``{"ko": {"text": ...}}`` on a yes/no or grouping question, ``{"ko": {"label": ...}}`` on a
-grouping option. The respondent page reads those rows anyway, so a translated page costs no
+``{"ko": {"text": ...}}`` on a question or grouping question, ``{"ko": {"label": ...}}`` on a
+grouping option; a multiple-choice question's option labels are a list beside its text,
+aligned with ``Question.options`` (``{"ko": {"text": ..., "options": ["...", ""]}}``, a blank
+label untranslated). The respondent page reads those rows anyway, so a translated page costs no
 extra query, and the submission path (ids and bits only) reads none of it.
 
 A language is *offered* once every text has its translation; until then respondents never see
@@ -24,11 +26,20 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation.trans_real import parse_accept_lang_header
 
-from .models import GroupingOption, GroupingQuestion, Survey
+from . import limits
+from .models import GroupingOption, GroupingQuestion, Question, Survey
 
 LANGUAGE_CODES = tuple(code for code, _name in settings.LANGUAGES)
-# Each translatable field and its longest text: the same limits as the default-language fields.
-TEXT_MAX_LENGTHS = {"title": 200, "intro": 5000, "consent_text": 5000, "text": 1000, "label": 200}
+# Each translatable field and its longest text: the same limits as the default-language fields
+# ("options": one label of a multiple-choice question).
+TEXT_MAX_LENGTHS = {
+    "title": 200,
+    "intro": 5000,
+    "consent_text": 5000,
+    "text": 1000,
+    "label": 200,
+    "options": limits.OPTION_LABEL_MAX_LENGTH,
+}
 
 
 def other_languages(survey) -> list[str]:
@@ -43,28 +54,44 @@ def translation_of(obj, field, language) -> str:
     return value if isinstance(value, str) else ""
 
 
+def option_translations(question, language) -> list[str]:
+    """A multiple-choice question's option labels in ``language`` as stored, aligned with
+    ``question.options`` ("" for each untranslated one)."""
+    entry = (question.translations or {}).get(language)
+    stored = entry.get("options") if isinstance(entry, dict) else None
+    stored = stored if isinstance(stored, list) else []
+    return [
+        stored[index] if index < len(stored) and isinstance(stored[index], str) else ""
+        for index in range(len(question.options))
+    ]
+
+
 @dataclass(frozen=True)
 class TranslatableText:
     """One text a respondent reads, in the survey's own language.
 
     ``key`` names it in the translations form (``title``, ``intro``, ``q<id>``, ``g<id>``,
-    ``o<id>``); ``frozen_with_questions`` is True for question texts and option labels, which
-    are part of the design frozen at the first opening (the title and intro are not).
+    ``o<id>``, ``q<id>o<index>`` for a multiple-choice option); ``frozen_with_questions`` is
+    True for question texts and option labels, which are part of the design frozen at the
+    first opening (the title and intro are not).
     """
 
     key: str
-    kind: str  # "title", "intro", "consent", "question", "grouping", "option"
+    kind: str  # "title", "intro", "consent", "question", "grouping", "option", "choice_option"
     obj: object
-    field: str  # the model field: "title", "intro", "consent_text", "text" or "label"
+    field: str  # the model field: "title", "intro", "consent_text", "text", "label", "options"
     source: str
-    number: str  # "Q1", "G2", "G2 · 3": how the builder numbers it
+    number: str  # "Q1", "G2", "G2 · 3", "Q1 · 2": how the builder numbers it
+    index: int | None = None  # a multiple-choice option's place in ``obj.options``
 
     @property
     def frozen_with_questions(self) -> bool:
         # The consent text too: it is what respondents agreed to (frozen at the first opening).
-        return self.kind in ("question", "grouping", "option", "consent")
+        return self.kind in ("question", "grouping", "option", "choice_option", "consent")
 
     def translated(self, language) -> str:
+        if self.index is not None:
+            return option_translations(self.obj, language)[self.index]
         return translation_of(self.obj, self.field, language)
 
 
@@ -83,6 +110,19 @@ def survey_texts(*, survey, questions, grouping) -> list[TranslatableText]:
                 f"q{question.pk}", "question", question, "text", question.text, f"Q{index}"
             )
         )
+        if question.kind == Question.Kind.CHOICE:
+            texts.extend(
+                TranslatableText(
+                    f"q{question.pk}o{place}",
+                    "choice_option",
+                    question,
+                    "options",
+                    label,
+                    f"Q{index} · {place + 1}",
+                    index=place,
+                )
+                for place, label in enumerate(question.options)
+            )
     for index, grouping_question in enumerate(grouping, start=1):
         texts.append(
             TranslatableText(
@@ -138,11 +178,20 @@ def survey_languages(*, survey) -> list[str]:
 def fingerprint_translations(*, survey, questions, grouping) -> dict:
     """The question texts and option labels in other languages, as the design fingerprint
     names them: ``{language: {"questions": [[id, text]], "grouping": [[id, text, [[id,
-    label]]]]}}``, every stored translation (they freeze with the questions at the first
-    opening). Empty when there is none, so an untranslated survey's fingerprint is unchanged.
+    label]]]], "options": [[question id, [labels]]]}}``, every stored translation (they freeze
+    with the questions at the first opening). Empty when there is none, so an untranslated
+    survey's fingerprint is unchanged; ``options`` (multiple-choice labels) only when some
+    label is translated, so a survey translated before question types keeps its fingerprint.
     """
     result = {}
     for code in other_languages(survey):
+        options = [
+            [q.pk, labels]
+            for q in questions
+            if q.kind == Question.Kind.CHOICE
+            for labels in [option_translations(q, code)]
+            if any(labels)
+        ]
         entry = {
             "questions": [
                 [q.pk, translation_of(q, "text", code)]
@@ -161,7 +210,9 @@ def fingerprint_translations(*, survey, questions, grouping) -> dict:
         entry["grouping"] = [
             row for row in entry["grouping"] if row[1] or any(label for _id, label in row[2])
         ]
-        if entry["questions"] or entry["grouping"]:
+        if options:
+            entry["options"] = options
+        if entry["questions"] or entry["grouping"] or options:
             result[code] = entry
     return result
 
@@ -181,7 +232,12 @@ def localize(*, survey, preferences: Iterable[str]) -> Survey:
     survey.languages = offered
     if language != survey.language:
         for text in texts:
-            setattr(text.obj, text.field, text.translated(language))
+            if text.index is not None:  # one label of a multiple-choice question's list
+                labels = list(getattr(text.obj, text.field))
+                labels[text.index] = text.translated(language)
+                setattr(text.obj, text.field, labels)
+            else:
+                setattr(text.obj, text.field, text.translated(language))
         survey.language = language
     return survey
 

@@ -3,7 +3,59 @@
 // Adding, moving and deleting questions post the same forms with fetch and swap in the
 // re-rendered question block, so the page does not reload and focus stays where the user
 // works; without a script (or when the server answers otherwise) the forms post as pages.
+// A question's type fields show only those of the chosen type and design, with the ε they give
+// (the same formulas as dpengine/designs.py; the server checks again when the form is saved).
 const DEBOUNCE_MS = 300;
+
+/**
+ * P(report yes | true yes) and P(report yes | true no) of a yes/no design, as dpengine's
+ * designs compute them, or null when a parameter is missing or outside (0, 1).
+ */
+export function designProbabilities(kind, parameters) {
+  const values = Object.values(parameters);
+  if (values.some((value) => !Number.isFinite(value))) return null;
+  const unit = (value) => value > 0 && value < 1;
+  const { p, pi, t, theta1, theta2, p_truth: pTruth, p_forced_yes: pForcedYes } = parameters;
+  switch (kind) {
+    case "forced_response":
+      if (!unit(pTruth) || !unit(pForcedYes)) return null;
+      return { a: pTruth + (1 - pTruth) * pForcedYes, b: (1 - pTruth) * pForcedYes };
+    case "warner":
+      return unit(p) ? { a: p, b: 1 - p } : null;
+    case "unrelated_question":
+      return unit(p) && unit(pi) ? { a: p + (1 - p) * pi, b: (1 - p) * pi } : null;
+    case "kuk":
+      return unit(theta1) && unit(theta2) ? { a: theta1, b: theta2 } : null;
+    case "mangat":
+      // t = 1 is Warner's design; t = 0 (Mangat's original) is not private.
+      return unit(p) && t > 0 && t <= 1 ? { a: 1 - t + t * p, b: 1 - p } : null;
+    default:
+      return null;
+  }
+}
+
+/**
+ * ε = ln max(a/b, (1−b)/(1−a)) of a yes/no design (Dwork & Roth 2014, section 3.2), or null
+ * when the design is not private and informative (it needs 0 < b < a < 1, as dpengine does).
+ */
+export function designEpsilon(kind, parameters) {
+  const probabilities = designProbabilities(kind, parameters);
+  if (!probabilities) return null;
+  const { a, b } = probabilities;
+  if (!(b > 0 && a > b && a < 1)) return null;
+  return Math.log(Math.max(a / b, (1 - b) / (1 - a)));
+}
+
+/** The ε a choice or numeric question's ε box holds, or null when it is not a positive number. */
+export function enteredEpsilon(text) {
+  const value = Number(String(text).trim());
+  return String(text).trim() !== "" && Number.isFinite(value) && value > 0 ? value : null;
+}
+
+/** Whether a block marked for ``forTypes`` (space-separated types) shows for ``type``. */
+export function showsFor(forTypes, type) {
+  return forTypes.split(/\s+/).includes(type);
+}
 
 /** The preset whose coins equal (pTruth, pForcedYes), or "custom". */
 export function matchingPreset(presets, pTruth, pForcedYes) {
@@ -13,13 +65,14 @@ export function matchingPreset(presets, pTruth, pForcedYes) {
   return key ?? "custom";
 }
 
-/** The design-preview URL for the current coins. */
-export function previewUrl(base, { pTruth, pForcedYes, questions }) {
+/** The design-preview URL for the current coins (and the saved survey's questions, if any). */
+export function previewUrl(base, { pTruth, pForcedYes, questions, survey }) {
   const query = new URLSearchParams({
     p_truth: pTruth,
     p_forced_yes: pForcedYes,
     questions: String(questions),
   });
+  if (survey) query.set("survey", String(survey));
   return `${base}?${query}`;
 }
 
@@ -45,6 +98,74 @@ function focusAfter(body, kind, form) {
     target = body.querySelector(focusSelector(kind, { ...detail, direction: other }));
   }
   (target ?? body.querySelector(focusSelector("add")))?.focus();
+}
+
+function setUpQuestionType(container) {
+  const form = container.closest("form");
+  if (!form) return;
+  const coins = {
+    p_truth: Number(container.dataset.surveyPTruth),
+    p_forced_yes: Number(container.dataset.surveyPForcedYes),
+  };
+  const radios = [...form.querySelectorAll('input[name="question_type"]')];
+  const designSelect = form.elements.namedItem("design");
+  const epsilonInput = form.elements.namedItem("epsilon");
+  const live = container.querySelector("[data-live-epsilon]");
+  const liveValue = container.querySelector("[data-live-epsilon-value]");
+  const liveInvalid = container.querySelector("[data-live-epsilon-invalid]");
+
+  let first = true;
+
+  function show(block, visible) {
+    // A block that appears (or is there at the start) gets its defaults in empty boxes; a box
+    // the researcher empties while typing stays empty.
+    const appearing = visible && (first || block.hidden);
+    block.hidden = !visible;
+    // A hidden field is not sent, so a stale value there cannot stop the form.
+    for (const input of block.querySelectorAll("input, select, textarea")) {
+      input.disabled = !visible;
+      if (appearing && input.value === "" && input.dataset.default) {
+        input.value = input.dataset.default;
+      }
+    }
+  }
+
+  function epsilonNow(type, design) {
+    if (type !== "yes_no") return enteredEpsilon(epsilonInput?.value ?? "");
+    if (design === "survey") return designEpsilon("forced_response", coins);
+    const parameters = {};
+    for (const input of container.querySelectorAll(`[data-design="${design}"]`)) {
+      const text = input.value.trim();
+      parameters[input.dataset.parameter] = text === "" ? Number.NaN : Number(text);
+    }
+    return designEpsilon(design, parameters);
+  }
+
+  function update() {
+    const type = radios.find((radio) => radio.checked)?.value ?? "yes_no";
+    const design = designSelect?.value || "survey";
+    for (const block of container.querySelectorAll("[data-for-type]")) {
+      show(block, showsFor(block.dataset.forType, type));
+    }
+    for (const block of container.querySelectorAll("[data-for-design]")) {
+      show(block, type === "yes_no" && block.dataset.forDesign === design);
+    }
+    first = false;
+    const epsilon = epsilonNow(type, design);
+    live.hidden = false;
+    liveValue.textContent = epsilon === null ? "—" : epsilon.toFixed(2);
+    liveInvalid.hidden = epsilon !== null;
+  }
+
+  container.addEventListener("input", update);
+  container.addEventListener("change", update);
+  update();
+}
+
+function setUpQuestionTypes(root) {
+  for (const container of root.querySelectorAll("[data-question-type]")) {
+    setUpQuestionType(container);
+  }
 }
 
 function setUpQuestions(body, status) {
@@ -74,6 +195,7 @@ function setUpQuestions(body, status) {
       return;
     }
     body.innerHTML = reply.html;
+    setUpQuestionTypes(body);
     focusAfter(body, reply.errors ? "add" : kind, form);
     status.textContent = reply.message ?? "";
     document.dispatchEvent(
@@ -102,6 +224,7 @@ function setUp(panel) {
       pTruth: pTruth.value.trim(),
       pForcedYes: pForcedYes.value.trim(),
       questions: panel.dataset.questions,
+      survey: panel.dataset.survey,
     });
     panel.setAttribute("aria-busy", "true");
     try {
@@ -164,4 +287,5 @@ if (typeof document !== "undefined") {
   const body = document.getElementById("questions-body");
   const status = document.getElementById("questions-status");
   if (body && status) setUpQuestions(body, status);
+  setUpQuestionTypes(document);
 }

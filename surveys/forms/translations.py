@@ -7,7 +7,7 @@ from django.utils.translation import gettext as _
 from ..languages import TEXT_MAX_LENGTHS
 
 # Texts that are usually one line get a one-line input; the others a small text area.
-ONE_LINE = ("title", "label")
+ONE_LINE = ("title", "label", "options")
 
 
 class TranslationsForm(forms.Form):

@@ -80,6 +80,7 @@ from .public_results import (
     release_schedule,
     utc_today,
 )
+from .question_planning import question_sample_size, question_sample_sizes
 from .regression import (
     Coefficient,
     Covariate,
@@ -171,6 +172,8 @@ __all__ = [
     "question_design",
     "question_for_survey",
     "question_mechanism",
+    "question_sample_size",
+    "question_sample_sizes",
     "regression_message",
     "release_schedule",
     "study_plan",

@@ -29,7 +29,7 @@ from .surveys import survey_create, survey_update
 from .validation import ensure_not_frozen
 
 SURVEY_FIELDS = ("title", "intro", "consent_text")
-QUESTION_FIELDS = ("text",)
+QUESTION_FIELDS = ("text", "options")  # options: a multiple-choice question's labels
 
 
 def _refused(field, at, message):
@@ -64,7 +64,26 @@ def _check_language(language, *, default_language, field, where):
         raise _refused(field, where, message)
 
 
-def _clean_entry(texts, *, fields, field, where) -> dict:
+def _clean_option_labels(labels, *, option_count, field, where) -> list[str]:
+    """A multiple-choice question's labels in one language: as many as its options, each
+    cleaned like a text; a blank label is untranslated ("")."""
+    if not option_count:
+        raise _refused(field, where, _("Only a multiple-choice question has options."))
+    if isinstance(labels, str | bytes) or not isinstance(labels, list | tuple):
+        raise _refused(field, where, _("Must be a list of option labels."))
+    if len(labels) != option_count:
+        message = _("Must have one label per option: %(k)d, got %(n)d.") % {
+            "k": option_count,
+            "n": len(labels),
+        }
+        raise _refused(field, where, message)
+    return [
+        _clean_text(field, label, max_length=TEXT_MAX_LENGTHS["options"], where=f"{where}{index}: ")
+        for index, label in enumerate(labels)
+    ]
+
+
+def _clean_entry(texts, *, fields, field, where, option_count=0) -> dict:
     """One language's ``{field: text}``, blank texts dropped; ``where`` ends with the language."""
     if not isinstance(texts, Mapping):
         raise _refused(field, where, _("Must be an object, got %(v)r.") % {"v": texts})
@@ -76,15 +95,25 @@ def _clean_entry(texts, *, fields, field, where) -> dict:
                 "fields": ", ".join(fields),
             }
             raise _refused(field, where, message)
+        if name == "options":
+            labels = _clean_option_labels(
+                text, option_count=option_count, field=field, where=f"{where}options "
+            )
+            if any(labels):
+                entry[name] = labels
+            continue
         text = _clean_text(field, text, max_length=TEXT_MAX_LENGTHS[name], where=f"{where}{name}: ")
         if text:
             entry[name] = text
     return entry
 
 
-def clean_translations(value, *, fields, default_language, field="translations", where="") -> dict:
+def clean_translations(
+    value, *, fields, default_language, field="translations", where="", option_count=0
+) -> dict:
     """``{language: {field: text}}`` as stored: site languages other than ``default_language``,
     only ``fields``, texts within their field's length; blank texts are dropped (missing).
+    ``options`` (a multiple-choice question's labels) is a list of ``option_count`` labels.
 
     Errors name ``field`` (the request's top-level field) and say where inside it, after
     ``where``."""
@@ -96,7 +125,13 @@ def clean_translations(value, *, fields, default_language, field="translations",
     cleaned = {}
     for language, texts in value.items():
         _check_language(language, default_language=default_language, field=field, where=where)
-        entry = _clean_entry(texts, fields=fields, field=field, where=f"{where}{language}: ")
+        entry = _clean_entry(
+            texts,
+            fields=fields,
+            field=field,
+            where=f"{where}{language}: ",
+            option_count=option_count,
+        )
         if entry:
             cleaned[language] = entry
     return cleaned
@@ -138,12 +173,14 @@ def survey_translations_save(*, survey, texts: Mapping) -> Survey:
             ensure_not_frozen(survey)
         obj, current = changed.get(id(text.obj), (text.obj, _copy(text.obj.translations)))
         entry = current.setdefault(language, {})
-        if value:
+        if text.index is not None:
+            _set_option_label(entry, question=obj, index=text.index, label=value)
+        elif value:
             entry[text.field] = value
         else:
             entry.pop(text.field, None)
-            if not entry:
-                del current[language]
+        if not entry:
+            del current[language]
         changed[id(text.obj)] = (obj, current)
     for obj, current in changed.values():
         obj.translations = current
@@ -153,8 +190,27 @@ def survey_translations_save(*, survey, texts: Mapping) -> Survey:
     return survey
 
 
+def _set_option_label(entry, *, question, index, label) -> None:
+    """Set one option label in a language's entry (a list aligned with ``question.options``,
+    "" where untranslated); the list goes when no label is left."""
+    labels = [
+        *(entry.get("options") or [])[: len(question.options)],
+        *[""] * len(question.options),
+    ][: len(question.options)]
+    labels[index] = label
+    if any(labels):
+        entry["options"] = labels
+    else:
+        entry.pop("options", None)
+
+
 def _copy(translations) -> dict:
-    return {language: dict(entry) for language, entry in (translations or {}).items()}
+    return {
+        language: {
+            name: list(value) if isinstance(value, list) else value for name, value in entry.items()
+        }
+        for language, entry in (translations or {}).items()
+    }
 
 
 def _set_question_translations(*, survey, question_translations):
@@ -171,6 +227,7 @@ def _set_question_translations(*, survey, question_translations):
             default_language=survey.language,
             field="questions",
             where=f"[{question.position}] translations: ",
+            option_count=len(question.options),
         )
         if _changed(question, cleaned):
             question.translations = cleaned

@@ -8,6 +8,7 @@ too low gets a 403).
 """
 
 import functools
+from dataclasses import dataclass
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -15,10 +16,17 @@ from django.core.exceptions import ValidationError
 from django.http import HttpResponseNotAllowed
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext, ngettext
 
 from .. import selectors, services
 from ..forms import GroupingQuestionForm, QuestionAddForm, ScheduleForm, SurveyForm
-from ..models import Survey
+from ..forms.researcher import (
+    DESIGN_SHORT_LABELS,
+    PARAMETER_SYMBOLS,
+    SURVEY_COINS,
+    TYPE_SHORT_LABELS,
+)
+from ..models import Question, Survey
 from ..services import schedule
 
 VIEWER, EDITOR, OWNER = selectors.VIEWER, selectors.EDITOR, selectors.OWNER
@@ -61,11 +69,15 @@ def owner_view(*methods):
 
 
 def apply_service_errors(form, exc: ValidationError):
-    """Attach a service's ``{field: [message]}`` errors to the form fields they name."""
+    """Attach a service's ``{field: [message]}`` errors to the form fields they name (a form
+    whose fields are named otherwise maps them with ``field_for_service_error``)."""
     if not hasattr(exc, "error_dict"):
         form.add_error(None, exc)
         return
+    field_for = getattr(form, "field_for_service_error", None)
     for field, errors in exc.message_dict.items():
+        if field_for is not None:
+            field = field_for(field)
         form.add_error(field if field in form.fields else None, errors)
 
 
@@ -112,7 +124,53 @@ def builder_url(survey, section=""):
 # --- the builder page, shown again after a refused write -----------------------------------
 
 
+@dataclass(frozen=True)
+class QuestionRow:
+    """One question as the builder lists it: its type, its design or parameters, its ε."""
+
+    question: Question
+    type_label: str
+    design_label: str  # yes/no: the design's name; choice: how many options; numeric: range
+    parameters: list  # [(symbol, value)] shown after the design or type
+    epsilon: float | None  # from the privacy ledger
+
+
+def question_row(question, entry) -> QuestionRow:
+    parameters = []
+    design_label = ""
+    if question.kind == Question.Kind.YES_NO:
+        design = dict(question.design or {})
+        kind = design.pop("kind", SURVEY_COINS)
+        design_label = DESIGN_SHORT_LABELS.get(kind, kind)
+        parameters = [
+            (PARAMETER_SYMBOLS.get(name, name), f"{value:g}") for name, value in design.items()
+        ]
+    elif question.kind == Question.Kind.NUMERIC:
+        design_label = gettext("whole numbers from %(min)d to %(max)d") % {
+            "min": question.min_value,
+            "max": question.max_value,
+        }
+    elif question.kind == Question.Kind.CHOICE:
+        count = len(question.options)
+        design_label = ngettext("%(n)d option", "%(n)d options", count) % {"n": count}
+    return QuestionRow(
+        question=question,
+        type_label=TYPE_SHORT_LABELS.get(question.kind, question.kind),
+        design_label=design_label,
+        parameters=parameters,
+        epsilon=entry.epsilon if entry is not None else None,
+    )
+
+
+def question_rows(questions, ledger) -> list[QuestionRow]:
+    """What the builder lists for each question, with its ε from the privacy ledger."""
+    by_id = {entry.question_id: entry for entry in ledger.entries}
+    return [question_row(question, by_id.get(question.pk)) for question in questions]
+
+
 def builder_context(survey):
+    questions = selectors.survey_questions(survey=survey)
+    privacy = selectors.survey_privacy(survey=survey)
     return {
         "survey": survey,
         "frozen": survey.is_frozen,
@@ -122,9 +180,11 @@ def builder_context(survey):
             else FROZEN_REASON
         ),
         "phase": schedule.phase_of(survey),
-        "questions": selectors.survey_questions(survey=survey),
+        "questions": questions,
+        "question_rows": question_rows(questions, privacy.ledger),
         "grouping_questions": selectors.survey_grouping_questions(survey=survey),
-        "privacy": selectors.survey_privacy(survey=survey),
+        "privacy": privacy,
+        "needs": selectors.question_sample_sizes(survey=survey, questions=questions),
         "presets": selectors.preset_coins(),
     }
 

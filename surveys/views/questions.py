@@ -1,5 +1,5 @@
-"""The builder's questions: yes/no questions (randomized) and grouping questions (answered
-directly), added, edited, deleted and moved.
+"""The builder's questions: randomized questions (yes/no with a design, multiple choice,
+numeric) and grouping questions (answered directly), added, edited, deleted and moved.
 
 Editing and deleting work the same for both kinds; a :class:`QuestionKind` says what differs
 (the model, the form, the service, the builder's section and the page's words). The builder's
@@ -18,7 +18,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from .. import services
+from .. import selectors, services
 from ..forms import GroupingQuestionForm, MoveForm, QuestionAddForm, QuestionForm
 from ..models import GroupingQuestion, Question
 from ..services import grouping
@@ -29,6 +29,7 @@ from .common import (
     builder_context,
     builder_url,
     member_view,
+    question_row,
     render_builder,
     try_write,
     write_and_redirect,
@@ -37,8 +38,9 @@ from .common import (
 
 @dataclass(frozen=True)
 class QuestionKind:
-    """What differs between a yes/no question and a grouping question on the builder (the
-    edit page's words too: surveys/question_edit.html asks ``has_options``)."""
+    """What differs between a randomized question (yes/no, multiple choice or numeric) and a
+    grouping question on the builder (the edit page's words too: surveys/question_edit.html
+    asks ``has_options``, true for a grouping question, and ``typed``)."""
 
     model: type
     form: type
@@ -47,10 +49,8 @@ class QuestionKind:
     delete: Callable  # (item) -> None
     saved: Promise
     deleted: Promise
-
-    @property
-    def has_options(self):
-        return "options" in self.form.base_fields
+    has_options: bool = False  # a grouping question's options (GroupingOption rows)
+    typed: bool = False  # a question type and design to choose (QuestionTypeForm)
 
 
 YES_NO = QuestionKind(
@@ -58,11 +58,15 @@ YES_NO = QuestionKind(
     form=QuestionForm,
     section="questions",
     update=lambda item, form: services.question_update(
-        question=item, text=form.cleaned_data["text"], required=form.cleaned_data["required"]
+        question=item,
+        text=form.cleaned_data["text"],
+        required=form.cleaned_data["required"],
+        question_type=form.type_spec(),
     ),
     delete=lambda item: services.question_delete(question=item),
     saved=gettext_lazy("Question saved."),
     deleted=gettext_lazy("Question deleted."),
+    typed=True,
 )
 
 GROUPING = QuestionKind(
@@ -78,6 +82,7 @@ GROUPING = QuestionKind(
     delete=lambda item: grouping.grouping_question_delete(grouping_question=item),
     saved=gettext_lazy("Grouping question saved."),
     deleted=gettext_lazy("Grouping question deleted."),
+    has_options=True,
 )
 
 
@@ -127,6 +132,11 @@ def question_add(request, survey):
     def added(questions):
         count = len(questions)
         message = ngettext("Question added.", "%(n)d questions added.", count) % {"n": count}
+        if _wants_json(request):
+            # The next question often shares the type, design or scale: the box keeps them.
+            return _questions_json(
+                request, survey, message=message, question_form=form.next_question_form()
+            )
         return _answer(request, survey, YES_NO, message)
 
     answer = try_write(
@@ -134,6 +144,7 @@ def question_add(request, survey):
             survey=survey,
             texts=form.cleaned_data["text"],
             required=form.cleaned_data["required"],
+            question_type=form.type_spec(),
         ),
         then=added,
         form=form,
@@ -184,6 +195,9 @@ def edit_view(kind):
                 "frozen": survey.is_frozen,
                 "frozen_reason": FROZEN_REASON,
             }
+            if kind.typed:
+                ledger = selectors.privacy_ledger(survey=survey, questions=[item])
+                context["row"] = question_row(item, ledger.entries[0])
             return render(request, "surveys/question_edit.html", context, status=status)
 
         if request.method != "POST":

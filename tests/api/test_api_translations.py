@@ -125,7 +125,10 @@ def test_the_schema_documents_translations_on_surveys_and_questions(anonymous_ap
         "intro",
         "consent_text",
     }
-    assert question["translations"]["additionalProperties"]["properties"].keys() == {"text"}
+    assert question["translations"]["additionalProperties"]["properties"].keys() == {
+        "text",
+        "options",
+    }
     assert "languages" in survey and survey["languages"]["readOnly"] is True
     public = components["PublicSurvey"]["properties"]
     assert {"language", "default_language", "languages"} <= public.keys()

@@ -83,3 +83,26 @@ def test_bundled_downloads_are_documented_with_their_media_types(schema):
         responses = schema["paths"][path]["get"]["responses"]
         assert list(responses["200"]["content"]) == [media_type]
         assert {"400", "401", "404"} <= set(responses)
+
+
+def test_the_question_schema_documents_types_and_their_parameters(schema):
+    components = schema["components"]["schemas"]
+    question = components["Question"]["properties"]
+    (type_enum,) = question["type"]["allOf"]  # drf-spectacular names the enum a component
+    assert components[type_enum["$ref"].rsplit("/", 1)[1]]["enum"] == [
+        "yes_no",
+        "choice",
+        "numeric",
+    ]
+    assert question["type"]["default"] == "yes_no"
+    assert set(question["design"]["properties"]["kind"]["enum"]) == {
+        "forced_response",
+        "warner",
+        "unrelated_question",
+        "kuk",
+        "mangat",
+    }
+    assert question["options"]["maxItems"] == 20 and question["options"]["minItems"] == 2
+    assert question["min"]["type"] == question["max"]["type"] == "integer"
+    assert question["epsilon"]["type"] == "number"
+    assert question["design_name"]["readOnly"] is True

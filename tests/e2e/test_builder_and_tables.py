@@ -52,13 +52,13 @@ def test_pasted_questions_are_added_without_a_reload_and_focus_returns_to_the_ad
         path=f"/surveys/{survey.pk}/", locale=LOCALES[language], width=1280,
     )  # fmt: skip
     navigations = watch_navigations(page)
-    box = page.get_by_label(translated(language, "Question (answered yes or no)"))
+    box = page.get_by_label(translated(language, "Question"), exact=True)
     box.click()
     box.fill("Second?\nThird?")  # as pasted: two lines
     page.get_by_role("button", name=translated(language, "Add question"), exact=True).click()
 
     expect(page.locator(".question-item__text")).to_have_text(["First?", "Second?", "Third?"])
-    expect(page.get_by_label(translated(language, "Question (answered yes or no)"))).to_be_focused()
+    expect(page.get_by_label(translated(language, "Question"), exact=True)).to_be_focused()
     expect(page.locator("#id_text")).to_have_value("")
     with translation.override(language):
         added = ngettext("Question added.", "%(n)d questions added.", 2) % {"n": 2}

@@ -106,9 +106,7 @@ def test_the_owner_shares_a_survey_and_hands_it_over(
     builds = browser_for(new_context, sign_in, live_server, editor, locale)
     builds.goto(f"{live_server.url}/surveys/")
     builds.get_by_role("link", name="Lab habits", exact=True).click()
-    builds.get_by_label(t("Question (answered yes or no)")).fill(
-        "Have you ever worked alone at night?"
-    )
+    builds.get_by_label(t("Question"), exact=True).fill("Have you ever worked alone at night?")
     builds.get_by_role("button", name=t("Add question"), exact=True).click()
     expect(builds.locator(".question-item__text")).to_have_count(2)
     assert list(survey.questions.values_list("text", flat=True))[-1] == (

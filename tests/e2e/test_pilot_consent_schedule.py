@@ -64,7 +64,7 @@ def test_a_pilot_is_answered_through_the_live_link_discarded_and_never_counted(
     expect(page.locator(".messages, [role=status], .notice").first).to_be_visible()
     assert Submission.objects.filter(survey=survey).count() == 0
     page.get_by_role("link", name="Edit question 1").click()
-    page.get_by_label("Question (answered yes or no)").fill("Have you ever cheated on an exam?")
+    page.get_by_label("Question", exact=True).fill("Have you ever cheated on an exam?")
     page.get_by_role("button", name="Save question").click()
     expect(page.locator(".question-item__text").first).to_have_text(
         "Have you ever cheated on an exam?"

@@ -46,7 +46,7 @@ def build_survey(page):
     page.get_by_role("button", name="Create survey").click()
 
     for text in QUESTIONS:
-        page.get_by_label("Question (answered yes or no)").fill(text)
+        page.get_by_label("Question", exact=True).fill(text)
         page.get_by_role("button", name="Add question").click()
         expect(page.locator(".question-item__text", has_text=text)).to_be_visible()
     # Saved design, two questions: total ε = 2 ln 3.

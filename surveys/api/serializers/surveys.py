@@ -9,8 +9,9 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from ... import languages, limits, selectors
-from ...models import CI_METHODS, Survey
+from ...models import CI_METHODS, Question, Survey
 from ...services import schedule
+from ...services.question_types import DESIGN_KINDS
 from .fields import (
     ConfidenceField,
     ProbabilityField,
@@ -24,7 +25,15 @@ from .fields import (
 # --- researcher: surveys ------------------------------------------------------------------
 
 
-def _translations_schema(fields, example):
+def _translations_schema(fields, example, *, lists=None):
+    """``lists``: ``{field: description}`` of fields translated as a list of texts."""
+    properties = {name: {"type": "string"} for name in fields}
+    for name, description in (lists or {}).items():
+        properties[name] = {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": description,
+        }
     return {
         "type": "object",
         "description": "Texts in the site's other languages (en, ko, zh-hans; not the "
@@ -33,14 +42,23 @@ def _translations_schema(fields, example):
         "offered to respondents once every text of the survey has its translation.",
         "additionalProperties": {
             "type": "object",
-            "properties": {name: {"type": "string"} for name in fields},
+            "properties": properties,
             "additionalProperties": False,
         },
         "example": example,
     }
 
 
-@extend_schema_field(_translations_schema(["text"], {"ko": {"text": "..."}}))
+@extend_schema_field(
+    _translations_schema(
+        ["text"],
+        {"ko": {"text": "...", "options": ["...", "..."]}},
+        lists={
+            "options": "A multiple-choice question's option labels, in the order of `options` "
+            "and as many; a blank label is untranslated."
+        },
+    )
+)
 class QuestionTranslationsField(serializers.Field):
     """Shape checked by ``translations.clean_translations`` (it names the bad language/field)."""
 
@@ -60,6 +78,138 @@ class SurveyTranslationsField(QuestionTranslationsField):
     pass
 
 
+class SpecField(serializers.Field):
+    """A part of a question's type spec, passed to the services as sent: they check it
+    (``services.question_types``) and name the field, ``questions.<index>.<field>``."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("allow_null", True)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        return data
+
+    def to_representation(self, value):
+        return value
+
+
+DESIGN_PARAMETERS = {
+    "p": "warner, unrelated_question, mangat",
+    "pi": "unrelated_question: the known probability of 'yes' to the unrelated question",
+    "theta1": "kuk: red share of the deck of those whose answer is yes",
+    "theta2": "kuk: red share of the deck of those whose answer is no",
+    "t": "mangat: probability that a member, too, uses the Warner device",
+    "p_truth": "forced_response with the question's own coins",
+    "p_forced_yes": "forced_response with the question's own coins",
+}
+
+
+@extend_schema_field(
+    {
+        "type": "string",
+        "enum": list(Question.Kind.values),
+        "default": Question.Kind.YES_NO,
+        "description": "`yes_no` (the default), `choice` (one of `options`) or `numeric` (a "
+        "whole number in [`min`, `max`]).",
+    }
+)
+class QuestionTypeField(SpecField):
+    pass
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "nullable": True,
+        "description": "A yes/no question's randomization: `{}` (or absent) for the survey's "
+        "two coins (forced response), else `kind` and that design's parameters, each a "
+        "probability; a missing parameter takes its default (warner p=0.75; "
+        "unrelated_question p=0.5, pi=0.25; kuk theta1=0.625, theta2=0.25; mangat p=0.75, "
+        "t=0.75). Null for the other types.",
+        "properties": {
+            "kind": {"type": "string", "enum": list(DESIGN_KINDS)},
+            **{
+                name: {"type": "number", "format": "double", "description": text}
+                for name, text in DESIGN_PARAMETERS.items()
+            },
+        },
+        "additionalProperties": False,
+        "example": {"kind": "warner", "p": 0.75},
+    }
+)
+class DesignField(SpecField):
+    pass
+
+
+@extend_schema_field(
+    {
+        "type": "array",
+        "nullable": True,
+        "items": {"type": "string", "maxLength": limits.OPTION_LABEL_MAX_LENGTH},
+        "minItems": limits.MIN_CHOICE_OPTIONS,
+        "maxItems": limits.MAX_CHOICE_OPTIONS,
+        "description": "A multiple-choice question's option labels, each its own; null for "
+        "the other types. The respondent picks exactly one.",
+    }
+)
+class OptionsField(SpecField):
+    pass
+
+
+def _bound_schema(which):
+    return {
+        "type": "integer",
+        "nullable": True,
+        "minimum": -limits.NUMERIC_BOUND,
+        "maximum": limits.NUMERIC_BOUND,
+        "description": f"A numeric question's {which} answer (answers beyond it count as it; "
+        f"`max` − `min` at most {limits.NUMERIC_RANGE_MAX}); null for the other types.",
+    }
+
+
+@extend_schema_field(_bound_schema("smallest"))
+class MinimumField(SpecField):
+    pass
+
+
+@extend_schema_field(_bound_schema("largest"))
+class MaximumField(SpecField):
+    pass
+
+
+@extend_schema_field(
+    {
+        "type": "number",
+        "format": "double",
+        "nullable": True,
+        "minimum": limits.QUESTION_EPSILON_MIN,
+        "description": "The privacy loss ε of one answer. Written for `choice` and `numeric` "
+        "questions (default ln 3 ≈ 1.0986, at most the site's ceiling); for a `yes_no` "
+        "question it is read-only, its design's ε (echoing it back is ignored).",
+    }
+)
+class EpsilonField(SpecField):
+    pass
+
+
+# The type spec's fields (services.question_types) and the question's attribute of each.
+SPEC_SOURCES = {
+    "type": "kind",
+    "design": "design",
+    "options": "options",
+    "min": "min_value",
+    "max": "max_value",
+    "epsilon": "epsilon",
+}
+# The fields each type uses; the others read as null.
+TYPE_SPEC_FIELDS = {
+    Question.Kind.YES_NO: ("type", "design", "epsilon"),
+    Question.Kind.CHOICE: ("type", "options", "epsilon"),
+    Question.Kind.NUMERIC: ("type", "min", "max", "epsilon"),
+}
+
+
 class QuestionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     id = serializers.IntegerField(read_only=True)
     position = serializers.IntegerField(read_only=True)
@@ -71,9 +221,34 @@ class QuestionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     )
     translations = QuestionTranslationsField(
         required=False,
-        help_text='The question\'s text in other languages: {"ko": {"text": ...}}. Frozen '
-        "with the questions at the first opening.",
+        help_text='The question\'s text in other languages: {"ko": {"text": ..., "options": '
+        "[...]}} (`options`: a multiple-choice question's labels). Frozen with the questions "
+        "at the first opening.",
     )
+    type = QuestionTypeField(source="kind")
+    design = DesignField()
+    options = OptionsField()
+    min = MinimumField(source="min_value")
+    max = MaximumField(source="max_value")
+    epsilon = EpsilonField()
+    design_name = serializers.SerializerMethodField(
+        help_text="The question's randomization: a yes/no design's kind (`forced_response` "
+        "for the survey's coins, `warner`, `unrelated_question`, `kuk`, `mangat`), or "
+        "`choice` / `numeric`."
+    )
+
+    def get_design_name(self, question) -> str:
+        return selectors.design_name(question)
+
+    def to_representation(self, question):
+        data = super().to_representation(question)
+        used = TYPE_SPEC_FIELDS.get(question.kind, ())
+        for name in SPEC_SOURCES:
+            if name not in used:
+                data[name] = None
+        if question.kind == Question.Kind.YES_NO:
+            data["epsilon"] = selectors.question_mechanism(question, survey=question.survey).epsilon
+        return data
 
     def validate(self, attrs):
         # PATCH makes fields optional down to nested ones, but a question in the list replaces
@@ -104,9 +279,12 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         "person draws fresh coins. Default false: a retake in the same browser replays the "
         "first submission and is stored once.",
     )
-    epsilon = serializers.SerializerMethodField(help_text="Privacy loss of one answer.")
+    epsilon = serializers.SerializerMethodField(
+        help_text="Privacy loss of one answer randomized with the survey's coins."
+    )
     epsilon_total = serializers.SerializerMethodField(
-        help_text="Privacy loss of a respondent answering every question."
+        help_text="Privacy loss of a respondent answering every question: the sum of each "
+        "question's `epsilon` (the privacy ledger)."
     )
     response_count = serializers.IntegerField(read_only=True)
     questions_locked = serializers.BooleanField(
@@ -179,7 +357,7 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         return selectors.survey_design(survey=survey).epsilon
 
     def get_epsilon_total(self, survey) -> float:
-        return self.get_epsilon(survey) * len(survey.questions.all())
+        return selectors.privacy_ledger(survey=survey).total_epsilon
 
     def get_languages(self, survey) -> list[str]:
         return languages.survey_languages(survey=survey)
@@ -194,17 +372,28 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
 
     def service_arguments(self):
         """validated_data as the services take it: plain fields, and questions as
-        ``{"text", "required"}``."""
+        ``{"text", "required", "type", ...}`` (the type spec as sent, for the services to
+        check)."""
         data = dict(self.validated_data)
         if "questions" in data:
             data["question_translations"] = [
                 question.get("translations") for question in data["questions"]
             ]
-            data["questions"] = [
-                {"text": question["text"], "required": question.get("required", True)}
-                for question in data["questions"]
-            ]
+            data["questions"] = [question_spec(question) for question in data["questions"]]
         return data
+
+
+def question_spec(question) -> dict:
+    """One question of a request as ``services.survey_create`` takes it."""
+    spec = {"text": question["text"], "required": question.get("required", True)}
+    for name, source in SPEC_SOURCES.items():
+        if source in question:
+            spec[name] = question[source]
+    if spec.get("type") in (None, Question.Kind.YES_NO):
+        # Read-only for yes/no (the design's ε): an echoed value is ignored, as read-only
+        # fields are.
+        spec.pop("epsilon", None)
+    return spec
 
 
 class SurveyScheduleSerializer(RejectUnknownFieldsMixin, serializers.Serializer):

@@ -4,7 +4,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from surveys import tokens
-from surveys.models import Survey
+from surveys.models import Question, Survey
 from surveys.services import members
 
 pytestmark = pytest.mark.django_db
@@ -133,3 +133,33 @@ def test_the_admin_shows_a_surveys_members_and_refuses_the_owner_as_one(
     assert refused.status_code == 200
     assert "The owner of a survey cannot also be a member." in refused.content.decode()
     assert list(survey.members.values_list("user_id", flat=True)) == [other_researcher.pk]
+
+
+def test_the_admin_shows_a_questions_type_and_parameters_and_cannot_change_them(
+    admin_browser, make_survey
+):
+    survey = make_survey(
+        status=Survey.Status.DRAFT,
+        questions=[
+            {"text": "W?", "design": {"kind": "warner", "p": 0.75}},
+            {"text": "Pick?", "type": "choice", "options": ["Red", "Blue"], "epsilon": 0.5},
+            {"text": "Count?", "type": "numeric", "min": 0, "max": 30, "epsilon": 2.0},
+        ],
+    )
+    page = admin_browser.get(change_url(survey))
+    html = page.content.decode()
+    assert "warner, p=0.75 · ε = 1.10" in html
+    assert "Red / Blue · ε = 0.50" in html
+    assert "0–30 · ε = 2.00" in html
+    (questions,) = [
+        i.formset for i in page.context["inline_admin_formsets"] if i.formset.model is Question
+    ]
+    assert not {"kind", "design", "options", "epsilon", "min_value", "max_value"} & set(
+        questions.forms[0].fields
+    )
+    data = form_data(page)
+    prefix = questions.prefix
+    data[f"{prefix}-0-kind"] = "numeric"  # not a field of the form: ignored
+    data[f"{prefix}-0-design"] = '{"kind": "warner", "p": 0.5}'
+    assert admin_browser.post(change_url(survey), data).status_code == 302
+    assert survey.questions.get(text="W?").design == {"kind": "warner", "p": 0.75}
