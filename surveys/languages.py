@@ -182,8 +182,26 @@ def localize(*, survey, preferences: Iterable[str]) -> Survey:
     if language != survey.language:
         for text in texts:
             setattr(text.obj, text.field, text.translated(language))
+        localize_options(questions=survey.questions.all(), language=language)
         survey.language = language
     return survey
+
+
+def localize_options(*, questions, language) -> None:
+    """Put each multiple-choice question's option labels in ``language`` in place, for
+    display only, when its translation has a label for every option; otherwise they stay in
+    the survey's language (an option index means the same option in every language)."""
+    for question in questions:
+        if not question.options:
+            continue
+        entry = (question.translations or {}).get(language)
+        labels = entry.get("options") if isinstance(entry, dict) else None
+        if (
+            isinstance(labels, list)
+            and len(labels) == len(question.options)
+            and all(isinstance(label, str) and label.strip() for label in labels)
+        ):
+            question.options = list(labels)
 
 
 def language_preferences(request) -> list[str]:

@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from surveys import selectors
 from surveys.models import Survey
+from surveys.views.respondent import respond_page_context
 
 pytestmark = pytest.mark.django_db
 
@@ -238,12 +239,7 @@ def test_preview_renders_everything_but_marks_the_definition_as_preview(make_sur
     survey = make_survey(status=Survey.Status.DRAFT)
     html = render_to_string(
         "respond/respond.html",
-        {
-            "survey": survey,
-            "questions": selectors.survey_questions(survey=survey),
-            "privacy": selectors.survey_privacy(survey=survey),
-            "preview": True,
-        },
+        respond_page_context(survey, preview=True),
         request=RequestFactory().get("/"),
     )
     structure = PageStructure()
