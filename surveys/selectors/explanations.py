@@ -170,4 +170,6 @@ def respondent_explanation(*, survey, questions=None) -> RespondentExplanation:
         QuestionRow(question=question, explanation=question_explanation(question, survey=survey))
         for question in questions
     )
-    return RespondentExplanation(rows=rows, ledger=privacy_ledger(survey=survey, questions=questions))
+    return RespondentExplanation(
+        rows=rows, ledger=privacy_ledger(survey=survey, questions=questions)
+    )
