@@ -15,12 +15,14 @@ probability at most 5 × 10^-7.
 
 import json
 import math
+import os
 
 import pytest
 from playwright.sync_api import expect
 from scipy.stats import binomtest, chisquare
 
 from surveys.models import Submission
+from tests.e2e.test_accessibility import NO_SIDEWAYS_SCROLL, axe_violations
 
 pytestmark = pytest.mark.e2e
 
@@ -310,3 +312,34 @@ def test_numeric_reports_are_the_clamped_answer_plus_discrete_laplace_noise(
     std_error = math.sqrt(2 * alpha) / (1 - alpha) / math.sqrt(len(above))
     mean = sum(above) / len(above)
     assert abs(mean - 30) < 5.33 * std_error, mean
+
+
+SHOTS = "/tmp/shots"
+
+
+@pytest.mark.parametrize(("locale", "width"), [("en-US", 1280), ("ko-KR", 390)])
+def test_the_typed_page_passes_axe_and_fits_a_phone(
+    live_server, new_context, make_survey, locale, width
+):
+    survey = make_survey(
+        title="Typed questions",
+        questions=[
+            *QUESTIONS,
+            {
+                "text": "Have you skipped a safety check?",
+                "design": {"kind": "kuk", "theta1": 0.625, "theta2": 0.25},
+            },
+        ],
+    )
+    # bypass_csp: axe is injected as an inline script, as tests/e2e/test_accessibility.py does.
+    page = new_context(
+        locale=locale, viewport={"width": width, "height": 900}, bypass_csp=True
+    ).new_page()
+    page.goto(f"{live_server.url}/s/{survey.slug}/")
+    # An error state too: the numeric input's error is announced with its explanation.
+    page.locator("#respond-submit").click()
+    violations = axe_violations(page)
+    assert violations == [], "\n".join(f"{v['id']}: {v['nodes']}" for v in violations)
+    assert page.evaluate(NO_SIDEWAYS_SCROLL)
+    os.makedirs(SHOTS, exist_ok=True)
+    page.screenshot(path=f"{SHOTS}/question-types-{locale}.png", full_page=True)
