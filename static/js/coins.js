@@ -1,4 +1,7 @@
-// The two coins of the forced-response design, drawn in the respondent's browser.
+// The two coins of the forced-response design, drawn in the respondent's browser, and the
+// memo of pre-drawn reports every question type shares (a table per question, see
+// "Memoisation" below; designs.js builds the tables' randomizers for the other designs and
+// types).
 //
 // Pure functions: no DOM, no globals, no Math.random. Every function that needs randomness
 // takes a `randomSource`, an object with `getRandomValues(typedArray)` (the page passes
