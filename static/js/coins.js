@@ -197,7 +197,7 @@ export function drawTable(randomizer, randomSource) {
   return table;
 }
 
-/** A table as stored for a multiple-choice or numeric question (2..MAX_TABLE_SIZE integers), or null. */
+/** A multiple-choice or numeric question's table as stored (2..MAX_TABLE_SIZE integers), or null. */
 export function validTable(value) {
   if (
     !Array.isArray(value) ||

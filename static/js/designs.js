@@ -177,7 +177,7 @@ export function randomizeChoice(truth, mechanism, randomSource) {
 
 function checkTableSize(size) {
   if (size > MAX_TABLE_SIZE) {
-    throw new RangeError(`at most ${MAX_TABLE_SIZE} possible answers can be pre-drawn, got ${size}`);
+    throw new RangeError(`at most ${MAX_TABLE_SIZE} answers can be pre-drawn, got ${size}`);
   }
 }
 
@@ -236,6 +236,23 @@ export function numericRandomizer(question) {
       table.length === size &&
       table.every((entry) => Number.isSafeInteger(entry)),
   };
+}
+
+/**
+ * A numeric answer as typed: null when there is none, NaN when it is not a whole number
+ * (decimals, letters, or text the browser could not read: `badInput`), else the integer.
+ * Digits beyond a double's range keep their sign: the randomizer keeps them within the range.
+ */
+export function wholeNumber(text, { badInput = false } = {}) {
+  const trimmed = String(text ?? "").trim();
+  if (trimmed === "") {
+    return badInput ? Number.NaN : null;
+  }
+  if (!/^[+-]?\d+$/.test(trimmed)) {
+    return Number.NaN;
+  }
+  const number = Number(trimmed);
+  return Number.isFinite(number) ? number : Math.sign(number) * Number.MAX_SAFE_INTEGER;
 }
 
 /**

@@ -4,7 +4,7 @@
 // (numeric noise), all tested with node --test; this file is the page glue.
 
 import { answeredOnly, memoReports } from "./coins.js";
-import { questionRandomizer } from "./designs.js";
+import { questionRandomizer, wholeNumber } from "./designs.js";
 import { forgetSurvey, loadMemo, storeMemo } from "./memory.js";
 
 // Every string this script shows, in one place, translated by Django's JavaScript catalog
@@ -99,13 +99,16 @@ function setupPage(definition) {
       required: question.required !== false,
       options: question.options ?? [],
       randomizer: questionRandomizer(question, surveyCoins),
-      anchor: { yes_no: `q-${question.id}-yes`, choice: `q-${question.id}-o0` }[type] ?? `q-${question.id}-value`,
+      // Where the error summary's link and the focus go: the first input of the question.
+      anchor: `q-${question.id}-${{ yes_no: "yes", choice: "o0" }[type] ?? "value"}`,
       fieldset,
       describedBy: fieldset.getAttribute("aria-describedby"),
       error: document.getElementById(`q-${question.id}-error`),
     };
   });
-  const randomizers = Object.fromEntries(questions.map((question) => [question.id, question.randomizer]));
+  const randomizers = Object.fromEntries(
+    questions.map((question) => [question.id, question.randomizer]),
+  );
   // Grouping questions (age band, department): no coins, the chosen option id is sent as
   // given, in "groups" — the page says so next to each of them.
   const groupingQuestions = (survey.grouping_questions ?? []).map((question, index) => ({
@@ -151,19 +154,11 @@ function setupPage(definition) {
     return input ? input.value : null;
   }
 
-  // A numeric question's input: null when empty, NaN when it holds anything but a whole
-  // number (the browser empties `value` for text it cannot read as a number: badInput).
+  // A numeric question's input as designs.js `wholeNumber` reads it (the browser empties
+  // `value` for text it cannot read as a number, and says so in validity.badInput).
   function typedNumber(question) {
     const input = document.getElementById(`q-${question.id}-value`);
-    const text = input.value.trim();
-    if (text === "") {
-      return input.validity?.badInput ? Number.NaN : null;
-    }
-    if (!/^[+-]?\d+$/.test(text)) return Number.NaN;
-    // Digits beyond a double's range still name a whole number far outside the range: keep
-    // its sign, the randomizer keeps it within the range anyway.
-    const number = Number(text);
-    return Number.isFinite(number) ? number : Math.sign(number) * Number.MAX_SAFE_INTEGER;
+    return wholeNumber(input.value, { badInput: input.validity?.badInput === true });
   }
 
   // The true answer to one question as the randomizers take it: a boolean (yes/no), an option
@@ -207,7 +202,11 @@ function setupPage(definition) {
       const notWhole = question.type === "numeric" && Number.isNaN(trueAnswer(question));
       link.textContent =
         question.summary ??
-        interpolate(notWhole ? STRINGS.notWhole : STRINGS.unansweredItem, { number: question.number }, true);
+        interpolate(
+          notWhole ? STRINGS.notWhole : STRINGS.unansweredItem,
+          { number: question.number },
+          true,
+        );
       item.append(link);
       list.append(item);
       question.error.textContent =
@@ -385,7 +384,9 @@ function setupPage(definition) {
 
   function onSubmit() {
     // A skipped optional question gets no key at all: nothing about it is sent or drawn.
-    const truths = answeredOnly(questions.map((question) => [question.id, trueAnswer(question)]));
+    const truths = answeredOnly(
+      questions.map((question) => [question.id, trueAnswer(question)]),
+    );
     const groups = answeredOnly(
       groupingQuestions.map((question) => [question.id, checkedValue(question)]),
       (value) => value,

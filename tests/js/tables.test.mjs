@@ -12,6 +12,7 @@ import {
   questionRandomizer,
   randomizeChoice,
   randomizeYesNo,
+  wholeNumber,
   yesNoRandomizer,
 } from "../../static/js/designs.js";
 import { randomizeNumber } from "../../static/js/exact.js";
@@ -131,7 +132,8 @@ describe("tables of pre-drawn reports", () => {
     );
     const pair = drawTable(yesNoRandomizer(WARNER), seededSource(13));
     const third = seededSource(13);
-    assert.deepEqual(pair, [true, false].map((truth) => (randomizeYesNo(truth, WARNER, third) ? 1 : 0)));
+    const oneByOne = [true, false].map((truth) => randomizeYesNo(truth, WARNER, third));
+    assert.deepEqual(pair, oneByOne.map((report) => (report ? 1 : 0)));
   });
 
   it("send the entry of the true answer, a number outside the range the entry of its end", () => {
@@ -178,8 +180,15 @@ describe("tables of pre-drawn reports", () => {
 
   it("refuse a true answer the question cannot have", () => {
     const run = (truths) =>
-      memoReports({ randomizers: mixedRandomizers(), truths, memo: null, randomSource: seededSource(1) });
-    for (const truths of [{ 1: "yes" }, { 1: 1 }, { 2: 3 }, { 2: -1 }, { 2: 1.5 }, { 2: true }, { 3: 2.5 }, { 3: "17" }, { 3: Number.NaN }]) {
+      memoReports({
+        randomizers: mixedRandomizers(),
+        truths,
+        memo: null,
+        randomSource: seededSource(1),
+      });
+    const wrong = [{ 1: "yes" }, { 1: 1 }, { 2: 3 }, { 2: -1 }, { 2: 1.5 }, { 2: true }];
+    wrong.push({ 3: 2.5 }, { 3: "17" }, { 3: Number.NaN });
+    for (const truths of wrong) {
       assert.throws(() => run(truths), TypeError, JSON.stringify(truths));
     }
     assert.throws(() => run({ 9: true }), RangeError); // no such question
@@ -188,18 +197,20 @@ describe("tables of pre-drawn reports", () => {
   it("are built from the public definition, a yes/no question without a design on the coins", () => {
     const coins = questionRandomizer({ id: 5, text: "Old definition?" }, COINS);
     assert.equal(coins.store, "pairs");
-    assert.deepEqual(
-      drawTable(coins, scriptedSource([0, 2 ** 32 - 1, 2 ** 32 - 1])), // heads: true; tails, tails: no
-      [1, 0],
-    );
+    // if yes: heads, the truth; if no: tails, then tails: forced "no"
+    assert.deepEqual(drawTable(coins, scriptedSource([0, 2 ** 32 - 1, 2 ** 32 - 1])), [1, 0]);
     assert.equal(questionRandomizer(NUMERIC, COINS).size, 31);
     assert.equal(choiceRandomizer({ k: 20, epsilon: 1 }).size, 20);
     assert.equal(numericRandomizer({ min: -500, max: 500, epsilon: 1 }).size, MAX_TABLE_SIZE);
     assert.throws(() => numericRandomizer({ min: 0, max: 1001, epsilon: 1 }), RangeError);
     assert.throws(() => numericRandomizer({ min: 0, max: 10, epsilon: 0 }), RangeError);
     assert.throws(() => questionRandomizer({ type: "rating" }, COINS), RangeError);
-    assert.throws(() => questionRandomizer({ type: "yes_no", design: { kind: "coin" } }, COINS), RangeError);
-    assert.throws(() => questionRandomizer({ type: "choice", options: ["a"], epsilon: 1 }, COINS), RangeError);
+    for (const bad of [
+      { type: "yes_no", design: { kind: "coin" } },
+      { type: "choice", options: ["a"], epsilon: 1 },
+    ]) {
+      assert.throws(() => questionRandomizer(bad, COINS), RangeError);
+    }
   });
 });
 
@@ -238,9 +249,11 @@ describe("memos with tables", () => {
       { 2: Array(MAX_TABLE_SIZE + 1).fill(0) },
       { 1: [0, 1] }, // also a pair: one question cannot have both
     ]) {
-      assert.equal(parseMemo(JSON.stringify({ ...typed, tables })), null, JSON.stringify(tables).slice(0, 40));
+      const raw = JSON.stringify({ ...typed, tables });
+      assert.equal(parseMemo(raw), null, raw.slice(0, 80));
     }
-    assert.notEqual(parseMemo(JSON.stringify({ ...typed, tables: { 2: Array(MAX_TABLE_SIZE).fill(0) } })), null);
+    const largest = { ...typed, tables: { 2: Array(MAX_TABLE_SIZE).fill(0) } };
+    assert.notEqual(parseMemo(JSON.stringify(largest)), null);
   });
 
   it("are stored with their tables, and a yes/no memo without the member", () => {
@@ -251,5 +264,25 @@ describe("memos with tables", () => {
     storeMemo(storage, "slug2", "f".repeat(32), plain);
     const [, written] = [...storage.map.entries()].find(([key]) => key.includes("slug2"));
     assert.deepEqual(Object.keys(JSON.parse(written)).sort(), ["pairs", "sent", "submissionId"]);
+  });
+});
+
+describe("wholeNumber", () => {
+  it("reads a typed answer: none, a whole number, or not a whole number", () => {
+    assert.equal(wholeNumber(""), null);
+    assert.equal(wholeNumber("  "), null);
+    assert.ok(Number.isNaN(wholeNumber("", { badInput: true }))); // "abc" in a number input
+    assert.equal(wholeNumber("17"), 17);
+    assert.equal(wholeNumber(" -3 "), -3);
+    assert.equal(wholeNumber("+40"), 40);
+    assert.equal(wholeNumber("007"), 7);
+    for (const junk of ["17.5", "17.0", "1e3", "17a", "--1", "0x10", "½"]) {
+      assert.ok(Number.isNaN(wholeNumber(junk)), junk);
+    }
+    // beyond a double: still a whole number, far above or below any range
+    const huge = wholeNumber("9".repeat(400));
+    assert.equal(huge, Number.MAX_SAFE_INTEGER);
+    assert.equal(wholeNumber(`-${"9".repeat(400)}`), -Number.MAX_SAFE_INTEGER);
+    assert.equal(numericRandomizer(NUMERIC).indexOf(huge), 30);
   });
 });
