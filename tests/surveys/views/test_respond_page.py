@@ -449,3 +449,12 @@ def test_a_yes_no_survey_on_the_coins_keeps_its_page(client, open_survey):
     assert "For each question, your browser flips two coins." in html
     assert 'class="randomization"' not in html  # the coins are explained once, above
     assert "the yes or no the coins produced" in html
+
+
+def test_mangat_that_never_says_yes_straight_away_is_explained_as_the_spinner(client, make_survey):
+    survey = make_survey(
+        questions=[{"text": "Q?", "design": {"kind": "mangat", "p": 0.75, "t": 1}}]
+    )
+    html = squeezed(client.get(page_url(survey)))
+    assert "straight away" not in html
+    assert "with a 75% chance you answer the statement as written; otherwise (25%)" in html
