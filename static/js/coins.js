@@ -1,4 +1,7 @@
-// The two coins of the forced-response design, drawn in the respondent's browser.
+// The two coins of the forced-response design, drawn in the respondent's browser, and the
+// memo of pre-drawn reports every question type shares (a table per question, see
+// "Memoisation" below; designs.js builds the tables' randomizers for the other designs and
+// types).
 //
 // Pure functions: no DOM, no globals, no Math.random. Every function that needs randomness
 // takes a `randomSource`, an object with `getRandomValues(typedArray)` (the page passes
@@ -123,9 +126,7 @@ export function randomizeAnswer(truth, design, randomSource) {
 
 /** Two independent reports, `[ifYes, ifNo]` as 0/1, drawn without knowing the truth. */
 export function drawPair(design, randomSource) {
-  const ifYes = randomizeAnswer(true, design, randomSource);
-  const ifNo = randomizeAnswer(false, design, randomSource);
-  return [ifYes ? 1 : 0, ifNo ? 1 : 0];
+  return drawTable(forcedResponseRandomizer(design), randomSource);
 }
 
 /** A pair as stored (exactly two 0/1 values), or null. */
@@ -136,11 +137,90 @@ export function validPair(value) {
   return value;
 }
 
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+// The same scheme for every question type: a *table* holds one report per possible true
+// answer, drawn in order before and regardless of the actual answer, and the report sent is
+// the table's entry for the true answer. A yes/no question's table is the pair above
+// (`[ifYes, ifNo]`, kept under `pairs` as before, so a memo written before typed questions
+// still reads); a multiple-choice question's has one option index per option (k entries); a
+// numeric question's one noisy integer per whole number in its range (at most
+// MAX_TABLE_SIZE entries, surveys/limits.py NUMERIC_RANGE_MAX + 1), kept under `tables`.
+//
+// A *randomizer* says how one question's table is drawn and read (designs.js builds them from
+// the survey definition): `{store: "pairs" | "tables", size, draw(index, randomSource),
+// indexOf(truth), report(entry), accepts(table)}`. `draw` never sees the truth, only the
+// index of the answer it draws for; `indexOf` maps a true answer to its entry (a numeric
+// answer is first kept within the range), and throws a TypeError for an answer the question
+// cannot have.
+
+/** The largest table kept for one question: a numeric range of 1000 has 1001 answers. */
+export const MAX_TABLE_SIZE = 1001;
+
+/** The randomizer of a yes/no question: `randomize(truth, randomSource)` gives the report. */
+export function pairRandomizer(randomize) {
+  return {
+    store: "pairs",
+    size: 2,
+    draw: (index, randomSource) => (randomize(index === 0, randomSource) ? 1 : 0),
+    indexOf: (truth) => {
+      if (typeof truth !== "boolean") {
+        throw new TypeError(`truth must be a boolean, got ${truth}`);
+      }
+      return truth ? 0 : 1;
+    },
+    report: (entry) => entry === 1,
+    accepts: (table) => validPair(table) !== null,
+  };
+}
+
+/** The randomizer of a yes/no question under the forced-response `design` (the two coins). */
+export function forcedResponseRandomizer(design) {
+  checkDesign(design);
+  return pairRandomizer((truth, randomSource) => randomizeAnswer(truth, design, randomSource));
+}
 
 /**
- * A memo as memory.js reads it back: `{submissionId, sent, pairs}`, or null when it is
- * missing, unreadable or not exactly that shape (then the page starts afresh).
+ * One report per possible true answer, index 0 first: the whole table is drawn before any
+ * answer is looked at, so its distribution cannot depend on the answer.
+ */
+export function drawTable(randomizer, randomSource) {
+  checkRandomSource(randomSource);
+  if (!Number.isSafeInteger(randomizer.size) || randomizer.size < 2) {
+    throw new RangeError(`a table has at least 2 entries, got ${randomizer.size}`);
+  }
+  if (randomizer.size > MAX_TABLE_SIZE) {
+    throw new RangeError(`a table has at most ${MAX_TABLE_SIZE} entries, got ${randomizer.size}`);
+  }
+  const table = [];
+  for (let index = 0; index < randomizer.size; index += 1) {
+    table.push(randomizer.draw(index, randomSource));
+  }
+  return table;
+}
+
+/** A multiple-choice or numeric question's table as stored (2..MAX_TABLE_SIZE integers), or null. */
+export function validTable(value) {
+  if (
+    !Array.isArray(value) ||
+    value.length < 2 ||
+    value.length > MAX_TABLE_SIZE ||
+    !value.every((entry) => Number.isSafeInteger(entry))
+  ) {
+    return null;
+  }
+  return value;
+}
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+function plainObject(value) {
+  return Boolean(value) && typeof value === "object" && !Array.isArray(value);
+}
+
+/**
+ * A memo as memory.js reads it back: `{submissionId, sent, pairs}`, plus `tables` when it has
+ * multiple-choice or numeric questions, or null when it is missing, unreadable or not exactly
+ * that shape (then the page starts afresh). A memo written before typed questions existed
+ * (pairs only) reads as it always did.
  */
 export function parseMemo(raw) {
   if (typeof raw !== "string") {
@@ -153,14 +233,12 @@ export function parseMemo(raw) {
     return null;
   }
   if (
-    !value ||
-    typeof value !== "object" ||
+    !plainObject(value) ||
     typeof value.submissionId !== "string" ||
     !UUID_PATTERN.test(value.submissionId) ||
     typeof value.sent !== "boolean" ||
-    !value.pairs ||
-    typeof value.pairs !== "object" ||
-    Array.isArray(value.pairs)
+    !plainObject(value.pairs) ||
+    (value.tables !== undefined && !plainObject(value.tables))
   ) {
     return null;
   }
@@ -171,7 +249,17 @@ export function parseMemo(raw) {
     }
     pairs[questionId] = pair;
   }
+  const tables = {};
+  for (const [questionId, table] of Object.entries(value.tables ?? {})) {
+    if (validTable(table) === null || questionId in pairs) {
+      return null;
+    }
+    tables[questionId] = table;
+  }
   const memo = { submissionId: value.submissionId, sent: value.sent, pairs };
+  if (Object.keys(tables).length > 0) {
+    memo.tables = tables;
+  }
   if (value.pilot === true) {
     memo.pilot = true; // sent while the survey was a pilot (respond.js, memory.js)
   }
@@ -179,41 +267,61 @@ export function parseMemo(raw) {
 }
 
 /**
- * The randomized reports to send for one attempt at a survey, and the memo to keep.
- *
- * `truths` maps question id to the true answer (a plain object or a Map of booleans); `memo`
- * is what this person's earlier attempts left (`{submissionId, sent, pairs}`) or null.
- * Returns `{answers, memo, reused, drawn}`: `answers` maps each question id to the report
- * (boolean) to send; `memo` is a new object with the same submission id (a new one when there
- * was none) and a pair for every question answered; `reused` and `drawn` list the question
- * ids whose pair came from the memo or was drawn now. Nothing derived from `truths` enters
- * the memo.
+ * The randomized reports to send for one attempt at a survey whose every question is yes/no
+ * under the forced-response `design`, and the memo to keep: `memoReports` with that design's
+ * randomizer for every question answered.
  */
 export function reportsFor({ design, truths, memo, randomSource }) {
-  checkDesign(design);
+  const randomizer = forcedResponseRandomizer(design);
+  const entries = truths instanceof Map ? [...truths] : Object.entries(truths ?? {});
+  const randomizers = Object.fromEntries(entries.map(([questionId]) => [questionId, randomizer]));
+  return memoReports({ randomizers, truths, memo, randomSource });
+}
+
+/**
+ * The randomized reports to send for one attempt at a survey, and the memo to keep.
+ *
+ * `randomizers` maps question id to its randomizer (see above); `truths` maps question id to
+ * the true answer (a plain object or a Map: a boolean for yes/no, an option index for
+ * multiple choice, an integer for numeric); `memo` is what this person's earlier attempts
+ * left (`{submissionId, sent, pairs, tables?}`) or null. Returns `{answers, memo, reused,
+ * drawn}`: `answers` maps each question id to the report to send; `memo` is a new object
+ * with the same submission id (a new one when there was none) and a table for every question
+ * answered; `reused` and `drawn` list the question ids whose table came from the memo or was
+ * drawn now. Nothing derived from `truths` enters the memo.
+ */
+export function memoReports({ randomizers, truths, memo, randomSource }) {
   checkRandomSource(randomSource);
   const entries = truths instanceof Map ? [...truths] : Object.entries(truths ?? {});
-  const pairs = { ...(memo?.pairs ?? {}) };
+  const kept = { pairs: { ...(memo?.pairs ?? {}) }, tables: { ...(memo?.tables ?? {}) } };
   const answers = {};
   const reused = [];
   const drawn = [];
   for (const [questionId, truth] of entries) {
-    if (typeof truth !== "boolean") {
-      throw new TypeError(`truth for question ${questionId} must be a boolean, got ${truth}`);
-    }
     const id = String(questionId);
-    let pair = validPair(pairs[id]);
-    if (pair === null) {
-      pair = drawPair(design, randomSource);
-      pairs[id] = pair;
-      drawn.push(id);
-    } else {
-      reused.push(id);
+    const randomizer = randomizers[id];
+    if (!randomizer) {
+      throw new RangeError(`no randomizer for question ${id}`);
     }
-    answers[id] = (truth ? pair[0] : pair[1]) === 1;
+    let table = kept[randomizer.store][id];
+    if (table !== undefined && randomizer.accepts(table)) {
+      reused.push(id);
+    } else {
+      table = drawTable(randomizer, randomSource);
+      kept[randomizer.store][id] = table;
+      drawn.push(id);
+    }
+    // The truth is read only now, after its question's table exists, and only to pick an
+    // entry of it.
+    const index = randomizer.indexOf(truth);
+    answers[id] = randomizer.report(table[index]);
   }
   const submissionId = memo?.submissionId ?? newSubmissionId(randomSource);
-  return { answers, memo: { submissionId, sent: memo?.sent ?? false, pairs }, reused, drawn };
+  const next = { submissionId, sent: memo?.sent ?? false, pairs: kept.pairs };
+  if (Object.keys(kept.tables).length > 0) {
+    next.tables = kept.tables;
+  }
+  return { answers, memo: next, reused, drawn };
 }
 
 /**

@@ -7,8 +7,16 @@
 // for dyadic values such as 3/4 and 5/8); k-ary randomized response uses the exact integer
 // and rational helpers of exact.js.
 
-import { bernoulli, randomizeAnswer } from "./coins.js";
-import { bernoulliExp, bernoulliRational, parseRational, rational, uniformBelow } from "./exact.js";
+import { bernoulli, MAX_TABLE_SIZE, pairRandomizer, randomizeAnswer } from "./coins.js";
+import {
+  bernoulliExp,
+  bernoulliRational,
+  numericMechanism,
+  parseRational,
+  randomizeNumber,
+  rational,
+  uniformBelow,
+} from "./exact.js";
 
 function checkTruth(truth) {
   if (typeof truth !== "boolean") {
@@ -157,4 +165,111 @@ export function randomizeChoice(truth, mechanism, randomSource) {
       return option;
     }
   }
+}
+
+// --- One question's randomizer, from the survey definition --------------------------------
+//
+// What coins.js `memoReports` needs to pre-draw a question's table of reports (one per
+// possible true answer) and read it: see "Memoisation" in coins.js. `question` is one of
+// the public definition's questions (surveys/api/serializers/public.py): `type` ("yes_no",
+// "choice", "numeric"; absent in a definition from before question types: yes/no), and
+// `design` (yes/no), `options` (choice) or `min` and `max` (numeric), with `epsilon`.
+
+function checkTableSize(size) {
+  if (size > MAX_TABLE_SIZE) {
+    throw new RangeError(`at most ${MAX_TABLE_SIZE} answers can be pre-drawn, got ${size}`);
+  }
+}
+
+/** A yes/no question's randomizer under `design = {kind, ...parameters}`. */
+export function yesNoRandomizer(design) {
+  if (!YES_NO[design?.kind ?? "forced_response"]) {
+    throw new RangeError(`unknown design kind ${design?.kind}`);
+  }
+  return pairRandomizer((truth, randomSource) => randomizeYesNo(truth, design, randomSource));
+}
+
+/** A multiple-choice question's randomizer: `mechanism = {k, epsilon}` as `randomizeChoice`. */
+export function choiceRandomizer(mechanism) {
+  const { k } = checkChoice(mechanism);
+  checkTableSize(k);
+  return {
+    store: "tables",
+    size: k,
+    draw: (index, randomSource) => randomizeChoice(index, mechanism, randomSource),
+    indexOf: (truth) => {
+      if (!Number.isSafeInteger(truth) || truth < 0 || truth >= k) {
+        throw new TypeError(`truth must be an option from 0 to ${k - 1}, got ${truth}`);
+      }
+      return truth;
+    },
+    report: (entry) => entry,
+    accepts: (table) =>
+      Array.isArray(table) &&
+      table.length === k &&
+      table.every((entry) => Number.isSafeInteger(entry) && entry >= 0 && entry < k),
+  };
+}
+
+/**
+ * A numeric question's randomizer: `question = {min, max, epsilon}` as `randomizeNumber`.
+ * Entry i is the report for the true answer min + i; an answer outside the range is first
+ * kept within it (clamped), as `randomizeNumber` does, so it picks the entry of min or max.
+ */
+export function numericRandomizer(question) {
+  const { lo: min, hi: max } = numericMechanism(question);
+  const size = max - min + 1;
+  checkTableSize(size);
+  return {
+    store: "tables",
+    size,
+    draw: (index, randomSource) => randomizeNumber(min + index, question, randomSource),
+    indexOf: (truth) => {
+      if (!Number.isFinite(truth) || !Number.isInteger(truth)) {
+        throw new TypeError(`truth must be a whole number, got ${truth}`);
+      }
+      return Math.min(Math.max(truth, min), max) - min;
+    },
+    report: (entry) => entry,
+    accepts: (table) =>
+      Array.isArray(table) &&
+      table.length === size &&
+      table.every((entry) => Number.isSafeInteger(entry)),
+  };
+}
+
+/**
+ * A numeric answer as typed: null when there is none, NaN when it is not a whole number
+ * (decimals, letters, or text the browser could not read: `badInput`), else the integer.
+ * Digits beyond a double's range keep their sign: the randomizer keeps them within the range.
+ */
+export function wholeNumber(text, { badInput = false } = {}) {
+  const trimmed = String(text ?? "").trim();
+  if (trimmed === "") {
+    return badInput ? Number.NaN : null;
+  }
+  if (!/^[+-]?\d+$/.test(trimmed)) {
+    return Number.NaN;
+  }
+  const number = Number(trimmed);
+  return Number.isFinite(number) ? number : Math.sign(number) * Number.MAX_SAFE_INTEGER;
+}
+
+/**
+ * The randomizer of one question of the public definition. `surveyCoins` (`{p_truth,
+ * p_forced_yes}`) is the design of a yes/no question whose definition names none (a
+ * definition from before designs).
+ */
+export function questionRandomizer(question, surveyCoins) {
+  const type = question.type ?? "yes_no";
+  if (type === "choice") {
+    return choiceRandomizer({ k: question.options?.length, epsilon: question.epsilon });
+  }
+  if (type === "numeric") {
+    return numericRandomizer({ min: question.min, max: question.max, epsilon: question.epsilon });
+  }
+  if (type !== "yes_no") {
+    throw new RangeError(`unknown question type ${type}`);
+  }
+  return yesNoRandomizer(question.design ?? { kind: "forced_response", ...surveyCoins });
 }

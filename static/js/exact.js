@@ -216,17 +216,16 @@ function checkInteger(name, value) {
 }
 
 /**
- * A numeric answer for sending: clamp to [lo, hi], then add discrete Laplace noise of scale
- * (hi - lo) / epsilon (the two-sided geometric mechanism with sensitivity hi - lo), as
- * dpengine.numeric.randomize_number. `question` is `{min, max, epsilon}` as the API spells
- * it (`lo`/`hi` are accepted too); epsilon is read by `parseRational`.
+ * A numeric question as `randomizeNumber` reads it, checked: `{lo, hi, scale}` with the
+ * discrete Laplace scale (hi - lo) / epsilon as an exact rational. `question` is
+ * `{min, max, epsilon}` as the API spells it (`lo`/`hi` are accepted too); epsilon is read by
+ * `parseRational`.
  */
-export function randomizeNumber(value, question, randomSource) {
+export function numericMechanism(question) {
   const lo = question?.min ?? question?.lo;
   const hi = question?.max ?? question?.hi;
   checkInteger("min", lo);
   checkInteger("max", hi);
-  checkInteger("value", value);
   if (!(hi > lo)) {
     throw new RangeError(`max must be greater than min = ${lo}, got ${hi}`);
   }
@@ -234,7 +233,17 @@ export function randomizeNumber(value, question, randomSource) {
   if (epsilon.num <= 0n) {
     throw new RangeError(`epsilon must be positive, got ${question.epsilon}`);
   }
+  return { lo, hi, scale: rational(BigInt(hi - lo) * epsilon.den, epsilon.num) };
+}
+
+/**
+ * A numeric answer for sending: clamp to [lo, hi], then add discrete Laplace noise of scale
+ * (hi - lo) / epsilon (the two-sided geometric mechanism with sensitivity hi - lo), as
+ * dpengine.numeric.randomize_number. `question` as `numericMechanism` reads it.
+ */
+export function randomizeNumber(value, question, randomSource) {
+  const { lo, hi, scale } = numericMechanism(question);
+  checkInteger("value", value);
   const clamped = Math.min(Math.max(value, lo), hi);
-  const scale = rational(BigInt(hi - lo) * epsilon.den, epsilon.num);
   return clamped + sampleDiscreteLaplace(scale, randomSource);
 }

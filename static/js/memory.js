@@ -1,5 +1,6 @@
 // What the browser keeps about one survey between visits: the memo of coins.js (a
-// submission id, whether it was sent, and a pair of pre-drawn reports per question), in
+// submission id, whether it was sent, and a table of pre-drawn reports per question: a pair
+// for a yes/no question, one per option or per whole number in the range otherwise), in
 // localStorage, for one person and one design.
 //
 // Keyed by the survey's slug AND its design fingerprint: a memo drawn under other coins or
@@ -101,6 +102,9 @@ export function storeMemo(storage, slug, fingerprint, memo) {
         // Sent while the survey was a pilot: those responses are discarded at the real opening.
         ...(memo.pilot === true ? { pilot: true } : {}),
         pairs: memo.pairs,
+        // Multiple-choice and numeric questions' tables (coins.js), only when there are any,
+        // so a yes/no survey's memo keeps the shape it always had.
+        ...(memo.tables && Object.keys(memo.tables).length > 0 ? { tables: memo.tables } : {}),
       }),
     );
     return true;

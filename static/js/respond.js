@@ -1,8 +1,10 @@
 // The respondent page: read the true answers from the page, turn them into randomized
-// reports with coins.js, and send only those. The coin math lives in coins.js (tested with
-// node --test); this file is the page glue.
+// reports, and send only those. The randomization lives in coins.js (the coins and the memo
+// of pre-drawn reports), designs.js (every yes/no design, multiple choice) and exact.js
+// (numeric noise), all tested with node --test; this file is the page glue.
 
-import { answeredOnly, reportsFor } from "./coins.js";
+import { answeredOnly, memoReports } from "./coins.js";
+import { questionRandomizer, wholeNumber } from "./designs.js";
 import { forgetSurvey, loadMemo, storeMemo } from "./memory.js";
 
 // Every string this script shows, in one place, translated by Django's JavaScript catalog
@@ -19,6 +21,9 @@ const STRINGS = {
   preferNotToSay: gettext("Prefer not to say"),
   unansweredItem: gettext("Question %(number)s has no answer yet"),
   chooseOne: gettext("Choose Yes or No."),
+  enterNumber: gettext("Enter a whole number."),
+  wholeNumber: gettext("Enter a whole number, without decimals or other characters."),
+  notWhole: gettext("Question %(number)s needs a whole number"),
   sending: gettext("Flipping the coins and sending…"),
   refused: gettext("Your answers were not accepted: %(detail)s"),
   serverError: gettext(
@@ -65,7 +70,7 @@ const PREFER_NOT_TO_SAY = "prefer_not_to_say";
 
 function setupPage(definition) {
   const { survey, preview } = definition;
-  const design = { p_truth: survey.p_truth, p_forced_yes: survey.p_forced_yes };
+  const surveyCoins = { p_truth: survey.p_truth, p_forced_yes: survey.p_forced_yes };
   const fingerprint = survey.design_fingerprint;
   const sharedDevice = survey.shared_devices === true;
   // The preview touches no storage at all; a shared device keeps nothing between people and
@@ -81,15 +86,29 @@ function setupPage(definition) {
     // kept (the server stores the id afresh), so the pilot and the study cannot be averaged.
     memo = { ...memo, sent: false, pilot: false };
   }
-  const questions = survey.questions.map((question, index) => ({
-    id: String(question.id),
-    text: question.text,
-    number: index + 1,
-    // Absent in an older definition: every question was required then.
-    required: question.required !== false,
-    fieldset: document.getElementById(`q-${question.id}`),
-    error: document.getElementById(`q-${question.id}-error`),
-  }));
+  const questions = survey.questions.map((question, index) => {
+    // Absent in an older definition: every question was yes/no then.
+    const type = question.type ?? "yes_no";
+    const fieldset = document.getElementById(`q-${question.id}`);
+    return {
+      id: String(question.id),
+      text: question.text,
+      type,
+      number: index + 1,
+      // Absent in an older definition: every question was required then.
+      required: question.required !== false,
+      options: question.options ?? [],
+      randomizer: questionRandomizer(question, surveyCoins),
+      // Where the error summary's link and the focus go: the first input of the question.
+      anchor: `q-${question.id}-${{ yes_no: "yes", choice: "o0" }[type] ?? "value"}`,
+      fieldset,
+      describedBy: fieldset.getAttribute("aria-describedby"),
+      error: document.getElementById(`q-${question.id}-error`),
+    };
+  });
+  const randomizers = Object.fromEntries(
+    questions.map((question) => [question.id, question.randomizer]),
+  );
   // Grouping questions (age band, department): no coins, the chosen option id is sent as
   // given, in "groups" — the page says so next to each of them.
   const groupingQuestions = (survey.grouping_questions ?? []).map((question, index) => ({
@@ -135,11 +154,34 @@ function setupPage(definition) {
     return input ? input.value : null;
   }
 
+  // A numeric question's input as designs.js `wholeNumber` reads it (the browser empties
+  // `value` for text it cannot read as a number, and says so in validity.badInput).
+  function typedNumber(question) {
+    const input = document.getElementById(`q-${question.id}-value`);
+    return wholeNumber(input.value, { badInput: input.validity?.badInput === true });
+  }
+
+  // The true answer to one question as the randomizers take it: a boolean (yes/no), an option
+  // index (choice), an integer (numeric; kept within the range by the randomizer), NaN for a
+  // numeric answer that is not a whole number, or null when there is none.
+  function trueAnswer(question) {
+    if (question.type === "numeric") {
+      return typedNumber(question);
+    }
+    const value = checkedValue(question);
+    if (value === null) return null;
+    return question.type === "choice" ? Number(value) : value === "yes";
+  }
+
   function clearQuestionError(question) {
     question.error.hidden = true;
     question.error.textContent = "";
     question.fieldset.removeAttribute("aria-invalid");
-    question.fieldset.removeAttribute("aria-describedby");
+    if (question.describedBy) {
+      question.fieldset.setAttribute("aria-describedby", question.describedBy);
+    } else {
+      question.fieldset.removeAttribute("aria-describedby");
+    }
   }
 
   function showErrors(unanswered) {
@@ -156,16 +198,30 @@ function setupPage(definition) {
       const item = document.createElement("li");
       item.dataset.questionId = question.key ?? question.id;
       const link = document.createElement("a");
-      link.href = `#${question.anchor ?? `q-${question.id}-yes`}`;
+      link.href = `#${question.anchor}`;
+      const notWhole = question.type === "numeric" && Number.isNaN(trueAnswer(question));
       link.textContent =
         question.summary ??
-        interpolate(STRINGS.unansweredItem, { number: question.number }, true);
+        interpolate(
+          notWhole ? STRINGS.notWhole : STRINGS.unansweredItem,
+          { number: question.number },
+          true,
+        );
       item.append(link);
       list.append(item);
-      question.error.textContent = question.choose ?? STRINGS.chooseOne;
+      question.error.textContent =
+        question.choose ??
+        {
+          yes_no: STRINGS.chooseOne,
+          choice: STRINGS.chooseOption,
+          numeric: notWhole ? STRINGS.wholeNumber : STRINGS.enterNumber,
+        }[question.type];
       question.error.hidden = false;
       question.fieldset.setAttribute("aria-invalid", "true");
-      question.fieldset.setAttribute("aria-describedby", question.error.id);
+      question.fieldset.setAttribute(
+        "aria-describedby",
+        [question.error.id, question.describedBy].filter(Boolean).join(" "),
+      );
     }
     errors.append(heading, list);
     errors.classList.add("error-summary--active");
@@ -186,7 +242,7 @@ function setupPage(definition) {
       term.lang = surveyLanguage;
       const value = document.createElement("dd");
       if (question.id in answers) {
-        value.textContent = answers[question.id] ? STRINGS.yes : STRINGS.no;
+        value.textContent = sentText(question, answers[question.id]);
       } else {
         value.textContent = STRINGS.skipped;
       }
@@ -209,12 +265,27 @@ function setupPage(definition) {
     for (const input of questionsSection.querySelectorAll("input[type=radio]")) {
       input.checked = false;
     }
+    for (const input of questionsSection.querySelectorAll("input[type=number]")) {
+      input.value = "";
+    }
     questionsSection.hidden = true;
     done.hidden = false;
     // Show the thank-you with the survey's title above it, then hand it the focus.
     globalThis.scrollTo(0, 0);
     done.scrollIntoView({ block: "nearest" });
     done.focus({ preventScroll: true });
+  }
+
+  // What was sent for one question, in words: yes or no, the label of the option the
+  // randomization picked, or the noisy number.
+  function sentText(question, report) {
+    if (question.type === "choice") {
+      return question.options[report] ?? String(report);
+    }
+    if (question.type === "numeric") {
+      return String(report);
+    }
+    return report ? STRINGS.yes : STRINGS.no;
   }
 
   function remember() {
@@ -314,21 +385,27 @@ function setupPage(definition) {
   function onSubmit() {
     // A skipped optional question gets no key at all: nothing about it is sent or drawn.
     const truths = answeredOnly(
-      questions.map((question) => [question.id, checkedValue(question)]),
-      (value) => value === "yes",
+      questions.map((question) => [question.id, trueAnswer(question)]),
     );
     const groups = answeredOnly(
       groupingQuestions.map((question) => [question.id, checkedValue(question)]),
       (value) => value,
     );
-    const unanswered = [...questions, ...groupingQuestions].filter(
-      (question) => question.required && checkedValue(question) === null,
-    );
+    // Required and unanswered, or a numeric answer that is not a whole number (even on an
+    // optional question: it is an answer, just not one that can be sent).
+    const unanswered = [
+      ...questions.filter((question) => {
+        const truth = trueAnswer(question);
+        return Number.isNaN(truth) || (question.required && truth === null);
+      }),
+      ...groupingQuestions.filter(
+        (question) => question.required && checkedValue(question) === null,
+      ),
+    ];
     setStatus("", "");
     showErrors(unanswered);
     if (unanswered.length > 0) {
-      const first = unanswered[0];
-      document.getElementById(first.anchor ?? `q-${first.id}-yes`).focus();
+      document.getElementById(unanswered[0].anchor).focus();
       return;
     }
     if (preview) {
@@ -340,7 +417,7 @@ function setupPage(definition) {
       setStatus(STRINGS.noCrypto, "error");
       return;
     }
-    const drawn = reportsFor({ design, truths, memo, randomSource: globalThis.crypto });
+    const drawn = memoReports({ randomizers, truths, memo, randomSource: globalThis.crypto });
     memo = drawn.memo;
     remember(); // before sending: a reload while it is on its way reuses the same draws and id
     send(drawn.answers, groups);
@@ -350,12 +427,16 @@ function setupPage(definition) {
   for (const clear of questionsSection.querySelectorAll("button[data-clear]")) {
     clear.addEventListener("click", () => {
       for (const input of document.querySelectorAll(`input[name="${clear.dataset.clear}"]`)) {
-        input.checked = false;
+        if (input.type === "number") {
+          input.value = "";
+        } else {
+          input.checked = false;
+        }
       }
     });
   }
   for (const question of [...questions, ...groupingQuestions]) {
-    question.fieldset.addEventListener("change", () => {
+    question.fieldset.addEventListener(question.type === "numeric" ? "input" : "change", () => {
       clearQuestionError(question);
       errors.querySelector(`li[data-question-id="${question.key ?? question.id}"]`)?.remove();
       if (!errors.querySelector("li")) {

@@ -16,6 +16,7 @@ from django.views.decorators.http import require_safe
 from django.views.i18n import JavaScriptCatalog
 
 from .. import languages, selectors
+from ..selectors.explanations import respondent_explanation
 from ..services import public_release, schedule
 
 
@@ -140,11 +141,14 @@ def respond(request, slug):
 def respond_page_context(survey, *, preview):
     """What respond/respond.html reads, for the respondent page and the researcher's preview:
     ``survey`` as ``languages.survey_for_respondent`` returns it, its texts prefetched."""
+    questions = list(survey.questions.all())
     return {
         "survey": survey,
-        "questions": list(survey.questions.all()),
+        "questions": questions,
         "grouping_questions": list(survey.grouping_questions.all()),
         "privacy": selectors.survey_privacy(survey=survey),
+        # Each question's randomization in numbers, and the privacy ledger.
+        "explained": respondent_explanation(survey=survey, questions=questions),
         "preview": preview,
     }
 

@@ -4,9 +4,13 @@ import math
 import uuid
 
 import pytest
+from rest_framework.exceptions import ValidationError
 
+from surveys import selectors, services
+from surveys.api.serializers.public import AnswersField
 from surveys.models import Submission
-from tests.helpers import question_tallies
+from surveys.services import translations
+from tests.helpers import question_tallies, translation_texts
 
 pytestmark = pytest.mark.django_db
 
@@ -220,3 +224,141 @@ def test_the_schema_still_documents_the_submission_endpoint(respondent):
     post = schema["paths"]["/api/v1/public/surveys/{slug}/responses/"]["post"]
     assert post["operationId"] == "public_response_create"
     assert {"201", "400", "404", "409", "413", "415", "429"} <= set(post["responses"])
+
+
+# --- question types (issue 17) -------------------------------------------------------------
+
+MIXED = [
+    {"text": "Have you taken office supplies home?"},
+    {"text": "Have you lied to your manager?", "design": {"kind": "warner", "p": 0.75}},
+    {"text": "Which did you do most?", "type": "choice", "options": ["None", "Pens", "Paper"]},
+    {"text": "Drinks in a week?", "type": "numeric", "min": 0, "max": 30, "epsilon": 2.0},
+]
+
+
+@pytest.fixture
+def mixed_survey(make_survey):
+    return make_survey(questions=MIXED)
+
+
+def test_definition_gives_each_question_its_type_parameters_and_epsilon(respondent, mixed_survey):
+    body = respondent.get(f"/api/v1/public/surveys/{mixed_survey.slug}/").json()
+    plain, warner, choice, numeric = body["questions"]
+    common = {"id", "text", "required", "type", "epsilon"}
+    assert set(plain) == set(warner) == common | {"design"}
+    assert plain["type"] == warner["type"] == "yes_no"
+    # An empty design is the survey's two coins, spelled as dpengine spells forced response.
+    assert plain["design"] == {"kind": "forced_response", "p_truth": 0.5, "p_forced_yes": 0.5}
+    assert warner["design"] == {"kind": "warner", "p": 0.75}
+    assert plain["epsilon"] == pytest.approx(math.log(3))
+    assert warner["epsilon"] == pytest.approx(math.log(3))  # p / (1 - p) = 3
+    assert set(choice) == common | {"options"}
+    assert (choice["type"], choice["options"]) == ("choice", ["None", "Pens", "Paper"])
+    assert choice["epsilon"] == pytest.approx(math.log(3))  # the default ε of a typed question
+    assert set(numeric) == common | {"min", "max"}
+    assert (numeric["type"], numeric["min"], numeric["max"], numeric["epsilon"]) == (
+        "numeric",
+        0,
+        30,
+        2.0,
+    )
+    # The total is the ledger's: every question's ε added up (3 ln 3 + 2), not 4 × the coins'.
+    assert body["epsilon_total"] == pytest.approx(3 * math.log(3) + 2.0)
+    assert body["epsilon_total"] == pytest.approx(sum(q["epsilon"] for q in body["questions"]))
+    assert body["epsilon_per_answer"] == pytest.approx(math.log(3))
+
+
+def test_definition_epsilon_is_the_decimal_the_browser_samples_with(respondent, mixed_survey):
+    # JSON writes a float as its repr: exactly the string browser_parameters gives, which
+    # exact.js and dpengine both read as the same rational.
+    response = respondent.get(f"/api/v1/public/surveys/{mixed_survey.slug}/")
+    raw = response.content.decode()
+    for question in mixed_survey.questions.exclude(kind="yes_no"):
+        expected = selectors.browser_parameters(question, survey=mixed_survey)["epsilon"]
+        assert f'"epsilon":{expected}' in raw.replace(" ", "")
+
+
+def test_definition_gives_option_labels_in_the_language_asked_for(respondent, make_survey):
+    survey = make_survey(questions=MIXED, status="draft")
+    translations.survey_translations_save(
+        survey=survey, texts=translation_texts(survey, into=("ko",))
+    )
+    choice = survey.questions.get(kind="choice")
+    choice.translations = {
+        **choice.translations,
+        "ko": {**choice.translations.get("ko", {}), "options": ["없음", "펜", "종이"]},
+    }
+    choice.save(update_fields=["translations"])
+    survey = services.survey_open(survey=survey)
+    url = f"/api/v1/public/surveys/{survey.slug}/"
+    korean = respondent.get(url, {"lang": "ko"}).json()
+    english = respondent.get(url).json()
+    assert korean["language"] == "ko"
+    assert korean["questions"][2]["options"] == ["없음", "펜", "종이"]
+    assert english["questions"][2]["options"] == ["None", "Pens", "Paper"]
+
+
+def test_typed_answers_are_accepted_as_integers_and_stored(respondent, mixed_survey):
+    ids = [str(i) for i in mixed_survey.questions.values_list("id", flat=True)]
+    body = {
+        "submission_id": str(uuid.uuid4()),
+        "answers": dict(zip(ids, [True, False, 2, -7], strict=True)),
+    }
+    response = respondent.post(responses_url(mixed_survey), body, format="json")
+    assert response.status_code == 201, response.json()
+    stored = Submission.objects.get(survey=mixed_survey).reports
+    assert stored == {f"q{ids[0]}": True, f"q{ids[1]}": False, f"q{ids[2]}": 2, f"q{ids[3]}": -7}
+
+
+@pytest.mark.parametrize(
+    ("position", "value"),
+    [
+        (2, 1.0),  # a float, even a whole one
+        (2, "1"),  # a string
+        (2, True),  # a boolean for a choice question
+        (2, 3),  # no option 3 of 3
+        (3, 17.5),
+        (3, "17"),
+        (3, False),
+        (3, None),
+        (0, 1),  # an integer for a yes/no question
+        (1, 0),
+    ],
+)
+def test_a_report_of_the_wrong_json_type_is_400_naming_the_question(
+    respondent, mixed_survey, position, value
+):
+    ids = [str(i) for i in mixed_survey.questions.values_list("id", flat=True)]
+    answers = dict(zip(ids, [True, False, 2, 5], strict=True))
+    answers[ids[position]] = value
+    body = {"submission_id": str(uuid.uuid4()), "answers": answers}
+    response = respondent.post(responses_url(mixed_survey), body, format="json")
+    assert response.status_code == 400
+    errors = response.json()["errors"]
+    if position >= 2:
+        assert f"answers.{ids[position]}" in errors
+    else:
+        # A yes/no question's report is refused under "answers", the message naming it.
+        (message,) = errors["answers"]
+        assert f"question {ids[position]} must be true or false" in message
+    assert not Submission.objects.exists()
+
+
+def test_the_schema_documents_reports_as_booleans_or_integers(respondent):
+    schema = respondent.get("/api/schema/?format=json").json()
+    submission = schema["components"]["schemas"]["SubmissionRequest"]["properties"]["answers"]
+    assert submission["additionalProperties"] == {
+        "oneOf": [{"type": "boolean"}, {"type": "integer"}]
+    }
+    example = submission["example"]
+    assert {type(value) for value in example.values()} == {bool, int}
+    question = schema["components"]["schemas"]["PublicQuestion"]["properties"]
+    assert {"type", "epsilon", "design", "options", "min", "max"} <= set(question)
+
+
+def test_the_answers_field_refuses_what_is_not_a_boolean_or_an_integer():
+    field = AnswersField()
+    assert field.run_validation({"1": True, "2": 3, "3": -4}) == {"1": True, "2": 3, "3": -4}
+    for bad in (1.0, "1", None, [1]):
+        with pytest.raises(ValidationError):
+            field.run_validation({"1": bad})

@@ -6,19 +6,87 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from ... import languages, selectors
-from ...models import PREFER_NOT_TO_SAY, Survey
+from ...models import PREFER_NOT_TO_SAY, Question, Survey
 from ...services import schedule
-from .fields import RejectUnknownFieldsMixin, StrictBooleanField
+from .fields import RejectUnknownFieldsMixin
 
 # --- public: what a respondent's browser needs --------------------------------------------
 
 
+@extend_schema_field(
+    {
+        "type": "object",
+        "properties": {
+            "kind": {
+                "type": "string",
+                "enum": ["forced_response", "warner", "unrelated_question", "kuk", "mangat"],
+            }
+        },
+        "required": ["kind"],
+        "additionalProperties": {"type": "number"},
+        "example": {"kind": "warner", "p": 0.75},
+    }
+)
+class YesNoDesignField(serializers.DictField):
+    pass
+
+
 class PublicQuestionSerializer(serializers.Serializer):
+    """One question and what the browser randomizes it with (static/js/designs.js).
+
+    The members after ``epsilon`` depend on ``type``: a yes/no question has ``design``, a
+    multiple-choice one ``options``, a numeric one ``min`` and ``max``.
+    """
+
     id = serializers.IntegerField()
     text = serializers.CharField()
     required = serializers.BooleanField(
         help_text="False: the respondent may skip it; the submission then has no key for it."
     )
+    type = serializers.ChoiceField(
+        choices=Question.Kind.choices,
+        help_text="What is sent for it: `yes_no` a boolean, `choice` an option index, "
+        "`numeric` an integer.",
+    )
+    epsilon = serializers.FloatField(
+        help_text="Its privacy loss, as the privacy ledger charges it. For `choice` and "
+        "`numeric` also the exact parameter the browser samples with: read as the decimal it "
+        "prints as (1.0986122886681098 is that rational, not ln 3)."
+    )
+    design = YesNoDesignField(
+        required=False,
+        help_text="`yes_no` only: the design, `kind` and its parameters under dpengine's names "
+        "(`forced_response`: the survey's coins `p_truth`, `p_forced_yes`; `warner`: `p`; "
+        "`unrelated_question`: `p`, `pi`; `kuk`: `theta1`, `theta2`; `mangat`: `p`, `t`).",
+    )
+    options = serializers.ListField(
+        child=serializers.CharField(),
+        required=False,
+        help_text="`choice` only: the option labels, in the language of the texts; the "
+        "submission sends an index into this list (0 is the first).",
+    )
+    min = serializers.IntegerField(
+        required=False, help_text="`numeric` only: an answer below is sent as `min` plus noise."
+    )
+    max = serializers.IntegerField(
+        required=False, help_text="`numeric` only: an answer above is sent as `max` plus noise."
+    )
+
+    def to_representation(self, question):
+        survey = self.context["survey"]
+        parameters = selectors.browser_parameters(question, survey=survey)
+        epsilon = self.context["epsilons"][question.pk]
+        data = {
+            "id": question.pk,
+            "text": question.text,
+            "required": question.required,
+            "type": question.kind,
+            "epsilon": epsilon,
+        }
+        # The browser's parameters, but epsilon as the number above: json writes a float as
+        # its repr, the decimal string browser_parameters gives, which exact.js reads alike.
+        data.update({key: value for key, value in parameters.items() if key != "epsilon"})
+        return data
 
 
 class PublicGroupingOptionSerializer(serializers.Serializer):
@@ -67,9 +135,15 @@ class PublicSurveySerializer(serializers.Serializer):
     consent_version = serializers.IntegerField()
     p_truth = serializers.FloatField()
     p_forced_yes = serializers.FloatField()
-    epsilon_per_answer = serializers.SerializerMethodField()
-    epsilon_total = serializers.SerializerMethodField()
-    questions = PublicQuestionSerializer(many=True, source="questions.all")
+    epsilon_per_answer = serializers.SerializerMethodField(
+        help_text="The privacy loss of one answer randomized with the survey's two coins "
+        "(`p_truth`, `p_forced_yes`); each question's own is its `epsilon`."
+    )
+    epsilon_total = serializers.SerializerMethodField(
+        help_text="The privacy ledger's total: the sum of every question's `epsilon`, what a "
+        "respondent who answers them all gives up (sequential composition)."
+    )
+    questions = serializers.SerializerMethodField()
     grouping_questions = PublicGroupingQuestionSerializer(
         many=True,
         source="grouping_questions.all",
@@ -91,7 +165,24 @@ class PublicSurveySerializer(serializers.Serializer):
         return selectors.survey_design(survey=survey).epsilon
 
     def get_epsilon_total(self, survey) -> float:
-        return self.get_epsilon_per_answer(survey) * len(survey.questions.all())
+        return self._ledger(survey).total_epsilon
+
+    @extend_schema_field(PublicQuestionSerializer(many=True))
+    def get_questions(self, survey):
+        ledger = self._ledger(survey)
+        context = {
+            "survey": survey,
+            "epsilons": {entry.question_id: entry.epsilon for entry in ledger.entries},
+        }
+        return PublicQuestionSerializer(survey.questions.all(), many=True, context=context).data
+
+    def _ledger(self, survey):
+        # Both the total and each question's epsilon come from one ledger per survey.
+        cached = getattr(self, "_ledger_of", None)
+        if cached is None or cached[0] is not survey:
+            cached = (survey, selectors.privacy_ledger(survey=survey))
+            self._ledger_of = cached
+        return cached[1]
 
     def get_default_language(self, survey) -> str:
         # Set on a survey read through languages.survey_for_respondent (texts localized).
@@ -115,15 +206,32 @@ class PublicSurveySerializer(serializers.Serializer):
         return data
 
 
+class ReportField(serializers.Field):
+    """One randomized report: a boolean (yes/no) or an integer (choice: option index; numeric:
+    the noisy number). JSON types are not coerced: 1 is not true, 1.0 and "1" are neither."""
+
+    default_error_messages = {"invalid": _("Must be true, false or a whole number.")}
+
+    def to_internal_value(self, data):
+        # bool is an int in Python: both pass here, and the service checks which one the
+        # question takes (a boolean for yes/no only), naming answers.<question id>.
+        if isinstance(data, int):
+            return data
+        self.fail("invalid")
+
+    def to_representation(self, value):
+        return value
+
+
 @extend_schema_field(
     {
         "type": "object",
-        "additionalProperties": {"type": "boolean"},
-        "example": {"17": True, "18": False},
+        "additionalProperties": {"oneOf": [{"type": "boolean"}, {"type": "integer"}]},
+        "example": {"17": True, "18": False, "19": 2, "20": 23},
     }
 )
 class AnswersField(serializers.DictField):
-    child = StrictBooleanField()
+    child = ReportField()
 
 
 @extend_schema_field(
@@ -151,9 +259,13 @@ class SubmissionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
 
     submission_id = serializers.UUIDField(help_text="Generated by the client; retries reuse it.")
     answers = AnswersField(
-        help_text="Question id -> the RANDOMIZED bit, never the true answer. Every required "
-        "question has a key; a skipped optional question has none (a missing required one is "
-        "a 400 naming `answers.<question id>`)."
+        help_text="Question id -> the RANDOMIZED report, never the true answer: a boolean for "
+        "a `yes_no` question, an option index (0 to k - 1) for `choice`, an integer for "
+        "`numeric` (the clamped answer plus noise, so it may fall outside `min`..`max`). Any "
+        "other JSON type (a float, a string, a boolean for a typed question, an integer for "
+        "a yes/no one) is a 400 naming `answers.<question id>`. Every required question has a "
+        "key; a skipped optional question has none (a missing required one is a 400 naming "
+        "`answers.<question id>`)."
     )
     groups = GroupsField(
         required=False,

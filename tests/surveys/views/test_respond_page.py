@@ -11,6 +11,8 @@ from django.urls import reverse
 
 from surveys import selectors
 from surveys.models import Survey
+from surveys.selectors import explanations
+from surveys.views.respondent import respond_page_context
 
 pytestmark = pytest.mark.django_db
 
@@ -238,12 +240,7 @@ def test_preview_renders_everything_but_marks_the_definition_as_preview(make_sur
     survey = make_survey(status=Survey.Status.DRAFT)
     html = render_to_string(
         "respond/respond.html",
-        {
-            "survey": survey,
-            "questions": selectors.survey_questions(survey=survey),
-            "privacy": selectors.survey_privacy(survey=survey),
-            "preview": True,
-        },
+        respond_page_context(survey, preview=True),
         request=RequestFactory().get("/"),
     )
     structure = PageStructure()
@@ -252,3 +249,212 @@ def test_preview_renders_everything_but_marks_the_definition_as_preview(make_sur
     assert len([i for i in structure.inputs if i.get("type") == "radio"]) == 4
     assert structure.definition()["preview"] is True
     assert structure.definition()["survey"]["status"] == "draft"
+
+
+# --- question types and designs (issue 17) -------------------------------------------------
+
+MIXED = [
+    {"text": "Have you taken office supplies home?"},
+    {"text": "Have you lied to your manager?", "design": {"kind": "warner", "p": 0.75}},
+    {"text": "Which did you do most?", "type": "choice", "options": ["None", "Pens", "Paper"]},
+    {"text": "Drinks in a week?", "type": "numeric", "min": 0, "max": 30, "epsilon": 2.0},
+]
+
+
+@pytest.fixture
+def mixed_survey(make_survey):
+    return make_survey(questions=MIXED)
+
+
+def discrete_laplace_at_least(magnitude, *, scale):
+    """P(|Z| >= m) by summing the pmf tanh(1 / (2 scale)) e^(-|z| / scale) far into the tail,
+    independently of the closed form selectors.explanations uses."""
+    alpha = math.exp(-1 / scale)
+    norm = (1 - alpha) / (1 + alpha)
+    inside = sum(norm * alpha ** abs(z) for z in range(-magnitude + 1, magnitude))
+    return 1 - inside
+
+
+def test_choice_and_numeric_questions_are_inputs_in_no_form(client, mixed_survey):
+    structure = parse(client.get(page_url(mixed_survey)))
+    _plain, _warner, choice, numeric = mixed_survey.questions.all()
+    options = [i for i in structure.inputs if i.get("name") == f"q-{choice.pk}"]
+    assert [(i["type"], i["value"], i["id"]) for i in options] == [
+        ("radio", str(index), f"q-{choice.pk}-o{index}") for index in range(3)
+    ]
+    (number,) = [i for i in structure.inputs if i.get("name") == f"q-{numeric.pk}"]
+    assert (number["type"], number["min"], number["max"], number["step"]) == (
+        "number",
+        "0",
+        "30",
+        "1",
+    )
+    assert number["inputmode"] == "numeric"
+    assert number["aria-required"] == "true"
+    assert not any(i["inside_form"] for i in structure.inputs)
+
+
+def test_choice_options_are_a_labelled_radio_group_and_the_range_is_in_the_label(
+    client, mixed_survey
+):
+    html = squeezed(client.get(page_url(mixed_survey)))
+    _plain, _warner, choice, numeric = mixed_survey.questions.all()
+    assert f'id="q-{choice.pk}" role="radiogroup"' in html
+    for index, label in enumerate(["None", "Pens", "Paper"]):
+        assert f'<label class="choice" for="q-{choice.pk}-o{index}">' in html
+        assert f'<span lang="en">{label}</span>' in html
+    assert (
+        f'<label for="q-{numeric.pk}-value">Your answer: a whole number from 0 to 30</label>'
+        in html
+    )
+    assert f'aria-describedby="q-{numeric.pk}-how"' in html
+    assert "Anonymous survey · 4 questions" in html
+
+
+def test_each_question_explains_its_randomization_with_its_own_chances(client, mixed_survey):
+    html = squeezed(client.get(page_url(mixed_survey)))
+    plain, warner, choice, numeric = mixed_survey.questions.all()
+
+    def how(question):
+        start = html.index(f'id="q-{question.pk}-how"')
+        return html[start : html.index("</fieldset>", start)]
+
+    assert "with a 50% chance your browser sends your true answer" in how(plain)
+    assert "“yes” (50%) or “no” (50%)" in how(plain)
+    assert "we receive “yes” 75% of the time; when it is no, 25% of the time" in how(plain)
+    # Warner p = 3/4: the statement 75%, its opposite 25%; a = 3/4, b = 1/4.
+    assert "with a 75% chance you answer the statement as written; otherwise (25%)" in how(warner)
+    assert "we receive “yes” 75% of the time; when it is no, 25% of the time" in how(warner)
+    # k = 3, ε = ln 3: keep e^ε / (e^ε + 2) = 3/5, each other option 1/5.
+    assert "sends your option with a 60% chance" in how(choice)
+    assert "one of the 2 other options, picked at random" in how(choice)
+    assert "each of them is sent with a 20% chance" in how(choice)
+    assert "within 0 to 30" in how(numeric)
+    assert "ε = 2.00" in how(numeric)
+    # The coins are not explained a second time above the questions.
+    assert "Heads (50% chance)" not in html
+
+
+def test_the_numeric_noise_the_page_quotes_is_as_common_as_it_says(client, mixed_survey):
+    html = squeezed(client.get(page_url(mixed_survey)))
+    # Range 30, ε = 2: scale 15. |Z| >= 10 has chance 0.530 and >= 11 0.497, so 10 is the
+    # largest size reached at least half the time; >= 35 has 0.1005 and >= 36 0.0940.
+    scale = 30 / 2.0
+    assert discrete_laplace_at_least(10, scale=scale) >= 0.5
+    assert discrete_laplace_at_least(11, scale=scale) < 0.5
+    assert discrete_laplace_at_least(35, scale=scale) >= 0.1
+    assert discrete_laplace_at_least(36, scale=scale) < 0.1
+    assert "At least half the time the noise moves your number by 10 or more." in html
+    assert "At least one time in ten it moves it by 35 or more." in html
+
+
+@pytest.mark.parametrize(
+    ("scale", "share"),
+    [(15.0, 0.5), (15.0, 0.1), (0.5, 0.5), (0.5, 0.1), (1 / 2.1972, 0.5), (400.0, 0.5)],
+)
+def test_noise_reached_is_the_largest_size_that_common(scale, share):
+    alpha = math.exp(-1 / scale)
+    magnitude = explanations.noise_reached(alpha=alpha, share=share)
+    assert discrete_laplace_at_least(magnitude, scale=scale) >= share
+    assert discrete_laplace_at_least(magnitude + 1, scale=scale) < share
+
+
+def test_a_narrow_numeric_range_says_the_number_is_often_sent_unchanged(client, make_survey):
+    # Range 1, ε = 2: P(Z = 0) = (1 - e^-2) / (1 + e^-2) = 0.76, more than half.
+    survey = make_survey(
+        questions=[
+            {"text": "Smoker (0 or 1)?", "type": "numeric", "min": 0, "max": 1, "epsilon": 2}
+        ]
+    )
+    html = squeezed(client.get(page_url(survey)))
+    assert "More than half the time no noise is added" in html
+
+
+def test_every_yes_no_design_is_explained_with_its_numbers(client, make_survey):
+    survey = make_survey(
+        questions=[
+            {
+                "text": "Q unrelated?",
+                "design": {"kind": "unrelated_question", "p": 0.5, "pi": 0.25},
+            },
+            {"text": "Q kuk?", "design": {"kind": "kuk", "theta1": 0.625, "theta2": 0.25}},
+            {"text": "Q mangat?", "design": {"kind": "mangat", "p": 0.75, "t": 0.75}},
+        ]
+    )
+    html = squeezed(client.get(page_url(survey)))
+    # unrelated question: a = 1/2 + 1/2 · 1/4 = 5/8, b = 1/8
+    assert "With a 50% chance your browser sends your true answer; otherwise your device" in html
+    assert "whose answer is “yes” with a 25% chance" in html
+    assert "we receive “yes” 62.5% of the time; when it is no, 12.5% of the time" in html
+    # Kuk: the decks' red shares are a and b
+    assert "the first is 62.5% red, the second 25% red" in html
+    assert "we receive “yes” 62.5% of the time; when it is no, 25% of the time" in html
+    # Mangat (t = 3/4): a = 1/4 + 3/4 · 3/4 = 13/16, b = 1/4
+    assert "sends “yes” straight away with a 25% chance" in html
+    assert "we receive “yes” 81.2% of the time; when it is no, 25% of the time" in html
+
+
+def test_the_privacy_ledger_lists_each_questions_epsilon_and_the_total(client, mixed_survey):
+    html = squeezed(client.get(page_url(mixed_survey)))
+    ledger = html[
+        html.index('id="privacy-ledger"') : html.index("</dl>", html.index("privacy-ledger"))
+    ]
+    for number, epsilon in enumerate(["1.10", "1.10", "1.10", "2.00"], start=1):
+        assert f"<dt>Question {number}</dt> <dd>ε = {epsilon}</dd>" in ledger
+    assert f"ε = {3 * math.log(3) + 2:.2f}" in ledger  # 5.30
+    # The largest single ε is the numeric question's 2: e^2 = 7.39; e^(3 ln 3 + 2) = 27 e^2
+    # = 199.5 for all of them.
+    assert "here at most 7.4 times for any single question" in html
+    assert "together at most 200 times" in html
+
+
+def test_a_survey_of_one_design_keeps_one_epsilon_per_answer(client, make_survey):
+    survey = make_survey(
+        questions=[
+            {"text": "First?", "design": {"kind": "warner", "p": 0.8}},
+            {"text": "Second?", "design": {"kind": "warner", "p": 0.8}},
+        ]
+    )
+    html = squeezed(client.get(page_url(survey)))
+    # Warner p = 0.8: ε = ln 4 = 1.39 each (not the survey coins' ln 3), 2.77 in all.
+    assert "Privacy loss per answer</dt> <dd>ε = 1.39</dd>" in html
+    assert "ε = 2.77" in html
+    assert 'id="privacy-ledger"' not in html
+    assert "at most 4 times as likely under one true answer as under the other" in html
+
+
+def test_what_is_sent_and_kept_is_described_for_each_type(client, make_survey, mixed_survey):
+    html = squeezed(client.get(page_url(mixed_survey)))
+    assert "for a yes/no question, a yes or a no;" in html
+    assert "the number of one option: yours, or another one your browser picked" in html
+    assert "a noisy whole number: your number, kept within its range, plus random noise" in html
+    assert "one per option, for a numeric question one per whole number in its range" in html
+    assert "They are all drawn before your answer is read" in html
+
+    only_choice = make_survey(
+        questions=[{"text": "Pick one", "type": "choice", "options": ["A", "B"]}],
+        shared_devices=True,
+    )
+    html = squeezed(client.get(page_url(only_choice)))
+    assert "for a multiple-choice question, the number of one option" in html
+    assert "for a yes/no question, a yes or a no;" not in html
+    assert "for a numeric question, a noisy whole number" not in html
+    assert "Kept in this browser: nothing, once your answers are sent" in html
+    assert "otherwise it sends the other option instead (25% chance)" in html
+
+
+def test_a_yes_no_survey_on_the_coins_keeps_its_page(client, open_survey):
+    html = squeezed(client.get(page_url(open_survey)))
+    assert "Anonymous survey · 2 yes/no questions" in html
+    assert "For each question, your browser flips two coins." in html
+    assert 'class="randomization"' not in html  # the coins are explained once, above
+    assert "the yes or no the coins produced" in html
+
+
+def test_mangat_that_never_says_yes_straight_away_is_explained_as_the_spinner(client, make_survey):
+    survey = make_survey(
+        questions=[{"text": "Q?", "design": {"kind": "mangat", "p": 0.75, "t": 1}}]
+    )
+    html = squeezed(client.get(page_url(survey)))
+    assert "straight away" not in html
+    assert "with a 75% chance you answer the statement as written; otherwise (25%)" in html

@@ -1,0 +1,175 @@
+"""What the respondent page tells a respondent about each question's randomization, in numbers.
+
+The page (templates/respond/) words every design in plain language; the chances it quotes
+come from here, computed from the same dpengine mechanism the browser samples and the
+estimates assume (``selectors.mechanisms``), so the page cannot promise other odds than the
+ones used. Reads only.
+"""
+
+import math
+from dataclasses import dataclass, field
+
+from .mechanisms import (
+    CHOICE,
+    NUMERIC,
+    PrivacyLedger,
+    design_name,
+    privacy_ledger,
+    question_mechanism,
+    uses_survey_coins,
+)
+
+# How often the numeric noise is at least the "typical" size the page quotes: at least half
+# of the time, and at least one time in ten for the larger figure.
+TYPICAL_NOISE_SHARE = 0.5
+LARGE_NOISE_SHARE = 0.1
+
+
+@dataclass(frozen=True)
+class QuestionExplanation:
+    """One question's randomization in the respondent's terms.
+
+    ``design`` is ``selectors.mechanisms.design_name`` (a yes/no design's kind, ``choice`` or
+    ``numeric``); ``survey_coins`` is True for a yes/no question on the survey's two coins.
+    ``numbers`` holds the chances (0..1) and sizes the page's sentence for that design uses:
+
+    - every yes/no design: ``yes_if_yes`` (a) and ``yes_if_no`` (b), and its own parameters
+      under dpengine's names (``p_truth``, ``p_forced_yes``, ``p``, ``pi``, ``theta1``,
+      ``theta2``, ``t``) with their complements (``p_lie``, ``p_forced_no``, ``p_other``,
+      ``p_direct``);
+    - choice: ``keep``, ``switch`` (1 - keep), ``each_other`` and ``others`` (k - 1);
+    - numeric: ``min``, ``max``, ``typical_noise`` (the largest m with P(|noise| >= m) >=
+      1/2; 0 when the noise is zero more than half the time), ``large_noise`` (likewise
+      with 1/10) and ``noise_sd``.
+    """
+
+    question_id: int
+    design: str
+    survey_coins: bool
+    epsilon: float
+    odds: float  # e^epsilon
+    numbers: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class QuestionRow:
+    question: object
+    explanation: QuestionExplanation
+
+
+@dataclass(frozen=True)
+class RespondentExplanation:
+    """The respondent page's explanation: one row per question, and the privacy ledger."""
+
+    rows: tuple[QuestionRow, ...]
+    ledger: PrivacyLedger
+
+    @property
+    def only_survey_coins(self) -> bool:
+        """Every question is yes/no on the survey's two coins: the coins are explained once,
+        above the questions, as they always were."""
+        return all(row.explanation.survey_coins for row in self.rows)
+
+    @property
+    def kinds(self) -> frozenset:
+        """The question types present (``yes_no``, ``choice``, ``numeric``)."""
+        return frozenset(row.question.kind for row in self.rows)
+
+    @property
+    def only_yes_no(self) -> bool:
+        return self.kinds <= {"yes_no"}
+
+    @property
+    def has_choice(self) -> bool:
+        return CHOICE in self.kinds
+
+    @property
+    def has_numeric(self) -> bool:
+        return NUMERIC in self.kinds
+
+    @property
+    def largest_odds(self) -> float:
+        return math.exp(self.ledger.largest_epsilon)
+
+
+def discrete_laplace_tail(*, alpha, magnitude) -> float:
+    """P(|Z| >= m) for the discrete Laplace noise with ratio ``alpha``: 1 at m = 0, else
+    ``2 alpha^m / (1 + alpha)`` (P(Z = z) = (1 - alpha) / (1 + alpha) alpha^|z|)."""
+    if magnitude <= 0:
+        return 1.0
+    return 2 * alpha**magnitude / (1 + alpha)
+
+
+def noise_reached(*, alpha, share) -> int:
+    """The largest m with P(|Z| >= m) >= ``share``: noise this size or more is that common."""
+    # From 2 a^m / (1 + a) >= s: m <= ln(s (1 + a) / 2) / ln a; then settle float rounding.
+    magnitude = max(0, math.floor(math.log(share * (1 + alpha) / 2) / math.log(alpha)))
+    while discrete_laplace_tail(alpha=alpha, magnitude=magnitude + 1) >= share:
+        magnitude += 1
+    while magnitude > 0 and discrete_laplace_tail(alpha=alpha, magnitude=magnitude) < share:
+        magnitude -= 1
+    return magnitude
+
+
+def _yes_no_numbers(design) -> dict:
+    numbers = {"yes_if_yes": design.p_yes_given_yes, "yes_if_no": design.p_yes_given_no}
+    numbers.update(design.parameters)
+    complements = {"p_truth": "p_lie", "p_forced_yes": "p_forced_no", "p": "p_other"}
+    for name, complement in complements.items():
+        if name in numbers:
+            numbers[complement] = 1 - numbers[name]
+    if "t" in numbers:
+        numbers["p_direct"] = 1 - numbers["t"]
+    return numbers
+
+
+def _choice_numbers(mechanism) -> dict:
+    return {
+        "keep": mechanism.keep_probability,
+        "switch": 1 - mechanism.keep_probability,
+        "each_other": mechanism.other_probability,
+        "others": mechanism.k - 1,
+    }
+
+
+def _numeric_numbers(mechanism) -> dict:
+    alpha = mechanism.alpha
+    return {
+        "min": mechanism.lo,
+        "max": mechanism.hi,
+        "typical_noise": noise_reached(alpha=alpha, share=TYPICAL_NOISE_SHARE),
+        "large_noise": noise_reached(alpha=alpha, share=LARGE_NOISE_SHARE),
+        "noise_sd": math.sqrt(mechanism.noise_variance),
+    }
+
+
+def question_explanation(question, *, survey) -> QuestionExplanation:
+    mechanism = question_mechanism(question, survey=survey)
+    if question.kind == CHOICE:
+        numbers = _choice_numbers(mechanism)
+    elif question.kind == NUMERIC:
+        numbers = _numeric_numbers(mechanism)
+    else:
+        numbers = _yes_no_numbers(mechanism)
+    epsilon = float(mechanism.epsilon)
+    return QuestionExplanation(
+        question_id=question.pk,
+        design=design_name(question),
+        survey_coins=uses_survey_coins(question),
+        epsilon=epsilon,
+        odds=math.exp(epsilon),
+        numbers=numbers,
+    )
+
+
+def respondent_explanation(*, survey, questions=None) -> RespondentExplanation:
+    """Every question of ``survey`` (or ``questions``, in page order) with its explanation,
+    and the survey's privacy ledger."""
+    questions = list(survey.questions.all()) if questions is None else list(questions)
+    rows = tuple(
+        QuestionRow(question=question, explanation=question_explanation(question, survey=survey))
+        for question in questions
+    )
+    return RespondentExplanation(
+        rows=rows, ledger=privacy_ledger(survey=survey, questions=questions)
+    )
