@@ -107,12 +107,15 @@ def zip_members(*, codebook: Codebook, estimates: SurveyEstimates):
     ]
 
 
-def survey_bundle(*, survey, method=None, confidence=None) -> dict:
+def survey_bundle(*, survey, method=None, confidence=None, thresholds=None) -> dict:
     """What the ZIP and XLSX downloads hold: ``codebook`` and ``estimates`` at one interval
-    method and confidence level (``None``: the survey's own), as their keyword arguments."""
+    method and confidence level (``None``: the survey's own) and the numeric questions'
+    ``thresholds`` (``None``: the middle of each range), as their keyword arguments."""
     return {
         "codebook": survey_codebook(survey=survey, method=method, confidence=confidence),
-        "estimates": survey_estimates(survey=survey, confidence=confidence, method=method),
+        "estimates": survey_estimates(
+            survey=survey, confidence=confidence, method=method, thresholds=thresholds
+        ),
     }
 
 
