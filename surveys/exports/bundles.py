@@ -172,7 +172,7 @@ def write_workbook(handle, *, codebook: Codebook, estimates: SurveyEstimates):
 
     workbook = Workbook(write_only=True)
     sheets = [
-        ("estimates", estimate_csv_rows(estimates)),
+        ("estimates", estimate_csv_rows(estimates, label=str)),
         ("reports", report_rows(codebook, label=str)),
         ("codebook", codebook_rows(codebook, label=str)),
     ]

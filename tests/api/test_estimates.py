@@ -165,7 +165,8 @@ def test_estimates_csv_is_the_shared_export(owner_api, make_survey):
     # No "#" provenance lines any more (they moved to the codebook): one table, named rows.
     assert rows[0][:4] == ["column", "question_id", "position", "question"]
     assert [row[0] for row in rows[1:]] == ["Q1", "Q2"]
-    assert {row[-2] for row in rows[1:]} == {"exact"}
+    method = rows[0].index("ci_method")
+    assert {row[method] for row in rows[1:]} == {"exact"}
 
 
 def test_estimates_csv_ignores_the_accept_header(owner_api, open_survey):
