@@ -7,12 +7,14 @@ calls one selector.
 
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers
 from rest_framework.response import Response
 
 from .. import selectors
 from ..exports import r as r_export
+from ..models import Question
+from ..selectors.mechanisms import FORCED_RESPONSE
 from .errors import error_responses
 from .researcher import CSVNegotiation, OwnedSurveyView
 from .serializers import ConfidenceField, finite
@@ -24,7 +26,8 @@ class RegressionQuerySerializer(serializers.Serializer):
     question = serializers.IntegerField(
         required=False,
         min_value=1,
-        help_text="Id of the yes/no question to model; defaults to the survey's first question.",
+        help_text="Id of the yes/no question to model; defaults to the survey's first yes/no "
+        "question (multiple-choice and numeric questions cannot be modelled: 400).",
     )
     confidence = ConfidenceField(
         strict=False, required=False, help_text="Defaults to the survey's confidence level."
@@ -94,8 +97,19 @@ class RegressionSerializer(serializers.Serializer):
     )
     min_n = serializers.IntegerField()
     confidence = serializers.FloatField()
-    p_truth = serializers.FloatField(source="design.p_truth")
-    p_forced_yes = serializers.FloatField(source="design.p_forced_yes")
+    design = serializers.CharField(
+        source="design.kind",
+        help_text="The question's yes/no design: forced_response, warner, unrelated_question, "
+        "kuk or mangat.",
+    )
+    a = serializers.FloatField(source="design.p_yes_given_yes", help_text="P(report yes | yes).")
+    b = serializers.FloatField(source="design.p_yes_given_no", help_text="P(report yes | no).")
+    p_truth = serializers.SerializerMethodField(
+        help_text="The forced-response coins; null for another design."
+    )
+    p_forced_yes = serializers.SerializerMethodField(
+        help_text="The forced-response coins; null for another design."
+    )
     epsilon = serializers.FloatField(source="design.epsilon")
     covariates = CovariateSerializer(many=True)
     coefficients = CoefficientSerializer(
@@ -103,6 +117,19 @@ class RegressionSerializer(serializers.Serializer):
     )
     log_likelihood = serializers.FloatField(allow_null=True)
     iterations = serializers.IntegerField(allow_null=True)
+
+    @extend_schema_field(serializers.FloatField(allow_null=True))
+    def get_p_truth(self, result):
+        return _coin(result.design, "p_truth")
+
+    @extend_schema_field(serializers.FloatField(allow_null=True))
+    def get_p_forced_yes(self, result):
+        return _coin(result.design, "p_forced_yes")
+
+
+def _coin(design, name):
+    value = getattr(design, name, None) if design.kind == FORCED_RESPONSE else None
+    return None if value is None else float(value)
 
 
 @extend_schema(tags=[TAG])
@@ -124,7 +151,11 @@ class SurveyRegressionView(OwnedSurveyView):
     def get(self, request, survey_id):
         query = RegressionQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        questions = list(self.survey.questions.all())
+        questions = [
+            question
+            for question in self.survey.questions.all()
+            if question.kind == Question.Kind.YES_NO
+        ]
         question_id = query.validated_data.get("question", questions[0].pk if questions else None)
         question = next((q for q in questions if q.pk == question_id), None)
         if question is None:

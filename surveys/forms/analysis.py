@@ -130,9 +130,19 @@ class BreakdownForm(_SurveyQueryForm):
 
 
 class RegressionForm(_SurveyQueryForm):
+    """Offers the survey's yes/no questions (``questions``), each labelled with its column
+    among all the survey's questions (``columns``: {id: "Q3"}), as the results name it."""
+
     question = forms.TypedChoiceField(label=_("Yes/no question"), coerce=int)
     level = _level_field()
     OFFERS = Offer("question", "questions", question_column, NOT_A_QUESTION)
+
+    def __init__(self, data=None, *, survey, questions, columns=None, **kwargs):
+        super().__init__(data, survey=survey, questions=questions, **kwargs)
+        if columns is not None:
+            self.fields["question"].choices = [
+                (question.pk, f"{columns[question.pk]}: {question.text}") for question in questions
+            ]
 
 
 NUMERIC = Question.Kind.NUMERIC

@@ -17,9 +17,10 @@ from ..charts import choice_chart, estimates_chart, numeric_chart, precision_cha
 from ..exports import bundles, codebook
 from ..exports import csv as csv_export
 from ..exports import r as r_export
+from ..exports.columns import question_column
 from ..forms import BreakdownForm, PlannerForm, PublicResultsForm, RegressionForm, ResultsForm
 from ..forms.analysis import ThresholdsForm
-from ..models import CI_METHODS
+from ..models import CI_METHODS, Question
 from ..services import public_release, schedule
 from .common import EDITOR, VIEWER, member_view, write_and_redirect
 
@@ -189,10 +190,13 @@ def breakdown(request, survey):
 
 @member_view(GET=VIEWER)
 def regression(request, survey):
-    questions = list(survey.questions.all())
-    form = RegressionForm(request.GET, survey=survey, questions=questions)
+    everything = list(survey.questions.all())
+    columns = {question.pk: question_column(index) for index, question in enumerate(everything)}
+    # The model is of a yes/no answer: choice and numeric questions are not offered.
+    questions = [question for question in everything if question.kind == Question.Kind.YES_NO]
+    form = RegressionForm(request.GET, survey=survey, questions=questions, columns=columns)
     valid = not questions or form.is_valid()
-    result = snippet = None
+    result = snippet = r_design = None
     if questions:
         chosen = form.cleaned_data if valid else {}
         question_id = chosen.get("question", questions[0].pk)
@@ -203,13 +207,21 @@ def regression(request, survey):
             confidence=chosen.get("level", survey.confidence),
         )
         snippet = r_export.r_snippet(survey=survey, question=question, covariates=result.covariates)
+        r_design = r_export.r_design(survey=survey, question=question)
     context = {
         "survey": survey,
         "form": form,
         "regression": result,
-        "question_number": questions.index(result.question) + 1 if result else None,
-        "r_design": r_export.r_design(survey=survey),
+        "column": columns[result.question.pk] if result else None,
+        "other_types": len(everything) - len(questions),
+        "r_design": r_design,
+        "rrreg_model": (
+            r_export.rrreg_model(survey=survey, question=result.question)
+            if result and r_design is None
+            else None
+        ),
         "r_snippet": snippet,
+        "r_estimates": r_export.r_estimates_script(survey=survey) if everything else None,
     }
     return render(request, "surveys/regression.html", context, status=200 if valid else 400)
 
