@@ -1,4 +1,5 @@
-"""Researcher endpoints beyond one number: regression on the grouping questions, export for R.
+"""Researcher endpoints that read the answers: the estimates (JSON and CSV), the regression on
+the grouping questions, the export for R.
 
 Like researcher.py: the survey is resolved (404 unless the caller owns it or is a member,
 403 for a role too low) before any handler runs; each view validates with a serializer and
@@ -7,19 +8,117 @@ calls one selector.
 
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_field
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import serializers
 from rest_framework.response import Response
 
 from .. import selectors
+from ..exports import csv as csv_export
 from ..exports import r as r_export
+from ..forms.analysis import ThresholdsForm
 from ..models import Question
 from ..selectors.mechanisms import FORCED_RESPONSE
 from .errors import error_responses
-from .researcher import CSVNegotiation, OwnedSurveyView
-from .serializers import ConfidenceField, finite
+from .researcher import CSVNegotiation, OwnedSurveyView, codebook_api_url
+from .serializers import (
+    ConfidenceField,
+    EstimatesQuerySerializer,
+    SurveyEstimatesSerializer,
+    finite,
+)
 
 TAG = "researcher"
+
+THRESHOLD_PARAMETER = OpenApiParameter(
+    name="threshold_q{question_id}",
+    type=OpenApiTypes.INT,
+    required=False,
+    description=(
+        "One parameter per numeric question, named with its id (e.g. `threshold_q12=40`): "
+        "the share-above threshold, an integer from the question's min to max − 1; defaults "
+        "to the middle of the range, (min + max) // 2. A bad value is a 400 naming the "
+        "parameter."
+    ),
+)
+
+ESTIMATES_DESCRIPTION = (
+    "One row per question in display order, each with its `type`: `yes_no` (the share "
+    "answering yes, debiased with the question's own design, any interval method), `choice` "
+    "(`options`: every option's share with Bonferroni simultaneous intervals: each at "
+    "`per_option_confidence` so all k hold together at `confidence`) or `numeric` (`mean` "
+    "of the answers clamped to [min, max] and `share_above` a `threshold`, with normal "
+    "intervals; the share reads the raw reports, so its cost grows with the responses). "
+    "Every row carries its `design`, `parameters` and `epsilon`; `total_epsilon` is their "
+    "sum. Statistics are null when suppressed (fewer reports than `min_n`) or without data."
+)
+
+
+def estimates_query(request, survey) -> dict:
+    """The interval and thresholds of an estimates request, or a 400 naming the field."""
+    query = EstimatesQuerySerializer(data=request.query_params)
+    query.is_valid(raise_exception=True)
+    thresholds = ThresholdsForm(request.query_params, questions=survey.questions.all())
+    if not thresholds.is_valid():
+        raise serializers.ValidationError(
+            {field: list(errors) for field, errors in thresholds.errors.items()}
+        )
+    return {**query.validated_data, "thresholds": thresholds.thresholds()}
+
+
+@extend_schema(tags=[TAG])
+class SurveyEstimatesView(OwnedSurveyView):
+    survey_roles = {"get": selectors.VIEWER}
+
+    @extend_schema(
+        operation_id="surveys_estimates",
+        summary="Debiased estimates with confidence intervals, one row per question by type",
+        description=ESTIMATES_DESCRIPTION,
+        parameters=[EstimatesQuerySerializer, THRESHOLD_PARAMETER],
+        responses={200: SurveyEstimatesSerializer, **error_responses(400, 401, 404)},
+    )
+    def get(self, request, survey_id):
+        estimates = selectors.survey_estimates(
+            survey=self.survey, **estimates_query(request, self.survey)
+        )
+        return Response(SurveyEstimatesSerializer(estimates).data)
+
+
+@extend_schema(tags=[TAG])
+class SurveyEstimatesCSVView(OwnedSurveyView):
+    survey_roles = {"get": selectors.VIEWER}
+    content_negotiation_class = CSVNegotiation
+
+    @extend_schema(
+        operation_id="surveys_estimates_csv",
+        summary="The estimates as CSV, streamed: a row per yes/no question, per option of a "
+        "multiple-choice question and per statistic of a numeric question",
+        description=(
+            "The same file as in the results page's ZIP. Columns: column, question_id, "
+            "position, question, type, design, statistic (share_yes, share, mean or "
+            "share_above), option_index, option, threshold, n, reported_yes, option_reports, "
+            "yes_rate, estimate, clamped, std_error, ci_low, ci_high, suppressed, ci_method "
+            "(normal for numeric rows), confidence, adjustment (bonferroni for options), "
+            "interval_confidence (each interval's own level), epsilon, parameters. The rest "
+            "of the provenance (software, generated-at) is in the codebook, `codebook.csv` "
+            'with the same query, which the `Link: <…>; rel="describedby"` header names.'
+        ),
+        parameters=[EstimatesQuerySerializer, THRESHOLD_PARAMETER],
+        responses={
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV file."),
+            **error_responses(400, 401, 404),
+        },
+    )
+    def get(self, request, survey_id):
+        query = estimates_query(request, self.survey)
+        return csv_export.estimates_csv_response(
+            selectors.survey_estimates(survey=self.survey, **query),
+            codebook_url=codebook_api_url(request, self.survey, query),
+        )
 
 
 class RegressionQuerySerializer(serializers.Serializer):
