@@ -69,6 +69,8 @@ from .planning import (
     PLAN_POINTS,
     Plan,
     PrecisionCurve,
+    QuestionPlan,
+    question_plans,
     study_plan,
 )
 from .public_results import (
@@ -153,6 +155,7 @@ __all__ = [
     "PublicStatus",
     "QuestionBreakdown",
     "QuestionEstimate",
+    "QuestionPlan",
     "Regression",
     "RegressionStatus",
     "ReleaseSchedule",
@@ -181,6 +184,7 @@ __all__ = [
     "question_design",
     "question_for_survey",
     "question_mechanism",
+    "question_plans",
     "regression_message",
     "release_schedule",
     "study_plan",

@@ -241,17 +241,23 @@ def planner(request, survey):
         survey=survey,
         preset=selectors.preset_for(p_truth=survey.p_truth, p_forced_yes=survey.p_forced_yes),
     )
-    plan = None
+    plan = per_question = None
     if form.is_valid():
         try:
             plan = selectors.study_plan(**form.plan_arguments())
         except ValueError as exc:
             form.add_error(None, str(exc))
+    questions = list(survey.questions.all())
+    if plan and plan.goal == "margin" and questions:
+        per_question = selectors.question_plans(
+            survey=survey, questions=questions, margin=plan.margin, confidence=plan.confidence
+        )
     context = {
         "survey": survey,
         "form": form,
         "plan": plan,
         "chart": precision_chart(plan) if plan else None,
+        "question_plans": per_question,
     }
     return render(request, "surveys/planner.html", context, status=200 if plan else 400)
 
