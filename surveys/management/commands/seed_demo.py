@@ -25,20 +25,21 @@ DEMO_YES_NO = (
 DEMO_WARNER = "Have you ever shared your work password with a colleague?"
 DEMO_CHOICE = "How often do you work unpaid overtime?"
 DEMO_CHOICE_OPTIONS = ("Never", "Once a month or less", "Every week", "Most days")
-DEMO_NUMBER = "How many days did you work from home last month?"
+DEMO_NUMBER = "On how many days a week do you usually work from home?"
 DEMO_QUESTIONS = (
     *DEMO_YES_NO,
     {"text": DEMO_WARNER, "design": {"kind": "warner", "p": 0.75}},
     {"text": DEMO_CHOICE, "type": "choice", "options": list(DEMO_CHOICE_OPTIONS)},
-    {"text": DEMO_NUMBER, "type": "numeric", "min": 0, "max": 22, "epsilon": 2.0},
+    {"text": DEMO_NUMBER, "type": "numeric", "min": 0, "max": 5, "epsilon": 2.0},
 )
 DEMO_GROUPING_QUESTION = "Which part of the company do you work in?"
 # The simulated population: respondents per department and, per question, each
-# department's truth: the share of "yes", the shares of the options, the mean number of days.
+# department's truth: the share of "yes", the shares of the options, the mean number of
+# days a week.
 DEMO_DEPARTMENTS = (
-    ("Warehouse", 1200, (0.50, 0.30, 0.15, 0.04, 0.20, (0.50, 0.30, 0.15, 0.05), 1.0)),
-    ("Sales", 1000, (0.35, 0.25, 0.08, 0.10, 0.35, (0.20, 0.35, 0.30, 0.15), 6.0)),
-    ("Office", 800, (0.30, 0.18, 0.05, 0.02, 0.40, (0.25, 0.30, 0.30, 0.15), 9.0)),
+    ("Warehouse", 1200, (0.50, 0.30, 0.15, 0.04, 0.20, (0.50, 0.30, 0.15, 0.05), 0.3)),
+    ("Sales", 1000, (0.35, 0.25, 0.08, 0.10, 0.35, (0.20, 0.35, 0.30, 0.15), 1.5)),
+    ("Office", 800, (0.30, 0.18, 0.05, 0.02, 0.40, (0.25, 0.30, 0.30, 0.15), 2.5)),
 )
 
 
@@ -60,7 +61,7 @@ DEMO_TRANSLATIONS = {
         "Once a month or less": "한 달에 한 번 이하",
         "Every week": "매주",
         "Most days": "거의 매일",
-        DEMO_NUMBER: "지난달 재택근무를 며칠 했습니까?",
+        DEMO_NUMBER: "보통 일주일에 며칠 재택근무를 합니까?",
         DEMO_GROUPING_QUESTION: "회사의 어느 부서에서 일합니까?",
         "Warehouse": "물류창고",
         "Sales": "영업",
@@ -80,7 +81,7 @@ DEMO_TRANSLATIONS = {
         "Once a month or less": "每月一次或更少",
         "Every week": "每周",
         "Most days": "几乎每天",
-        DEMO_NUMBER: "上个月你有几天在家办公？",
+        DEMO_NUMBER: "你通常每周有几天在家办公？",
         DEMO_GROUPING_QUESTION: "你在公司的哪个部门工作？",
         "Warehouse": "仓库",
         "Sales": "销售",
@@ -105,10 +106,13 @@ def true_values():
     return [weighted(q) for q in range(len(DEMO_QUESTIONS))]
 
 
-def _truth_text(value):
-    if isinstance(value, tuple):
+def _truth_text(question, value):
+    kind = question.get("type") if isinstance(question, dict) else None
+    if kind == "choice":
         return "(" + " / ".join(f"{share:.0%}" for share in value) + ")"
-    return f"{value:.1%}" if value <= 1 else f"mean {value:.1f}"
+    if kind == "numeric":
+        return f"mean {value:.2f}"
+    return f"{value:.1%}"
 
 
 class Command(BaseCommand):
@@ -134,7 +138,10 @@ class Command(BaseCommand):
             f"(username {DEMO_USERNAME!r}, password {DEMO_PASSWORD!r})\n"
             f"  Respondent link:    {base}/s/{survey.slug}/\n"
             "  True values in the simulated population: "
-            + ", ".join(_truth_text(value) for value in true_values())
+            + ", ".join(
+                _truth_text(question, value)
+                for question, value in zip(DEMO_QUESTIONS, true_values(), strict=True)
+            )
             + "\n"
         )
 
