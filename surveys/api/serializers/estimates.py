@@ -181,7 +181,7 @@ ROW_SERIALIZERS = {
 @extend_schema_field(
     PolymorphicProxySerializer(
         component_name="QuestionEstimate",
-        serializers=list(ROW_SERIALIZERS.values()),
+        serializers=ROW_SERIALIZERS,
         resource_type_field_name="type",
         many=True,
     )
