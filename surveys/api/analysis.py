@@ -279,10 +279,12 @@ class SurveyRExportCSVView(OwnedSurveyView):
         summary="Randomized reports with grouping covariates as CSV, one row per submission",
         description=(
             "The raw reports file under another name: submission_id, received_on, Q1…Qn "
-            "(0/1 randomized report per yes/no question in display order, empty when not "
-            "answered), G1…Gm (chosen option's label per grouping question); the codebook "
-            "(`codebook.csv`) names each column. For checking the regression with R's rr "
-            'package (docs/researchers.md, "Export for R").'
+            "(the randomized report of each question in display order: 0/1 for yes/no, the "
+            "reported option's index from 0 for multiple choice, the noisy integer for a "
+            "number; empty when not answered), G1…Gm (chosen option's label per grouping "
+            "question); the codebook (`codebook.csv`) names each column. For checking the "
+            "regression with R's rr or RRreg package and every estimate in R "
+            '(docs/researchers.md, "Export for R").'
         ),
         responses={
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV file."),

@@ -281,9 +281,11 @@ class SurveyResponsesCSVView(OwnedSurveyView):
         summary="Every randomized report as CSV, one row per submission, streamed",
         description=(
             "Columns: submission_id (rows sorted by it, not by arrival), received_on, Q1…Qn "
-            "(0/1 randomized report per yes/no question in display order; empty when not "
-            "answered), G1…Gm (the chosen option's label per grouping question; empty when "
-            "not answered). A label starting with = + - @ ' tab or CR gets one leading '. "
+            "(the randomized report of each question in display order: 0/1 for yes/no, the "
+            "reported option's index from 0 for multiple choice, the noisy integer for a "
+            "number; empty when not answered), G1…Gm (the chosen option's label per grouping "
+            "question; empty when not answered). A label starting with = + - @ ' tab or CR "
+            "gets one leading '. "
             "The codebook (`codebook.csv`, named by the `Link` header) describes each column."
         ),
         responses={
