@@ -212,9 +212,10 @@ def estimates_chart(estimates: SurveyEstimates) -> SafeString:
 
 # Room on the left for option labels (cut at LABEL_CHARACTERS, the whole label in the row's
 # title and in the table under the chart).
-OPTIONS = Frame("choice-chart", font_size=14, left=190, plot_width=470, right=30, top=12)
-NUMERIC = Frame("numeric-chart", font_size=14, left=190, plot_width=470, right=30, top=12)
-LABEL_CHARACTERS = 24
+OPTIONS = Frame("choice-chart", font_size=14, left=250, plot_width=410, right=30, top=12)
+NUMERIC = Frame("numeric-chart", font_size=14, left=250, plot_width=410, right=30, top=12)
+# Room for this many characters at the phone's larger text (analysis.css) within ``left``.
+LABEL_CHARACTERS = 20
 
 
 @dataclass(frozen=True)
