@@ -1,5 +1,7 @@
-"""Server-rendered SVG charts: the results (one row per question, the estimate with its
-interval) and the planner (the goal's quantity against respondents, one line per ε).
+"""Server-rendered SVG charts: the results (one row per yes/no question, the estimate with its
+interval) and the planner (the goal's quantity against respondents, one line per ε); the
+charts of multiple-choice and numeric questions are in ``question_charts`` and share this
+module's frame and drawing helpers.
 
 A chart only draws what the page's table already states in numbers, so nothing depends on
 seeing it: ``<title>`` and ``<desc>`` give screen readers the same summary, the planner's
@@ -62,7 +64,7 @@ STYLES = {
 }
 
 
-def _svg_start(frame, *, height, title, desc, key=""):
+def svg_start(frame, *, height, title, desc, key=""):
     """The opening markup; ``key`` makes the title's and description's ids unique when a
     page holds several charts of one frame (one per question)."""
     name, width, font_size = frame.name, frame.width, frame.font_size
@@ -77,12 +79,12 @@ def _svg_start(frame, *, height, title, desc, key=""):
     ]
 
 
-def _svg_end(parts) -> SafeString:
+def svg_end(parts) -> SafeString:
     # Every interpolated text went through escape(); the rest is fixed markup and numbers.
     return mark_safe("".join([*parts, "</svg>"]))
 
 
-def _axis_title(x, y, text, extra=""):
+def axis_title(x, y, text, extra=""):
     # Translated by the caller, outside any f-string: xgettext cannot see a _() call inside one.
     return (
         f'<text class="chart-axis-title" x="{x:g}" y="{y:g}" text-anchor="middle" '
@@ -90,7 +92,7 @@ def _axis_title(x, y, text, extra=""):
     )
 
 
-def _percent(value, decimals=1):
+def percent(value, decimals=1):
     return f"{value * 100:.{decimals}f}%"
 
 
@@ -114,23 +116,23 @@ def _row_summary(label, row, min_n):
         return _("%(q)s: no responses yet.") % {"q": label}
     return _("%(q)s: %(est)s, interval %(low)s to %(high)s.") % {
         "q": label,
-        "est": _percent(est.clamped),
-        "low": _percent(est.ci_low),
-        "high": _percent(est.ci_high),
+        "est": percent(est.clamped),
+        "low": percent(est.ci_low),
+        "high": percent(est.ci_high),
     }
 
 
 def _results_grid(parts, *, bottom):
-    for percent in range(0, 101, GRID_STEP):
-        x = x_for(percent / 100)
+    for tick in range(0, 101, GRID_STEP):
+        x = x_for(tick / 100)
         parts.append(
             f'<line class="chart-grid" x1="{x}" y1="{RESULTS.top}" x2="{x}" y2="{bottom}" '
-            f'stroke="{MUTED if percent in (0, 100) else GRID}" stroke-width="1"/>'
+            f'stroke="{MUTED if tick in (0, 100) else GRID}" stroke-width="1"/>'
         )
-        if percent % LABEL_STEP == 0:
+        if tick % LABEL_STEP == 0:
             parts.append(
                 f'<text x="{x}" y="{bottom + 24}" text-anchor="middle" fill="{MUTED}">'
-                f"{percent}%</text>"
+                f"{tick}%</text>"
             )
 
 
@@ -176,15 +178,15 @@ def estimates_chart(estimates: SurveyEstimates) -> SafeString:
             *(_row_summary(label, row, min_n) for label, row in zip(labels, rows, strict=True)),
         ]
     )
-    parts = _svg_start(RESULTS, height=bottom + AXIS_HEIGHT, title=title, desc=desc)
+    parts = svg_start(RESULTS, height=bottom + AXIS_HEIGHT, title=title, desc=desc)
     for index in range(0, len(rows), 2):
         parts.append(
             f'<rect x="{RESULTS.left}" y="{RESULTS.top + index * ROW_HEIGHT}" '
             f'width="{RESULTS.plot_width}" height="{ROW_HEIGHT}" fill="{BAND}"/>'
         )
     _results_grid(parts, bottom=bottom)
-    axis_title = _("Estimated share answering “yes”")
-    parts.append(_axis_title(RESULTS.left + RESULTS.plot_width / 2, bottom + 54, axis_title))
+    axis_text = _("Estimated share answering “yes”")
+    parts.append(axis_title(RESULTS.left + RESULTS.plot_width / 2, bottom + 54, axis_text))
 
     for index, (label, row) in enumerate(zip(labels, rows, strict=True)):
         y = RESULTS.top + index * ROW_HEIGHT + ROW_HEIGHT / 2
@@ -205,278 +207,7 @@ def estimates_chart(estimates: SurveyEstimates) -> SafeString:
             )
             continue
         parts.extend(_interval(row, label=label, y=y, min_n=min_n))
-    return _svg_end(parts)
-
-
-# --- a multiple-choice question's and a numeric question's charts -------------------------
-
-# Room on the left for option labels (cut at LABEL_CHARACTERS, the whole label in the row's
-# title and in the table under the chart).
-OPTIONS = Frame("choice-chart", font_size=14, left=250, plot_width=410, right=30, top=12)
-NUMERIC = Frame("numeric-chart", font_size=14, left=250, plot_width=410, right=30, top=12)
-# Room for this many characters at the phone's larger text (analysis.css) within ``left``.
-LABEL_CHARACTERS = 20
-
-
-@dataclass(frozen=True)
-class DotRow:
-    """One row of a dot-and-interval chart, in the chart's own units."""
-
-    label: str
-    summary: str  # what the row's <title> says (the same numbers as the table)
-    point: float | None  # None: no numbers (suppressed or no data); ``empty`` says why
-    low: float = 0.0
-    high: float = 0.0
-    empty: str = ""
-    data: str = ""  # extra attributes of the row's <g>, already escaped
-
-
-def _short(label):
-    return label if len(label) <= LABEL_CHARACTERS else label[: LABEL_CHARACTERS - 1] + "…"
-
-
-def _dot_rows(parts, frame, *, top, rows, x_of, ticks, axis_title):
-    """Banded rows with a dot and an interval each, gridlines at ``ticks`` ((value, label or
-    "") pairs), the tick labels and the axis title under them; returns the bottom."""
-    bottom = top + max(1, len(rows)) * ROW_HEIGHT
-    for index in range(0, len(rows), 2):
-        parts.append(
-            f'<rect x="{frame.left}" y="{top + index * ROW_HEIGHT}" '
-            f'width="{frame.plot_width}" height="{ROW_HEIGHT}" fill="{BAND}"/>'
-        )
-    for position, (value, label) in enumerate(ticks):
-        x = x_of(value)
-        edge = position in (0, len(ticks) - 1)
-        parts.append(
-            f'<line class="chart-grid" x1="{x}" y1="{top}" x2="{x}" y2="{bottom}" '
-            f'stroke="{MUTED if edge else GRID}" stroke-width="1"/>'
-        )
-        if label:
-            parts.append(
-                f'<text x="{x}" y="{bottom + 24}" text-anchor="middle" fill="{MUTED}">'
-                f"{escape(label)}</text>"
-            )
-    parts.append(_axis_title(frame.left + frame.plot_width / 2, bottom + 54, axis_title))
-    for index, row in enumerate(rows):
-        y = top + index * ROW_HEIGHT + ROW_HEIGHT / 2
-        parts.append(f'<g class="chart-row"{row.data}>')
-        parts.append(f"<title>{escape(row.summary)}</title>")
-        parts.append(
-            f'<text x="{frame.left - 12}" y="{y + 5:g}" text-anchor="end" fill="{INK}" '
-            f'font-weight="600">{escape(_short(row.label))}</text>'
-        )
-        if row.point is None:
-            parts.append(
-                f'<text class="chart-empty" x="{frame.left + 12}" y="{y + 5:g}" '
-                f'fill="{MUTED}" font-style="italic">{escape(row.empty)}</text>'
-            )
-        else:
-            low, high, point = x_of(row.low), x_of(row.high), x_of(row.point)
-            parts.append(
-                f'<line class="chart-interval" x1="{low}" y1="{y:g}" x2="{high}" y2="{y:g}" '
-                f'stroke="{INK}" stroke-width="2.5"/>'
-            )
-            parts.extend(
-                f'<line class="chart-cap" x1="{x}" y1="{y - CAP_HALF:g}" x2="{x}" '
-                f'y2="{y + CAP_HALF:g}" stroke="{INK}" stroke-width="2.5"/>'
-                for x in (low, high)
-            )
-            parts.append(
-                f'<circle class="chart-point" cx="{point}" cy="{y:g}" r="{POINT_RADIUS}" '
-                f'fill="{POINT}" stroke="#ffffff" stroke-width="2"/>'
-            )
-        parts.append("</g>")
-    return bottom
-
-
-def _share_x(frame):
-    def x_of(share):
-        return round(frame.left + share * frame.plot_width, 2)
-
-    return x_of
-
-
-def _percent_ticks():
-    return [
-        (percent / 100, f"{percent}%" if percent % LABEL_STEP == 0 else "")
-        for percent in range(0, 101, GRID_STEP)
-    ]
-
-
-def _empty_message(row, min_n):
-    if row.suppressed:
-        return _("Not enough responses yet (%(n)d of %(min)d)") % {"n": row.n, "min": min_n}
-    return _("No responses yet")
-
-
-def choice_chart(row, estimates) -> SafeString:
-    """One multiple-choice question: every option's estimated share with its simultaneous
-    (Bonferroni) interval, one row per option."""
-    min_n = estimates.survey.min_n
-    level = f"{estimates.confidence * 100:g}%"
-    shown = row.has_data and not row.suppressed
-    rows = []
-    for option in row.options:
-        if shown:
-            summary = _("%(option)s: %(est)s, interval %(low)s to %(high)s.") % {
-                "option": option.label,
-                "est": _percent(option.clamped),
-                "low": _percent(option.ci_low),
-                "high": _percent(option.ci_high),
-            }
-        else:
-            summary = f"{option.label}: {_empty_message(row, min_n)}"
-        rows.append(
-            DotRow(
-                label=option.label,
-                summary=summary,
-                point=option.clamped if shown else None,
-                low=option.ci_low,
-                high=option.ci_high,
-                empty=_empty_message(row, min_n) if option.index == 0 else "",
-                data=f' data-option="{option.index}"',
-            )
-        )
-    title = _(
-        "%(q)s: estimated share choosing each option, with %(level)s simultaneous intervals"
-    ) % {
-        "q": row.column,
-        "level": level,
-    }
-    desc = " ".join(
-        [
-            _(
-                "Each dot marks the estimated share of respondents whose true answer is that "
-                "option; the lines are %(level)s %(method)s intervals, Bonferroni-adjusted so "
-                "that all of them hold together."
-            )
-            % {"level": level, "method": estimates.method},
-            *(r.summary for r in rows),
-        ]
-    )
-    height = OPTIONS.top + len(rows) * ROW_HEIGHT + AXIS_HEIGHT
-    parts = _svg_start(OPTIONS, height=height, title=title, desc=desc, key=f"-{row.question_id}")
-    _dot_rows(
-        parts,
-        OPTIONS,
-        top=OPTIONS.top,
-        rows=rows,
-        x_of=_share_x(OPTIONS),
-        ticks=_percent_ticks(),
-        axis_title=_("Estimated share choosing the option"),
-    )
-    return _svg_end(parts)
-
-
-def _range_ticks(lo, hi):
-    step = _nice_range_step(hi - lo)
-    first = -(-lo // step) * step
-    values = [lo, *range(first, hi + 1, step), hi]
-    return [(value, _grouped(value)) for value in sorted(set(values))]
-
-
-def _nice_range_step(span):
-    for step in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000):
-        if span / step <= 8:
-            return step
-    return 10 ** len(str(span // 8))
-
-
-def numeric_chart(row, estimates) -> SafeString:
-    """One numeric question: the mean with its interval on the question's range, and the
-    share above the threshold with its interval on 0–100%."""
-    min_n = estimates.survey.min_n
-    level = f"{estimates.confidence * 100:g}%"
-    shown = row.has_data and not row.suppressed
-    empty = _empty_message(row, min_n)
-    mean, share = row.mean, row.share_above
-    mean_label = _("Mean")
-    share_label = _("Share above %(t)s") % {"t": _grouped(row.threshold)}
-    if shown:
-        mean_summary = _("%(label)s: %(est)s, interval %(low)s to %(high)s.") % {
-            "label": mean_label,
-            "est": f"{mean.clamped:.2f}",
-            "low": f"{mean.ci_low:.2f}",
-            "high": f"{mean.ci_high:.2f}",
-        }
-        share_summary = _("%(label)s: %(est)s, interval %(low)s to %(high)s.") % {
-            "label": share_label,
-            "est": _percent(share.clamped),
-            "low": _percent(share.ci_low),
-            "high": _percent(share.ci_high),
-        }
-    else:
-        mean_summary = f"{mean_label}: {empty}"
-        share_summary = f"{share_label}: {empty}"
-    title = _("%(q)s: mean answer and share above %(t)s, with %(level)s intervals") % {
-        "q": row.column,
-        "t": _grouped(row.threshold),
-        "level": level,
-    }
-    desc = " ".join(
-        [
-            _(
-                "The first panel shows the estimated mean of the true answers on the "
-                "question's range, %(lo)s to %(hi)s; the second the estimated share of true "
-                "answers above %(t)s. Lines are %(level)s normal intervals."
-            )
-            % {
-                "lo": _grouped(row.lo),
-                "hi": _grouped(row.hi),
-                "t": _grouped(row.threshold),
-                "level": level,
-            },
-            mean_summary,
-            share_summary,
-        ]
-    )
-    # Two panels of one row each, every panel with its own axis.
-    height = NUMERIC.top + 2 * (ROW_HEIGHT + AXIS_HEIGHT)
-    parts = _svg_start(NUMERIC, height=height, title=title, desc=desc, key=f"-{row.question_id}")
-    span = row.hi - row.lo
-
-    def x_of_value(value):
-        return round(NUMERIC.left + (value - row.lo) / span * NUMERIC.plot_width, 2)
-
-    middle = _dot_rows(
-        parts,
-        NUMERIC,
-        top=NUMERIC.top,
-        rows=[
-            DotRow(
-                label=mean_label,
-                summary=mean_summary,
-                point=mean.clamped if shown else None,
-                low=mean.ci_low,
-                high=mean.ci_high,
-                empty=empty,
-                data=' data-statistic="mean"',
-            )
-        ],
-        x_of=x_of_value,
-        ticks=_range_ticks(row.lo, row.hi),
-        axis_title=_("Mean of the true answers"),
-    )
-    _dot_rows(
-        parts,
-        NUMERIC,
-        top=middle + AXIS_HEIGHT,
-        rows=[
-            DotRow(
-                label=share_label,
-                summary=share_summary,
-                point=share.clamped if shown else None,
-                low=share.ci_low,
-                high=share.ci_high,
-                empty=empty,
-                data=' data-statistic="share_above"',
-            )
-        ],
-        x_of=_share_x(NUMERIC),
-        ticks=_percent_ticks(),
-        axis_title=_("Share of true answers above the threshold"),
-    )
-    return _svg_end(parts)
+    return svg_end(parts)
 
 
 # --- the planner's chart ------------------------------------------------------------------
@@ -490,7 +221,7 @@ def _nice_step(span, ticks=5):
     return 100
 
 
-def _grouped(value):
+def grouped(value):
     return number_format(int(value), force_grouping=True)
 
 
@@ -550,8 +281,8 @@ def _planner_words(plan: Plan):
         summary
         % {
             "eps": f"{curve.epsilon:.2f}",
-            "n": _grouped(plan.respondents),
-            "power": _percent(curve.at_plan, 0),
+            "n": grouped(plan.respondents),
+            "power": percent(curve.at_plan, 0),
             "m": _points(curve.at_plan),
         }
         for curve in plan.curves
@@ -581,7 +312,7 @@ def precision_chart(plan: Plan) -> SafeString:
         return round(bottom - min(points, y_top) / y_top * PLANNER_PLOT_HEIGHT, 2)
 
     title, desc, (x_title, y_title) = _planner_words(plan)
-    parts = _svg_start(PLANNER, height=bottom + PLANNER_BOTTOM, title=title, desc=desc)
+    parts = svg_start(PLANNER, height=bottom + PLANNER_BOTTOM, title=title, desc=desc)
     # grid and axes
     tick = 0.0
     while tick <= y_top + 1e-9:
@@ -603,15 +334,15 @@ def precision_chart(plan: Plan) -> SafeString:
         )
         parts.append(
             f'<text x="{x}" y="{bottom + 22}" text-anchor="middle" fill="{MUTED}">'
-            f"{escape(_grouped(n))}</text>"
+            f"{escape(grouped(n))}</text>"
         )
     middle = top + PLANNER_PLOT_HEIGHT / 2
-    parts.append(_axis_title(left + plot_width / 2, bottom + 52, x_title))
-    parts.append(_axis_title(16, middle, y_title, f' transform="rotate(-90 16 {middle:g})"'))
+    parts.append(axis_title(left + plot_width / 2, bottom + 52, x_title))
+    parts.append(axis_title(16, middle, y_title, f' transform="rotate(-90 16 {middle:g})"'))
     # the needed sample size
     x_needed = x_for(plan.respondents)
     needed_label = (_("%(n)s per group") if plan.goal == "difference" else _("%(n)s needed")) % {
-        "n": _grouped(plan.respondents)
+        "n": grouped(plan.respondents)
     }
     parts.append(
         f'<line class="chart-needed" x1="{x_needed}" y1="{top}" x2="{x_needed}" y2="{bottom}" '
@@ -634,7 +365,7 @@ def precision_chart(plan: Plan) -> SafeString:
             f'<line class="chart-goal" x1="{left}" y1="{y_goal}" x2="{left + plot_width}" '
             f'y2="{y_goal}" stroke="{INK}" stroke-width="1.5" stroke-dasharray="4 3"/>'
         )
-        goal_label = _("%(power)s power") % {"power": _percent(plan.power, 0)}
+        goal_label = _("%(power)s power") % {"power": percent(plan.power, 0)}
         right_labels.append((y_goal + 5, goal_label, False))
     # one line per design, labelled at its right end
     for curve in plan.curves:
@@ -661,4 +392,4 @@ def precision_chart(plan: Plan) -> SafeString:
             f'<text x="{left + plot_width + 8}" y="{label_y:g}" fill="{INK}"{weight}>'
             f"{escape(label)}</text>"
         )
-    return _svg_end(parts)
+    return svg_end(parts)

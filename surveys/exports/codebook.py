@@ -41,7 +41,7 @@ from ..selectors import (
     survey_grouping_questions,
     uses_survey_coins,
 )
-from ..selectors.estimates import parameters_text
+from ..selectors.estimate_rows import parameters_text
 from .columns import grouping_column, question_column
 
 CODEBOOK_HEADER = [

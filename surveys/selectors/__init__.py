@@ -6,7 +6,8 @@ each lives in the module of its concern:
 - ``surveys``: lookups by id and slug, roles, the dashboard, a submission's target;
 - ``mechanisms``: what each question randomizes with (yes/no design, choice, numeric), its ε
   and the privacy ledger;
-- ``estimates``: the design, its privacy, the tallies, one estimate per question;
+- ``estimates``: the design, its privacy, the tallies, one estimate per question (its row
+  types, by question type, in ``estimate_rows``);
 - ``breakdown``: estimates per group of a grouping question, compared with the rest;
 - ``regression``: logistic regression on the grouping questions;
 - ``planning``: respondents needed for a margin or a difference;
@@ -26,16 +27,20 @@ from .breakdown import (
     survey_breakdown,
     survey_grouping_questions,
 )
+from .estimate_rows import (
+    DESIGN_LABELS,
+    ChoiceQuestionEstimate,
+    NumericQuestionEstimate,
+    OptionEstimate,
+    QuestionEstimate,
+    parameters_text,
+)
 from .estimates import (
     CUSTOM_DESIGN,
     PLANNING_CONFIDENCE,
     PLANNING_MARGIN,
     VALID_METHODS,
-    ChoiceQuestionEstimate,
-    NumericQuestionEstimate,
-    OptionEstimate,
     PrivacySummary,
-    QuestionEstimate,
     SubmissionReports,
     SurveyEstimates,
     SurveyTallies,
@@ -124,6 +129,7 @@ from .surveys import (
 __all__ = [
     "CUSTOM_DESIGN",
     "DASHBOARD_SORTS",
+    "DESIGN_LABELS",
     "EDITOR",
     "OWNER",
     "PLANNING_CONFIDENCE",
@@ -175,6 +181,7 @@ __all__ = [
     "grouping_question_for_survey",
     "noisy_counts",
     "numeric_reports",
+    "parameters_text",
     "preset_coins",
     "preset_for",
     "privacy_ledger",

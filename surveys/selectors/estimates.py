@@ -14,14 +14,18 @@ from typing import NamedTuple
 
 from django.conf import settings
 from django.utils import timezone
-from django.utils.translation import gettext_lazy as _
 
 import dpengine
-from dpengine import PRESETS, ChoiceEstimate, Estimate, ForcedResponse
-from dpengine.numeric import BoundedNumeric, NumericEstimate
+from dpengine import PRESETS, ForcedResponse
 
 from ..exports.columns import question_column
 from ..models import CI_METHODS, Submission, Survey, TallyShard, question_key
+from .estimate_rows import (
+    ChoiceQuestionEstimate,
+    NumericQuestionEstimate,
+    OptionEstimate,
+    QuestionEstimate,
+)
 from .mechanisms import (
     CHOICE,
     FORCED_RESPONSE,
@@ -35,23 +39,6 @@ from .mechanisms import (
 )
 
 VALID_METHODS = tuple(code for code, _label in CI_METHODS)
-# How the results, exports and API name each question's randomization (design_name()).
-DESIGN_LABELS = {
-    "forced_response": _("Forced response"),
-    "warner": _("Warner"),
-    "unrelated_question": _("Unrelated question"),
-    "kuk": _("Kuk"),
-    "mangat": _("Mangat"),
-    CHOICE: _("Multiple choice (k-ary randomized response)"),
-    NUMERIC: _("Number (discrete Laplace noise)"),
-}
-
-
-def parameters_text(parameters) -> str:
-    """A design's parameters as the exports and pages spell them: ``p = 0.75, k = 4``."""
-    return ", ".join(f"{name} = {value:g}" for name, value in parameters.items())
-
-
 PLANNING_MARGIN = 0.05
 PLANNING_CONFIDENCE = 0.95
 
@@ -76,158 +63,6 @@ class PrivacySummary:
     @property
     def exceeds_ceiling(self) -> bool:
         return self.per_answer_epsilon > self.epsilon_ceiling + 1e-12
-
-
-class DesignDescription:
-    """What every per-question estimate says about its randomization (``design_name``,
-    ``parameters`` and ``epsilon`` come from the row)."""
-
-    @property
-    def design_label(self):
-        return DESIGN_LABELS[self.design_name]
-
-    @property
-    def parameters_text(self) -> str:
-        return parameters_text(self.parameters)
-
-
-@dataclass(frozen=True)
-class QuestionEstimate(DesignDescription):
-    """A yes/no question's estimate under its own design (``estimate.design``)."""
-
-    question_id: int
-    position: int
-    text: str
-    estimate: Estimate
-    suppressed: bool  # fewer reports than the survey's minimum n: numbers are withheld
-    column: str = ""  # "Q1", "Q2"...: as the results page and every export name it
-    design_name: str = FORCED_RESPONSE  # selectors.mechanisms.design_name
-
-    kind = YES_NO
-
-    @property
-    def n(self) -> int:
-        return self.estimate.n
-
-    @property
-    def has_data(self) -> bool:
-        return self.estimate.has_data
-
-    @property
-    def mechanism(self):
-        return self.estimate.design
-
-    @property
-    def epsilon(self) -> float:
-        return self.estimate.design.epsilon
-
-    @property
-    def parameters(self) -> dict:
-        """The design's parameters, then ``a`` and ``b`` (what every yes/no design maps to)."""
-        design = self.estimate.design
-        return {**design.parameters, "a": design.p_yes_given_yes, "b": design.p_yes_given_no}
-
-
-@dataclass(frozen=True)
-class OptionEstimate:
-    """One option of a multiple-choice question: its share with a simultaneous interval."""
-
-    index: int  # the option's place, 0-based: what a report holds
-    label: str
-    count: int  # reports of this option
-    estimate: float | None  # unbiased; may leave [0, 1]
-    clamped: float | None
-    std_error: float | None
-    ci_low: float
-    ci_high: float
-
-    @property
-    def was_clamped(self) -> bool:
-        return self.estimate is not None and self.estimate != self.clamped
-
-
-@dataclass(frozen=True)
-class ChoiceQuestionEstimate(DesignDescription):
-    """A multiple-choice question's option shares (``dpengine.estimate_choice``), with
-    Bonferroni simultaneous intervals: all k hold together at the survey's level."""
-
-    question_id: int
-    position: int
-    text: str
-    estimate: ChoiceEstimate
-    options: list[OptionEstimate]
-    suppressed: bool
-    column: str = ""
-
-    kind = CHOICE
-    design_name = CHOICE
-
-    @property
-    def n(self) -> int:
-        return self.estimate.n
-
-    @property
-    def has_data(self) -> bool:
-        return self.estimate.has_data
-
-    @property
-    def mechanism(self):
-        return self.estimate.mechanism
-
-    @property
-    def epsilon(self) -> float:
-        return float(self.estimate.mechanism.epsilon)
-
-    @property
-    def parameters(self) -> dict:
-        return self.estimate.mechanism.parameters
-
-    @property
-    def per_option_confidence(self) -> float:
-        return self.estimate.per_option_confidence
-
-
-@dataclass(frozen=True)
-class NumericQuestionEstimate(DesignDescription):
-    """A numeric question's mean (from the running sums) and share above ``threshold``
-    (from the raw reports), both of the clamped true answers."""
-
-    question_id: int
-    position: int
-    text: str
-    mechanism: BoundedNumeric
-    mean: NumericEstimate
-    share_above: NumericEstimate
-    threshold: int
-    suppressed: bool
-    column: str = ""
-
-    kind = NUMERIC
-    design_name = NUMERIC
-
-    @property
-    def n(self) -> int:
-        return self.mean.n
-
-    @property
-    def has_data(self) -> bool:
-        return self.mean.n > 0
-
-    @property
-    def epsilon(self) -> float:
-        return float(self.mechanism.epsilon)
-
-    @property
-    def parameters(self) -> dict:
-        return self.mechanism.parameters
-
-    @property
-    def lo(self) -> int:
-        return self.mechanism.lo
-
-    @property
-    def hi(self) -> int:
-        return self.mechanism.hi
 
 
 @dataclass(frozen=True)

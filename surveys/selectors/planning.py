@@ -13,7 +13,7 @@ from dpengine import ForcedResponse
 from dpengine.errors import DPEngineError, Reason
 
 from ..exports.columns import question_column
-from .estimates import DESIGN_LABELS
+from .estimate_rows import DESIGN_LABELS
 from .mechanisms import CHOICE, NUMERIC, design_name, question_mechanism
 
 # --- planning -----------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from xml.etree import ElementTree
 import numpy as np
 import pytest
 
-from surveys import charts, selectors, services
+from surveys import charts, question_charts, selectors, services
 
 pytestmark = pytest.mark.django_db
 
@@ -128,8 +128,8 @@ def typed_estimates(make_survey, *, n=200, min_n=10):
 def test_choice_chart_marks_every_option_at_the_selectors_numbers(make_survey):
     estimates = typed_estimates(make_survey)
     row = estimates.choice_rows[0]
-    root = ElementTree.fromstring(str(charts.choice_chart(row, estimates)))
-    frame = charts.OPTIONS
+    root = ElementTree.fromstring(str(question_charts.choice_chart(row, estimates)))
+    frame = question_charts.OPTIONS
     assert [float(p.get("cx")) for p in points(root)] == [
         pytest.approx(frame.left + option.clamped * frame.plot_width, abs=0.01)
         for option in row.options
@@ -147,14 +147,14 @@ def test_choice_chart_marks_every_option_at_the_selectors_numbers(make_survey):
     assert "A label longer than…" in texts
     titles = [t.text for t in root.iter(f"{SVG}title")]
     assert any(t.startswith("A label longer than the chart's room:") for t in titles)
-    assert "<script>" not in str(charts.choice_chart(row, estimates))
+    assert "<script>" not in str(question_charts.choice_chart(row, estimates))
 
 
 def test_numeric_chart_marks_the_mean_on_the_range_and_the_share_on_percent(make_survey):
     estimates = typed_estimates(make_survey)
     row = estimates.numeric_rows[0]
-    root = ElementTree.fromstring(str(charts.numeric_chart(row, estimates)))
-    frame = charts.NUMERIC
+    root = ElementTree.fromstring(str(question_charts.numeric_chart(row, estimates)))
+    frame = question_charts.NUMERIC
     mean_x, share_x = (float(p.get("cx")) for p in points(root))
     assert mean_x == pytest.approx(frame.left + row.mean.clamped / 10 * frame.plot_width, abs=0.01)
     assert share_x == pytest.approx(
@@ -167,8 +167,8 @@ def test_numeric_chart_marks_the_mean_on_the_range_and_the_share_on_percent(make
 def test_suppressed_typed_questions_get_a_message_not_a_marker(make_survey):
     estimates = typed_estimates(make_survey, n=5, min_n=10)
     for chart in (
-        charts.choice_chart(estimates.choice_rows[0], estimates),
-        charts.numeric_chart(estimates.numeric_rows[0], estimates),
+        question_charts.choice_chart(estimates.choice_rows[0], estimates),
+        question_charts.numeric_chart(estimates.numeric_rows[0], estimates),
     ):
         root = ElementTree.fromstring(str(chart))
         assert points(root) == []
