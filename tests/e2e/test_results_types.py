@@ -77,3 +77,25 @@ def test_the_threshold_field_updates_the_share_above(
         .share_above
     )
     assert f"{expected.clamped * 100:.1f}%" in row.inner_text()
+
+
+@pytest.mark.parametrize("name", ["planner", "regression", "breakdown"])
+def test_the_analysis_pages_of_a_mixed_survey_pass_axe_on_a_phone(
+    live_server, new_context, sign_in, owner, mixed_survey, name
+):
+    page = open_page(
+        new_context,
+        sign_in,
+        live_server,
+        owner,
+        path=f"/surveys/{mixed_survey.pk}/{name}/",
+        locale="en-US",
+        width=390,
+    )
+    if name == "planner":
+        assert page.locator("#per-question-plan tbody tr").count() == 4
+    if name == "regression":
+        assert page.locator("#yes-no-only").count() == 1
+    violations = axe_violations(page)
+    assert violations == [], violations
+    assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
