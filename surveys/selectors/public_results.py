@@ -55,7 +55,7 @@ from dpengine import Estimate
 
 from ..models import GroupingOption, Question, Survey, is_slug, question_key
 from .estimates import estimator, question_fields
-from .mechanisms import question_design
+from .mechanisms import FORCED_RESPONSE, question_design, survey_coins
 
 RESPONDENTS = "respondents"
 
@@ -235,6 +235,13 @@ class PublicResults:
     @property
     def optional_questions(self) -> int:
         return sum(row.optional for row in self.rows)
+
+    @property
+    def other_designs(self) -> bool:
+        """Whether a published question uses a design other than the survey's two coins."""
+        return any(row.estimate.design.kind != FORCED_RESPONSE for row in self.rows) or any(
+            row.estimate.design != survey_coins(self.survey) for row in self.rows
+        )
 
 
 def public_results_survey(*, slug) -> Survey:

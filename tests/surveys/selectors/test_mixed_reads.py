@@ -107,3 +107,18 @@ def test_planner_gives_each_question_its_own_sample_size(mixed_grouped):
     assert plans[3].share_respondents == dpengine.required_sample_size_share(
         question=numeric, margin=0.05
     )
+
+
+def test_the_public_page_says_each_question_has_its_own_design(mixed_grouped, client):
+    survey, _department = mixed_grouped
+    today = datetime.date(2026, 1, 1)
+    survey = public_release.public_results_update(
+        survey=survey, enabled=True, epsilon=1.0, release_days=1, releases=4, today=today
+    )
+    public_release.public_results_release(
+        survey=survey, today=today + datetime.timedelta(days=1), rng=np.random.default_rng(2)
+    )
+    page = selectors.public_results(survey=survey)
+    assert page.other_designs
+    body = client.get(f"/r/{survey.slug}/").content.decode()
+    assert 'id="own-designs"' in body and 'id="typed-questions-not-published"' in body
