@@ -42,7 +42,9 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("slug")
+        parser.add_argument(
+            "slug", help="the survey's slug (after --, as in `-- -abc`, when it starts with -)"
+        )
         parser.add_argument("--n", type=int, required=True, help="number of respondents")
         parser.add_argument(
             "--p",

@@ -38,8 +38,23 @@ def test_simulate_responses_fills_every_type(make_survey):
             {"text": "How many?", "type": "numeric", "min": 0, "max": 10},
         ]
     )
+    # A slug may start with "-" (token_urlsafe's alphabet): this one does.
+    Survey.objects.filter(pk=survey.pk).update(slug="-" + survey.slug[1:])
+    survey.refresh_from_db()
     out = io.StringIO()
-    call_command("simulate_responses", survey.slug, n=50, p="0.4", seed=1, stdout=out)
+    # "--" before the slug, so that argparse does not read it as an option.
+    call_command(
+        "simulate_responses",
+        "--n",
+        "50",
+        "--p",
+        "0.4",
+        "--seed",
+        "1",
+        "--",
+        survey.slug,
+        stdout=out,
+    )
     assert "Added 50 simulated respondents" in out.getvalue()
     tallies = selectors.survey_tallies(survey=survey)
     assert [tallies.reports_of(q.pk) for q in survey.questions.all()] == [50, 50, 50]
