@@ -79,6 +79,7 @@ from dpengine.numeric import (
     BoundedNumeric,
     NumericEstimate,
     estimate_mean,
+    estimate_mean_from_sums,
     estimate_share_above,
     randomize_number,
     required_sample_size_mean,
@@ -99,7 +100,12 @@ from dpengine.randomness import (
 )
 from dpengine.regression import FitError, LogisticFit, fit_logistic
 from dpengine.sampling import bernoulli, randomize, secure_rng, simulate_reports
-from dpengine.simulation import SimulatedEstimates, simulate_estimates
+from dpengine.simulation import (
+    SimulatedEstimates,
+    simulate_choice_reports,
+    simulate_estimates,
+    simulate_numeric_reports,
+)
 
 __all__ = [
     "CLASSIC",
@@ -148,6 +154,7 @@ __all__ = [
     "estimate",
     "estimate_choice",
     "estimate_mean",
+    "estimate_mean_from_sums",
     "estimate_share_above",
     "exact_coverage",
     "exponential_mechanism",
@@ -178,7 +185,9 @@ __all__ = [
     "secure_rng",
     "sequential_composition",
     "share_above_filter",
+    "simulate_choice_reports",
     "simulate_estimates",
+    "simulate_numeric_reports",
     "simulate_reports",
     "survey_epsilon",
     "tree_levels",

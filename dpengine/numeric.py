@@ -50,6 +50,7 @@ __all__ = [
     "BoundedNumeric",
     "NumericEstimate",
     "estimate_mean",
+    "estimate_mean_from_sums",
     "estimate_share_above",
     "randomize_number",
     "required_sample_size_mean",
@@ -225,6 +226,44 @@ def estimate_mean(
     return _normal_estimate(
         n=int(y.size),
         value=float(y.mean()),
+        variance=max(sample_variance, question.noise_variance),
+        confidence=confidence,
+        low=low,
+        high=high,
+    )
+
+
+def estimate_mean_from_sums(
+    *, n: int, total: int, total_squares: int, question: BoundedNumeric, confidence: float = 0.95
+) -> NumericEstimate:
+    """:func:`estimate_mean` from the reports' summary statistics instead of the reports.
+
+    ``n`` reports with sum ``total`` and sum of squares ``total_squares`` (integers, so the
+    running tallies keep them exactly): ``y_bar = total / n`` and the sample variance
+    ``s^2 = (total_squares - total^2 / n) / (n - 1)``, computed in exact integer arithmetic
+    (``n total_squares - total^2`` over ``n (n - 1)``) so no cancellation creeps in; then as
+    :func:`estimate_mean`. Reference: Dwork & Roth (2014).
+    """
+    question = _check_question(question)
+    confidence = check_open_unit("confidence", confidence)
+    n = _integer("n", n)
+    total, total_squares = _integer("total", total), _integer("total_squares", total_squares)
+    if n < 0 or total_squares < 0 or (n > 0 and n * total_squares < total * total):
+        raise DPEngineError(
+            f"n, total and total_squares must be the count, sum and sum of squares of some "
+            f"integers, got n={n}, total={total}, total_squares={total_squares}",
+            reason=Reason.OUT_OF_RANGE,
+            field="n" if n < 0 else "total_squares",
+        )
+    low, high = float(question.lo), float(question.hi)
+    if n == 0:
+        return _empty(low, high, confidence)
+    sample_variance = (
+        float(Fraction(n * total_squares - total * total, n * (n - 1))) if n > 1 else 0.0
+    )
+    return _normal_estimate(
+        n=n,
+        value=float(Fraction(total, n)),
         variance=max(sample_variance, question.noise_variance),
         confidence=confidence,
         low=low,

@@ -18,12 +18,19 @@ from dpengine._validation import (
     check_method,
     check_open_unit,
 )
+from dpengine.choice import KaryRandomizedResponse
 from dpengine.designs import YesNoDesign
 from dpengine.errors import DPEngineError, Reason
 from dpengine.intervals import DEFAULT_METHOD, prevalence_interval
+from dpengine.numeric import BoundedNumeric
 from dpengine.sampling import bernoulli, randomize
 
-__all__ = ["SimulatedEstimates", "simulate_estimates"]
+__all__ = [
+    "SimulatedEstimates",
+    "simulate_choice_reports",
+    "simulate_estimates",
+    "simulate_numeric_reports",
+]
 
 
 @dataclass(frozen=True)
@@ -100,3 +107,52 @@ def simulate_estimates(
         ci_low=interval.low,
         ci_high=interval.high,
     )
+
+
+def simulate_choice_reports(truths, mechanism: KaryRandomizedResponse, rng) -> np.ndarray:
+    """The reports k-ary randomized response sends for the true options ``truths``.
+
+    Vectorised with a seeded :class:`numpy.random.Generator` for simulations of many
+    respondents (floating-point probabilities, unlike the exact
+    :func:`dpengine.randomize_choice` a browser runs): each truth is kept with probability
+    ``keep_probability``, else replaced by one of the ``k - 1`` other options uniformly.
+    Reference: Kairouz, Oh & Viswanath (2014).
+    """
+    if not isinstance(mechanism, KaryRandomizedResponse):
+        raise DPEngineError(
+            f"mechanism must be a KaryRandomizedResponse, got {mechanism!r}",
+            reason=Reason.INVALID_TYPE,
+            field="mechanism",
+        )
+    truths = np.asarray(truths, dtype=np.int64)
+    if truths.size and (truths.min() < 0 or truths.max() >= mechanism.k):
+        raise DPEngineError(
+            f"truths must be options from 0 to {mechanism.k - 1}",
+            reason=Reason.OUT_OF_RANGE,
+            field="truths",
+        )
+    keep = rng.random(truths.shape) < mechanism.keep_probability
+    # An offset of 1..k-1 modulo k reaches every other option exactly once.
+    others = (truths + rng.integers(1, mechanism.k, size=truths.shape)) % mechanism.k
+    return np.where(keep, truths, others)
+
+
+def simulate_numeric_reports(truths, question: BoundedNumeric, rng) -> np.ndarray:
+    """The reports a bounded numeric question sends for the true answers ``truths``.
+
+    Each truth is clamped to ``[lo, hi]`` and gets two-sided geometric noise, drawn as the
+    difference of two geometric variables with ratio ``alpha`` (Ghosh, Roughgarden &
+    Sundararajan 2009): vectorised with a seeded :class:`numpy.random.Generator` for
+    simulations, unlike the exact :func:`dpengine.randomize_number` a browser runs.
+    """
+    if not isinstance(question, BoundedNumeric):
+        raise DPEngineError(
+            f"question must be a BoundedNumeric, got {question!r}",
+            reason=Reason.INVALID_TYPE,
+            field="question",
+        )
+    clamped = np.clip(np.asarray(truths, dtype=np.int64), question.lo, question.hi)
+    # numpy's geometric counts trials up to the first success (from 1): minus 1 counts failures.
+    success = 1 - question.alpha
+    noise = rng.geometric(success, size=clamped.shape) - rng.geometric(success, size=clamped.shape)
+    return clamped + noise

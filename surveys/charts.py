@@ -1,5 +1,7 @@
-"""Server-rendered SVG charts: the results (one row per question, the estimate with its
-interval) and the planner (the goal's quantity against respondents, one line per ε).
+"""Server-rendered SVG charts: the results (one row per yes/no question, the estimate with its
+interval) and the planner (the goal's quantity against respondents, one line per ε); the
+charts of multiple-choice and numeric questions are in ``question_charts`` and share this
+module's frame and drawing helpers.
 
 A chart only draws what the page's table already states in numbers, so nothing depends on
 seeing it: ``<title>`` and ``<desc>`` give screen readers the same summary, the planner's
@@ -62,24 +64,27 @@ STYLES = {
 }
 
 
-def _svg_start(frame, *, height, title, desc):
+def svg_start(frame, *, height, title, desc, key=""):
+    """The opening markup; ``key`` makes the title's and description's ids unique when a
+    page holds several charts of one frame (one per question)."""
     name, width, font_size = frame.name, frame.width, frame.font_size
+    ids = f"{name}{key}"
     return [
         f'<svg xmlns="http://www.w3.org/2000/svg" class="{name}" '
         f'viewBox="0 0 {width} {height}" role="img" '
-        f'aria-labelledby="{name}-title {name}-desc" '
+        f'aria-labelledby="{ids}-title {ids}-desc" '
         f'font-family="system-ui, sans-serif" font-size="{font_size}">',
-        f'<title id="{name}-title">{escape(title)}</title>',
-        f'<desc id="{name}-desc">{escape(desc)}</desc>',
+        f'<title id="{ids}-title">{escape(title)}</title>',
+        f'<desc id="{ids}-desc">{escape(desc)}</desc>',
     ]
 
 
-def _svg_end(parts) -> SafeString:
+def svg_end(parts) -> SafeString:
     # Every interpolated text went through escape(); the rest is fixed markup and numbers.
     return mark_safe("".join([*parts, "</svg>"]))
 
 
-def _axis_title(x, y, text, extra=""):
+def axis_title(x, y, text, extra=""):
     # Translated by the caller, outside any f-string: xgettext cannot see a _() call inside one.
     return (
         f'<text class="chart-axis-title" x="{x:g}" y="{y:g}" text-anchor="middle" '
@@ -87,7 +92,7 @@ def _axis_title(x, y, text, extra=""):
     )
 
 
-def _percent(value, decimals=1):
+def percent(value, decimals=1):
     return f"{value * 100:.{decimals}f}%"
 
 
@@ -111,23 +116,23 @@ def _row_summary(label, row, min_n):
         return _("%(q)s: no responses yet.") % {"q": label}
     return _("%(q)s: %(est)s, interval %(low)s to %(high)s.") % {
         "q": label,
-        "est": _percent(est.clamped),
-        "low": _percent(est.ci_low),
-        "high": _percent(est.ci_high),
+        "est": percent(est.clamped),
+        "low": percent(est.ci_low),
+        "high": percent(est.ci_high),
     }
 
 
 def _results_grid(parts, *, bottom):
-    for percent in range(0, 101, GRID_STEP):
-        x = x_for(percent / 100)
+    for tick in range(0, 101, GRID_STEP):
+        x = x_for(tick / 100)
         parts.append(
             f'<line class="chart-grid" x1="{x}" y1="{RESULTS.top}" x2="{x}" y2="{bottom}" '
-            f'stroke="{MUTED if percent in (0, 100) else GRID}" stroke-width="1"/>'
+            f'stroke="{MUTED if tick in (0, 100) else GRID}" stroke-width="1"/>'
         )
-        if percent % LABEL_STEP == 0:
+        if tick % LABEL_STEP == 0:
             parts.append(
                 f'<text x="{x}" y="{bottom + 24}" text-anchor="middle" fill="{MUTED}">'
-                f"{percent}%</text>"
+                f"{tick}%</text>"
             )
 
 
@@ -152,8 +157,9 @@ def _interval(row, *, label, y, min_n):
 
 
 def estimates_chart(estimates: SurveyEstimates) -> SafeString:
-    """The SVG markup (every text escaped) for the results page."""
-    rows = estimates.rows
+    """The SVG markup (every text escaped) for the results page's yes/no questions (each
+    labelled with its column, Q1…; choice and numeric questions have charts of their own)."""
+    rows = estimates.yes_no_rows
     min_n = estimates.survey.min_n
     plot_height = max(1, len(rows)) * ROW_HEIGHT
     bottom = RESULTS.top + plot_height
@@ -161,7 +167,7 @@ def estimates_chart(estimates: SurveyEstimates) -> SafeString:
     title = _("Estimated share answering “yes”, per question, with %(level)s intervals") % {
         "level": level
     }
-    labels = [_("Q%(number)d") % {"number": index + 1} for index in range(len(rows))]
+    labels = [row.column for row in rows]
     desc = " ".join(
         [
             _(
@@ -172,15 +178,15 @@ def estimates_chart(estimates: SurveyEstimates) -> SafeString:
             *(_row_summary(label, row, min_n) for label, row in zip(labels, rows, strict=True)),
         ]
     )
-    parts = _svg_start(RESULTS, height=bottom + AXIS_HEIGHT, title=title, desc=desc)
+    parts = svg_start(RESULTS, height=bottom + AXIS_HEIGHT, title=title, desc=desc)
     for index in range(0, len(rows), 2):
         parts.append(
             f'<rect x="{RESULTS.left}" y="{RESULTS.top + index * ROW_HEIGHT}" '
             f'width="{RESULTS.plot_width}" height="{ROW_HEIGHT}" fill="{BAND}"/>'
         )
     _results_grid(parts, bottom=bottom)
-    axis_title = _("Estimated share answering “yes”")
-    parts.append(_axis_title(RESULTS.left + RESULTS.plot_width / 2, bottom + 54, axis_title))
+    axis_text = _("Estimated share answering “yes”")
+    parts.append(axis_title(RESULTS.left + RESULTS.plot_width / 2, bottom + 54, axis_text))
 
     for index, (label, row) in enumerate(zip(labels, rows, strict=True)):
         y = RESULTS.top + index * ROW_HEIGHT + ROW_HEIGHT / 2
@@ -201,7 +207,7 @@ def estimates_chart(estimates: SurveyEstimates) -> SafeString:
             )
             continue
         parts.extend(_interval(row, label=label, y=y, min_n=min_n))
-    return _svg_end(parts)
+    return svg_end(parts)
 
 
 # --- the planner's chart ------------------------------------------------------------------
@@ -215,7 +221,7 @@ def _nice_step(span, ticks=5):
     return 100
 
 
-def _grouped(value):
+def grouped(value):
     return number_format(int(value), force_grouping=True)
 
 
@@ -275,8 +281,8 @@ def _planner_words(plan: Plan):
         summary
         % {
             "eps": f"{curve.epsilon:.2f}",
-            "n": _grouped(plan.respondents),
-            "power": _percent(curve.at_plan, 0),
+            "n": grouped(plan.respondents),
+            "power": percent(curve.at_plan, 0),
             "m": _points(curve.at_plan),
         }
         for curve in plan.curves
@@ -306,7 +312,7 @@ def precision_chart(plan: Plan) -> SafeString:
         return round(bottom - min(points, y_top) / y_top * PLANNER_PLOT_HEIGHT, 2)
 
     title, desc, (x_title, y_title) = _planner_words(plan)
-    parts = _svg_start(PLANNER, height=bottom + PLANNER_BOTTOM, title=title, desc=desc)
+    parts = svg_start(PLANNER, height=bottom + PLANNER_BOTTOM, title=title, desc=desc)
     # grid and axes
     tick = 0.0
     while tick <= y_top + 1e-9:
@@ -328,15 +334,15 @@ def precision_chart(plan: Plan) -> SafeString:
         )
         parts.append(
             f'<text x="{x}" y="{bottom + 22}" text-anchor="middle" fill="{MUTED}">'
-            f"{escape(_grouped(n))}</text>"
+            f"{escape(grouped(n))}</text>"
         )
     middle = top + PLANNER_PLOT_HEIGHT / 2
-    parts.append(_axis_title(left + plot_width / 2, bottom + 52, x_title))
-    parts.append(_axis_title(16, middle, y_title, f' transform="rotate(-90 16 {middle:g})"'))
+    parts.append(axis_title(left + plot_width / 2, bottom + 52, x_title))
+    parts.append(axis_title(16, middle, y_title, f' transform="rotate(-90 16 {middle:g})"'))
     # the needed sample size
     x_needed = x_for(plan.respondents)
     needed_label = (_("%(n)s per group") if plan.goal == "difference" else _("%(n)s needed")) % {
-        "n": _grouped(plan.respondents)
+        "n": grouped(plan.respondents)
     }
     parts.append(
         f'<line class="chart-needed" x1="{x_needed}" y1="{top}" x2="{x_needed}" y2="{bottom}" '
@@ -359,7 +365,7 @@ def precision_chart(plan: Plan) -> SafeString:
             f'<line class="chart-goal" x1="{left}" y1="{y_goal}" x2="{left + plot_width}" '
             f'y2="{y_goal}" stroke="{INK}" stroke-width="1.5" stroke-dasharray="4 3"/>'
         )
-        goal_label = _("%(power)s power") % {"power": _percent(plan.power, 0)}
+        goal_label = _("%(power)s power") % {"power": percent(plan.power, 0)}
         right_labels.append((y_goal + 5, goal_label, False))
     # one line per design, labelled at its right end
     for curve in plan.curves:
@@ -386,4 +392,4 @@ def precision_chart(plan: Plan) -> SafeString:
             f'<text x="{left + plot_width + 8}" y="{label_y:g}" fill="{INK}"{weight}>'
             f"{escape(label)}</text>"
         )
-    return _svg_end(parts)
+    return svg_end(parts)

@@ -1,4 +1,5 @@
-"""Researcher endpoints beyond one number: regression on the grouping questions, export for R.
+"""Researcher endpoints that read the answers: the estimates (JSON and CSV), the regression on
+the grouping questions, the export for R.
 
 Like researcher.py: the survey is resolved (404 unless the caller owns it or is a member,
 403 for a role too low) before any handler runs; each view validates with a serializer and
@@ -7,24 +8,125 @@ calls one selector.
 
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+)
 from rest_framework import serializers
 from rest_framework.response import Response
 
 from .. import selectors
+from ..exports import csv as csv_export
 from ..exports import r as r_export
+from ..forms.analysis import ThresholdsForm
+from ..models import Question
+from ..selectors.mechanisms import FORCED_RESPONSE
 from .errors import error_responses
-from .researcher import CSVNegotiation, OwnedSurveyView
-from .serializers import ConfidenceField, finite
+from .researcher import CSVNegotiation, OwnedSurveyView, codebook_api_url
+from .serializers import (
+    ConfidenceField,
+    EstimatesQuerySerializer,
+    SurveyEstimatesSerializer,
+    finite,
+)
 
 TAG = "researcher"
+
+THRESHOLD_PARAMETER = OpenApiParameter(
+    name="threshold_q{question_id}",
+    type=OpenApiTypes.INT,
+    required=False,
+    description=(
+        "One parameter per numeric question, named with its id (e.g. `threshold_q12=40`): "
+        "the share-above threshold, an integer from the question's min to max − 1; defaults "
+        "to the middle of the range, (min + max) // 2. A bad value is a 400 naming the "
+        "parameter."
+    ),
+)
+
+ESTIMATES_DESCRIPTION = (
+    "One row per question in display order, each with its `type`: `yes_no` (the share "
+    "answering yes, debiased with the question's own design, any interval method), `choice` "
+    "(`options`: every option's share with Bonferroni simultaneous intervals: each at "
+    "`per_option_confidence` so all k hold together at `confidence`) or `numeric` (`mean` "
+    "of the answers clamped to [min, max] and `share_above` a `threshold`, with normal "
+    "intervals; the share reads the raw reports, so its cost grows with the responses). "
+    "Every row carries its `design`, `parameters` and `epsilon`; `total_epsilon` is their "
+    "sum. Statistics are null when suppressed (fewer reports than `min_n`) or without data."
+)
+
+
+def estimates_query(request, survey) -> dict:
+    """The interval and thresholds of an estimates request, or a 400 naming the field."""
+    query = EstimatesQuerySerializer(data=request.query_params)
+    query.is_valid(raise_exception=True)
+    thresholds = ThresholdsForm(request.query_params, questions=survey.questions.all())
+    if not thresholds.is_valid():
+        raise serializers.ValidationError(
+            {field: list(errors) for field, errors in thresholds.errors.items()}
+        )
+    return {**query.validated_data, "thresholds": thresholds.thresholds()}
+
+
+@extend_schema(tags=[TAG])
+class SurveyEstimatesView(OwnedSurveyView):
+    survey_roles = {"get": selectors.VIEWER}
+
+    @extend_schema(
+        operation_id="surveys_estimates",
+        summary="Debiased estimates with confidence intervals, one row per question by type",
+        description=ESTIMATES_DESCRIPTION,
+        parameters=[EstimatesQuerySerializer, THRESHOLD_PARAMETER],
+        responses={200: SurveyEstimatesSerializer, **error_responses(400, 401, 404)},
+    )
+    def get(self, request, survey_id):
+        estimates = selectors.survey_estimates(
+            survey=self.survey, **estimates_query(request, self.survey)
+        )
+        return Response(SurveyEstimatesSerializer(estimates).data)
+
+
+@extend_schema(tags=[TAG])
+class SurveyEstimatesCSVView(OwnedSurveyView):
+    survey_roles = {"get": selectors.VIEWER}
+    content_negotiation_class = CSVNegotiation
+
+    @extend_schema(
+        operation_id="surveys_estimates_csv",
+        summary="The estimates as CSV, streamed: a row per yes/no question, per option of a "
+        "multiple-choice question and per statistic of a numeric question",
+        description=(
+            "The same file as in the results page's ZIP. Columns: column, question_id, "
+            "position, question, type, design, statistic (share_yes, share, mean or "
+            "share_above), option_index, option, threshold, n, reported_yes, option_reports, "
+            "yes_rate, estimate, clamped, std_error, ci_low, ci_high, suppressed, ci_method "
+            "(normal for numeric rows), confidence, adjustment (bonferroni for options), "
+            "interval_confidence (each interval's own level), epsilon, parameters. The rest "
+            "of the provenance (software, generated-at) is in the codebook, `codebook.csv` "
+            'with the same query, which the `Link: <…>; rel="describedby"` header names.'
+        ),
+        parameters=[EstimatesQuerySerializer, THRESHOLD_PARAMETER],
+        responses={
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV file."),
+            **error_responses(400, 401, 404),
+        },
+    )
+    def get(self, request, survey_id):
+        query = estimates_query(request, self.survey)
+        return csv_export.estimates_csv_response(
+            selectors.survey_estimates(survey=self.survey, **query),
+            codebook_url=codebook_api_url(request, self.survey, query),
+        )
 
 
 class RegressionQuerySerializer(serializers.Serializer):
     question = serializers.IntegerField(
         required=False,
         min_value=1,
-        help_text="Id of the yes/no question to model; defaults to the survey's first question.",
+        help_text="Id of the yes/no question to model; defaults to the survey's first yes/no "
+        "question (multiple-choice and numeric questions cannot be modelled: 400).",
     )
     confidence = ConfidenceField(
         strict=False, required=False, help_text="Defaults to the survey's confidence level."
@@ -94,8 +196,19 @@ class RegressionSerializer(serializers.Serializer):
     )
     min_n = serializers.IntegerField()
     confidence = serializers.FloatField()
-    p_truth = serializers.FloatField(source="design.p_truth")
-    p_forced_yes = serializers.FloatField(source="design.p_forced_yes")
+    design = serializers.CharField(
+        source="design.kind",
+        help_text="The question's yes/no design: forced_response, warner, unrelated_question, "
+        "kuk or mangat.",
+    )
+    a = serializers.FloatField(source="design.p_yes_given_yes", help_text="P(report yes | yes).")
+    b = serializers.FloatField(source="design.p_yes_given_no", help_text="P(report yes | no).")
+    p_truth = serializers.SerializerMethodField(
+        help_text="The forced-response coins; null for another design."
+    )
+    p_forced_yes = serializers.SerializerMethodField(
+        help_text="The forced-response coins; null for another design."
+    )
     epsilon = serializers.FloatField(source="design.epsilon")
     covariates = CovariateSerializer(many=True)
     coefficients = CoefficientSerializer(
@@ -103,6 +216,19 @@ class RegressionSerializer(serializers.Serializer):
     )
     log_likelihood = serializers.FloatField(allow_null=True)
     iterations = serializers.IntegerField(allow_null=True)
+
+    @extend_schema_field(serializers.FloatField(allow_null=True))
+    def get_p_truth(self, result):
+        return _coin(result.design, "p_truth")
+
+    @extend_schema_field(serializers.FloatField(allow_null=True))
+    def get_p_forced_yes(self, result):
+        return _coin(result.design, "p_forced_yes")
+
+
+def _coin(design, name):
+    value = getattr(design, name, None) if design.kind == FORCED_RESPONSE else None
+    return None if value is None else float(value)
 
 
 @extend_schema(tags=[TAG])
@@ -124,7 +250,11 @@ class SurveyRegressionView(OwnedSurveyView):
     def get(self, request, survey_id):
         query = RegressionQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        questions = list(self.survey.questions.all())
+        questions = [
+            question
+            for question in self.survey.questions.all()
+            if question.kind == Question.Kind.YES_NO
+        ]
         question_id = query.validated_data.get("question", questions[0].pk if questions else None)
         question = next((q for q in questions if q.pk == question_id), None)
         if question is None:
@@ -149,10 +279,12 @@ class SurveyRExportCSVView(OwnedSurveyView):
         summary="Randomized reports with grouping covariates as CSV, one row per submission",
         description=(
             "The raw reports file under another name: submission_id, received_on, Q1…Qn "
-            "(0/1 randomized report per yes/no question in display order, empty when not "
-            "answered), G1…Gm (chosen option's label per grouping question); the codebook "
-            "(`codebook.csv`) names each column. For checking the regression with R's rr "
-            'package (docs/researchers.md, "Export for R").'
+            "(the randomized report of each question in display order: 0/1 for yes/no, the "
+            "reported option's index from 0 for multiple choice, the noisy integer for a "
+            "number; empty when not answered), G1…Gm (chosen option's label per grouping "
+            "question); the codebook (`codebook.csv`) names each column. For checking the "
+            "regression with R's rr or RRreg package and every estimate in R "
+            '(docs/researchers.md, "Export for R").'
         ),
         responses={
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV file."),

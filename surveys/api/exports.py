@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from .. import selectors
 from ..exports import bundles, codebook
 from ..exports import csv as csv_export
+from .analysis import THRESHOLD_PARAMETER, estimates_query
 from .errors import error_body, error_responses
 from .researcher import CSVNegotiation, OwnedSurveyView
 from .serializers import EstimatesQuerySerializer
@@ -19,10 +20,9 @@ from .serializers import EstimatesQuerySerializer
 TAG = "researcher"
 
 
-def _interval(request):
-    query = EstimatesQuerySerializer(data=request.query_params)
-    query.is_valid(raise_exception=True)
-    return query.validated_data
+def _interval(request, survey):
+    """The interval method, level and numeric thresholds, or a 400 naming the field."""
+    return estimates_query(request, survey)
 
 
 def _codebook(survey, interval):
@@ -41,22 +41,28 @@ class SurveyCodebookCSVView(OwnedSurveyView):
         summary="The codebook: what every column of the exports means, and their provenance",
         description=(
             "One row per fact; columns section, name, type, value, text, p_truth, "
-            "p_forced_yes, a, b, epsilon. `section=survey`: provenance (title, slug, language, "
-            "design, epsilon_per_answer, total_epsilon, ci_method, confidence, minimum_n, "
-            "software, generated_at) in `value`. `section=column`: a column of the raw "
-            "reports file (`type` identifier, date, randomized_yes_no or grouping; `text` the "
-            "question; coins, a, b and ε for randomized ones). `section=value`: a value a "
-            "column's cells hold, as written there, and its meaning; an empty cell is "
-            "'not answered'. `method` and `confidence` as for the estimates."
+            "p_forced_yes, a, b, epsilon, design, parameters. `section=survey`: provenance "
+            "(title, slug, language, design, epsilon_per_answer — `per question` when the "
+            "questions differ —, total_epsilon (the ledger's sum), ci_method, confidence, "
+            "minimum_n, software, generated_at) in `value`. `section=column`: a column of the "
+            "raw reports file (`type` identifier, date, randomized_yes_no, randomized_choice, "
+            "randomized_numeric or grouping; `text` the question; for randomized ones ε, the "
+            "design and its parameters, a and b for yes/no, and the coins for yes/no "
+            "questions with forced response). `section=value`: a value a column's cells hold, "
+            "as written there (an option's index for multiple choice, `integer` for a "
+            "number), and its meaning; an empty cell is 'not answered'. `method` and "
+            "`confidence` as for the estimates."
         ),
-        parameters=[EstimatesQuerySerializer],
+        parameters=[EstimatesQuerySerializer, THRESHOLD_PARAMETER],
         responses={
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV file."),
             **error_responses(400, 401, 404),
         },
     )
     def get(self, request, survey_id):
-        return csv_export.codebook_csv_response(_codebook(self.survey, _interval(request)))
+        return csv_export.codebook_csv_response(
+            _codebook(self.survey, _interval(request, self.survey))
+        )
 
 
 @extend_schema(tags=[TAG])
@@ -68,7 +74,7 @@ class SurveyExportZipView(OwnedSurveyView):
         operation_id="surveys_export_zip",
         summary="ZIP of codebook.csv, estimates.csv and reports.csv, streamed",
         description="The results page's download: the three CSV files, the codebook first.",
-        parameters=[EstimatesQuerySerializer],
+        parameters=[EstimatesQuerySerializer, THRESHOLD_PARAMETER],
         responses={
             (200, "application/zip"): OpenApiResponse(
                 OpenApiTypes.BINARY, description="ZIP archive."
@@ -77,7 +83,7 @@ class SurveyExportZipView(OwnedSurveyView):
         },
     )
     def get(self, request, survey_id):
-        interval = _interval(request)
+        interval = _interval(request, self.survey)
         return bundles.zip_response(**bundles.survey_bundle(survey=self.survey, **interval))
 
 
@@ -94,7 +100,7 @@ class SurveyExportXlsxView(OwnedSurveyView):
             "and labels as chosen, without the CSV's leading '. 409 when the survey has more "
             "responses than a sheet holds (1,048,575)."
         ),
-        parameters=[EstimatesQuerySerializer],
+        parameters=[EstimatesQuerySerializer, THRESHOLD_PARAMETER],
         responses={
             (200, bundles.XLSX_CONTENT_TYPE): OpenApiResponse(
                 OpenApiTypes.BINARY, description="Excel workbook."
@@ -106,5 +112,5 @@ class SurveyExportXlsxView(OwnedSurveyView):
         if not bundles.xlsx_fits(self.survey):
             message = bundles.too_many_rows_message(self.survey)
             return Response(error_body({}, detail=message), status=status.HTTP_409_CONFLICT)
-        interval = _interval(request)
+        interval = _interval(request, self.survey)
         return bundles.xlsx_response(**bundles.survey_bundle(survey=self.survey, **interval))

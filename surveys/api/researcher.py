@@ -1,4 +1,5 @@
-"""Researcher endpoints: a researcher's own surveys, their estimates and exports.
+"""Researcher endpoints: a researcher's own surveys and their raw reports (the estimates are
+in ``analysis.py``).
 
 Every view validates with a serializer and calls one service or selector. Surveys are looked
 up through ``selectors.survey_for`` before any handler runs, so a survey the caller neither
@@ -22,9 +23,7 @@ from ..exports import csv as csv_export
 from ..services import translations
 from .errors import error_responses
 from .serializers import (
-    EstimatesQuerySerializer,
     PilotDiscardedSerializer,
-    SurveyEstimatesSerializer,
     SurveyScheduleSerializer,
     SurveySerializer,
 )
@@ -273,51 +272,6 @@ class SurveyScheduleView(OwnedSurveyView):
 
 
 @extend_schema(tags=[TAG])
-class SurveyEstimatesView(OwnedSurveyView):
-    survey_roles = {"get": selectors.VIEWER}
-
-    @extend_schema(
-        operation_id="surveys_estimates",
-        summary="Debiased estimates with confidence intervals, one per question",
-        parameters=[EstimatesQuerySerializer],
-        responses={200: SurveyEstimatesSerializer, **error_responses(400, 401, 404)},
-    )
-    def get(self, request, survey_id):
-        query = EstimatesQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        estimates = selectors.survey_estimates(survey=self.survey, **query.validated_data)
-        return Response(SurveyEstimatesSerializer(estimates).data)
-
-
-@extend_schema(tags=[TAG])
-class SurveyEstimatesCSVView(OwnedSurveyView):
-    survey_roles = {"get": selectors.VIEWER}
-    content_negotiation_class = CSVNegotiation
-
-    @extend_schema(
-        operation_id="surveys_estimates_csv",
-        summary="The estimates as CSV, one row per question (Q1…Qn), streamed",
-        description=(
-            "The same file as in the results page's ZIP. Its provenance (design, ε, interval, "
-            "software, generated-at) is in the codebook, `codebook.csv` with the same query, "
-            'which the `Link: <…>; rel="describedby"` header names.'
-        ),
-        parameters=[EstimatesQuerySerializer],
-        responses={
-            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV file."),
-            **error_responses(400, 401, 404),
-        },
-    )
-    def get(self, request, survey_id):
-        query = EstimatesQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        return csv_export.estimates_csv_response(
-            selectors.survey_estimates(survey=self.survey, **query.validated_data),
-            codebook_url=codebook_api_url(request, self.survey, query.validated_data),
-        )
-
-
-@extend_schema(tags=[TAG])
 class SurveyResponsesCSVView(OwnedSurveyView):
     survey_roles = {"get": selectors.VIEWER}
     content_negotiation_class = CSVNegotiation
@@ -327,9 +281,11 @@ class SurveyResponsesCSVView(OwnedSurveyView):
         summary="Every randomized report as CSV, one row per submission, streamed",
         description=(
             "Columns: submission_id (rows sorted by it, not by arrival), received_on, Q1…Qn "
-            "(0/1 randomized report per yes/no question in display order; empty when not "
-            "answered), G1…Gm (the chosen option's label per grouping question; empty when "
-            "not answered). A label starting with = + - @ ' tab or CR gets one leading '. "
+            "(the randomized report of each question in display order: 0/1 for yes/no, the "
+            "reported option's index from 0 for multiple choice, the noisy integer for a "
+            "number; empty when not answered), G1…Gm (the chosen option's label per grouping "
+            "question; empty when not answered). A label starting with = + - @ ' tab or CR "
+            "gets one leading '. "
             "The codebook (`codebook.csv`, named by the `Link` header) describes each column."
         ),
         responses={

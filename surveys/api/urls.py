@@ -40,12 +40,12 @@ urlpatterns = [
     ),
     path(
         "surveys/<int:survey_id>/estimates/",
-        researcher.SurveyEstimatesView.as_view(),
+        analysis.SurveyEstimatesView.as_view(),
         name="survey-estimates",
     ),
     path(
         "surveys/<int:survey_id>/estimates.csv",
-        researcher.SurveyEstimatesCSVView.as_view(),
+        analysis.SurveyEstimatesCSVView.as_view(),
         name="survey-estimates-csv",
     ),
     path(

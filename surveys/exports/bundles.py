@@ -107,12 +107,15 @@ def zip_members(*, codebook: Codebook, estimates: SurveyEstimates):
     ]
 
 
-def survey_bundle(*, survey, method=None, confidence=None) -> dict:
+def survey_bundle(*, survey, method=None, confidence=None, thresholds=None) -> dict:
     """What the ZIP and XLSX downloads hold: ``codebook`` and ``estimates`` at one interval
-    method and confidence level (``None``: the survey's own), as their keyword arguments."""
+    method and confidence level (``None``: the survey's own) and the numeric questions'
+    ``thresholds`` (``None``: the middle of each range), as their keyword arguments."""
     return {
         "codebook": survey_codebook(survey=survey, method=method, confidence=confidence),
-        "estimates": survey_estimates(survey=survey, confidence=confidence, method=method),
+        "estimates": survey_estimates(
+            survey=survey, confidence=confidence, method=method, thresholds=thresholds
+        ),
     }
 
 
@@ -169,7 +172,7 @@ def write_workbook(handle, *, codebook: Codebook, estimates: SurveyEstimates):
 
     workbook = Workbook(write_only=True)
     sheets = [
-        ("estimates", estimate_csv_rows(estimates)),
+        ("estimates", estimate_csv_rows(estimates, label=str)),
         ("reports", report_rows(codebook, label=str)),
         ("codebook", codebook_rows(codebook, label=str)),
     ]

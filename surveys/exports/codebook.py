@@ -32,7 +32,16 @@ from dpengine import ForcedResponse
 from .. import __version__
 from ..languages import survey_languages
 from ..models import GroupingQuestion, Question, Survey
-from ..selectors import survey_design, survey_grouping_questions
+from ..selectors import (
+    PrivacyLedger,
+    design_name,
+    privacy_ledger,
+    question_mechanism,
+    survey_design,
+    survey_grouping_questions,
+    uses_survey_coins,
+)
+from ..selectors.estimate_rows import parameters_text
 from .columns import grouping_column, question_column
 
 CODEBOOK_HEADER = [
@@ -46,12 +55,21 @@ CODEBOOK_HEADER = [
     "a",
     "b",
     "epsilon",
+    "design",
+    "parameters",
 ]
 
 TYPE_IDENTIFIER = "identifier"
 TYPE_DATE = "date"
 TYPE_RANDOMIZED = "randomized_yes_no"
+TYPE_CHOICE = "randomized_choice"
+TYPE_NUMERIC = "randomized_numeric"
 TYPE_GROUPING = "grouping"
+COLUMN_TYPES = {
+    Question.Kind.YES_NO: TYPE_RANDOMIZED,
+    Question.Kind.CHOICE: TYPE_CHOICE,
+    Question.Kind.NUMERIC: TYPE_NUMERIC,
+}
 
 
 @dataclass(frozen=True)
@@ -77,22 +95,33 @@ class Codebook:
         """The raw reports file's header."""
         return ["submission_id", "received_on", *self.question_columns, *self.grouping_columns]
 
+    ledger: PrivacyLedger | None = None
+
     @property
     def total_epsilon(self) -> float:
-        # Basic sequential composition over the randomized questions a respondent answers.
+        # Sequential composition: the sum of every randomized question's own ε (the ledger).
+        if self.ledger is not None:
+            return self.ledger.total_epsilon
         return self.design.epsilon * len(self.questions)
+
+    @property
+    def mixed(self) -> bool:
+        """Whether some question is not yes/no with the survey's coins."""
+        return not all(uses_survey_coins(question) for question in self.questions)
 
 
 def survey_codebook(*, survey, method=None, confidence=None) -> Codebook:
     """The survey's columns and provenance; ``method``/``confidence`` default to the survey's."""
+    questions = list(survey.questions.all())
     return Codebook(
         survey=survey,
         design=survey_design(survey=survey),
-        questions=list(survey.questions.all()),
+        questions=questions,
         grouping=survey_grouping_questions(survey=survey),
         method=survey.ci_method if method is None else method,
         confidence=survey.confidence if confidence is None else confidence,
         generated_at=timezone.now(),
+        ledger=privacy_ledger(survey=survey, questions=questions),
     )
 
 
@@ -102,16 +131,19 @@ def codebook_rows(codebook: Codebook, *, label=str) -> Iterator[list]:
     survey, design = codebook.survey, codebook.design
     yield CODEBOOK_HEADER
 
+    blank = [None] * (len(CODEBOOK_HEADER) - 5)
+
     def fact(name, value):
-        return ["survey", name, "", value, "", None, None, None, None, None]
+        return ["survey", name, "", value, "", *blank]
 
     yield fact("title", survey.title)
     yield fact("slug", survey.slug)
     yield fact("language", survey.language)
     # Only in aggregate: the languages the survey was offered in, never a respondent's.
     yield fact("languages_offered", " ".join(survey_languages(survey=survey)))
-    yield fact("design", "forced response")
-    yield fact("epsilon_per_answer", design.epsilon)
+    # Mixed: each column row below names its question's design, parameters and ε.
+    yield fact("design", "per question" if codebook.mixed else "forced response")
+    yield fact("epsilon_per_answer", "per question" if codebook.mixed else design.epsilon)
     yield fact("total_epsilon", codebook.total_epsilon)
     yield fact("ci_method", codebook.method)
     yield fact("confidence", codebook.confidence)
@@ -121,11 +153,11 @@ def codebook_rows(codebook: Codebook, *, label=str) -> Iterator[list]:
     if survey.is_pilot:
         yield fact("pilot", "test responses only, discarded when the study opens")
 
-    def column(name, kind, text, coins=(None,) * 5):
+    def column(name, kind, text, coins=(None,) * 7):
         return ["column", name, kind, "", text, *coins]
 
     def value(name, cell, meaning):
-        return ["value", name, "", cell, meaning, None, None, None, None, None]
+        return ["value", name, "", cell, meaning, *blank]
 
     yield column(
         "submission_id",
@@ -138,21 +170,53 @@ def codebook_rows(codebook: Codebook, *, label=str) -> Iterator[list]:
     yield column(
         "received_on", TYPE_DATE, _("Day the response arrived (YYYY-MM-DD, no time of day).")
     )
-    coins = (
-        design.p_truth,
-        design.p_forced_yes,
-        design.p_yes_given_yes,
-        design.p_yes_given_no,
-        design.epsilon,
-    )
     not_answered = _("Not answered.")
     for name, question in zip(codebook.question_columns, codebook.questions, strict=True):
-        yield column(name, TYPE_RANDOMIZED, question.text, coins)
-        yield value(name, 1, _("Reported yes (after the coins: not necessarily the truth)."))
-        yield value(name, 0, _("Reported no (after the coins: not necessarily the truth)."))
+        yield column(
+            name, COLUMN_TYPES[question.kind], question.text, _provenance(codebook, question)
+        )
+        if question.kind == Question.Kind.CHOICE:
+            for index, option in enumerate(question.options):
+                yield value(
+                    name,
+                    index,
+                    _("Reported “%(option)s” (after randomization: not necessarily the truth).")
+                    % {"option": label(option)},
+                )
+        elif question.kind == Question.Kind.NUMERIC:
+            yield value(
+                name,
+                "integer",
+                _(
+                    "A reported number: the answer clamped to %(min)s–%(max)s plus random noise "
+                    "(it may fall outside the range; not the truth)."
+                )
+                % {"min": question.min_value, "max": question.max_value},
+            )
+        else:
+            yield value(name, 1, _("Reported yes (after the coins: not necessarily the truth)."))
+            yield value(name, 0, _("Reported no (after the coins: not necessarily the truth)."))
         yield value(name, "", not_answered)
     for name, grouping in zip(codebook.grouping_columns, codebook.grouping, strict=True):
         yield column(name, TYPE_GROUPING, grouping.text)
         for option in grouping.options.all():
             yield value(name, label(option.label), _("Chosen as given (not randomized)."))
         yield value(name, "", not_answered)
+
+
+def _provenance(codebook, question) -> tuple:
+    """p_truth, p_forced_yes, a, b, ε, design and parameters of one question's column."""
+    mechanism = question_mechanism(question, survey=codebook.survey)
+    parameters = parameters_text(mechanism.parameters)
+    if question.kind != Question.Kind.YES_NO:
+        return (None, None, None, None, mechanism.epsilon, design_name(question), parameters)
+    coins = uses_survey_coins(question)
+    return (
+        mechanism.p_truth if coins else None,
+        mechanism.p_forced_yes if coins else None,
+        mechanism.p_yes_given_yes,
+        mechanism.p_yes_given_no,
+        mechanism.epsilon,
+        design_name(question),
+        parameters,
+    )

@@ -69,46 +69,116 @@ def escape_label(label: str) -> str:
     return label
 
 
-def estimate_csv_rows(estimates: SurveyEstimates) -> Iterator[list]:
-    """One row per question, named as on the results page (``Q1``…); provenance is in the
-    codebook, and each row repeats the interval it was computed with."""
-    yield [
-        "column",
-        "question_id",
-        "position",
-        "question",
-        "n",
-        "reported_yes",
-        "yes_rate",
-        "estimate",
-        "clamped",
-        "std_error",
-        "ci_low",
-        "ci_high",
-        "suppressed",
-        "ci_method",
-        "confidence",
-    ]
+ESTIMATE_HEADER = [
+    "column",
+    "question_id",
+    "position",
+    "question",
+    "type",
+    "design",
+    "statistic",
+    "option_index",
+    "option",
+    "threshold",
+    "n",
+    "reported_yes",
+    "option_reports",
+    "yes_rate",
+    "estimate",
+    "clamped",
+    "std_error",
+    "ci_low",
+    "ci_high",
+    "suppressed",
+    "ci_method",
+    "confidence",
+    "adjustment",
+    "interval_confidence",
+    "epsilon",
+    "parameters",
+]
+# The interval of a numeric question's statistics: estimate ± z · standard error.
+NORMAL_METHOD = "normal"
+
+
+def _estimate_row(row, estimates, **cells):
+    """One CSV row of ``row``: its identity and provenance, and ``cells`` by header name."""
+    values = {
+        "column": row.column,
+        "question_id": row.question_id,
+        "position": row.position + 1,
+        "question": row.text,
+        "type": row.kind,
+        "design": row.design_name,
+        "suppressed": row.suppressed,
+        "ci_method": estimates.method,
+        "confidence": estimates.confidence,
+        "interval_confidence": estimates.confidence,
+        "epsilon": row.epsilon,
+        "parameters": row.parameters_text,
+        **cells,
+    }
+    return [values.get(name) for name in ESTIMATE_HEADER]
+
+
+def _statistic_cells(value, hidden):
+    """The estimate, clamped, std_error, ci_low and ci_high cells of a result (empty when
+    the row is suppressed)."""
+    names = ("estimate", "clamped", "std_error", "ci_low", "ci_high")
+    return {name: None if hidden else _number(getattr(value, name)) for name in names}
+
+
+def estimate_csv_rows(estimates: SurveyEstimates, *, label=escape_label) -> Iterator[list]:
+    """The estimates file, header first, named as on the results page (``Q1``…). A yes/no
+    question has one row (``statistic`` share_yes); a multiple-choice question one row per
+    option (``share``, with Bonferroni-adjusted intervals, ``adjustment`` bonferroni and
+    each interval's level in ``interval_confidence``); a numeric question a row for its
+    ``mean`` and one for its ``share_above`` the ``threshold`` (normal intervals). Every row
+    carries its type, design, ε and parameters; the rest of the provenance is in the codebook.
+    Suppressed rows keep their counts and leave the statistics empty."""
+    yield ESTIMATE_HEADER
     for row in estimates.rows:
-        est = row.estimate
         hidden = row.suppressed
-        yield [
-            row.column,
-            row.question_id,
-            row.position + 1,
-            row.text,
-            est.n,
-            est.yes,
-            None if hidden else _number(est.yes_rate),
-            None if hidden else _number(est.estimate),
-            None if hidden else _number(est.clamped),
-            None if hidden else _number(est.std_error),
-            None if hidden else _number(est.ci_low),
-            None if hidden else _number(est.ci_high),
-            hidden,
-            estimates.method,
-            estimates.confidence,
-        ]
+        if row.kind == "choice":
+            for option in row.options:
+                yield _estimate_row(
+                    row,
+                    estimates,
+                    statistic="share",
+                    option_index=option.index,
+                    option=label(option.label),
+                    n=row.n,
+                    option_reports=option.count,
+                    yes_rate=None if hidden or not row.n else option.count / row.n,
+                    adjustment="bonferroni",
+                    interval_confidence=row.per_option_confidence,
+                    **_statistic_cells(option, hidden),
+                )
+        elif row.kind == "numeric":
+            for statistic, value, threshold in (
+                ("mean", row.mean, None),
+                ("share_above", row.share_above, row.threshold),
+            ):
+                yield _estimate_row(
+                    row,
+                    estimates,
+                    statistic=statistic,
+                    threshold=threshold,
+                    n=row.n,
+                    ci_method=NORMAL_METHOD,
+                    **_statistic_cells(value, hidden),
+                )
+        else:
+            est = row.estimate
+            yield _estimate_row(
+                row,
+                estimates,
+                statistic="share_yes",
+                n=est.n,
+                reported_yes=est.yes,
+                yes_rate=None if hidden else _number(est.yes_rate),
+                **_statistic_cells(est, hidden),
+            )
 
 
 def export_filename(survey, *, kind, extension) -> str:

@@ -1,13 +1,18 @@
 """Export for R: randomized reports with grouping covariates, and the matching rr code.
 
 The raw reports file (``exports.csv.report_rows``), under its own name: one CSV row per
-submission, ``submission_id``, ``received_on``, one 0/1 column ``Q1``…``Qn`` per yes/no
-question in display order (the RANDOMIZED report; empty when not answered) and one column
+submission, ``submission_id``, ``received_on``, one column ``Q1``…``Qn`` per question in
+display order (the RANDOMIZED report: 0/1 for yes/no, an option's index from 0 for multiple
+choice, an integer for a number; empty when not answered) and one column
 ``G1``…``Gm`` per grouping question (the chosen option's label, see ``r_label``).
 ``r_snippet`` writes the R code that fits the same model as the regression page with the
 ``rr`` package's forced-response design (Blair, Imai & Zhou 2015): ``rrreg(..., design =
 "forced-known", p = P(truthful), p1 = P(forced yes), p0 = P(forced no))`` (unconditional
-probabilities summing to 1, unlike our ``p_forced_yes``, which is conditional).
+probabilities summing to 1, unlike our ``p_forced_yes``, which is conditional); a question
+with another yes/no design is fitted with RRreg's ``RRlog`` and the model its design names
+(``design.r_model``: Warner, UQTknown, Kuk, or FR for the private Mangat variant).
+``r_estimates_script`` estimates every question: RRreg's ``RRuni`` for yes/no, and base R's
+moment estimators for multiple choice and numbers (RRreg has no model for them).
 
 The snippet reads every column as text with only an empty cell missing
 (``colClasses = "character", na.strings = ""``): with ``read.csv``'s defaults an option
@@ -22,7 +27,9 @@ from dataclasses import dataclass
 
 from django.utils import timezone
 
-from ..selectors import survey_design
+from ..models import Question
+from ..selectors import design_name, question_design, question_mechanism, survey_design
+from ..selectors.mechanisms import FORCED_RESPONSE
 from .codebook import survey_codebook
 from .columns import grouping_column, question_column
 from .csv import escape_label, report_csv_rows, stream_csv
@@ -69,11 +76,31 @@ class RDesign:
     p0: float  # probability of a forced "no": (1 - p_truth) (1 - p_forced_yes)
 
 
-def r_design(*, survey) -> RDesign:
+def r_design(*, survey, question=None) -> RDesign | None:
+    """rr's forced-response parameters of ``question``'s design (the survey's coins when no
+    question is given); None when the question uses another design (rr's ``rrreg`` then is
+    not the model: ``r_snippet`` uses RRreg's ``RRlog``)."""
     design = survey_design(survey=survey)
+    if question is not None:
+        design = question_design(question, survey=survey)
+        if design.kind != FORCED_RESPONSE:
+            return None
     a, b = design.exact_p_yes_given_yes, design.exact_p_yes_given_no
     truthful = a - b
     return RDesign(p=float(truthful), p1=float(b), p0=float(1 - truthful - b))
+
+
+def r_vector(values) -> str:
+    """Numbers as R code: one number, or ``c(...)`` of several (full precision)."""
+    written = [repr(float(value)) for value in values]
+    return written[0] if len(written) == 1 else f"c({', '.join(written)})"
+
+
+def rrreg_model(*, survey, question) -> str:
+    """RRreg's arguments for a yes/no question's design: ``model = "Warner", p = 0.75``
+    (``design.r_model``: the model RRreg fits for exactly these P(yes | truth))."""
+    model = question_design(question, survey=survey).r_model
+    return f"model = {r_string(model.name)}, p = {r_vector(model.p)}"
 
 
 _R_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -97,12 +124,13 @@ def r_snippet(*, survey, question, covariates) -> str:
     adds no term (R refuses a one-level factor); its missing answers still drop the row, as
     in the product. See the module docstring for the read options.
     """
-    design = r_design(survey=survey)
+    design = r_design(survey=survey, question=question)
     question_names, grouping_names = _column_names(survey=survey)
     response = question_names[question.pk]
+    package = "rr" if design is not None else "RRreg"
     lines = [
-        'install.packages("rr")  # once',
-        "library(rr)",
+        f"install.packages({r_string(package)})  # once",
+        f"library({package})",
         '# Every column as text and only an empty cell missing, so labels like "NA" or "01"',
         "# stay as they are.",
         f'd <- read.csv("{r_export_filename(survey=survey)}",',
@@ -125,11 +153,74 @@ def r_snippet(*, survey, question, covariates) -> str:
     lines += [
         "# The rows the regression page uses: a report of the question and every group answer.",
         f"d <- d[complete.cases(d[c({names})]), ]",
+    ]
+    formula = f"{response} ~ {' + '.join(terms) or '1'}"
+    if design is None:
+        # Another yes/no design: RRreg's logistic regression with the matching model.
+        lines += [
+            f"fit <- RRlog({formula}, data = d,",
+            f"             {rrreg_model(survey=survey, question=question)})",
+            "summary(fit)",
+        ]
+        return "\n".join(lines)
+    lines += [
         "# p: truthful answer; p1: forced yes; p0: forced no (unconditional, summing to 1)",
         "set.seed(1)  # rrreg starts its EM algorithm from random values",
-        f"fit <- rrreg({response} ~ {' + '.join(terms) or '1'}, data = d,",
+        f"fit <- rrreg({formula}, data = d,",
         f"             p = {design.p!r}, p1 = {design.p1!r}, p0 = {design.p0!r},",
         '             design = "forced-known")',
         "summary(fit)",
     ]
+    return "\n".join(lines)
+
+
+def r_estimates_script(*, survey) -> str:
+    """R code that estimates every question from the raw reports file, each by its type:
+    a yes/no question with RRreg's ``RRuni`` and the model of its design; a multiple-choice
+    question with the moment estimator of k-ary randomized response in base R (RRreg has
+    no model for it); a numeric question's mean in base R (the noise has mean 0). The
+    intervals are normal approximations; the results page's may use another method."""
+    question_names, _grouping = _column_names(survey=survey)
+    lines = [
+        'install.packages("RRreg")  # once',
+        "library(RRreg)",
+        f'd <- read.csv("{r_export_filename(survey=survey)}",',
+        f"              {R_READ_OPTIONS})",
+    ]
+    for question in survey.questions.all():
+        column = question_names[question.pk]
+        lines.append("")
+        if question.kind == Question.Kind.CHOICE:
+            k = len(question.options)
+            eps = repr(float(question.epsilon))
+            lines += [
+                f"# {column}: multiple choice, k-ary randomized response (k = {k}, ε = {eps})",
+                f"x <- factor(d${column}[!is.na(d${column})], levels = 0:{k - 1})",
+                "n <- length(x); lambda <- as.vector(table(x)) / n",
+                f"keep <- exp({eps}) / (exp({eps}) + {k - 1}); other <- 1 / (exp({eps}) + {k - 1})",
+                f"{column}_shares <- (lambda - other) / (keep - other)  # unbiased; may leave 0-1",
+                f"{column}_se <- sqrt(lambda * (1 - lambda) / n) / (keep - other)",
+                f"names({column}_shares) <- c({', '.join(r_string(o) for o in question.options)})",
+                f"print({column}_shares)",
+            ]
+        elif question.kind == Question.Kind.NUMERIC:
+            mechanism = question_mechanism(question, survey=survey)
+            lo, hi = question.min_value, question.max_value
+            lines += [
+                f"# {column}: number on [{lo}, {hi}] plus discrete Laplace noise "
+                f"(ε = {float(question.epsilon)!r})",
+                f"y <- as.numeric(d${column}[!is.na(d${column})])",
+                f"noise_variance <- {mechanism.noise_variance!r}  # 2 alpha / (1 - alpha)^2",
+                f"{column}_mean <- mean(y)  # the mean of the answers clamped to [{lo}, {hi}]",
+                f"{column}_se <- sqrt(max(var(y), noise_variance) / length(y))",
+                f"print(c(mean = {column}_mean, se = {column}_se))",
+            ]
+        else:
+            design = question_design(question, survey=survey)
+            lines += [
+                f"# {column}: yes/no, {design_name(question).replace('_', ' ')} "
+                f"(a = {design.p_yes_given_yes!r}, b = {design.p_yes_given_no!r})",
+                f"summary(RRuni(response = as.integer(d${column}[!is.na(d${column})]),",
+                f"              {rrreg_model(survey=survey, question=question)}))",
+            ]
     return "\n".join(lines)

@@ -12,8 +12,8 @@ from django.utils.translation import gettext_lazy as _
 
 from .. import limits
 from ..exports.columns import grouping_column, question_column
-from ..models import CI_METHODS
-from ..selectors import design_from_coins
+from ..models import CI_METHODS, Question
+from ..selectors import default_threshold, design_from_coins
 from .researcher import (
     COIN_LABELS,
     CoinField,
@@ -130,10 +130,22 @@ class BreakdownForm(_SurveyQueryForm):
 
 
 class RegressionForm(_SurveyQueryForm):
+    """Offers the survey's yes/no questions (``questions``), each labelled with its column
+    among all the survey's questions (``columns``: {id: "Q3"}), as the results name it."""
+
     question = forms.TypedChoiceField(label=_("Yes/no question"), coerce=int)
     level = _level_field()
     OFFERS = Offer("question", "questions", question_column, NOT_A_QUESTION)
 
+    def __init__(self, data=None, *, survey, questions, columns=None, **kwargs):
+        super().__init__(data, survey=survey, questions=questions, **kwargs)
+        if columns is not None:
+            self.fields["question"].choices = [
+                (question.pk, f"{columns[question.pk]}: {question.text}") for question in questions
+            ]
+
+
+NUMERIC = Question.Kind.NUMERIC
 
 GOAL_MARGIN = "margin"
 GOAL_DIFFERENCE = "difference"
@@ -256,3 +268,52 @@ class PublicResultsForm(PageForm):
             "no longer change. More publications: a little more noise in each."
         ),
     )
+
+
+def threshold_field_name(question_id) -> str:
+    """The query parameter of a numeric question's share-above threshold: ``threshold_q<id>``."""
+    return f"threshold_q{question_id}"
+
+
+class ThresholdsForm(forms.Form):
+    """The share-above threshold of each numeric question (query ``threshold_q<id>``), an
+    integer from its minimum to its maximum − 1; missing ones are the middle of the range."""
+
+    def __init__(self, data=None, *, questions):
+        self.numeric = [question for question in questions if question.kind == NUMERIC]
+        merged = {threshold_field_name(q.pk): default_threshold(q) for q in self.numeric}
+        if data is not None:
+            merged.update({key: data[key] for key in merged if key in data})
+        super().__init__(merged)
+        for column, question in self.numeric_columns(questions):
+            self.fields[threshold_field_name(question.pk)] = forms.IntegerField(
+                label=format_lazy(_("{column}: share above"), column=column),
+                min_value=question.min_value,
+                max_value=question.max_value - 1,
+                help_text=format_lazy(
+                    _("A whole number from {min} to {max}."),
+                    min=question.min_value,
+                    max=question.max_value - 1,
+                ),
+            )
+
+    def numeric_columns(self, questions):
+        return [
+            (question_column(index), question)
+            for index, question in enumerate(questions)
+            if question.kind == NUMERIC
+        ]
+
+    def thresholds(self) -> dict:
+        """``{question id: threshold}``: the valid values, the defaults otherwise."""
+        valid = self.is_valid()
+        return {
+            q.pk: (self.cleaned_data[threshold_field_name(q.pk)] if valid else default_threshold(q))
+            for q in self.numeric
+        }
+
+    def query(self) -> str:
+        """The thresholds as a query string (``threshold_q12=40&…``), for links and refresh."""
+        return "&".join(
+            f"{threshold_field_name(pk)}={value}" for pk, value in self.thresholds().items()
+        )

@@ -6,7 +6,8 @@ each lives in the module of its concern:
 - ``surveys``: lookups by id and slug, roles, the dashboard, a submission's target;
 - ``mechanisms``: what each question randomizes with (yes/no design, choice, numeric), its ε
   and the privacy ledger;
-- ``estimates``: the design, its privacy, the tallies, one estimate per question;
+- ``estimates``: the design, its privacy, the tallies, one estimate per question (its row
+  types, by question type, in ``estimate_rows``);
 - ``breakdown``: estimates per group of a grouping question, compared with the rest;
 - ``regression``: logistic regression on the grouping questions;
 - ``planning``: respondents needed for a margin or a difference;
@@ -26,20 +27,29 @@ from .breakdown import (
     survey_breakdown,
     survey_grouping_questions,
 )
+from .estimate_rows import (
+    DESIGN_LABELS,
+    ChoiceQuestionEstimate,
+    NumericQuestionEstimate,
+    OptionEstimate,
+    QuestionEstimate,
+    parameters_text,
+)
 from .estimates import (
     CUSTOM_DESIGN,
     PLANNING_CONFIDENCE,
     PLANNING_MARGIN,
     VALID_METHODS,
     PrivacySummary,
-    QuestionEstimate,
     SubmissionReports,
     SurveyEstimates,
     SurveyTallies,
     add_counts,
+    default_threshold,
     design_from_coins,
     design_presets,
     design_privacy,
+    numeric_reports,
     preset_coins,
     preset_for,
     survey_design,
@@ -64,6 +74,8 @@ from .planning import (
     PLAN_POINTS,
     Plan,
     PrecisionCurve,
+    QuestionPlan,
+    question_plans,
     study_plan,
 )
 from .public_results import (
@@ -118,6 +130,7 @@ from .surveys import (
 __all__ = [
     "CUSTOM_DESIGN",
     "DASHBOARD_SORTS",
+    "DESIGN_LABELS",
     "EDITOR",
     "OWNER",
     "PLANNING_CONFIDENCE",
@@ -128,13 +141,16 @@ __all__ = [
     "VIEWER",
     "Breakdown",
     "CellStatus",
+    "ChoiceQuestionEstimate",
     "Coefficient",
     "ComparisonStatus",
     "Covariate",
     "GroupCell",
     "LedgerEntry",
     "LevelCount",
+    "NumericQuestionEstimate",
     "OptionCount",
+    "OptionEstimate",
     "Plan",
     "PrecisionCurve",
     "PrivacyLedger",
@@ -146,6 +162,7 @@ __all__ = [
     "PublicStatus",
     "QuestionBreakdown",
     "QuestionEstimate",
+    "QuestionPlan",
     "Regression",
     "RegressionStatus",
     "ReleaseSchedule",
@@ -156,6 +173,7 @@ __all__ = [
     "SurveyTallies",
     "add_counts",
     "browser_parameters",
+    "default_threshold",
     "design_from_coins",
     "design_name",
     "design_presets",
@@ -163,6 +181,8 @@ __all__ = [
     "ensure_role",
     "grouping_question_for_survey",
     "noisy_counts",
+    "numeric_reports",
+    "parameters_text",
     "preset_coins",
     "preset_for",
     "privacy_ledger",
@@ -172,6 +192,7 @@ __all__ = [
     "question_design",
     "question_for_survey",
     "question_mechanism",
+    "question_plans",
     "question_sample_size",
     "question_sample_sizes",
     "regression_message",

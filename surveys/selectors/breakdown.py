@@ -2,7 +2,9 @@
 of a grouping question, and its comparison with everybody else.
 
 A breakdown reads the per-(question, option) tallies, so its cost does not grow with the
-number of responses. Reads only; with the services, the only place that calls dpengine.
+number of responses. Those count yes/no reports only: multiple-choice and numeric questions
+are left out (``Breakdown.left_out_questions`` says how many). Reads only; with the
+services, the only place that calls dpengine.
 """
 
 from dataclasses import dataclass
@@ -16,8 +18,10 @@ import dpengine
 from dpengine import Comparison, Estimate, ForcedResponse
 from dpengine.errors import DPEngineError, Reason
 
+from ..exports.columns import question_column
 from ..models import GroupingOption, GroupingQuestion, GroupTally, Question
 from .estimates import estimator, question_fields, survey_design
+from .mechanisms import question_design
 
 # --- grouping questions -------------------------------------------------------------------
 
@@ -86,6 +90,7 @@ class QuestionBreakdown:
     text: str
     overall: Estimate
     cells: list[GroupCell]
+    column: str = ""  # "Q3": the question's column among all the survey's questions
 
 
 @dataclass(frozen=True)
@@ -110,6 +115,9 @@ class Breakdown:
     # not a group of their own: in no cell here, and in the overall estimates of the results.
     declined: int = 0
     responses: int = 0  # every response to the survey
+    # Multiple-choice and numeric questions: not broken down (group tallies count yes/no
+    # reports only), so the page can say they are left out.
+    left_out_questions: int = 0
 
     @property
     def respondents(self) -> int:
@@ -152,7 +160,6 @@ def survey_breakdown(*, survey, grouping_question, confidence=None, method=None)
     """
     confidence = survey.confidence if confidence is None else confidence
     method = survey.ci_method if method is None else method
-    design = survey_design(survey=survey)
     options = list(grouping_question.options.order_by("position", "id"))
     tallies = {
         (question_id, option_id): (n, yes)
@@ -161,13 +168,21 @@ def survey_breakdown(*, survey, grouping_question, confidence=None, method=None)
         ).values_list("question_id", "option_id", "report_count", "yes_count")
     }
 
-    estimate = estimator(design=design, confidence=confidence, method=method)
-
-    def est(yes, n):
-        return estimate(yes=yes, n=n)
-
+    questions = list(survey.questions.all())
     rows = []
-    for question in survey.questions.all():
+    for index, question in enumerate(questions):
+        if question.kind != Question.Kind.YES_NO:
+            continue
+        # Each question debiased with its own design (the survey's coins unless it names one).
+        estimate = estimator(
+            design=question_design(question, survey=survey),
+            confidence=confidence,
+            method=method,
+        )
+
+        def est(yes, n, estimate=estimate):
+            return estimate(yes=yes, n=n)
+
         counts = [tallies.get((question.pk, option.pk), (0, 0)) for option in options]
         total_n = sum(n for n, _yes in counts)
         total_yes = sum(yes for _n, yes in counts)
@@ -195,6 +210,7 @@ def survey_breakdown(*, survey, grouping_question, confidence=None, method=None)
                 **question_fields(question),
                 overall=est(total_yes, total_n),
                 cells=cells,
+                column=question_column(index),
             )
         )
     return Breakdown(
@@ -204,7 +220,7 @@ def survey_breakdown(*, survey, grouping_question, confidence=None, method=None)
             OptionCount(option_id=o.pk, label=o.label, respondents=o.respondent_count)
             for o in options
         ],
-        design=design,
+        design=survey_design(survey=survey),
         confidence=confidence,
         method=method,
         min_n=survey.min_n,
@@ -212,4 +228,5 @@ def survey_breakdown(*, survey, grouping_question, confidence=None, method=None)
         generated_at=timezone.now(),
         declined=grouping_question.declined_count,
         responses=survey.response_count,
+        left_out_questions=len(questions) - len(rows),
     )

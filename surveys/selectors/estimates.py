@@ -16,11 +16,27 @@ from django.conf import settings
 from django.utils import timezone
 
 import dpengine
-from dpengine import PRESETS, Estimate, ForcedResponse
+from dpengine import PRESETS, ForcedResponse
 
 from ..exports.columns import question_column
 from ..models import CI_METHODS, Submission, Survey, TallyShard, question_key
-from .mechanisms import PrivacyLedger, privacy_ledger
+from .estimate_rows import (
+    ChoiceQuestionEstimate,
+    NumericQuestionEstimate,
+    OptionEstimate,
+    QuestionEstimate,
+)
+from .mechanisms import (
+    CHOICE,
+    FORCED_RESPONSE,
+    NUMERIC,
+    YES_NO,
+    PrivacyLedger,
+    design_name,
+    privacy_ledger,
+    question_design,
+    question_mechanism,
+)
 
 VALID_METHODS = tuple(code for code, _label in CI_METHODS)
 PLANNING_MARGIN = 0.05
@@ -50,27 +66,38 @@ class PrivacySummary:
 
 
 @dataclass(frozen=True)
-class QuestionEstimate:
-    question_id: int
-    position: int
-    text: str
-    estimate: Estimate
-    suppressed: bool  # fewer reports than the survey's minimum n: numbers are withheld
-    column: str = ""  # "Q1", "Q2"...: as the results page and every export name it
-
-
-@dataclass(frozen=True)
 class SurveyEstimates:
     survey: Survey
-    design: ForcedResponse
+    design: ForcedResponse  # the survey's two coins (yes/no questions that name no design)
     confidence: float
     method: str
-    rows: list[QuestionEstimate]
+    rows: list  # one QuestionEstimate, ChoiceQuestionEstimate or NumericQuestionEstimate each
     generated_at: datetime
+    ledger: PrivacyLedger | None = None
 
     @property
     def epsilon(self):
         return self.design.epsilon
+
+    @property
+    def yes_no_rows(self) -> list[QuestionEstimate]:
+        return [row for row in self.rows if row.kind == YES_NO]
+
+    @property
+    def choice_rows(self) -> list[ChoiceQuestionEstimate]:
+        return [row for row in self.rows if row.kind == CHOICE]
+
+    @property
+    def numeric_rows(self) -> list[NumericQuestionEstimate]:
+        return [row for row in self.rows if row.kind == NUMERIC]
+
+    @property
+    def mixed(self) -> bool:
+        """Whether some question is not yes/no with the survey's coins (so one ε per answer
+        does not describe the survey)."""
+        return not (self.ledger is None or self.ledger.uniform) or any(
+            row.design_name != FORCED_RESPONSE for row in self.rows
+        )
 
 
 def design_from_coins(*, p_truth, p_forced_yes) -> ForcedResponse:
@@ -199,33 +226,143 @@ def question_fields(question) -> dict:
     return {"question_id": question.pk, "position": question.position, "text": question.text}
 
 
-def survey_estimates(*, survey, confidence=None, method=None) -> SurveyEstimates:
-    """Per-question estimates from the running tallies: cost independent of response count."""
+def default_threshold(question) -> int:
+    """The share-above threshold a numeric question starts with: the middle of its range
+    (rounded down, so it is always below the maximum)."""
+    return (question.min_value + question.max_value) // 2
+
+
+def numeric_reports(*, survey, question_id) -> list[int]:
+    """Every stored report of one numeric question. Reads one value per submission, so it
+    scales with the number of responses (the share above a threshold needs the reports
+    themselves; the mean needs only the running sums)."""
+    key = question_key(question_id)
+    return list(
+        Submission.objects.filter(survey=survey, reports__has_key=key).values_list(
+            f"reports__{key}", flat=True
+        )
+    )
+
+
+def _yes_no_row(question, *, survey, tallies, confidence, method, fields):
+    reports, yes = tallies.of(question.pk)
+    design = question_design(question, survey=survey)
+    est = dpengine.estimate(yes=yes, n=reports, design=design, confidence=confidence, method=method)
+    return QuestionEstimate(
+        **fields,
+        estimate=est,
+        suppressed=reports < survey.min_n,
+        design_name=design_name(question),
+    )
+
+
+def _choice_row(question, *, survey, tallies, confidence, method, fields):
+    mechanism = question_mechanism(question, survey=survey)
+    counts = tallies.counts_of(question.pk, width=mechanism.k)
+    est = dpengine.estimate_choice(
+        counts=counts, mechanism=mechanism, confidence=confidence, method=method
+    )
+
+    def value(array, index):
+        return None if array is None else float(array[index])
+
+    options = [
+        OptionEstimate(
+            index=index,
+            label=label,
+            count=counts[index],
+            estimate=value(est.shares, index),
+            clamped=value(est.clamped, index),
+            std_error=value(est.std_errors, index),
+            ci_low=float(est.ci_low[index]),
+            ci_high=float(est.ci_high[index]),
+        )
+        for index, label in enumerate(question.options)
+    ]
+    return ChoiceQuestionEstimate(
+        **fields, estimate=est, options=options, suppressed=est.n < survey.min_n
+    )
+
+
+def _numeric_row(question, *, survey, tallies, confidence, threshold, fields):
+    mechanism = question_mechanism(question, survey=survey)
+    n, total, total_squares = (
+        tallies.reports_of(question.pk),
+        *tallies.counts_of(question.pk, width=2),
+    )
+    mean = dpengine.estimate_mean_from_sums(
+        n=n, total=total, total_squares=total_squares, question=mechanism, confidence=confidence
+    )
+    suppressed = n < survey.min_n
+    # Suppressed: the raw reports are not read at all (the numbers would be withheld anyway).
+    reports = [] if suppressed else numeric_reports(survey=survey, question_id=question.pk)
+    share = dpengine.estimate_share_above(
+        reports=reports, question=mechanism, threshold=threshold, confidence=confidence
+    )
+    return NumericQuestionEstimate(
+        **fields,
+        mechanism=mechanism,
+        mean=mean,
+        share_above=share,
+        threshold=threshold,
+        suppressed=suppressed,
+    )
+
+
+def survey_estimates(*, survey, confidence=None, method=None, thresholds=None) -> SurveyEstimates:
+    """Per-question estimates, each under its own design and type.
+
+    Yes/no and choice questions read the running tallies only (cost independent of the
+    response count); a numeric question's mean too, but its share above the threshold reads
+    that question's raw reports. ``thresholds`` maps a numeric question's id to its
+    threshold (checked by the caller: an integer from its minimum to its maximum - 1);
+    missing ones are the middle of the range (``default_threshold``).
+    """
     confidence = survey.confidence if confidence is None else confidence
     method = survey.ci_method if method is None else method
-    design = survey_design(survey=survey)
-    estimate = estimator(design=design, confidence=confidence, method=method)
+    thresholds = thresholds or {}
+    questions = list(survey.questions.all())
     rows = []
     # The tallies as stored now, not as ``survey`` was read: submissions keep arriving.
     tallies = survey_tallies(survey=survey)
-    for index, question in enumerate(survey.questions.all()):
-        reports, yes = tallies.of(question.pk)
-        est = estimate(yes=yes, n=reports)
-        rows.append(
-            QuestionEstimate(
-                **question_fields(question),
-                estimate=est,
-                suppressed=reports < survey.min_n,
-                column=question_column(index),
+    for index, question in enumerate(questions):
+        fields = {**question_fields(question), "column": question_column(index)}
+        if question.kind == CHOICE:
+            row = _choice_row(
+                question,
+                survey=survey,
+                tallies=tallies,
+                confidence=confidence,
+                method=method,
+                fields=fields,
             )
-        )
+        elif question.kind == NUMERIC:
+            row = _numeric_row(
+                question,
+                survey=survey,
+                tallies=tallies,
+                confidence=confidence,
+                threshold=thresholds.get(question.pk, default_threshold(question)),
+                fields=fields,
+            )
+        else:
+            row = _yes_no_row(
+                question,
+                survey=survey,
+                tallies=tallies,
+                confidence=confidence,
+                method=method,
+                fields=fields,
+            )
+        rows.append(row)
     return SurveyEstimates(
         survey=survey,
-        design=design,
+        design=survey_design(survey=survey),
         confidence=confidence,
         method=method,
         rows=rows,
         generated_at=timezone.now(),
+        ledger=privacy_ledger(survey=survey, questions=questions),
     )
 
 

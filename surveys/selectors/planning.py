@@ -1,7 +1,8 @@
 """Study planning: respondents needed for a margin or a detectable difference, with the
 precision curves of the chosen design and its neighbours (half and twice its ε).
 
-Pure computation over dpengine; no database reads.
+The study plan is pure computation over dpengine (no database reads); ``question_plans``
+applies the plan's margin to each of a survey's questions with its own type and design.
 """
 
 import math
@@ -10,6 +11,10 @@ from dataclasses import dataclass
 import dpengine
 from dpengine import ForcedResponse
 from dpengine.errors import DPEngineError, Reason
+
+from ..exports.columns import question_column
+from .estimate_rows import DESIGN_LABELS
+from .mechanisms import CHOICE, NUMERIC, design_name, question_mechanism
 
 # --- planning -----------------------------------------------------------------------------
 
@@ -186,3 +191,71 @@ def study_plan(
         curves=sorted(curves, key=lambda curve: curve.epsilon),
         n_max=n_max,
     )
+
+
+# --- per question, each with its own type and design ----------------------------------------
+
+
+@dataclass(frozen=True)
+class QuestionPlan:
+    """Respondents one question needs for the plan's margin at the plan's level."""
+
+    question_id: int
+    column: str
+    text: str
+    kind: str
+    design: str  # selectors.mechanisms.design_name
+    epsilon: float
+    respondents: int  # yes/no: the share; choice: every option's share; numeric: the mean
+    # numeric: the margin in the answer's units (the margin times the range); else None
+    units_margin: float | None = None
+    share_respondents: int | None = None  # numeric: for a share above any threshold
+
+    @property
+    def design_label(self):
+        return DESIGN_LABELS[self.design]
+
+
+def question_plans(*, survey, questions, margin, confidence) -> list[QuestionPlan]:
+    """For each question, the respondents needed for a half-width of ``margin`` (a share)
+    under its own mechanism: a yes/no question with its own design
+    (``dpengine.required_sample_size``), a multiple-choice question for every option at once
+    (Bonferroni, ``required_sample_size_choice``), a numeric question's mean within
+    ``margin`` times its range (``required_sample_size_mean``, worst-case spread) and its
+    share above a threshold (``required_sample_size_share``). Worst cases throughout."""
+    plans = []
+    for index, question in enumerate(questions):
+        mechanism = question_mechanism(question, survey=survey)
+        common = {
+            "question_id": question.pk,
+            "column": question_column(index),
+            "text": question.text,
+            "kind": question.kind,
+            "design": design_name(question),
+            "epsilon": float(mechanism.epsilon),
+        }
+        if question.kind == CHOICE:
+            respondents = dpengine.required_sample_size_choice(
+                mechanism=mechanism, margin=margin, confidence=confidence
+            )
+            plans.append(QuestionPlan(**common, respondents=respondents))
+        elif question.kind == NUMERIC:
+            units = margin * mechanism.sensitivity
+            plans.append(
+                QuestionPlan(
+                    **common,
+                    respondents=dpengine.required_sample_size_mean(
+                        question=mechanism, margin=units, confidence=confidence
+                    ),
+                    units_margin=units,
+                    share_respondents=dpengine.required_sample_size_share(
+                        question=mechanism, margin=margin, confidence=confidence
+                    ),
+                )
+            )
+        else:
+            respondents = dpengine.required_sample_size(
+                design=mechanism, margin=margin, confidence=confidence
+            )
+            plans.append(QuestionPlan(**common, respondents=respondents))
+    return plans

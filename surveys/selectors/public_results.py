@@ -1,7 +1,8 @@
 """The opt-in public results page: estimates computed from counts released on a schedule.
 
 What is released. Every number on the public page is computed from a *release*: the
-respondent count, the yes-report count of each question and the respondent count of each
+respondent count, the yes-report count of each yes/no question (multiple-choice and numeric
+questions are never released: they add no count) and the respondent count of each
 grouping option, each noisy. One respondent joining or leaving changes the respondent count
 by 1, each question's yes count by at most 1 and, per grouping question, one option's count
 by 1: at most ``m = 1 + Q + G`` counts, so each count's stream gets ``epsilon / m`` (Dwork &
@@ -52,8 +53,9 @@ from django.utils import timezone
 import dpengine
 from dpengine import Estimate
 
-from ..models import GroupingOption, Survey, is_slug, question_key
-from .estimates import estimator, question_fields, survey_design
+from ..models import GroupingOption, Question, Survey, is_slug, question_key
+from .estimates import estimator, question_fields
+from .mechanisms import FORCED_RESPONSE, question_design, survey_coins
 
 RESPONDENTS = "respondents"
 
@@ -102,10 +104,17 @@ def release_schedule(*, survey) -> ReleaseSchedule:
 # --- what a release counts ------------------------------------------------------------
 
 
+def released_questions(survey):
+    """The questions a release counts: the yes/no ones. A multiple-choice or numeric
+    question's reports are never released (its count vector would need its own share of
+    the budget), so it adds no count to ``m`` and appears on no public page."""
+    return survey.questions.filter(kind=Question.Kind.YES_NO)
+
+
 def count_keys(*, survey) -> tuple[list[str], list[str]]:
-    """The question count keys, and every count key (respondents, questions, the report counts
-    of optional questions, options)."""
-    rows = list(survey.questions.values_list("id", "required"))
+    """The question count keys, and every count key (respondents, yes/no questions, the report
+    counts of optional yes/no questions, options)."""
+    rows = list(released_questions(survey).values_list("id", "required"))
     questions = [question_key(qid) for qid, _required in rows]
     reports = [reports_key(qid) for qid, required in rows if not required]
     options = [
@@ -119,11 +128,13 @@ def count_keys(*, survey) -> tuple[list[str], list[str]]:
 
 def noisy_counts(*, survey) -> int:
     """``m = 1 + Q + Q_optional + G``: how many counts one respondent joining or leaving
-    changes (an optional question's yes count and report count both)."""
+    changes (an optional question's yes count and report count both); ``Q`` counts the
+    yes/no questions, the only ones released."""
+    released = released_questions(survey)
     return (
         1
-        + survey.questions.count()
-        + survey.questions.filter(required=False).count()
+        + released.count()
+        + released.filter(required=False).count()
         + survey.grouping_questions.count()
     )
 
@@ -215,6 +226,7 @@ class PublicResults:
     respondents: int  # noisy, clipped at 0
     rows: list[PublicRow]
     groups: list[PublicGroup]
+    left_out_questions: int = 0  # multiple-choice and numeric: never released
 
     @property
     def noise_sd(self) -> float | None:
@@ -223,6 +235,13 @@ class PublicResults:
     @property
     def optional_questions(self) -> int:
         return sum(row.optional for row in self.rows)
+
+    @property
+    def other_designs(self) -> bool:
+        """Whether a published question uses a design other than the survey's two coins."""
+        return any(row.estimate.design.kind != FORCED_RESPONSE for row in self.rows) or any(
+            row.estimate.design != survey_coins(self.survey) for row in self.rows
+        )
 
 
 def public_results_survey(*, slug) -> Survey:
@@ -240,17 +259,19 @@ def public_results(*, survey, now=None) -> PublicResults:
     ``public_release.public_results_release`` for the releases due first."""
     status = public_status(survey=survey, today=utc_today(now))
     release = survey.public_releases.first()
+    left_out = survey.questions.exclude(kind=Question.Kind.YES_NO).count()
     if release is None:
-        return PublicResults(survey, status, None, None, 0, [], [])
+        return PublicResults(survey, status, None, None, 0, [], [], left_out)
     counts = release.counts
-    estimate = estimator(
-        design=survey_design(survey=survey),
-        confidence=survey.confidence,
-        method=survey.ci_method,
-    )
     n = max(counts.get(RESPONDENTS, 0), 0)
     rows = []
-    for question in survey.questions.all():
+    for question in released_questions(survey):
+        # Debiased with the question's own design (the survey's coins unless it names one).
+        estimate = estimator(
+            design=question_design(question, survey=survey),
+            confidence=survey.confidence,
+            method=survey.ci_method,
+        )
         noisy_yes = counts.get(question_key(question.pk))
         # A required question has a report from every respondent; an optional one its own n.
         question_n = n
@@ -287,4 +308,5 @@ def public_results(*, survey, now=None) -> PublicResults:
         respondents=n,
         rows=rows,
         groups=groups,
+        left_out_questions=left_out,
     )

@@ -13,12 +13,12 @@ from django.db.models import OuterRef, Subquery
 from django.utils.translation import gettext as _
 
 import dpengine
-from dpengine import ForcedResponse
+from dpengine.designs import YesNoDesign
 from dpengine.errors import Reason
 
 from ..models import GroupAnswer, Question, Submission, question_key
 from .breakdown import survey_grouping_questions
-from .estimates import survey_design
+from .mechanisms import question_design
 
 # --- regression ---------------------------------------------------------------------------
 
@@ -88,7 +88,7 @@ class Covariate:
 class Regression:
     survey: object
     question: Question
-    design: ForcedResponse
+    design: YesNoDesign  # the question's own
     confidence: float
     n: int  # reports used (every report of the question with all grouping answers)
     min_n: int
@@ -194,7 +194,8 @@ def survey_regression(*, survey, question, confidence=None) -> Regression:
     (Blair, Imai & Zhou 2015, section 4; the R package rr's ``rrreg``).
     """
     confidence = survey.confidence if confidence is None else confidence
-    design = survey_design(survey=survey)
+    # The question's own yes/no design: the model's a and b are its P(yes | truth).
+    design = question_design(question, survey=survey)
     grouping = survey_grouping_questions(survey=survey)
     cells, left_out = _regression_rows(question=question, grouping=grouping)
     n = sum(cells.values())

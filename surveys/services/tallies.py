@@ -15,7 +15,7 @@ from django.db import transaction
 from django.db.models import Case, Count, F, Q, Value, When
 from django.utils import timezone
 
-from dpengine import simulate_reports
+from dpengine import simulate_choice_reports, simulate_numeric_reports, simulate_reports
 
 from .. import selectors
 from ..models import (
@@ -30,6 +30,7 @@ from ..models import (
     TallyShard,
     question_key,
 )
+from ..selectors.mechanisms import report_range
 
 
 def tally_shard_pick():
@@ -161,12 +162,71 @@ def group_tallies_rebuild(*, survey):
 # --- simulated respondents (demos, tests, benchmarks) --------------------------------------
 
 
+def _simulated_truths(question, share, n, rng):
+    """True answers of ``n`` simulated respondents to a choice or numeric question."""
+    if question.kind == Question.Kind.CHOICE:
+        shares = np.asarray(share, dtype=float)
+        if shares.shape != (len(question.options),) or not np.isclose(shares.sum(), 1):
+            raise ValidationError(
+                {"shares": [f"Expected {len(question.options)} option shares summing to 1."]}
+            )
+        return rng.choice(len(question.options), size=n, p=shares)
+    lo, hi = question.min_value, question.max_value
+    if not lo <= share <= hi:
+        raise ValidationError({"shares": [f"Expected a true mean from {lo} to {hi}."]})
+    # Binomial on the range: a bounded population whose mean is exactly ``share``.
+    return lo + rng.binomial(hi - lo, (share - lo) / (hi - lo), size=n)
+
+
 def simulated_reports_draw(*, survey, shares, n, rng) -> np.ndarray:
-    """An n × len(shares) array of randomized reports through the survey's coins: column j
-    from a population whose true share of "yes" is ``shares[j]`` (dpengine's
-    ``simulate_reports``), as respondents' browsers would have sent them."""
-    design = selectors.survey_design(survey=survey)
-    return np.column_stack([simulate_reports(share, n, design, rng) for share in shares])
+    """An n × questions array of randomized reports, as respondents' browsers would have sent
+    them, each question through its own mechanism: column j from a population described by
+    ``shares[j]``: a yes/no question's true share of "yes" (dpengine's ``simulate_reports``
+    with the question's design), a multiple-choice question's k option shares, or a numeric
+    question's true mean (answers binomial on the range). Boolean when every question is
+    yes/no, integers otherwise (yes/no as 0/1, an option's index, a noisy number)."""
+    questions = list(survey.questions.all())
+    if len(shares) != len(questions):
+        raise ValidationError({"shares": [f"Expected {len(questions)} values, one per question."]})
+    columns = []
+    for question, share in zip(questions, shares, strict=True):
+        mechanism = selectors.question_mechanism(question, survey=survey)
+        if question.kind == Question.Kind.CHOICE:
+            truths = _simulated_truths(question, share, n, rng)
+            columns.append(simulate_choice_reports(truths, mechanism, rng))
+        elif question.kind == Question.Kind.NUMERIC:
+            truths = _simulated_truths(question, share, n, rng)
+            columns.append(simulate_numeric_reports(truths, mechanism, rng))
+        else:
+            columns.append(simulate_reports(share, n, mechanism, rng))
+    return np.column_stack(columns) if columns else np.zeros((n, 0), dtype=bool)
+
+
+def simulated_tallies(questions, reports, total) -> dict:
+    """The tally vector of each question's column of simulated reports (``tally_increment``
+    summed over the rows)."""
+    tallies = {}
+    for question, column in zip(questions, reports.T, strict=True):
+        values = column.astype(np.int64)
+        if question.kind == Question.Kind.CHOICE:
+            counts = np.bincount(values, minlength=len(question.options))
+            tallies[question.pk] = [total, *map(int, counts)]
+        elif question.kind == Question.Kind.NUMERIC:
+            tallies[question.pk] = [total, int(values.sum()), int((values * values).sum())]
+        else:
+            tallies[question.pk] = [total, int(values.sum())]
+    return tallies
+
+
+def _check_simulated_reports(questions, reports):
+    for index, (question, column) in enumerate(zip(questions, reports.T, strict=True)):
+        kind, low, high = (
+            ("yes_no", 0, 1) if question.kind == Question.Kind.YES_NO else report_range(question)
+        )
+        if column.size and (column.min() < low or column.max() > high):
+            raise ValidationError(
+                {"reports": [f"Column {index} ({kind}) must hold values from {low} to {high}."]}
+            )
 
 
 def _check_simulated_options(*, grouping, options, total):
@@ -189,9 +249,10 @@ def simulated_submissions_record(
 ) -> int:
     """Bulk-store simulated submissions: randomized reports, plus grouping answers if any.
 
-    ``reports`` is an n × questions boolean array whose rows already went through the coins
-    (``simulated_reports_draw``), so they are stored exactly as a browser would have sent
-    them. ``options`` (n × grouping questions option ids) is required when the survey has
+    ``reports`` is an n × questions array whose rows already went through each question's
+    mechanism (``simulated_reports_draw``: booleans or 0/1 for yes/no, an option's index, a
+    noisy number), so they are stored exactly as a browser would have sent them. ``options``
+    (n × grouping questions option ids) is required when the survey has
     grouping questions. For demos, tests and benchmarks; tallies are updated once at the end.
     """
     questions = list(survey.questions.all())
@@ -201,10 +262,13 @@ def simulated_submissions_record(
             {"reports": [f"Expected an n × {len(questions)} array, got shape {reports.shape}."]}
         )
     total = int(reports.shape[0])
+    _check_simulated_reports(questions, reports)
     options = [] if options is None else [list(row) for row in options]
     _check_simulated_options(grouping=grouping, options=options, total=total)
     received_on = received_on or timezone.now().date()
     keys = [question_key(question.pk) for question in questions]
+    # As submission_receive stores them: a boolean for yes/no, an integer otherwise.
+    typed = [bool if question.kind == Question.Kind.YES_NO else int for question in questions]
     for start in range(0, total, batch_size):
         chunk = reports[start : start + batch_size]
         submissions = Submission.objects.bulk_create(
@@ -212,7 +276,9 @@ def simulated_submissions_record(
                 survey=survey,
                 submission_id=uuid.uuid4(),
                 received_on=received_on,
-                reports=dict(zip(keys, map(bool, row), strict=True)),
+                reports={
+                    key: kind(value) for key, kind, value in zip(keys, typed, row, strict=True)
+                },
             )
             for row in chunk
         )
@@ -227,15 +293,7 @@ def simulated_submissions_record(
                 ),
                 batch_size=batch_size,
             )
-    yes_totals = reports.sum(axis=0)
-    tally_add(
-        survey.pk,
-        responses=total,
-        reports={
-            question.pk: (total, int(yes))
-            for question, yes in zip(questions, yes_totals, strict=True)
-        },
-    )
+    tally_add(survey.pk, responses=total, reports=simulated_tallies(questions, reports, total))
     if grouping:
         group_tallies_rebuild(survey=survey)
     return total

@@ -17,62 +17,94 @@ from ..charts import estimates_chart, precision_chart
 from ..exports import bundles, codebook
 from ..exports import csv as csv_export
 from ..exports import r as r_export
+from ..exports.columns import question_column
 from ..forms import BreakdownForm, PlannerForm, PublicResultsForm, RegressionForm, ResultsForm
-from ..models import CI_METHODS
+from ..forms.analysis import ThresholdsForm
+from ..models import CI_METHODS, Question
+from ..question_charts import choice_chart, numeric_chart
 from ..services import public_release, schedule
 from .common import EDITOR, VIEWER, member_view, write_and_redirect
 
 # --- results ------------------------------------------------------------------------------
 
 
+def _interval_query(method, level, thresholds_form):
+    """The query that repeats the page's choices: interval, level and numeric thresholds."""
+    return "&".join(filter(None, [f"method={method}&level={level:g}", thresholds_form.query()]))
+
+
 @member_view(GET=VIEWER)
 def survey_results(request, survey):
     form = ResultsForm(request.GET, survey=survey)
     method, level = form.selection()
-    estimates = selectors.survey_estimates(survey=survey, confidence=level, method=method)
+    thresholds_form = ThresholdsForm(request.GET, questions=survey.questions.all())
+    estimates = selectors.survey_estimates(
+        survey=survey,
+        confidence=level,
+        method=method,
+        thresholds=thresholds_form.thresholds(),
+    )
     context = {
         "survey": survey,
         "phase": schedule.phase_of(survey),
         "form": form,
+        "thresholds_form": thresholds_form,
         "estimates": estimates,
-        "chart": estimates_chart(estimates),
+        "chart": estimates_chart(estimates) if estimates.yes_no_rows else None,
+        "choice_results": [(row, choice_chart(row, estimates)) for row in estimates.choice_rows],
+        "numeric_results": [(row, numeric_chart(row, estimates)) for row in estimates.numeric_rows],
         "privacy": selectors.survey_privacy(survey=survey),
         "method_label": dict(CI_METHODS)[method],
-        "any_outside": any(r.estimate.was_clamped and not r.suppressed for r in estimates.rows),
-        "query": f"method={method}&level={level:g}",
+        "any_outside": any(
+            row.estimate.was_clamped and not row.suppressed for row in estimates.yes_no_rows
+        ),
+        "query": _interval_query(method, level, thresholds_form),
         "xlsx_fits": bundles.xlsx_fits(survey),
     }
-    status = 200 if form.is_valid() else 400
+    status = 200 if form.is_valid() and thresholds_form.is_valid() else 400
     template = "surveys/_results_body.html" if "fragment" in request.GET else "surveys/results.html"
     return render(request, template, context, status=status)
 
 
-def _bad_query(form):
-    lines = [f"{field}: {' '.join(errors)}" for field, errors in form.errors.items()]
+def _bad_query(*forms):
+    lines = [
+        f"{field}: {' '.join(errors)}" for form in forms for field, errors in form.errors.items()
+    ]
     return HttpResponse("\n".join(lines), status=400, content_type="text/plain; charset=utf-8")
 
 
 def _results_query(view):
-    """Calls ``view(request, survey, method=..., level=...)`` with the download's query read
-    by the results form; a bad query is a 400 naming the fields, and ``view`` is not called."""
+    """Calls ``view(request, survey, method=..., level=..., thresholds=...)`` with the
+    download's query read by the results forms; a bad query is a 400 naming the fields, and
+    ``view`` is not called."""
 
     @functools.wraps(view)
     def read_query(request, survey):
         form = ResultsForm(request.GET, survey=survey)
-        if not form.is_valid():
-            return _bad_query(form)
+        thresholds_form = ThresholdsForm(request.GET, questions=survey.questions.all())
+        if not (form.is_valid() and thresholds_form.is_valid()):
+            return _bad_query(form, thresholds_form)
         method, level = form.selection()
-        return view(request, survey, method=method, level=level)
+        return view(
+            request,
+            survey,
+            method=method,
+            level=level,
+            thresholds=thresholds_form.thresholds(),
+            query=_interval_query(method, level, thresholds_form),
+        )
 
     return read_query
 
 
 @member_view(GET=VIEWER)
 @_results_query
-def estimates_csv(request, survey, *, method, level):
+def estimates_csv(request, survey, *, method, level, thresholds, query):
     return csv_export.estimates_csv_response(
-        selectors.survey_estimates(survey=survey, confidence=level, method=method),
-        codebook_url=_codebook_url(survey, f"method={method}&level={level:g}"),
+        selectors.survey_estimates(
+            survey=survey, confidence=level, method=method, thresholds=thresholds
+        ),
+        codebook_url=_codebook_url(survey, query),
     )
 
 
@@ -93,7 +125,7 @@ def _codebook_url(survey, query=""):
 
 @member_view(GET=VIEWER)
 @_results_query
-def codebook_csv(request, survey, *, method, level):
+def codebook_csv(request, survey, *, method, level, thresholds, query):
     return csv_export.codebook_csv_response(
         codebook.survey_codebook(survey=survey, method=method, confidence=level)
     )
@@ -101,9 +133,11 @@ def codebook_csv(request, survey, *, method, level):
 
 @member_view(GET=VIEWER)
 @_results_query
-def export_zip(request, survey, *, method, level):
+def export_zip(request, survey, *, method, level, thresholds, query):
     return bundles.zip_response(
-        **bundles.survey_bundle(survey=survey, method=method, confidence=level)
+        **bundles.survey_bundle(
+            survey=survey, method=method, confidence=level, thresholds=thresholds
+        )
     )
 
 
@@ -119,9 +153,11 @@ def export_xlsx(request, survey):
 
 
 @_results_query
-def _xlsx_download(request, survey, *, method, level):
+def _xlsx_download(request, survey, *, method, level, thresholds, query):
     return bundles.xlsx_response(
-        **bundles.survey_bundle(survey=survey, method=method, confidence=level)
+        **bundles.survey_bundle(
+            survey=survey, method=method, confidence=level, thresholds=thresholds
+        )
     )
 
 
@@ -155,10 +191,13 @@ def breakdown(request, survey):
 
 @member_view(GET=VIEWER)
 def regression(request, survey):
-    questions = list(survey.questions.all())
-    form = RegressionForm(request.GET, survey=survey, questions=questions)
+    everything = list(survey.questions.all())
+    columns = {question.pk: question_column(index) for index, question in enumerate(everything)}
+    # The model is of a yes/no answer: choice and numeric questions are not offered.
+    questions = [question for question in everything if question.kind == Question.Kind.YES_NO]
+    form = RegressionForm(request.GET, survey=survey, questions=questions, columns=columns)
     valid = not questions or form.is_valid()
-    result = snippet = None
+    result = snippet = r_design = None
     if questions:
         chosen = form.cleaned_data if valid else {}
         question_id = chosen.get("question", questions[0].pk)
@@ -169,13 +208,21 @@ def regression(request, survey):
             confidence=chosen.get("level", survey.confidence),
         )
         snippet = r_export.r_snippet(survey=survey, question=question, covariates=result.covariates)
+        r_design = r_export.r_design(survey=survey, question=question)
     context = {
         "survey": survey,
         "form": form,
         "regression": result,
-        "question_number": questions.index(result.question) + 1 if result else None,
-        "r_design": r_export.r_design(survey=survey),
+        "column": columns[result.question.pk] if result else None,
+        "other_types": len(everything) - len(questions),
+        "r_design": r_design,
+        "rrreg_model": (
+            r_export.rrreg_model(survey=survey, question=result.question)
+            if result and r_design is None
+            else None
+        ),
         "r_snippet": snippet,
+        "r_estimates": r_export.r_estimates_script(survey=survey) if everything else None,
     }
     return render(request, "surveys/regression.html", context, status=200 if valid else 400)
 
@@ -195,17 +242,23 @@ def planner(request, survey):
         survey=survey,
         preset=selectors.preset_for(p_truth=survey.p_truth, p_forced_yes=survey.p_forced_yes),
     )
-    plan = None
+    plan = per_question = None
     if form.is_valid():
         try:
             plan = selectors.study_plan(**form.plan_arguments())
         except ValueError as exc:
             form.add_error(None, str(exc))
+    questions = list(survey.questions.all())
+    if plan and plan.goal == "margin" and questions:
+        per_question = selectors.question_plans(
+            survey=survey, questions=questions, margin=plan.margin, confidence=plan.confidence
+        )
     context = {
         "survey": survey,
         "form": form,
         "plan": plan,
         "chart": precision_chart(plan) if plan else None,
+        "question_plans": per_question,
     }
     return render(request, "surveys/planner.html", context, status=200 if plan else 400)
 

@@ -15,8 +15,9 @@ from surveys.exports import csv as csv_export
 pytestmark = pytest.mark.django_db
 
 ROW_FIELDS = {
-    "question_id", "column", "position", "text", "n", "yes", "yes_rate", "estimate", "clamped",
-    "std_error", "ci_low", "ci_high", "method", "confidence", "epsilon", "suppressed",
+    "type", "question_id", "column", "position", "text", "design", "parameters", "n", "yes",
+    "yes_rate", "estimate", "clamped", "std_error", "ci_low", "ci_high", "method", "confidence",
+    "epsilon", "suppressed",
 }  # fmt: skip
 
 
@@ -165,7 +166,8 @@ def test_estimates_csv_is_the_shared_export(owner_api, make_survey):
     # No "#" provenance lines any more (they moved to the codebook): one table, named rows.
     assert rows[0][:4] == ["column", "question_id", "position", "question"]
     assert [row[0] for row in rows[1:]] == ["Q1", "Q2"]
-    assert {row[-2] for row in rows[1:]} == {"exact"}
+    method = rows[0].index("ci_method")
+    assert {row[method] for row in rows[1:]} == {"exact"}
 
 
 def test_estimates_csv_ignores_the_accept_header(owner_api, open_survey):
@@ -216,3 +218,140 @@ def test_csv_cells_that_look_like_formulas_are_neutralised(owner_api, make_surve
     assert "'" + dangerous + " question?" in cells
     for rows in (estimates, codebook):
         assert not any(cell.startswith(("=", "+", "@", "\t", "\r")) for r in rows for cell in r)
+
+
+# --- surveys that mix question types and designs ------------------------------------------
+
+MIXED = [
+    {"text": "Have you taken office supplies home?"},
+    {"text": "Have you lied to your manager?", "design": {"kind": "kuk", "theta1": 0.8,
+                                                          "theta2": 0.2}},
+    {"text": "Which did you do most?", "type": "choice", "options": ["None", "=Pens", "Paper"]},
+    {"text": "Drinks in a week?", "type": "numeric", "min": 0, "max": 30, "epsilon": 2.0},
+]  # fmt: skip
+
+
+@pytest.fixture
+def mixed_survey(make_survey):
+    survey = make_survey(questions=MIXED, min_n=20)
+    reports = services.simulated_reports_draw(
+        survey=survey,
+        shares=[0.3, 0.4, [0.5, 0.3, 0.2], 8],
+        n=300,
+        rng=np.random.default_rng(3),
+    )
+    services.simulated_submissions_record(survey=survey, reports=reports)
+    survey.refresh_from_db()
+    return survey
+
+
+def test_mixed_estimates_have_one_row_per_type_equal_to_dpengines(owner_api, mixed_survey):
+    questions = list(mixed_survey.questions.all())
+    tallies = selectors.survey_tallies(survey=mixed_survey)
+    numeric = questions[3]
+    response = owner_api.get(estimates_url(mixed_survey, f"?threshold_q{numeric.pk}=10"))
+    assert response.status_code == 200
+    body = strict_json(response)
+    rows = body["estimates"]
+    assert [row["type"] for row in rows] == ["yes_no", "yes_no", "choice", "numeric"]
+    assert [row["design"] for row in rows] == ["forced_response", "kuk", "choice", "numeric"]
+    ledger = selectors.privacy_ledger(survey=mixed_survey)
+    assert body["total_epsilon"] == ledger.total_epsilon
+    assert [row["epsilon"] for row in rows] == [entry.epsilon for entry in ledger.entries]
+
+    kuk = dpengine.Kuk(theta1=0.8, theta2=0.2)
+    reports, yes = tallies.of(questions[1].pk)
+    expected = dpengine.estimate(yes=yes, n=reports, design=kuk, confidence=0.95)
+    assert (rows[1]["estimate"], rows[1]["ci_low"]) == (expected.estimate, expected.ci_low)
+    assert rows[1]["parameters"]["a"] == kuk.p_yes_given_yes
+
+    choice = dpengine.estimate_choice(
+        counts=tallies.counts_of(questions[2].pk, width=3),
+        mechanism=selectors.question_mechanism(questions[2], survey=mixed_survey),
+        confidence=0.95,
+    )
+    assert [o["label"] for o in rows[2]["options"]] == ["None", "=Pens", "Paper"]
+    assert [o["estimate"] for o in rows[2]["options"]] == list(choice.shares)
+    assert [o["ci_high"] for o in rows[2]["options"]] == list(choice.ci_high)
+    assert rows[2]["adjustment"] == "bonferroni"
+    assert rows[2]["per_option_confidence"] == pytest.approx(1 - 0.05 / 3)
+
+    mechanism = selectors.question_mechanism(numeric, survey=mixed_survey)
+    stored = selectors.numeric_reports(survey=mixed_survey, question_id=numeric.pk)
+    mean = dpengine.estimate_mean(reports=stored, question=mechanism)
+    share = dpengine.estimate_share_above(reports=stored, question=mechanism, threshold=10)
+    assert rows[3]["mean"]["estimate"] == pytest.approx(mean.estimate, rel=1e-12)
+    assert rows[3]["mean"]["ci_low"] == pytest.approx(mean.ci_low, rel=1e-12)
+    assert rows[3]["share_above"] == {
+        "threshold": 10,
+        "estimate": share.estimate,
+        "clamped": share.clamped,
+        "std_error": share.std_error,
+        "ci_low": share.ci_low,
+        "ci_high": share.ci_high,
+    }
+    assert (rows[3]["min"], rows[3]["max"], rows[3]["threshold"]) == (0, 30, 10)
+
+
+def test_numeric_threshold_defaults_to_the_middle_of_the_range(owner_api, mixed_survey):
+    rows = owner_api.get(estimates_url(mixed_survey)).json()["estimates"]
+    assert rows[3]["threshold"] == 15 and rows[3]["share_above"]["threshold"] == 15
+
+
+@pytest.mark.parametrize("value", ["30", "-1", "abc", "2.5"])
+@pytest.mark.parametrize("path", ["estimates/", "estimates.csv", "export.zip"])
+def test_bad_threshold_is_a_400_naming_the_parameter(owner_api, mixed_survey, value, path):
+    numeric = mixed_survey.questions.all()[3]
+    field = f"threshold_q{numeric.pk}"
+    response = owner_api.get(f"/api/v1/surveys/{mixed_survey.id}/{path}?{field}={value}")
+    assert response.status_code == 400
+    assert list(response.json()["errors"]) == [field]
+
+
+def test_suppressed_typed_rows_hold_no_statistics(owner_api, make_survey):
+    survey = make_survey(questions=MIXED, min_n=5)
+    rows = strict_json(owner_api.get(estimates_url(survey)))["estimates"]
+    assert {row["suppressed"] for row in rows} == {True}
+    assert {o["estimate"] for o in rows[2]["options"]} == {None}
+    assert rows[3]["mean"]["estimate"] is None and rows[3]["share_above"]["ci_low"] is None
+
+
+def test_mixed_estimates_csv_has_a_row_per_option_and_per_statistic(owner_api, mixed_survey):
+    response = owner_api.get(f"/api/v1/surveys/{mixed_survey.id}/estimates.csv?method=exact")
+    rows = _csv(response)
+    header, body = rows[0], rows[1:]
+    cell = {name: header.index(name) for name in header}
+    assert [(r[cell["column"]], r[cell["statistic"]]) for r in body] == [
+        ("Q1", "share_yes"),
+        ("Q2", "share_yes"),
+        ("Q3", "share"),
+        ("Q3", "share"),
+        ("Q3", "share"),
+        ("Q4", "mean"),
+        ("Q4", "share_above"),
+    ]
+    # The label that looks like a formula is neutralised, as everywhere in the CSV files.
+    assert [r[cell["option"]] for r in body[2:5]] == ["None", "'=Pens", "Paper"]
+    assert [r[cell["design"]] for r in body] == ["forced_response", "kuk"] + ["choice"] * 3 + [
+        "numeric"
+    ] * 2
+    assert {r[cell["adjustment"]] for r in body[2:5]} == {"bonferroni"}
+    assert {r[cell["ci_method"]] for r in body[:5]} == {"exact"}
+    assert {r[cell["ci_method"]] for r in body[5:]} == {"normal"}
+    assert body[6][cell["threshold"]] == "15"
+    assert body[1][cell["parameters"]].startswith("theta1 = 0.8, theta2 = 0.2, a = ")
+    estimates = selectors.survey_estimates(survey=mixed_survey, method="exact")
+    options = estimates.rows[2].options
+    assert [float(r[cell["estimate"]]) for r in body[2:5]] == [o.estimate for o in options]
+
+
+def test_raw_reports_csv_holds_typed_values(owner_api, mixed_survey):
+    rows = _csv(owner_api.get(f"/api/v1/surveys/{mixed_survey.id}/responses.csv"))
+    assert rows[0][2:6] == ["Q1", "Q2", "Q3", "Q4"]
+    assert {row[2] for row in rows[1:]} <= {"0", "1"}
+    assert {row[4] for row in rows[1:]} == {"0", "1", "2"}
+    numbers = [int(row[5]) for row in rows[1:]]  # integers, as sent, noise and all
+    numeric = mixed_survey.questions.all()[3]
+    assert sorted(numbers) == sorted(
+        selectors.numeric_reports(survey=mixed_survey, question_id=numeric.pk)
+    )

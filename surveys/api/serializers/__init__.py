@@ -1,12 +1,19 @@
 """Request and response shapes of the API, one module per resource: ``fields`` (the strict
 field types, bounds from ``surveys.limits``), ``accounts`` (tokens), ``surveys`` (the
-researcher's surveys and estimates), ``public`` (the respondent's survey and submission).
-Every name is importable from here."""
+researcher's surveys), ``estimates`` (their estimates, one row per question by type),
+``public`` (the respondent's survey and submission). Every name is importable from here."""
 
 from .accounts import (
     ApiTokenSerializer,
     IssuedTokenSerializer,
     TokenRequestSerializer,
+)
+from .estimates import (
+    ChoiceEstimateSerializer,
+    EstimatesQuerySerializer,
+    NumericEstimateSerializer,
+    SurveyEstimatesSerializer,
+    YesNoEstimateSerializer,
 )
 from .fields import (
     ConfidenceField,
@@ -31,12 +38,9 @@ from .public import (
     submission_fields,
 )
 from .surveys import (
-    EstimateRowSerializer,
-    EstimatesQuerySerializer,
     PilotDiscardedSerializer,
     QuestionSerializer,
     QuestionTranslationsField,
-    SurveyEstimatesSerializer,
     SurveyScheduleSerializer,
     SurveySerializer,
     SurveyTranslationsField,
@@ -45,12 +49,13 @@ from .surveys import (
 __all__ = [
     "AnswersField",
     "ApiTokenSerializer",
+    "ChoiceEstimateSerializer",
     "ConfidenceField",
     "ErrorSerializer",
-    "EstimateRowSerializer",
     "EstimatesQuerySerializer",
     "GroupsField",
     "IssuedTokenSerializer",
+    "NumericEstimateSerializer",
     "PilotDiscardedSerializer",
     "ProbabilityField",
     "PublicGroupingOptionSerializer",
@@ -71,6 +76,7 @@ __all__ = [
     "SurveySerializer",
     "SurveyTranslationsField",
     "TokenRequestSerializer",
+    "YesNoEstimateSerializer",
     "finite",
     "submission_fields",
 ]

@@ -19,7 +19,6 @@ from .fields import (
     StrictBooleanField,
     StrictCharField,
     StrictIntegerField,
-    finite,
 )
 
 # --- researcher: surveys ------------------------------------------------------------------
@@ -417,71 +416,3 @@ class SurveyScheduleSerializer(RejectUnknownFieldsMixin, serializers.Serializer)
 class PilotDiscardedSerializer(serializers.Serializer):
     discarded = serializers.IntegerField(help_text="Pilot responses deleted.")
     survey = SurveySerializer()
-
-
-# --- researcher: estimates ----------------------------------------------------------------
-
-
-class EstimatesQuerySerializer(serializers.Serializer):
-    confidence = ConfidenceField(
-        strict=False, required=False, help_text="Defaults to the survey's confidence level."
-    )
-    method = serializers.ChoiceField(
-        choices=selectors.VALID_METHODS,
-        required=False,
-        help_text="Interval method; defaults to the survey's.",
-    )
-
-
-class EstimateRowSerializer(serializers.Serializer):
-    """One question's estimate; the statistics are null when suppressed or without data."""
-
-    question_id = serializers.IntegerField()
-    column = serializers.CharField(
-        help_text="Q1, Q2, ... in display order: the results page's label and the exports' column."
-    )
-    position = serializers.IntegerField()
-    text = serializers.CharField()
-    n = serializers.IntegerField(source="estimate.n", help_text="Randomized reports received.")
-    yes = serializers.IntegerField(source="estimate.yes", help_text="Reports that said yes.")
-    yes_rate = serializers.FloatField(source="estimate.yes_rate", allow_null=True)
-    estimate = serializers.FloatField(
-        source="estimate.estimate",
-        allow_null=True,
-        help_text="Unbiased estimate of the true share; may fall outside [0, 1].",
-    )
-    clamped = serializers.FloatField(
-        source="estimate.clamped", allow_null=True, help_text="The estimate clipped to [0, 1]."
-    )
-    std_error = serializers.FloatField(source="estimate.std_error", allow_null=True)
-    ci_low = serializers.FloatField(source="estimate.ci_low", allow_null=True)
-    ci_high = serializers.FloatField(source="estimate.ci_high", allow_null=True)
-    method = serializers.CharField(source="estimate.method")
-    confidence = serializers.FloatField(source="estimate.confidence")
-    epsilon = serializers.FloatField(source="estimate.design.epsilon")
-    suppressed = serializers.BooleanField(
-        help_text="Fewer reports than the survey's min_n: the statistics are withheld."
-    )
-
-    STATISTICS = ("yes_rate", "estimate", "clamped", "std_error", "ci_low", "ci_high")
-
-    def to_representation(self, row):
-        data = super().to_representation(row)
-        for name in self.STATISTICS:
-            data[name] = None if row.suppressed else finite(data[name])
-        return data
-
-
-class SurveyEstimatesSerializer(serializers.Serializer):
-    survey_id = serializers.IntegerField(source="survey.id")
-    title = serializers.CharField(source="survey.title")
-    status = serializers.CharField(source="survey.status")
-    response_count = serializers.IntegerField(source="survey.response_count")
-    min_n = serializers.IntegerField(source="survey.min_n")
-    p_truth = serializers.FloatField(source="design.p_truth")
-    p_forced_yes = serializers.FloatField(source="design.p_forced_yes")
-    epsilon = serializers.FloatField()
-    method = serializers.CharField()
-    confidence = serializers.FloatField()
-    generated_at = serializers.DateTimeField()
-    estimates = EstimateRowSerializer(source="rows", many=True)

@@ -3,6 +3,7 @@ from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from surveys import selectors, services
+from surveys.models import Question
 
 
 def _probabilities(raw, count):
@@ -15,22 +16,40 @@ def _probabilities(raw, count):
     if len(values) == 1:
         values *= count
     if len(values) != count:
-        raise CommandError(f"--p needs 1 or {count} values (one per question), got {len(values)}")
+        raise CommandError(
+            f"--p needs 1 or {count} values (one per yes/no question), got {len(values)}"
+        )
     if not all(0 <= v <= 1 for v in values):
         raise CommandError(f"--p values must lie in [0, 1], got {raw!r}")
     return values
 
 
+def _truth(question, given):
+    """The simulated population's truth for one question (see the command's help)."""
+    if question.kind == Question.Kind.CHOICE:
+        return [1 / len(question.options)] * len(question.options)
+    if question.kind == Question.Kind.NUMERIC:
+        return (question.min_value + question.max_value) / 2
+    return next(given)
+
+
 class Command(BaseCommand):
     help = (
-        "Add simulated respondents to a survey: true answers drawn with share P, then randomized."
+        "Add simulated respondents to a survey: true answers drawn, then randomized by each "
+        "question's own mechanism. Yes/no questions: true share P of 'yes'; multiple-choice "
+        "questions: every option equally likely; numeric questions: true mean in the middle "
+        "of the range."
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("slug")
+        parser.add_argument(
+            "slug", help="the survey's slug (after --, as in `-- -abc`, when it starts with -)"
+        )
         parser.add_argument("--n", type=int, required=True, help="number of respondents")
         parser.add_argument(
-            "--p", default="0.2", help="true share of 'yes', one value or one per question"
+            "--p",
+            default="0.2",
+            help="true share of 'yes', one value or one per yes/no question",
         )
         parser.add_argument("--seed", type=int, default=None, help="seed for reproducible runs")
 
@@ -44,7 +63,9 @@ class Command(BaseCommand):
         questions = selectors.survey_questions(survey=survey)
         if not questions:
             raise CommandError("The survey has no questions.")
-        shares = _probabilities(p, len(questions))
+        yes_no = [q for q in questions if q.kind == Question.Kind.YES_NO]
+        given = iter(_probabilities(p, len(yes_no)) if yes_no else [])
+        shares = [_truth(question, given) for question in questions]
         reports = services.simulated_reports_draw(
             survey=survey, shares=shares, n=n, rng=np.random.default_rng(seed)
         )

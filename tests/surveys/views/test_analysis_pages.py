@@ -2,6 +2,7 @@
 respondent page's grouping questions. (Ownership of every route is covered by the URL-map
 driven tests in tests/surveys/views/test_pages.py and tests/api/test_ownership.py.)"""
 
+import html
 import re
 
 import numpy as np
@@ -215,3 +216,90 @@ def test_the_planner_refuses_a_bad_margin_naming_the_field(grouped_survey, owner
     response = owner_client.get(url("planner", grouped_survey), {"margin": "0"})
     assert response.status_code == 400
     assert "Half-width (percentage points, ±)" in text_of(response)
+
+
+# --- a survey that mixes question types and designs -----------------------------------------
+
+MIXED = [
+    {"text": "Have you taken office supplies home?"},
+    {"text": "Have you lied to your manager?", "design": {"kind": "warner", "p": 0.75}},
+    {"text": "Which did you do most?", "type": "choice", "options": ["None", "Pens", "Paper"]},
+    {"text": "Drinks in a week?", "type": "numeric", "min": 0, "max": 30, "epsilon": 2.0},
+]
+
+
+@pytest.fixture
+def mixed_grouped(make_survey):
+    from surveys import services
+
+    survey = make_survey(questions=MIXED, min_n=10, status="draft")
+    department = grouping.grouping_question_add(
+        survey=survey, text="Department?", options=["Sales", "Office"]
+    )
+    survey = services.survey_open(survey=survey)
+    ids = [option.pk for option in department.options.all()]
+    reports = services.simulated_reports_draw(
+        survey=survey,
+        shares=[0.3, 0.4, [0.5, 0.3, 0.2], 8],
+        n=300,
+        rng=np.random.default_rng(4),
+    )
+    services.simulated_submissions_record(
+        survey=survey, reports=reports, options=[[ids[i % 2]] for i in range(300)]
+    )
+    survey.refresh_from_db()
+    return survey
+
+
+def test_the_breakdown_of_a_mixed_survey_covers_yes_no_questions_and_says_so(
+    mixed_grouped, owner_client
+):
+    response = owner_client.get(url("breakdown", mixed_grouped))
+    assert response.status_code == 200
+    page = text_of(response)
+    assert "Only yes/no questions are broken down by group: 2 multiple-choice or numeric" in page
+    questions = list(mixed_grouped.questions.all())
+    body = response.content.decode()
+    assert f'data-question="{questions[1].pk}"' in body
+    assert f'data-question="{questions[2].pk}"' not in body
+
+
+def test_the_regression_of_a_mixed_survey_offers_yes_no_questions_only(mixed_grouped, owner_client):
+    questions = list(mixed_grouped.questions.all())
+    response = owner_client.get(url("regression", mixed_grouped), {"question": questions[1].pk})
+    assert response.status_code == 200
+    page = text_of(response)
+    assert "Only yes/no questions are offered" in page
+    assert "Who answers “yes” to Q2?" in page
+    code = html.unescape(response.content.decode())
+    # A Warner question: RRreg's logistic regression with its model, not rr's forced design.
+    assert "RRlog(Q2 ~ G1, data = d," in code and 'model = "Warner", p = 0.75' in code
+    assert 'design = "forced-known"' not in code.split("Every question")[0]
+    # The script for every question: RRuni per yes/no design, base R for the others.
+    assert "RRuni(response = as.integer(d$Q1[!is.na(d$Q1)])," in code
+    assert 'model = "FR"' in code
+    assert "Q3_shares <- (lambda - other) / (keep - other)" in code
+    assert "Q4_mean <- mean(y)" in code
+    refused = owner_client.get(url("regression", mixed_grouped), {"question": questions[2].pk})
+    assert refused.status_code == 400
+
+
+def test_the_regression_api_refuses_a_choice_question(mixed_grouped, owner_api):
+    questions = list(mixed_grouped.questions.all())
+    path = f"/api/v1/surveys/{mixed_grouped.pk}/regression/"
+    refused = owner_api.get(path, {"question": questions[3].pk})
+    assert refused.status_code == 400 and list(refused.json()["errors"]) == ["question"]
+    body = owner_api.get(path, {"question": questions[1].pk}).json()
+    assert (body["design"], body["a"], body["b"]) == ("warner", 0.75, 0.25)
+    assert body["p_truth"] is None and body["status"] == "fitted"
+
+
+def test_the_planner_of_a_mixed_survey_gives_each_question_its_sample_size(
+    mixed_grouped, owner_client
+):
+    response = owner_client.get(url("planner", mixed_grouped))
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert 'id="per-question-plan"' in page
+    for kind in ("yes_no", "choice", "numeric"):
+        assert f'data-kind="{kind}"' in page

@@ -5,7 +5,7 @@ from xml.etree import ElementTree
 import numpy as np
 import pytest
 
-from surveys import charts, selectors, services
+from surveys import charts, question_charts, selectors, services
 
 pytestmark = pytest.mark.django_db
 
@@ -99,3 +99,77 @@ def test_survey_without_questions_still_draws_an_empty_axis(make_survey):
     root = chart_for(survey)
     assert points(root) == []
     assert root.tag == f"{SVG}svg"
+
+
+# --- one chart per multiple-choice and numeric question -----------------------------------
+
+TYPED = [
+    {"text": "Yes or no?"},
+    {
+        "text": "Which <b>one</b>?",
+        "type": "choice",
+        "options": ["None", "A label longer than the chart's room", "<script>x</script>"],
+    },
+    {"text": "How many?", "type": "numeric", "min": 0, "max": 10, "epsilon": 2.0},
+]
+
+
+def typed_estimates(make_survey, *, n=200, min_n=10):
+    survey = make_survey(questions=TYPED, min_n=min_n)
+    reports = np.zeros((n, 3), dtype=np.int64)
+    reports[:, 1] = np.arange(n) % 3  # options 0, 1, 2 in turn: a third each
+    reports[:, 2] = np.arange(n) % 11  # 0..10 in turn
+    services.simulated_submissions_record(survey=survey, reports=reports)
+    survey.refresh_from_db()
+    numeric = survey.questions.all()[2]
+    return selectors.survey_estimates(survey=survey, thresholds={numeric.pk: 4})
+
+
+def test_choice_chart_marks_every_option_at_the_selectors_numbers(make_survey):
+    estimates = typed_estimates(make_survey)
+    row = estimates.choice_rows[0]
+    root = ElementTree.fromstring(str(question_charts.choice_chart(row, estimates)))
+    frame = question_charts.OPTIONS
+    assert [float(p.get("cx")) for p in points(root)] == [
+        pytest.approx(frame.left + option.clamped * frame.plot_width, abs=0.01)
+        for option in row.options
+    ]
+    intervals = [line for line in root.iter(f"{SVG}line") if line.get("class") == "chart-interval"]
+    assert [float(line.get("x1")) for line in intervals] == [
+        pytest.approx(frame.left + option.ci_low * frame.plot_width, abs=0.01)
+        for option in row.options
+    ]
+    # Unique ids per question, the whole label in the row's title, a cut one on the axis.
+    assert root.get("aria-labelledby") == (
+        f"choice-chart-{row.question_id}-title choice-chart-{row.question_id}-desc"
+    )
+    texts = [t.text for t in root.iter(f"{SVG}text")]
+    assert "A label longer than…" in texts
+    titles = [t.text for t in root.iter(f"{SVG}title")]
+    assert any(t.startswith("A label longer than the chart's room:") for t in titles)
+    assert "<script>" not in str(question_charts.choice_chart(row, estimates))
+
+
+def test_numeric_chart_marks_the_mean_on_the_range_and_the_share_on_percent(make_survey):
+    estimates = typed_estimates(make_survey)
+    row = estimates.numeric_rows[0]
+    root = ElementTree.fromstring(str(question_charts.numeric_chart(row, estimates)))
+    frame = question_charts.NUMERIC
+    mean_x, share_x = (float(p.get("cx")) for p in points(root))
+    assert mean_x == pytest.approx(frame.left + row.mean.clamped / 10 * frame.plot_width, abs=0.01)
+    assert share_x == pytest.approx(
+        frame.left + row.share_above.clamped * frame.plot_width, abs=0.01
+    )
+    desc = root.find(f"{SVG}desc").text
+    assert "above 4" in desc and f"{row.mean.clamped:.2f}" in desc
+
+
+def test_suppressed_typed_questions_get_a_message_not_a_marker(make_survey):
+    estimates = typed_estimates(make_survey, n=5, min_n=10)
+    for chart in (
+        question_charts.choice_chart(estimates.choice_rows[0], estimates),
+        question_charts.numeric_chart(estimates.numeric_rows[0], estimates),
+    ):
+        root = ElementTree.fromstring(str(chart))
+        assert points(root) == []
+        assert "Not enough responses yet (5 of 10)" in [t.text for t in root.iter(f"{SVG}text")]

@@ -248,3 +248,111 @@ def test_the_results_page_links_to_the_minimum_n_setting(make_survey, owner_clie
     html = owner_client.get(reverse("surveys:results", kwargs={"pk": survey.pk})).content.decode()
     assert f'href="{builder}#id_min_n">Change the minimum</a>' in html
     assert 'id="id_min_n"' in owner_client.get(builder).content.decode()
+
+
+# --- a survey that mixes question types and designs -----------------------------------------
+
+MIXED = [
+    {"text": "Have you taken office supplies home?"},
+    {"text": "Have you lied to your manager?", "design": {"kind": "warner", "p": 0.75}},
+    {"text": "Which did you do most?", "type": "choice", "options": ["None", "Pens", "Paper"]},
+    {"text": "Drinks in a week?", "type": "numeric", "min": 0, "max": 30, "epsilon": 2.0},
+]
+
+
+@pytest.fixture
+def mixed_survey(make_survey):
+    survey = make_survey(questions=MIXED, min_n=20)
+    reports = services.simulated_reports_draw(
+        survey=survey,
+        shares=[0.3, 0.4, [0.5, 0.3, 0.2], 8],
+        n=500,
+        rng=np.random.default_rng(17),
+    )
+    services.simulated_submissions_record(survey=survey, reports=reports)
+    survey.refresh_from_db()
+    return survey
+
+
+def test_results_page_shows_every_type_with_the_selectors_numbers(owner_client, mixed_survey):
+    numeric = mixed_survey.questions.all()[3]
+    response = results(owner_client, mixed_survey, **{f"threshold_q{numeric.pk}": "10"})
+    assert response.status_code == 200
+    page = response.content.decode()
+    estimates = selectors.survey_estimates(survey=mixed_survey, thresholds={numeric.pk: 10})
+    forced, warner, choice, number = estimates.rows
+    # One dot-and-interval chart per choice question (one row per option), one per number.
+    assert page.count('class="choice-chart"') == 1 and page.count('class="numeric-chart"') == 1
+    assert page.count('class="results-chart"') == 1  # the yes/no questions' chart
+    assert percent(forced.estimate.clamped) in page
+    assert percent(warner.estimate.clamped) in page
+    for option in choice.options:
+        assert f"{percent(option.ci_low)} – {percent(option.ci_high)}" in page
+    assert "Bonferroni" in page
+    assert f"{number.mean.clamped:.2f}" in page
+    assert percent(number.share_above.clamped) in page
+    assert "Share above 10" in page
+    # The privacy card: each question's design and ε, and the ledger's total, not one ε.
+    ledger = selectors.privacy_ledger(survey=mixed_survey)
+    assert 'id="privacy-ledger"' in page
+    assert f"{ledger.total_epsilon:.2f}" in page
+    assert "Each randomized answer is ε-locally differentially private with ε =" not in page
+    assert "Warner" in page and "p = 0.75" in page
+
+
+@pytest.mark.parametrize("value", ["30", "-1", "ten"])
+def test_a_bad_threshold_is_a_400_naming_the_field(owner_client, mixed_survey, value):
+    numeric = mixed_survey.questions.all()[3]
+    field = f"threshold_q{numeric.pk}"
+    response = results(owner_client, mixed_survey, **{field: value})
+    assert response.status_code == 400
+    assert f'id="id_{field}"' in response.content.decode()
+    download_response = owner_client.get(
+        reverse("surveys:estimates-csv", kwargs={"pk": mixed_survey.pk}), {field: value}
+    )
+    assert download_response.status_code == 400
+    assert download_response.content.decode().startswith(f"{field}:")
+
+
+def test_the_refresh_and_downloads_keep_the_threshold(owner_client, mixed_survey):
+    numeric = mixed_survey.questions.all()[3]
+    page = results(owner_client, mixed_survey, **{f"threshold_q{numeric.pk}": "4"})
+    assert f"threshold_q{numeric.pk}=4" in page.content.decode()
+    rows = download(owner_client, "estimates-csv", mixed_survey, **{f"threshold_q{numeric.pk}": 4})
+    header = rows[0]
+    share = next(row for row in rows if row[header.index("statistic")] == "share_above")
+    assert share[header.index("threshold")] == "4"
+
+
+def test_results_fragment_of_a_mixed_survey_renders(owner_client, mixed_survey):
+    response = results(owner_client, mixed_survey, fragment="1")
+    assert response.status_code == 200
+    assert 'data-kind="choice"' in response.content.decode()
+
+
+def test_codebook_documents_each_questions_type_design_and_epsilon(owner_client, mixed_survey):
+    rows = download(owner_client, "codebook-csv", mixed_survey)
+    header = rows[0]
+    columns = {row[1]: row for row in rows if row[0] == "column" and row[1].startswith("Q")}
+    kind, design, epsilon = header.index("type"), header.index("design"), header.index("epsilon")
+    assert [columns[q][kind] for q in ("Q1", "Q2", "Q3", "Q4")] == [
+        "randomized_yes_no",
+        "randomized_yes_no",
+        "randomized_choice",
+        "randomized_numeric",
+    ]
+    assert [columns[q][design] for q in ("Q1", "Q2", "Q3", "Q4")] == [
+        "forced_response",
+        "warner",
+        "choice",
+        "numeric",
+    ]
+    ledger = selectors.privacy_ledger(survey=mixed_survey)
+    assert [float(columns[q][epsilon]) for q in ("Q1", "Q2", "Q3", "Q4")] == [
+        entry.epsilon for entry in ledger.entries
+    ]
+    values = [row for row in rows if row[0] == "value" and row[1] == "Q3"]
+    assert [row[3] for row in values] == ["0", "1", "2", ""]
+    facts = {row[1]: row[3] for row in rows if row[0] == "survey"}
+    assert float(facts["total_epsilon"]) == ledger.total_epsilon
+    assert facts["design"] == "per question"

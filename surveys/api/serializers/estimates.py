@@ -1,0 +1,216 @@
+"""Request and response shapes of a survey's estimates: one row per question, by type.
+
+Every row has ``type`` (``yes_no``, ``choice``, ``numeric``), its ``design`` and ``epsilon``;
+then a yes/no row the share answering yes, a multiple-choice row one entry per option and a
+numeric row its mean and share above a threshold. Statistics are null when the question is
+suppressed (fewer reports than ``min_n``) or has no reports.
+"""
+
+from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
+from rest_framework import serializers
+
+from ... import selectors
+from .fields import ConfidenceField, finite
+
+STATISTICS = ("estimate", "clamped", "std_error", "ci_low", "ci_high")
+
+
+class EstimatesQuerySerializer(serializers.Serializer):
+    confidence = ConfidenceField(
+        strict=False, required=False, help_text="Defaults to the survey's confidence level."
+    )
+    method = serializers.ChoiceField(
+        choices=selectors.VALID_METHODS,
+        required=False,
+        help_text="Interval method of yes/no and multiple-choice questions; defaults to the "
+        "survey's.",
+    )
+
+
+def _statistics(value, hidden):
+    return {name: None if hidden else finite(getattr(value, name)) for name in STATISTICS}
+
+
+class QuestionRowSerializer(serializers.Serializer):
+    """The fields every row starts with."""
+
+    type = serializers.ChoiceField(
+        source="kind", choices=["yes_no", "choice", "numeric"], help_text="The question's type."
+    )
+    question_id = serializers.IntegerField()
+    column = serializers.CharField(
+        help_text="Q1, Q2, ... in display order: the results page's label and the exports' column."
+    )
+    position = serializers.IntegerField()
+    text = serializers.CharField()
+    design = serializers.CharField(
+        source="design_name",
+        help_text="yes/no: forced_response (the survey's coins or its own), warner, "
+        "unrelated_question, kuk or mangat; otherwise choice or numeric.",
+    )
+    parameters = serializers.DictField(
+        child=serializers.FloatField(),
+        help_text="The design's parameters (yes/no: with a = P(report yes | yes) and "
+        "b = P(report yes | no); choice: k and epsilon; numeric: lo, hi and epsilon).",
+    )
+    epsilon = serializers.FloatField(help_text="The question's ε (its line in the ledger).")
+    n = serializers.IntegerField(help_text="Randomized reports received.")
+    suppressed = serializers.BooleanField(
+        help_text="Fewer reports than the survey's min_n: the statistics are withheld."
+    )
+
+
+class YesNoEstimateSerializer(QuestionRowSerializer):
+    """A yes/no question's share answering yes, under the question's own design."""
+
+    yes = serializers.IntegerField(source="estimate.yes", help_text="Reports that said yes.")
+    yes_rate = serializers.FloatField(source="estimate.yes_rate", allow_null=True)
+    estimate = serializers.FloatField(
+        source="estimate.estimate",
+        allow_null=True,
+        help_text="Unbiased estimate of the true share; may fall outside [0, 1].",
+    )
+    clamped = serializers.FloatField(
+        source="estimate.clamped", allow_null=True, help_text="The estimate clipped to [0, 1]."
+    )
+    std_error = serializers.FloatField(source="estimate.std_error", allow_null=True)
+    ci_low = serializers.FloatField(source="estimate.ci_low", allow_null=True)
+    ci_high = serializers.FloatField(source="estimate.ci_high", allow_null=True)
+    method = serializers.CharField(source="estimate.method")
+    confidence = serializers.FloatField(source="estimate.confidence")
+
+    def to_representation(self, row):
+        data = super().to_representation(row)
+        for name in ("yes_rate", *STATISTICS):
+            data[name] = None if row.suppressed else finite(data[name])
+        return data
+
+
+class OptionEstimateSerializer(serializers.Serializer):
+    index = serializers.IntegerField(help_text="The option's place from 0: what a report holds.")
+    label = serializers.CharField()
+    reports = serializers.IntegerField(source="count", help_text="Reports of this option.")
+    estimate = serializers.FloatField(
+        allow_null=True, help_text="Unbiased share; the k shares sum to 1 and may leave [0, 1]."
+    )
+    clamped = serializers.FloatField(allow_null=True)
+    std_error = serializers.FloatField(allow_null=True)
+    ci_low = serializers.FloatField(allow_null=True)
+    ci_high = serializers.FloatField(allow_null=True)
+
+
+class ChoiceEstimateSerializer(QuestionRowSerializer):
+    """A multiple-choice question's k option shares with simultaneous intervals."""
+
+    options = serializers.SerializerMethodField()
+    method = serializers.CharField(source="estimate.method")
+    confidence = serializers.FloatField(
+        source="estimate.confidence", help_text="Joint level of the k intervals."
+    )
+    adjustment = serializers.SerializerMethodField(
+        help_text="bonferroni: each option's interval is at per_option_confidence, so all k "
+        "hold together at confidence."
+    )
+    per_option_confidence = serializers.FloatField(help_text="1 − (1 − confidence) / k.")
+
+    @extend_schema_field(OptionEstimateSerializer(many=True))
+    def get_options(self, row):
+        return [
+            {
+                "index": option.index,
+                "label": option.label,
+                "reports": option.count,
+                **_statistics(option, row.suppressed),
+            }
+            for option in row.options
+        ]
+
+    def get_adjustment(self, row) -> str:
+        return "bonferroni"
+
+
+class StatisticSerializer(serializers.Serializer):
+    estimate = serializers.FloatField(allow_null=True)
+    clamped = serializers.FloatField(allow_null=True)
+    std_error = serializers.FloatField(allow_null=True)
+    ci_low = serializers.FloatField(allow_null=True)
+    ci_high = serializers.FloatField(allow_null=True)
+
+
+class ShareAboveSerializer(StatisticSerializer):
+    threshold = serializers.IntegerField(
+        help_text="The share of true answers above this (query threshold_q<id>)."
+    )
+
+
+class NumericEstimateSerializer(QuestionRowSerializer):
+    """A numeric question's mean and share above a threshold, of the answers clamped to
+    [min, max]; normal intervals."""
+
+    min = serializers.IntegerField(source="lo")
+    max = serializers.IntegerField(source="hi")
+    mean = serializers.SerializerMethodField(
+        help_text="Mean of the clamped true answers (from the running sums)."
+    )
+    share_above = serializers.SerializerMethodField(
+        help_text="Share of clamped true answers above `threshold` (from the raw reports)."
+    )
+    threshold = serializers.IntegerField()
+    method = serializers.SerializerMethodField(help_text="normal: estimate ± z · std_error.")
+    confidence = serializers.FloatField(source="mean.confidence")
+
+    @extend_schema_field(StatisticSerializer)
+    def get_mean(self, row):
+        return _statistics(row.mean, row.suppressed)
+
+    @extend_schema_field(ShareAboveSerializer)
+    def get_share_above(self, row):
+        return {"threshold": row.threshold, **_statistics(row.share_above, row.suppressed)}
+
+    def get_method(self, row) -> str:
+        return "normal"
+
+
+ROW_SERIALIZERS = {
+    "yes_no": YesNoEstimateSerializer,
+    "choice": ChoiceEstimateSerializer,
+    "numeric": NumericEstimateSerializer,
+}
+
+
+@extend_schema_field(
+    PolymorphicProxySerializer(
+        component_name="QuestionEstimate",
+        serializers=ROW_SERIALIZERS,
+        resource_type_field_name="type",
+        many=True,
+    )
+)
+class EstimateRowsField(serializers.Field):
+    """Each row with its type's serializer."""
+
+    def to_representation(self, rows):
+        return [ROW_SERIALIZERS[row.kind](row).data for row in rows]
+
+
+class SurveyEstimatesSerializer(serializers.Serializer):
+    survey_id = serializers.IntegerField(source="survey.id")
+    title = serializers.CharField(source="survey.title")
+    status = serializers.CharField(source="survey.status")
+    response_count = serializers.IntegerField(source="survey.response_count")
+    min_n = serializers.IntegerField(source="survey.min_n")
+    p_truth = serializers.FloatField(
+        source="design.p_truth", help_text="The survey's coins (yes/no questions without a design)."
+    )
+    p_forced_yes = serializers.FloatField(source="design.p_forced_yes")
+    epsilon = serializers.FloatField(
+        help_text="ε of one answer with the survey's coins; each row carries its own."
+    )
+    total_epsilon = serializers.FloatField(
+        source="ledger.total_epsilon",
+        help_text="The privacy ledger: the sum of every question's ε.",
+    )
+    method = serializers.CharField()
+    confidence = serializers.FloatField()
+    generated_at = serializers.DateTimeField()
+    estimates = EstimateRowsField(source="rows")

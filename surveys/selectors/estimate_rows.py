@@ -1,0 +1,184 @@
+"""One row per question of a survey's estimates, by type: a yes/no question's
+``QuestionEstimate`` (its own design), a multiple-choice question's option shares and a
+numeric question's mean and share above a threshold; and how the pages, exports and API name
+each question's randomization (``DESIGN_LABELS``, ``parameters_text``).
+
+``selectors.estimates.survey_estimates`` builds them; reads only.
+"""
+
+from dataclasses import dataclass
+
+from django.utils.translation import gettext_lazy as _
+
+from dpengine import ChoiceEstimate, Estimate
+from dpengine.numeric import BoundedNumeric, NumericEstimate
+
+from .mechanisms import CHOICE, FORCED_RESPONSE, NUMERIC, YES_NO
+
+# How the results, exports and API name each question's randomization (design_name()).
+DESIGN_LABELS = {
+    "forced_response": _("Forced response"),
+    "warner": _("Warner"),
+    "unrelated_question": _("Unrelated question"),
+    "kuk": _("Kuk"),
+    "mangat": _("Mangat"),
+    CHOICE: _("Multiple choice (k-ary randomized response)"),
+    NUMERIC: _("Number (discrete Laplace noise)"),
+}
+
+
+def parameters_text(parameters) -> str:
+    """A design's parameters as the exports and pages spell them: ``p = 0.75, k = 4``."""
+    return ", ".join(f"{name} = {value:g}" for name, value in parameters.items())
+
+
+class DesignDescription:
+    """What every per-question estimate says about its randomization (``design_name``,
+    ``parameters`` and ``epsilon`` come from the row)."""
+
+    @property
+    def design_label(self):
+        return DESIGN_LABELS[self.design_name]
+
+    @property
+    def parameters_text(self) -> str:
+        return parameters_text(self.parameters)
+
+
+@dataclass(frozen=True)
+class QuestionEstimate(DesignDescription):
+    """A yes/no question's estimate under its own design (``estimate.design``)."""
+
+    question_id: int
+    position: int
+    text: str
+    estimate: Estimate
+    suppressed: bool  # fewer reports than the survey's minimum n: numbers are withheld
+    column: str = ""  # "Q1", "Q2"...: as the results page and every export name it
+    design_name: str = FORCED_RESPONSE  # selectors.mechanisms.design_name
+
+    kind = YES_NO
+
+    @property
+    def n(self) -> int:
+        return self.estimate.n
+
+    @property
+    def has_data(self) -> bool:
+        return self.estimate.has_data
+
+    @property
+    def mechanism(self):
+        return self.estimate.design
+
+    @property
+    def epsilon(self) -> float:
+        return self.estimate.design.epsilon
+
+    @property
+    def parameters(self) -> dict:
+        """The design's parameters, then ``a`` and ``b`` (what every yes/no design maps to)."""
+        design = self.estimate.design
+        return {**design.parameters, "a": design.p_yes_given_yes, "b": design.p_yes_given_no}
+
+
+@dataclass(frozen=True)
+class OptionEstimate:
+    """One option of a multiple-choice question: its share with a simultaneous interval."""
+
+    index: int  # the option's place, 0-based: what a report holds
+    label: str
+    count: int  # reports of this option
+    estimate: float | None  # unbiased; may leave [0, 1]
+    clamped: float | None
+    std_error: float | None
+    ci_low: float
+    ci_high: float
+
+    @property
+    def was_clamped(self) -> bool:
+        return self.estimate is not None and self.estimate != self.clamped
+
+
+@dataclass(frozen=True)
+class ChoiceQuestionEstimate(DesignDescription):
+    """A multiple-choice question's option shares (``dpengine.estimate_choice``), with
+    Bonferroni simultaneous intervals: all k hold together at the survey's level."""
+
+    question_id: int
+    position: int
+    text: str
+    estimate: ChoiceEstimate
+    options: list[OptionEstimate]
+    suppressed: bool
+    column: str = ""
+
+    kind = CHOICE
+    design_name = CHOICE
+
+    @property
+    def n(self) -> int:
+        return self.estimate.n
+
+    @property
+    def has_data(self) -> bool:
+        return self.estimate.has_data
+
+    @property
+    def mechanism(self):
+        return self.estimate.mechanism
+
+    @property
+    def epsilon(self) -> float:
+        return float(self.estimate.mechanism.epsilon)
+
+    @property
+    def parameters(self) -> dict:
+        return self.estimate.mechanism.parameters
+
+    @property
+    def per_option_confidence(self) -> float:
+        return self.estimate.per_option_confidence
+
+
+@dataclass(frozen=True)
+class NumericQuestionEstimate(DesignDescription):
+    """A numeric question's mean (from the running sums) and share above ``threshold``
+    (from the raw reports), both of the clamped true answers."""
+
+    question_id: int
+    position: int
+    text: str
+    mechanism: BoundedNumeric
+    mean: NumericEstimate
+    share_above: NumericEstimate
+    threshold: int
+    suppressed: bool
+    column: str = ""
+
+    kind = NUMERIC
+    design_name = NUMERIC
+
+    @property
+    def n(self) -> int:
+        return self.mean.n
+
+    @property
+    def has_data(self) -> bool:
+        return self.mean.n > 0
+
+    @property
+    def epsilon(self) -> float:
+        return float(self.mechanism.epsilon)
+
+    @property
+    def parameters(self) -> dict:
+        return self.mechanism.parameters
+
+    @property
+    def lo(self) -> int:
+        return self.mechanism.lo
+
+    @property
+    def hi(self) -> int:
+        return self.mechanism.hi

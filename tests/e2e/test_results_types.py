@@ -1,0 +1,101 @@
+"""The results page of a survey that mixes question types, in a real Chromium: one chart per
+choice and numeric question, the threshold a researcher chooses, and no WCAG violation at
+either width (axe-core, as tests/e2e/test_accessibility.py runs it)."""
+
+import numpy as np
+import pytest
+
+from surveys import selectors, services
+from tests.e2e.test_accessibility import axe_violations, open_page
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+MIXED = [
+    {"text": "Have you taken office supplies home?"},
+    {"text": "Have you lied to your manager?", "design": {"kind": "warner", "p": 0.75}},
+    {"text": "Which did you do most?", "type": "choice", "options": ["None", "Pens", "Paper"]},
+    {"text": "Days a week from home?", "type": "numeric", "min": 0, "max": 5, "epsilon": 2.0},
+]
+
+
+@pytest.fixture
+def mixed_survey(make_survey):
+    survey = make_survey(questions=MIXED, min_n=20)
+    reports = services.simulated_reports_draw(
+        survey=survey,
+        shares=[0.3, 0.4, [0.5, 0.3, 0.2], 2],
+        n=600,
+        rng=np.random.default_rng(21),
+    )
+    services.simulated_submissions_record(survey=survey, reports=reports)
+    survey.refresh_from_db()
+    return survey
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_mixed_results_are_drawn_and_accessible(
+    live_server, new_context, sign_in, owner, mixed_survey, width
+):
+    page = open_page(
+        new_context,
+        sign_in,
+        live_server,
+        owner,
+        path=f"/surveys/{mixed_survey.pk}/results/",
+        locale="en-US",
+        width=width,
+    )
+    assert page.locator("svg.choice-chart .chart-point").count() == 3
+    assert page.locator("svg.numeric-chart .chart-point").count() == 2
+    assert page.locator("svg.results-chart .chart-point").count() == 2
+    violations = axe_violations(page)
+    assert violations == [], violations
+    assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+
+
+def test_the_threshold_field_updates_the_share_above(
+    live_server, new_context, sign_in, owner, mixed_survey
+):
+    numeric = mixed_survey.questions.all()[3]
+    page = open_page(
+        new_context,
+        sign_in,
+        live_server,
+        owner,
+        path=f"/surveys/{mixed_survey.pk}/results/",
+        locale="en-US",
+        width=1280,
+    )
+    page.fill(f"#id_threshold_q{numeric.pk}", "3")
+    page.get_by_role("button", name="Update").click()
+    page.wait_for_url(f"**threshold_q{numeric.pk}=3**")
+    row = page.locator('[data-kind="numeric"] tr[data-statistic="share_above"]')
+    assert "Share above 3" in row.inner_text()
+    expected = (
+        selectors.survey_estimates(survey=mixed_survey, thresholds={numeric.pk: 3})
+        .rows[3]
+        .share_above
+    )
+    assert f"{expected.clamped * 100:.1f}%" in row.inner_text()
+
+
+@pytest.mark.parametrize("name", ["planner", "regression", "breakdown"])
+def test_the_analysis_pages_of_a_mixed_survey_pass_axe_on_a_phone(
+    live_server, new_context, sign_in, owner, mixed_survey, name
+):
+    page = open_page(
+        new_context,
+        sign_in,
+        live_server,
+        owner,
+        path=f"/surveys/{mixed_survey.pk}/{name}/",
+        locale="en-US",
+        width=390,
+    )
+    if name == "planner":
+        assert page.locator("#per-question-plan tbody tr").count() == 4
+    if name == "regression":
+        assert page.locator("#yes-no-only").count() == 1
+    violations = axe_violations(page)
+    assert violations == [], violations
+    assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
