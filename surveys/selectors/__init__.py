@@ -76,6 +76,7 @@ from .planning import (
     PrecisionCurve,
     QuestionPlan,
     question_plans,
+    question_sample_sizes,
     study_plan,
 )
 from .public_results import (
@@ -92,7 +93,6 @@ from .public_results import (
     release_schedule,
     utc_today,
 )
-from .question_planning import question_sample_size, question_sample_sizes
 from .regression import (
     Coefficient,
     Covariate,
@@ -193,7 +193,6 @@ __all__ = [
     "question_for_survey",
     "question_mechanism",
     "question_plans",
-    "question_sample_size",
     "question_sample_sizes",
     "regression_message",
     "release_schedule",

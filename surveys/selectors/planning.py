@@ -14,6 +14,7 @@ from dpengine.errors import DPEngineError, Reason
 
 from ..exports.columns import question_column
 from .estimate_rows import DESIGN_LABELS
+from .estimates import PLANNING_CONFIDENCE, PLANNING_MARGIN
 from .mechanisms import CHOICE, NUMERIC, design_name, question_mechanism
 
 # --- planning -----------------------------------------------------------------------------
@@ -259,3 +260,15 @@ def question_plans(*, survey, questions, margin, confidence) -> list[QuestionPla
             )
             plans.append(QuestionPlan(**common, respondents=respondents))
     return plans
+
+
+def question_sample_sizes(*, survey, questions=None) -> dict[int, int]:
+    """``{question id: respondents needed}`` for ±``PLANNING_MARGIN`` at
+    ``PLANNING_CONFIDENCE`` (a numeric question: its mean within that fraction of its range),
+    as the builder's privacy ledger shows beside each ε: ``question_plans`` at the builder's
+    margin. ``survey`` may be unsaved, carrying the coins of a live preview."""
+    questions = survey.questions.all() if questions is None else questions
+    plans = question_plans(
+        survey=survey, questions=questions, margin=PLANNING_MARGIN, confidence=PLANNING_CONFIDENCE
+    )
+    return {plan.question_id: plan.respondents for plan in plans}
