@@ -346,6 +346,9 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "SurveyRoleEnum": ["owner", "editor", "viewer"],
         "MemberRoleEnum": "surveys.models.SurveyMember.Role",
+        # A question's type, as question objects, the public definition and estimate rows
+        # spell it (yes_no, choice, numeric).
+        "QuestionTypeEnum": "surveys.models.Question.Kind",
     },
 }
 

@@ -10,6 +10,7 @@ from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_fiel
 from rest_framework import serializers
 
 from ... import selectors
+from ...models import Question
 from .fields import ConfidenceField, finite
 
 STATISTICS = ("estimate", "clamped", "std_error", "ci_low", "ci_high")
@@ -35,7 +36,7 @@ class QuestionRowSerializer(serializers.Serializer):
     """The fields every row starts with."""
 
     type = serializers.ChoiceField(
-        source="kind", choices=["yes_no", "choice", "numeric"], help_text="The question's type."
+        source="kind", choices=Question.Kind.choices, help_text="The question's type."
     )
     question_id = serializers.IntegerField()
     column = serializers.CharField(
