@@ -14,6 +14,7 @@ from surveys import services
 from surveys.models import Survey
 from surveys.services import translations
 from tests.helpers import (
+    MIXED_QUESTIONS,
     PASSWORD,
     SENSITIVE_QUESTIONS,
     answers_for,
@@ -118,6 +119,12 @@ def make_survey(owner):
 @pytest.fixture
 def open_survey(make_survey):
     return make_survey()
+
+
+@pytest.fixture
+def mixed_survey(make_survey):
+    """An open survey of every question type (``MIXED_QUESTIONS``), no responses yet."""
+    return make_survey(questions=MIXED_QUESTIONS)
 
 
 @pytest.fixture

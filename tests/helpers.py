@@ -8,9 +8,10 @@ pytest loads conftest files itself, and importing one as a module runs it a seco
 import json
 import sqlite3
 
+import numpy as np
 from rest_framework.test import APIClient
 
-from surveys import languages, selectors, tokens
+from surveys import languages, selectors, services, tokens
 
 # The cast (tests/conftest.py): every researcher's password.
 PASSWORD = "correct-horse-battery-42"
@@ -20,6 +21,18 @@ SENSITIVE_QUESTIONS = (
     "Have you used drugs at work in the past year?",
 )
 
+# A survey of every question type, across the layers' tests: yes/no on the survey's coins,
+# yes/no under Warner's design, multiple choice and numeric.
+MIXED_QUESTIONS = (
+    {"text": "Have you taken office supplies home?"},
+    {"text": "Have you lied to your manager?", "design": {"kind": "warner", "p": 0.75}},
+    {"text": "Which did you do most?", "type": "choice", "options": ["None", "Pens", "Paper"]},
+    {"text": "Drinks in a week?", "type": "numeric", "min": 0, "max": 30, "epsilon": 2.0},
+)
+# The true population behind simulate_responses for MIXED_QUESTIONS: each yes/no question's
+# share of "yes", the choice question's option shares, the numeric question's true value.
+MIXED_SHARES = (0.3, 0.4, [0.5, 0.3, 0.2], 8)
+
 # The options of the grouping question of tests/surveys/conftest.py's ``grouped_draft``.
 DEPARTMENTS = ("Sales", "Research", "Support")
 
@@ -28,6 +41,19 @@ def question_tallies(survey):
     """``(reports, yes reports)`` of each of the survey's questions in order, as stored now."""
     tallies = selectors.survey_tallies(survey=survey)
     return [tallies.of(pk) for pk in survey.questions.values_list("id", flat=True)]
+
+
+def simulate_responses(survey, *, n, seed, shares=MIXED_SHARES, options=None):
+    """``n`` simulated respondents stored in ``survey``, each question randomized with its own
+    mechanism (``services.simulated_reports_draw``, seeded); ``options``: grouping option ids
+    the respondents choose in turn. Returns the survey read again."""
+    reports = services.simulated_reports_draw(
+        survey=survey, shares=list(shares), n=n, rng=np.random.default_rng(seed)
+    )
+    chosen = None if options is None else [[options[i % len(options)]] for i in range(n)]
+    services.simulated_submissions_record(survey=survey, reports=reports, options=chosen)
+    survey.refresh_from_db()
+    return survey
 
 
 def translation_texts(survey, *, into=("ko", "zh-hans"), mark=None):

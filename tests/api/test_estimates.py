@@ -11,6 +11,7 @@ from django.http import StreamingHttpResponse
 import dpengine
 from surveys import selectors, services
 from surveys.exports import csv as csv_export
+from tests.helpers import simulate_responses
 
 pytestmark = pytest.mark.django_db
 
@@ -222,6 +223,7 @@ def test_csv_cells_that_look_like_formulas_are_neutralised(owner_api, make_surve
 
 # --- surveys that mix question types and designs ------------------------------------------
 
+# MIXED_QUESTIONS with a Kuk design and an option a spreadsheet would read as a formula.
 MIXED = [
     {"text": "Have you taken office supplies home?"},
     {"text": "Have you lied to your manager?", "design": {"kind": "kuk", "theta1": 0.8,
@@ -233,16 +235,7 @@ MIXED = [
 
 @pytest.fixture
 def mixed_survey(make_survey):
-    survey = make_survey(questions=MIXED, min_n=20)
-    reports = services.simulated_reports_draw(
-        survey=survey,
-        shares=[0.3, 0.4, [0.5, 0.3, 0.2], 8],
-        n=300,
-        rng=np.random.default_rng(3),
-    )
-    services.simulated_submissions_record(survey=survey, reports=reports)
-    survey.refresh_from_db()
-    return survey
+    return simulate_responses(make_survey(questions=MIXED, min_n=20), n=300, seed=3)
 
 
 def test_mixed_estimates_have_one_row_per_type_equal_to_dpengines(owner_api, mixed_survey):

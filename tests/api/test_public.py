@@ -10,7 +10,7 @@ from surveys import selectors, services
 from surveys.api.serializers.public import AnswersField
 from surveys.models import Submission
 from surveys.services import translations
-from tests.helpers import question_tallies, translation_texts
+from tests.helpers import MIXED_QUESTIONS, question_tallies, translation_texts
 
 pytestmark = pytest.mark.django_db
 
@@ -228,18 +228,6 @@ def test_the_schema_still_documents_the_submission_endpoint(respondent):
 
 # --- question types (issue 17) -------------------------------------------------------------
 
-MIXED = [
-    {"text": "Have you taken office supplies home?"},
-    {"text": "Have you lied to your manager?", "design": {"kind": "warner", "p": 0.75}},
-    {"text": "Which did you do most?", "type": "choice", "options": ["None", "Pens", "Paper"]},
-    {"text": "Drinks in a week?", "type": "numeric", "min": 0, "max": 30, "epsilon": 2.0},
-]
-
-
-@pytest.fixture
-def mixed_survey(make_survey):
-    return make_survey(questions=MIXED)
-
 
 def test_definition_gives_each_question_its_type_parameters_and_epsilon(respondent, mixed_survey):
     body = respondent.get(f"/api/v1/public/surveys/{mixed_survey.slug}/").json()
@@ -279,7 +267,7 @@ def test_definition_epsilon_is_the_decimal_the_browser_samples_with(respondent, 
 
 
 def test_definition_gives_option_labels_in_the_language_asked_for(respondent, make_survey):
-    survey = make_survey(questions=MIXED, status="draft")
+    survey = make_survey(questions=MIXED_QUESTIONS, status="draft")
     translations.survey_translations_save(
         survey=survey, texts=translation_texts(survey, into=("ko",))
     )

@@ -2,18 +2,17 @@
 choice and numeric question, the threshold a researcher chooses, and no WCAG violation at
 either width (axe-core, as tests/e2e/test_accessibility.py runs it)."""
 
-import numpy as np
 import pytest
 
-from surveys import selectors, services
+from surveys import selectors
 from tests.e2e.test_accessibility import axe_violations, open_page
+from tests.helpers import MIXED_QUESTIONS, MIXED_SHARES, simulate_responses
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
+# MIXED_QUESTIONS with a numeric question on a short range, so its share above is readable.
 MIXED = [
-    {"text": "Have you taken office supplies home?"},
-    {"text": "Have you lied to your manager?", "design": {"kind": "warner", "p": 0.75}},
-    {"text": "Which did you do most?", "type": "choice", "options": ["None", "Pens", "Paper"]},
+    *MIXED_QUESTIONS[:3],
     {"text": "Days a week from home?", "type": "numeric", "min": 0, "max": 5, "epsilon": 2.0},
 ]
 
@@ -21,15 +20,7 @@ MIXED = [
 @pytest.fixture
 def mixed_survey(make_survey):
     survey = make_survey(questions=MIXED, min_n=20)
-    reports = services.simulated_reports_draw(
-        survey=survey,
-        shares=[0.3, 0.4, [0.5, 0.3, 0.2], 2],
-        n=600,
-        rng=np.random.default_rng(21),
-    )
-    services.simulated_submissions_record(survey=survey, reports=reports)
-    survey.refresh_from_db()
-    return survey
+    return simulate_responses(survey, n=600, seed=21, shares=(*MIXED_SHARES[:3], 2))
 
 
 @pytest.mark.parametrize("width", [1280, 390])

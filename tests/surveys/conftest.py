@@ -8,7 +8,7 @@ import pytest
 
 from surveys import services
 from surveys.services import grouping
-from tests.helpers import DEPARTMENTS
+from tests.helpers import DEPARTMENTS, MIXED_QUESTIONS, simulate_responses
 
 
 @pytest.fixture
@@ -65,3 +65,16 @@ def simulate():
         return survey
 
     return store
+
+
+@pytest.fixture
+def mixed_grouped(make_survey):
+    """A survey of every question type with a grouping question (Department: Sales, Office)
+    and 400 simulated respondents split between its options."""
+    survey = make_survey(questions=MIXED_QUESTIONS, min_n=10, status="draft")
+    department = grouping.grouping_question_add(
+        survey=survey, text="Department?", options=["Sales", "Office"]
+    )
+    survey = services.survey_open(survey=survey)
+    options = [option.pk for option in department.options.all()]
+    return simulate_responses(survey, n=400, seed=9, options=options)

@@ -8,61 +8,36 @@ import numpy as np
 import pytest
 
 import dpengine
-from surveys import selectors, services
+from surveys import selectors
 from surveys.selectors.public_results import count_keys, noisy_counts
-from surveys.services import grouping, public_release
-
-MIXED = [
-    {"text": "Have you taken office supplies home?"},
-    {"text": "Have you lied to your manager?", "design": {"kind": "warner", "p": 0.8}},
-    {"text": "Which did you do most?", "type": "choice", "options": ["None", "Pens", "Paper"]},
-    {"text": "Drinks in a week?", "type": "numeric", "min": 0, "max": 30, "epsilon": 2.0},
-]
-
-
-@pytest.fixture
-def mixed_grouped(make_survey):
-    survey = make_survey(questions=MIXED, min_n=10, status="draft")
-    department = grouping.grouping_question_add(
-        survey=survey, text="Department?", options=["Sales", "Office"]
-    )
-    survey = services.survey_open(survey=survey)
-    options = [option.pk for option in department.options.all()]
-    rng = np.random.default_rng(9)
-    reports = services.simulated_reports_draw(
-        survey=survey, shares=[0.3, 0.4, [0.5, 0.3, 0.2], 8], n=400, rng=rng
-    )
-    services.simulated_submissions_record(
-        survey=survey, reports=reports, options=[[options[i % 2]] for i in range(400)]
-    )
-    survey.refresh_from_db()
-    return survey, department
+from surveys.services import public_release
 
 
 def test_breakdown_covers_yes_no_questions_with_their_own_designs(mixed_grouped):
-    survey, department = mixed_grouped
+    survey = mixed_grouped
+    department = survey.grouping_questions.get()
     result = selectors.survey_breakdown(survey=survey, grouping_question=department)
     assert [row.column for row in result.rows] == ["Q1", "Q2"]
     assert result.left_out_questions == 2
     warner = result.rows[1]
-    assert warner.overall.design == dpengine.Warner(p=0.8)
+    assert warner.overall.design == dpengine.Warner(p=0.75)
     tallies = selectors.survey_tallies(survey=survey)
     reports, yes = tallies.of(warner.question_id)
     assert warner.overall == dpengine.estimate(
-        yes=yes, n=reports, design=dpengine.Warner(p=0.8), method=survey.ci_method
+        yes=yes, n=reports, design=dpengine.Warner(p=0.75), method=survey.ci_method
     )
 
 
 def test_regression_uses_the_questions_own_design(mixed_grouped):
-    survey, _department = mixed_grouped
+    survey = mixed_grouped
     warner = survey.questions.all()[1]
     result = selectors.survey_regression(survey=survey, question=warner)
-    assert result.design == dpengine.Warner(p=0.8)
+    assert result.design == dpengine.Warner(p=0.75)
     assert result.fitted and result.n == 400
 
 
 def test_public_release_counts_yes_no_questions_only(mixed_grouped):
-    survey, _department = mixed_grouped
+    survey = mixed_grouped
     questions, keys = count_keys(survey=survey)
     yes_no = [q.pk for q in survey.questions.all()[:2]]
     assert questions == [f"q{pk}" for pk in yes_no]
@@ -82,11 +57,11 @@ def test_public_release_counts_yes_no_questions_only(mixed_grouped):
     page = selectors.public_results(survey=services_survey)
     assert [row.question_id for row in page.rows] == yes_no
     assert page.left_out_questions == 2
-    assert page.rows[1].estimate.design == dpengine.Warner(p=0.8)
+    assert page.rows[1].estimate.design == dpengine.Warner(p=0.75)
 
 
 def test_planner_gives_each_question_its_own_sample_size(mixed_grouped):
-    survey, _department = mixed_grouped
+    survey = mixed_grouped
     questions = list(survey.questions.all())
     plans = selectors.question_plans(
         survey=survey, questions=questions, margin=0.05, confidence=0.95
@@ -95,7 +70,7 @@ def test_planner_gives_each_question_its_own_sample_size(mixed_grouped):
     coins = selectors.survey_design(survey=survey)
     assert plans[0].respondents == dpengine.required_sample_size(design=coins, margin=0.05)
     assert plans[1].respondents == dpengine.required_sample_size(
-        design=dpengine.Warner(p=0.8), margin=0.05
+        design=dpengine.Warner(p=0.75), margin=0.05
     )
     choice = selectors.question_mechanism(questions[2], survey=survey)
     assert plans[2].respondents == dpengine.required_sample_size_choice(
@@ -110,7 +85,7 @@ def test_planner_gives_each_question_its_own_sample_size(mixed_grouped):
 
 
 def test_the_public_page_says_each_question_has_its_own_design(mixed_grouped, client):
-    survey, _department = mixed_grouped
+    survey = mixed_grouped
     today = datetime.date(2026, 1, 1)
     survey = public_release.public_results_update(
         survey=survey, enabled=True, epsilon=1.0, release_days=1, releases=4, today=today

@@ -9,13 +9,8 @@ import pytest
 import dpengine
 from dpengine import BoundedNumeric, KaryRandomizedResponse, Warner
 from surveys import selectors, services
+from tests.helpers import MIXED_QUESTIONS
 
-MIXED = [
-    {"text": "Have you taken office supplies home?"},
-    {"text": "Have you lied to your manager?", "design": {"kind": "warner", "p": 0.75}},
-    {"text": "Which did you do most?", "type": "choice", "options": ["None", "Pens", "Paper"]},
-    {"text": "Drinks in a week?", "type": "numeric", "min": 0, "max": 30, "epsilon": 2.0},
-]
 # Reports per question, one list per respondent: forced response, Warner, choice, numeric.
 REPORTS = [
     (True, True, 0, 3),
@@ -29,7 +24,7 @@ REPORTS = [
 
 @pytest.fixture
 def mixed_survey(make_survey):
-    survey = make_survey(questions=MIXED, min_n=1)
+    survey = make_survey(questions=MIXED_QUESTIONS, min_n=1)
     ids = list(survey.questions.values_list("id", flat=True))
     for row in REPORTS:
         services.submission_receive(
@@ -108,7 +103,7 @@ def test_numeric_threshold_is_the_researchers(mixed_survey):
 
 
 def test_every_type_is_suppressed_below_the_minimum(make_survey):
-    survey = make_survey(questions=MIXED, min_n=50)
+    survey = make_survey(questions=MIXED_QUESTIONS, min_n=50)
     rows = selectors.survey_estimates(survey=survey).rows
     assert [row.suppressed for row in rows] == [True] * 4
 
@@ -122,7 +117,7 @@ def test_estimates_carry_the_ledger_total(mixed_survey):
 
 
 def test_simulated_typed_reports_are_stored_and_counted(make_survey):
-    survey = make_survey(questions=MIXED, min_n=1)
+    survey = make_survey(questions=MIXED_QUESTIONS, min_n=1)
     reports = services.simulated_reports_draw(
         survey=survey,
         shares=[0.3, 0.6, [0.2, 0.5, 0.3], 10],

@@ -11,18 +11,6 @@ from surveys import selectors, services
 from surveys.models import Question, Submission, Survey
 from surveys.services.question_types import DEFAULT_EPSILON, clean_question_type
 
-MIXED = [
-    {"text": "Have you taken office supplies home?"},
-    {"text": "Have you lied to your manager?", "design": {"kind": "warner", "p": 0.75}},
-    {"text": "Which did you do most?", "type": "choice", "options": ["None", "Pens", "Paper"]},
-    {"text": "Drinks in a week?", "type": "numeric", "min": 0, "max": 30, "epsilon": 2.0},
-]
-
-
-@pytest.fixture
-def mixed_survey(make_survey):
-    return make_survey(questions=MIXED)
-
 
 def _ids(survey):
     return list(survey.questions.values_list("id", flat=True))

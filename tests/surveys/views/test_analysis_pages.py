@@ -220,36 +220,6 @@ def test_the_planner_refuses_a_bad_margin_naming_the_field(grouped_survey, owner
 
 # --- a survey that mixes question types and designs -----------------------------------------
 
-MIXED = [
-    {"text": "Have you taken office supplies home?"},
-    {"text": "Have you lied to your manager?", "design": {"kind": "warner", "p": 0.75}},
-    {"text": "Which did you do most?", "type": "choice", "options": ["None", "Pens", "Paper"]},
-    {"text": "Drinks in a week?", "type": "numeric", "min": 0, "max": 30, "epsilon": 2.0},
-]
-
-
-@pytest.fixture
-def mixed_grouped(make_survey):
-    from surveys import services
-
-    survey = make_survey(questions=MIXED, min_n=10, status="draft")
-    department = grouping.grouping_question_add(
-        survey=survey, text="Department?", options=["Sales", "Office"]
-    )
-    survey = services.survey_open(survey=survey)
-    ids = [option.pk for option in department.options.all()]
-    reports = services.simulated_reports_draw(
-        survey=survey,
-        shares=[0.3, 0.4, [0.5, 0.3, 0.2], 8],
-        n=300,
-        rng=np.random.default_rng(4),
-    )
-    services.simulated_submissions_record(
-        survey=survey, reports=reports, options=[[ids[i % 2]] for i in range(300)]
-    )
-    survey.refresh_from_db()
-    return survey
-
 
 def test_the_breakdown_of_a_mixed_survey_covers_yes_no_questions_and_says_so(
     mixed_grouped, owner_client

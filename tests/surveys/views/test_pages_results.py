@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 
 from surveys import __version__, selectors, services
-from tests.helpers import question_tallies
+from tests.helpers import MIXED_QUESTIONS, question_tallies, simulate_responses
 
 pytestmark = pytest.mark.django_db
 
@@ -252,26 +252,10 @@ def test_the_results_page_links_to_the_minimum_n_setting(make_survey, owner_clie
 
 # --- a survey that mixes question types and designs -----------------------------------------
 
-MIXED = [
-    {"text": "Have you taken office supplies home?"},
-    {"text": "Have you lied to your manager?", "design": {"kind": "warner", "p": 0.75}},
-    {"text": "Which did you do most?", "type": "choice", "options": ["None", "Pens", "Paper"]},
-    {"text": "Drinks in a week?", "type": "numeric", "min": 0, "max": 30, "epsilon": 2.0},
-]
-
 
 @pytest.fixture
 def mixed_survey(make_survey):
-    survey = make_survey(questions=MIXED, min_n=20)
-    reports = services.simulated_reports_draw(
-        survey=survey,
-        shares=[0.3, 0.4, [0.5, 0.3, 0.2], 8],
-        n=500,
-        rng=np.random.default_rng(17),
-    )
-    services.simulated_submissions_record(survey=survey, reports=reports)
-    survey.refresh_from_db()
-    return survey
+    return simulate_responses(make_survey(questions=MIXED_QUESTIONS, min_n=20), n=500, seed=17)
 
 
 def test_results_page_shows_every_type_with_the_selectors_numbers(owner_client, mixed_survey):

@@ -253,18 +253,6 @@ def test_preview_renders_everything_but_marks_the_definition_as_preview(make_sur
 
 # --- question types and designs (issue 17) -------------------------------------------------
 
-MIXED = [
-    {"text": "Have you taken office supplies home?"},
-    {"text": "Have you lied to your manager?", "design": {"kind": "warner", "p": 0.75}},
-    {"text": "Which did you do most?", "type": "choice", "options": ["None", "Pens", "Paper"]},
-    {"text": "Drinks in a week?", "type": "numeric", "min": 0, "max": 30, "epsilon": 2.0},
-]
-
-
-@pytest.fixture
-def mixed_survey(make_survey):
-    return make_survey(questions=MIXED)
-
 
 def discrete_laplace_at_least(magnitude, *, scale):
     """P(|Z| >= m) by summing the pmf tanh(1 / (2 scale)) e^(-|z| / scale) far into the tail,
