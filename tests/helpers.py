@@ -138,3 +138,40 @@ def database_rows(server, sql, params=()):
 
     with psycopg.connect(url) as conn:
         return conn.execute(sql, params).fetchall()
+
+
+# --- the respondent page in a browser (tests/e2e) --------------------------------------------
+
+RESPONSES_PATH = "/responses/"
+
+# Replaces crypto.getRandomValues for 32-bit words (every coin and draw) with a fixed xorshift
+# stream, so two browser contexts draw exactly the same reports; byte arrays (the submission
+# id) stay truly random. For context.add_init_script.
+DETERMINISTIC_COINS = """
+(() => {
+  const real = crypto.getRandomValues.bind(crypto);
+  let state = 2463534242;
+  crypto.getRandomValues = (array) => {
+    if (!(array instanceof Uint32Array)) return real(array);
+    for (let i = 0; i < array.length; i += 1) {
+      state ^= state << 13; state >>>= 0;
+      state ^= state >>> 17;
+      state ^= state << 5; state >>>= 0;
+      array[i] = state;
+    }
+    return array;
+  };
+})();
+"""
+
+
+def submit_answers(page):
+    """Press the respondent page's send button; the JSON body of the POST it made, once the
+    server stored it (201) and the thank-you is shown."""
+    with page.expect_response(
+        lambda r: RESPONSES_PATH in r.url and r.request.method == "POST"
+    ) as reply:
+        page.get_by_role("button", name="Randomize and send my answers").click()
+    assert reply.value.status == 201, reply.value.text()
+    page.locator("#respond-done").wait_for(state="visible")
+    return json.loads(reply.value.request.post_data)

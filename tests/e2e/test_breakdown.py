@@ -1,7 +1,6 @@
 """Grouping questions end to end in Chromium: respondents answer one through the page, and
 the researcher's breakdown and regression pages show the right n per group."""
 
-import json
 import os
 import re
 
@@ -10,11 +9,11 @@ import pytest
 
 from surveys import services
 from surveys.services import grouping
+from tests.helpers import submit_answers
 
 pytestmark = pytest.mark.e2e
 
 SHOTS = "/tmp/shots"
-RESPONSES_PATH = "/responses/"
 DEPARTMENTS = ("Sales", "Research", "Support")
 
 
@@ -55,13 +54,7 @@ def answer_and_send(page, truths, department):
     for qid, truth in truths.items():
         page.locator(f"#q-{qid}").get_by_label("Yes" if truth else "No", exact=True).check()
     page.locator(".question--grouping").get_by_label(department, exact=True).check()
-    with page.expect_response(
-        lambda r: RESPONSES_PATH in r.url and r.request.method == "POST"
-    ) as reply:
-        page.get_by_role("button", name="Randomize and send my answers").click()
-    assert reply.value.status == 201, reply.value.text()
-    page.locator("#respond-done").wait_for(state="visible")
-    return json.loads(reply.value.request.post_data)
+    return submit_answers(page)
 
 
 def test_respondents_answer_a_grouping_question_and_the_researcher_sees_n_per_group(

@@ -23,6 +23,7 @@ from scipy.stats import binomtest, chisquare
 
 from surveys.models import Submission
 from tests.e2e.test_accessibility import NO_SIDEWAYS_SCROLL, axe_violations
+from tests.helpers import DETERMINISTIC_COINS, submit_answers
 
 pytestmark = pytest.mark.e2e
 
@@ -30,7 +31,6 @@ ALPHA = 1e-7
 STATISTICAL_CHECKS = 5  # two binomial tests, two chi-square tests, one mean test
 assert ALPHA * STATISTICAL_CHECKS <= 1e-6
 
-RESPONSES_PATH = "/responses/"
 LN3 = math.log(3)
 QUESTIONS = [
     {"text": "Have you lied to your manager?", "design": {"kind": "warner", "p": 0.75}},
@@ -61,24 +61,6 @@ async ([truths, count]) => {
 }
 """
 
-# Replaces crypto.getRandomValues for 32-bit words (every draw) with a fixed xorshift stream,
-# so two contexts draw exactly the same reports; the submission id's bytes stay random.
-DETERMINISTIC_WORDS = """
-(() => {
-  const real = crypto.getRandomValues.bind(crypto);
-  let state = 2463534242;
-  crypto.getRandomValues = (array) => {
-    if (!(array instanceof Uint32Array)) return real(array);
-    for (let i = 0; i < array.length; i += 1) {
-      state ^= state << 13; state >>>= 0;
-      state ^= state >>> 17;
-      state ^= state << 5; state >>>= 0;
-      array[i] = state;
-    }
-    return array;
-  };
-})();
-"""
 
 MEMOS = """
 () => Object.entries(localStorage)
@@ -103,16 +85,6 @@ def answer(page, survey, *, yes, option, number):
     page.fill(f"#q-{numeric}-value", str(number))
 
 
-def submit(page):
-    with page.expect_response(
-        lambda r: RESPONSES_PATH in r.url and r.request.method == "POST"
-    ) as reply:
-        page.get_by_role("button", name="Randomize and send my answers").click()
-    assert reply.value.status == 201, reply.value.text()
-    page.locator("#respond-done").wait_for(state="visible")
-    return json.loads(reply.value.request.post_data)
-
-
 def test_each_type_sends_only_its_randomized_report_and_the_server_stores_it(
     live_server, page, typed_survey
 ):
@@ -128,7 +100,7 @@ def test_each_type_sends_only_its_randomized_report_and_the_server_stores_it(
             "() => [...document.querySelectorAll('main input')].every((i) => i.form === null)"
         )
         answer(page, typed_survey, yes=True, option="Pens", number=17)
-        bodies.append(submit(page))
+        bodies.append(submit_answers(page))
         # The thank-you lists what was sent: yes/no, the label of the option sent, the number.
         page.locator("#respond-done summary").click()
         sent = page.locator("#respond-sent dd").all_inner_texts()
@@ -187,7 +159,7 @@ def test_a_number_must_be_whole_and_an_empty_required_one_is_named(live_server, 
 
     page.fill(f"#q-{numeric}-value", "400")  # above the range: accepted, kept within it
     expect(errors.locator("li")).to_have_count(0)
-    body = submit(page)
+    body = submit_answers(page)
     assert type(body["answers"][numeric]) is int
     assert len(posts) == 1
 
@@ -204,16 +176,16 @@ def test_what_a_personal_device_keeps_does_not_depend_on_the_true_answers(
         {"yes": False, "option": "Paper", "number": 29},
     ):
         context = new_context()
-        context.add_init_script(DETERMINISTIC_WORDS)
+        context.add_init_script(DETERMINISTIC_COINS)
         page = context.new_page()
         page.goto(url)
         answer(page, survey, **truths)
-        first = submit(page)
+        first = submit_answers(page)
         # A retake on this device sends the same reports under the same id, counted once.
         page.goto(url)
         expect(page.locator("#respond-already")).to_be_visible()
         answer(page, survey, **truths)
-        assert submit(page) == first
+        assert submit_answers(page) == first
         ((key, memo),) = page.evaluate(MEMOS)
         assert key == f"rrsurvey:v2:{survey.slug}:{survey.design_fingerprint}"
         kept.append({name: memo[name] for name in ("pairs", "tables")})

@@ -8,29 +8,10 @@ from scipy.stats import binomtest
 
 from surveys import services
 from surveys.models import Submission, Survey
+from tests.helpers import DETERMINISTIC_COINS, RESPONSES_PATH, submit_answers
 
 pytestmark = pytest.mark.e2e
 
-RESPONSES_PATH = "/responses/"
-
-# Replaces crypto.getRandomValues for 32-bit chunks (the coins) with a fixed xorshift stream,
-# so two contexts flip exactly the same coins; UUIDs (bytes) stay truly random.
-DETERMINISTIC_COINS = """
-(() => {
-  const real = crypto.getRandomValues.bind(crypto);
-  let state = 2463534242;
-  crypto.getRandomValues = (array) => {
-    if (!(array instanceof Uint32Array)) return real(array);
-    for (let i = 0; i < array.length; i += 1) {
-      state ^= state << 13; state >>>= 0;
-      state ^= state >>> 17;
-      state ^= state << 5; state >>>= 0;
-      array[i] = state;
-    }
-    return array;
-  };
-})();
-"""
 
 STORAGE_DUMP = """
 () => Object.fromEntries(
@@ -61,21 +42,10 @@ def answer(page, truths):
         page.locator(f"#q-{qid}").get_by_label("Yes" if truth else "No", exact=True).check()
 
 
-def submit(page):
-    """Press the button and return the JSON body of the POST it makes (after the reply)."""
-    with page.expect_response(
-        lambda r: RESPONSES_PATH in r.url and r.request.method == "POST"
-    ) as reply:
-        page.get_by_role("button", name="Randomize and send my answers").click()
-    assert reply.value.status == 201, reply.value.text()
-    page.locator("#respond-done").wait_for(state="visible")
-    return json.loads(reply.value.request.post_data)
-
-
 def take_survey(page, live_server, survey, truths):
     page.goto(page_url(live_server, survey))
     answer(page, truths)
-    return submit(page)
+    return submit_answers(page)
 
 
 def test_respondents_send_only_a_submission_id_and_randomized_booleans(
@@ -224,7 +194,7 @@ def test_a_retake_in_the_same_browser_replays_the_first_submission(
     assert already.is_visible()
     assert "already answered this survey on this device" in already.inner_text()
     answer(page, truths)
-    second = submit(page)
+    second = submit_answers(page)
     # Same bits under the same id: stored once, and the page says nothing new was counted.
     assert second == first
     assert page.locator("#respond-done-replayed").is_visible()
@@ -299,7 +269,7 @@ def test_a_failed_send_is_retried_with_the_same_submission_id(live_server, page,
     status.get_by_text("the connection failed").wait_for()
     assert button.is_enabled()
 
-    body = submit(page)
+    body = submit_answers(page)
     assert len(attempts) == 2
     assert attempts[0] == attempts[1] == body
     assert Submission.objects.filter(survey=open_survey).count() == 1
