@@ -1,8 +1,9 @@
 """Writes for grouping questions: plain multiple-choice questions answered as given.
 
 A grouping question (age band, department, ...) lets the results be broken down by group.
-Its answers are NOT randomized: the coins protect only the yes/no questions, and the privacy
-accounting (epsilon) covers only those. Like the yes/no questions, grouping questions are
+Its answers are NOT randomized: only the randomized questions (yes/no, multiple choice,
+numeric) are protected, and the privacy accounting (epsilon) covers only those. Like them,
+grouping questions are
 frozen once the survey has responses (the stored answers would change meaning otherwise).
 Validation and recording of submitted grouping answers live with the submission
 (``services.submissions``, ``services.tallies``).

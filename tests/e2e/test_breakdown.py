@@ -70,7 +70,7 @@ def test_respondents_answer_a_grouping_question_and_the_researcher_sees_n_per_gr
     page.goto(url)
     notice = page.locator(".question--grouping")
     assert "This one is not randomized" in notice.inner_text()
-    assert "cover only the yes/no questions" in page.locator("#grouping-note").inner_text()
+    assert "cover only the randomized questions" in page.locator("#grouping-note").inner_text()
     shoot(page, "grouping-respondent-desktop")
     for qid in question_ids:
         page.locator(f"#q-{qid}").get_by_label("No", exact=True).check()

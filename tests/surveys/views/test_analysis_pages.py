@@ -97,7 +97,7 @@ def test_the_respondent_page_asks_grouping_questions_and_says_they_are_not_rando
     gq = grouped_survey.grouping_questions.get()
     assert f'id="g-{gq.pk}"' in page
     assert text_of(response).count("This one is not randomized") == 1
-    assert "the ε numbers above cover only the yes/no questions" in text_of(response)
+    assert "the ε numbers above cover only the randomized questions" in text_of(response)
     questions = page[page.index('id="respond-questions"') :]
     questions = questions[: questions.index("</section>")]
     assert f'id="g-{gq.pk}"' in questions
