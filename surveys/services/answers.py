@@ -113,7 +113,7 @@ def answer_values(answers, *, ranges):
         if not isinstance(value, bool):
             raise ValidationError(
                 {
-                    "answers": [
+                    f"answers.{question_id}": [
                         _("Answer to question %(k)s must be true or false.") % {"k": question_id}
                     ]
                 }

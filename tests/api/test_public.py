@@ -95,15 +95,15 @@ MALFORMED = {
     "answers a list": (lambda b, ids: {**b, "answers": [True, False]}, "answers"),
     "answer a string": (
         lambda b, ids: {**b, "answers": {str(ids[0]): "yes", str(ids[1]): True}},
-        "answers",
+        lambda ids: f"answers.{ids[0]}",
     ),
     "answer a number": (
         lambda b, ids: {**b, "answers": {str(ids[0]): 1, str(ids[1]): True}},
-        "answers",
+        lambda ids: f"answers.{ids[0]}",
     ),
     "answer null": (
         lambda b, ids: {**b, "answers": {str(ids[0]): None, str(ids[1]): True}},
-        "answers",
+        lambda ids: f"answers.{ids[0]}",
     ),
     "a required question missing": (
         lambda b, ids: {**b, "answers": {str(ids[0]): True}},
@@ -323,11 +323,10 @@ def test_a_report_of_the_wrong_json_type_is_400_naming_the_question(
     response = respondent.post(responses_url(mixed_survey), body, format="json")
     assert response.status_code == 400
     errors = response.json()["errors"]
-    if position >= 2:
-        assert f"answers.{ids[position]}" in errors
-    else:
-        # A yes/no question's report is refused under "answers", the message naming it.
-        (message,) = errors["answers"]
+    # Every type's refusal names the question's own field.
+    assert list(errors) == [f"answers.{ids[position]}"]
+    if position < 2:
+        (message,) = errors[f"answers.{ids[position]}"]
         assert f"question {ids[position]} must be true or false" in message
     assert not Submission.objects.exists()
 

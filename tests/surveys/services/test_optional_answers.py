@@ -123,7 +123,7 @@ def test_an_optional_question_is_still_only_true_or_false(survey, respondent):
     for value in (None, "skip", 0):
         response = post(respondent, survey, {str(q1): True, str(q2): value})
         assert response.status_code == 400
-        assert "answers" in response.json()["errors"]
+        assert f"answers.{q2}" in response.json()["errors"]
     assert nothing_stored(survey)
 
 

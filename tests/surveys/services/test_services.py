@@ -84,8 +84,14 @@ class TestSubmissionRecord:
             (lambda ids: {"submission_id": "not-a-uuid"}, "submission_id"),
             # a required one missing: named by its id
             (lambda ids: {"answers": {str(ids[0]): True}}, lambda ids: f"answers.{ids[1]}"),
-            (lambda ids: {"answers": {str(ids[0]): True, str(ids[1]): "yes"}}, "answers"),
-            (lambda ids: {"answers": {str(ids[0]): True, str(ids[1]): 1}}, "answers"),
+            (
+                lambda ids: {"answers": {str(ids[0]): True, str(ids[1]): "yes"}},
+                lambda ids: f"answers.{ids[1]}",
+            ),
+            (
+                lambda ids: {"answers": {str(ids[0]): True, str(ids[1]): 1}},
+                lambda ids: f"answers.{ids[1]}",
+            ),
             (lambda ids: {"answers": {str(ids[0]): True, "999999": True}}, "answers"),
             (lambda ids: {"answers": [True, False]}, "answers"),
         ],
