@@ -237,10 +237,6 @@ class SubmissionTarget:
     # {question id: (kind, lowest, highest)}. Yes/no questions, absent, take a boolean.
     report_ranges: dict = field(default_factory=dict)
 
-    @property
-    def yes_no_only(self) -> bool:
-        return not self.report_ranges
-
 
 def submission_target(*, slug) -> SubmissionTarget:
     """The survey a respondent submits to, with its question ids and grouping options, in two

@@ -70,9 +70,21 @@ def _not_a_question(key):
     )
 
 
-def answer_bits(answers):
-    """``{question id: bit}`` from what the client sent, checking only its shape."""
-    return answer_values(answers, ranges={})
+def answer_reports(answers):
+    """``{question id: report}`` from what the client sent, checking only its shape: every key
+    a question id and every value a boolean or a 64-bit integer (what the SQL can take; which
+    fits which question is checked by ``submission_sql`` or ``answer_values``), or None."""
+    if not isinstance(answers, Mapping):
+        return None
+    reports = {}
+    for key, value in answers.items():
+        question_id = _whole_key(key)
+        if question_id is None or not isinstance(value, int):  # bool is an int too
+            return None
+        if not isinstance(value, bool) and not limits.ID_MIN <= value <= limits.ID_MAX:
+            return None
+        reports[question_id] = value
+    return reports
 
 
 def _typed_report(question_id, value, allowed):

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
+from .. import limits, selectors
 from ..models import (
     GroupAnswer,
     GroupingOption,
@@ -34,6 +35,9 @@ from ..models import (
     Survey,
     TallyShard,
 )
+from .tallies import tally_increment
+
+YES_NO = Question.Kind.YES_NO
 
 # Table names from the models, so a renamed table cannot leave the statement behind.
 _TABLES = {
@@ -61,6 +65,10 @@ _PARAMETERS = (
     ("fingerprint", "text"),
     ("shard", "smallint"),
 )
+# The typed form (a submission with multiple-choice or numeric reports) takes one more array,
+# aligned with ``questions``: the integer report of each choice or numeric question, NULL for
+# a yes/no one (whose ``bits`` entry is then the one that is not NULL).
+_TYPED_PARAMETERS = (*_PARAMETERS, ("reports", "bigint[]"))
 
 # Stores the submission only if it is valid, all or nothing, idempotent on (survey, id):
 # - ``survey`` finds the survey by slug, only if it takes responses now (a pilot, or open
@@ -183,24 +191,133 @@ _RECORD_UNGROUPED_SQL = (_CHECK_AND_STORE_SQL + _COUNT_SQL.replace("{created}", 
     **_TABLES
 )
 
+# --- the typed form: multiple-choice and numeric reports too (docs/statistics.md, "Question
+# types"). The same statement with three parts changed, so the checks and writes are those of
+# ``services.submission_validate`` for every type:
+# - the questions check: each answered question is the survey's and its report fits its type:
+#   a boolean for yes/no, an option index (0 to k - 1) for choice, and for numeric an integer
+#   within NUMERIC_REPORT_SCALES noise scales of its range (selectors.mechanisms.report_range,
+#   computed in the same floating-point order so the bounds agree to the unit);
+# - ``a`` carries each report with its question's type; the submission stores booleans and
+#   integers as sent, and the per-(question, option) tallies count the yes/no reports only;
+# - the tally shard adds each question's vector (services.tallies.tally_increment: yes/no
+#   [1, yes], choice [1, 0, ..., 1], numeric [1, report, report²]) element by element, in
+#   numeric (a sum of squares can outgrow bigint).
+_TYPED_QUESTIONS_CHECK = """
+        AND (
+            SELECT count(a.question_id) FILTER (WHERE
+                    (q.kind = 'yes_no' AND a.bit IS NOT NULL AND a.report IS NULL)
+                    OR (q.kind = 'choice' AND a.bit IS NULL
+                        AND a.report >= 0 AND a.report < jsonb_array_length(q.options))
+                    OR (q.kind = 'numeric' AND a.bit IS NULL
+                        AND a.report >= q.min_value - ceil(
+                            {scales} * ((q.max_value - q.min_value)::float8 / q.epsilon))
+                        AND a.report <= q.max_value + ceil(
+                            {scales} * ((q.max_value - q.min_value)::float8 / q.epsilon)))
+                ) = cardinality(%(questions)s)
+                AND NOT COALESCE(bool_or(q.required AND a.question_id IS NULL), false)
+            FROM {question} AS q
+            LEFT JOIN unnest(%(questions)s, %(bits)s, %(reports)s) AS a (question_id, bit, report)
+                ON a.question_id = q.id
+            WHERE q.survey_id = v.id
+        )
+"""
+_TYPED_A = """
+), a AS (
+    SELECT a.question_id, 'q' || a.question_id AS key, a.bit, a.report, q.kind,
+        CASE q.kind
+            WHEN 'numeric' THEN jsonb_build_array(1, a.report, a.report::numeric * a.report)
+            WHEN 'choice' THEN (
+                SELECT jsonb_agg((n = 0 OR n = a.report + 1)::int ORDER BY n)
+                FROM generate_series(0, a.report + 1) AS n
+            )
+            ELSE jsonb_build_array(1, a.bit::int)
+        END AS added
+    FROM unnest(%(questions)s, %(bits)s, %(reports)s) AS a (question_id, bit, report)
+    JOIN {question} AS q ON q.id = a.question_id
+), s AS (
+    INSERT INTO {submission} (survey_id, submission_id, received_on, reports)
+    SELECT survey.id, %(submission)s, %(received_on)s,
+        COALESCE((
+            SELECT jsonb_object_agg(key, COALESCE(to_jsonb(bit), to_jsonb(report))) FROM a
+        ), '{{}}')
+    FROM survey
+    ON CONFLICT (survey_id, submission_id) DO NOTHING
+    RETURNING id, survey_id
+"""
+_TYPED_COUNT_SQL = """
+)
+INSERT INTO {tally} AS t (survey_id, shard, responses, reports)
+SELECT s.survey_id, %(shard)s, 1,
+    COALESCE((SELECT jsonb_object_agg(a.key, a.added) FROM a), '{{}}')
+FROM s
+ON CONFLICT (survey_id, shard) DO UPDATE
+SET responses = t.responses + 1,
+    reports = t.reports || COALESCE((
+        SELECT jsonb_object_agg(a.key, (
+            SELECT jsonb_agg(
+                COALESCE((t.reports -> a.key ->> n)::numeric, 0)
+                    + COALESCE((a.added ->> n)::numeric, 0)
+                ORDER BY n
+            )
+            FROM generate_series(
+                0,
+                GREATEST(jsonb_array_length(a.added),
+                    COALESCE(jsonb_array_length(t.reports -> a.key), 0)) - 1
+            ) AS n
+        ))
+        FROM a
+    ), '{{}}')
+RETURNING t.survey_id, {created}
+"""
+
+
+def _typed(sql):
+    """The statement ``sql`` (the checks and store part) in its typed form."""
+    head, rest = sql.split("), a AS (", 1)
+    _a_and_s, grouped = rest.split("RETURNING id, survey_id\n", 1)
+    check_start = head.index("        AND (\n            SELECT count(*) FILTER")
+    check_end = head.index("        AND NOT EXISTS (", check_start)
+    head = (
+        head[:check_start]
+        + _TYPED_QUESTIONS_CHECK.replace("{scales}", str(limits.NUMERIC_REPORT_SCALES))
+        + head[check_end:]
+    )
+    return head + _TYPED_A.rstrip("\n") + "\n" + grouped
+
+
+_TYPED_GROUPING_WRITES_SQL = _GROUPING_WRITES_SQL.replace(
+    "FROM a, chosen WHERE chosen.option_id IS NOT NULL",
+    "FROM a, chosen WHERE chosen.option_id IS NOT NULL AND a.kind = 'yes_no'",
+)
+_RECORD_TYPED_SQL = (
+    _typed(_CHECK_AND_STORE_SQL)
+    + _TYPED_GROUPING_WRITES_SQL
+    + _TYPED_COUNT_SQL.replace("{created}", "(SELECT count(*) FROM grouped WHERE created)")
+).format(**_TABLES)
+_RECORD_TYPED_UNGROUPED_SQL = (
+    _typed(_CHECK_AND_STORE_SQL) + _TYPED_COUNT_SQL.replace("{created}", "0")
+).format(**_TABLES)
+
 
 class _Prepared:
     """One form of the statement, prepared once per database connection that runs it."""
 
-    def __init__(self, sql):
+    def __init__(self, sql, parameters=_PARAMETERS):
         self.sql = sql
+        self.parameters = parameters
         # Named after its text: a server session that a pooler shares between app versions
         # during a deploy never runs another version's statement under this version's name.
         self.name = f"rrsurvey_submission_{hashlib.sha256(sql.encode()).hexdigest()[:12]}"
         self.prepare_sql = (
-            f"PREPARE {self.name} ({', '.join(kind for _, kind in _PARAMETERS)}) AS "
-            + (sql % {name: f"${position}" for position, (name, _) in enumerate(_PARAMETERS, 1)})
+            f"PREPARE {self.name} ({', '.join(kind for _, kind in parameters)}) AS "
+            + (sql % {name: f"${position}" for position, (name, _) in enumerate(parameters, 1)})
         )
         self.execute_sql = (
-            f"EXECUTE {self.name} ({', '.join(f'%({name})s' for name, _ in _PARAMETERS)})"
+            f"EXECUTE {self.name} ({', '.join(f'%({name})s' for name, _ in parameters)})"
         )
         # The unprepared form, typed as the prepared one is.
-        self.plain_sql = sql % {name: f"%({name})s::{kind}" for name, kind in _PARAMETERS}
+        self.plain_sql = sql % {name: f"%({name})s::{kind}" for name, kind in parameters}
         # Database connections (psycopg's, which Django replaces when it reconnects) that hold
         # it. A prepared statement lives as long as its connection, whatever transaction it
         # was prepared in.
@@ -209,6 +326,8 @@ class _Prepared:
 
 _GROUPED = _Prepared(_RECORD_SQL)
 _UNGROUPED = _Prepared(_RECORD_UNGROUPED_SQL)
+_TYPED_GROUPED = _Prepared(_RECORD_TYPED_SQL, _TYPED_PARAMETERS)
+_TYPED_UNGROUPED = _Prepared(_RECORD_TYPED_UNGROUPED_SQL, _TYPED_PARAMETERS)
 # Run every EXECUTE with the statement's generic plan, made once per connection. Left to
 # choose (plan_cache_mode "auto"), PostgreSQL plans the statement anew at each EXECUTE (a
 # custom plan) whenever the generic plan's estimated cost exceeds the custom plans': for
@@ -242,6 +361,12 @@ def supported():
     return connection.vendor in ("postgresql", "sqlite")
 
 
+def _bit_or_null(report):
+    if isinstance(report, bool):
+        return "t" if report else "f"
+    return "NULL"
+
+
 def _array(values):
     # As PostgreSQL array literals, which the statement's parameter types read: the driver's
     # own adaptation of Python lists costs more than the rest of the call.
@@ -253,7 +378,8 @@ def submission_insert(
 ) -> Stored | None:
     """Store a submission to the survey at ``slug`` if the survey takes it as it is.
 
-    ``answers`` maps question id to the randomized bit, ``groups`` grouping question id to the
+    ``answers`` maps question id to the randomized report (a bit for a yes/no question, an
+    integer for a multiple-choice or numeric one), ``groups`` grouping question id to the
     chosen option id (None: "Prefer not to say"); optional questions left out are absent.
     None: nothing stored, because this id was stored before (a replay) or the survey does not
     take these answers (no such survey, not open, other questions, another design,
@@ -290,6 +416,14 @@ def submission_insert(
         "shard": shard,
     }
     statement = _GROUPED if groups else _UNGROUPED
+    if not all(isinstance(answers[question], bool) for question in questions):
+        # Multiple-choice or numeric reports: the typed form (bits NULL where a report is).
+        statement = _TYPED_GROUPED if groups else _TYPED_UNGROUPED
+        params["bits"] = _array(_bit_or_null(answers[question]) for question in questions)
+        params["reports"] = _array(
+            "NULL" if isinstance(answers[question], bool) else str(answers[question])
+            for question in questions
+        )
     with connection.cursor() as cursor:
         session = connection.connection
         if session not in statement.sessions:
@@ -345,6 +479,10 @@ def _marks(count):
 
 def _sqlite_insert(*, slug, submission_uuid, received_on, answers, groups, design_fingerprint, now):
     questions = sorted(answers)
+    # Multiple-choice or numeric reports: each report's type is checked against its question
+    # inside the transaction, and the tally vectors are added in Python (the transaction holds
+    # the database's write lock from BEGIN, so the read-modify-write of the row is safe).
+    typed = not all(isinstance(answers[question], bool) for question in questions)
     t = _TABLES
     groupings = sorted(groups)
     chosen = {gid: oid for gid, oid in groups.items() if oid is not None}
@@ -361,7 +499,7 @@ def _sqlite_insert(*, slug, submission_uuid, received_on, answers, groups, desig
         " AND (v.closes_at IS NULL OR v.closes_at > %s)))"
         " AND (%s IS NULL OR v.design_fingerprint = %s)"
         f" AND (SELECT count(*) FROM {t['question']} WHERE survey_id = v.id"
-        f" AND kind = 'yes_no' AND id IN ({_marks(len(questions))})) = %s"
+        f"{'' if typed else ' AND kind = %s'} AND id IN ({_marks(len(questions))})) = %s"
         f" AND NOT EXISTS (SELECT 1 FROM {t['question']} WHERE survey_id = v.id AND required"
         f" AND id NOT IN ({_marks(len(questions))}))"
         f" AND (SELECT count(*) FROM {t['grouping']} WHERE survey_id = v.id"
@@ -377,6 +515,7 @@ def _sqlite_insert(*, slug, submission_uuid, received_on, answers, groups, desig
         moment,
         design_fingerprint,
         design_fingerprint,
+        *([] if typed else [Question.Kind.YES_NO.value]),
         *questions,
         len(questions),
         *questions,
@@ -393,13 +532,18 @@ def _sqlite_insert(*, slug, submission_uuid, received_on, answers, groups, desig
         )
         params += [value for pair in chosen.items() for value in pair] + [len(chosen)]
     keys = [f"q{question}" for question in questions]
-    yes = [question for question in questions if answers[question]]
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(check, params)
         row = cursor.fetchone()
         if row is None:
             return None
         survey_id = row[0]
+        kinds = _sqlite_report_kinds(cursor, answers) if typed else {}
+        if kinds is None:
+            return None
+        # The per-(question, option) tallies count yes/no reports only.
+        bits = [question for question in questions if kinds.get(question, YES_NO) == YES_NO]
+        yes = [question for question in bits if answers[question]]
         cursor.execute(
             f"INSERT INTO {t['submission']} (survey_id, submission_id, received_on, reports)"
             " VALUES (%s, %s, %s, %s) ON CONFLICT (survey_id, submission_id) DO NOTHING"
@@ -435,15 +579,18 @@ def _sqlite_insert(*, slug, submission_uuid, received_on, answers, groups, desig
                 f" WHERE id IN ({_marks(len(options))})",
                 options,
             )
-        if options and questions:
+        if options and bits:
             cursor.execute(
                 f"UPDATE {t['group_tally']} SET report_count = report_count + 1,"
                 f" yes_count = yes_count + (question_id IN ({_marks(len(yes)) or '-1'}))"
                 f" WHERE option_id IN ({_marks(len(options))})"
-                f" AND question_id IN ({_marks(len(questions))})",
-                [*yes, *options, *questions],
+                f" AND question_id IN ({_marks(len(bits))})",
+                [*yes, *options, *bits],
             )
-            incomplete = cursor.rowcount != len(options) * len(questions)
+            incomplete = cursor.rowcount != len(options) * len(bits)
+        if typed:
+            _sqlite_count_typed(cursor, survey_id=survey_id, answers=answers, kinds=kinds)
+            return Stored(survey_id=survey_id, group_tallies_incomplete=incomplete)
         counts = "".join(
             f", '$.{key}', json_array("
             f"coalesce(json_extract(reports, '$.{key}[0]'), 0) + 1, "
@@ -464,3 +611,59 @@ def _sqlite_insert(*, slug, submission_uuid, received_on, answers, groups, desig
             ],
         )
     return Stored(survey_id=survey_id, group_tallies_incomplete=incomplete)
+
+
+def _sqlite_report_kinds(cursor, answers):
+    """``{question id: type}`` of the answered questions, or None when a report does not fit
+    its question's type (a boolean for yes/no; an index or an integer within
+    ``selectors.mechanisms.report_range`` for choice and numeric). The check of the survey's
+    questions has already run."""
+    t = _TABLES
+    cursor.execute(
+        f"SELECT id, kind, json_array_length(options), min_value, max_value, epsilon"
+        f" FROM {t['question']} WHERE id IN ({_marks(len(answers))})",
+        list(answers),
+    )
+    kinds = {}
+    for question_id, kind, options, low, high, epsilon in cursor.fetchall():
+        report = answers[question_id]
+        if kind == YES_NO:
+            fits = isinstance(report, bool)
+        else:
+            shape = Question(
+                kind=kind,
+                options=[None] * (options or 0),
+                min_value=low,
+                max_value=high,
+                epsilon=epsilon,
+            )
+            _kind, lowest, highest = selectors.report_range(shape)
+            fits = not isinstance(report, bool) and lowest <= report <= highest
+        if not fits:
+            return None
+        kinds[question_id] = kind
+    return kinds if len(kinds) == len(answers) else None
+
+
+def _sqlite_count_typed(cursor, *, survey_id, answers, kinds):
+    """Count the response and add each report's tally vector (``tallies.tally_increment``) to
+    the survey's tally row, read and written inside the caller's transaction."""
+    t = _TABLES
+    cursor.execute(
+        f"INSERT INTO {t['tally']} (survey_id, shard, responses, reports) VALUES (%s, 0, 0, '{{}}')"
+        " ON CONFLICT (survey_id, shard) DO NOTHING",
+        [survey_id],
+    )
+    cursor.execute(
+        f"SELECT reports FROM {t['tally']} WHERE survey_id = %s AND shard = 0", [survey_id]
+    )
+    reports = json.loads(cursor.fetchone()[0])
+    for question_id, report in answers.items():
+        key = f"q{question_id}"
+        added = tally_increment(kinds[question_id], report)
+        reports[key] = selectors.add_counts(reports.get(key, ()), added)
+    cursor.execute(
+        f"UPDATE {t['tally']} SET responses = responses + 1, reports = %s"
+        " WHERE survey_id = %s AND shard = 0",
+        [json.dumps(reports), survey_id],
+    )

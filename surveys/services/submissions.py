@@ -17,7 +17,7 @@ from .. import selectors
 from ..models import Question, Submission, Survey, is_slug, question_key
 from . import schedule, submission_sql
 from .answers import (
-    answer_bits,
+    answer_reports,
     clean_answers,
     clean_fingerprint,
     clean_groups,
@@ -51,9 +51,6 @@ class CleanSubmission:
     answers: dict
     groups: dict  # {grouping question id: option id, or None for "Prefer not to say"}
     fingerprint: str | None
-    # Whether every question of the survey is yes/no: only then can the SQL store it (its
-    # tallies count yes reports); multiple-choice and numeric reports go through the ORM.
-    yes_no_only: bool = True
 
     def outcome(self, *, created):
         return SubmissionOutcome(
@@ -142,13 +139,13 @@ def _submission_shape(*, submission_id, answers, groups, design_fingerprint):
     try:
         clean = CleanSubmission(
             submission_uuid=clean_submission_id(submission_id),
-            answers=answer_bits(answers),
+            answers=answer_reports(answers),
             groups=group_choices(groups),
             fingerprint=clean_fingerprint(design_fingerprint),
         )
     except ValidationError:
         return None
-    return clean if clean.groups is not None else None
+    return clean if clean.answers is not None and clean.groups is not None else None
 
 
 def submission_validate(
@@ -193,7 +190,7 @@ def submission_validate(
         if replay is None:
             raise
         return replay
-    return CleanSubmission(submission_uuid, cleaned, chosen, fingerprint, target.yes_no_only)
+    return CleanSubmission(submission_uuid, cleaned, chosen, fingerprint)
 
 
 def _not_accepting_message(phase, target):
@@ -220,7 +217,7 @@ def _submission_store(*, target, **body) -> SubmissionOutcome:
     clean = submission_validate(target=target, **body)
     if isinstance(clean, SubmissionOutcome):
         return clean
-    if _one_statement() and clean.yes_no_only:
+    if _one_statement():
         stored = _statement_store(slug=target.slug, clean=clean)
     else:
         stored = _orm_store(survey_id=target.survey_id, clean=clean)

@@ -10,6 +10,7 @@ from django.core.exceptions import ValidationError
 from surveys import selectors, services
 from surveys.models import Question, Submission, Survey
 from surveys.services.question_types import DEFAULT_EPSILON, clean_question_type
+from tests.helpers import MIXED_QUESTIONS
 
 
 def _ids(survey):
@@ -177,3 +178,97 @@ def test_the_database_refuses_a_numeric_question_without_a_range(open_survey):
 
     with pytest.raises(IntegrityError), transaction.atomic():
         Question.objects.create(survey=open_survey, position=9, text="x", kind="numeric")
+
+
+# --- the one-statement store of typed reports (submission_sql's typed form) -----------------
+
+
+def _store_everything(survey, rows, *, groups=None):
+    ids = _ids(survey)
+    for row in rows:
+        _submit(survey, dict(zip(ids, row, strict=True)), groups=groups or {})
+    tallies = selectors.survey_tallies(survey=survey)
+    reports = sorted(
+        tuple(stored[f"q{qid}"] for qid in ids)
+        for stored in Submission.objects.filter(survey=survey).values_list("reports", flat=True)
+    )
+    return tallies.responses, tallies.reports, reports
+
+
+ROWS = [(True, False, 2, 41), (False, True, 0, -3), (True, True, 2, 0), (False, False, 1, 30)]
+
+
+@pytest.mark.parametrize("statement", [True, False], ids=["statement", "orm"])
+def test_typed_reports_are_counted_alike_by_the_statement_and_the_orm(
+    make_survey, settings, statement
+):
+    settings.SUBMISSION_STATEMENT = statement
+    survey = make_survey(questions=MIXED_QUESTIONS)
+    responses, tallies, reports = _store_everything(survey, ROWS)
+    plain, warner, choice, numeric = (f"q{qid}" for qid in _ids(survey))
+    assert responses == 4
+    assert tallies[plain] == (4, 2) and tallies[warner] == (4, 2)
+    assert tallies[choice] == (4, 1, 1, 2)  # option 0 once, option 1 once, option 2 twice
+    assert tallies[numeric] == (4, 41 - 3 + 0 + 30, 41**2 + 9 + 0 + 900)
+    assert reports == sorted(ROWS)
+
+
+def test_a_typed_submission_is_one_statement_on_postgresql(mixed_survey, respondent):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    ids = _ids(mixed_survey)
+    body = {
+        "submission_id": str(uuid.uuid4()),
+        "answers": {str(qid): value for qid, value in zip(ids, ROWS[0], strict=True)},
+    }
+    url = f"/api/v1/public/surveys/{mixed_survey.slug}/responses/"
+    with CaptureQueriesContext(connection) as queries:
+        response = respondent.post(url, body, format="json")
+    assert response.status_code == 201
+    ours = [
+        q["sql"]
+        for q in queries.captured_queries
+        if ("surveys_" in q["sql"] or q["sql"].startswith("EXECUTE"))
+        and not q["sql"].startswith("PREPARE")
+    ]
+    # PostgreSQL: the typed form of the one statement; SQLite: in one transaction, the check,
+    # the questions' types, the submission, and the tally row read and written.
+    assert len(ours) == (1 if connection.vendor == "postgresql" else 6), ours
+    assert Submission.objects.count() == 1
+
+
+@pytest.mark.parametrize("statement", [True, False], ids=["statement", "orm"])
+def test_a_numeric_report_is_taken_up_to_sixty_noise_scales_beyond_the_range(
+    mixed_survey, settings, statement
+):
+    """Both stores accept the same bounds as selectors.mechanisms.report_range: 0-30 at
+    ε = 2 is a scale of 15, so -900 to 930 and no further."""
+    settings.SUBMISSION_STATEMENT = statement
+    ids = _ids(mixed_survey)
+    assert selectors.report_range(mixed_survey.questions.get(pk=ids[3])) == ("numeric", -900, 930)
+    for value in (-900, 930):
+        _submit(mixed_survey, {ids[0]: True, ids[1]: True, ids[2]: 0, ids[3]: value})
+    for value in (-901, 931):
+        with pytest.raises(ValidationError) as excinfo:
+            _submit(mixed_survey, {ids[0]: True, ids[1]: True, ids[2]: 0, ids[3]: value})
+        assert f"answers.{ids[3]}" in excinfo.value.message_dict
+    assert Submission.objects.count() == 2
+
+
+def test_a_typed_submission_with_a_grouping_answer_counts_only_yes_no_reports_by_group(
+    make_survey,
+):
+    from surveys.models import GroupTally
+    from surveys.services import grouping
+
+    survey = make_survey(questions=MIXED_QUESTIONS, status="draft")
+    department = grouping.grouping_question_add(survey=survey, text="Dept?", options=["A", "B"])
+    survey = services.survey_open(survey=survey)
+    option_a = department.options.first().pk
+    _store_everything(survey, ROWS[:2], groups={str(department.pk): option_a})
+    plain, warner = _ids(survey)[:2]
+    counted = dict(
+        GroupTally.objects.filter(option_id=option_a).values_list("question_id", "report_count")
+    )
+    assert counted == {plain: 2, warner: 2}
