@@ -19,14 +19,13 @@ from surveys import selectors, services
 from surveys.models import Submission, Survey
 from surveys.services import public_release
 from tests.e2e.test_respondent import (
-    RESPONSES_PATH,
     STORAGE_DUMP,
     answer,
     page_url,
     question_ids,
-    submit,
     take_survey,
 )
+from tests.helpers import RESPONSES_PATH, submit_answers
 
 pytestmark = pytest.mark.e2e
 
@@ -129,7 +128,7 @@ def test_a_page_randomizing_with_another_design_reloads_and_sends_nothing(
     # The reloaded page shows the new coins, and its draws are kept under the new design only.
     assert "25%" in page.locator(".coin-step").first.inner_text()
     answer(page, dict.fromkeys(ids, True))
-    body = submit(page)
+    body = submit_answers(page)
     assert body["design_fingerprint"] == new_fingerprint
     assert list(page.evaluate(STORAGE_DUMP)) == [f"rrsurvey:v2:{survey.slug}:{new_fingerprint}"]
     assert old_key not in page.evaluate(STORAGE_DUMP)
