@@ -13,9 +13,10 @@ from dpengine import ForcedResponse
 from dpengine.errors import DPEngineError, Reason
 
 from ..exports.columns import question_column
+from ..models import Survey
 from .estimate_rows import DESIGN_LABELS
-from .estimates import PLANNING_CONFIDENCE, PLANNING_MARGIN
-from .mechanisms import CHOICE, NUMERIC, design_name, question_mechanism
+from .estimates import PLANNING_CONFIDENCE, PLANNING_MARGIN, design_privacy, survey_design
+from .mechanisms import CHOICE, NUMERIC, design_name, privacy_ledger, question_mechanism
 
 # --- planning -----------------------------------------------------------------------------
 
@@ -272,3 +273,19 @@ def question_sample_sizes(*, survey, questions=None) -> dict[int, int]:
         survey=survey, questions=questions, margin=PLANNING_MARGIN, confidence=PLANNING_CONFIDENCE
     )
     return {plan.question_id: plan.respondents for plan in plans}
+
+
+def coins_privacy(*, p_truth, p_forced_yes, questions=0, survey=None):
+    """``(privacy, needs)`` of coins being tried before they are saved (the new-survey page,
+    the builder's live preview): the privacy of ``questions`` questions on these coins, or,
+    with ``survey``, of its saved questions, each with its own design and type (the ledger),
+    and the respondents each of them needs (``{question id: n}``, empty without ``survey``)."""
+    # An unsaved Survey carries the coins into the same selectors a saved survey uses.
+    coins = Survey(p_truth=p_truth, p_forced_yes=p_forced_yes)
+    design = survey_design(survey=coins)
+    if survey is None:
+        return design_privacy(design=design, questions=questions), {}
+    saved_questions = list(survey.questions.all())
+    ledger = privacy_ledger(survey=coins, questions=saved_questions)
+    needs = question_sample_sizes(survey=coins, questions=saved_questions)
+    return design_privacy(design=design, questions=ledger.questions, ledger=ledger), needs

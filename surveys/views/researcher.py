@@ -35,23 +35,6 @@ from .common import (
 )
 from .respondent import respond_page_context
 
-
-def _unsaved_design_privacy(*, p_truth, p_forced_yes, questions, saved=None):
-    """The privacy of these coins for ``questions`` questions of the coins' design, or, with
-    ``saved`` (a survey), for its saved questions, each with its own design (the ledger), and
-    the respondents each of them needs (``{question id: n}``, empty without ``saved``)."""
-    # An unsaved Survey carries the coins into the same selectors the saved survey uses.
-    coins = Survey(p_truth=p_truth, p_forced_yes=p_forced_yes)
-    design = selectors.survey_design(survey=coins)
-    if saved is None:
-        return selectors.design_privacy(design=design, questions=questions), {}
-    saved_questions = list(saved.questions.all())
-    ledger = selectors.privacy_ledger(survey=coins, questions=saved_questions)
-    needs = selectors.question_sample_sizes(survey=coins, questions=saved_questions)
-    privacy = selectors.design_privacy(design=design, questions=ledger.questions, ledger=ledger)
-    return privacy, needs
-
-
 # --- landing and dashboard ----------------------------------------------------------------
 
 
@@ -122,10 +105,9 @@ def survey_new(request):
             return created
     # After a refused POST, show the numbers of the coins that were chosen, if they were valid.
     chosen = getattr(form, "cleaned_data", {})
-    privacy, _needs = _unsaved_design_privacy(
+    privacy, _needs = selectors.coins_privacy(
         p_truth=chosen.get("p_truth") or initial["p_truth"],
         p_forced_yes=chosen.get("p_forced_yes") or initial["p_forced_yes"],
-        questions=0,
     )
     return render(
         request,
@@ -173,11 +155,11 @@ def design_preview(request):
         if survey_id is not None
         else None
     )
-    privacy, needs = _unsaved_design_privacy(
+    privacy, needs = selectors.coins_privacy(
         p_truth=form.cleaned_data["p_truth"],
         p_forced_yes=form.cleaned_data["p_forced_yes"],
         questions=form.cleaned_data["questions"] or 0,
-        saved=saved,
+        survey=saved,
     )
     html = render_to_string(
         "surveys/_privacy_numbers.html", {"privacy": privacy, "needs": needs}, request=request
