@@ -175,3 +175,14 @@ def submit_answers(page):
     assert reply.value.status == 201, reply.value.text()
     page.locator("#respond-done").wait_for(state="visible")
     return json.loads(reply.value.request.post_data)
+
+
+def add_member(*, survey, user, role, by=None):
+    """``user`` joins ``survey`` as ``role`` the only way there is: invited by username by the
+    owner (or ``by``), then accepting."""
+    from surveys.services import members
+
+    invitation = members.member_invite(
+        survey=survey, by=by or survey.owner, user=user.get_username(), role=role
+    )
+    return members.invitation_accept(invitation=invitation, user=user)

@@ -19,7 +19,7 @@ from playwright.sync_api import expect
 from surveys import services
 from surveys.models import Submission, Survey
 from surveys.services import grouping, members, public_release, translations
-from tests.helpers import PASSWORD, translation_texts
+from tests.helpers import PASSWORD, add_member, translation_texts
 
 pytestmark = pytest.mark.e2e
 
@@ -432,9 +432,9 @@ def test_axe_finds_no_wcag_violation_on_the_co_researcher_pages(
     survey = surveys["open"]
     accounts = get_user_model().objects
     viewer = accounts.create_user("vera", password=PASSWORD)
-    accounts.create_user("ed", password=PASSWORD)
-    members.member_invite(survey=survey, by=owner, user="vera", role="viewer")
-    members.member_invite(survey=survey, by=owner, user="ed", role="editor")
+    add_member(survey=survey, user=viewer, role="viewer")
+    add_member(survey=survey, user=accounts.create_user("ed", password=PASSWORD), role="editor")
+    members.member_invite(survey=survey, by=owner, user="new@example.org", role="viewer")
     who, path = MEMBER_PAGES[name]
     page = open_page(
         new_context,
