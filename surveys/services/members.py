@@ -130,7 +130,7 @@ def _mail_invitation(*, invitation, base_url):
     context = {
         "inviter": invitation.invited_by.get_username(),
         "title": invitation.survey.title,
-        "role": invitation.get_role_display(),
+        "role": invitation.get_role_display().lower(),
         "sign_in": base + reverse("login"),
         "account": base + reverse("account"),
         "sign_up": base + reverse("signup") if settings.SIGNUP_ENABLED else "",
@@ -173,8 +173,7 @@ def invitation_accept(*, invitation, user) -> Survey:
         raise Http404("No such invitation.")
     if current.role == SurveyInvitation.Role.OWNER:
         return _take_over(survey=survey, invitation=current, user=user)
-    if survey.owner_id == user.pk:
-        current.delete()
+    if survey.owner_id == user.pk:  # their own address, invited before the survey was theirs
         raise SurveyConflict(
             _("You own this survey already."), reason=Reason.WRONG_STATUS, field="invitation"
         )
@@ -196,16 +195,23 @@ def _take_over(*, survey, invitation, user):
     (checked now, not when offered: an offer counts towards nobody's)."""
     member = SurveyMember.objects.filter(survey=survey, user=user).first()
     if member is None or survey.owner_id != invitation.invited_by_id:
-        # The offer was made by someone who no longer owns it, or to someone no longer a member.
-        invitation.delete()
+        # Made by someone who no longer owns it, or to someone no longer a member.
         raise SurveyConflict(
             _("This offer no longer stands: the survey changed hands or you left it."),
             reason=Reason.WRONG_STATUS,
             field="invitation",
         )
-    ensure_owner_room(owner=user, field="invitation", surveys=1, questions=survey.questions.count())
+    try:
+        ensure_owner_room(
+            owner=user, field="invitation", surveys=1, questions=survey.questions.count()
+        )
+    except ValidationError as exc:  # the survey limit names no field: this is the one to blame
+        if hasattr(exc, "error_dict"):
+            raise
+        raise ValidationError({"invitation": exc.messages}) from None
     old_owner = survey.owner
-    invitation.delete()
+    # This offer, and any other the old owner made: the survey is no longer theirs to offer.
+    SurveyInvitation.objects.filter(survey=survey, role=SurveyInvitation.Role.OWNER).delete()
     member.delete()
     survey.owner = user
     survey.save(update_fields=["owner", "updated_at"])
