@@ -354,3 +354,20 @@ def test_a_trashed_survey_disappears_for_members_and_invitees(owner, open_survey
     assert client.get(f"{survey_url(open_survey)}responses.csv").status_code == 404
     assert client.get(members_url(open_survey)).status_code == 404
     assert token_client(invitee).get("/api/v1/invitations/").json() == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_accepting_locks_its_rows_inside_a_transaction_of_its_own(owner, make_survey):
+    """Outside a test transaction, as in production: a ``select_for_update`` without its own
+    ``atomic`` fails here on PostgreSQL, where a per-test transaction would hide it."""
+    survey = make_survey()
+    ed = account("ed")
+    ed_client = token_client(ed)
+    invitation = invite(token_client(owner), survey, "ed", "editor").json()
+    assert accept(ed_client, invitation["id"]).status_code == 200
+    offer = token_client(owner).post(
+        f"{survey_url(survey)}transfer/", {"user_id": ed.pk}, format="json"
+    )
+    assert offer.status_code == 202
+    assert accept(ed_client, offer.json()["id"]).json()["role"] == "owner"
+    assert Survey.objects.get(pk=survey.pk).owner == ed
