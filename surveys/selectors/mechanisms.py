@@ -12,14 +12,12 @@ Reads only. ``services.question_types`` checks the parameters when they are writ
 the same constructors, so a stored question always builds here.
 """
 
-import math
 from dataclasses import dataclass
 
 import dpengine
 from dpengine import DESIGNS, ForcedResponse, KaryRandomizedResponse
 from dpengine.numeric import BoundedNumeric
 
-from .. import limits
 from ..models import Question
 
 YES_NO, CHOICE, NUMERIC = Question.Kind.YES_NO, Question.Kind.CHOICE, Question.Kind.NUMERIC
@@ -67,14 +65,15 @@ def design_name(question) -> str:
 
 def report_range(question) -> tuple[str, int, int]:
     """``(kind, lowest, highest)``: the integers a multiple-choice or numeric question's
-    report may be. Choice: an option index. Numeric: the range widened by
-    ``NUMERIC_REPORT_SCALES`` noise scales on each side (the noise is unbounded, but an honest
-    report lands outside with probability below e^-60), so absurd values are refused."""
+    report may be. Choice: an option index. Numeric: ``dpengine.report_bounds``, the range
+    widened on each side so that an honest report lands outside with probability below
+    1e-9 (about 20.7 noise scales), so absurd values are refused."""
     if question.kind == CHOICE:
         return (CHOICE, 0, len(question.options) - 1)
-    scale = (question.max_value - question.min_value) / question.epsilon
-    slack = math.ceil(limits.NUMERIC_REPORT_SCALES * scale)
-    return (NUMERIC, question.min_value - slack, question.max_value + slack)
+    bounds = dpengine.report_bounds(
+        BoundedNumeric(lo=question.min_value, hi=question.max_value, epsilon=question.epsilon)
+    )
+    return (NUMERIC, bounds.low, bounds.high)
 
 
 def fingerprint_types(questions) -> list:
