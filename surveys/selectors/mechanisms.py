@@ -105,17 +105,22 @@ def browser_parameters(question, *, survey) -> dict:
     """What the respondent's browser needs to randomize ``question`` (static/js/designs.js).
 
     yes/no: ``{"design": {"kind", ...parameters}}``; choice: ``{"options": [labels],
-    "epsilon": "<decimal>"}``; numeric: ``{"min", "max", "epsilon": "<decimal>"}``. ε goes as
+    "epsilon": "<decimal>"}``; numeric: ``{"min", "max", "epsilon": "<decimal>", "report_min",
+    "report_max"}`` (the reports accepted: the browser keeps its report within them). ε goes as
     the decimal string Python prints, which both dpengine and exact.js read as the same exact
     rational, so the browser's probabilities are the ones the estimates assume.
     """
     if question.kind == CHOICE:
         return {"options": list(question.options), "epsilon": repr(float(question.epsilon))}
     if question.kind == NUMERIC:
+        _kind, report_min, report_max = report_range(question)
         return {
             "min": question.min_value,
             "max": question.max_value,
             "epsilon": repr(float(question.epsilon)),
+            # The browser keeps its report within what the server accepts (report_range).
+            "report_min": report_min,
+            "report_max": report_max,
         }
     design = question_design(question, survey=survey)
     return {"design": {"kind": design.kind, **design.parameters}}
