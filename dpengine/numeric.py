@@ -163,9 +163,6 @@ class ReportBounds:
     high: int
     slack: int
 
-    def __contains__(self, report: int) -> bool:
-        return self.low <= report <= self.high
-
 
 def report_bounds(question: BoundedNumeric) -> ReportBounds:
     """The reports an honest respondent sends except with probability below ``REPORT_TAIL``.
