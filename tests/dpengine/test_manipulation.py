@@ -70,6 +70,34 @@ def test_the_tail_formula_matches_the_pmf():
     assert math.isclose(summed, _tail_beyond(question, slack), rel_tol=1e-9)
 
 
+@pytest.mark.parametrize(
+    "question",
+    [BoundedNumeric(lo=0, hi=3, epsilon=2), BoundedNumeric(lo=-2, hi=5, epsilon=0.5), LN3],
+)
+def test_the_clamped_report_is_still_epsilon_private(question):
+    """The sender's clamp to the accepted bounds is post-processing: the exact distribution of
+    the clamped report (the two ends carry the whole tails beyond them) changes by at most a
+    factor e^ε between any two answers, at every report."""
+    bounds = report_bounds(question)
+    rate = float(question.exact_epsilon / question.sensitivity)
+    alpha = question.alpha
+
+    def clamped_pmf(x):
+        y = np.arange(bounds.low, bounds.high + 1)
+        pmf = dpengine.discrete_laplace_pmf(y - x, scale=float(question.exact_scale))
+        # P(Z >= j) = alpha^j / (1 + alpha) for j >= 0, on each side.
+        pmf[-1] = math.exp(-(bounds.high - x) * rate) / (1 + alpha)
+        pmf[0] = math.exp(-(x - bounds.low) * rate) / (1 + alpha)
+        return pmf
+
+    answers = range(question.lo, question.hi + 1)
+    table = np.array([clamped_pmf(x) for x in answers])
+    assert np.allclose(table.sum(axis=1), 1, rtol=0, atol=1e-12)
+    worst = float((table.max(axis=0) / table.min(axis=0)).max())
+    assert worst <= math.exp(float(question.epsilon)) * (1 + 1e-9)
+    assert worst == pytest.approx(math.exp(float(question.epsilon)))
+
+
 def test_randomize_number_keeps_reports_within_the_accepted_bounds(monkeypatch):
     bounds = report_bounds(LN3)
     for noise, expected in ((10**6, bounds.high), (-(10**6), bounds.low), (7, 10 + 7)):
