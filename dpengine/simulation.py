@@ -22,7 +22,7 @@ from dpengine.choice import KaryRandomizedResponse
 from dpengine.designs import YesNoDesign
 from dpengine.errors import DPEngineError, Reason
 from dpengine.intervals import DEFAULT_METHOD, prevalence_interval
-from dpengine.numeric import BoundedNumeric
+from dpengine.numeric import BoundedNumeric, report_bounds
 from dpengine.sampling import bernoulli, randomize
 
 __all__ = [
@@ -142,7 +142,8 @@ def simulate_numeric_reports(truths, question: BoundedNumeric, rng) -> np.ndarra
 
     Each truth is clamped to ``[lo, hi]`` and gets two-sided geometric noise, drawn as the
     difference of two geometric variables with ratio ``alpha`` (Ghosh, Roughgarden &
-    Sundararajan 2009): vectorised with a seeded :class:`numpy.random.Generator` for
+    Sundararajan 2009), kept within the accepted reports (:func:`dpengine.report_bounds`) as
+    the browser keeps them: vectorised with a seeded :class:`numpy.random.Generator` for
     simulations, unlike the exact :func:`dpengine.randomize_number` a browser runs.
     """
     if not isinstance(question, BoundedNumeric):
@@ -155,4 +156,5 @@ def simulate_numeric_reports(truths, question: BoundedNumeric, rng) -> np.ndarra
     # numpy's geometric counts trials up to the first success (from 1): minus 1 counts failures.
     success = 1 - question.alpha
     noise = rng.geometric(success, size=clamped.shape) - rng.geometric(success, size=clamped.shape)
-    return clamped + noise
+    bounds = report_bounds(question)
+    return np.clip(clamped + noise, bounds.low, bounds.high)

@@ -306,6 +306,9 @@ def _numeric_row(question, *, survey, tallies, confidence, threshold, fields):
         share_above=share,
         threshold=threshold,
         suppressed=suppressed,
+        manipulation_check=None
+        if suppressed
+        else dpengine.manipulation_check(reports=reports, question=mechanism),
     )
 
 
