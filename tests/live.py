@@ -17,6 +17,7 @@ import json
 import os
 import re
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
@@ -305,7 +306,8 @@ def _serving(command, server_env, *, host, port, access_log, error_log):
             process.wait()
 
 
-HAPROXY = "haproxy"  # Debian's package of that name (`make test` installs it when missing)
+# Debian's package of that name; `make test` installs it when missing (test-proxy-deps).
+HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
 
 HAPROXY_CONFIG = """
 global
@@ -367,6 +369,8 @@ class Proxy(_Http):
 def haproxy(servers, *, host="127.0.0.1"):
     """HAProxy in front of ``servers`` (``{name: GunicornServer}``), round robin, with the
     health checks and retries docs/deploying.md describes, on a free port; no log at all."""
+    if not os.access(HAPROXY, os.X_OK):
+        raise RuntimeError("haproxy is not installed: `make test` installs it (test-proxy-deps)")
     with tempfile.TemporaryDirectory(prefix="rrsurvey-proxy-") as tmp:
         port, stats_port = free_port(host), free_port(host)
         lines = "\n".join(
