@@ -82,7 +82,6 @@ class _Scanner(ast.NodeVisitor):
         self.atomic_depth = 0
         self.locks = []  # Site of each lock
         self.uses = []  # (name, Site) of each call or reference by name
-        self.defined = set()
 
     def _site(self, node):
         functions = [i for i, scope in enumerate(self.scopes) if scope is not None]
@@ -96,7 +95,6 @@ class _Scanner(ast.NodeVisitor):
         )
 
     def visit_FunctionDef(self, node):
-        self.defined.add(node.name)
         for decorator in node.decorator_list:
             self.visit(decorator)
         atomic = any(_is_atomic(d) for d in node.decorator_list)
