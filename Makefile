@@ -8,7 +8,7 @@ PORT ?= 8000
 # tests with DEBUG off). Production reads DEBUG/SECRET_KEY from the environment instead.
 DEV_ENV := DEBUG=1
 
-.PHONY: run test test-python test-js test-browser-deps gettext-deps messages lint format bench serve migrate clean
+.PHONY: run test test-python test-js test-browser-deps test-proxy-deps gettext-deps messages lint format bench serve migrate clean
 
 $(VENV)/.runtime-installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -52,6 +52,14 @@ test-browser-deps:
 	fi
 	@command -v node >/dev/null 2>&1 || { echo "node (>= 20) is required for the JavaScript tests" >&2; exit 1; }
 
+# tests/production/test_two_servers.py puts Debian's HAProxy in front of two app servers.
+test-proxy-deps:
+	@if ! command -v haproxy >/dev/null 2>&1 && ! test -x /usr/sbin/haproxy; then \
+		echo "Installing haproxy for the two-server test..."; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq haproxy >/dev/null; \
+	fi
+
 # The compiled catalogs (locale/*/LC_MESSAGES/*.mo) are committed, so serving needs no gettext;
 # the translation tests and `make messages` do (xgettext, msgfmt, msgen).
 gettext-deps:
@@ -77,7 +85,7 @@ messages: $(VENV)/.runtime-installed gettext-deps
 # keeps a module's tests on one worker, so a module-scoped live gunicorn (tests/live.py) starts
 # and migrates its database once. (xdist 3.8's loadgroup cannot mark tests on pytest 9.2.)
 PYTEST_WORKERS ?= auto
-test-python: $(VENV)/.dev-installed test-browser-deps gettext-deps
+test-python: $(VENV)/.dev-installed test-browser-deps test-proxy-deps gettext-deps
 	$(DEV_ENV) $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 test-js: test-browser-deps

@@ -128,6 +128,7 @@ def _copies(model, rows, fields, **parent):
     )
 
 
+@transaction.atomic
 def survey_delete(*, survey) -> None:
     """Move the survey to its owner's trash, closed: it takes no responses there and is gone
     from every page and API route until restored or purged (``trash_purge``)."""
