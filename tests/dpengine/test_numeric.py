@@ -287,7 +287,7 @@ def test_share_variance_floor_is_the_least_noise_variance_of_the_filter(question
         variances = [
             pmf
             @ (share_above_filter(x + z, threshold=threshold, alpha=alpha) - (x > threshold)) ** 2
-            for x in [*answers, threshold, threshold + 1]
+            for x in [*answers, question.hi, threshold, threshold + 1]
         ]
         # The floor is a minimum over every integer answer, so below each sampled one ...
         assert floor <= min(variances) * (1 + 1e-9), threshold
