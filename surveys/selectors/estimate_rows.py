@@ -155,6 +155,9 @@ class NumericQuestionEstimate(DesignDescription):
     threshold: int
     suppressed: bool
     column: str = ""
+    # Respondents the planner asks for the share above a threshold (±PLANNING_MARGIN at
+    # PLANNING_CONFIDENCE), said next to a share whose interval is still all of [0, 1].
+    share_respondents_needed: int | None = None
 
     kind = NUMERIC
     design_name = NUMERIC
