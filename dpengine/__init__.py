@@ -88,6 +88,7 @@ from dpengine.numeric import (
     share_above_counts,
     share_above_filter,
     share_above_intervals,
+    share_above_probabilities,
     share_above_values,
     share_above_variance_floor,
 )
@@ -106,10 +107,14 @@ from dpengine.randomness import (
 from dpengine.regression import FitError, LogisticFit, fit_logistic
 from dpengine.sampling import bernoulli, randomize, secure_rng, simulate_reports
 from dpengine.simulation import (
+    SimulatedCoverage,
     SimulatedEstimates,
+    simulate_choice_coverage,
     simulate_choice_reports,
     simulate_estimates,
+    simulate_mean_coverage,
     simulate_numeric_reports,
+    simulate_share_above_coverage,
 )
 
 __all__ = [
@@ -143,6 +148,7 @@ __all__ = [
     "Reason",
     "SeededRandomSource",
     "ShareAboveIntervals",
+    "SimulatedCoverage",
     "SimulatedEstimates",
     "SystemRandomSource",
     "TreeNode",
@@ -193,12 +199,16 @@ __all__ = [
     "share_above_counts",
     "share_above_filter",
     "share_above_intervals",
+    "share_above_probabilities",
     "share_above_values",
     "share_above_variance_floor",
+    "simulate_choice_coverage",
     "simulate_choice_reports",
     "simulate_estimates",
+    "simulate_mean_coverage",
     "simulate_numeric_reports",
     "simulate_reports",
+    "simulate_share_above_coverage",
     "survey_epsilon",
     "tree_levels",
     "tree_node_scale",

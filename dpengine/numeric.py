@@ -67,6 +67,7 @@ __all__ = [
     "share_above_counts",
     "share_above_filter",
     "share_above_intervals",
+    "share_above_probabilities",
     "share_above_values",
     "share_above_variance_floor",
 ]
@@ -211,23 +212,17 @@ def _tail(m: np.ndarray, alpha: float) -> np.ndarray:
     return np.where(m >= 0, upper, lower)
 
 
-def share_above_variance_floor(*, question: BoundedNumeric, threshold: int) -> float:
-    """``v_min = min over integers x in [lo, hi] of Var_Z h(x + Z)``: the least variance of
-    the filtered report ``h(Y)`` that the noise alone produces, whatever the answers.
+def share_above_probabilities(answers, *, threshold: int, alpha: float) -> np.ndarray:
+    """For each integer answer ``x``, the exact probabilities that its report ``x + Z``
+    lies below ``t``, at ``t``, at ``t + 1`` and above ``t + 1`` (last axis, summing to 1).
 
-    By the law of total variance ``Var h(Y) = E[Var(h(Y) | X)] + Var(E[h(Y) | X]) >= v_min``.
-    ``Var_Z h(x + Z) = sum_j q_j(x) (h_j - 1{x > t})^2`` over the four values ``h_j`` of
-    :func:`share_above_values`, with ``q_j(x)`` the exact probabilities that ``x + Z`` lies
-    below ``t`` (``P(Z > x - t)``), at ``t``, at ``t + 1`` (the pmf) and above ``t + 1``
-    (``P(Z > t + 1 - x)``); a sum of non-negative terms, so no cancellation.
-    Reference: Ghosh, Roughgarden & Sundararajan (2009) for the noise.
+    ``P(Z = z) = (1 - alpha) / (1 + alpha) alpha^|z|``; below ``t`` is ``P(Z > x - t)`` by
+    symmetry, above ``t + 1`` is ``P(Z > t + 1 - x)`` (see ``_tail``), each computed
+    directly so none is a difference of numbers near 1.
     """
-    question = _check_question(question)
-    threshold = _check_threshold(question, threshold)
-    alpha = question.alpha
-    x = np.arange(question.lo, question.hi + 1, dtype=float)
+    x = np.asarray(answers, dtype=float)
     peak = (1 - alpha) / (1 + alpha)
-    probabilities = np.stack(
+    return np.stack(
         [
             _tail(x - threshold, alpha),
             peak * alpha ** np.abs(threshold - x),
@@ -236,6 +231,23 @@ def share_above_variance_floor(*, question: BoundedNumeric, threshold: int) -> f
         ],
         axis=-1,
     )
+
+
+def share_above_variance_floor(*, question: BoundedNumeric, threshold: int) -> float:
+    """``v_min = min over integers x in [lo, hi] of Var_Z h(x + Z)``: the least variance of
+    the filtered report ``h(Y)`` that the noise alone produces, whatever the answers.
+
+    By the law of total variance ``Var h(Y) = E[Var(h(Y) | X)] + Var(E[h(Y) | X]) >= v_min``.
+    ``Var_Z h(x + Z) = sum_j q_j(x) (h_j - 1{x > t})^2`` over the four values ``h_j`` of
+    :func:`share_above_values` with the exact probabilities ``q_j(x)`` of
+    :func:`share_above_probabilities`: a sum of non-negative terms, so no cancellation.
+    Reference: Ghosh, Roughgarden & Sundararajan (2009) for the noise.
+    """
+    question = _check_question(question)
+    threshold = _check_threshold(question, threshold)
+    alpha = question.alpha
+    x = np.arange(question.lo, question.hi + 1)
+    probabilities = share_above_probabilities(x, threshold=threshold, alpha=alpha)
     truth = (x > threshold).astype(float)
     values = share_above_values(alpha=alpha)
     variances = (probabilities * (values[np.newaxis, :] - truth[:, np.newaxis]) ** 2).sum(axis=1)
@@ -297,9 +309,11 @@ def share_above_intervals(
     n = array.sum(axis=-1)
     mean = (array * values).sum(axis=-1) / n
     squares = (array * (values - mean[..., np.newaxis]) ** 2).sum(axis=-1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        sample_variance = np.where(n > 1, squares / np.maximum(n - 1, 1), 0.0)
-        critical = np.where(n > 1, stats.t.ppf((1 + confidence) / 2, np.maximum(n - 1, 1)), np.inf)
+    sample_variance = np.where(n > 1, squares / np.maximum(n - 1, 1), 0.0)
+    # One quantile per distinct size (simulations hold many surveys of one size).
+    sizes, which = np.unique(n, return_inverse=True)
+    quantiles = stats.t.ppf((1 + confidence) / 2, np.maximum(sizes - 1, 1))
+    critical = np.where(sizes > 1, quantiles, np.inf)[which].reshape(n.shape)
     variance = np.maximum(
         sample_variance, share_above_variance_floor(question=question, threshold=threshold)
     )
