@@ -42,7 +42,7 @@ from dpengine import (
     simulate_numeric_reports,
     simulate_share_above_coverage,
 )
-from tests.test_readme import agrees, table_under
+from tests.helpers import agrees, table_under
 
 SIZES = (10, 20, 50, 100, 1000)
 FLOOR = 0.93
