@@ -255,12 +255,19 @@ if _EMAIL:
     globals().update(_EMAIL)
 else:
     EMAIL_BACKEND = "django.core.mail.backends.console.EmailBackend"
-PASSWORD_RESET_ENABLED = bool(_EMAIL) or DEBUG
+# Mail can leave the server: password resets, address verification links, invitations by email.
+MAIL_ENABLED = bool(_EMAIL) or DEBUG
+PASSWORD_RESET_ENABLED = MAIL_ENABLED
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "rrsurvey@localhost").strip()
 EMAIL_TIMEOUT = 10
 PASSWORD_RESET_TIMEOUT = 3 * 3600  # a reset link works for three hours
 # Password reset requests per client (each may send an email).
 PASSWORD_RESET_RATE_LIMIT = env_rate("PASSWORD_RESET_RATE_LIMIT", "5/h")
+# Verification links an account may ask for (each sends an email).
+EMAIL_VERIFICATION_RATE_LIMIT = env_rate("EMAIL_VERIFICATION_RATE_LIMIT", "5/h")
+# Co-researcher invitations one account may send (page and API together): adding by email
+# must not become a way to test addresses in bulk.
+MEMBER_INVITE_RATE_LIMIT = env_rate("MEMBER_INVITE_RATE_LIMIT", "30/h")
 
 # Days a deleted survey waits in its owner's trash before `manage.py purge_trash` removes it.
 TRASH_DAYS = env_int("TRASH_DAYS", 30, minimum=1)

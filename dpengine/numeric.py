@@ -36,6 +36,17 @@ Estimators (``n`` reports ``y_i``):
   with the Student t quantile (the reports of ``h`` are far from normal at small ``n``),
   clipped to [0, 1]; ``informative`` is False when that is all of [0, 1].
 
+Accepted reports (:func:`report_bounds`): the noise is unbounded, so the server accepts
+``[lo - t, hi + t]`` with ``t = ceil(REPORT_SCALES * (hi - lo) / epsilon)`` and
+``REPORT_SCALES >= ln(1 / REPORT_TAIL)``. Since ``P(|Z| > t) = 2 alpha^(t + 1) / (1 + alpha)
+< alpha^t <= REPORT_TAIL``, an honest report of any answer in range falls outside with
+probability below ``REPORT_TAIL = 1e-9``. The sender clamps its report to these bounds
+(:func:`randomize_number`, as the browser does): a function of the ε-private report, so
+still ε-private (post-processing), and a report moved by it is one the server would refuse.
+The estimators ignore the clamp: a survey of ``n`` reports differs from the unclamped one
+with probability below ``n * REPORT_TAIL``, and the mean moves by less than
+``REPORT_TAIL * scale``.
+
 References: Ghosh, Roughgarden & Sundararajan (2009), "Universally utility-maximizing
 privacy mechanisms", STOC; Canonne, Kamath & Steinke (2020); Dwork & Roth (2014).
 """
@@ -55,13 +66,17 @@ from dpengine.intervals import ConfidenceInterval, z_value
 from dpengine.mechanisms import geometric_mechanism
 
 __all__ = [
+    "REPORT_SCALES",
+    "REPORT_TAIL",
     "BoundedNumeric",
     "NumericEstimate",
+    "ReportBounds",
     "ShareAboveIntervals",
     "estimate_mean",
     "estimate_mean_from_sums",
     "estimate_share_above",
     "randomize_number",
+    "report_bounds",
     "required_sample_size_mean",
     "required_sample_size_share",
     "share_above_counts",
@@ -146,18 +161,56 @@ def _check_question(question: object) -> BoundedNumeric:
     return check_instance("question", question, BoundedNumeric)
 
 
+# The chance that an honest report falls outside the accepted reports, at most.
+REPORT_TAIL = 1e-9
+# ln(1 / REPORT_TAIL) = 20.7232658..., rounded up in the fifth digit so that the rounding of
+# the floating-point product in report_bounds never narrows the bound below the tail's.
+REPORT_SCALES = 20.7233
+
+
+@dataclass(frozen=True)
+class ReportBounds:
+    """The reports accepted for a numeric question: ``low`` to ``high``, the range widened by
+    ``slack`` on each side."""
+
+    low: int
+    high: int
+    slack: int
+
+
+def report_bounds(question: BoundedNumeric) -> ReportBounds:
+    """The reports an honest respondent sends except with probability below ``REPORT_TAIL``.
+
+    ``slack = ceil(REPORT_SCALES * (hi - lo) / epsilon)``, in binary floating point in that
+    order (``hi - lo`` and ``epsilon`` as doubles), so that SQL computing
+    ``ceil(20.7233::float8 * ((hi - lo)::float8 / epsilon))`` gets the same integer. For
+    every true answer ``x`` in ``[lo, hi]``, ``P(x + Z outside [lo - slack, hi + slack]) <=
+    P(|Z| > slack) = 2 alpha^(slack + 1) / (1 + alpha) < alpha^slack <= REPORT_TAIL``, as
+    ``slack >= scale * ln(1 / REPORT_TAIL)`` and ``alpha = exp(-1 / scale)``.
+    See docs/statistics.md, "Accepted numeric reports".
+    """
+    question = _check_question(question)
+    scale = float(question.sensitivity) / float(question.epsilon)
+    slack = math.ceil(REPORT_SCALES * scale)
+    return ReportBounds(low=question.lo - slack, high=question.hi + slack, slack=slack)
+
+
 def randomize_number(value: int, question: BoundedNumeric, rng: object = None) -> int:
-    """``clamp(value) + Z``, ``Z`` exact discrete Laplace of scale ``(hi - lo) / epsilon``.
+    """``clamp(value) + Z``, ``Z`` exact discrete Laplace of scale ``(hi - lo) / epsilon``,
+    kept within :func:`report_bounds` (moved there with probability below ``REPORT_TAIL``).
 
     Reference: Ghosh et al. (2009); Canonne, Kamath & Steinke (2020), Algorithm 2.
     """
     question = _check_question(question)
-    return geometric_mechanism(
+    report = geometric_mechanism(
         question.clamp(value),
         sensitivity=question.sensitivity,
         epsilon=question.exact_epsilon,
         rng=rng,
     )
+    # Within the accepted reports, as the browser sends (post-processing: still ε-private).
+    bounds = report_bounds(question)
+    return min(max(report, bounds.low), bounds.high)
 
 
 def _check_reports(reports: object) -> np.ndarray:

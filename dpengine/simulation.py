@@ -25,6 +25,7 @@ from dpengine.intervals import DEFAULT_METHOD, prevalence_interval
 from dpengine.numeric import (
     BoundedNumeric,
     estimate_mean_from_sums,
+    report_bounds,
     share_above_intervals,
     share_above_probabilities,
 )
@@ -151,7 +152,8 @@ def simulate_numeric_reports(truths, question: BoundedNumeric, rng) -> np.ndarra
 
     Each truth is clamped to ``[lo, hi]`` and gets two-sided geometric noise, drawn as the
     difference of two geometric variables with ratio ``alpha`` (Ghosh, Roughgarden &
-    Sundararajan 2009): vectorised with a seeded :class:`numpy.random.Generator` for
+    Sundararajan 2009), kept within the accepted reports (:func:`dpengine.report_bounds`) as
+    the browser keeps them: vectorised with a seeded :class:`numpy.random.Generator` for
     simulations, unlike the exact :func:`dpengine.randomize_number` a browser runs.
     """
     if not isinstance(question, BoundedNumeric):
@@ -164,7 +166,8 @@ def simulate_numeric_reports(truths, question: BoundedNumeric, rng) -> np.ndarra
     # numpy's geometric counts trials up to the first success (from 1): minus 1 counts failures.
     success = 1 - question.alpha
     noise = rng.geometric(success, size=clamped.shape) - rng.geometric(success, size=clamped.shape)
-    return clamped + noise
+    bounds = report_bounds(question)
+    return np.clip(clamped + noise, bounds.low, bounds.high)
 
 
 # --- simulated coverage of the choice and numeric intervals -------------------------------------

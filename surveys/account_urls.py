@@ -19,6 +19,7 @@ urlpatterns = [
     path("logout/", LogoutView.as_view(), name="logout"),
     path("signup/", accounts.signup, name="signup"),
     path("", accounts.account, name="account"),
+    path("email/verify/<str:token>/", accounts.email_verify, name="email_verify"),
     path("password/change/", PasswordChangeView.as_view(), name="password_change"),
     path("password/change/done/", PasswordChangeDoneView.as_view(), name="password_change_done"),
     path("password/reset/", PasswordResetView.as_view(), name="password_reset"),

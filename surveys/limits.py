@@ -41,10 +41,9 @@ NUMERIC_RANGE_MAX = 1000
 # ε of a question that randomizes with ε directly (choice, numeric): at least this much, so
 # that the noise cannot swamp every estimate; at most the site's MAX_EPSILON_PER_ANSWER.
 QUESTION_EPSILON_MIN = 0.01
-# A numeric report is the answer plus two-sided geometric noise: unbounded in principle, so
-# the server accepts anything within this many noise scales of the range (the chance an
-# honest report falls outside is below e^-60).
-NUMERIC_REPORT_SCALES = 60
+# A numeric report is the answer plus two-sided geometric noise: unbounded in principle; the
+# reports accepted are dpengine.report_bounds (an honest report falls outside with
+# probability below 1e-9), read by selectors.mechanisms.report_range and submission_sql.
 
 # --- analysis defaults ------------------------------------------------------------------
 # A confidence level is in [CONFIDENCE_MIN, CONFIDENCE_MAX): below one half an "interval"

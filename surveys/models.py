@@ -556,3 +556,79 @@ class SurveyMember(models.Model):
         # The admin's inline: the owner already has every right; a member row would be noise.
         if self.survey_id is not None and self.user_id == self.survey.owner_id:
             raise ValidationError({"user": _("The owner of a survey cannot also be a member.")})
+
+
+class SurveyInvitation(models.Model):
+    """An offer waiting for its invitee's answer: to join a survey as a viewer or an editor,
+    or (``role`` owner) to take it over. It grants nothing and counts towards no limit until
+    accepted (docs/researchers.md, "Co-researchers").
+
+    Addressed either to an account (by username; ownership offers always go to a member) or
+    to an email address, stored lower-cased: whoever holds that address *verified* on their
+    account may answer it, so nothing is looked up when it is made and the answer to the
+    inviter cannot tell whether the address has an account.
+    """
+
+    class Role(models.TextChoices):
+        VIEWER = "viewer", _("Viewer")
+        EDITOR = "editor", _("Editor")
+        OWNER = "owner", _("Owner")
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="invitations")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="survey_invitations",
+    )
+    email = models.CharField(max_length=254, blank=True)
+    role = models.CharField(max_length=10, choices=Role.choices)
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(user__isnull=False) & Q(email=""))
+                | (Q(user__isnull=True) & ~Q(email="")),
+                name="survey_invitation_one_addressee",
+            ),
+            models.CheckConstraint(
+                condition=Q(role__in=["viewer", "editor"]) | Q(role="owner", user__isnull=False),
+                name="survey_invitation_role_valid",
+            ),
+            models.UniqueConstraint(
+                fields=["survey", "user"],
+                condition=Q(user__isnull=False),
+                name="survey_invitation_one_per_user",
+            ),
+            models.UniqueConstraint(
+                fields=["survey", "email"],
+                condition=~Q(email=""),
+                name="survey_invitation_one_per_email",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.user or self.email} ({self.role}, pending)"
+
+
+class VerifiedEmail(models.Model):
+    """The address an account proved it reads, by following a link mailed to it.
+
+    An account's address is verified while ``User.email`` still equals the one stored here
+    (compared lower-cased): changing the address makes it unverified without touching this row.
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="verified_email"
+    )
+    email = models.CharField(max_length=254)
+    verified_at = models.DateTimeField()
+
+    def __str__(self):
+        return f"{self.email} (verified)"

@@ -60,6 +60,11 @@ urlpatterns = [
     survey_path("members/<int:uid>/role/", members.member_role, "member-role"),
     survey_path("members/<int:uid>/remove/", members.member_remove, "member-remove"),
     survey_path("transfer/", members.survey_transfer, "transfer"),
+    survey_path(
+        "invitations/<int:iid>/withdraw/", members.invitation_withdraw, "invitation-withdraw"
+    ),
+    path("invitations/<int:iid>/accept/", members.invitation_accept, name="invitation-accept"),
+    path("invitations/<int:iid>/decline/", members.invitation_decline, name="invitation-decline"),
     # views/respondent.py: the pages anyone may open
     path("s/<str:slug>/", respondent.respond, name="respond"),
     path("r/<str:slug>/", respondent.public_results_page, name="public-results"),

@@ -8,8 +8,10 @@ pytest loads conftest files itself, and importing one as a module runs it a seco
 import json
 import re
 import sqlite3
+import time
 
 import numpy as np
+from django.core.mail.backends import locmem
 from rest_framework.test import APIClient
 
 from surveys import languages, selectors, services, tokens
@@ -176,6 +178,30 @@ def submit_answers(page):
     assert reply.value.status == 201, reply.value.text()
     page.locator("#respond-done").wait_for(state="visible")
     return json.loads(reply.value.request.post_data)
+
+
+def add_member(*, survey, user, role, by=None):
+    """``user`` joins ``survey`` as ``role`` the only way there is: invited by username by the
+    owner (or ``by``), then accepting."""
+    from surveys.services import members
+
+    invitation = members.member_invite(
+        survey=survey, by=by or survey.owner, user=user.get_username(), role=role
+    )
+    return members.invitation_accept(invitation=invitation, user=user)
+
+
+class SlowMailBackend(locmem.EmailBackend):
+    """Django's locmem backend behind the delay of a remote SMTP server (the issue measured
+    260-580 ms for a reset mail): mail sent inside the request would show in the answer's
+    time, which the timing tests must be able to catch. Mail still lands in
+    ``django.core.mail.outbox``."""
+
+    DELAY = 0.25  # seconds a send takes: the SMTP conversation, not a test waiting
+
+    def send_messages(self, messages):
+        time.sleep(self.DELAY)
+        return super().send_messages(messages)
 
 
 # --- reading the numbers of Markdown tables (tests/test_readme.py and the coverage sweeps) ----

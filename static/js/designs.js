@@ -212,12 +212,13 @@ export function choiceRandomizer(mechanism) {
 }
 
 /**
- * A numeric question's randomizer: `question = {min, max, epsilon}` as `randomizeNumber`.
+ * A numeric question's randomizer: `question = {min, max, epsilon, report_min, report_max}`
+ * as `randomizeNumber`.
  * Entry i is the report for the true answer min + i; an answer outside the range is first
  * kept within it (clamped), as `randomizeNumber` does, so it picks the entry of min or max.
  */
 export function numericRandomizer(question) {
-  const { lo: min, hi: max } = numericMechanism(question);
+  const { lo: min, hi: max, reportMin, reportMax } = numericMechanism(question);
   const size = max - min + 1;
   checkTableSize(size);
   return {
@@ -230,7 +231,9 @@ export function numericRandomizer(question) {
       }
       return Math.min(Math.max(truth, min), max) - min;
     },
-    report: (entry) => entry,
+    // A table drawn before the bounds were sent may hold a report beyond them (chance below
+    // 1e-9 per entry): sent within them, as a fresh draw would be.
+    report: (entry) => Math.min(Math.max(entry, reportMin), reportMax),
     accepts: (table) =>
       Array.isArray(table) &&
       table.length === size &&
@@ -266,7 +269,13 @@ export function questionRandomizer(question, surveyCoins) {
     return choiceRandomizer({ k: question.options?.length, epsilon: question.epsilon });
   }
   if (type === "numeric") {
-    return numericRandomizer({ min: question.min, max: question.max, epsilon: question.epsilon });
+    return numericRandomizer({
+      min: question.min,
+      max: question.max,
+      epsilon: question.epsilon,
+      report_min: question.report_min,
+      report_max: question.report_max,
+    });
   }
   if (type !== "yes_no") {
     throw new RangeError(`unknown question type ${type}`);

@@ -216,10 +216,13 @@ function checkInteger(name, value) {
 }
 
 /**
- * A numeric question as `randomizeNumber` reads it, checked: `{lo, hi, scale}` with the
- * discrete Laplace scale (hi - lo) / epsilon as an exact rational. `question` is
- * `{min, max, epsilon}` as the API spells it (`lo`/`hi` are accepted too); epsilon is read by
- * `parseRational`.
+ * A numeric question as `randomizeNumber` reads it, checked: `{lo, hi, scale, reportMin,
+ * reportMax}` with the discrete Laplace scale (hi - lo) / epsilon as an exact rational.
+ * `question` is `{min, max, epsilon, report_min, report_max}` as the API spells it (`lo`/`hi`
+ * are accepted too); epsilon is read by `parseRational`. `report_min`/`report_max` are the
+ * reports the server accepts (dpengine.report_bounds: an honest report falls outside with
+ * probability below 1e-9); without them (a definition from before they were sent) there is
+ * no bound.
  */
 export function numericMechanism(question) {
   const lo = question?.min ?? question?.lo;
@@ -233,17 +236,31 @@ export function numericMechanism(question) {
   if (epsilon.num <= 0n) {
     throw new RangeError(`epsilon must be positive, got ${question.epsilon}`);
   }
-  return { lo, hi, scale: rational(BigInt(hi - lo) * epsilon.den, epsilon.num) };
+  const reportMin = question.report_min ?? -Infinity;
+  const reportMax = question.report_max ?? Infinity;
+  if (question.report_min !== undefined) {
+    checkInteger("report_min", reportMin);
+  }
+  if (question.report_max !== undefined) {
+    checkInteger("report_max", reportMax);
+  }
+  if (!(reportMin <= lo && hi <= reportMax)) {
+    throw new RangeError(`report_min..report_max must enclose ${lo}..${hi}`);
+  }
+  return { lo, hi, scale: rational(BigInt(hi - lo) * epsilon.den, epsilon.num), reportMin, reportMax };
 }
 
 /**
  * A numeric answer for sending: clamp to [lo, hi], then add discrete Laplace noise of scale
- * (hi - lo) / epsilon (the two-sided geometric mechanism with sensitivity hi - lo), as
- * dpengine.numeric.randomize_number. `question` as `numericMechanism` reads it.
+ * (hi - lo) / epsilon (the two-sided geometric mechanism with sensitivity hi - lo), then keep
+ * the report within [report_min, report_max], as dpengine.numeric.randomize_number. The last
+ * step is a function of the private report (so it keeps its ε) and moves a report only when
+ * the server would refuse it. `question` as `numericMechanism` reads it.
  */
 export function randomizeNumber(value, question, randomSource) {
-  const { lo, hi, scale } = numericMechanism(question);
+  const { lo, hi, scale, reportMin, reportMax } = numericMechanism(question);
   checkInteger("value", value);
   const clamped = Math.min(Math.max(value, lo), hi);
-  return clamped + sampleDiscreteLaplace(scale, randomSource);
+  const report = clamped + sampleDiscreteLaplace(scale, randomSource);
+  return Math.min(Math.max(report, reportMin), reportMax);
 }

@@ -1,16 +1,22 @@
-"""Co-researchers over the API: a survey's members, invitations, roles, ownership transfer.
+"""Co-researchers over the API: a survey's members, invitations, roles, ownership offers, and
+the invitee's side (their invitations, accept, decline).
 
 Like researcher.py: the survey is resolved before any handler runs (404 unless the caller
-owns it or is a member, 403 for a role too low). Only the owner invites, changes roles,
-removes and transfers; any member may read the list and remove themselves (leave).
+owns it or is a member, 403 for a role too low). Only the owner invites, withdraws, changes
+roles, removes and offers ownership; any member may read the list and remove themselves
+(leave). An invitation grants nothing until its addressee accepts it; to anyone else it is a
+404 (``selectors.accounts.invitation_for``).
 """
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers, status
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from .. import selectors
 from ..models import SurveyMember
+from ..selectors import accounts as account_selectors
 from ..services import members
 from .errors import error_responses
 from .researcher import OwnedSurveyView
@@ -20,6 +26,7 @@ from .serializers import (
     StrictIntegerField,
     SurveySerializer,
 )
+from .throttling import MemberInviteThrottle
 
 TAG = "co-researchers"
 ROLE_HELP = "`editor` (builds: questions, settings, open/close) or `viewer` (results, exports)."
@@ -28,16 +35,62 @@ ROLE_HELP = "`editor` (builds: questions, settings, open/close) or `viewer` (res
 class MemberSerializer(serializers.Serializer):
     user_id = serializers.IntegerField(source="user.id", read_only=True)
     username = serializers.CharField(source="user.username", read_only=True)
-    role = serializers.ChoiceField(choices=SurveyMember.Role.choices, help_text=ROLE_HELP)
+    role = serializers.CharField(
+        read_only=True, help_text="`owner` (listed first), `editor` or `viewer`."
+    )
     invited_by = serializers.CharField(
         source="invited_by.username", read_only=True, allow_null=True, default=None
     )
+    created_at = serializers.DateTimeField(
+        read_only=True, allow_null=True, help_text="When they joined; null for the owner."
+    )
+
+
+class InvitationSerializer(serializers.Serializer):
+    """An invitation as its survey's owner sees it. By email, ``user_id`` and ``username`` are
+    always null: nothing says whether the address has an account."""
+
+    id = serializers.IntegerField(read_only=True)
+    user_id = serializers.IntegerField(read_only=True, allow_null=True)
+    username = serializers.CharField(
+        source="user.username", read_only=True, allow_null=True, default=None
+    )
+    email = serializers.SerializerMethodField()
+    role = serializers.CharField(
+        read_only=True, help_text="`editor` or `viewer`; `owner` for an ownership offer."
+    )
+    status = serializers.SerializerMethodField(help_text="Always `pending`: answered ones go.")
+    invited_by = serializers.CharField(source="invited_by.username", read_only=True)
+    created_at = serializers.DateTimeField(read_only=True)
+
+    def get_email(self, invitation) -> str | None:
+        return invitation.email or None
+
+    def get_status(self, invitation) -> str:
+        return "pending"
+
+
+class ReceivedInvitationSerializer(serializers.Serializer):
+    """An invitation as its invitee sees it."""
+
+    id = serializers.IntegerField(read_only=True)
+    survey_id = serializers.IntegerField(read_only=True)
+    survey_title = serializers.CharField(source="survey.title", read_only=True)
+    owner = serializers.CharField(source="survey.owner.username", read_only=True)
+    role = serializers.CharField(
+        read_only=True, help_text="`editor` or `viewer`; `owner`: you are offered the survey."
+    )
+    invited_by = serializers.CharField(source="invited_by.username", read_only=True)
     created_at = serializers.DateTimeField(read_only=True)
 
 
 class MemberInviteSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     user = StrictCharField(
-        max_length=254, help_text="The account's username, or its email address."
+        max_length=254,
+        help_text=(
+            "An account's username, or an email address (anything with an @). By address the "
+            "answer is the same whether or not it has an account."
+        ),
     )
     role = serializers.ChoiceField(choices=SurveyMember.Role.choices, help_text=ROLE_HELP)
 
@@ -47,33 +100,62 @@ class MemberRoleSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
 
 
 class TransferSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
-    user_id = StrictIntegerField(help_text="The member who becomes the owner.")
+    user_id = StrictIntegerField(help_text="The member offered the survey.")
+
+
+def member_rows(survey, found):
+    """The owner first, then the members: who has access, with their roles."""
+    owner = {
+        "user_id": survey.owner_id,
+        "username": survey.owner.get_username(),
+        "role": selectors.OWNER,
+        "invited_by": None,
+        "created_at": None,
+    }
+    return [owner, *MemberSerializer(found, many=True).data]
 
 
 @extend_schema(tags=[TAG])
 class SurveyMembersView(OwnedSurveyView):
     survey_roles = {"get": selectors.VIEWER, "post": selectors.OWNER}
+    throttle_classes = [MemberInviteThrottle]
 
     @extend_schema(
         operation_id="surveys_members_list",
-        summary="The survey's co-researchers (the owner is not listed)",
+        summary="Who has access: the owner (role `owner`, first), then the co-researchers",
         responses={200: MemberSerializer(many=True), **error_responses(401, 404)},
     )
     def get(self, request, survey_id):
         found = members.survey_members(survey=self.survey)
-        return Response(MemberSerializer(found, many=True).data)
+        return Response(member_rows(self.survey, found))
 
     @extend_schema(
         operation_id="surveys_members_create",
-        summary="Invite an existing account as editor or viewer (owner only)",
+        summary="Invite an account or an email address as editor or viewer (owner only)",
+        description=(
+            "Creates a pending invitation: it grants nothing until the invitee accepts it "
+            "(`POST /api/v1/invitations/<id>/accept/`). By email address the answer is the same "
+            "whether or not the address has an account, and only an account that verified the "
+            "address can accept. Limited per account (`MEMBER_INVITE_RATE_LIMIT`): 429."
+        ),
         request=MemberInviteSerializer,
-        responses={201: MemberSerializer, **error_responses(400, 401, 403, 404)},
+        responses={
+            201: InvitationSerializer,
+            **error_responses(
+                400, 401, 403, 404, described={429: "Too many invitations from your account."}
+            ),
+        },
     )
     def post(self, request, survey_id):
         body = MemberInviteSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        member = members.member_invite(survey=self.survey, by=request.user, **body.validated_data)
-        return Response(MemberSerializer(member).data, status=status.HTTP_201_CREATED)
+        invitation = members.member_invite(
+            survey=self.survey,
+            by=request.user,
+            base_url=request.build_absolute_uri("/"),
+            **body.validated_data,
+        )
+        return Response(InvitationSerializer(invitation).data, status=status.HTTP_201_CREATED)
 
 
 @extend_schema(tags=[TAG])
@@ -113,21 +195,112 @@ class SurveyMemberDetailView(OwnedSurveyView):
 
 
 @extend_schema(tags=[TAG])
+class SurveyInvitationsView(OwnedSurveyView):
+    survey_roles = {"get": selectors.OWNER}
+
+    @extend_schema(
+        operation_id="surveys_invitations_list",
+        summary="The survey's invitations and ownership offer still waiting (owner only)",
+        responses={200: InvitationSerializer(many=True), **error_responses(401, 403, 404)},
+    )
+    def get(self, request, survey_id):
+        found = account_selectors.survey_invitations(survey=self.survey)
+        return Response(InvitationSerializer(found, many=True).data)
+
+
+@extend_schema(tags=[TAG])
+class SurveyInvitationDetailView(OwnedSurveyView):
+    survey_roles = {"delete": selectors.OWNER}
+
+    @extend_schema(
+        operation_id="surveys_invitations_destroy",
+        summary="Withdraw an invitation or an ownership offer not yet answered (owner only)",
+        responses={
+            204: OpenApiResponse(description="Withdrawn."),
+            **error_responses(401, 403, 404),
+        },
+    )
+    def delete(self, request, survey_id, invitation_id):
+        members.invitation_withdraw(survey=self.survey, invitation_id=invitation_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+@extend_schema(tags=[TAG])
 class SurveyTransferView(OwnedSurveyView):
     survey_roles = {"post": selectors.OWNER}
 
     @extend_schema(
         operation_id="surveys_transfer",
-        summary="Make a member the owner; you stay on as an editor (owner only)",
+        summary="Offer the survey to a member; they become the owner when they accept (owner only)",
         description=(
-            "The survey then counts towards the new owner's limits (surveys and questions "
-            "per account): a transfer that would take them past a limit is a 400."
+            "Answers 202 with the offer (an invitation with role `owner`); a new offer replaces "
+            "the previous one. When the member accepts, you stay on as an editor and the survey "
+            "counts towards their limits (surveys and questions per account): an acceptance "
+            "that would take them past one is a 400 naming `invitation`."
         ),
         request=TransferSerializer,
-        responses={200: SurveySerializer, **error_responses(400, 401, 403, 404)},
+        responses={202: InvitationSerializer, **error_responses(400, 401, 403, 404)},
     )
     def post(self, request, survey_id):
         body = TransferSerializer(data=request.data)
         body.is_valid(raise_exception=True)
-        survey = members.survey_transfer(survey=self.survey, user_id=body.validated_data["user_id"])
+        offer = members.survey_transfer(
+            survey=self.survey, by=request.user, user_id=body.validated_data["user_id"]
+        )
+        return Response(InvitationSerializer(offer).data, status=status.HTTP_202_ACCEPTED)
+
+
+# --- the invitee's side ---------------------------------------------------------------------
+
+
+@extend_schema(tags=[TAG])
+class InvitationListView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="invitations_list",
+        summary="Invitations waiting for your answer, oldest first",
+        description=(
+            "Those to your username, and those to your email address once you verified it."
+        ),
+        responses={200: ReceivedInvitationSerializer(many=True), **error_responses(401)},
+    )
+    def get(self, request):
+        found = account_selectors.invitations_for(user=request.user)
+        return Response(ReceivedInvitationSerializer(found, many=True).data)
+
+
+@extend_schema(tags=[TAG])
+class InvitationAcceptView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="invitations_accept",
+        summary="Accept: join the survey with the offered role, or become its owner",
+        request=None,
+        responses={200: SurveySerializer, **error_responses(400, 401, 404, 409)},
+    )
+    def post(self, request, invitation_id):
+        invitation = account_selectors.invitation_for(
+            user=request.user, invitation_id=invitation_id
+        )
+        survey = members.invitation_accept(invitation=invitation, user=request.user)
         return Response(SurveySerializer(survey, context={"request": request}).data)
+
+
+@extend_schema(tags=[TAG])
+class InvitationDeclineView(APIView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        operation_id="invitations_decline",
+        summary="Decline: the invitation goes, and nothing changes",
+        request=None,
+        responses={204: OpenApiResponse(description="Declined."), **error_responses(401, 404)},
+    )
+    def post(self, request, invitation_id):
+        invitation = account_selectors.invitation_for(
+            user=request.user, invitation_id=invitation_id
+        )
+        members.invitation_decline(invitation=invitation)
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -129,3 +129,30 @@ class TokenRequestThrottle(ClientRateThrottle):
 
     scope = "token"
     rate_setting = "TOKEN_RATE_LIMIT"
+
+
+def member_invite_window(*, user):
+    """The counter of co-researcher invitations ``user`` sends (page and API share it); None
+    when the limit is off. Per account: an inviter is always signed in."""
+    rate = settings.MEMBER_INVITE_RATE_LIMIT
+    if rate is None:
+        return None
+    return window_for(scope="member-invite", ident=f"user:{user.pk}", rate=rate)
+
+
+class MemberInviteThrottle(BaseThrottle):
+    """Limits POSTs (invitations), so adding by email cannot test addresses in bulk."""
+
+    retry_after = None
+
+    def allow_request(self, request, view):
+        if request.method != "POST":
+            return True
+        window = member_invite_window(user=request.user)
+        if window is None:
+            return True
+        self.retry_after = window.retry_after
+        return window.hit() <= window.limit
+
+    def wait(self):
+        return math.ceil(self.retry_after) if self.retry_after is not None else None

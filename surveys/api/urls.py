@@ -93,6 +93,27 @@ urlpatterns = [
         members.SurveyTransferView.as_view(),
         name="survey-transfer",
     ),
+    path(
+        "surveys/<int:survey_id>/invitations/",
+        members.SurveyInvitationsView.as_view(),
+        name="survey-invitations",
+    ),
+    path(
+        "surveys/<int:survey_id>/invitations/<int:invitation_id>/",
+        members.SurveyInvitationDetailView.as_view(),
+        name="survey-invitation-detail",
+    ),
+    path("invitations/", members.InvitationListView.as_view(), name="invitation-list"),
+    path(
+        "invitations/<int:invitation_id>/accept/",
+        members.InvitationAcceptView.as_view(),
+        name="invitation-accept",
+    ),
+    path(
+        "invitations/<int:invitation_id>/decline/",
+        members.InvitationDeclineView.as_view(),
+        name="invitation-decline",
+    ),
     path("public/surveys/<str:slug>/", public.PublicSurveyView.as_view(), name="public-survey"),
     path(
         "public/surveys/<str:slug>/responses/",

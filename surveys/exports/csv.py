@@ -96,6 +96,11 @@ ESTIMATE_HEADER = [
     "interval_confidence",
     "epsilon",
     "parameters",
+    # A numeric question's manipulation check (dpengine.manipulation_check), on its rows.
+    "extreme_reports",
+    "extreme_expected_at_most",
+    "manipulation_p_value",
+    "manipulation_flagged",
 ]
 # The interval of a numeric question's statistics: estimate ± z · standard error.
 NORMAL_METHOD = "normal"
@@ -128,12 +133,25 @@ def _statistic_cells(value, hidden):
     return {name: None if hidden else _number(getattr(value, name)) for name in names}
 
 
+def _check_cells(check):
+    """A numeric question's manipulation check cells (empty when suppressed)."""
+    if check is None:
+        return {}
+    return {
+        "extreme_reports": check.beyond,
+        "extreme_expected_at_most": check.expected_at_most,
+        "manipulation_p_value": check.p_value,
+        "manipulation_flagged": check.flagged,
+    }
+
+
 def estimate_csv_rows(estimates: SurveyEstimates, *, label=escape_label) -> Iterator[list]:
     """The estimates file, header first, named as on the results page (``Q1``…). A yes/no
     question has one row (``statistic`` share_yes); a multiple-choice question one row per
     option (``share``, with Bonferroni-adjusted intervals, ``adjustment`` bonferroni and
     each interval's level in ``interval_confidence``); a numeric question a row for its
-    ``mean`` and one for its ``share_above`` the ``threshold`` (normal intervals). Every row
+    ``mean`` and one for its ``share_above`` the ``threshold`` (normal intervals), both with
+    its manipulation check (``extreme_reports`` ... ``manipulation_flagged``). Every row
     carries its type, design, ε and parameters; the rest of the provenance is in the codebook.
     Suppressed rows keep their counts and leave the statistics empty."""
     yield ESTIMATE_HEADER
@@ -167,6 +185,7 @@ def estimate_csv_rows(estimates: SurveyEstimates, *, label=escape_label) -> Iter
                     n=row.n,
                     ci_method=NORMAL_METHOD,
                     **_statistic_cells(value, hidden),
+                    **_check_cells(row.manipulation_check),
                 )
         else:
             est = row.estimate

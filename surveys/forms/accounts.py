@@ -2,11 +2,12 @@
 
 from django import forms
 from django.contrib.admin.forms import AdminAuthenticationForm
-from django.contrib.auth.forms import AuthenticationForm, UserCreationForm
+from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, UserCreationForm
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from ..login_throttle import login_block
+from ..selectors.accounts import normalized_email
 from ..tokens import NAME_MAX_LENGTH
 
 
@@ -45,8 +46,49 @@ class SignupForm(UserCreationForm):
     email = forms.EmailField(
         label=_("Email"),
         required=False,
-        help_text=_("Only for password reset links. Without it, a lost password is lost."),
+        help_text=_(
+            "For password reset links and invitations by email, once you follow the link we "
+            "send to it. Without it, a lost password is lost."
+        ),
     )
 
     class Meta(UserCreationForm.Meta):
         fields = ("username", "email")
+
+
+class VerifiedPasswordResetForm(PasswordResetForm):
+    """Reset links go only to an address its account has verified: an address anyone typed
+    at sign-up proves nothing about who reads it."""
+
+    def get_users(self, email):
+        verified = normalized_email(email)
+        return (
+            user
+            for user in super().get_users(email)
+            if hasattr(user, "verified_email") and user.verified_email.email == verified
+        )
+
+
+class EmailChangeForm(forms.Form):
+    email = forms.EmailField(
+        label=_("Email address"),
+        required=False,
+        max_length=254,
+        help_text=_("A new address is trusted once you follow the link we send to it."),
+    )
+    password = forms.CharField(
+        label=_("Your password"),
+        strip=False,
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+        help_text=_("Password resets go to this address, so changing it takes your password."),
+    )
+
+    def __init__(self, *args, user, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.user = user
+
+    def clean_password(self):
+        password = self.cleaned_data["password"]
+        if not self.user.check_password(password):
+            raise ValidationError(_("This is not your password."), code="password_incorrect")
+        return password

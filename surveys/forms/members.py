@@ -16,7 +16,10 @@ class MemberInviteForm(PageForm):
     user = forms.CharField(
         label=_("Username or email address"),
         max_length=254,
-        help_text=_("Of an existing account on this site."),
+        help_text=_(
+            "A username, or an email address: whoever verified that address on their account "
+            "can accept. Nothing is granted until the invitation is accepted."
+        ),
         widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
     )
     role = forms.ChoiceField(

@@ -11,6 +11,7 @@ each lives in the module of its concern:
 - ``breakdown``: estimates per group of a grouping question, compared with the rest;
 - ``regression``: logistic regression on the grouping questions;
 - ``planning``: respondents needed for a margin or a difference;
+- ``precision``: the results page's intervals now against the planner's respondents;
 - ``public_results``: the public page, read from the releases made so far
   (``surveys.services.public_release`` makes them).
 """
@@ -81,6 +82,7 @@ from .planning import (
     question_sample_sizes,
     study_plan,
 )
+from .precision import QuestionPrecision, results_precision
 from .public_results import (
     PublicGroup,
     PublicOption,
@@ -165,6 +167,7 @@ __all__ = [
     "QuestionBreakdown",
     "QuestionEstimate",
     "QuestionPlan",
+    "QuestionPrecision",
     "Regression",
     "RegressionStatus",
     "ReleaseSchedule",
@@ -200,6 +203,7 @@ __all__ = [
     "regression_message",
     "release_schedule",
     "report_range",
+    "results_precision",
     "study_plan",
     "submission_target",
     "survey_breakdown",

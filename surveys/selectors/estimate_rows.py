@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from django.utils.translation import gettext_lazy as _
 
-from dpengine import ChoiceEstimate, Estimate
+from dpengine import ChoiceEstimate, Estimate, ManipulationCheck
 from dpengine.numeric import BoundedNumeric, NumericEstimate
 
 from .mechanisms import CHOICE, FORCED_RESPONSE, NUMERIC, YES_NO
@@ -158,6 +158,9 @@ class NumericQuestionEstimate(DesignDescription):
     # Respondents the planner asks for the share above a threshold (±PLANNING_MARGIN at
     # PLANNING_CONFIDENCE), said next to a share whose interval is still all of [0, 1].
     share_respondents_needed: int | None = None
+    # Reports beyond the range by more than a few noise scales against what honest reports
+    # make (dpengine.manipulation_check); None when suppressed (the reports are not read).
+    manipulation_check: ManipulationCheck | None = None
 
     kind = NUMERIC
     design_name = NUMERIC

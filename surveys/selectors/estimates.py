@@ -310,6 +310,9 @@ def _numeric_row(question, *, survey, tallies, confidence, threshold, fields):
         share_respondents_needed=dpengine.required_sample_size_share(
             question=mechanism, margin=PLANNING_MARGIN, confidence=PLANNING_CONFIDENCE
         ),
+        manipulation_check=None
+        if suppressed
+        else dpengine.manipulation_check(reports=reports, question=mechanism),
     )
 
 

@@ -12,14 +12,12 @@ Reads only. ``services.question_types`` checks the parameters when they are writ
 the same constructors, so a stored question always builds here.
 """
 
-import math
 from dataclasses import dataclass
 
 import dpengine
 from dpengine import DESIGNS, ForcedResponse, KaryRandomizedResponse
 from dpengine.numeric import BoundedNumeric
 
-from .. import limits
 from ..models import Question
 
 YES_NO, CHOICE, NUMERIC = Question.Kind.YES_NO, Question.Kind.CHOICE, Question.Kind.NUMERIC
@@ -67,14 +65,15 @@ def design_name(question) -> str:
 
 def report_range(question) -> tuple[str, int, int]:
     """``(kind, lowest, highest)``: the integers a multiple-choice or numeric question's
-    report may be. Choice: an option index. Numeric: the range widened by
-    ``NUMERIC_REPORT_SCALES`` noise scales on each side (the noise is unbounded, but an honest
-    report lands outside with probability below e^-60), so absurd values are refused."""
+    report may be. Choice: an option index. Numeric: ``dpengine.report_bounds``, the range
+    widened on each side so that an honest report lands outside with probability below
+    1e-9 (about 20.7 noise scales), so absurd values are refused."""
     if question.kind == CHOICE:
         return (CHOICE, 0, len(question.options) - 1)
-    scale = (question.max_value - question.min_value) / question.epsilon
-    slack = math.ceil(limits.NUMERIC_REPORT_SCALES * scale)
-    return (NUMERIC, question.min_value - slack, question.max_value + slack)
+    bounds = dpengine.report_bounds(
+        BoundedNumeric(lo=question.min_value, hi=question.max_value, epsilon=question.epsilon)
+    )
+    return (NUMERIC, bounds.low, bounds.high)
 
 
 def fingerprint_types(questions) -> list:
@@ -106,17 +105,22 @@ def browser_parameters(question, *, survey) -> dict:
     """What the respondent's browser needs to randomize ``question`` (static/js/designs.js).
 
     yes/no: ``{"design": {"kind", ...parameters}}``; choice: ``{"options": [labels],
-    "epsilon": "<decimal>"}``; numeric: ``{"min", "max", "epsilon": "<decimal>"}``. ε goes as
+    "epsilon": "<decimal>"}``; numeric: ``{"min", "max", "epsilon": "<decimal>", "report_min",
+    "report_max"}`` (the reports accepted: the browser keeps its report within them). ε goes as
     the decimal string Python prints, which both dpengine and exact.js read as the same exact
     rational, so the browser's probabilities are the ones the estimates assume.
     """
     if question.kind == CHOICE:
         return {"options": list(question.options), "epsilon": repr(float(question.epsilon))}
     if question.kind == NUMERIC:
+        _kind, report_min, report_max = report_range(question)
         return {
             "min": question.min_value,
             "max": question.max_value,
             "epsilon": repr(float(question.epsilon)),
+            # The browser keeps its report within what the server accepts (report_range).
+            "report_min": report_min,
+            "report_max": report_max,
         }
     design = question_design(question, survey=survey)
     return {"design": {"kind": design.kind, **design.parameters}}

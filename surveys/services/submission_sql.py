@@ -24,7 +24,9 @@ from dataclasses import dataclass
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
-from .. import limits, selectors
+import dpengine
+
+from .. import selectors
 from ..models import (
     GroupAnswer,
     GroupingOption,
@@ -196,13 +198,18 @@ _RECORD_UNGROUPED_SQL = (_CHECK_AND_STORE_SQL + _COUNT_SQL.replace("{created}", 
 # ``services.submission_validate`` for every type:
 # - the questions check: each answered question is the survey's and its report fits its type:
 #   a boolean for yes/no, an option index (0 to k - 1) for choice, and for numeric an integer
-#   within NUMERIC_REPORT_SCALES noise scales of its range (selectors.mechanisms.report_range,
+#   within dpengine.report_bounds of its range (selectors.mechanisms.report_range,
 #   computed in the same floating-point order so the bounds agree to the unit);
 # - ``a`` carries each report with its question's type; the submission stores booleans and
 #   integers as sent, and the per-(question, option) tallies count the yes/no reports only;
 # - the tally shard adds each question's vector (services.tallies.tally_increment: yes/no
 #   [1, yes], choice [1, 0, ..., 1], numeric [1, report, report²]) element by element, in
 #   numeric (a sum of squares can outgrow bigint).
+# A numeric question q's slack, dpengine.report_bounds in SQL: the same doubles in the same
+# order (hi - lo, divided by ε, times REPORT_SCALES, rounded up), so the two agree to the unit.
+NUMERIC_SLACK_SQL = (
+    f"ceil({dpengine.REPORT_SCALES!r}::float8 * ((q.max_value - q.min_value)::float8 / q.epsilon))"
+)
 _TYPED_QUESTIONS_CHECK = """
         AND (
             SELECT count(a.question_id) FILTER (WHERE
@@ -210,10 +217,8 @@ _TYPED_QUESTIONS_CHECK = """
                     OR (q.kind = 'choice' AND a.bit IS NULL
                         AND a.report >= 0 AND a.report < jsonb_array_length(q.options))
                     OR (q.kind = 'numeric' AND a.bit IS NULL
-                        AND a.report >= q.min_value - ceil(
-                            {scales} * ((q.max_value - q.min_value)::float8 / q.epsilon))
-                        AND a.report <= q.max_value + ceil(
-                            {scales} * ((q.max_value - q.min_value)::float8 / q.epsilon)))
+                        AND a.report >= q.min_value - {slack}
+                        AND a.report <= q.max_value + {slack})
                 ) = cardinality(%(questions)s)
                 AND NOT COALESCE(bool_or(q.required AND a.question_id IS NULL), false)
             FROM {question} AS q
@@ -280,7 +285,7 @@ def _typed(sql):
     check_end = head.index("        AND NOT EXISTS (", check_start)
     head = (
         head[:check_start]
-        + _TYPED_QUESTIONS_CHECK.replace("{scales}", str(limits.NUMERIC_REPORT_SCALES))
+        + _TYPED_QUESTIONS_CHECK.replace("{slack}", NUMERIC_SLACK_SQL)
         + head[check_end:]
     )
     return head + _TYPED_A.rstrip("\n") + "\n" + grouped

@@ -1,4 +1,5 @@
-"""Sign-in, sign-up, password change and reset (Django's views), and the account page."""
+"""Sign-in, sign-up, password change and reset (Django's views), the account page (email
+address, API tokens) and the link that verifies an email address."""
 
 from django.conf import settings
 from django.contrib import messages
@@ -6,16 +7,20 @@ from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
-from django.http import Http404
+from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.urls import reverse_lazy
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
 
-from .. import tokens
+from .. import mail, tokens
 from ..api.throttling import client_ident, window_for
 from ..forms import ApiTokenForm, LoginForm, SignupForm
+from ..forms.accounts import EmailChangeForm, VerifiedPasswordResetForm
+from ..selectors.accounts import verified_address
+from ..services import accounts as account_services
 
 
 class LoginView(auth_views.LoginView):
@@ -51,6 +56,10 @@ def signup(request):
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user, backend="surveys.login_throttle.ThrottledModelBackend")
+        if account_services.verification_send(user=user, base_url=request.build_absolute_uri("/")):
+            messages.info(
+                request, _("We sent a link to your email address: follow it to verify it.")
+            )
         return redirect(settings.LOGIN_REDIRECT_URL)
     return render(request, "accounts/signup.html", {"form": form})
 
@@ -98,14 +107,15 @@ class ResetEnabledMixin:
 
 class PasswordResetView(ResetEnabledMixin, auth_views.PasswordResetView):
     template_name = "accounts/form_page.html"
+    form_class = VerifiedPasswordResetForm
     email_template_name = "accounts/password_reset_email.txt"
     subject_template_name = "accounts/password_reset_subject.txt"
     success_url = reverse_lazy("password_reset_done")
     extra_context = {
         "heading": gettext_lazy("Reset your password"),
         "intro": gettext_lazy(
-            "Enter the email address of your account. If it belongs to an account, we send a "
-            "link to choose a new password."
+            "Enter the email address of your account. If an account has verified it, we send "
+            "a link to choose a new password."
         ),
         "submit_label": gettext_lazy("Send the link"),
     }
@@ -124,7 +134,24 @@ class PasswordResetView(ResetEnabledMixin, auth_views.PasswordResetView):
                 response.status_code = 429
                 response["Retry-After"] = str(window.ttl)
                 return response
-        return super().form_valid(form)
+        # Whether an account has this (verified) address, and the mail, are worked out on a
+        # thread after the answer: a known address must not answer slower than an unknown one.
+        options = {
+            "domain_override": self.request.get_host(),
+            "use_https": self.request.is_secure(),
+            "token_generator": self.token_generator,
+            "from_email": self.from_email,
+            "email_template_name": self.email_template_name,
+            "subject_template_name": self.subject_template_name,
+        }
+        language = translation.get_language()
+
+        def send_reset():
+            with translation.override(language):
+                form.save(**options)
+
+        mail.send_after_commit(send_reset)
+        return HttpResponseRedirect(self.get_success_url())
 
 
 class PasswordResetDoneView(ResetEnabledMixin, auth_views.PasswordResetDoneView):
@@ -132,8 +159,8 @@ class PasswordResetDoneView(ResetEnabledMixin, auth_views.PasswordResetDoneView)
     extra_context = {
         "heading": gettext_lazy("Check your email"),
         "text": gettext_lazy(
-            "If the address belongs to an account, a link to choose a new password is on its "
-            "way. It works for a few hours and only once."
+            "If an account has verified this address, a link to choose a new password is on "
+            "its way. It works for a few hours and only once."
         ),
         "link_url": reverse_lazy("login"),
         "link_label": gettext_lazy("Sign in"),
@@ -164,17 +191,69 @@ class PasswordResetCompleteView(ResetEnabledMixin, auth_views.PasswordResetCompl
     }
 
 
-# --- the account page: password, API tokens ------------------------------------------------
+# --- the account page: email address, password, API tokens ---------------------------------
+
+
+def _email_action(request, action):
+    """Change the address, or mail the verification link again; None when the form is shown
+    again with its errors (returned as the second value)."""
+    if action == "resend":
+        window = (
+            window_for(
+                scope="verify-email",
+                ident=f"user:{request.user.pk}",
+                rate=settings.EMAIL_VERIFICATION_RATE_LIMIT,
+            )
+            if settings.EMAIL_VERIFICATION_RATE_LIMIT
+            else None
+        )
+        if window is not None and window.hit() > window.limit:
+            messages.error(request, _("Too many verification links asked for; try later."))
+        elif verified_address(user=request.user):
+            messages.info(request, _("Your address is verified already."))
+        elif account_services.verification_send(
+            user=request.user, base_url=request.build_absolute_uri("/")
+        ):
+            messages.success(request, _("We sent the link again: check your email."))
+        else:
+            messages.error(request, _("There is no address to send a link to, or no mail."))
+        return redirect("account"), None
+    form = EmailChangeForm(request.POST, user=request.user)
+    if not form.is_valid():
+        return None, form
+    try:
+        email = account_services.email_change(user=request.user, email=form.cleaned_data["email"])
+    except ValidationError as exc:
+        for message in exc.message_dict.get("email", []):
+            form.add_error("email", message)
+        return None, form
+    if not email:
+        messages.success(request, _("Your account has no email address now."))
+    elif verified_address(user=request.user):
+        messages.success(request, _("Your email address is unchanged and verified."))
+    elif account_services.verification_send(
+        user=request.user, base_url=request.build_absolute_uri("/")
+    ):
+        messages.success(request, _("Address saved. Follow the link we sent to it to verify it."))
+    else:
+        messages.success(request, _("Address saved; mail cannot leave this server to verify it."))
+    return redirect("account"), None
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
 def account(request):
-    form = ApiTokenForm(request.POST if request.POST.get("action") == "issue" else None)
+    action = request.POST.get("action")
+    form = ApiTokenForm(request.POST if action == "issue" else None)
+    email_form = EmailChangeForm(initial={"email": request.user.email}, user=request.user)
     issued = None
     if request.method == "POST":
-        action = request.POST.get("action")
-        if action == "issue" and form.is_valid():
+        if action in ("email", "resend"):
+            done, shown = _email_action(request, action)
+            if done is not None:
+                return done
+            email_form = shown
+        elif action == "issue" and form.is_valid():
             try:
                 issued = tokens.token_issue(user=request.user, name=form.cleaned_data["name"])
             except ValidationError as exc:
@@ -198,8 +277,54 @@ def account(request):
             return redirect("account")
     context = {
         "form": form,
+        "email_form": email_form,
+        "email_verified": bool(verified_address(user=request.user)),
+        "mail_enabled": settings.MAIL_ENABLED,
         "issued": issued,
         "api_tokens": tokens.tokens_of(user=request.user),
         "ttl_days": settings.API_TOKEN_TTL_DAYS,
     }
-    return render(request, "accounts/account.html", context, status=400 if form.errors else 200)
+    failed = form.errors or email_form.errors
+    return render(request, "accounts/account.html", context, status=400 if failed else 200)
+
+
+# --- the link that verifies an email address -------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+def email_verify(request, token):
+    """GET shows what the link would verify and a button; the POST verifies. (A mail
+    scanner that fetches links must not verify on the reader's behalf.)"""
+    link = account_services.verification_read(token=token)
+    if link is None:
+        return render(
+            request,
+            "accounts/message_page.html",
+            {
+                "heading": _("This link does not work"),
+                "text": _(
+                    "It has expired, or the account's address changed since it was sent. Ask for "
+                    "a new one on your account page."
+                ),
+                "link_url": reverse_lazy("account"),
+                "link_label": _("Your account"),
+            },
+            status=400,
+        )
+    if request.method == "POST":
+        account_services.email_verify(link=link)
+        return render(
+            request,
+            "accounts/message_page.html",
+            {
+                "heading": _("Address verified"),
+                "text": _(
+                    "%(email)s is verified: invitations to it reach your account, and password "
+                    "reset links can be sent to it."
+                )
+                % {"email": link.email},
+                "link_url": reverse_lazy("surveys:dashboard"),
+                "link_label": _("My surveys"),
+            },
+        )
+    return render(request, "accounts/verify_email.html", {"email": link.email})

@@ -54,6 +54,7 @@ def survey_results(request, survey):
         "choice_results": [(row, choice_chart(row, estimates)) for row in estimates.choice_rows],
         "numeric_results": [(row, numeric_chart(row, estimates)) for row in estimates.numeric_rows],
         "privacy": selectors.survey_privacy(survey=survey),
+        "precision": selectors.results_precision(survey=survey, estimates=estimates),
         "method_label": dict(CI_METHODS)[method],
         "any_outside": any(
             row.estimate.was_clamped and not row.suppressed for row in estimates.yes_no_rows

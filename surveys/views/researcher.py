@@ -21,6 +21,7 @@ from .. import languages, selectors, services
 from ..forms import DashboardForm, DesignPreviewForm, ScheduleForm, SurveyForm
 from ..models import Survey
 from ..qr import qr_svg
+from ..selectors import accounts as account_selectors
 from ..services import schedule
 from .common import (
     EDITOR,
@@ -66,6 +67,7 @@ def dashboard(request):
         "has_surveys": searching or page.paginator.count > 0,
         "query_without_page": _query_without(request.GET, "page"),
         "shared": selectors.surveys_shared_with(user=request.user),
+        "invitations": account_selectors.invitations_for(user=request.user),
     }
     return render(request, "surveys/dashboard.html", context)
 

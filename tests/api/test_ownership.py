@@ -12,15 +12,17 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
 from surveys import tokens
-from surveys.models import Survey, SurveyMember
+from surveys.models import Survey, SurveyInvitation, SurveyMember
 from surveys.selectors import ROLE_RANK
 from surveys.services import members
+from tests.helpers import add_member
 
 pytestmark = pytest.mark.django_db
 
 METHODS = ("get", "post", "put", "patch", "delete")
 SURVEY_ID = "survey_id"
 USER_ID = "user_id"
+INVITATION_ID = "invitation_id"
 
 
 def _walk(patterns, prefix=""):
@@ -87,11 +89,14 @@ def test_the_matrix_covers_every_researcher_route():
         ("<int:survey_id>/members/<int:user_id>/", "patch"),
         ("<int:survey_id>/members/<int:user_id>/", "delete"),
         ("<int:survey_id>/transfer/", "post"),
+        ("<int:survey_id>/invitations/", "get"),
+        ("<int:survey_id>/invitations/<int:invitation_id>/", "delete"),
     }
 
 
-def _url(route, survey_id, user_id=None):
+def _url(route, survey_id, user_id=None, invitation_id=None):
     url = "/" + route.replace(f"<int:{SURVEY_ID}>", str(survey_id))
+    url = url.replace(f"<int:{INVITATION_ID}>", str(invitation_id or survey_id))
     return url.replace(f"<int:{USER_ID}>", str(user_id or survey_id))
 
 
@@ -130,8 +135,12 @@ def cast(request, owner, make_survey, submit):
     team = SimpleNamespace(survey=survey)
     for name, role in (("target", "viewer"), ("viewer", "viewer"), ("editor", "editor")):
         setattr(team, name, accounts.create_user(name, password="pw-correct-horse-42"))
-        members.member_invite(survey=survey, by=owner, user=name, role=role)
+        add_member(survey=survey, user=getattr(team, name), role=role)
     team.newcomer = accounts.create_user("newcomer", password="pw-correct-horse-42")
+    # An invitation still waiting, for the routes that act on one (withdrawing it).
+    team.invitation = members.member_invite(
+        survey=survey, by=owner, user="pending@example.org", role="viewer"
+    )
     return team
 
 
@@ -151,6 +160,7 @@ def _state(survey):
         row.title,
         list(row.questions.values_list("id", "text")),
         sorted(SurveyMember.objects.filter(survey=survey).values_list("user_id", "role")),
+        sorted(SurveyInvitation.objects.filter(survey=survey).values_list("id", "role")),
     )
 
 
@@ -177,7 +187,7 @@ STATUS_FOR_SUCCESS = {"<int:survey_id>/pilot/": "draft", "<int:survey_id>/discar
 
 @pytest.mark.parametrize(("route", "method"), ROUTES)
 def test_the_owner_gets_a_success(owner_api, cast, route, method):
-    url = _url(route, cast.survey.id, cast.target.pk)
+    url = _url(route, cast.survey.id, cast.target.pk, cast.invitation.pk)
     response = _call(owner_api, method, url, _body(route, method, cast))
     assert 200 <= response.status_code < 300, response.content
 
@@ -191,7 +201,7 @@ def test_every_survey_route_declares_the_role_each_method_needs(route, method):
 def test_a_member_below_the_routes_role_gets_403_and_nothing_changes(cast, route, method, role):
     before = _state(cast.survey)
     client = _token_client(getattr(cast, role))
-    url = _url(route, cast.survey.id, cast.target.pk)
+    url = _url(route, cast.survey.id, cast.target.pk, cast.invitation.pk)
     response = _call(client, method, url, _body(route, method, cast))
     assert response.status_code == 403
     assert response.json()["errors"] == {}
@@ -201,7 +211,7 @@ def test_a_member_below_the_routes_role_gets_403_and_nothing_changes(cast, route
 @pytest.mark.parametrize(("route", "method", "role"), ALLOWED)
 def test_a_member_with_the_routes_role_gets_a_success(cast, route, method, role):
     client = _token_client(getattr(cast, role))
-    url = _url(route, cast.survey.id, cast.target.pk)
+    url = _url(route, cast.survey.id, cast.target.pk, cast.invitation.pk)
     response = _call(client, method, url, _body(route, method, cast))
     assert 200 <= response.status_code < 300, response.content
 
@@ -219,6 +229,8 @@ def test_viewers_read_and_editors_build_as_the_readme_says():
     assert roles[("", "delete")] == "owner"
     assert roles[("transfer/", "post")] == "owner"
     assert roles[("members/", "post")] == "owner"
+    assert roles[("invitations/", "get")] == "owner"
+    assert roles[("invitations/<int:invitation_id>/", "delete")] == "owner"
 
 
 @pytest.mark.parametrize(("route", "method"), ROUTES)

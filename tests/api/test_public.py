@@ -243,13 +243,15 @@ def test_definition_gives_each_question_its_type_parameters_and_epsilon(responde
     assert set(choice) == common | {"options"}
     assert (choice["type"], choice["options"]) == ("choice", ["None", "Pens", "Paper"])
     assert choice["epsilon"] == pytest.approx(math.log(3))  # the default ε of a typed question
-    assert set(numeric) == common | {"min", "max"}
+    assert set(numeric) == common | {"min", "max", "report_min", "report_max"}
     assert (numeric["type"], numeric["min"], numeric["max"], numeric["epsilon"]) == (
         "numeric",
         0,
         30,
         2.0,
     )
+    # The reports the server accepts (dpengine.report_bounds): 311 = ceil(20.7233 x 30 / 2).
+    assert (numeric["report_min"], numeric["report_max"]) == (-311, 341)
     # The total is the ledger's: every question's ε added up (3 ln 3 + 2), not 4 × the coins'.
     assert body["epsilon_total"] == pytest.approx(3 * math.log(3) + 2.0)
     assert body["epsilon_total"] == pytest.approx(sum(q["epsilon"] for q in body["questions"]))

@@ -19,7 +19,7 @@ from playwright.sync_api import expect
 from surveys import services
 from surveys.models import Submission, Survey
 from surveys.services import grouping, members, public_release, translations
-from tests.helpers import PASSWORD, translation_texts
+from tests.helpers import PASSWORD, add_member, translation_texts
 
 pytestmark = pytest.mark.e2e
 
@@ -411,8 +411,9 @@ def test_status_is_never_told_by_colour_alone(live_server, page, sign_in, owner,
 
 
 # Co-researchers (docs/researchers.md, "Co-researchers"): the members and transfer pages as the
-# owner,
-# the members page, dashboard and results as a viewer (the survey "shared with me").
+# owner (with an invitation and an offer waiting), the members page, dashboard (with an
+# invitation waiting) and results as a viewer (the survey "shared with me"), and the viewer's
+# account page with an unverified address.
 MEMBER_PAGES = {
     "members": ("owner", "/surveys/{pk}/members/"),
     "transfer": ("owner", "/surveys/{pk}/transfer/"),
@@ -420,6 +421,7 @@ MEMBER_PAGES = {
     "dashboard-as-viewer": ("viewer", "/surveys/"),
     "results-as-viewer": ("viewer", "/surveys/{pk}/results/"),
     "public-settings-as-viewer": ("viewer", "/surveys/{pk}/public/"),
+    "account-as-viewer": ("viewer", "/accounts/"),
 }
 
 
@@ -431,10 +433,13 @@ def test_axe_finds_no_wcag_violation_on_the_co_researcher_pages(
 ):
     survey = surveys["open"]
     accounts = get_user_model().objects
-    viewer = accounts.create_user("vera", password=PASSWORD)
-    accounts.create_user("ed", password=PASSWORD)
-    members.member_invite(survey=survey, by=owner, user="vera", role="viewer")
-    members.member_invite(survey=survey, by=owner, user="ed", role="editor")
+    viewer = accounts.create_user("vera", password=PASSWORD, email="vera@example.org")
+    add_member(survey=survey, user=viewer, role="viewer")
+    editor = accounts.create_user("ed", password=PASSWORD)
+    add_member(survey=survey, user=editor, role="editor")
+    members.member_invite(survey=survey, by=owner, user="new@example.org", role="viewer")
+    members.survey_transfer(survey=survey, by=owner, user_id=editor.pk)
+    members.member_invite(survey=surveys["draft"], by=owner, user="vera", role="editor")
     who, path = MEMBER_PAGES[name]
     page = open_page(
         new_context,

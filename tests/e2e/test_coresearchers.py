@@ -1,7 +1,8 @@
 """Co-researchers in a real Chromium, in English, Korean and Simplified Chinese: the owner
-invites a viewer and an editor on the members page; the viewer reads the results and
-downloads the raw CSV but finds no control that changes the survey; the editor adds a
-question; the owner transfers ownership to the editor."""
+invites a viewer (by username) and an editor (by verified email address) on the members page;
+each accepts on their dashboard; the viewer reads the results and downloads the raw CSV but
+finds no control that changes the survey; the editor adds a question; the owner offers
+ownership to the editor, who accepts it."""
 
 import csv
 import io
@@ -10,12 +11,12 @@ import zipfile
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.translation import gettext
 from playwright.sync_api import expect
 
 from surveys import services
-from surveys.models import Survey
+from surveys.models import Survey, VerifiedEmail
 from tests.helpers import PASSWORD
 
 pytestmark = pytest.mark.e2e
@@ -32,10 +33,22 @@ def text(language, message):
 @pytest.fixture
 def accounts(db):
     users = get_user_model().objects
-    return {
+    cast = {
         name: users.create_user(name, password=PASSWORD, email=f"{name}@example.org")
         for name in ("olga", "vera", "ed")
     }
+    # Ed followed the verification link: invitations to his address reach his account.
+    VerifiedEmail.objects.create(
+        user=cast["ed"], email="ed@example.org", verified_at=timezone.now()
+    )
+    return cast
+
+
+def accept_on_dashboard(page, live_server, t, title):
+    page.goto(f"{live_server.url}/surveys/")
+    invitations = page.get_by_role("region", name=t("Invitations for you"))
+    invitations.get_by_role("button", name=f"{t('Accept')} {title}").click()
+    expect(page.get_by_role("region", name=t("Invitations for you"))).to_have_count(0)
 
 
 def browser_for(new_context, sign_in, live_server, user, locale):
@@ -72,14 +85,26 @@ def test_the_owner_shares_a_survey_and_hands_it_over(
         re.compile(re.escape(t("Editor: also builds, opens and closes the survey")))
     ).check()
     page.get_by_role("button", name=t("Invite"), exact=True).click()
-    rows = page.locator(".member-table tbody tr")
+    # Nothing is granted yet: the owner alone has access, two invitations wait.
+    expect(page.locator(".member-table:not(.pending-table) tbody tr")).to_have_count(1)
+    expect(page.locator(".pending-table tbody tr")).to_have_count(2)
+    waiting = browser_for(new_context, sign_in, live_server, viewer, locale)
+    assert waiting.goto(f"{live_server.url}/surveys/{survey.pk}/results/").status == 404
+
+    # Each accepts on their dashboard.
+    seen = waiting
+    accept_on_dashboard(seen, live_server, t, "Lab habits")
+    builds = browser_for(new_context, sign_in, live_server, editor, locale)
+    accept_on_dashboard(builds, live_server, t, "Lab habits")
+    page.reload()
+    rows = page.locator(".member-table:not(.pending-table) tbody tr")
     expect(rows).to_have_count(3)  # the owner, then the two members
+    expect(page.locator(".pending-table")).to_have_count(0)
     expect(page.get_by_label(t("Role of %(user)s") % {"user": "vera"})).to_have_value("viewer")
     expect(page.get_by_label(t("Role of %(user)s") % {"user": "ed"})).to_have_value("editor")
 
     # The viewer finds it under "Shared with me", reads the results, downloads the raw CSV,
     # and finds nothing that builds, shares or deletes.
-    seen = browser_for(new_context, sign_in, live_server, viewer, locale)
     seen.goto(f"{live_server.url}/surveys/")
     expect(seen.get_by_role("heading", name=t("Shared with me"))).to_be_visible()
     expect(seen.locator("td.member-role")).to_have_text(t("Viewer"))
@@ -103,7 +128,6 @@ def test_the_owner_shares_a_survey_and_hands_it_over(
     assert seen.goto(f"{live_server.url}/surveys/{survey.pk}/").status == 403
 
     # The editor adds a question in the builder.
-    builds = browser_for(new_context, sign_in, live_server, editor, locale)
     builds.goto(f"{live_server.url}/surveys/")
     builds.get_by_role("link", name="Lab habits", exact=True).click()
     builds.get_by_label(t("Question"), exact=True).fill("Have you ever worked alone at night?")
@@ -114,10 +138,14 @@ def test_the_owner_shares_a_survey_and_hands_it_over(
     )
     expect(builds.get_by_role("link", name=t("Delete survey…"))).to_have_count(0)
 
-    # The owner hands the survey over to the editor and stays on as an editor.
+    # The owner offers the survey to the editor; nothing moves until he accepts.
     page.get_by_role("link", name=t("Transfer ownership to a member…")).click()
     page.get_by_label(t("New owner")).select_option(label="ed")
-    page.get_by_role("button", name=t("Transfer ownership"), exact=True).click()
+    page.get_by_role("button", name=t("Offer ownership"), exact=True).click()
+    expect(page.locator(".pending-table tbody tr")).to_have_count(1)
+    assert Survey.objects.get(pk=survey.pk).owner == owner
+    accept_on_dashboard(builds, live_server, t, "Lab habits")
+    page.goto(f"{live_server.url}/surveys/{survey.pk}/results/")
     expect(page.locator(".role-note")).to_have_text(
         t("Shared with you as editor by %(owner)s") % {"owner": "ed"}
     )

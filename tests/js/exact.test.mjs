@@ -161,8 +161,24 @@ describe("randomizeNumber", () => {
     assert.equal(randomizeNumber(10, { min: 0, max: 30, epsilon: 1 }, scriptedSource([4, 9, 0, 1, 0])), 14);
   });
 
+  it("keeps the report within report_min and report_max, the reports the server accepts", () => {
+    const words = [4, 9, 0, 1, 0]; // noise 4 at scale 30, as above
+    const bounded = { min: 0, max: 30, epsilon: 1, report_min: -2, report_max: 32 };
+    assert.equal(randomizeNumber(30, bounded, scriptedSource(words)), 32);
+    assert.equal(randomizeNumber(20, bounded, scriptedSource(words)), 24);
+    const low = { lo: 0, hi: 2, epsilon: "1", report_min: 0, report_max: 2 };
+    assert.equal(randomizeNumber(1, low, scriptedSource([0, 0, 0, 0, 1, 0, 1, 1])), 0);
+    const source = seededSource(2);
+    for (let i = 0; i < 200; i += 1) {
+      const report = randomizeNumber(1, { ...bounded, report_min: -1, report_max: 31 }, source);
+      assert.ok(report >= -1 && report <= 31, `${report}`);
+    }
+  });
+
   it("refuses bad questions and answers", () => {
     const source = seededSource(1);
+    assert.throws(() => randomizeNumber(1, { min: 0, max: 3, epsilon: 1, report_max: 2 }, source), /must enclose/);
+    assert.throws(() => randomizeNumber(1, { min: 0, max: 3, epsilon: 1, report_min: 0.5 }, source), /report_min must be an integer/);
     assert.throws(() => randomizeNumber(1.5, { min: 0, max: 3, epsilon: 1 }, source), /value must be an integer/);
     assert.throws(() => randomizeNumber(1, { min: 3, max: 3, epsilon: 1 }, source), /max must be greater/);
     assert.throws(() => randomizeNumber(1, { min: 0, max: 3, epsilon: 0 }, source), /epsilon must be positive/);

@@ -285,4 +285,14 @@ describe("wholeNumber", () => {
     assert.equal(wholeNumber(`-${"9".repeat(400)}`), -Number.MAX_SAFE_INTEGER);
     assert.equal(numericRandomizer(NUMERIC).indexOf(huge), 30);
   });
+
+  it("sends a numeric entry within the reports the server accepts", () => {
+    const bounded = questionRandomizer(
+      { type: "numeric", min: 0, max: 30, epsilon: 1, report_min: -5, report_max: 35 },
+      COINS,
+    );
+    // An entry drawn before the bounds were sent, beyond them: sent as the nearest bound.
+    assert.deepEqual([1000, -1000, 7].map(bounded.report), [35, -5, 7]);
+    assert.equal(questionRandomizer({ type: "numeric", ...NUMERIC }, COINS).report(1000), 1000);
+  });
 });

@@ -144,6 +144,28 @@ class ShareAboveSerializer(StatisticSerializer):
     )
 
 
+class ManipulationCheckSerializer(serializers.Serializer):
+    beyond = serializers.IntegerField(
+        help_text="Reports below `low` or above `high`: beyond the range by more than "
+        "`scales` noise scales."
+    )
+    low = serializers.IntegerField()
+    high = serializers.IntegerField()
+    scales = serializers.FloatField()
+    expected_at_most = serializers.FloatField(
+        help_text="The most such reports honest respondents make on average, whatever "
+        "their answers (all at one end of the range)."
+    )
+    p_value = serializers.FloatField(
+        help_text="One-sided binomial test of `beyond` against `expected_at_most`."
+    )
+    level = serializers.FloatField()
+    flagged = serializers.BooleanField(
+        help_text="`p_value` <= `level`: more extreme reports than honest respondents "
+        "produce, possibly manipulation (false alarms on honest data at most `level`)."
+    )
+
+
 class NumericEstimateSerializer(QuestionRowSerializer):
     """A numeric question's mean and share above a threshold, of the answers clamped to
     [min, max]; normal intervals."""
@@ -157,6 +179,10 @@ class NumericEstimateSerializer(QuestionRowSerializer):
         help_text="Share of clamped true answers above `threshold` (from the raw reports)."
     )
     threshold = serializers.IntegerField()
+    manipulation_check = serializers.SerializerMethodField(
+        help_text="Reports far beyond the range against what the noise alone makes "
+        '(docs/statistics.md, "Manipulation check"); null when suppressed.'
+    )
     method = serializers.SerializerMethodField(help_text="normal: estimate ± z · std_error.")
     confidence = serializers.FloatField(source="mean.confidence")
 
@@ -170,6 +196,11 @@ class NumericEstimateSerializer(QuestionRowSerializer):
 
     def get_method(self, row) -> str:
         return "normal"
+
+    @extend_schema_field(ManipulationCheckSerializer(allow_null=True))
+    def get_manipulation_check(self, row):
+        check = row.manipulation_check
+        return None if check is None else ManipulationCheckSerializer(check).data
 
 
 ROW_SERIALIZERS = {

@@ -35,7 +35,8 @@ class PublicQuestionSerializer(serializers.Serializer):
     """One question and what the browser randomizes it with (static/js/designs.js).
 
     The members after ``epsilon`` depend on ``type``: a yes/no question has ``design``, a
-    multiple-choice one ``options``, a numeric one ``min`` and ``max``.
+    multiple-choice one ``options``, a numeric one ``min``, ``max``, ``report_min`` and
+    ``report_max``.
     """
 
     id = serializers.IntegerField()
@@ -70,6 +71,17 @@ class PublicQuestionSerializer(serializers.Serializer):
     )
     max = serializers.IntegerField(
         required=False, help_text="`numeric` only: an answer above is sent as `max` plus noise."
+    )
+    report_min = serializers.IntegerField(
+        required=False,
+        help_text="`numeric` only: the lowest report accepted (`min` less about 20.7 noise "
+        "scales, where an honest report has probability below 1e-9); a report drawn below it "
+        "is sent as `report_min`.",
+    )
+    report_max = serializers.IntegerField(
+        required=False,
+        help_text="`numeric` only: the highest report accepted; a report drawn above it is "
+        "sent as `report_max`.",
     )
 
     def to_representation(self, question):

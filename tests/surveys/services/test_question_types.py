@@ -6,6 +6,7 @@ import uuid
 
 import pytest
 from django.core.exceptions import ValidationError
+from django.db import connection
 
 from surveys import selectors, services
 from surveys.models import Question, Submission, Survey
@@ -239,21 +240,75 @@ def test_a_typed_submission_is_one_statement_on_postgresql(mixed_survey, respond
 
 
 @pytest.mark.parametrize("statement", [True, False], ids=["statement", "orm"])
-def test_a_numeric_report_is_taken_up_to_sixty_noise_scales_beyond_the_range(
+def test_a_numeric_report_is_taken_up_to_the_honest_tail_bound_and_no_further(
     mixed_survey, settings, statement
 ):
-    """Both stores accept the same bounds as selectors.mechanisms.report_range: 0-30 at
-    ε = 2 is a scale of 15, so -900 to 930 and no further."""
+    """Both stores accept the same bounds as dpengine.report_bounds: 0-30 at ε = 2 is a noise
+    scale of 15, widened by ceil(20.7233 x 15) = 311 on each side (an honest report lands
+    beyond with probability below 1e-9), so -311 to 341 and no further."""
     settings.SUBMISSION_STATEMENT = statement
     ids = _ids(mixed_survey)
-    assert selectors.report_range(mixed_survey.questions.get(pk=ids[3])) == ("numeric", -900, 930)
-    for value in (-900, 930):
+    assert selectors.report_range(mixed_survey.questions.get(pk=ids[3])) == ("numeric", -311, 341)
+    for value in (-311, 341):
         _submit(mixed_survey, {ids[0]: True, ids[1]: True, ids[2]: 0, ids[3]: value})
-    for value in (-901, 931):
+    for value in (-312, 342, 930):
         with pytest.raises(ValidationError) as excinfo:
             _submit(mixed_survey, {ids[0]: True, ids[1]: True, ids[2]: 0, ids[3]: value})
         assert f"answers.{ids[3]}" in excinfo.value.message_dict
     assert Submission.objects.count() == 2
+
+
+def test_a_report_beyond_the_bound_is_a_400_naming_the_answer(mixed_survey, respondent):
+    ids = _ids(mixed_survey)
+    url = f"/api/v1/public/surveys/{mixed_survey.slug}/responses/"
+    answers = {str(ids[0]): True, str(ids[1]): True, str(ids[2]): 0, str(ids[3]): 342}
+    body = {"submission_id": str(uuid.uuid4()), "answers": answers}
+    response = respondent.post(url, body, format="json")
+    assert response.status_code == 400
+    assert f"answers.{ids[3]}" in str(response.json())
+    assert Submission.objects.count() == 0
+
+
+@pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="the statement's SQL runs on PostgreSQL only"
+)
+def test_the_statement_computes_every_numeric_slack_as_dpengine_does(make_survey):
+    """The statement's slack (submission_sql.NUMERIC_SLACK_SQL) on 400 stored questions with
+    random ranges and ε against dpengine.report_bounds: equal to the unit."""
+    import random
+
+    from django.db import connection as db
+
+    from dpengine import BoundedNumeric, report_bounds
+    from surveys.services.submission_sql import NUMERIC_SLACK_SQL
+
+    survey = make_survey(questions=[{"text": "Q?"}], status="draft")
+    rng = random.Random(23)
+    rows = []
+    for position in range(400):
+        low = rng.randint(-1000, 1000)
+        rows.append(
+            Question(
+                survey=survey,
+                position=position + 100,
+                text=f"N{position}?",
+                kind=Question.Kind.NUMERIC,
+                min_value=low,
+                max_value=low + rng.randint(1, 1000),
+                epsilon=rng.choice([rng.uniform(0.01, 2.2), math.log(3), 0.1, 2.0]),
+            )
+        )
+    Question.objects.bulk_create(rows)
+    with db.cursor() as cursor:
+        cursor.execute(
+            f"SELECT q.min_value, q.max_value, q.epsilon, {NUMERIC_SLACK_SQL}"
+            f" FROM {Question._meta.db_table} AS q WHERE q.survey_id = %s AND q.kind = 'numeric'",
+            [survey.pk],
+        )
+        stored = cursor.fetchall()
+    assert len(stored) == 400
+    for low, high, epsilon, slack in stored:
+        assert slack == report_bounds(BoundedNumeric(lo=low, hi=high, epsilon=epsilon)).slack
 
 
 def test_a_typed_submission_with_a_grouping_answer_counts_only_yes_no_reports_by_group(

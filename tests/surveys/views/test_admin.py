@@ -5,7 +5,7 @@ from django.contrib.auth import get_user_model
 
 from surveys import tokens
 from surveys.models import Question, Survey
-from surveys.services import members
+from tests.helpers import add_member
 
 pytestmark = pytest.mark.django_db
 
@@ -118,7 +118,7 @@ def test_the_admin_shows_a_surveys_members_and_refuses_the_owner_as_one(
     admin_browser, make_survey, owner, other_researcher
 ):
     survey = make_survey()
-    members.member_invite(survey=survey, by=owner, user="other", role="viewer")
+    add_member(survey=survey, user=other_researcher, role="viewer")
     page = admin_browser.get(change_url(survey))
     data = form_data(page)
     prefix = next(

@@ -53,6 +53,7 @@ GET_STATUS_FOR_OWNER = {
     "member-role": 405,
     "member-remove": 405,
     "transfer": 200,
+    "invitation-withdraw": 405,
 }
 
 
@@ -75,6 +76,9 @@ def route_url(pattern, survey):
     if "uid" in pattern.pattern.converters:
         member = survey.members.first()
         kwargs["uid"] = member.user_id if member else survey.owner_id
+    if "iid" in pattern.pattern.converters:
+        invitation = survey.invitations.first()
+        kwargs["iid"] = invitation.pk if invitation else 0
     return reverse(f"surveys:{pattern.name}", kwargs=kwargs)
 
 

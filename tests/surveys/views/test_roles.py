@@ -9,11 +9,13 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 
 from surveys import selectors, services
-from surveys.models import Survey, SurveyMember
+from surveys.models import Survey, SurveyMember, VerifiedEmail
+from surveys.selectors import accounts as selectors_accounts
 from surveys.services import members
-from tests.helpers import PASSWORD
+from tests.helpers import PASSWORD, add_member
 from tests.surveys.views.test_pages import owner_routes, route_url, with_grouping_question
 
 pytestmark = pytest.mark.django_db
@@ -68,7 +70,11 @@ def team(owner, make_survey):
     cast = SimpleNamespace(survey=survey, owner=owner)
     for name, role in (("target", "viewer"), ("viewer", "viewer"), ("editor", "editor")):
         setattr(cast, name, accounts.create_user(name, password=PASSWORD, email=f"{name}@x.org"))
-        members.member_invite(survey=survey, by=owner, user=name, role=role)
+        add_member(survey=survey, user=getattr(cast, name), role=role)
+    # An invitation still waiting, for the route that withdraws one.
+    cast.invitation = members.member_invite(
+        survey=survey, by=owner, user="pending@x.org", role="viewer"
+    )
     return cast
 
 
@@ -161,7 +167,7 @@ def test_an_editor_builds_but_cannot_delete_or_manage_members(team):
     members_page = browser.get(reverse("surveys:members", kwargs={"pk": team.survey.pk}))
     assert 'name="user"' not in members_page.content.decode()  # no invitation form
     draft = services.survey_create(owner=team.owner, title="Draft", questions=["Q1?"])
-    members.member_invite(survey=draft, by=team.owner, user="editor", role="editor")
+    add_member(survey=draft, user=team.editor, role="editor")
     response = browser.post(
         reverse("surveys:question-add", kwargs={"pk": draft.pk}), {"text": "Added by an editor?"}
     )
@@ -193,32 +199,87 @@ def members_url(survey):
     return reverse("surveys:members", kwargs={"pk": survey.pk})
 
 
-def test_the_owner_invites_by_username_or_email(owner, make_survey):
+def test_the_owner_invites_by_username_or_email_and_nothing_is_granted_before_acceptance(
+    owner, make_survey
+):
     survey = make_survey()
     accounts = get_user_model().objects
-    accounts.create_user("ana", password=PASSWORD)
-    accounts.create_user("bo", password=PASSWORD, email="Bo@Example.org")
+    ana = accounts.create_user("ana", password=PASSWORD)
+    bo = accounts.create_user("bo", password=PASSWORD, email="Bo@Example.org")
+    VerifiedEmail.objects.create(user=bo, email="bo@example.org", verified_at=timezone.now())
     browser = login(owner)
     assert browser.post(members_url(survey), {"user": "ana", "role": "editor"}).status_code == 302
     assert (
         browser.post(members_url(survey), {"user": "bo@example.org", "role": "viewer"}).status_code
         == 302
     )
+    assert not survey.members.exists()
+    page = browser.get(members_url(survey)).content.decode()
+    assert "Waiting for an answer" in page and "ana" in page and "bo@example.org" in page
+    results = reverse("surveys:results", kwargs={"pk": survey.pk})
+    for invitee in (ana, bo):
+        assert login(invitee).get(results).status_code == 404
+        assert (
+            survey.title not in login(invitee).get(reverse("surveys:survey-new")).content.decode()
+        )
+
+    # Each invitee accepts on their dashboard.
+    for invitee in (ana, bo):
+        dashboard = login(invitee).get(reverse("surveys:dashboard")).content.decode()
+        assert "Invitations for you" in dashboard
+        invitation = selectors_accounts.invitations_for(user=invitee)[0]
+        accept = reverse("surveys:invitation-accept", kwargs={"iid": invitation.pk})
+        assert f'action="{accept}"' in dashboard
+        assert login(invitee).post(accept).status_code == 302
+        assert login(invitee).get(results).status_code == 200
     got = sorted(survey.members.values_list("user__username", "role", "invited_by__username"))
     assert got == [("ana", "editor", "owner"), ("bo", "viewer", "owner")]
-    assert "ana" in browser.get(members_url(survey)).content.decode()
+    assert not survey.invitations.exists()
+
+
+def test_a_declined_or_withdrawn_invitation_grants_nothing(owner, make_survey):
+    survey = make_survey()
+    ana = get_user_model().objects.create_user("ana", password=PASSWORD)
+    browser = login(owner)
+    browser.post(members_url(survey), {"user": "ana", "role": "viewer"})
+    invitation = survey.invitations.get()
+    decline = reverse("surveys:invitation-decline", kwargs={"iid": invitation.pk})
+    assert login(ana).post(decline).status_code == 302
+    assert not survey.invitations.exists() and not survey.members.exists()
+    # Answered: the same link is a 404 now.
+    assert login(ana).post(decline).status_code == 404
+    browser.post(members_url(survey), {"user": "ana", "role": "viewer"})
+    invitation = survey.invitations.get()
+    withdraw = reverse(
+        "surveys:invitation-withdraw", kwargs={"pk": survey.pk, "iid": invitation.pk}
+    )
+    assert browser.post(withdraw).status_code == 302
+    accept = reverse("surveys:invitation-accept", kwargs={"iid": invitation.pk})
+    assert login(ana).post(accept).status_code == 404
+    assert not survey.members.exists()
+
+
+def test_only_the_addressee_answers_an_invitation(owner, make_survey, other_researcher):
+    survey = make_survey()
+    get_user_model().objects.create_user("ana", password=PASSWORD)
+    login(owner).post(members_url(survey), {"user": "ana", "role": "editor"})
+    invitation = survey.invitations.get()
+    for name in ("invitation-accept", "invitation-decline"):
+        url = reverse(f"surveys:{name}", kwargs={"iid": invitation.pk})
+        assert login(other_researcher).post(url).status_code == 404
+        assert login(owner).post(url).status_code == 404
+    assert survey.invitations.get() == invitation
+    assert not survey.members.exists()
 
 
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        (
-            {"user": "nobody-here", "role": "viewer"},
-            "No account has the username or email address “nobody-here”.",
-        ),
+        ({"user": "nobody-here", "role": "viewer"}, "No account has the username “nobody-here”."),
         ({"user": "owner", "role": "viewer"}, "“owner” owns this survey."),
         ({"user": "ana", "role": "admin"}, "admin"),
         ({"user": "", "role": "viewer"}, "This field is required."),
+        ({"user": "ana@", "role": "viewer"}, "“ana@” is not a valid email address."),
     ],
 )
 def test_a_refused_invitation_says_why_and_stores_nothing(owner, make_survey, data, message):
@@ -228,6 +289,20 @@ def test_a_refused_invitation_says_why_and_stores_nothing(owner, make_survey, da
     assert response.status_code == 400
     assert message in response.content.decode()
     assert not survey.members.exists()
+    assert not survey.invitations.exists()
+
+
+def test_invitations_from_one_account_are_limited(owner, make_survey, settings):
+    settings.MEMBER_INVITE_RATE_LIMIT = "2/h"
+    survey = make_survey()
+    browser = login(owner)
+    statuses = [
+        browser.post(members_url(survey), {"user": f"x{n}@example.org", "role": "viewer"})
+        for n in range(3)
+    ]
+    assert [r.status_code for r in statuses] == [302, 302, 429]
+    assert "Too many invitations" in statuses[-1].content.decode()
+    assert survey.invitations.count() == 2
 
 
 def test_inviting_a_member_twice_is_refused(team):
@@ -266,19 +341,45 @@ def test_a_member_leaves_and_the_owner_cannot(team):
     assert "The owner cannot leave" in response.content.decode()
 
 
-def test_transfer_makes_a_member_owner_and_the_old_owner_an_editor(team):
+def test_transfer_is_an_offer_the_new_owner_accepts(team):
     browser = login(team.owner)
     url = reverse("surveys:transfer", kwargs={"pk": team.survey.pk})
     assert browser.get(url).status_code == 200
     assert browser.post(url, {"user_id": team.editor.pk}).status_code == 302
     team.survey.refresh_from_db()
+    assert team.survey.owner == team.owner  # nothing changes before the editor accepts
+    assert "Offered to editor" in browser.get(url).content.decode()
+    delete_url = reverse("surveys:delete", kwargs={"pk": team.survey.pk})
+    assert login(team.editor).get(delete_url).status_code == 403
+
+    offer = team.survey.invitations.get(role="owner")
+    dashboard = login(team.editor).get(reverse("surveys:dashboard")).content.decode()
+    assert "offers you ownership" in dashboard
+    accept = reverse("surveys:invitation-accept", kwargs={"iid": offer.pk})
+    assert login(team.editor).post(accept).status_code == 302
+    team.survey.refresh_from_db()
     assert team.survey.owner == team.editor
     assert team.survey.members.get(user=team.owner).role == "editor"
     assert not team.survey.members.filter(user=team.editor).exists()
     # Now only the new owner deletes; the old one builds.
-    delete_url = reverse("surveys:delete", kwargs={"pk": team.survey.pk})
     assert browser.get(delete_url).status_code == 403
     assert login(team.editor).get(delete_url).status_code == 200
+
+
+def test_a_declined_offer_changes_nothing(team):
+    login(team.owner).post(
+        reverse("surveys:transfer", kwargs={"pk": team.survey.pk}), {"user_id": team.editor.pk}
+    )
+    offer = team.survey.invitations.get(role="owner")
+    assert (
+        login(team.editor)
+        .post(reverse("surveys:invitation-decline", kwargs={"iid": offer.pk}))
+        .status_code
+        == 302
+    )
+    team.survey.refresh_from_db()
+    assert team.survey.owner == team.owner
+    assert team.survey.members.get(user=team.editor).role == "editor"
 
 
 def test_transfer_goes_only_to_a_member(team, other_researcher):
@@ -287,23 +388,31 @@ def test_transfer_goes_only_to_a_member(team, other_researcher):
     assert response.status_code == 400
     team.survey.refresh_from_db()
     assert team.survey.owner == team.owner
+    assert not team.survey.invitations.filter(role="owner").exists()
 
 
-def test_limits_keep_counting_the_owners_surveys(team, settings):
+def test_limits_count_owned_surveys_and_an_offer_counts_only_once_accepted(team, settings):
     settings.MAX_SURVEYS_PER_USER = 1
     # Being a member of someone else's survey takes none of the editor's own room...
     services.survey_create(owner=team.editor, title="Mine", questions=["Q?"])
-    # ...but a transfer that would give them a second survey is refused, naming the field.
+    # ...nor does an offer, which is made...
+    offer = members.survey_transfer(survey=team.survey, by=team.owner, user_id=team.editor.pk)
+    assert Survey.objects.filter(owner=team.editor).count() == 1
+    # ...but accepting one that would give them a second survey is refused, naming the field.
     with pytest.raises(ValidationError) as refused:
-        members.survey_transfer(survey=team.survey, user_id=team.editor.pk)
+        members.invitation_accept(invitation=offer, user=team.editor)
     assert "limit of 1 surveys" in str(refused.value)
     team.survey.refresh_from_db()
     assert team.survey.owner == team.owner
+    # On the page, the refusal is a message on the dashboard.
+    accept = reverse("surveys:invitation-accept", kwargs={"iid": offer.pk})
+    followed = login(team.editor).post(accept, follow=True)
+    assert "limit of 1 surveys" in followed.content.decode()
 
 
 def test_an_editors_question_counts_towards_the_owners_question_limit(team, settings):
     draft = services.survey_create(owner=team.owner, title="Draft", questions=["Q1?"])
-    members.member_invite(survey=draft, by=team.owner, user="editor", role="editor")
+    add_member(survey=draft, user=team.editor, role="editor")
     settings.MAX_QUESTIONS_PER_USER = 3  # the owner's surveys hold 2 + 1 questions already
     response = login(team.editor).post(
         reverse("surveys:question-add", kwargs={"pk": draft.pk}), {"text": "One too many?"}
