@@ -88,6 +88,7 @@ from dpengine.numeric import (
     BoundedNumeric,
     NumericEstimate,
     ReportBounds,
+    ShareAboveIntervals,
     estimate_mean,
     estimate_mean_from_sums,
     estimate_share_above,
@@ -95,7 +96,12 @@ from dpengine.numeric import (
     report_bounds,
     required_sample_size_mean,
     required_sample_size_share,
+    share_above_counts,
     share_above_filter,
+    share_above_intervals,
+    share_above_probabilities,
+    share_above_values,
+    share_above_variance_floor,
 )
 from dpengine.planning import (
     margin_for_epsilon,
@@ -112,10 +118,14 @@ from dpengine.randomness import (
 from dpengine.regression import FitError, LogisticFit, fit_logistic
 from dpengine.sampling import bernoulli, randomize, secure_rng, simulate_reports
 from dpengine.simulation import (
+    SimulatedCoverage,
     SimulatedEstimates,
+    simulate_choice_coverage,
     simulate_choice_reports,
     simulate_estimates,
+    simulate_mean_coverage,
     simulate_numeric_reports,
+    simulate_share_above_coverage,
 )
 
 __all__ = [
@@ -154,6 +164,8 @@ __all__ = [
     "Reason",
     "ReportBounds",
     "SeededRandomSource",
+    "ShareAboveIntervals",
+    "SimulatedCoverage",
     "SimulatedEstimates",
     "SystemRandomSource",
     "TreeNode",
@@ -204,11 +216,19 @@ __all__ = [
     "sample_discrete_laplace",
     "secure_rng",
     "sequential_composition",
+    "share_above_counts",
     "share_above_filter",
+    "share_above_intervals",
+    "share_above_probabilities",
+    "share_above_values",
+    "share_above_variance_floor",
+    "simulate_choice_coverage",
     "simulate_choice_reports",
     "simulate_estimates",
+    "simulate_mean_coverage",
     "simulate_numeric_reports",
     "simulate_reports",
+    "simulate_share_above_coverage",
     "survey_epsilon",
     "tree_levels",
     "tree_node_scale",

@@ -7,6 +7,7 @@ pytest loads conftest files itself, and importing one as a module runs it a seco
 
 import contextlib
 import json
+import re
 import sqlite3
 import time
 import traceback
@@ -230,3 +231,36 @@ def lock_recorder():
 
     with mock.patch.object(SQLCompiler, "as_sql", as_sql):
         yield outside
+
+
+# --- reading the numbers of Markdown tables (tests/test_readme.py and the coverage sweeps) ----
+
+
+def table_under(text, heading):
+    """The rows (lists of cells) of the first Markdown table after ``heading``."""
+    start = text.index(heading)
+    rows, seen_table = [], False
+    for line in text[start:].splitlines()[1:]:
+        if line.startswith("|"):
+            seen_table = True
+            cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+            if not set("".join(cells)) <= set("-: "):
+                rows.append(cells)
+        elif seen_table:
+            break
+    return rows[1:]  # without the header
+
+
+def shown(cell):
+    """The numbers a cell shows, each with the precision it is shown at."""
+    return [
+        (float(number), 0.5 * 10 ** -len(number.partition(".")[2]))
+        for number in re.findall(r"(?<![\w.])\d+(?:\.\d+)?", cell)
+    ]
+
+
+def agrees(cell, *values):
+    numbers = shown(cell)
+    assert len(numbers) == len(values), (cell, values)
+    pairs = zip(numbers, values, strict=True)
+    return all(abs(number - value) <= half_unit for (number, half_unit), value in pairs)

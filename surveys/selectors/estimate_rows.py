@@ -155,6 +155,9 @@ class NumericQuestionEstimate(DesignDescription):
     threshold: int
     suppressed: bool
     column: str = ""
+    # Respondents the planner asks for the share above a threshold (±PLANNING_MARGIN at
+    # PLANNING_CONFIDENCE), said next to a share whose interval is still all of [0, 1].
+    share_respondents_needed: int | None = None
     # Reports beyond the range by more than a few noise scales against what honest reports
     # make (dpengine.manipulation_check); None when suppressed (the reports are not read).
     manipulation_check: ManipulationCheck | None = None

@@ -306,6 +306,10 @@ def _numeric_row(question, *, survey, tallies, confidence, threshold, fields):
         share_above=share,
         threshold=threshold,
         suppressed=suppressed,
+        # The planner's own number (planning.question_plans calls the same function).
+        share_respondents_needed=dpengine.required_sample_size_share(
+            question=mechanism, margin=PLANNING_MARGIN, confidence=PLANNING_CONFIDENCE
+        ),
         manipulation_check=None
         if suppressed
         else dpengine.manipulation_check(reports=reports, question=mechanism),
