@@ -3,7 +3,7 @@
 Written from the RFC's pseudo-code (§4.1-4.4) and RFC 8017's EMSA-PSS (§9.1), with nothing
 but ``hashlib``, ``secrets`` and Python integers: it imports none of the project's code, so a
 shared misreading of the RFC would have to be made twice to pass the vectors and the
-cross-checks against surveys/services/blind_signatures.py. It is also what a researcher's own
+cross-checks against blindrsa/ (the project's). It is also what a researcher's own
 script could do to obtain and spend a token. A key is a plain ``(n, e)`` pair of integers.
 
 Names follow the RFC: Prepare, Blind, BlindSign, Finalize; ``random_bytes(k)`` returns k

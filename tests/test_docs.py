@@ -21,7 +21,16 @@ README = ROOT / "README.md"
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
 PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
 ALLOWED_HOSTS: frozenset[str] = frozenset()
-TOP_LEVEL = ("bench/", "config/", "deploy/", "docs/", "dpengine/", "locale/", "static/")
+TOP_LEVEL = (
+    "bench/",
+    "blindrsa/",
+    "config/",
+    "deploy/",
+    "docs/",
+    "dpengine/",
+    "locale/",
+    "static/",
+)
 TOP_LEVEL += ("surveys/", "templates/", "tests/")
 FILE_SUFFIXES = (".py", ".js", ".mjs", ".css", ".html", ".md", ".png", ".toml", ".txt")
 

@@ -1,5 +1,5 @@
 // The browser's blind-signature client (static/js/blindrsa.js) under node, driven by
-// tests/surveys/services/test_blind_signatures.py against the Python server: reads
+// tests/blindrsa/test_protocol.py against the Python server: reads
 // {"public_key", "message"} (base64url) on a line, answers {"prepared_message",
 // "blinded_message"}, reads {"blind_signature"}, answers {"prepared_message", "signature"} or
 // {"error": code}. The random source is node's crypto, as the page's is the browser's.
