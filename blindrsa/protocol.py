@@ -77,7 +77,7 @@ def blind_sign(
 ) -> bytes:
     """RFC 9474 §4.3 BlindSign: RSASP1 of the blinded message, checked by RSAVP1.
 
-    ``random_bytes`` draws the base-blinding factor (the result does not depend on it).
+    ``random_bytes`` draws the blinding of the computation (the result does not depend on it).
     Raises MALFORMED (not ``modulus_length`` bytes), MESSAGE_OUT_OF_RANGE (not below n),
     SIGNING_FAILED (the fault check).
     """

@@ -1,7 +1,7 @@
 // RSA blind signatures (RFC 9474, RSABSSA-SHA384-PSS-Randomized), the client's half: the
 // browser of an invitee prepares a random token, blinds it, sends only the blinded message to
 // be signed, and unblinds the answer into an ordinary RSASSA-PSS signature the server has
-// never seen. The server's half is surveys/services/blind_signatures.py.
+// never seen. The server's half is blindrsa/ (Python).
 //
 // WebCrypto does the hashing (SHA-384), imports the survey's public key and verifies the
 // finished signature; the rest (MGF1, the PSS encoding, the blinding arithmetic) is RFC 8017 and
