@@ -257,6 +257,18 @@ def test_a_tampered_token_is_refused(private_key, part):
     assert caught.value.code == bs.ErrorCode.INVALID_SIGNATURE
 
 
+@pytest.mark.parametrize("length", [0, 255, 257])
+def test_a_signature_of_the_wrong_length_is_refused(private_key, length):
+    prepared, signature = issue(private_key)
+    with pytest.raises(bs.BlindSignatureError) as caught:
+        bs.verify(
+            public_key=private_key.public_key(),
+            prepared_message=prepared,
+            signature=(signature + b"\x00")[:length],
+        )
+    assert caught.value.code == bs.ErrorCode.INVALID_SIGNATURE
+
+
 def test_a_token_signed_by_another_key_is_refused(private_key, other_private_key):
     prepared, signature = issue(other_private_key)
     with pytest.raises(bs.BlindSignatureError) as caught:

@@ -231,6 +231,15 @@ describe("keys and encodings", () => {
     }
   });
 
+  it("an elliptic-curve key is malformed", async () => {
+    const pair = await subtle.generateKey({ name: "ECDSA", namedCurve: "P-256" }, true, [
+      "sign",
+      "verify",
+    ]);
+    const spki = base64urlEncode(new Uint8Array(await subtle.exportKey("spki", pair.publicKey)));
+    await assert.rejects(importPublicKey(spki), { code: "malformed" });
+  });
+
   it("base64url round-trips, accepts padding and refuses the other alphabet", () => {
     assert.equal(base64urlEncode(Uint8Array.of(0xff, 0xef)), "_-8");
     assert.deepEqual(base64urlDecode("_-8"), Uint8Array.of(0xff, 0xef));
