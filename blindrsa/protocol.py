@@ -3,10 +3,10 @@ the server's BlindSign, and RSASSA-PSS verification of a finished token.
 
 `cryptography` verifies; it has no raw RSA private operation, which blind signing is (RSASP1
 on a value the signer cannot pad), so ``blind_sign`` computes it with Python integers, by the
-Chinese remainder theorem, on an input multiplied by a fresh random u^e (base blinding: the
-timing of the exponentiation is then unrelated to the request), and checks the result with the
-public exponent before returning it (RFC 9474 §4.3: a faulty CRT signature gives n's factors
-away).
+Chinese remainder theorem, blinded twice because Python's ``pow`` is not constant-time (the
+input multiplied by a fresh random u^e, each exponent raised by a random multiple of p-1 or
+q-1), and checks the result with the public exponent before returning it (RFC 9474 §4.3: a
+faulty CRT signature gives n's factors away).
 """
 
 from __future__ import annotations

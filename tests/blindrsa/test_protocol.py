@@ -127,6 +127,21 @@ def test_blind_reproduces_the_blinded_message(vector):
     assert script.chunks == []
 
 
+def test_a_blinding_factor_outside_1_to_n_is_drawn_again():
+    """r is uniform in [1, n) by rejection: 2^4096 - 1 (above n) and 0 are refused, and the
+    third draw, the vector's r, gives the vector's blinded message."""
+    vector = VECTORS[0]
+    length = len(hex_bytes(vector["n"]))
+    script = Script(hex_bytes(vector["salt"]), b"\xff" * length, b"\x00" * length, r_bytes(vector))
+    blinded = bs.blind(
+        public_key=vector_key(vector).public_key(),
+        prepared_message=hex_bytes(vector["input_msg"]),
+        random_bytes=script,
+    )
+    assert blinded.blinded_message == hex_bytes(vector["blinded_msg"])
+    assert script.chunks == []
+
+
 def test_blind_sign_reproduces_the_blind_signature(vector):
     blind_signature = bs.blind_sign(
         private_key=vector_key(vector), blinded_message=hex_bytes(vector["blinded_msg"])

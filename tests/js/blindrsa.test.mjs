@@ -146,6 +146,22 @@ describe("RFC 9474 Appendix A vectors", () => {
   }
 });
 
+it("a blinding factor outside [1, n) is drawn again", async () => {
+  // 2^4096 - 1 (above n) and 0 are refused; the third draw, the vector's r, is used.
+  const vector = VECTORS[0];
+  const length = hexBytes(vector.n).length;
+  const source = scriptedBytes(
+    hexBytes(vector.salt),
+    new Uint8Array(length).fill(0xff),
+    new Uint8Array(length),
+    rBytes(vector),
+  );
+  const key = await vectorKey(vector);
+  const { blindedMessage } = await blind(key, hexBytes(vector.input_msg), source);
+  assert.deepEqual(blindedMessage, hexBytes(vector.blinded_msg));
+  assert.equal(source.remaining, 0);
+});
+
 async function freshKeyPair(bits = 2048) {
   const algorithm = {
     name: "RSA-PSS",
