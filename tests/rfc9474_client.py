@@ -1,15 +1,17 @@
 """An independent RFC 9474 (RSABSSA-SHA384-PSS-Randomized) implementation, for the tests only.
 
 Written from the RFC's pseudo-code (§4.1-4.4) and RFC 8017's EMSA-PSS (§9.1), with nothing
-but ``hashlib``, ``secrets`` and Python integers: it imports none of the project's code, so a
-shared misreading of the RFC would have to be made twice to pass the vectors and the
-cross-checks against blindrsa/ (the project's). It is also what a researcher's own
-script could do to obtain and spend a token. A key is a plain ``(n, e)`` pair of integers.
+but ``hashlib``, ``secrets``, ``base64`` and Python integers (the public key's DER read by
+hand): it imports none of the project's code, nor `cryptography`, so a shared misreading of
+the RFC would have to be made twice to pass the vectors and the cross-checks against
+blindrsa/. It is also what a researcher's own script could do to obtain and spend a token.
+A key is a plain ``(n, e)`` pair of integers.
 
 Names follow the RFC: Prepare, Blind, BlindSign, Finalize; ``random_bytes(k)`` returns k
 random bytes (``secrets.token_bytes`` unless a test scripts it).
 """
 
+import base64
 import hashlib
 import secrets
 
@@ -82,6 +84,50 @@ def rsassa_pss_verify(n, e, m, signature, s_len=S_LEN):
     if representative >= 256**em_len:
         return False
     return emsa_pss_verify(m, i2osp(representative, em_len), mod_bits - 1, s_len)
+
+
+def public_key_from_spki(text):
+    """(n, e) from a survey's ``token_key``: base64url of a DER SubjectPublicKeyInfo
+    (RFC 5280 §4.1; RSA: RFC 8017 Appendix A.1.1), read by hand."""
+    der = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    spki = _der_children(_der_read(der, 0x30))
+    algorithm = _der_children(_der_read(spki[0], 0x30))
+    if _der_read(algorithm[0], 0x06) != RSA_ENCRYPTION:
+        raise ValueError("not an RSA key")
+    bit_string = _der_read(spki[1], 0x03)
+    if bit_string[0] != 0:
+        raise ValueError("unused bits in the key's BIT STRING")
+    n, e = _der_children(_der_read(bit_string[1:], 0x30))
+    return os2ip(_der_read(n, 0x02)), os2ip(_der_read(e, 0x02))
+
+
+RSA_ENCRYPTION = bytes.fromhex("2a864886f70d010101")  # 1.2.840.113549.1.1.1
+
+
+def _der_element(data):
+    """(tag, contents, rest) of the first DER element of ``data``."""
+    tag, length, offset = data[0], data[1], 2
+    if length & 0x80:
+        size = length & 0x7F
+        length, offset = os2ip(data[2 : 2 + size]), 2 + size
+    return tag, data[offset : offset + length], data[offset + length :]
+
+
+def _der_read(data, tag):
+    found, contents, rest = _der_element(data)
+    if found != tag or rest:
+        raise ValueError(f"expected one DER element of tag {tag:#x}, got {found:#x}")
+    return contents
+
+
+def _der_children(contents):
+    """The encoded elements inside a SEQUENCE's contents."""
+    children = []
+    while contents:
+        _, _, rest = _der_element(contents)
+        children.append(contents[: len(contents) - len(rest)])
+        contents = rest
+    return children
 
 
 def prepare(msg, random_bytes=secrets.token_bytes):

@@ -378,8 +378,19 @@ def test_the_signer_can_explain_each_request_as_either_token(private_key):
 # --- across implementations ---------------------------------------------------------------
 
 
+def test_independent_client_reads_the_published_public_key(private_key, other_private_key):
+    for key in (private_key, other_private_key):
+        public = key.public_key().public_numbers()
+        text = bs.public_key_encode(key.public_key())
+        assert independent.public_key_from_spki(text) == (public.n, public.e)
+
+
 def test_independent_client_obtains_a_token_this_server_signs(private_key):
     public = private_key.public_key().public_numbers()
+    assert independent.public_key_from_spki(bs.public_key_encode(private_key.public_key())) == (
+        public.n,
+        public.e,
+    )
     prepared = independent.prepare(b"independent")
     blinded, inv = independent.blind(public.n, public.e, prepared)
     blind_signature = bs.blind_sign(private_key=private_key, blinded_message=blinded)
