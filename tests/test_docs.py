@@ -21,17 +21,9 @@ README = ROOT / "README.md"
 ARCHITECTURE = ROOT / "docs" / "architecture.md"
 PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
 ALLOWED_HOSTS: frozenset[str] = frozenset()
-TOP_LEVEL = (
-    "bench/",
-    "blindrsa/",
-    "config/",
-    "deploy/",
-    "docs/",
-    "dpengine/",
-    "locale/",
-    "static/",
-)
+TOP_LEVEL = ("bench/", "config/", "deploy/", "docs/", "dpengine/", "locale/", "static/")
 TOP_LEVEL += ("surveys/", "templates/", "tests/")
+TOP_LEVEL += ("blindrsa/",)
 FILE_SUFFIXES = (".py", ".js", ".mjs", ".css", ".html", ".md", ".png", ".toml", ".txt")
 
 
