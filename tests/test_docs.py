@@ -23,6 +23,7 @@ PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
 ALLOWED_HOSTS: frozenset[str] = frozenset()
 TOP_LEVEL = ("bench/", "config/", "deploy/", "docs/", "dpengine/", "locale/", "static/")
 TOP_LEVEL += ("surveys/", "templates/", "tests/")
+TOP_LEVEL += ("blindrsa/",)
 FILE_SUFFIXES = (".py", ".js", ".mjs", ".css", ".html", ".md", ".png", ".toml", ".txt")
 
 
