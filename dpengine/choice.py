@@ -44,6 +44,7 @@ from dpengine.errors import DPEngineError, Reason
 from dpengine.intervals import DEFAULT_METHOD, binomial_interval, z_value
 from dpengine.mechanisms import exponential_mechanism
 from dpengine.randomness import random_source
+from dpengine.rounding import log_upper
 
 __all__ = [
     "ChoiceEstimate",
@@ -69,7 +70,8 @@ class KaryRandomizedResponse:
     """k-ary randomized response over ``k >= 2`` options with privacy loss ``epsilon``.
 
     Give exactly one of ``epsilon`` (a positive rational, floats read as their decimal)
-    or ``odds = e^epsilon`` (a rational above 1; then ``epsilon`` is set to ``ln odds``).
+    or ``odds = e^epsilon`` (a rational above 1; then ``epsilon`` is set to ``ln odds``
+    rounded up, :func:`dpengine.rounding.log_upper`).
     ``keep_probability = e^eps / (e^eps + k - 1)``, ``other_probability =
     1 / (e^eps + k - 1)``. Reference: Kairouz, Oh & Viswanath (2014).
     """
@@ -98,7 +100,8 @@ class KaryRandomizedResponse:
         if self.odds is not None:
             odds = _positive_exact("odds", self.odds, above=1)
             object.__setattr__(self, "odds", odds)
-            object.__setattr__(self, "epsilon", math.log(float(odds)))
+            # ln of a rational is irrational: charge the least float above it.
+            object.__setattr__(self, "epsilon", log_upper(as_fraction(odds)))
         else:
             object.__setattr__(self, "epsilon", _positive_exact("epsilon", self.epsilon, above=0))
 

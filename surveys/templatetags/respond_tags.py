@@ -13,6 +13,7 @@ from django.utils.html import json_script
 
 from .. import selectors
 from ..api.serializers import PublicSurveySerializer
+from ..formatting import epsilon_text
 from ..models import PREFER_NOT_TO_SAY
 
 register = template.Library()
@@ -68,6 +69,12 @@ class RespondentNumbers:
     # of 3 (ln 3), "moderate" up to 9 (ln 9, the default ceiling), "weak" beyond (a site that
     # raised MAX_EPSILON_PER_ANSWER).
     cover: str
+
+
+@register.filter
+def epsilon(value, digits=2):
+    """An ε rounded up to ``digits`` decimals (``surveys.formatting``)."""
+    return epsilon_text(value, digits)
 
 
 @register.simple_tag
