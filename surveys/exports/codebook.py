@@ -27,7 +27,7 @@ from datetime import datetime
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from dpengine import ForcedResponse
+from dpengine import ForcedResponse, survey_epsilon
 
 from .. import __version__
 from ..languages import survey_languages
@@ -102,7 +102,10 @@ class Codebook:
         # Sequential composition: the sum of every randomized question's own ε (the ledger).
         if self.ledger is not None:
             return self.ledger.total_epsilon
-        return self.design.epsilon * len(self.questions)
+        if not self.questions:
+            return 0.0
+        # Exact k·ε rounded up: a float product could read below the true total.
+        return survey_epsilon(self.design, questions=len(self.questions))
 
     @property
     def mixed(self) -> bool:
