@@ -10,6 +10,7 @@ is checked too; the API and the CSV by their numbers.
 
 import csv
 import io
+import math
 import re
 from datetime import timedelta
 
@@ -115,6 +116,10 @@ def test_no_page_shows_an_estimate_outside_its_interval(scenario, make_survey, o
             if survey.response_count and name == "surveys:results":
                 # yes/no ×2, 3 options, mean and share above: all shown.
                 assert sum(p[0] == "estimate" for p in pairs) == 7
+                # The choice question's three shares as shown: never negative, and adding up
+                # to 100 % up to the rounding of each to 0.1 point.
+                choice = [p[1] for p in pairs[2:5]]
+                assert min(choice) >= 0 and abs(sum(choice) - 100) <= 0.15
     if scenario == "yes7-no13-one-empty":
         html = owner_client.get(reverse("surveys:breakdown", args=[survey.pk])).content.decode()
         differences = [p for p in shown_pairs(html) if p[0] == "difference"]
@@ -153,6 +158,11 @@ def test_no_api_row_has_an_estimate_outside_its_interval(scenario, make_survey, 
     for method in ("wilson", "exact", "wald", "jeffreys"):
         body = owner_api.get(f"/api/v1/surveys/{survey.pk}/estimates/", {"method": method}).json()
         for row in body["estimates"]:
+            if row["type"] == "choice" and row["consistent_shares"] is not None:
+                # Issue 23, item 3: the headline shares are shares.
+                shares = row["consistent_shares"]
+                assert min(shares) >= 0 and abs(math.fsum(shares) - 1) <= 1e-12
+                assert shares == [option["estimate"] for option in row["options"]]
             for statistic in api_statistics(row):
                 if statistic["estimate"] is None:
                     assert survey.response_count == 0
