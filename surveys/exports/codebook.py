@@ -151,6 +151,13 @@ def codebook_rows(codebook: Codebook, *, label=str) -> Iterator[list]:
     yield fact("ci_method", codebook.method)
     yield fact("confidence", codebook.confidence)
     yield fact("minimum_n", survey.min_n)
+    # Which estimate is which in estimates.csv (docs/statistics.md, "What is shown").
+    yield fact(
+        "estimate_column",
+        "the estimate shown, inside ci_low-ci_high: clamped to the range; option rows: the "
+        "consistent share (unbiased shares projected onto the simplex, >= 0, summing to 1)",
+    )
+    yield fact("unbiased_column", "the unbiased estimate, may leave the range: pool these")
     yield fact("software", f"rrsurvey {__version__}")
     yield fact("generated_at", codebook.generated_at.isoformat(timespec="seconds"))
     if survey.is_pilot:

@@ -11,6 +11,7 @@ from django.urls import reverse
 import dpengine
 from dpengine import Kuk, Mangat, UnrelatedQuestion, Warner
 from dpengine.numeric import BoundedNumeric
+from surveys.formatting import epsilon_text
 from surveys.forms import QuestionAddForm
 from surveys.services.question_types import question_type_spec
 
@@ -208,7 +209,7 @@ def test_the_list_shows_each_questions_type_design_and_epsilon(make_survey, owne
     assert "Yes/no</span> · survey coins (forced response) · <span" in html
     assert "Yes/no</span> · Warner · p = 0.75 · <span" in html
     assert "unrelated question · p = 0.5 · π = 0.25 · <span" in html
-    assert f"ε = {UnrelatedQuestion().epsilon:.2f}" in html  # ln 5 = 1.61
+    assert f"ε = {epsilon_text(UnrelatedQuestion().epsilon)}" in html  # ln 5 = 1.61
     assert (
         'Multiple choice</span> · 2 options · <span data-stat="question-epsilon">ε = 0.50' in html
     )

@@ -16,6 +16,7 @@ from django.utils.translation import gettext
 
 import dpengine
 from dpengine import ForcedResponse
+from surveys.formatting import epsilon_text
 from surveys.templatetags.respond_tags import cover_of, percent, times
 
 pytestmark = pytest.mark.django_db
@@ -61,8 +62,8 @@ def test_the_page_states_the_designs_own_numbers(
         decimals = len(shown.rstrip("%").partition(".")[2])
         assert abs(value - chance) <= 0.5 * 10 ** -(decimals + 2) + 1e-12
         assert 0 < value < 1
-    assert f"ε = {epsilon:.2f}" in section
-    assert f"ε = {2 * epsilon:.2f}" in section  # two questions
+    assert f"ε = {epsilon_text(epsilon)}" in section
+    assert f"ε = {epsilon_text(2 * epsilon)}" in section  # two questions
     assert times(math.exp(epsilon)) in section
 
     cover = re.search(r'class="coins-punchline" data-cover="(\w+)"', section).group(1)
