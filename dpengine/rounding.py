@@ -22,6 +22,7 @@ bits for differential privacy", CCS.
 
 from __future__ import annotations
 
+import functools
 import math
 from decimal import ROUND_CEILING, Context, Decimal, localcontext
 from fractions import Fraction
@@ -71,6 +72,7 @@ def _ulp(number: Decimal, digits: int) -> Fraction:
     return Fraction(10) ** (number.adjusted() - digits + 1)
 
 
+@functools.lru_cache(maxsize=4096)
 def _log_bounds(ratio: Fraction, digits: int) -> tuple[Fraction, Fraction]:
     """``(low, high)`` with ``low <= ln(ratio) <= high``, ``digits`` significant digits each."""
     with localcontext(Context(prec=digits)):
@@ -118,14 +120,22 @@ def log_upper(ratio: Fraction) -> float:
     if ratio == 1:
         return 0.0
     low, high = _log_bounds(ratio, _FIRST_DIGITS)
+
+    def covers(candidate: float) -> bool:
+        # The bounds decide almost every candidate; the exact comparison settles the rest.
+        readings = _readings(candidate)
+        if all(reading >= high for reading in readings):
+            return True
+        if any(reading < low for reading in readings):
+            return False
+        return all(log_at_most(ratio, reading) for reading in readings)
+
     result = float((low + high) / 2)
-    while not all(log_at_most(ratio, reading) for reading in _readings(result)):
+    while not covers(result):
         result = math.nextafter(result, math.inf)
-    while True:
-        below = math.nextafter(result, -math.inf)
-        if not all(log_at_most(ratio, reading) for reading in _readings(below)):
-            return result
+    while covers(below := math.nextafter(result, -math.inf)):
         result = below
+    return result
 
 
 def ceil_decimal(value: float | Fraction | Decimal, digits: int) -> Decimal:
