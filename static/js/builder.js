@@ -56,7 +56,9 @@ export function designEpsilon(kind, parameters) {
 export function epsilonText(value, digits = 2) {
   const text = String(value);
   if (!(value >= 0) || !Number.isFinite(value) || /e/i.test(text)) {
-    return Number.isFinite(value) && value > 0 && value < 1 ? (10 ** -digits).toFixed(digits) : "—";
+    // Exponent notation: a tiny positive ε rounds up to the smallest step shown.
+    const tiny = Number.isFinite(value) && value > 0 && value < 1;
+    return tiny ? (10 ** -digits).toFixed(digits) : "—";
   }
   const [whole, fraction = ""] = text.split(".");
   let kept = BigInt(whole + fraction.slice(0, digits).padEnd(digits, "0"));

@@ -115,7 +115,8 @@ test("a block shows for each type it names", () => {
 });
 
 test("an epsilon is shown rounded up, never below the design's exact loss", () => {
-  assert.equal(epsilonText(designEpsilon("forced_response", { p_truth: 0.5, p_forced_yes: 0.5 })), "1.10");
+  const classic = designEpsilon("forced_response", { p_truth: 0.5, p_forced_yes: 0.5 });
+  assert.equal(epsilonText(classic), "1.10");
   assert.equal(epsilonText(1.1), "1.10"); // read as the decimal 1.1
   assert.equal(epsilonText(0.5), "0.50");
   assert.equal(epsilonText(0.5049), "0.51");
