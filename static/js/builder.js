@@ -43,7 +43,28 @@ export function designEpsilon(kind, parameters) {
   if (!probabilities) return null;
   const { a, b } = probabilities;
   if (!(b > 0 && a > b && a < 1)) return null;
-  return Math.log(Math.max(a / b, (1 - b) / (1 - a)));
+  // The float ratio and logarithm are each within a few ulps; raising the ratio by 2^-48
+  // (about 3.6e-15) keeps the result at or above the true ε, so what epsilonText shows
+  // never reads lower than dpengine's exact loss.
+  return Math.log(Math.max(a / b, (1 - b) / (1 - a)) * (1 + 2 ** -48));
+}
+
+/**
+ * An ε rounded UP to `digits` decimals, as the server's `epsilon` filter does: 1.0986 → "1.10",
+ * 0.5049 → "0.51". The number is read as the decimal it prints as (1.1 → "1.10").
+ */
+export function epsilonText(value, digits = 2) {
+  const text = String(value);
+  if (!(value >= 0) || !Number.isFinite(value) || /e/i.test(text)) {
+    // Exponent notation: a tiny positive ε rounds up to the smallest step shown.
+    const tiny = Number.isFinite(value) && value > 0 && value < 1;
+    return tiny ? (10 ** -digits).toFixed(digits) : "—";
+  }
+  const [whole, fraction = ""] = text.split(".");
+  let kept = BigInt(whole + fraction.slice(0, digits).padEnd(digits, "0"));
+  if (/[1-9]/.test(fraction.slice(digits))) kept += 1n;
+  const padded = kept.toString().padStart(digits + 1, "0");
+  return digits === 0 ? padded : `${padded.slice(0, -digits)}.${padded.slice(-digits)}`;
 }
 
 /** The ε a choice or numeric question's ε box holds, or null when it is not a positive number. */
@@ -153,7 +174,7 @@ function setUpQuestionType(container) {
     first = false;
     const epsilon = epsilonNow(type, design);
     live.hidden = false;
-    liveValue.textContent = epsilon === null ? "—" : epsilon.toFixed(2);
+    liveValue.textContent = epsilon === null ? "—" : epsilonText(epsilon, 2);
     liveInvalid.hidden = epsilon !== null;
   }
 

@@ -6,6 +6,7 @@ import {
   designEpsilon,
   designProbabilities,
   enteredEpsilon,
+  epsilonText,
   focusSelector,
   matchingPreset,
   previewUrl,
@@ -111,4 +112,16 @@ test("a block shows for each type it names", () => {
   assert.ok(showsFor("choice numeric", "numeric"));
   assert.ok(showsFor("yes_no", "yes_no"));
   assert.ok(!showsFor("choice numeric", "yes_no"));
+});
+
+test("an epsilon is shown rounded up, never below the design's exact loss", () => {
+  const classic = designEpsilon("forced_response", { p_truth: 0.5, p_forced_yes: 0.5 });
+  assert.equal(epsilonText(classic), "1.10");
+  assert.equal(epsilonText(1.1), "1.10"); // read as the decimal 1.1
+  assert.equal(epsilonText(0.5), "0.50");
+  assert.equal(epsilonText(0.5049), "0.51");
+  assert.equal(epsilonText(2.0001, 2), "2.01");
+  assert.equal(epsilonText(1e-7, 2), "0.01");
+  // The live ε is an upper bound: ln 3 itself is below it.
+  assert.ok(designEpsilon("warner", { p: 0.75 }) >= Math.log(3));
 });
