@@ -86,6 +86,37 @@ def design_fingerprint_of(
     return hashlib.sha256(canonical.encode()).hexdigest()[:32]
 
 
+def random_key() -> int:
+    """A row key drawn at random (63 bits, a positive bigint), never counted up.
+
+    Counted keys (an identity column, SQLite's rowid) number rows in the order they arrived, so
+    ``ORDER BY id`` would give back the order in which people answered. The chance that two
+    keys of one table ever meet is about n²/2⁶⁴ (5·10⁻⁸ at a million rows), and the writes
+    draw again when they do (``services.submission_sql``).
+    """
+    return secrets.randbits(63)
+
+
+class RandomKeyField(models.BigIntegerField):
+    """A primary key filled with ``random_key``.
+
+    On SQLite the column is declared INTEGER, which makes it the table's rowid: a BIGINT key
+    would sit beside a hidden rowid that SQLite counts up as rows arrive, and a table scan
+    (or ``SELECT rowid``) would follow it.
+    """
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("primary_key", True)
+        kwargs.setdefault("default", random_key)
+        kwargs.setdefault("editable", False)
+        super().__init__(*args, **kwargs)
+
+    def db_type(self, connection):
+        if connection.vendor == "sqlite":
+            return "integer"
+        return super().db_type(connection)
+
+
 class LiveSurveyManager(models.Manager):
     """Surveys not in the trash: what every page, API route and service sees."""
 
@@ -333,6 +364,8 @@ class Question(models.Model):
 class Submission(models.Model):
     """One respondent's randomized answers: what their browser sent, never the true answers."""
 
+    # Random, not counted: no stored column says in which order submissions arrived.
+    id = RandomKeyField()
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="submissions")
     submission_id = models.UUIDField()
     # A date, not a time: precise timestamps could be joined with other logs to re-identify.
@@ -415,6 +448,7 @@ class GroupAnswer(models.Model):
     Both count as missing in breakdowns and regressions, never as a group of their own.
     """
 
+    id = RandomKeyField()  # random like its submission's: stored together, in arrival order
     submission = models.ForeignKey(
         Submission, on_delete=models.CASCADE, related_name="group_answers"
     )
