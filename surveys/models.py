@@ -53,7 +53,15 @@ def question_key(question_id) -> str:
 
 
 def design_fingerprint_of(
-    *, p_truth, p_forced_yes, questions, grouping, translations=None, types=None
+    *,
+    p_truth,
+    p_forced_yes,
+    questions,
+    grouping,
+    translations=None,
+    types=None,
+    shared_devices=False,
+    pilot=False,
 ) -> str:
     """A short digest of everything a respondent's page randomizes with and asks.
 
@@ -66,6 +74,10 @@ def design_fingerprint_of(
     Left out when empty, so an untranslated survey keeps the fingerprint it always had.
     ``types`` is ``[(id, {type fields}), ...]`` for the questions that are not yes/no with the
     survey's coins (a design, options, a range, ε): left out when empty, likewise.
+    ``shared_devices`` (whether browsers keep a memo at all) and ``pilot`` (a pilot's design,
+    so that the real opening names another one and every browser drops its pilot memo: a fresh
+    submission id and fresh coins, which nothing joins to the pilot's) are added only when
+    true, likewise.
     """
     design = {
         "coins": [repr(float(p_truth)), repr(float(p_forced_yes))],
@@ -82,6 +94,10 @@ def design_fingerprint_of(
     if translations:
         # Sorted here, not with sort_keys: the keys above keep the order old fingerprints used.
         design["translations"] = json.loads(json.dumps(translations, sort_keys=True))
+    if shared_devices:
+        design["shared_devices"] = True
+    if pilot:
+        design["pilot"] = True
     canonical = json.dumps(design, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()[:32]
 

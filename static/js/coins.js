@@ -260,9 +260,6 @@ export function parseMemo(raw) {
   if (Object.keys(tables).length > 0) {
     memo.tables = tables;
   }
-  if (value.pilot === true) {
-    memo.pilot = true; // sent while the survey was a pilot (respond.js, memory.js)
-  }
   return memo;
 }
 
