@@ -197,9 +197,7 @@ def test_the_real_opening_names_a_new_design_so_pilot_pages_start_afresh(make_su
         # The real study's fingerprint is the design's, as a survey opened from a draft has it.
         recomputed = Survey.objects.get(pk=survey.pk)
         recomputed.design_fingerprint = ""
-        assert opened.design_fingerprint == selectors.survey_design_fingerprint(
-            survey=recomputed
-        )
+        assert opened.design_fingerprint == selectors.survey_design_fingerprint(survey=recomputed)
         with pytest.raises(services.DesignChanged):
             services.submission_receive(
                 slug=survey.slug,
