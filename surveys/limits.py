@@ -45,6 +45,10 @@ QUESTION_EPSILON_MIN = 0.01
 # the server accepts anything within this many noise scales of the range (the chance an
 # honest report falls outside is below e^-60).
 NUMERIC_REPORT_SCALES = 60
+# A submission body carries spaces in ``padding`` so that every body of a survey has one
+# length (surveys/selectors/submission_length.py). The widest body, every one of
+# MAX_QUESTIONS and MAX_GROUPING_QUESTIONS skipped, needs under 4,000; this leaves room.
+SUBMISSION_PADDING_MAX_LENGTH = 8192
 
 # --- analysis defaults ------------------------------------------------------------------
 # A confidence level is in [CONFIDENCE_MIN, CONFIDENCE_MAX): below one half an "interval"

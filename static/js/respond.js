@@ -3,6 +3,7 @@
 // of pre-drawn reports), designs.js (every yes/no design, multiple choice) and exact.js
 // (numeric noise), all tested with node --test; this file is the page glue.
 
+import { paddedBody } from "./body.js";
 import { answeredOnly, memoReports } from "./coins.js";
 import { questionRandomizer, wholeNumber } from "./designs.js";
 import { forgetSurvey, loadMemo, storeMemo } from "./memory.js";
@@ -323,7 +324,8 @@ function setupPage(definition) {
     const replayed = memo.sent;
     const payload = { submission_id: memo.submissionId, answers, design_fingerprint: fingerprint };
     if (groupingQuestions.length > 0) payload.groups = groups;
-    const body = JSON.stringify(payload);
+    // One length for every body of the survey, whatever was answered or skipped.
+    const body = paddedBody(payload, survey.submission_length);
     button.disabled = true;
     questionsSection.setAttribute("aria-busy", "true");
     setStatus(STRINGS.sending, "busy");

@@ -12,7 +12,8 @@ each lives in the module of its concern:
 - ``regression``: logistic regression on the grouping questions;
 - ``planning``: respondents needed for a margin or a difference;
 - ``public_results``: the public page, read from the releases made so far
-  (``surveys.services.public_release`` makes them).
+  (``surveys.services.public_release`` makes them);
+- ``submission_length``: the one length every submission body of a survey is padded to.
 """
 
 from .breakdown import (
@@ -104,6 +105,7 @@ from .regression import (
     regression_message,
     survey_regression,
 )
+from .submission_length import PADDING_FIELD, submission_length
 from .surveys import (
     DASHBOARD_SORTS,
     EDITOR,
@@ -135,6 +137,7 @@ __all__ = [
     "DESIGN_LABELS",
     "EDITOR",
     "OWNER",
+    "PADDING_FIELD",
     "PLANNING_CONFIDENCE",
     "PLANNING_MARGIN",
     "PLAN_POINTS",
@@ -201,6 +204,7 @@ __all__ = [
     "release_schedule",
     "report_range",
     "study_plan",
+    "submission_length",
     "submission_target",
     "survey_breakdown",
     "survey_by_slug",
