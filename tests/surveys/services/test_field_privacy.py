@@ -310,12 +310,59 @@ REQUEST_LINE = '"%s" %s %s'  # django.server's (runserver's) format
         ("django.server", logging.INFO, REQUEST_LINE, ("GET /s/AbC_d-9/ HTTP/1.1", 200, 9), False),
         ("django.server", logging.INFO, REQUEST_LINE, ("GET /r/AbC/?lang=ko", 200, 9), False),
         ("django.request", logging.WARNING, "%s: %s", ("Bad Request", "/api/v1/public/"), False),
+        # The respondent page's files (shared with researchers' pages: none is logged).
+        ("django.server", logging.INFO, REQUEST_LINE, ("GET /static/js/body.js", 200, 9), False),
+        ("django.server", logging.INFO, REQUEST_LINE, ("GET /jsi18n/?language=ko", 200, 9), False),
+        ("gunicorn.access", logging.INFO, "%s", ("GET /static/css/app.1a2b.css 200",), False),
+        # A file system path with a "static" folder is no request for a file.
+        ("django.utils", logging.DEBUG, "read %s", ("/srv/rrsurvey/static/js/x.js",), True),
         ("django.server", logging.INFO, REQUEST_LINE, ("GET /surveys/ HTTP/1.1", 200, 9), True),
         ("django.request", logging.WARNING, "%s: %s", ("Not Found", "/no/such/page/"), True),
     ],
 )
 def test_respondents_requests_never_reach_a_log_line(name, level, msg, args, kept):
     assert DropRespondentPaths().filter(record(name, level, msg, *args)) is kept
+
+
+class Kept(logging.Handler):
+    """What a handler with the site's filter (config/settings.py) would write."""
+
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.addFilter(DropRespondentPaths())
+        self.records = []
+
+    def emit(self, record):
+        self.records.append(record)
+
+
+def test_nothing_below_error_is_logged_while_a_respondents_request_is_handled(
+    client, owner_client, open_survey, settings
+):
+    """With DEBUG on, Django logs every SQL query at debug level: the respondent page's name
+    the survey's slug, a submission's its values. None reaches a log."""
+    settings.DEBUG = True
+    kept = Kept()
+    sql = logging.getLogger("django.db.backends")
+    level = sql.level
+    sql.setLevel(logging.DEBUG)
+    sql.addHandler(kept)
+    try:
+        assert client.get(f"/s/{open_survey.slug}/").status_code == 200
+        body = {"submission_id": str(uuid.uuid4()), "answers": {}}
+        client.post(
+            f"/api/v1/public/surveys/{open_survey.slug}/responses/",
+            body,
+            content_type="application/json",
+        )
+        respondent_lines = [record.getMessage() for record in kept.records]
+        assert owner_client.get("/surveys/").status_code == 200
+    finally:
+        sql.removeHandler(kept)
+        sql.setLevel(level)
+    assert respondent_lines == []
+    # The same handler writes the researcher's page's queries: the filter is not mute.
+    assert len(kept.records) > 0
 
 
 def test_an_error_on_a_respondents_path_is_logged_without_the_path():
