@@ -25,7 +25,7 @@ from surveys import services
 from surveys.exports.codebook import survey_codebook
 from surveys.exports.csv import report_csv_rows
 from surveys.models import GroupAnswer, Submission
-from surveys.services import grouping
+from surveys.services import grouping, submission_sql
 
 pytestmark = pytest.mark.django_db
 
@@ -148,3 +148,17 @@ def test_no_export_follows_the_order_of_arrival(grouped_survey, owner_api, owner
     for name, (header, *rows) in files.items():
         assert header[0] == "submission_id", name
         assert abs(rho(sent, [uuid.UUID(row[0]) for row in rows])) < BOUND, name
+
+
+def test_a_key_already_taken_is_drawn_again(grouped_survey, monkeypatch):
+    """Random keys can meet (about n²/2⁶⁴): the submission is then stored under a new draw,
+    whole, never refused and never half-stored."""
+    first = send_in_order(grouped_survey, 1)[0]
+    taken = Submission.objects.get(submission_id=first).pk
+    draws = iter([taken, 7, 8, 9, 10])
+    monkeypatch.setattr(submission_sql, "random_key", lambda: next(draws))
+    second = send_in_order(grouped_survey, 1)[0]
+    stored = Submission.objects.get(submission_id=second)
+    assert stored.pk in (7, 8, 9, 10)  # a fresh draw (the grouping answer took the next)
+    assert GroupAnswer.objects.filter(submission=stored).count() == 1
+    assert Submission.objects.filter(survey=grouped_survey).count() == 2
