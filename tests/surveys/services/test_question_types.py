@@ -274,7 +274,7 @@ def test_a_report_beyond_the_bound_is_a_400_naming_the_answer(mixed_survey, resp
     connection.vendor != "postgresql", reason="the statement's SQL runs on PostgreSQL only"
 )
 def test_the_statement_computes_every_numeric_slack_as_dpengine_does(make_survey):
-    """The statement's slack (submission_sql.NUMERIC_SLACK_SQL) on 400 stored questions with
+    """The statement's slack (submissions.postgres.NUMERIC_SLACK_SQL) on 400 stored questions with
     random ranges and ε against dpengine.report_bounds: equal to the unit."""
     import random
 
