@@ -1,19 +1,14 @@
 """A submission checked and stored by ONE PostgreSQL statement.
 
-Why raw SQL here, and only here: the public submission endpoint is the one request every
-respondent makes. Through the ORM a submission is a read of the survey, its questions and
-grouping options, then a transaction of several round trips during which the rows it counts
-on stay locked. PostgreSQL runs a statement with data-modifying CTEs as one atomic unit, so
-in autocommit the same checks and writes are ONE round trip and still all or nothing, and a
-tally row is locked only from its update to the commit of that same statement. The statement
-is prepared once per connection.
-
-The statement is composed from named parts (psycopg's ``sql.SQL(...).format(...)``): one
-check per rule of the contract (``CHECKS``, keyed by ``contract.Rule``), and the writes. The
-rules read the design, which is frozen once a survey has been open (``Survey.is_frozen``), so
-a check made in the statement's snapshot holds at its commit. It stores nothing (no row) when
-any rule fails or the submission id is stored already; ``services.submission_receive`` then
-explains why with ``contract.submission_validate``.
+Why raw SQL here, and only here: every respondent makes this request. Through the ORM it is a
+read of the survey, then a transaction of several round trips holding the rows it counts on
+locked. A statement with data-modifying CTEs is atomic, so in autocommit the same checks and
+writes are ONE round trip, all or nothing, and a tally row is locked only until that
+statement commits. It is prepared once per connection, and composed from named parts
+(psycopg's ``sql.SQL(...).format(...)``): one check per rule of the contract (``_checks``,
+keyed by ``contract.Rule``), and the writes. The rules read the design, frozen once a survey
+has been open, so a check made in the statement's snapshot holds at its commit. No row: a
+rule failed or the id is stored already; ``submission_receive`` then explains why.
 """
 
 import hashlib
@@ -53,15 +48,11 @@ _TABLES = {
         "tally": TallyShard,
     }.items()
 }
-_KINDS = {
-    "yes_no": sql.Literal(Question.Kind.YES_NO.value),
-    "choice": sql.Literal(Question.Kind.CHOICE.value),
-    "numeric": sql.Literal(Question.Kind.NUMERIC.value),
-}
-# What the statement takes, in order: (name, PostgreSQL type). Arrays come as PostgreSQL array
-# literals (``_array``): the driver's own adaptation of Python lists costs more than the rest
-# of the call. ``questions`` (distinct) and ``bits`` are aligned, as are ``groupings``
-# (distinct), ``options`` (NULL: "Prefer not to say") and ``answer_keys``.
+_KINDS = {kind.value: sql.Literal(kind.value) for kind in Question.Kind}  # yes_no, choice, numeric
+# What the statement takes, in order: (name, PostgreSQL type); arrays as array literals
+# (``_array``: the driver's adaptation of lists costs more than the rest of the call).
+# Aligned: ``questions`` and ``bits``; ``groupings``, ``options`` (NULL: "Prefer not to say")
+# and ``answer_keys``.
 _PARAMETERS = (
     ("slug", "text"),
     ("open", "text"),
@@ -296,10 +287,9 @@ def _statement(*, typed, grouped, p):
     return sql.Composed(parts).as_string()
 
 
-# Every rule of the contract has its part here, and nothing else does.
 CHECKS = frozenset(_checks(typed=False, p={name: sql.SQL("") for name, _ in _TYPED_PARAMETERS}))
 if frozenset(Rule) != CHECKS:
-    raise ImportError(f"rules without their SQL: {sorted(frozenset(Rule) - CHECKS)}")
+    raise ImportError(f"rules without their SQL part: {sorted(frozenset(Rule) - CHECKS)}")
 
 
 class _Prepared:
@@ -340,15 +330,11 @@ _STATEMENTS = {
     for grouped in (False, True)
 }
 # Run every EXECUTE with the statement's generic plan, made once per connection. Left to
-# choose (plan_cache_mode "auto"), PostgreSQL plans the statement anew at each EXECUTE (a
-# custom plan) whenever the generic plan's estimated cost exceeds the custom plans': for
-# this statement the two are close, and the choice flips with the tables' statistics and small
-# changes to its text. Planning it costs the database more than running it (about 0.6 ms
-# against 0.4 ms), so a flip doubled its database time per submission. Its generic plan fits
-# any values: every lookup is by key. Set for the session, in the same round trip as PREPARE
-# (EXECUTE reads it): the app prepares no other statement (Django binds parameters
-# client-side), so nothing else is affected. (In a caller's transaction that rolls back, a
-# test's, the setting goes with it: same results.)
+# choose, PostgreSQL may plan it anew at each EXECUTE (a custom plan: the two costs are close,
+# and the choice flips with statistics and small changes to the text), and planning it costs
+# more than running it (about 0.6 ms against 0.4), so a flip doubled its database time. Every
+# lookup is by key, so the generic plan fits any values. Set for the session in the PREPARE's
+# round trip; the app prepares no other statement, so nothing else is affected.
 _GENERIC_PLANS = "SET plan_cache_mode = force_generic_plan"
 # SQLSTATE of EXECUTE naming a statement the server does not have: a pooler in front of
 # PostgreSQL handed this connection another server session, or reset it (DISCARD ALL).
