@@ -40,9 +40,9 @@ __all__ = [
 
 
 def _store_path():
-    """ "postgresql", "sqlite" or "orm". ``settings.SUBMISSION_STATEMENT=False`` stores through
-    the ORM transaction (``oracle``): the benchmark's "ORM only" row, and a way out should the
-    SQL ever misbehave."""
+    """Which path stores: "postgresql", "sqlite" or "orm". ``SUBMISSION_STATEMENT=False``
+    stores through the ORM transaction (``oracle``): the benchmark's "ORM only" row, and a
+    way out should the SQL ever misbehave."""
     if settings.SUBMISSION_STATEMENT and connection.vendor in ("postgresql", "sqlite"):
         return connection.vendor
     return "orm"
