@@ -17,8 +17,8 @@ pytestmark = pytest.mark.django_db
 
 ROW_FIELDS = {
     "type", "question_id", "column", "position", "text", "design", "parameters", "n", "yes",
-    "yes_rate", "estimate", "clamped", "std_error", "ci_low", "ci_high", "method", "confidence",
-    "epsilon", "suppressed",
+    "yes_rate", "estimate", "clamped", "std_error", "ci_low", "ci_high", "method",
+    "requested_method", "confidence", "epsilon", "suppressed",
 }  # fmt: skip
 
 
@@ -65,7 +65,9 @@ def test_estimates_equal_dpengines(owner_api, make_survey, query, confidence, me
     for index, (row, question) in enumerate(
         zip(body["estimates"], survey.questions.all(), strict=True)
     ):
-        expected = dpengine.estimate(
+        # The method the product shows (dpengine.guarantee): the requested one where it keeps
+        # the level at this n, else exact; requested_method always says what was asked.
+        expected = dpengine.estimate_with_coverage(
             yes=selectors.survey_tallies(survey=survey).of(question.pk)[1],
             n=selectors.survey_tallies(survey=survey).of(question.pk)[0],
             design=design,
@@ -79,8 +81,9 @@ def test_estimates_equal_dpengines(owner_api, make_survey, query, confidence, me
         assert row["suppressed"] is False
         assert row["epsilon"] == design.epsilon
         for name in ("n", "yes", "yes_rate", "estimate", "clamped", "std_error", "ci_low",
-                     "ci_high", "method", "confidence"):  # fmt: skip
+                     "ci_high", "method", "requested_method", "confidence"):  # fmt: skip
             assert row[name] == getattr(expected, name), name
+        assert row["requested_method"] == method
 
 
 def test_defaults_are_the_surveys_own_confidence_and_method(owner_api, make_survey):
