@@ -21,17 +21,22 @@ below the level (Clopper & Pearson 1934). The rule here:
   is sufficient, not necessary: it may replace an interval whose joint coverage was in fact
   enough, never the other way round.
 - **Large samples**: enumerating costs O(n). Where every report category is expected at
-  least ``LARGE_SAMPLE_REPORTS`` times at every prevalence (``n min(b, 1 - a) >=
-  LARGE_SAMPLE_REPORTS``, with ``a``, ``b`` the design's yes-report probabilities, or the
-  k-ary design's keep and other probabilities), every method keeps the floor at the levels
-  ``LARGE_SAMPLE_LEVELS`` span: the exact sweep in
-  ``tests/dpengine/test_interval_guarantee.py`` finds the last shortfall of every method at
-  ``n min(b, 1 - a)`` of 128 (Wald, 80 %), over the yes/no presets, custom coins and
-  multiple choice with 2 to 20 options; coverage then tends to the level (the normal
-  approximation's error shrinks as ``1 / sqrt(n min(b, 1 - a))``). There the check is
-  skipped. Below it and beyond ``CHECK_LIMIT`` reports (designs whose rarest report is very
-  rare, or levels outside the swept span), nothing is enumerated and the exact method is
-  used: never an interval that has not been checked.
+  least ``LARGE_SAMPLE_REPORTS`` times at every true value (``n min(b, 1 - a) >= 300``, with
+  ``a``, ``b`` the yes/no design's yes-report probabilities, or the k-ary design's keep and
+  other probabilities ``p``, ``q``), the check is skipped: the exact sweep behind
+  ``tests/dpengine/test_interval_guarantee.py`` (yes/no presets, custom coins, multiple choice
+  with 2 to 20 options; levels 80 % to 99 %) finds the last shortfall of Wilson and Jeffreys
+  at 226 expected reports (Bonferroni over 20 options at 80 %) and of yes/no Wald at 128
+  (80 %), and coverage then tends to the level (the normal approximation's error shrinks as
+  ``1 / sqrt(n min(b, 1 - a))``). Wald's Bonferroni intervals (per-option levels up to
+  99.95 %, where its symmetric normal tail is worst) still fall short at 300 for 8 or more
+  options, so for multiple choice Wald is always enumerated. Below the rule and beyond
+  ``CHECK_LIMIT`` reports (designs whose rarest report is very rare, levels outside
+  ``LARGE_SAMPLE_LEVELS``, Wald for multiple choice), nothing is enumerated and the exact
+  method is used: never an interval that has not been checked.
+
+References: Clopper & Pearson (1934), Biometrika 26(4); Brown, Cai & DasGupta (2001),
+Statistical Science 16(2); Bonferroni's inequality (e.g. Casella & Berger 2002, section 1.2).
 """
 
 from __future__ import annotations
@@ -71,8 +76,8 @@ COVERAGE_TOLERANCE = 0.02
 GUARANTEED_METHOD = "exact"
 # Enumerating n = 5000 takes about 25 ms, once per (design, n, method, level): cached.
 CHECK_LIMIT = 5000
-# See the module docstring: the exact sweep's last shortfall is at 128 expected reports.
-LARGE_SAMPLE_REPORTS = 200
+# See the module docstring: the exact sweep's last shortfall is at 226 expected reports.
+LARGE_SAMPLE_REPORTS = 300
 # The per-interval levels the sweep covered (80 % yes/no to 99 % over 20 options' Bonferroni).
 LARGE_SAMPLE_LEVELS = (0.80, 1 - 0.01 / 20)
 
@@ -135,7 +140,8 @@ def _decide(*, a, b, n, confidence, method, k) -> IntervalMethod:
     if method == GUARANTEED_METHOD or n == 0:
         return chosen(method=method, reason=MethodReason.GUARANTEED)
     swept = LARGE_SAMPLE_LEVELS[0] <= level <= LARGE_SAMPLE_LEVELS[1]
-    if swept and _expected_rarest(n, a=a, b=b) >= LARGE_SAMPLE_REPORTS:
+    skippable = swept and not (k > 1 and method == "wald")
+    if skippable and _expected_rarest(n, a=a, b=b) >= LARGE_SAMPLE_REPORTS:
         return chosen(method=method, reason=MethodReason.LARGE_SAMPLE)
     if n > CHECK_LIMIT:
         return chosen(method=GUARANTEED_METHOD, reason=MethodReason.UNCHECKED)
