@@ -11,7 +11,7 @@ from django.http import StreamingHttpResponse
 import dpengine
 from surveys import selectors, services
 from surveys.exports import csv as csv_export
-from tests.helpers import simulate_responses
+from tests.helpers import MIXED_QUESTIONS, simulate_responses
 
 pytestmark = pytest.mark.django_db
 
@@ -351,3 +351,21 @@ def test_raw_reports_csv_holds_typed_values(owner_api, mixed_survey):
     assert sorted(numbers) == sorted(
         selectors.numeric_reports(survey=mixed_survey, question_id=numeric.pk)
     )
+
+
+def test_rows_name_the_method_used_and_the_one_requested(owner_api, make_survey):
+    survey = simulate_responses(make_survey(questions=MIXED_QUESTIONS, min_n=10), n=12, seed=5)
+    body = strict_json(owner_api.get(estimates_url(survey, "?method=jeffreys")))
+    assert (body["method"], body["coverage_floor"]) == ("jeffreys", 0.93)
+    yes_no, warner, choice, numeric = body["estimates"]
+    for row in (yes_no, warner, choice):
+        # 12 reports: Jeffreys could hold the truth less than 93 % of the time; exact shown.
+        assert (row["method"], row["requested_method"]) == ("exact", "jeffreys")
+    exact = dpengine.estimate(
+        yes=yes_no["yes"], n=12, design=dpengine.CLASSIC, confidence=0.95, method="exact"
+    )
+    assert (yes_no["ci_low"], yes_no["ci_high"]) == (exact.ci_low, exact.ci_high)
+    assert numeric["method"] == "normal" and "requested_method" not in numeric
+    larger = simulate_responses(make_survey(questions=MIXED_QUESTIONS, min_n=10), n=400, seed=5)
+    body = strict_json(owner_api.get(estimates_url(larger, "?method=jeffreys")))
+    assert {row["method"] for row in body["estimates"][:3]} == {"jeffreys"}
