@@ -74,7 +74,7 @@ __all__ = [
 
 COVERAGE_TOLERANCE = 0.02
 GUARANTEED_METHOD = "exact"
-# Enumerating n = 5000 takes about 25 ms, once per (design, n, method, level): cached.
+# Enumerating n = 5000 takes about 50 ms, once per (design, n, method, level): cached.
 CHECK_LIMIT = 5000
 # See the module docstring: the exact sweep's last shortfall is at 226 expected reports.
 LARGE_SAMPLE_REPORTS = 300
