@@ -257,11 +257,11 @@ def test_mixed_estimates_have_one_row_per_type_equal_to_dpengines(owner_api, mix
 
     kuk = dpengine.Kuk(theta1=0.8, theta2=0.2)
     reports, yes = tallies.of(questions[1].pk)
-    expected = dpengine.estimate(yes=yes, n=reports, design=kuk, confidence=0.95)
+    expected = dpengine.estimate_with_coverage(yes=yes, n=reports, design=kuk, confidence=0.95)
     assert (rows[1]["estimate"], rows[1]["ci_low"]) == (expected.estimate, expected.ci_low)
     assert rows[1]["parameters"]["a"] == kuk.p_yes_given_yes
 
-    choice = dpengine.estimate_choice(
+    choice = dpengine.estimate_choice_with_coverage(
         counts=tallies.counts_of(questions[2].pk, width=3),
         mechanism=selectors.question_mechanism(questions[2], survey=mixed_survey),
         confidence=0.95,
