@@ -130,6 +130,11 @@ def _least_coverage(*, a: float, b: float, n: int, level: float, method: str) ->
     return interval_minimum_coverage(low=low, high=high, n=n, a=a, b=b)
 
 
+def clear_coverage_cache() -> None:
+    """Forget every least coverage computed so far (benchmarks time the first decision)."""
+    _least_coverage.cache_clear()
+
+
 def _decide(*, a, b, n, confidence, method, k) -> IntervalMethod:
     # Rounded so that 0.95 - 0.02 reads 0.93, not 0.9299999999999999.
     floor = round(confidence - COVERAGE_TOLERANCE, 12)
