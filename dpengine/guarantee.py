@@ -45,6 +45,8 @@ import functools
 from dataclasses import dataclass, replace
 from enum import StrEnum
 
+import numpy as np
+
 from dpengine._validation import (
     check_count,
     check_design,
@@ -122,8 +124,6 @@ def _expected_rarest(n: int, *, a: float, b: float) -> float:
 @functools.lru_cache(maxsize=4096)
 def _least_coverage(*, a: float, b: float, n: int, level: float, method: str) -> float:
     """Exact least coverage of one binomial interval mapped through (lambda - b) / (a - b)."""
-    import numpy as np
-
     interval = binomial_interval(yes=np.arange(n + 1), n=n, confidence=level, method=method)
     low = np.clip((interval.low - b) / (a - b), 0.0, 1.0)
     high = np.clip((interval.high - b) / (a - b), 0.0, 1.0)
@@ -138,7 +138,8 @@ def clear_coverage_cache() -> None:
 def _decide(*, a, b, n, confidence, method, k) -> IntervalMethod:
     # Rounded so that 0.95 - 0.02 reads 0.93, not 0.9299999999999999.
     floor = round(confidence - COVERAGE_TOLERANCE, 12)
-    level = 1 - (1 - confidence) / k  # each interval's level (Bonferroni for k options)
+    # Each interval's level, exactly as estimate / estimate_choice compute it (Bonferroni).
+    level = confidence if k == 1 else 1 - (1 - confidence) / k
     chosen = functools.partial(
         IntervalMethod, requested=method, n=n, confidence=confidence, floor=floor
     )
