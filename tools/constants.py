@@ -185,11 +185,25 @@ def _discrete_laplace() -> dict:
 
 
 def _numeric() -> dict:
+    # Each question as the public definition sends it to the browser (epsilon as the decimal
+    # string, the accepted reports from dpengine.report_bounds), so the node tests read the
+    # server's own spelling of a numeric question.
+    from surveys.models import Question
+    from surveys.selectors.mechanisms import browser_parameters
+
     questions, draws = [], []
     for spec in _NUMERIC_QUESTIONS:
         question = BoundedNumeric(lo=spec["min"], hi=spec["max"], epsilon=spec["epsilon"])
+        model = Question(
+            kind=Question.Kind.NUMERIC,
+            min_value=spec["min"],
+            max_value=spec["max"],
+            epsilon=spec["epsilon"],
+        )
+        sent = browser_parameters(model, survey=None)
         bounds = report_bounds(question)
-        sent = {**spec, "report_min": bounds.low, "report_max": bounds.high}
+        if (sent["report_min"], sent["report_max"]) != (bounds.low, bounds.high):
+            raise ValueError(f"the server sends other report bounds than dpengine's: {sent}")
         questions.append(sent)
         # An answer inside the range and one beyond each end (clamped before the noise).
         for seed, value in enumerate((spec["min"] - 7, (spec["min"] + spec["max"]) // 2), 1):
