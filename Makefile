@@ -70,7 +70,7 @@ gettext-deps:
 	fi
 
 # Where translatable strings live: everything but tests, tools, docs and vendored files.
-MESSAGES_IGNORE := -i 'tests/*' -i 'bench/*' -i 'docs/*' -i 'deploy/*' -i 'dpengine/*' \
+MESSAGES_IGNORE := -i 'tests/*' -i 'tools/*' -i 'bench/*' -i 'docs/*' -i 'deploy/*' -i 'dpengine/*' \
 	-i 'static/vendor/*' -i 'node_modules/*' -i 'test-artifacts/*'
 
 ## make messages: refresh locale/*/LC_MESSAGES/*.po from the sources and compile the .mo files

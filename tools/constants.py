@@ -220,7 +220,8 @@ def _numeric() -> dict:
 
 
 def _codes() -> dict:
-    # The wire codes are the model's; imported here so that dpengine alone needs no Django.
+    # The codes are the model's, so building needs Django set up (``main`` does it; under
+    # pytest, pytest-django has); the rest of this module reads dpengine and limits only.
     from surveys.models import PREFER_NOT_TO_SAY, Question
 
     return {
@@ -260,12 +261,9 @@ def build() -> dict:
 
 
 def _dump(value: object, depth: int = 0) -> str:
-    """JSON with one line per case: objects and lists of plain values stay on one line."""
-    flat = not isinstance(value, dict | list) or all(
-        not isinstance(item, dict | list) or _flat(item)
-        for item in (value.values() if isinstance(value, dict) else value)
-    )
-    if flat:
+    """JSON with one line per case, so that a changed value shows as a one-line diff: a value
+    whose members are plain values or containers of plain values stays on one line."""
+    if not isinstance(value, dict | list) or all(map(_flat, _members(value))):
         return json.dumps(value, ensure_ascii=False)
     pad, inner = "  " * depth, "  " * (depth + 1)
     if isinstance(value, dict):
@@ -275,10 +273,13 @@ def _dump(value: object, depth: int = 0) -> str:
     return "[\n" + ",\n".join(items) + f"\n{pad}]"
 
 
-def _flat(value: dict | list) -> bool:
-    return all(
-        not isinstance(item, dict | list)
-        for item in (value.values() if isinstance(value, dict) else value)
+def _members(value: dict | list) -> list:
+    return list(value.values()) if isinstance(value, dict) else value
+
+
+def _flat(value: object) -> bool:
+    return not isinstance(value, dict | list) or not any(
+        isinstance(item, dict | list) for item in _members(value)
     )
 
 
