@@ -49,6 +49,7 @@ describe("yes/no designs agree with dpengine (tests/vectors/constants.json)", ()
       close(probabilities.a, a, label);
       close(probabilities.b, b, label);
       close(designEpsilon(design), epsilon, label, 1e-9);
+      assert.equal(typeof randomizeYesNo(true, design, seededSource(1)), "boolean", label);
     }
   });
 
