@@ -25,6 +25,7 @@ from dpengine.choice import (
     ChoiceEstimate,
     KaryRandomizedResponse,
     estimate_choice,
+    project_to_simplex,
     randomize_choice,
     required_sample_size_choice,
 )
@@ -202,6 +203,7 @@ __all__ = [
     "prevalence_interval",
     "privacy_ledger",
     "privacy_report",
+    "project_to_simplex",
     "question_epsilon",
     "random_source",
     "randomize",

@@ -159,6 +159,7 @@ def _choice() -> dict:
         mechanisms.append(
             {
                 "mechanism": spec,
+                "epsilon": float(mechanism.epsilon),
                 "keep_probability": mechanism.keep_probability,
                 "other_probability": mechanism.other_probability,
             }

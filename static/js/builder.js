@@ -9,6 +9,24 @@ import { designEpsilon } from "./designs.js";
 
 const DEBOUNCE_MS = 300;
 
+/**
+ * An ε rounded UP to `digits` decimals, as the server's `epsilon` filter does: 1.0986 → "1.10",
+ * 0.5049 → "0.51". The number is read as the decimal it prints as (1.1 → "1.10").
+ */
+export function epsilonText(value, digits = 2) {
+  const text = String(value);
+  if (!(value >= 0) || !Number.isFinite(value) || /e/i.test(text)) {
+    // Exponent notation: a tiny positive ε rounds up to the smallest step shown.
+    const tiny = Number.isFinite(value) && value > 0 && value < 1;
+    return tiny ? (10 ** -digits).toFixed(digits) : "—";
+  }
+  const [whole, fraction = ""] = text.split(".");
+  let kept = BigInt(whole + fraction.slice(0, digits).padEnd(digits, "0"));
+  if (/[1-9]/.test(fraction.slice(digits))) kept += 1n;
+  const padded = kept.toString().padStart(digits + 1, "0");
+  return digits === 0 ? padded : `${padded.slice(0, -digits)}.${padded.slice(-digits)}`;
+}
+
 /** The ε a choice or numeric question's ε box holds, or null when it is not a positive number. */
 export function enteredEpsilon(text) {
   const value = Number(String(text).trim());
@@ -116,7 +134,7 @@ function setUpQuestionType(container) {
     first = false;
     const epsilon = epsilonNow(type, design);
     live.hidden = false;
-    liveValue.textContent = epsilon === null ? "—" : epsilon.toFixed(2);
+    liveValue.textContent = epsilon === null ? "—" : epsilonText(epsilon, 2);
     liveInvalid.hidden = epsilon !== null;
   }
 

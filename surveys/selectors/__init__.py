@@ -31,9 +31,11 @@ from .breakdown import (
 from .estimate_rows import (
     DESIGN_LABELS,
     ChoiceQuestionEstimate,
+    Headline,
     NumericQuestionEstimate,
     OptionEstimate,
     QuestionEstimate,
+    headline,
     parameters_text,
 )
 from .estimates import (
@@ -150,6 +152,7 @@ __all__ = [
     "ComparisonStatus",
     "Covariate",
     "GroupCell",
+    "Headline",
     "LedgerEntry",
     "LevelCount",
     "NumericQuestionEstimate",
@@ -186,6 +189,7 @@ __all__ = [
     "design_privacy",
     "ensure_role",
     "grouping_question_for_survey",
+    "headline",
     "noisy_counts",
     "numeric_reports",
     "parameters_text",

@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 
 from dpengine import ForcedResponse
 from dpengine.errors import DPEngineError
+from dpengine.rounding import ceil_decimal
 
 from .. import limits
 from ..models import CI_METHODS, Question, Survey
@@ -110,7 +111,11 @@ def ensure_within_epsilon_ceiling(*, p_truth, p_forced_yes):
                         "under one true answer as under the other. Lower coin 1 or bring "
                         "coin 2 closer to one half."
                     )
-                    % {"eps": epsilon, "max": ceiling, "odds": f"{math.exp(ceiling):.3g}"}
+                    % {
+                        "eps": float(ceil_decimal(epsilon, 2)),
+                        "max": ceiling,
+                        "odds": f"{math.exp(ceiling):.3g}",
+                    }
                 ]
             }
         )

@@ -4,13 +4,15 @@ import { test } from "node:test";
 
 import {
   enteredEpsilon,
+  epsilonText,
   focusSelector,
   matchingPreset,
   previewUrl,
   showsFor,
   swappable,
 } from "../../static/js/builder.js";
-import { VECTORS } from "./vectors.mjs";
+import { designEpsilon } from "../../static/js/designs.js";
+import { VECTORS, designCases } from "./vectors.mjs";
 
 // dpengine.PRESETS, the coins the builder page offers (tests/vectors/constants.json).
 const PRESETS = Object.fromEntries(
@@ -75,4 +77,18 @@ test("a block shows for each type it names", () => {
   assert.ok(showsFor("choice numeric", "numeric"));
   assert.ok(showsFor("yes_no", "yes_no"));
   assert.ok(!showsFor("choice numeric", "yes_no"));
+});
+
+test("an epsilon is shown rounded up, never below the design's exact loss", () => {
+  const classic = VECTORS.designs.presets.classic;
+  assert.equal(epsilonText(designEpsilon(classic.design)), "1.10");
+  assert.equal(epsilonText(1.1), "1.10"); // read as the decimal 1.1
+  assert.equal(epsilonText(0.5), "0.50");
+  assert.equal(epsilonText(0.5049), "0.51");
+  assert.equal(epsilonText(2.0001, 2), "2.01");
+  assert.equal(epsilonText(1e-7, 2), "0.01");
+  // The live ε is an upper bound of dpengine's, for every design the builder can be given.
+  for (const { design, epsilon, refused } of designCases()) {
+    if (!refused) assert.ok(designEpsilon(design) >= epsilon, JSON.stringify(design));
+  }
 });

@@ -16,8 +16,8 @@ export function designCases() {
   return [...defaults, ...Object.values(presets), ...edgeCases];
 }
 
-/** ε = ln 3 as the server sends it (repr of Python's math.log(3)): the classic design's ε. */
-export const LN3 = VECTORS.designs.presets.classic.epsilon;
+/** ε = ln 3 as the server sends it: dpengine's ε of k-ary randomized response at odds 3. */
+export const LN3 = VECTORS.choice.mechanisms.find(({ mechanism }) => mechanism.odds === 3).epsilon;
 
 /** Chi-square critical values at p = 0.001 by degrees of freedom (scipy.stats.chi2.isf). */
 export const CHI2_CRITICAL_0_001 = VECTORS.chi2_critical_0_001;
