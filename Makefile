@@ -33,6 +33,8 @@ run: migrate
 ## Plain HTTP on loopback: SECRET_KEY=... SECURE_SSL_REDIRECT=off make serve
 ## Schedule `manage.py purge_trash` daily next to it (cron or a systemd timer; docs/deploying.md,
 ## "Deploying rrsurvey"): it deletes surveys that have been in the trash for TRASH_DAYS.
+## Also `manage.py reorder_responses` daily at a quiet hour: it rewrites the stored responses in
+## the order of their random keys, so the database files keep no arrival order.
 ## Also `manage.py apply_schedule` every few minutes: it stores as closed the surveys whose
 ## scheduled close time has passed (the schedule itself is enforced without it).
 serve: $(VENV)/.runtime-installed

@@ -13,7 +13,8 @@ each lives in the module of its concern:
 - ``planning``: respondents needed for a margin or a difference;
 - ``precision``: the results page's intervals now against the planner's respondents;
 - ``public_results``: the public page, read from the releases made so far
-  (``surveys.services.public_release`` makes them).
+  (``surveys.services.public_release`` makes them);
+- ``submission_length``: the one length every submission body of a survey is padded to.
 """
 
 from .breakdown import (
@@ -108,6 +109,7 @@ from .regression import (
     regression_message,
     survey_regression,
 )
+from .submission_length import PADDING_FIELD, submission_length
 from .surveys import (
     DASHBOARD_SORTS,
     EDITOR,
@@ -139,6 +141,7 @@ __all__ = [
     "DESIGN_LABELS",
     "EDITOR",
     "OWNER",
+    "PADDING_FIELD",
     "PLANNING_CONFIDENCE",
     "PLANNING_MARGIN",
     "PLAN_POINTS",
@@ -209,6 +212,7 @@ __all__ = [
     "report_range",
     "results_precision",
     "study_plan",
+    "submission_length",
     "submission_target",
     "survey_breakdown",
     "survey_by_slug",

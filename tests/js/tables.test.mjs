@@ -172,7 +172,8 @@ describe("tables of pre-drawn reports", () => {
       memo,
       randomSource: seededSource(3),
     });
-    assert.deepEqual(result.drawn, ["2", "3"]);
+    // Question 1 (not answered) had nothing kept: drawn too, as every question is.
+    assert.deepEqual(result.drawn, ["1", "2", "3"]);
     assert.equal(result.memo.tables[2].length, 3);
     assert.equal(result.memo.tables[3].length, 31);
     assert.ok(result.memo.tables[2].every((option) => [0, 1, 2].includes(option)));

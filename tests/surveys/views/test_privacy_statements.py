@@ -250,3 +250,22 @@ def test_coin_2_reads_as_deciding_after_coin_1s_tails(client, make_translated_su
 )
 def test_odds_are_shown_rounded_up(odds, shown):
     assert times(odds) == shown
+
+
+SKIP_NOTE = (
+    "Questions marked “optional” may be left blank. A skipped question sends nothing, and what "
+    "this device keeps looks the same as if it had been answered. The coins do not hide a skip, "
+    "so the researcher sees that you skipped it, though not why."
+)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_page_says_a_skip_leaves_the_device_as_an_answer_would(client, make_survey, language):
+    """Kept true by tests/e2e/test_submission_shape.py (the memo is the same whether the
+    questions were answered or skipped) and tests/js/optional.test.mjs."""
+    survey = make_survey(questions=[{"text": "Q?", "required": False}], language=language)
+    page = client.get(reverse("surveys:respond", args=[survey.slug]), HTTP_ACCEPT_LANGUAGE=language)
+    with translation.override(language):
+        assert gettext(SKIP_NOTE) in html_module.unescape(page.content.decode())
+        if language != "en":
+            assert gettext(SKIP_NOTE) != SKIP_NOTE  # translated, not the English fallback
