@@ -10,6 +10,8 @@
 // A design is `{p_truth, p_forced_yes}`, spelled as the public API spells it, so the page can
 // hand over the survey definition unchanged.
 
+import { MAX_TABLE_SIZE } from "./constants.js";
+
 const TWO_POW_32 = 4294967296;
 
 function randomUint32(randomSource) {
@@ -152,8 +154,9 @@ export function validPair(value) {
 // answer is first kept within the range), and throws a TypeError for an answer the question
 // cannot have.
 
-/** The largest table kept for one question: a numeric range of 1000 has 1001 answers. */
-export const MAX_TABLE_SIZE = 1001;
+// The largest table kept for one question (a numeric range of 1000 has 1001 answers), from
+// surveys/limits.py through the generated constants.js; re-exported for designs.js.
+export { MAX_TABLE_SIZE };
 
 /** The randomizer of a yes/no question: `randomize(truth, randomSource)` gives the report. */
 export function pairRandomizer(randomize) {

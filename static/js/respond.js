@@ -66,8 +66,9 @@ function browserStorage() {
   }
 }
 
-// What a grouping question answered "Prefer not to say" sends (surveys.models.PREFER_NOT_TO_SAY).
-const PREFER_NOT_TO_SAY = "prefer_not_to_say";
+// What a grouping question answered "Prefer not to say" sends (surveys.models.PREFER_NOT_TO_SAY,
+// written to constants.js by `make constants`).
+import { PREFER_NOT_TO_SAY } from "./constants.js";
 
 function setupPage(definition) {
   const { survey, preview } = definition;
