@@ -86,6 +86,8 @@ __all__ = [
 
 _MAX_EXACT_DENOMINATOR = 1 << 64
 _GROUPS = (1, 2)
+# Below this |pi (p2 - p1)| the SLD's t is reported as undefined (None).
+_T_UNDEFINED = 1e-12
 
 
 def _probability(name: str, value: object) -> float | Fraction:
@@ -566,7 +568,11 @@ class CheatingEstimate:
         return self["pi"].ci
 
     def as_dict(self) -> dict[str, object]:
-        """Plain JSON-ready values: counts, each parameter, the design and its privacy."""
+        """Plain JSON-ready values: counts, each parameter, the design and its privacy.
+
+        ``epsilon`` is ``None`` (JSON ``null``: no finite bound, see
+        :attr:`CheatingDesign.epsilon`) and ``epsilon_yes`` the finite bound on a "yes".
+        """
         return {
             "n1": self.n1,
             "yes1": self.yes1,
@@ -579,7 +585,7 @@ class CheatingEstimate:
             **{parameter.name: parameter.as_dict() for parameter in self.parameters},
             "design": self.design.kind,
             **self.design.parameters,
-            "epsilon": self.design.epsilon,
+            "epsilon": None if math.isinf(self.design.epsilon) else self.design.epsilon,
             "epsilon_yes": self.design.epsilon_yes,
         }
 
@@ -623,7 +629,10 @@ def closed_form(
                 ),
             }
         denominator = (l2 - l1) + (p2 - p1)
-        t = np.where(denominator != 0, (l2 * (1 - p1) - l1 * (1 - p2)) / denominator, np.nan)
+        # The denominator is pi times (p2 - p1); at pi = 0 rounding leaves ~1e-17 of it,
+        # and 0 / 1e-17 is no estimate of t.
+        defined = np.abs(denominator) > _T_UNDEFINED
+        t = np.where(defined, (l2 * (1 - p1) - l1 * (1 - p2)) / denominator, np.nan)
         big_d = (p1 - p2 + l1 - l2) ** 2
         t_se = np.sqrt(
             v1 * ((p1 - p2) * (p2 + l2 - 1) / big_d) ** 2
@@ -631,7 +640,7 @@ def closed_form(
         )
         return {
             "pi": ((l2 - l1 + (p2 - p1)) / (p2 - p1), np.sqrt((v1 + v2) / d2)),
-            "t": (t, np.where(denominator != 0, t_se, np.nan)),
+            "t": (t, np.where(defined, t_se, np.nan)),
         }
 
 
@@ -649,6 +658,71 @@ def wald_intervals(
     safe_se = np.where(known, std_error, 0.0)
     low = np.where(known, np.clip(safe_est - z * safe_se, 0.0, 1.0), 0.0)
     high = np.where(known, np.clip(safe_est + z * safe_se, 0.0, 1.0), 1.0)
+    if low.ndim == 0:
+        return ConfidenceInterval(float(low), float(high))
+    return ConfidenceInterval(low, high)
+
+
+def fieller_t_interval(
+    *, design: CheatingDesign, n1, yes1, n2, yes2, confidence: float
+) -> ConfidenceInterval:
+    """The SLD's interval for ``t`` by inverting Fieller's test, vectorised over counts.
+
+    ``t`` is a ratio (honest "yes" over carriers), and the delta-method Wald interval
+    around RRreg's ``t`` under-covers badly when few respondents are carriers (0.71 at
+    ``pi = 0.05``, ``t = 1``, n = 300 for ``p = (0.3, 0.7)``). At the true ``t`` the
+    statistic ``D(t) = (l1 - t)(r2 - t) - (l2 - t)(r1 - t)`` (``r_g = 1 - p_g``) has mean 0
+    and variance ``(r2 - t)^2 v1 + (r1 - t)^2 v2`` whatever ``pi`` is, so the interval is
+    ``{t in [0, 1]: D(t)^2 <= z^2 ((r2 - t)^2 v1 + (r1 - t)^2 v2)}``, a quadratic inequality
+    (Fieller 1954). Its hull is returned; when it misses [0, 1] altogether the interval
+    collapses to the end nearest the estimate, and it is [0, 1] without a standard error.
+    Reference: Fieller (1954), "Some problems in interval estimation", JRSS B 16(2).
+    """
+    r1, r2 = design._randomized_yes_floats()
+    z2 = z_value(confidence) ** 2
+    n1 = np.asarray(n1, dtype=np.float64)
+    n2 = np.asarray(n2, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        l1 = np.asarray(yes1, dtype=np.float64) / n1
+        l2 = np.asarray(yes2, dtype=np.float64) / n2
+        v1 = np.where(n1 >= 2, l1 * (1 - l1) / (n1 - 1), np.nan)
+        v2 = np.where(n2 >= 2, l2 * (1 - l2) / (n2 - 1), np.nan)
+        alpha = l1 * r2 - l2 * r1
+        slope = (l1 - l2) + (r2 - r1)
+        qa = slope**2 - z2 * (v1 + v2)
+        qb = -2 * alpha * slope + 2 * z2 * (r2 * v1 + r1 * v2)
+        qc = alpha**2 - z2 * (r2**2 * v1 + r1**2 * v2)
+
+        def q(t: float) -> np.ndarray:
+            return (qa * t + qb) * t + qc
+
+        disc = qb**2 - 4 * qa * qc
+        root = np.sqrt(np.where(disc >= 0, disc, np.nan))
+        quadratic = qa != 0
+        first = np.where(quadratic, (-qb - root) / (2 * qa), -qc / qb)
+        second = np.where(quadratic, (-qb + root) / (2 * qa), -qc / qb)
+        smaller, larger = np.fmin(first, second), np.fmax(first, second)
+        inside_small = (smaller > 0) & (smaller < 1)
+        inside_large = (larger > 0) & (larger < 1)
+        low = np.where(
+            q(0.0) <= 0,
+            0.0,
+            np.where(inside_small, smaller, np.where(inside_large, larger, np.nan)),
+        )
+        high = np.where(
+            q(1.0) <= 0,
+            1.0,
+            np.where(inside_large, larger, np.where(inside_small, smaller, np.nan)),
+        )
+        estimate = np.where(slope != 0, alpha / slope, np.nan)
+    empty = np.isnan(low) | np.isnan(high)
+    # The set misses [0, 1]: the estimate lies beyond one end, and the interval is that end.
+    nearest = np.where(np.nan_to_num(estimate, nan=0.5) > 1, 1.0, 0.0)
+    low = np.where(empty, nearest, low)
+    high = np.where(empty, nearest, high)
+    unknown = ~(np.isfinite(v1) & np.isfinite(v2)) | (empty & np.isnan(estimate))
+    low = np.where(unknown, 0.0, low)
+    high = np.where(unknown, 1.0, high)
     if low.ndim == 0:
         return ConfidenceInterval(float(low), float(high))
     return ConfidenceInterval(low, high)
@@ -789,12 +863,17 @@ def estimate_cheating(
         ml = {"pi": w_yes, "beta": w_rand, "gamma": w_no}
     else:
         carriers = w_yes + w_no
-        ml = {"pi": carriers, "t": w_yes / carriers if carriers > 0 else math.nan}
+        ml = {"pi": carriers, "t": w_yes / carriers if carriers > _T_UNDEFINED else math.nan}
     off_space = _off_space(forms, design)
     parameters = []
     for name in names:
         value, std_error = (float(x) for x in forms[name])
-        interval = wald_intervals(estimate=value, std_error=std_error, confidence=confidence)
+        if name == "t":
+            interval = fieller_t_interval(
+                design=design, n1=n1, yes1=yes1, n2=n2, yes2=yes2, confidence=confidence
+            )
+        else:
+            interval = wald_intervals(estimate=value, std_error=std_error, confidence=confidence)
         estimate = _optional(value)
         parameters.append(
             ParameterEstimate(

@@ -13,7 +13,7 @@ import math
 from dataclasses import dataclass
 
 from dpengine._rational import fmt, is_real_number
-from dpengine._validation import check_counts, check_open_unit
+from dpengine._validation import check_count, check_open_unit
 from dpengine.errors import DPEngineError, Reason
 from dpengine.estimation import Estimate
 from dpengine.intervals import ConfidenceInterval, z_value
@@ -179,7 +179,14 @@ def compare_direct(
     """
     estimate = _finite("estimate", estimate)
     std_error = _finite("std_error", std_error, minimum=0.0)
-    direct_yes, direct_n = check_counts(yes=direct_yes, n=direct_n)
+    direct_n = check_count("direct_n", direct_n)
+    direct_yes = check_count("direct_yes", direct_yes)
+    if direct_yes > direct_n:
+        raise DPEngineError(
+            f"direct_yes must be between 0 and direct_n = {direct_n}, got {direct_yes}",
+            reason=Reason.OUT_OF_RANGE,
+            field="direct_yes",
+        )
     if direct_n == 0:
         raise DPEngineError(
             "direct_n is 0: the direct-questioning group has no answers to compare",
