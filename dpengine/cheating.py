@@ -73,15 +73,20 @@ from dpengine.randomness import random_source, uniform_below
 
 __all__ = [
     "CHEATING_DESIGNS",
+    "R_MODEL_NAMES_CHEATING",
     "CheatingDesign",
     "CheatingDetection",
     "CheatingEstimate",
     "ParameterEstimate",
     "StochasticLieDetector",
     "assign_groups",
+    "closed_form",
     "estimate_cheating",
+    "fieller_t_interval",
     "randomize_in_group",
     "simulate_cheating_counts",
+    "triangle_ml",
+    "wald_intervals",
 ]
 
 _MAX_EXACT_DENOMINATOR = 1 << 64
@@ -422,7 +427,9 @@ def simulate_cheating_counts(
     cheater with ``gamma``, else an honest non-carrier). SLD: pass ``pi`` and ``t`` (a
     carrier with ``pi``, who answers honestly with ``t``; non-carriers comply). Groups come
     from :func:`assign_groups`, honest reports from :func:`randomize_in_group`, and every
-    cheater says "no". ``rng`` should be a NumPy generator (vectorised draws).
+    cheater says "no". Who is a carrier or a cheater is drawn from 53-bit uniforms (a
+    simulation of the population, not a published probability). ``rng`` should be a NumPy
+    generator (vectorised draws).
     """
     design = _check_cheating_design(design)
     n = check_count("n", n)
