@@ -208,19 +208,31 @@ class CheatingDesign:
     def epsilon(self) -> float:
         """Privacy loss of one answer, the worst log ratio over reports and groups: ``inf``.
 
+        ``max`` over groups ``g`` and reports ``x`` of ``|ln(P(x | yes, g) / P(x | no, g))|``.
         An honest carrier never reports "no" (P(no | carrier) = 0) while an honest
         non-carrier does with ``1 - r_g > 0``, so a "no" proves the respondent is not a
-        carrier and ``ln((1 - r_g) / 0)`` is infinite: neither design is differentially
-        private for any finite epsilon, whatever ``p``. The bound that holds is the one for
-        the incriminating answer, :attr:`epsilon_yes`. Non-compliance (gamma) changes
-        neither: a cheater's "no" is independent of the truth (ratio 1).
+        carrier and the ratio is infinite: neither design is differentially private for any
+        finite epsilon, whatever ``p``. The bound that holds is the one for the
+        incriminating answer, :attr:`epsilon_yes`. Non-compliance (gamma) changes neither: a
+        cheater's "no" is independent of the truth (ratio 1).
         """
-        return math.inf
+        worst = 0.0
+        for group in _GROUPS:
+            yes_if_yes = self.exact_p_yes(group=group, truth=True)
+            yes_if_no = self.exact_p_yes(group=group, truth=False)
+            for first, second in ((yes_if_yes, yes_if_no), (1 - yes_if_yes, 1 - yes_if_no)):
+                if first == second:
+                    continue
+                if min(first, second) == 0:
+                    return math.inf
+                ratio = max(first, second) / min(first, second)
+                worst = max(worst, math.log(ratio.numerator) - math.log(ratio.denominator))
+        return worst
 
     @property
     def is_differentially_private(self) -> bool:
-        """False: a "no" reveals the respondent is not a carrier (see :attr:`epsilon`)."""
-        return False
+        """Whether :attr:`epsilon` is finite: False, a "no" reveals a non-carrier."""
+        return math.isfinite(self.epsilon)
 
     @property
     def parameters(self) -> dict[str, object]:

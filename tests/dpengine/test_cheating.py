@@ -722,6 +722,19 @@ def test_an_honest_no_proves_a_non_carrier_so_epsilon_is_infinite(design):
     assert _estimate(design, (10, 3, 10, 6)).as_dict()["epsilon"] is None
 
 
+def test_epsilon_is_the_worst_log_ratio_so_randomized_carriers_would_make_it_finite():
+    # The computation, not a constant: were carriers to say "yes" with 3/4 (so "no" with
+    # 1/4), the worst ratio over reports and groups would be that of group 1's "yes":
+    # (3/4) / (1/5) = 15/4 against "no" ratios (4/5) / (1/4) = 16/5 and (2/5) / (1/4).
+    class CarriersRandomized(CheatingDetection):
+        def exact_p_yes(self, *, group, truth):
+            return Fraction(3, 4) if truth else super().exact_p_yes(group=group, truth=truth)
+
+    design = CarriersRandomized(p=(0.2, 0.6))
+    assert design.epsilon == pytest.approx(math.log(Fraction(15, 4)), rel=1e-15)
+    assert design.is_differentially_private
+
+
 @pytest.mark.parametrize(
     ("design", "ratio"),
     [
