@@ -65,7 +65,7 @@ from fractions import Fraction
 import numpy as np
 
 from dpengine._rational import as_fraction, fmt, is_real_number
-from dpengine._validation import check_count, check_open_unit
+from dpengine._validation import check_closed_unit, check_count, check_open_unit
 from dpengine.designs import RModel
 from dpengine.errors import DPEngineError, Reason
 from dpengine.intervals import ConfidenceInterval, z_value
@@ -452,6 +452,14 @@ def simulate_cheating_counts(
             reason=Reason.INVALID_CHOICE,
             field="shares",
         )
+    for name, value in shares.items():
+        check_closed_unit(name, value)
+    if design.kind == "cdm" and shares["pi"] + shares["gamma"] > 1:
+        raise DPEngineError(
+            f"pi + gamma must be at most 1, got {fmt(shares['pi'])} + {fmt(shares['gamma'])}",
+            reason=Reason.OUT_OF_RANGE,
+            field="gamma",
+        )
     source = random_source(rng)
     groups = assign_groups(design=design, size=n, rng=rng)
     u = np.asarray(uniform_below(source, 1 << 53, (n,)), dtype=np.float64) / float(1 << 53)
@@ -485,8 +493,9 @@ class ParameterEstimate:
     three shares and the SLD's ``pi``, which are linear in the yes-rates); ``clamped`` is the
     maximum-likelihood estimate on the parameter space, equal to ``estimate`` whenever that
     lies inside. ``std_error`` is RRreg's closed-form standard error of ``estimate``; the
-    interval is ``estimate +/- z std_error`` clipped to [0, 1]. ``None`` where undefined (no
-    data, a group with fewer than two respondents, or ``t`` when ``pi`` is 0).
+    interval is ``estimate +/- z std_error`` clipped to [0, 1], except for the SLD's ``t``
+    (:func:`fieller_t_interval`). ``None`` where undefined (no data, a group with fewer than
+    two respondents, or ``t`` when ``pi`` is 0).
     """
 
     name: str
@@ -850,8 +859,8 @@ def estimate_cheating(
       CDM check omits ``beta < 0``; both are documented in docs/statistics.md.
     - ``std_error``: RRreg's closed-form standard errors (``n_g - 1`` in the variance of each
       yes-rate, which makes the variance estimate of the linear estimators exactly unbiased).
-    - Interval: ``estimate +/- z std_error`` (Wald), clipped to [0, 1]; ``confidence`` in
-      (0, 1).
+    - Interval: ``estimate +/- z std_error`` (Wald), clipped to [0, 1]; for the SLD's ``t``, a
+      ratio, Fieller's interval (:func:`fieller_t_interval`). ``confidence`` in (0, 1).
 
     Both groups need at least one respondent for an estimate (else every value is ``None``
     and each interval [0, 1]) and two for a standard error. ``gamma`` (CDM) and ``1 - t``

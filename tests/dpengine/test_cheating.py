@@ -861,6 +861,16 @@ def test_group_assignment_follows_the_share_exactly(share, denominator, group_on
         (lambda d: assign_groups(design=d, size=-1, rng=None), "size", Reason.OUT_OF_RANGE),
         (lambda d: d.exact_p_yes(group=0, truth=True), "group", Reason.OUT_OF_RANGE),
         (
+            lambda d: simulate_cheating_counts(design=d, n=5, rng=None, pi=0.7, gamma=0.4),
+            "gamma",
+            Reason.OUT_OF_RANGE,
+        ),
+        (
+            lambda d: simulate_cheating_counts(design=d, n=5, rng=None, pi=-0.1, gamma=0.4),
+            "pi",
+            Reason.OUT_OF_RANGE,
+        ),
+        (
             lambda d: simulate_cheating_counts(design=d, n=5, rng=None, pi=0.1, t=0.5),
             "shares",
             Reason.INVALID_CHOICE,
