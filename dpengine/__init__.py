@@ -39,6 +39,7 @@ from dpengine.choice import (
     ChoiceEstimate,
     KaryRandomizedResponse,
     estimate_choice,
+    project_to_simplex,
     randomize_choice,
     required_sample_size_choice,
 )
@@ -102,6 +103,7 @@ from dpengine.numeric import (
     BoundedNumeric,
     NumericEstimate,
     ReportBounds,
+    ShareAboveIntervals,
     estimate_mean,
     estimate_mean_from_sums,
     estimate_share_above,
@@ -109,7 +111,12 @@ from dpengine.numeric import (
     report_bounds,
     required_sample_size_mean,
     required_sample_size_share,
+    share_above_counts,
     share_above_filter,
+    share_above_intervals,
+    share_above_probabilities,
+    share_above_values,
+    share_above_variance_floor,
 )
 from dpengine.planning import (
     margin_for_epsilon,
@@ -126,10 +133,14 @@ from dpengine.randomness import (
 from dpengine.regression import FitError, LogisticFit, fit_logistic
 from dpengine.sampling import bernoulli, randomize, secure_rng, simulate_reports
 from dpengine.simulation import (
+    SimulatedCoverage,
     SimulatedEstimates,
+    simulate_choice_coverage,
     simulate_choice_reports,
     simulate_estimates,
+    simulate_mean_coverage,
     simulate_numeric_reports,
+    simulate_share_above_coverage,
 )
 
 __all__ = [
@@ -174,6 +185,8 @@ __all__ = [
     "Reason",
     "ReportBounds",
     "SeededRandomSource",
+    "ShareAboveIntervals",
+    "SimulatedCoverage",
     "SimulatedEstimates",
     "StochasticLieDetector",
     "SystemRandomSource",
@@ -214,6 +227,7 @@ __all__ = [
     "prevalence_interval",
     "privacy_ledger",
     "privacy_report",
+    "project_to_simplex",
     "question_epsilon",
     "random_source",
     "randomize",
@@ -229,12 +243,20 @@ __all__ = [
     "sample_discrete_laplace",
     "secure_rng",
     "sequential_composition",
+    "share_above_counts",
     "share_above_filter",
+    "share_above_intervals",
+    "share_above_probabilities",
+    "share_above_values",
+    "share_above_variance_floor",
     "simulate_cheating_counts",
+    "simulate_choice_coverage",
     "simulate_choice_reports",
     "simulate_estimates",
+    "simulate_mean_coverage",
     "simulate_numeric_reports",
     "simulate_reports",
+    "simulate_share_above_coverage",
     "survey_epsilon",
     "tree_levels",
     "tree_node_scale",

@@ -23,9 +23,15 @@ __all__ = ["Comparison", "DirectComparison", "compare", "compare_direct"]
 
 @dataclass(frozen=True)
 class Comparison:
-    """Difference ``group - rest`` of two independent groups' true prevalences."""
+    """Difference ``group - rest`` of two independent groups' true prevalences.
+
+    ``difference`` is unbiased and may leave [-1, 1] (each group's estimate may leave
+    [0, 1]); ``clamped`` is it clipped to [-1, 1], the value to show: it always lies in
+    ``[ci_low, ci_high]``, which are clipped the same way.
+    """
 
     difference: float
+    clamped: float
     std_error: float
     ci_low: float
     ci_high: float
@@ -36,6 +42,10 @@ class Comparison:
     @property
     def ci(self) -> ConfidenceInterval:
         return ConfidenceInterval(self.ci_low, self.ci_high)
+
+
+def _clip(value: float) -> float:
+    return min(max(value, -1.0), 1.0)
 
 
 def _check_group(name: str, value: object) -> Estimate:
@@ -59,9 +69,11 @@ def compare(*, group: Estimate, rest: Estimate, confidence: float = 0.95) -> Com
     independent groups, e.g. one group and everybody else),
     ``std_error = sqrt(se_group^2 + se_rest^2)``, ``z = difference / std_error``,
     ``p_value = 2 (1 - Phi(|z|))``, and the interval ``difference +/- z_c std_error``
-    clipped to [-1, 1], with ``z_c`` the two-sided critical value for ``confidence``
-    in (0, 1). The test is approximate (normal theory); plan sample sizes with
-    :func:`dpengine.planning.required_sample_size_difference`.
+    with both ends clipped to [-1, 1], with ``z_c`` the two-sided critical value for
+    ``confidence`` in (0, 1). ``clamped`` is ``difference`` clipped to [-1, 1]: clipping is
+    monotone, so it lies in the clipped interval, even when the unbiased difference (e.g.
+    +1.25 from two small groups) lies beyond it. The test is approximate (normal theory);
+    plan sample sizes with :func:`dpengine.planning.required_sample_size_difference`.
 
     Raises :class:`~dpengine.errors.DPEngineError` (a ``ValueError``) with reason
     ``NO_DATA`` and the field (``"group"`` or ``"rest"``) when either has no data, and with
@@ -89,9 +101,10 @@ def compare(*, group: Estimate, rest: Estimate, confidence: float = 0.95) -> Com
     half = z_value(confidence) * std_error
     return Comparison(
         difference=difference,
+        clamped=_clip(difference),
         std_error=std_error,
-        ci_low=max(difference - half, -1.0),
-        ci_high=min(difference + half, 1.0),
+        ci_low=_clip(difference - half),
+        ci_high=_clip(difference + half),
         z=z,
         p_value=float(2 * stats.norm.sf(abs(z))),
         confidence=confidence,

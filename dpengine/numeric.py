@@ -23,10 +23,18 @@ Estimators (``n`` reports ``y_i``):
   ``h(y) = ((1 + alpha^2) g(y) - alpha g(y - 1) - alpha g(y + 1)) / (1 - alpha)^2``
   satisfies ``E[h(X + Z)] = g(X)`` exactly, and the mean of ``h(y_i)`` is unbiased.
   ``h`` takes four values: 0 below ``t``, ``-alpha / (1 - alpha)^2`` at ``t``,
-  ``(1 - alpha + alpha^2) / (1 - alpha)^2`` at ``t + 1`` and 1 above; its variance is
-  estimated by the sample variance of the ``h(y_i)``, and the interval is normal,
-  clipped to [0, 1]. The variance is large when ``alpha`` is near 1 (wide ranges, small
-  epsilon): about ``2 P(Y in {t, t+1}) / (1 - alpha)^4``.
+  ``(1 - alpha + alpha^2) / (1 - alpha)^2`` at ``t + 1`` and 1 above, so the estimate
+  depends on the reports only through the four counts of those cases. The variance is
+  large when ``alpha`` is near 1 (wide ranges, small epsilon): about
+  ``2 P(Y in {t, t+1}) / (1 - alpha)^4``, carried by reports next to the threshold that a
+  small sample often lacks. So the sample variance ``s_h^2`` alone can be tiny where the
+  truth is huge; the noise alone forces at least
+  ``v_min = min over x in [lo, hi] of Var_Z h(x + Z)`` (law of total variance:
+  ``Var h(Y) = E[Var(h(Y) | X)] + Var(E[h(Y) | X]) >= v_min``; for fixed answers the mean's
+  variance is ``sum_i Var_Z h(x_i + Z) / n^2 >= v_min / n``), computed exactly from the
+  discrete Laplace pmf. The interval is ``h_bar +/- t_{n-1} sqrt(max(s_h^2, v_min) / n)``
+  with the Student t quantile (the reports of ``h`` are far from normal at small ``n``),
+  clipped to [0, 1]; ``informative`` is False when that is all of [0, 1].
 
 Accepted reports (:func:`report_bounds`): the noise is unbounded, so the server accepts
 ``[lo - t, hi + t]`` with ``t = ceil(REPORT_SCALES * (hi - lo) / epsilon)`` and
@@ -63,6 +71,7 @@ __all__ = [
     "BoundedNumeric",
     "NumericEstimate",
     "ReportBounds",
+    "ShareAboveIntervals",
     "estimate_mean",
     "estimate_mean_from_sums",
     "estimate_share_above",
@@ -70,7 +79,12 @@ __all__ = [
     "report_bounds",
     "required_sample_size_mean",
     "required_sample_size_share",
+    "share_above_counts",
     "share_above_filter",
+    "share_above_intervals",
+    "share_above_probabilities",
+    "share_above_values",
+    "share_above_variance_floor",
 ]
 
 
@@ -223,9 +237,170 @@ def share_above_filter(reports, *, threshold: int, alpha: float) -> np.ndarray:
     return ((1 + alpha * alpha) * g - alpha * g_before - alpha * g_after) / (1 - alpha) ** 2
 
 
+def share_above_values(*, alpha: float) -> np.ndarray:
+    """The four values of :func:`share_above_filter`, for reports below ``t``, at ``t``, at
+    ``t + 1`` and above ``t + 1``: ``0``, ``-alpha / (1 - alpha)^2``,
+    ``(1 - alpha + alpha^2) / (1 - alpha)^2`` and ``1``."""
+    square = (1 - alpha) ** 2
+    return np.array([0.0, -alpha / square, (1 - alpha + alpha * alpha) / square, 1.0])
+
+
+def share_above_counts(reports, *, threshold: int) -> np.ndarray:
+    """How many reports lie below ``t``, at ``t``, at ``t + 1`` and above ``t + 1``: all the
+    share-above estimate reads of the reports."""
+    y = _check_reports(reports)
+    at = int(np.count_nonzero(y == threshold))
+    after = int(np.count_nonzero(y == threshold + 1))
+    above = int(np.count_nonzero(y > threshold + 1))
+    return np.array([y.size - at - after - above, at, after, above], dtype=np.int64)
+
+
+def _tail(m: np.ndarray, alpha: float) -> np.ndarray:
+    """``P(Z > m)`` for the discrete Laplace ``Z``, integer ``m``: summing the pmf
+    ``(1 - alpha) / (1 + alpha) alpha^|z|`` gives ``alpha^(m + 1) / (1 + alpha)`` for
+    ``m >= 0`` and, by symmetry, ``1 - alpha^(-m) / (1 + alpha)`` below."""
+    m = np.asarray(m, dtype=float)
+    upper = alpha ** (np.maximum(m, -1.0) + 1) / (1 + alpha)
+    lower = 1 - alpha ** np.maximum(-m, 0.0) / (1 + alpha)
+    return np.where(m >= 0, upper, lower)
+
+
+def share_above_probabilities(answers, *, threshold: int, alpha: float) -> np.ndarray:
+    """For each integer answer ``x``, the exact probabilities that its report ``x + Z``
+    lies below ``t``, at ``t``, at ``t + 1`` and above ``t + 1`` (last axis, summing to 1).
+
+    ``P(Z = z) = (1 - alpha) / (1 + alpha) alpha^|z|``; below ``t`` is ``P(Z > x - t)`` by
+    symmetry, above ``t + 1`` is ``P(Z > t + 1 - x)`` (see ``_tail``), each computed
+    directly so none is a difference of numbers near 1.
+    """
+    x = np.asarray(answers, dtype=float)
+    peak = (1 - alpha) / (1 + alpha)
+    return np.stack(
+        [
+            _tail(x - threshold, alpha),
+            peak * alpha ** np.abs(threshold - x),
+            peak * alpha ** np.abs(threshold + 1 - x),
+            _tail(threshold + 1 - x, alpha),
+        ],
+        axis=-1,
+    )
+
+
+def share_above_variance_floor(*, question: BoundedNumeric, threshold: int) -> float:
+    """``v_min = min over integers x in [lo, hi] of Var_Z h(x + Z)``: the least variance of
+    the filtered report ``h(Y)`` that the noise alone produces, whatever the answers.
+
+    By the law of total variance ``Var h(Y) = E[Var(h(Y) | X)] + Var(E[h(Y) | X]) >= v_min``.
+    ``Var_Z h(x + Z) = sum_j q_j(x) (h_j - 1{x > t})^2`` over the four values ``h_j`` of
+    :func:`share_above_values` with the exact probabilities ``q_j(x)`` of
+    :func:`share_above_probabilities`: a sum of non-negative terms, so no cancellation.
+    Reference: Ghosh, Roughgarden & Sundararajan (2009) for the noise.
+    """
+    question = _check_question(question)
+    threshold = _check_threshold(question, threshold)
+    alpha = question.alpha
+    x = np.arange(question.lo, question.hi + 1)
+    probabilities = share_above_probabilities(x, threshold=threshold, alpha=alpha)
+    truth = (x > threshold).astype(float)
+    values = share_above_values(alpha=alpha)
+    variances = (probabilities * (values[np.newaxis, :] - truth[:, np.newaxis]) ** 2).sum(axis=1)
+    return float(variances.min())
+
+
+@dataclass(frozen=True)
+class ShareAboveIntervals:
+    """Share-above estimates for an array of surveys (one per row of four counts)."""
+
+    n: np.ndarray
+    estimate: np.ndarray
+    std_error: np.ndarray
+    ci_low: np.ndarray
+    ci_high: np.ndarray
+
+    @property
+    def informative(self) -> np.ndarray:
+        """False where the interval is all of [0, 1]."""
+        return (self.ci_low > 0.0) | (self.ci_high < 1.0)
+
+
+def share_above_intervals(
+    *, counts, question: BoundedNumeric, threshold: int, confidence: float = 0.95
+) -> ShareAboveIntervals:
+    """The share above ``threshold`` with its interval, from the counts of reports below
+    ``t``, at ``t``, at ``t + 1`` and above ``t + 1`` (:func:`share_above_counts`).
+
+    ``counts`` has shape ``(..., 4)`` (non-negative integers, at least one report per
+    survey). Estimate ``h_bar = sum_j c_j h_j / n``, unbiased; ``se = sqrt(max(s_h^2,
+    v_min) / n)`` with ``s_h^2`` the sample variance of the ``h(y_i)`` (``ddof = 1``) and
+    ``v_min`` :func:`share_above_variance_floor`; interval ``h_bar +/- t_{n-1} se`` (Student
+    t quantile; a single report gives all of [0, 1]), clipped to [0, 1]. Vectorised so
+    simulations and the single survey of :func:`estimate_share_above` share one formula.
+    References: Ghosh, Roughgarden & Sundararajan (2009); Student (1908).
+    """
+    from scipy import stats  # imported here: see dpengine/__init__.py on lazy SciPy
+
+    question = _check_question(question)
+    confidence = check_open_unit("confidence", confidence)
+    threshold = _check_threshold(question, threshold)
+    array = np.asarray(counts)
+    if (
+        array.ndim < 1
+        or array.shape[-1] != 4
+        or array.dtype == bool
+        or not np.issubdtype(array.dtype, np.integer)
+        or np.any(array < 0)
+        or np.any(array.sum(axis=-1) < 1)
+    ):
+        raise DPEngineError(
+            f"counts must be non-negative integers, four per survey with at least one "
+            f"report, got {counts!r}",
+            reason=Reason.OUT_OF_RANGE,
+            field="counts",
+        )
+    array = array.astype(np.int64)
+    values = share_above_values(alpha=question.alpha)
+    n = array.sum(axis=-1)
+    mean = (array * values).sum(axis=-1) / n
+    squares = (array * (values - mean[..., np.newaxis]) ** 2).sum(axis=-1)
+    sample_variance = np.where(n > 1, squares / np.maximum(n - 1, 1), 0.0)
+    # One quantile per distinct size (simulations hold many surveys of one size).
+    sizes, which = np.unique(n, return_inverse=True)
+    quantiles = stats.t.ppf((1 + confidence) / 2, np.maximum(sizes - 1, 1))
+    critical = np.where(sizes > 1, quantiles, np.inf)[which].reshape(n.shape)
+    variance = np.maximum(
+        sample_variance, share_above_variance_floor(question=question, threshold=threshold)
+    )
+    std_error = np.sqrt(variance / n)
+    half = critical * std_error
+    return ShareAboveIntervals(
+        n=n,
+        estimate=mean,
+        std_error=std_error,
+        ci_low=np.clip(mean - half, 0.0, 1.0),
+        ci_high=np.clip(mean + half, 0.0, 1.0),
+    )
+
+
+def _check_threshold(question: BoundedNumeric, threshold: object) -> int:
+    threshold = _integer("threshold", threshold)
+    if not question.lo <= threshold < question.hi:
+        raise DPEngineError(
+            f"threshold must be from lo = {question.lo} to hi - 1 = {question.hi - 1}, "
+            f"got {threshold}",
+            reason=Reason.OUT_OF_RANGE,
+            field="threshold",
+        )
+    return threshold
+
+
 @dataclass(frozen=True)
 class NumericEstimate:
-    """An unbiased estimate with a normal confidence interval (None/None without data)."""
+    """An unbiased estimate with its confidence interval (None/None without data).
+
+    ``informative`` is False when the interval is everything the statistic can be (the
+    whole range for a mean, all of [0, 1] for a share): no data, or too few reports for
+    this statistic, so the numbers say nothing yet.
+    """
 
     n: int
     estimate: float | None
@@ -234,6 +409,7 @@ class NumericEstimate:
     ci_low: float
     ci_high: float
     confidence: float
+    informative: bool
 
     @property
     def ci(self) -> ConfidenceInterval:
@@ -245,19 +421,21 @@ def _normal_estimate(
 ) -> NumericEstimate:
     std_error = math.sqrt(variance / n)
     half = z_value(confidence) * std_error
+    ci_low, ci_high = min(max(value - half, low), high), max(min(value + half, high), low)
     return NumericEstimate(
         n=n,
         estimate=value,
         clamped=min(max(value, low), high),
         std_error=std_error,
-        ci_low=min(max(value - half, low), high),
-        ci_high=max(min(value + half, high), low),
+        ci_low=ci_low,
+        ci_high=ci_high,
         confidence=confidence,
+        informative=ci_low > low or ci_high < high,
     )
 
 
 def _empty(low: float, high: float, confidence: float) -> NumericEstimate:
-    return NumericEstimate(0, None, None, None, low, high, confidence)
+    return NumericEstimate(0, None, None, None, low, high, confidence, informative=False)
 
 
 def estimate_mean(
@@ -329,31 +507,34 @@ def estimate_share_above(
 ) -> NumericEstimate:
     """The share of clamped true answers above ``threshold``: the mean of ``h(y_i)``.
 
-    Unbiased (see :func:`share_above_filter`); ``se = s_h / sqrt(n)`` with ``s_h`` the
-    sample standard deviation of the ``h(y_i)`` (``ddof = 1``); normal interval clipped
-    to [0, 1]. ``threshold`` is an integer in ``[lo, hi)``.
+    Unbiased (see :func:`share_above_filter`); ``se = sqrt(max(s_h^2, v_min) / n)``, never
+    below what the noise alone forces (:func:`share_above_variance_floor`), and a Student t
+    interval clipped to [0, 1] (:func:`share_above_intervals`). ``informative`` is False
+    when that interval is all of [0, 1]: too few reports for this statistic.
+    ``threshold`` is an integer in ``[lo, hi)``.
     """
     question = _check_question(question)
     confidence = check_open_unit("confidence", confidence)
-    threshold = _integer("threshold", threshold)
-    if not question.lo <= threshold < question.hi:
-        raise DPEngineError(
-            f"threshold must be from lo = {question.lo} to hi - 1 = {question.hi - 1}, "
-            f"got {threshold}",
-            reason=Reason.OUT_OF_RANGE,
-            field="threshold",
-        )
+    threshold = _check_threshold(question, threshold)
     y = _check_reports(reports)
     if y.size == 0:
         return _empty(0.0, 1.0, confidence)
-    h = share_above_filter(y, threshold=threshold, alpha=question.alpha)
-    return _normal_estimate(
-        n=int(y.size),
-        value=float(h.mean()),
-        variance=float(h.var(ddof=1)) if y.size > 1 else 0.0,
+    result = share_above_intervals(
+        counts=share_above_counts(y, threshold=threshold),
+        question=question,
+        threshold=threshold,
         confidence=confidence,
-        low=0.0,
-        high=1.0,
+    )
+    value = float(result.estimate)
+    return NumericEstimate(
+        n=int(y.size),
+        estimate=value,
+        clamped=min(max(value, 0.0), 1.0),
+        std_error=float(result.std_error),
+        ci_low=float(result.ci_low),
+        ci_high=float(result.ci_high),
+        confidence=confidence,
+        informative=bool(result.informative),
     )
 
 

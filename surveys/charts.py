@@ -16,6 +16,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
+from .formatting import epsilon_text
 from .selectors import SurveyEstimates
 from .selectors.planning import Plan
 
@@ -280,7 +281,7 @@ def _planner_words(plan: Plan):
     summaries = [
         summary
         % {
-            "eps": f"{curve.epsilon:.2f}",
+            "eps": epsilon_text(curve.epsilon),
             "n": grouped(plan.respondents),
             "power": percent(curve.at_plan, 0),
             "m": _points(curve.at_plan),
@@ -382,7 +383,7 @@ def precision_chart(plan: Plan) -> SafeString:
             f'data-epsilon="{curve.epsilon!r}" points="{path}" fill="none" '
             f'stroke="{colour}" stroke-width="{width}" stroke-linejoin="round"{dash}/>'
         )
-        label = _("ε = %(eps)s") % {"eps": f"{curve.epsilon:.2f}"}
+        label = _("ε = %(eps)s") % {"eps": epsilon_text(curve.epsilon)}
         if curve.chosen:
             label = _("%(label)s (chosen)") % {"label": label}
         right_labels.append((y_for(visible[-1][1]) + 5, label, curve.chosen))

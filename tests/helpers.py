@@ -5,12 +5,17 @@ Import them from here (``from tests.helpers import PASSWORD``), never from a con
 pytest loads conftest files itself, and importing one as a module runs it a second time.
 """
 
+import contextlib
 import json
+import re
 import sqlite3
 import time
+import traceback
+from unittest import mock
 
 import numpy as np
 from django.core.mail.backends import locmem
+from django.db.models.sql.compiler import SQLCompiler
 from rest_framework.test import APIClient
 
 from surveys import languages, selectors, services, tokens
@@ -201,3 +206,61 @@ class SlowMailBackend(locmem.EmailBackend):
     def send_messages(self, messages):
         time.sleep(self.DELAY)
         return super().send_messages(messages)
+
+
+@contextlib.contextmanager
+def lock_recorder():
+    """Yield a list that collects each row-locking query (``select_for_update``) compiled
+    while its connection is in autocommit, i.e. outside any transaction: the table and the
+    line of surveys/ that ran it. Meaningful only outside a test transaction (live servers,
+    ``django_db(transaction=True)``), where a missing ``transaction.atomic`` shows; it sees the
+    query before PostgreSQL's own refusal and on SQLite, which has no such locks to refuse."""
+    outside = []
+    original = SQLCompiler.as_sql
+
+    def as_sql(compiler, *args, **kwargs):
+        if compiler.query.select_for_update and compiler.connection.get_autocommit():
+            callers = [
+                f"{frame.filename.split('/surveys/', 1)[-1]}:{frame.lineno}"
+                for frame in traceback.extract_stack()
+                if "/surveys/" in frame.filename and "/tests/" not in frame.filename
+            ]
+            table = compiler.query.get_meta().db_table
+            outside.append(f"{table} from surveys/{callers[-1] if callers else '?'}")
+        return original(compiler, *args, **kwargs)
+
+    with mock.patch.object(SQLCompiler, "as_sql", as_sql):
+        yield outside
+
+
+# --- reading the numbers of Markdown tables (tests/test_readme.py and the coverage sweeps) ----
+
+
+def table_under(text, heading):
+    """The rows (lists of cells) of the first Markdown table after ``heading``."""
+    start = text.index(heading)
+    rows, seen_table = [], False
+    for line in text[start:].splitlines()[1:]:
+        if line.startswith("|"):
+            seen_table = True
+            cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+            if not set("".join(cells)) <= set("-: "):
+                rows.append(cells)
+        elif seen_table:
+            break
+    return rows[1:]  # without the header
+
+
+def shown(cell):
+    """The numbers a cell shows, each with the precision it is shown at."""
+    return [
+        (float(number), 0.5 * 10 ** -len(number.partition(".")[2]))
+        for number in re.findall(r"(?<![\w.])\d+(?:\.\d+)?", cell)
+    ]
+
+
+def agrees(cell, *values):
+    numbers = shown(cell)
+    assert len(numbers) == len(values), (cell, values)
+    pairs = zip(numbers, values, strict=True)
+    return all(abs(number - value) <= half_unit for (number, half_unit), value in pairs)

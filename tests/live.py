@@ -10,18 +10,21 @@ dropped afterwards. Both are migrated by ``manage.py migrate`` in a subprocess (
 creates the cache table), exactly as a deployment would.
 """
 
+import csv
 import http.client
+import io
 import json
 import os
 import re
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
 import tempfile
 import time
 import uuid
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
@@ -67,19 +70,29 @@ def _database(workdir):
     return _sqlite_database(workdir)
 
 
-@dataclass
-class GunicornServer:
-    url: str
+def _server_env(database_url):
+    server_env = {k: v for k, v in os.environ.items() if k not in _DROPPED}
+    server_env.update(DATABASE_URL=database_url, PYTHONUNBUFFERED="1")
+    return server_env
+
+
+@contextmanager
+def migrated_database():
+    """A fresh database migrated as a deployment does it (``manage.py migrate``), for several
+    servers to share (``gunicorn_server(database_url=...)``); its URL."""
+    with (
+        tempfile.TemporaryDirectory(prefix="rrsurvey-db-") as tmp,
+        _database(Path(tmp)) as database_url,
+    ):
+        _manage({**_server_env(database_url), "DEBUG": "1"}, "migrate", "--noinput")
+        yield database_url
+
+
+class _Http:
+    """Requests to ``self.host``:``self.port``, one connection each."""
+
     host: str
     port: int
-    env: dict
-    access_log: Path
-    error_log: Path
-    process: subprocess.Popen = field(repr=False)
-
-    def manage(self, *args, input=None):
-        """Run ``manage.py`` against the server's database; returns stdout."""
-        return _manage(self.env, *args, input=input)
 
     def request(self, method, path, *, body=None, headers=None, source=None, timeout=30):
         """One HTTP request on a fresh connection; ``source`` picks the client address
@@ -104,6 +117,27 @@ class GunicornServer:
     def json(self, method, path, **kwargs):
         status, _headers, body = self.request(method, path, **kwargs)
         return status, (json.loads(body) if body else None)
+
+
+@dataclass
+class GunicornServer(_Http):
+    url: str
+    host: str
+    port: int
+    env: dict
+    access_log: Path
+    error_log: Path
+    process: subprocess.Popen = field(repr=False)
+
+    def manage(self, *args, input=None):
+        """Run ``manage.py`` against the server's database; returns stdout."""
+        return _manage(self.env, *args, input=input)
+
+    def stop_all(self, signum):
+        """Send ``signum`` to the master and every worker at once (SIGKILL: the machine
+        died; SIGSTOP: it hangs, connections accepted and never answered)."""
+        for pid in [self.process.pid, *self.worker_processes()]:
+            os.kill(pid, signum)
 
     def worker_processes(self):
         """Process ids of the workers alive now (the master's children), e.g. to kill one."""
@@ -153,7 +187,9 @@ def _wait_until_ready(server):
 
 
 @contextmanager
-def gunicorn_server(*, workers=2, env=None, debug=True, args=(), host="127.0.0.1"):
+def gunicorn_server(
+    *, workers=2, env=None, debug=True, args=(), host="127.0.0.1", database_url=None
+):
     """Start ``gunicorn config.wsgi:application --workers N`` on a free port of ``host``
     (any 127.x.y.z; add it to ALLOWED_HOSTS in ``env`` when it is not 127.0.0.1).
 
@@ -162,13 +198,14 @@ def gunicorn_server(*, workers=2, env=None, debug=True, args=(), host="127.0.0.1
     then need collected static files (set STATIC_ROOT in ``env``), the API does not.
     ``args`` go to gunicorn after the fixture's own, e.g. ``("-c", "deploy/gunicorn.conf.py")``
     for the production configuration or ``("--log-level", "debug")``.
+    ``database_url`` serves that database (from ``migrated_database``, e.g. shared with another
+    server) instead of a fresh one of its own.
     """
+    shared = database_url
     with tempfile.TemporaryDirectory(prefix="rrsurvey-live-") as tmp:
         workdir = Path(tmp)
-        with _database(workdir) as database_url:
-            server_env = {k: v for k, v in os.environ.items() if k not in _DROPPED}
-            server_env["DATABASE_URL"] = database_url
-            server_env["PYTHONUNBUFFERED"] = "1"
+        with nullcontext(shared) if shared else _database(workdir) as database_url:
+            server_env = _server_env(database_url)
             if debug:
                 server_env["DEBUG"] = "1"
             else:
@@ -176,7 +213,8 @@ def gunicorn_server(*, workers=2, env=None, debug=True, args=(), host="127.0.0.1
                     DEBUG="0", SECRET_KEY=secrets.token_urlsafe(50), SECURE_SSL_REDIRECT="off"
                 )
             server_env.update(env or {})
-            _manage(server_env, "migrate", "--noinput")
+            if not shared:
+                _manage(server_env, "migrate", "--noinput")
             port = free_port(host)
             access_log = workdir / "access.log"
             error_log = workdir / "error.log"
@@ -266,3 +304,118 @@ def _serving(command, server_env, *, host, port, access_log, error_log):
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+# Debian's package of that name; `make test` installs it when missing (test-proxy-deps).
+HAPROXY = shutil.which("haproxy") or "/usr/sbin/haproxy"
+
+HAPROXY_CONFIG = """
+global
+    maxconn 1024
+defaults
+    mode http
+    timeout connect 2s
+    timeout client 60s
+    timeout server 60s
+    # A connection a server refused (it is down) goes to another server: the request never
+    # reached the first, so retrying it there is safe whatever it was.
+    retries 3
+    option redispatch 1
+    retry-on conn-failure
+    # Keep the whole (small) request before picking a server: sync workers never wait on a
+    # slow client (docs/deploying.md, "The proxy in front").
+    option http-buffer-request
+frontend app
+    bind {host}:{port}
+    option forwardfor
+    http-request set-header X-Forwarded-Proto http
+    default_backend servers
+backend servers
+    balance roundrobin
+{servers}
+listen stats
+    bind {host}:{stats_port}
+    stats enable
+    stats uri /stats
+"""
+
+
+@dataclass
+class Proxy(_Http):
+    url: str
+    host: str
+    port: int
+    stats_port: int
+    process: subprocess.Popen = field(repr=False)
+
+    def stats(self):
+        """Per backend server name: HAProxy's counters (``scur`` connections open now,
+        ``hrsp_2xx``, ``hrsp_4xx``, ``hrsp_5xx`` responses, ``status`` UP/DOWN, ...)."""
+        conn = http.client.HTTPConnection(self.host, self.stats_port, timeout=10)
+        try:
+            conn.request("GET", "/stats;csv")
+            text = conn.getresponse().read().decode()
+        finally:
+            conn.close()
+        rows = csv.DictReader(io.StringIO(text.removeprefix("# ")))
+        return {
+            row["svname"]: row
+            for row in rows
+            if row["pxname"] == "servers" and row["svname"] not in ("FRONTEND", "BACKEND")
+        }
+
+
+@contextmanager
+def haproxy(servers, *, host="127.0.0.1"):
+    """HAProxy in front of ``servers`` (``{name: GunicornServer}``), round robin, with the
+    health checks and retries docs/deploying.md describes, on a free port; no log at all."""
+    if not os.access(HAPROXY, os.X_OK):
+        raise RuntimeError("haproxy is not installed: `make test` installs it (test-proxy-deps)")
+    with tempfile.TemporaryDirectory(prefix="rrsurvey-proxy-") as tmp:
+        port, stats_port = free_port(host), free_port(host)
+        lines = "\n".join(
+            f"    server {name} {server.host}:{server.port} check inter 200ms fall 2 rise 2"
+            for name, server in servers.items()
+        )
+        config = Path(tmp) / "haproxy.cfg"
+        config.write_text(
+            HAPROXY_CONFIG.format(host=host, port=port, stats_port=stats_port, servers=lines)
+        )
+        check = subprocess.run(
+            [HAPROXY, "-c", "-f", str(config)], capture_output=True, text=True, timeout=30
+        )
+        if check.returncode != 0:
+            raise RuntimeError(f"haproxy refused its configuration:\n{check.stdout}{check.stderr}")
+        output = Path(tmp) / "haproxy.out"
+        with open(output, "ab") as out:
+            process = subprocess.Popen(
+                [HAPROXY, "-db", "-f", str(config)], stdout=out, stderr=subprocess.STDOUT
+            )
+        proxy = Proxy(
+            url=f"http://{host}:{port}",
+            host=host,
+            port=port,
+            stats_port=stats_port,
+            process=process,
+        )
+        try:
+            deadline = time.monotonic() + READY_TIMEOUT
+            while True:
+                if process.poll() is not None:
+                    raise RuntimeError(f"haproxy exited early:\n{output.read_text()}")
+                try:
+                    if all(row["status"] == "UP" for row in proxy.stats().values()):
+                        break
+                except OSError:
+                    pass
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"haproxy not ready:\n{output.read_text()}")
+                time.sleep(0.1)  # polling for readiness, not timing a behaviour
+            yield proxy
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()

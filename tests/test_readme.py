@@ -4,7 +4,9 @@ Every Markdown file under docs/ that holds a ``>>>`` example is run as a doctest
 statistics page); the README itself holds none, and a test says so, so an example added there
 is not silently left unchecked. The README's table of designs and question types, its coverage
 table and the statistics page's coverage table of every yes/no design are parsed and each
-number compared with dpengine's, to the precision shown.
+number compared with dpengine's, to the precision shown. The README's table of the numeric
+statistics' coverage at small samples is checked where it is simulated,
+tests/dpengine/test_small_sample_coverage.py (slow).
 """
 
 import doctest
@@ -13,6 +15,7 @@ import re
 from pathlib import Path
 
 from dpengine import DESIGNS, METHODS, BoundedNumeric, KaryRandomizedResponse, exact_coverage
+from tests.helpers import agrees, shown, table_under
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -43,21 +46,6 @@ def test_the_readme_holds_no_unchecked_example():
 # --- the tables of numbers in the README and on the statistics page are dpengine's --------------
 
 
-def table_under(text, heading):
-    """The rows (lists of cells) of the first Markdown table after ``heading``."""
-    start = text.index(heading)
-    rows, seen_table = [], False
-    for line in text[start:].splitlines()[1:]:
-        if line.startswith("|"):
-            seen_table = True
-            cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
-            if not set("".join(cells)) <= set("-: "):
-                rows.append(cells)
-        elif seen_table:
-            break
-    return rows[1:]  # without the header
-
-
 def tables_under(text, heading, *, until):
     """Every table row between ``heading`` and the next ``until`` heading."""
     start = text.index(heading)
@@ -68,21 +56,6 @@ def tables_under(text, heading, *, until):
         if line.startswith("|") and not set("".join(cells)) <= set("-: "):
             rows.append(cells)
     return rows
-
-
-def shown(cell):
-    """The numbers a cell shows, each with the precision it is shown at."""
-    return [
-        (float(number), 0.5 * 10 ** -len(number.partition(".")[2]))
-        for number in re.findall(r"(?<![\w.])\d+(?:\.\d+)?", cell)
-    ]
-
-
-def agrees(cell, *values):
-    numbers = shown(cell)
-    assert len(numbers) == len(values), (cell, values)
-    pairs = zip(numbers, values, strict=True)
-    return all(abs(number - value) <= half_unit for (number, half_unit), value in pairs)
 
 
 def test_number_reader_keeps_the_shown_precision():

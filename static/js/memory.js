@@ -99,8 +99,6 @@ export function storeMemo(storage, slug, fingerprint, memo) {
       JSON.stringify({
         submissionId: memo.submissionId,
         sent: memo.sent,
-        // Sent while the survey was a pilot: those responses are discarded at the real opening.
-        ...(memo.pilot === true ? { pilot: true } : {}),
         pairs: memo.pairs,
         // Multiple-choice and numeric questions' tables (coins.js), only when there are any,
         // so a yes/no survey's memo keeps the shape it always had.

@@ -3,6 +3,7 @@
 // of pre-drawn reports), designs.js (every yes/no design, multiple choice) and exact.js
 // (numeric noise), all tested with node --test; this file is the page glue.
 
+import { paddedBody } from "./body.js";
 import { answeredOnly, memoReports } from "./coins.js";
 import { questionRandomizer, wholeNumber } from "./designs.js";
 import { forgetSurvey, loadMemo, storeMemo } from "./memory.js";
@@ -65,8 +66,9 @@ function browserStorage() {
   }
 }
 
-// What a grouping question answered "Prefer not to say" sends (surveys.models.PREFER_NOT_TO_SAY).
-const PREFER_NOT_TO_SAY = "prefer_not_to_say";
+// What a grouping question answered "Prefer not to say" sends (surveys.models.PREFER_NOT_TO_SAY,
+// written to constants.js by `make constants`).
+import { PREFER_NOT_TO_SAY } from "./constants.js";
 
 function setupPage(definition) {
   const { survey, preview } = definition;
@@ -78,14 +80,11 @@ function setupPage(definition) {
   const storage = preview ? null : browserStorage();
   forgetSurvey(storage, survey.slug, sharedDevice ? null : fingerprint);
   // This person's memo (coins.js): kept in storage on a personal device, only here otherwise.
+  // A pilot's design has a fingerprint of its own (surveys/models.py, design_fingerprint_of):
+  // at the real opening the pilot's memo is dropped above, so the study gets a fresh
+  // submission id and fresh coins that nothing joins to the pilot's row.
   let memo = sharedDevice ? null : loadMemo(storage, survey.slug, fingerprint);
   const pilot = survey.pilot === true;
-  if (memo?.pilot && !pilot) {
-    // Sent during the pilot, whose responses were discarded when the real study opened: this
-    // person has not answered the study yet. The same submission id and pre-drawn reports are
-    // kept (the server stores the id afresh), so the pilot and the study cannot be averaged.
-    memo = { ...memo, sent: false, pilot: false };
-  }
   const questions = survey.questions.map((question, index) => {
     // Absent in an older definition: every question was yes/no then.
     const type = question.type ?? "yes_no";
@@ -326,7 +325,8 @@ function setupPage(definition) {
     const replayed = memo.sent;
     const payload = { submission_id: memo.submissionId, answers, design_fingerprint: fingerprint };
     if (groupingQuestions.length > 0) payload.groups = groups;
-    const body = JSON.stringify(payload);
+    // One length for every body of the survey, whatever was answered or skipped.
+    const body = paddedBody(payload, survey.submission_length);
     button.disabled = true;
     questionsSection.setAttribute("aria-busy", "true");
     setStatus(STRINGS.sending, "busy");
@@ -348,7 +348,6 @@ function setupPage(definition) {
           memo = null; // the next person starts from nothing
         } else {
           memo.sent = true;
-          memo.pilot = pilot;
           remember();
         }
         setStatus("", "");

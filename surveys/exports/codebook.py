@@ -27,7 +27,7 @@ from datetime import datetime
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from dpengine import ForcedResponse
+from dpengine import ForcedResponse, survey_epsilon
 
 from .. import __version__
 from ..languages import survey_languages
@@ -102,7 +102,10 @@ class Codebook:
         # Sequential composition: the sum of every randomized question's own ε (the ledger).
         if self.ledger is not None:
             return self.ledger.total_epsilon
-        return self.design.epsilon * len(self.questions)
+        if not self.questions:
+            return 0.0
+        # Exact k·ε rounded up: a float product could read below the true total.
+        return survey_epsilon(self.design, questions=len(self.questions))
 
     @property
     def mixed(self) -> bool:
@@ -148,6 +151,13 @@ def codebook_rows(codebook: Codebook, *, label=str) -> Iterator[list]:
     yield fact("ci_method", codebook.method)
     yield fact("confidence", codebook.confidence)
     yield fact("minimum_n", survey.min_n)
+    # Which estimate is which in estimates.csv (docs/statistics.md, "What is shown").
+    yield fact(
+        "estimate_column",
+        "the estimate shown, inside ci_low-ci_high: clamped to the range; option rows: the "
+        "consistent share (unbiased shares projected onto the simplex, >= 0, summing to 1)",
+    )
+    yield fact("unbiased_column", "the unbiased estimate, may leave the range: pool these")
     yield fact("software", f"rrsurvey {__version__}")
     yield fact("generated_at", codebook.generated_at.isoformat(timespec="seconds"))
     if survey.is_pilot:

@@ -13,7 +13,7 @@ from django.http import StreamingHttpResponse
 from django.utils import timezone
 
 from ..models import GroupAnswer
-from ..selectors import SurveyEstimates, survey_report_rows
+from ..selectors import SurveyEstimates, headline, survey_report_rows
 from .codebook import Codebook, codebook_rows
 
 # A spreadsheet treats a cell starting with one of these as a formula (CSV injection).
@@ -86,6 +86,7 @@ ESTIMATE_HEADER = [
     "yes_rate",
     "estimate",
     "clamped",
+    "unbiased",
     "std_error",
     "ci_low",
     "ci_high",
@@ -127,10 +128,20 @@ def _estimate_row(row, estimates, **cells):
 
 
 def _statistic_cells(value, hidden):
-    """The estimate, clamped, std_error, ci_low and ci_high cells of a result (empty when
-    the row is suppressed)."""
-    names = ("estimate", "clamped", "std_error", "ci_low", "ci_high")
-    return {name: None if hidden else _number(getattr(value, name)) for name in names}
+    """The estimate, clamped, unbiased, std_error, ci_low and ci_high cells of a result
+    (empty when the row is suppressed). ``estimate`` and ``ci_low``/``ci_high`` are what the
+    results page shows (``selectors.headline``: the estimate lies inside the interval);
+    ``unbiased`` is the unbiased estimate, which may not."""
+    shown = headline(value)
+    cells = {
+        "estimate": shown.estimate,
+        "clamped": value.clamped,
+        "unbiased": value.estimate,
+        "std_error": value.std_error,
+        "ci_low": shown.ci_low,
+        "ci_high": shown.ci_high,
+    }
+    return {name: None if hidden else _number(cell) for name, cell in cells.items()}
 
 
 def _check_cells(check):

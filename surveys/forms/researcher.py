@@ -158,7 +158,9 @@ class SurveyForm(PageForm):
         ),
     )
 
-    DESIGN_FIELDS = ("preset", "p_truth", "p_forced_yes", "consent_text")
+    # shared_devices decides whether browsers keep their memo: switching it under respondents
+    # would let the same browser draw fresh coins (services.DESIGN_FIELDS).
+    DESIGN_FIELDS = ("preset", "p_truth", "p_forced_yes", "shared_devices", "consent_text")
 
     def __init__(
         self, *args, frozen=False, current_confidence=None, suggested_target=None, **kwargs

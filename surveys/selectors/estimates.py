@@ -276,6 +276,9 @@ def _choice_row(question, *, survey, tallies, confidence, method, fields):
             std_error=value(est.std_errors, index),
             ci_low=float(est.ci_low[index]),
             ci_high=float(est.ci_high[index]),
+            consistent=value(est.consistent, index),
+            consistent_low=float(est.consistent_ci_low[index]),
+            consistent_high=float(est.consistent_ci_high[index]),
         )
         for index, label in enumerate(question.options)
     ]
@@ -306,6 +309,10 @@ def _numeric_row(question, *, survey, tallies, confidence, threshold, fields):
         share_above=share,
         threshold=threshold,
         suppressed=suppressed,
+        # The planner's own number (planning.question_plans calls the same function).
+        share_respondents_needed=dpengine.required_sample_size_share(
+            question=mechanism, margin=PLANNING_MARGIN, confidence=PLANNING_CONFIDENCE
+        ),
         manipulation_check=None
         if suppressed
         else dpengine.manipulation_check(reports=reports, question=mechanism),

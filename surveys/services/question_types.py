@@ -22,6 +22,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
 from dpengine import DESIGNS, DPEngineError
+from dpengine.rounding import ceil_decimal
 
 from .. import limits, selectors
 from ..models import Question
@@ -50,8 +51,9 @@ def _is_whole(value):
 
 def _ceiling_message(epsilon):
     ceiling = settings.MAX_EPSILON_PER_ANSWER
+    # %.2f of the rounded-up value prints the rounded-up digits: ε is never shown lower.
     return _("This gives ε = %(eps).2f per answer, above this site's ceiling of ε = %(max).2f.") % {
-        "eps": epsilon,
+        "eps": float(ceil_decimal(epsilon, 2)),
         "max": ceiling,
     }
 

@@ -69,7 +69,7 @@ def survey_update(*, survey, data: Mapping, questions=None) -> Survey:
     }
     consent_text = cleaned.pop("consent_text", survey.consent_text)
     if design_changes or questions is not None or consent_text != survey.consent_text:
-        ensure_not_frozen(survey)
+        ensure_not_frozen(survey, field=min(design_changes) if design_changes else None)
     for field, value in cleaned.items():
         setattr(survey, field, value)
     _consent_versioned(survey, consent_text)
@@ -128,6 +128,7 @@ def _copies(model, rows, fields, **parent):
     )
 
 
+@transaction.atomic
 def survey_delete(*, survey) -> None:
     """Move the survey to its owner's trash, closed: it takes no responses there and is gone
     from every page and API route until restored or purged (``trash_purge``)."""
@@ -203,7 +204,10 @@ def freeze_for_opening(survey) -> list[str]:
     if survey.status == Survey.Status.PILOT:
         pilot_responses_delete(survey=survey)
     survey.opened_at = timezone.now()
-    survey.design_fingerprint = selectors.survey_design_fingerprint(survey=survey)
+    # Named afresh, never the pilot's: every browser then drops its pilot memo and draws a new
+    # submission id and new coins, so no pilot row (nor its export) shares an id with the study.
+    survey.design_fingerprint = ""
+    survey.design_fingerprint = selectors.survey_design_fingerprint(survey=survey, pilot=False)
     # The design is frozen from here, so every per-(question, option) tally row a
     # submission will count in exists from the start: a submission only adds to rows.
     group_tallies_ensure(survey=survey)

@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 
 from dpengine import ForcedResponse
 from dpengine.errors import DPEngineError
+from dpengine.rounding import ceil_decimal
 
 from .. import limits
 from ..models import CI_METHODS, Question, Survey
@@ -32,8 +33,9 @@ EDITABLE_SURVEY_FIELDS = (
     "consent_text",
     "response_target",
 )
-# Changing any of these once the survey has been open would make reports mean something else.
-DESIGN_FIELDS = ("p_truth", "p_forced_yes")
+# Changing any of these once the survey has been open would make reports mean something else,
+# or (shared_devices) let one browser answer again with fresh coins, or delete its memo.
+DESIGN_FIELDS = ("p_truth", "p_forced_yes", "shared_devices")
 
 
 def clean_text(field, value, *, max_length, required=True):
@@ -110,7 +112,11 @@ def ensure_within_epsilon_ceiling(*, p_truth, p_forced_yes):
                         "under one true answer as under the other. Lower coin 1 or bring "
                         "coin 2 closer to one half."
                     )
-                    % {"eps": epsilon, "max": ceiling, "odds": f"{math.exp(ceiling):.3g}"}
+                    % {
+                        "eps": float(ceil_decimal(epsilon, 2)),
+                        "max": ceiling,
+                        "odds": f"{math.exp(ceiling):.3g}",
+                    }
                 ]
             }
         )
@@ -230,13 +236,15 @@ def clean_survey_fields(data, *, current=None):
     return cleaned
 
 
-def ensure_not_frozen(survey):
+def ensure_not_frozen(survey, *, field=None):
     """Refuse a change to the design of a survey that has been opened (or of a pilot that
-    holds responses)."""
+    holds responses); ``field``, when given, is the one the change was to."""
     if survey.status == Survey.Status.PILOT and survey.opened_at is None and survey.is_frozen:
-        raise SurveyFrozen(str(PILOT_RESPONSES_MESSAGE), reason=Reason.PILOT_HAS_RESPONSES)
+        raise SurveyFrozen(
+            str(PILOT_RESPONSES_MESSAGE), reason=Reason.PILOT_HAS_RESPONSES, field=field
+        )
     if survey.is_frozen:
-        raise SurveyFrozen(str(FROZEN_MESSAGE))
+        raise SurveyFrozen(str(FROZEN_MESSAGE), field=field)
 
 
 def lock_for_design_change(survey_id) -> Survey:

@@ -21,7 +21,11 @@ from dpengine import (
     randomize_number,
     required_sample_size_mean,
     required_sample_size_share,
+    share_above_counts,
     share_above_filter,
+    share_above_intervals,
+    share_above_variance_floor,
+    simulate_numeric_reports,
     z_value,
 )
 
@@ -261,3 +265,105 @@ def test_mean_and_share_intervals_cover_when_answers_leave_the_range():
         share_hits += share.ci_low <= true_share <= share.ci_high
     assert abs(mean_hits / 600 - 0.95) < 0.03
     assert abs(share_hits / 600 - 0.95) < 0.03
+
+
+# --- the share's spread is never below what the noise alone forces ----------------------------
+
+
+@pytest.mark.parametrize("question", [SMALL, DRINKS, WIDE], ids=["1-5", "0-30", "0-1000"])
+def test_share_variance_floor_is_the_least_noise_variance_of_the_filter(question):
+    # Var_Z h(x + Z) summed over the truncated pmf for every answer x in the range (the filter
+    # applied to x + z, so independent of the closed-form tails the floor uses); the dropped
+    # tail adds at most max h^2 * P(|Z| > K), below 1e-9 of the variance here.
+    alpha = question.alpha
+    bound_h = (1 - alpha + alpha * alpha) / (1 - alpha) ** 2
+    reach = math.ceil(math.log(1e-13 / bound_h**2) / math.log(alpha))
+    z, pmf, tail = _truncated_noise(question, reach)
+    assert bound_h**2 * tail < 1e-12
+    span = question.hi - question.lo
+    answers = np.arange(question.lo, question.hi + 1, max(1, span // 6))
+    for threshold in sorted({question.lo, question.lo + span // 2, question.hi - 1}):
+        floor = share_above_variance_floor(question=question, threshold=threshold)
+        variances = [
+            pmf
+            @ (share_above_filter(x + z, threshold=threshold, alpha=alpha) - (x > threshold)) ** 2
+            for x in [*answers, question.hi, threshold, threshold + 1]
+        ]
+        # The floor is a minimum over every integer answer, so below each sampled one ...
+        assert floor <= min(variances) * (1 + 1e-9), threshold
+        # ... and attained: the smallest lies at an end of the range, which is sampled.
+        assert floor == pytest.approx(min(variances), rel=1e-9), threshold
+
+
+def test_share_standard_error_is_never_below_the_noise_floor():
+    # Every report far below the threshold: the sample spread of h is 0, yet the noise alone
+    # puts rare reports next to the threshold whose h values are huge.
+    reports = [DRINKS.lo - 40] * 22
+    share = estimate_share_above(reports=reports, question=DRINKS, threshold=15)
+    floor = share_above_variance_floor(question=DRINKS, threshold=15)
+    assert share.estimate == 0.0
+    assert share.std_error == pytest.approx(math.sqrt(floor / 22))
+    assert (share.ci_low, share.ci_high) == (0.0, 1.0)
+    assert share.informative is False
+
+
+def test_share_interval_uses_the_student_t_quantile_and_the_larger_variance():
+    reports = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12] * 3
+    share = estimate_share_above(reports=reports, question=LN3, threshold=5)
+    h = share_above_filter(np.array(reports), threshold=5, alpha=LN3.alpha)
+    variance = max(h.var(ddof=1), share_above_variance_floor(question=LN3, threshold=5))
+    half = stats.t.ppf(0.975, len(reports) - 1) * math.sqrt(variance / len(reports))
+    assert share.estimate == pytest.approx(h.mean())
+    assert share.ci_low == pytest.approx(max(0.0, h.mean() - half))
+    assert share.ci_high == pytest.approx(min(1.0, h.mean() + half))
+
+
+def test_share_counts_are_the_four_cases_of_the_filter():
+    counts = share_above_counts([-3, 4, 5, 5, 6, 7, 40], threshold=5)
+    assert counts.tolist() == [2, 2, 1, 2]
+    batch = share_above_intervals(
+        counts=np.array([counts, [0, 0, 0, 7]]), question=LN3, threshold=5
+    )
+    single = estimate_share_above(reports=[-3, 4, 5, 5, 6, 7, 40], question=LN3, threshold=5)
+    assert batch.estimate[0] == pytest.approx(single.estimate)
+    assert (batch.ci_low[0], batch.ci_high[0]) == pytest.approx((single.ci_low, single.ci_high))
+    assert batch.estimate[1] == 1.0
+
+
+def test_a_single_report_gives_the_whole_unit_interval():
+    share = estimate_share_above(reports=[7], question=LN3, threshold=5)
+    assert (share.ci_low, share.ci_high, share.informative) == (0.0, 1.0, False)
+
+
+@pytest.mark.parametrize(
+    "counts",
+    [np.array([1, 2, 3]), np.array([0, 0, 0, 0]), np.array([1, -1, 0, 2]), [[0.5, 1, 1, 1]]],
+)
+def test_share_counts_must_be_four_non_negative_integers_per_survey(counts):
+    with pytest.raises(DPEngineError) as error:
+        share_above_intervals(counts=counts, question=LN3, threshold=5)
+    assert error.value.field == "counts"
+
+
+def test_mean_and_share_say_when_their_interval_is_everything():
+    assert estimate_mean(reports=[], question=LN3).informative is False
+    assert estimate_share_above(reports=[], question=LN3, threshold=5).informative is False
+    assert estimate_mean(reports=[5] * 400, question=LN3).informative is True
+    few = estimate_mean(reports=[0, 10], question=LN3)
+    assert (few.ci_low, few.ci_high, few.informative) == (0.0, 10.0, False)
+
+
+def test_issue_23_case_no_longer_claims_a_narrow_interval():
+    # Issue 23: 0-30 at eps = ln 3, threshold 15, 22 respondents of whom one answers above
+    # (true share 1/22). Before the floor, 2000 seeded surveys covered 0.46 (the issue's own
+    # sampler: 0.53); now the interval is all of [0, 1] in every survey, honestly.
+    question = BoundedNumeric(lo=0, hi=30, epsilon=math.log(3))
+    truths = np.array([0] * 21 + [20])
+    rng = np.random.default_rng(23)
+    shares = [
+        estimate_share_above(
+            reports=simulate_numeric_reports(truths, question, rng), question=question, threshold=15
+        )
+        for _ in range(300)
+    ]
+    assert all((s.ci_low, s.ci_high, s.informative) == (0.0, 1.0, False) for s in shares)

@@ -6,7 +6,14 @@ import numpy as np
 import pytest
 
 import dpengine
-from dpengine import BoundedNumeric, KaryRandomizedResponse
+from dpengine import (
+    BoundedNumeric,
+    KaryRandomizedResponse,
+    SimulatedCoverage,
+    simulate_choice_coverage,
+    simulate_mean_coverage,
+    simulate_share_above_coverage,
+)
 from dpengine.errors import DPEngineError
 
 
@@ -71,3 +78,76 @@ def test_simulated_numeric_reports_are_clamped_truths_plus_discrete_laplace_nois
     # P(Z = 0) = (1 - α) / (1 + α) exactly; 200,000 draws: sd about 0.0007.
     alpha = question.alpha
     assert np.mean(noise == 0) == pytest.approx((1 - alpha) / (1 + alpha), abs=0.004)
+
+
+# --- simulated coverage (tests/dpengine/test_small_sample_coverage.py sweeps with these) ---------
+
+
+def test_simulated_coverage_targets_the_clamped_answers():
+    question = BoundedNumeric(lo=0, hi=10, epsilon=2)
+    rng = np.random.default_rng(5)
+    answers = [-7, 3, 12, 12]  # clamped: 0, 3, 10, 10
+    mean = simulate_mean_coverage(answers=answers, question=question, replications=50, rng=rng)
+    share = simulate_share_above_coverage(
+        answers=answers, question=question, threshold=5, replications=50, rng=rng
+    )
+    assert mean.truth == 23 / 4 and share.truth == 0.5
+    assert mean.replications == share.replications == 50
+    assert 0 <= mean.covered <= 50 and 0 <= share.whole <= 50
+
+
+def test_simulated_coverage_reports_its_binomial_standard_error():
+    result = SimulatedCoverage(truth=0.5, replications=2000, covered=1900)
+    assert result.coverage == 0.95
+    assert result.standard_error == pytest.approx(math.sqrt(0.95 * 0.05 / 2000))
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (
+            lambda q, rng: simulate_mean_coverage(answers=[], question=q, replications=5, rng=rng),
+            "answers",
+        ),
+        (
+            lambda q, rng: simulate_mean_coverage(
+                answers=[1.5], question=q, replications=5, rng=rng
+            ),
+            "answers",
+        ),
+        (
+            lambda q, rng: simulate_mean_coverage(answers=[1], question=q, replications=0, rng=rng),
+            "replications",
+        ),
+        (
+            lambda q, rng: simulate_share_above_coverage(
+                answers=[1], question="0-10", threshold=5, replications=5, rng=rng
+            ),
+            "question",
+        ),
+        (
+            lambda q, rng: simulate_choice_coverage(
+                shares=[0.5, 0.6],
+                n=10,
+                mechanism=KaryRandomizedResponse(k=2, epsilon=1),
+                replications=5,
+                rng=rng,
+            ),
+            "shares",
+        ),
+        (
+            lambda q, rng: simulate_choice_coverage(
+                shares=[0.5, 0.5],
+                n=0,
+                mechanism=KaryRandomizedResponse(k=2, epsilon=1),
+                replications=5,
+                rng=rng,
+            ),
+            "n",
+        ),
+    ],
+)
+def test_coverage_simulators_refuse_bad_input_naming_the_field(call, field):
+    with pytest.raises(DPEngineError) as error:
+        call(BoundedNumeric(lo=0, hi=10, epsilon=2), np.random.default_rng(1))
+    assert error.value.field == field

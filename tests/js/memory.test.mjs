@@ -26,15 +26,12 @@ describe("memory", () => {
     assert.equal(loadMemo(storage, "other", DESIGN_A), null, "another survey starts afresh");
   });
 
-  it("remembers that a memo was sent during a pilot, and only then", () => {
+  it("drops a pilot's memo when the real study opens (the design's name changed)", () => {
     const storage = mapStorage();
-    const memo = { ...memoFor({ 1: true }, 3), sent: true, pilot: true };
-    storeMemo(storage, SLUG, DESIGN_A, memo);
-    assert.deepEqual(loadMemo(storage, SLUG, DESIGN_A), memo);
-    storeMemo(storage, SLUG, DESIGN_A, { ...memo, pilot: false });
-    const stored = JSON.parse(storage.map.get(memoKey(SLUG, DESIGN_A)));
-    assert.equal("pilot" in stored, false, "a real-study memo is stored as before");
-    assert.equal(loadMemo(storage, SLUG, DESIGN_A).pilot, undefined);
+    storeMemo(storage, SLUG, DESIGN_A, { ...memoFor({ 1: true }, 3), sent: true });
+    forgetSurvey(storage, SLUG, DESIGN_B);
+    assert.equal(loadMemo(storage, SLUG, DESIGN_A), null);
+    assert.deepEqual([...storage.map.keys()], []);
   });
 
   it("writes nothing that depends on the true answers", () => {

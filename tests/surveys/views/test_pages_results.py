@@ -6,9 +6,12 @@ import re
 
 import numpy as np
 import pytest
+from django.conf import settings
 from django.urls import reverse
 
+import dpengine
 from surveys import __version__, selectors, services
+from surveys.formatting import epsilon_text
 from tests.helpers import MIXED_QUESTIONS, question_tallies, simulate_responses
 
 pytestmark = pytest.mark.django_db
@@ -114,8 +117,8 @@ def test_survey_without_responses_says_so(open_survey, owner_client):
 def test_results_show_privacy_and_post_processing(answered, owner_client):
     content = results(owner_client, answered).content.decode()
     privacy = selectors.survey_privacy(survey=answered)
-    assert f"ε = {privacy.per_answer_epsilon:.2f}" in content
-    assert f"total ε of {privacy.total_epsilon:.2f}" in content
+    assert f"ε = {epsilon_text(privacy.per_answer_epsilon)}" in content
+    assert f"total ε of {epsilon_text(privacy.total_epsilon)}" in content
     assert "Post-processing" in content
 
 
@@ -279,9 +282,50 @@ def test_results_page_shows_every_type_with_the_selectors_numbers(owner_client, 
     # The privacy card: each question's design and ε, and the ledger's total, not one ε.
     ledger = selectors.privacy_ledger(survey=mixed_survey)
     assert 'id="privacy-ledger"' in page
-    assert f"{ledger.total_epsilon:.2f}" in page
+    assert f"{epsilon_text(ledger.total_epsilon)}" in page
     assert "Each randomized answer is ε-locally differentially private with ε =" not in page
     assert "Warner" in page and "p = 0.75" in page
+
+
+def test_a_share_with_too_few_respondents_says_so_and_what_the_planner_asks(
+    owner_client, mixed_survey
+):
+    # 500 reports on 0-30 at eps = 2: the noise alone forces a spread that makes the share's
+    # honest interval all of [0, 1], and the page says so in words with the planner's number.
+    numeric = mixed_survey.questions.all()[3]
+    page = results(owner_client, mixed_survey, **{f"threshold_q{numeric.pk}": "10"})
+    page = page.content.decode()
+    number = selectors.survey_estimates(survey=mixed_survey, thresholds={numeric.pk: 10}).rows[3]
+    assert (number.share_above.ci_low, number.share_above.ci_high) == (0.0, 1.0)
+    assert not number.share_above.informative
+    needed = number.share_respondents_needed
+    assert needed == dpengine.required_sample_size_share(
+        question=number.mechanism, margin=0.05, confidence=0.95
+    )
+    assert 'data-uninformative="share_above"' in page
+    assert "Not enough respondents for the share above 10: with 500 its 95% interval" in page
+    assert f"needs about {needed:,} respondents for ±5 points at 95%" in page
+    assert reverse("surveys:planner", kwargs={"pk": mixed_survey.pk}) in page
+
+
+def test_an_informative_share_has_no_such_note(owner_client, make_survey):
+    question = {"text": "Days?", "type": "numeric", "min": 0, "max": 5, "epsilon": 2.0}
+    survey = simulate_responses(
+        make_survey(questions=[question], min_n=20), n=500, seed=3, shares=[2]
+    )
+    number = selectors.survey_estimates(survey=survey).rows[0]
+    assert number.share_above.informative
+    page = results(owner_client, survey).content.decode()
+    assert "Share above 2" in page
+    assert 'data-uninformative="share_above"' not in page
+
+
+def test_the_too_few_respondents_note_is_translated(owner_client, mixed_survey):
+    owner_client.cookies[settings.LANGUAGE_COOKIE_NAME] = "ko"
+    page = results(owner_client, mixed_survey)
+    page = page.content.decode()
+    assert 'data-uninformative="share_above"' in page
+    assert "응답자가 부족합니다" in page and "Not enough respondents for the share" not in page
 
 
 @pytest.mark.parametrize("value", ["30", "-1", "ten"])
