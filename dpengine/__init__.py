@@ -2,8 +2,10 @@
 
 Pure Python + NumPy/SciPy, no I/O. The stable entry points are :class:`ForcedResponse`,
 :func:`estimate` and :func:`required_sample_size`; see each module for the rest:
-``designs`` (yes/no designs), ``choice`` (multiple choice), ``numeric`` (bounded
-numbers), ``errors`` (typed refusals), ``randomness`` (the one random-source protocol).
+``designs`` (yes/no designs), ``cheating`` (the two-group cheating-detection designs CDM
+and SLD), ``choice`` (multiple choice), ``numeric`` (bounded numbers), ``comparison`` (two
+groups; randomized against direct questioning), ``errors`` (typed refusals),
+``randomness`` (the one random-source protocol).
 
 SciPy is imported inside the functions that use it (scipy.stats, scipy.special), not at
 module level: importing it costs about 40 MB of memory in every process that imports the
@@ -21,6 +23,18 @@ from dpengine.accounting import (
     sequential_composition,
     survey_epsilon,
 )
+from dpengine.cheating import (
+    CHEATING_DESIGNS,
+    CheatingDesign,
+    CheatingDetection,
+    CheatingEstimate,
+    ParameterEstimate,
+    StochasticLieDetector,
+    assign_groups,
+    estimate_cheating,
+    randomize_in_group,
+    simulate_cheating_counts,
+)
 from dpengine.choice import (
     ChoiceEstimate,
     KaryRandomizedResponse,
@@ -29,7 +43,7 @@ from dpengine.choice import (
     randomize_choice,
     required_sample_size_choice,
 )
-from dpengine.comparison import Comparison, compare
+from dpengine.comparison import Comparison, DirectComparison, compare, compare_direct
 from dpengine.continual import (
     ContinualCounts,
     TreeNode,
@@ -130,6 +144,7 @@ from dpengine.simulation import (
 )
 
 __all__ = [
+    "CHEATING_DESIGNS",
     "CLASSIC",
     "DEFAULT_METHOD",
     "DEFAULT_PRESET",
@@ -142,12 +157,16 @@ __all__ = [
     "REPORT_TAIL",
     "R_MODEL_NAMES",
     "BoundedNumeric",
+    "CheatingDesign",
+    "CheatingDetection",
+    "CheatingEstimate",
     "ChoiceEstimate",
     "Comparison",
     "ConfidenceInterval",
     "ContinualCounts",
     "CoverageProfile",
     "DPEngineError",
+    "DirectComparison",
     "Estimate",
     "FitError",
     "ForcedResponse",
@@ -157,6 +176,7 @@ __all__ = [
     "Mangat",
     "ManipulationCheck",
     "NumericEstimate",
+    "ParameterEstimate",
     "Preset",
     "PrivacyLedger",
     "PrivacyReport",
@@ -168,20 +188,24 @@ __all__ = [
     "ShareAboveIntervals",
     "SimulatedCoverage",
     "SimulatedEstimates",
+    "StochasticLieDetector",
     "SystemRandomSource",
     "TreeNode",
     "UnrelatedQuestion",
     "Warner",
     "YesNoDesign",
+    "assign_groups",
     "bernoulli",
     "bernoulli_exp",
     "binomial_interval",
     "compare",
+    "compare_direct",
     "composition_noise_variance",
     "continual_counts",
     "discrete_laplace_pmf",
     "discrete_laplace_variance",
     "estimate",
+    "estimate_cheating",
     "estimate_choice",
     "estimate_mean",
     "estimate_mean_from_sums",
@@ -208,6 +232,7 @@ __all__ = [
     "random_source",
     "randomize",
     "randomize_choice",
+    "randomize_in_group",
     "randomize_number",
     "report_bounds",
     "required_sample_size",
@@ -224,6 +249,7 @@ __all__ = [
     "share_above_probabilities",
     "share_above_values",
     "share_above_variance_floor",
+    "simulate_cheating_counts",
     "simulate_choice_coverage",
     "simulate_choice_reports",
     "simulate_estimates",
