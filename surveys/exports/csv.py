@@ -12,7 +12,7 @@ from operator import itemgetter
 from django.http import StreamingHttpResponse
 from django.utils import timezone
 
-from ..models import GroupAnswer
+from ..models import PREFER_NOT_TO_SAY, GroupAnswer
 from ..selectors import SurveyEstimates, survey_report_rows
 from .codebook import Codebook, codebook_rows
 
@@ -207,8 +207,9 @@ def report_rows(codebook: Codebook, *, label=escape_label, chunk_size=10000) -> 
     """The raw reports file, header first, one row per submission, streamed.
 
     ``Q`` cells are the randomized bits (``True``/``False``), ``G`` cells the chosen option's
-    label written by ``label``; a question or grouping question a submission did not answer
-    is ``None`` (an empty cell), never 0.
+    label written by ``label``, or ``prefer_not_to_say`` when the respondent chose the built-in
+    "Prefer not to say" (a label can never be that code: the builder refuses it); a question or
+    grouping question a submission skipped is ``None`` (an empty cell), never 0.
     """
     grouping_index = {gq.pk: index for index, gq in enumerate(codebook.grouping)}
     yield codebook.columns
@@ -227,8 +228,11 @@ def report_rows(codebook: Codebook, *, label=escape_label, chunk_size=10000) -> 
             pending = next(answers, None)
         if pending is not None and pending[0] == row.submission_id:
             for _pk, grouping_id, text in pending[1]:
-                # "Prefer not to say" has no option, so no label: an empty cell, as skipping.
-                labels[grouping_index[grouping_id]] = None if text is None else label(text)
+                # "Prefer not to say" has no option: its own code, so that it stays apart from
+                # a skip (an empty cell) as the database keeps them apart.
+                labels[grouping_index[grouping_id]] = (
+                    PREFER_NOT_TO_SAY if text is None else label(text)
+                )
             pending = next(answers, None)
         yield [str(row.submission_id), row.received_on, *row.bits, *labels]
 

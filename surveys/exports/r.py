@@ -3,8 +3,10 @@
 The raw reports file (``exports.csv.report_rows``), under its own name: one CSV row per
 submission, ``submission_id``, ``received_on``, one column ``Q1``…``Qn`` per question in
 display order (the RANDOMIZED report: 0/1 for yes/no, an option's index from 0 for multiple
-choice, an integer for a number; empty when not answered) and one column
-``G1``…``Gm`` per grouping question (the chosen option's label, see ``r_label``).
+choice, an integer for a number; empty when skipped) and one column
+``G1``…``Gm`` per grouping question (the chosen option's label, see ``r_label``;
+``prefer_not_to_say`` for the built-in "Prefer not to say", which ``factor(..., levels = ...)``
+turns into NA as the product counts it missing; empty when skipped).
 ``r_snippet`` writes the R code that fits the same model as the regression page with the
 ``rr`` package's forced-response design (Blair, Imai & Zhou 2015): ``rrreg(..., design =
 "forced-known", p = P(truthful), p1 = P(forced yes), p0 = P(forced no))`` (unconditional

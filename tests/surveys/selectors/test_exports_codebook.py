@@ -267,10 +267,54 @@ def test_the_codebook_describes_every_column_with_the_cells_as_written(study, ap
     assert float(columns["Q1"]["epsilon"]) == design.epsilon
     assert columns["G1"]["epsilon"] == ""  # grouping answers are not randomized
     # Every option, unused ones too, in builder order, escaped exactly as in the data file.
-    assert list(values["G1"]) == ["'=Sales", "''Quoted", "Research", "Nobody", ""]
     assert list(values["Q1"]) == ["1", "0", ""]
-    assert values["Q1"][""] == values["G1"][""] == "Not answered."
+    assert list(values["G1"]) == [
+        "'=Sales",
+        "''Quoted",
+        "Research",
+        "Nobody",
+        "prefer_not_to_say",
+        "",
+    ]
+    assert values["Q1"][""] == values["G1"][""] == "Skipped: not answered."
     assert not any(cell.startswith(("=", "+", "-", "@")) for row in rows for cell in row)
+
+
+def test_every_export_tells_prefer_not_to_say_from_a_skip(study, api, respondent):
+    """Issue 24: both were an empty cell and "Not answered." in the codebook, although the
+    database keeps them apart. One respondent declines G2; six (the fixture's) skipped it."""
+    questions = list(study.questions.values_list("id", flat=True))
+    team, age = study.grouping_questions.all()
+    body = {
+        "submission_id": str(uuid.uuid4()),
+        "answers": {str(q): True for q in questions},
+        "groups": {str(team.pk): str(team.options.first().pk), str(age.pk): "prefer_not_to_say"},
+    }
+    sent = respondent.post(f"/api/v1/public/surveys/{study.slug}/responses/", body, format="json")
+    assert sent.status_code == 201
+
+    def g2_cells(rows):
+        index = rows[0].index("G2")
+        return sorted(row[index] for row in rows[1:] if row[index] not in AGES)
+
+    for path in ("responses.csv", "for-r.csv"):
+        rows = csv_text(
+            b"".join(api.get(f"/api/v1/surveys/{study.pk}/{path}").streaming_content).decode()
+        )
+        assert g2_cells(rows) == [""] * 6 + ["prefer_not_to_say"], path
+    book = openpyxl.load_workbook(
+        io.BytesIO(b"".join(api.get(f"/api/v1/surveys/{study.pk}/export.xlsx").streaming_content))
+    )
+    assert g2_cells(sheet_rows(book, "reports")) == [""] * 6 + ["prefer_not_to_say"]
+    codebook = csv_text(
+        b"".join(api.get(f"/api/v1/surveys/{study.pk}/codebook.csv").streaming_content).decode()
+    )
+    _facts, _columns, values = read_codebook(codebook)
+    assert values["G2"]["prefer_not_to_say"] != values["G2"][""]
+    assert "Prefer not to say" in values["G2"]["prefer_not_to_say"]
+    assert values["G2"][""] == "Skipped: not answered."
+    _facts, _columns, values = read_codebook(sheet_rows(book, "codebook"))
+    assert set(values["G2"]) == {"Under 30", "30 or over", "prefer_not_to_say", ""}
 
 
 def test_the_workbook_keeps_text_as_text_never_a_formula(study, api):
