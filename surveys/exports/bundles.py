@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 
 from django.http import FileResponse, StreamingHttpResponse
 from django.utils import timezone
+from django.utils.http import content_disposition_header
 from django.utils.translation import gettext as _
 
 from ..selectors import SurveyEstimates, survey_estimates
@@ -125,7 +126,7 @@ def zip_response(*, codebook: Codebook, estimates: SurveyEstimates) -> Streaming
         content_type="application/zip",
     )
     filename = export_filename(codebook.survey, kind="export", extension="zip")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["Content-Disposition"] = content_disposition_header(True, filename)
     response["Cache-Control"] = "no-store"
     return response
 

@@ -11,6 +11,8 @@ from operator import itemgetter
 
 from django.http import StreamingHttpResponse
 from django.utils import timezone
+from django.utils.http import content_disposition_header
+from django.utils.text import slugify
 
 from ..models import PREFER_NOT_TO_SAY, GroupAnswer
 from ..selectors import SurveyEstimates, survey_report_rows
@@ -45,7 +47,7 @@ def stream_csv(rows: Iterable[Iterable], *, filename) -> StreamingHttpResponse:
         (writer.writerow([csv_safe(cell) for cell in row]) for row in rows),
         content_type="text/csv; charset=utf-8",
     )
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["Content-Disposition"] = content_disposition_header(True, filename)
     response["Cache-Control"] = "no-store"
     return response
 
@@ -181,9 +183,23 @@ def estimate_csv_rows(estimates: SurveyEstimates, *, label=escape_label) -> Iter
             )
 
 
+# Long enough to tell surveys apart in a folder, short enough for every file system.
+TITLE_SLUG_MAX_LENGTH = 50
+
+
+def title_slug(survey) -> str:
+    """The start of every export's file name: the survey's title as a slug (its own script
+    kept, so a Korean title stays readable), ``survey`` when nothing of it is left.
+
+    Never the survey's ``slug``: that is the secret respondent-link code, and a file is
+    emailed and shared far more freely than the link should be."""
+    text = slugify(survey.title, allow_unicode=True)[:TITLE_SLUG_MAX_LENGTH].strip("-_")
+    return text or "survey"
+
+
 def export_filename(survey, *, kind, extension) -> str:
-    stamp = timezone.now().strftime("%Y%m%d")
-    return f"rrsurvey-{survey.slug}-{_pilot(survey)}{kind}-{stamp}.{extension}"
+    stamp = timezone.localdate().isoformat()
+    return f"{title_slug(survey)}-{_pilot(survey)}{kind}-{stamp}.{extension}"
 
 
 def _csv_download(rows, *, survey, kind, codebook_url=None):

@@ -27,14 +27,12 @@ empty reference level makes the model matrix singular.
 
 from dataclasses import dataclass
 
-from django.utils import timezone
-
 from ..models import Question
 from ..selectors import design_name, question_design, question_mechanism, survey_design
 from ..selectors.mechanisms import FORCED_RESPONSE
 from .codebook import survey_codebook
 from .columns import grouping_column, question_column
-from .csv import escape_label, report_csv_rows, stream_csv
+from .csv import escape_label, export_filename, report_csv_rows, stream_csv
 
 R_READ_OPTIONS = 'fileEncoding = "UTF-8", colClasses = "character", na.strings = ""'
 
@@ -54,9 +52,8 @@ def r_export_response(*, survey):
     return stream_csv(r_export_rows(survey=survey), filename=r_export_filename(survey=survey))
 
 
-def r_export_filename(*, survey, stamp=None):
-    stamp = stamp or timezone.now().strftime("%Y%m%d")
-    return f"rrsurvey-{survey.slug}-for-r-{stamp}.csv"
+def r_export_filename(*, survey):
+    return export_filename(survey, kind="for-r", extension="csv")
 
 
 def _column_names(*, survey):

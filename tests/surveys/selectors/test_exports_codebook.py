@@ -9,6 +9,7 @@ import csv
 import html
 import io
 import re
+import urllib.parse
 import uuid
 import zipfile
 
@@ -22,6 +23,7 @@ from rest_framework.test import APIClient
 import dpengine
 from surveys import services, tokens
 from surveys.exports import bundles as export_bundles
+from surveys.exports import r as r_export
 from surveys.models import GroupAnswer, Submission, TallyShard
 from surveys.services import grouping
 from surveys.templatetags.researcher_tags import grouped, pct
@@ -315,6 +317,48 @@ def test_every_export_tells_prefer_not_to_say_from_a_skip(study, api, respondent
     assert values["G2"][""] == "Skipped: not answered."
     _facts, _columns, values = read_codebook(sheet_rows(book, "codebook"))
     assert set(values["G2"]) == {"Under 30", "30 or over", "prefer_not_to_say", ""}
+
+
+EXPORT_FILES = (
+    "estimates.csv",
+    "responses.csv",
+    "codebook.csv",
+    "export.zip",
+    "export.xlsx",
+    "for-r.csv",
+)
+
+
+@pytest.mark.parametrize(
+    ("title", "stem"),
+    [
+        ("Workplace habits: 2026 / Wave 2?", "workplace-habits-2026-wave-2"),
+        ("직장 습관 조사", "직장-습관-조사"),
+        ("???", "survey"),
+    ],
+)
+def test_export_file_names_carry_the_title_and_date_never_the_link_code(
+    make_survey, owner_client, api, title, stem
+):
+    """Issue 24: ``rrsurvey-<respondent-link code>-export-….xlsx`` leaked the link to anyone
+    the file was emailed to."""
+    survey = make_survey(title=title)
+    today = timezone.localdate().isoformat()
+    for name in EXPORT_FILES:
+        kind, extension = name.split(".")
+        kind = {"responses": "reports", "for-r": "for-r"}.get(kind, kind)
+        expected = f"{stem}-{kind}-{today}.{extension}"
+        for response in (
+            api.get(f"/api/v1/surveys/{survey.pk}/{name}"),
+            owner_client.get(f"/surveys/{survey.pk}/{name}"),
+        ):
+            assert response.status_code == 200, name
+            disposition = urllib.parse.unquote(response["Content-Disposition"])
+            assert survey.slug not in disposition
+            assert disposition.startswith("attachment; filename")
+            assert disposition.endswith((f'"{expected}"', f"''{expected}")), disposition
+    # The R code reads the file under the name it is downloaded with.
+    assert f'read.csv("{stem}-for-r-{today}.csv"' in r_export.r_estimates_script(survey=survey)
 
 
 def test_the_workbook_keeps_text_as_text_never_a_formula(study, api):
