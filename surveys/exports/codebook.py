@@ -138,7 +138,9 @@ def codebook_rows(codebook: Codebook, *, label=str) -> Iterator[list]:
         return ["survey", name, "", value, "", *blank]
 
     yield fact("title", survey.title)
-    yield fact("slug", survey.slug)
+    # The survey's id, never its slug: that is the respondent link's secret code, and a file
+    # travels further than the link should.
+    yield fact("survey_id", survey.pk)
     yield fact("language", survey.language)
     # Only in aggregate: the languages the survey was offered in, never a respondent's.
     yield fact("languages_offered", " ".join(survey_languages(survey=survey)))

@@ -361,6 +361,44 @@ def test_export_file_names_carry_the_title_and_date_never_the_link_code(
     assert f'read.csv("{stem}-for-r-{today}.csv"' in r_export.r_estimates_script(survey=survey)
 
 
+def test_the_workbook_is_readable_as_opened_frozen_filterable_sized_and_annotated(study, api):
+    """Issue 24: no frozen header, no filters, default widths, and the question texts only
+    on the codebook sheet."""
+    response = api.get(f"/api/v1/surveys/{study.pk}/export.xlsx")
+    book = openpyxl.load_workbook(io.BytesIO(b"".join(response.streaming_content)))
+    for sheet in book.worksheets:
+        assert sheet.freeze_panes == "A2", sheet.title
+        assert (
+            sheet.auto_filter.ref
+            == f"A1:{sheet.cell(1, sheet.max_column).column_letter}{sheet.max_row}"
+        )
+        assert all(cell.font.bold for cell in sheet[1])
+        widths = [sheet.column_dimensions[cell.column_letter].width for cell in sheet[1]]
+        assert all(8 <= width <= 60 for width in widths), (sheet.title, widths)
+    reports = book["reports"]
+    assert reports.max_row == 301  # one header row: programs read the sheet as before
+    widths = {
+        cell.value: reports.column_dimensions[cell.column_letter].width for cell in reports[1]
+    }
+    assert widths["submission_id"] >= 38  # a whole UUID is visible
+    assert widths["Q1"] < widths["submission_id"]
+    notes = {cell.value: cell.comment.text if cell.comment else None for cell in reports[1]}
+    assert [notes[name] for name in ("Q1", "Q2", "Q3")] == list(QUESTIONS)
+    assert (notes["G1"], notes["G2"]) == ("@Team?", "Age?")
+    assert "Random id" in notes["submission_id"]
+    # The long question column of the estimates is capped, the short ones are not stretched.
+    estimates = {cell.value: cell.column_letter for cell in book["estimates"][1]}
+    dims = book["estimates"].column_dimensions
+    assert dims[estimates["question"]].width == len(QUESTIONS[0]) + 2
+    assert dims[estimates["n"]].width == 8
+
+
+def test_sheet_columns_are_sized_for_wide_scripts_and_capped():
+    header, *rows = [["a", "직장 습관"], ["x" * 200, None], ["abcdefgh", "습관"]]
+    assert export_bundles.column_widths([header, *rows]) == [60, 9 + 5]
+    assert export_bundles.column_widths([["n"], ["3000"]]) == [8]
+
+
 def test_the_workbook_keeps_text_as_text_never_a_formula(study, api):
     response = api.get(f"/api/v1/surveys/{study.pk}/export.xlsx")
     book = openpyxl.load_workbook(io.BytesIO(b"".join(response.streaming_content)))
