@@ -19,7 +19,12 @@ from .. import limits
 from ..models import GroupingOption, GroupingQuestion
 from .pilot import pilot_design_refresh
 from .questions import design_row_delete, next_position
-from .validation import clean_required, clean_text, lock_for_design_change
+from .validation import (
+    clean_required,
+    clean_text,
+    lock_for_design_change,
+    refuse_built_in_option,
+)
 
 MAX_GROUPING_QUESTIONS = limits.MAX_GROUPING_QUESTIONS
 MIN_OPTIONS = 2
@@ -46,6 +51,7 @@ def _clean_options(options) -> list[str]:
                     ]
                 }
             )
+        refuse_built_in_option(label, field="options")
         labels.append(label)
     if len(labels) < MIN_OPTIONS:
         raise ValidationError(

@@ -7,7 +7,7 @@ from django.core.exceptions import ValidationError
 
 from surveys import services
 from surveys.models import GroupAnswer, GroupingOption, GroupingQuestion, GroupTally, Submission
-from surveys.services import grouping
+from surveys.services import grouping, translations
 from tests.helpers import DEPARTMENTS
 
 pytestmark = pytest.mark.django_db
@@ -230,3 +230,52 @@ def test_tallies_missing_after_a_bulk_import_are_recounted(grouped_survey, optio
     )
     assert tallies(grouped_survey)[(0, "Sales")] == (2, 2)
     assert tallies(grouped_survey)[(1, "Support")] == (1, 0)
+
+
+# --- "Prefer not to say" is built in (issue 24) ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "Prefer not to say",
+        "prefer not to say.",
+        "PREFER-NOT-TO-SAY",
+        "prefer_not_to_say",
+        "응답하지 않겠습니다",
+        "不愿透露",
+    ],
+)
+def test_a_typed_prefer_not_to_say_in_any_language_is_refused_pointing_to_the_built_in(
+    make_survey, typed
+):
+    survey = make_survey(status="draft")
+    with pytest.raises(ValidationError) as error:
+        grouping.grouping_question_add(survey=survey, text="Team?", options=["Sales", typed])
+    [message] = error.value.message_dict["options"]
+    assert typed in message and "built-in “Prefer not to say”" in message
+    assert not survey.grouping_questions.exists()
+    gq = grouping.grouping_question_add(survey=survey, text="Team?", options=["Sales", "Office"])
+    with pytest.raises(ValidationError):
+        grouping.grouping_question_update(grouping_question=gq, text="Team?", options=[typed, "A"])
+    assert [o.label for o in gq.options.all()] == ["Sales", "Office"]
+
+
+def test_options_that_merely_mention_it_are_kept(make_survey):
+    survey = make_survey(status="draft")
+    gq = grouping.grouping_question_add(
+        survey=survey, text="Why?", options=["I prefer not to say why", "Other"]
+    )
+    assert gq.options.count() == 2
+
+
+@pytest.mark.parametrize("typed", ["응답하지 않겠습니다", "Prefer not to say", "不愿透露"])
+def test_an_option_translated_into_prefer_not_to_say_is_refused(grouped_draft, typed):
+    option = grouped_draft.grouping_questions.get().options.first()
+    with pytest.raises(ValidationError) as error:
+        translations.survey_translations_save(
+            survey=grouped_draft, texts={f"ko-o{option.pk}": typed}
+        )
+    assert list(error.value.message_dict) == [f"ko-o{option.pk}"]
+    option.refresh_from_db()
+    assert option.translations == {}
