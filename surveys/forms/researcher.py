@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy as _
 from .. import limits, selectors
 from ..models import CI_METHODS, Question
 from ..selectors import CUSTOM_DESIGN, design_presets, preset_for
-from ..services.question_types import DEFAULT_EPSILON
+from ..services.question_types import DEFAULT_EPSILON, MAX_NOT_ABOVE_MIN
 
 # Translated names for the presets dpengine ships; an unknown future preset shows its own label.
 PRESET_LABELS = {
@@ -308,6 +308,19 @@ DESIGN_SHORT_LABELS = {
     "forced_response": _("forced response, own coins"),
 }
 PARAMETER_SYMBOLS = {"pi": "π", "theta1": "θ₁", "theta2": "θ₂"}
+# A yes/no design's refusals, by their code (dpengine.errors.Reason, which the services pass on),
+# shown beside the parameter to blame.
+DESIGN_ERROR_MESSAGES = {
+    "out_of_range": _("Outside the values this design allows."),
+    "invalid_type": _("Must be a number."),
+    "no_information": _(
+        "With this value a report would say nothing about the true answer. Choose another."
+    ),
+    "not_differentially_private": _(
+        "With this value some report would reveal the true answer (ε would be infinite). "
+        "Choose another."
+    ),
+}
 
 
 def design_parameter_defaults() -> dict:
@@ -477,6 +490,21 @@ class QuestionTypeForm(PageForm):
         if data.get("epsilon") is not None:
             spec["epsilon"] = data["epsilon"]
         return spec
+
+    def message_for_service_error(self, error, *, field) -> str | None:
+        """A service error about a type field, in this form's words (``None``: as it is).
+
+        The services word their errors for the API, whose fields are ``min``, ``max``, ``p``;
+        this page's are "Smallest answer", "Largest answer" and the parameters' long labels, and
+        dpengine's messages are in English only."""
+        if error.code == MAX_NOT_ABOVE_MIN:
+            return _("Must be greater than “%(label)s” (%(lo)d).") % {
+                "label": self.fields["minimum"].label,
+                "lo": error.params["lo"],
+            }
+        # Shown beside the parameter it blames, so it need not name it.
+        worded = DESIGN_ERROR_MESSAGES.get(error.code)
+        return None if worded is None else str(worded)
 
     def field_for_service_error(self, name) -> str | None:
         """The field a service's error about ``name`` (a spec path: ``design.p``,

@@ -70,15 +70,21 @@ def owner_view(*methods):
 
 def apply_service_errors(form, exc: ValidationError):
     """Attach a service's ``{field: [message]}`` errors to the form fields they name (a form
-    whose fields are named otherwise maps them with ``field_for_service_error``)."""
+    whose fields are named otherwise maps them with ``field_for_service_error``, and may word
+    a coded error with its own labels in ``message_for_service_error``)."""
     if not hasattr(exc, "error_dict"):
         form.add_error(None, exc)
         return
     field_for = getattr(form, "field_for_service_error", None)
-    for field, errors in exc.message_dict.items():
-        if field_for is not None:
-            field = field_for(field)
-        form.add_error(field if field in form.fields else None, errors)
+    reword = getattr(form, "message_for_service_error", None)
+    for name, errors in exc.error_dict.items():
+        field = field_for(name) if field_for is not None else name
+        field = field if field in form.fields else None
+        messages = []
+        for error in errors:
+            worded = reword(error, field=field) if reword is not None else None
+            messages.extend([worded] if worded else error.messages)
+        form.add_error(field, messages)
 
 
 def try_write(write, *, then, form=None, on_conflict=None):
