@@ -19,6 +19,7 @@ from dpengine.errors import DPEngineError
 
 from .. import limits
 from ..models import CI_METHODS, PREFER_NOT_TO_SAY, Question, Survey
+from ..timezones import is_time_zone
 from .errors import FROZEN_MESSAGE, PILOT_RESPONSES_MESSAGE, Reason, SurveyFrozen
 
 EDITABLE_SURVEY_FIELDS = (
@@ -83,6 +84,22 @@ def refuse_built_in_option(label: str, *, field) -> None:
             "never as a group. Remove this option."
         )
         raise ValidationError({field: [message % {"label": label}]})
+
+
+def clean_time_zone(value, *, field="time_zone") -> str:
+    """An IANA time zone name (``Asia/Seoul``), or "" for none chosen (UTC)."""
+    if value == "":
+        return value
+    if not is_time_zone(value):
+        raise ValidationError(
+            {
+                field: [
+                    _("Must be a time zone name such as “Asia/Seoul” or “UTC”, got %(v)r.")
+                    % {"v": str(value)[:64]}
+                ]
+            }
+        )
+    return value
 
 
 def clean_required(value, *, field="required"):

@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.http import HttpResponseNotAllowed
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
 from .. import selectors, services
@@ -28,6 +29,7 @@ from ..forms.researcher import (
 )
 from ..models import Question, Survey
 from ..services import schedule
+from ..timezones import survey_zone
 
 VIEWER, EDITOR, OWNER = selectors.VIEWER, selectors.EDITOR, selectors.OWNER
 FROZEN_REASON = services.FROZEN_MESSAGE
@@ -213,11 +215,17 @@ def render_builder(
         suggested_target=context["privacy"].respondents_for_margin,
     )
     context["schedule_form"] = schedule_form or ScheduleForm(
-        initial={"opens_at": survey.opens_at, "closes_at": survey.closes_at}
+        initial={
+            "opens_at": survey.opens_at,
+            "closes_at": survey.closes_at,
+            "time_zone": survey.time_zone,
+        }
     )
     context["question_form"] = question_form or QuestionAddForm()
     context["grouping_form"] = grouping_form or GroupingQuestionForm.for_builder()
-    return render(request, "surveys/builder.html", context, status=status)
+    # Every time on the builder (the schedule's inputs included) in the survey's zone.
+    with timezone.override(survey_zone(survey)):
+        return render(request, "surveys/builder.html", context, status=status)
 
 
 def builder_conflict(request, survey, exc):
