@@ -522,7 +522,7 @@ class QuestionTypeForm(PageForm):
             spec["epsilon"] = data["epsilon"]
         return spec
 
-    def message_for_service_error(self, error, *, field) -> str | None:
+    def message_for_service_error(self, error) -> str | None:
         """A service error about a type field, in this form's words (``None``: as it is).
 
         The services word their errors for the API, whose fields are ``min``, ``max``, ``p``;

@@ -131,7 +131,7 @@ def grouping_question_add(*, survey, text, options, required=False) -> GroupingQ
 @transaction.atomic
 def grouping_question_update(
     *, grouping_question, text, options, required=None
-) -> GroupingQuestion:
+) -> GroupingQuestionSaved:
     """Replace the text and the options (new option ids; allowed only without responses), and
     ``required`` unless it is None. An option whose text is unchanged (case aside) keeps its
     translations; the result names the languages the edit stopped offering."""

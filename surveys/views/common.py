@@ -84,7 +84,7 @@ def apply_service_errors(form, exc: ValidationError):
         field = field if field in form.fields else None
         messages = []
         for error in errors:
-            worded = reword(error, field=field) if reword is not None else None
+            worded = reword(error) if reword is not None else None
             messages.extend([worded] if worded else error.messages)
         form.add_error(field, messages)
 
