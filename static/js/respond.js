@@ -5,7 +5,7 @@
 
 import { paddedBody } from "./body.js";
 import { answeredOnly, memoReports } from "./coins.js";
-import { questionRandomizer, wholeNumber } from "./designs.js";
+import { outsideRange, questionRandomizer, wholeNumber } from "./designs.js";
 import { forgetSurvey, loadMemo, storeMemo } from "./memory.js";
 
 // Every string this script shows, in one place, translated by Django's JavaScript catalog
@@ -25,6 +25,8 @@ const STRINGS = {
   enterNumber: gettext("Enter a whole number."),
   wholeNumber: gettext("Enter a whole number, without decimals or other characters."),
   notWhole: gettext("Question %(number)s needs a whole number"),
+  outOfRange: gettext("Enter a whole number from %(min)s to %(max)s."),
+  outOfRangeItem: gettext("Question %(number)s needs a number from %(min)s to %(max)s"),
   sending: gettext("Flipping the coins and sending…"),
   refused: gettext("Your answers were not accepted: %(detail)s"),
   serverError: gettext(
@@ -97,6 +99,8 @@ function setupPage(definition) {
       // Absent in an older definition: every question was required then.
       required: question.required !== false,
       options: question.options ?? [],
+      min: question.min,
+      max: question.max,
       randomizer: questionRandomizer(question, surveyCoins),
       // Where the error summary's link and the focus go: the first input of the question.
       anchor: `q-${question.id}-${{ yes_no: "yes", choice: "o0" }[type] ?? "value"}`,
@@ -172,6 +176,36 @@ function setupPage(definition) {
     return question.type === "choice" ? Number(value) : value === "yes";
   }
 
+  // What keeps a numeric answer from being sent: "not_whole", "out_of_range" or null.
+  function numberProblem(question) {
+    if (question.type !== "numeric") return null;
+    const answer = trueAnswer(question);
+    if (Number.isNaN(answer)) return "not_whole";
+    return outsideRange(answer, question) ? "out_of_range" : null;
+  }
+
+  function numberMessage(question, problem, item) {
+    if (problem === "out_of_range") {
+      const values = { number: question.number, min: question.min, max: question.max };
+      return interpolate(item ? STRINGS.outOfRangeItem : STRINGS.outOfRange, values, true);
+    }
+    if (item) {
+      const format = problem ? STRINGS.notWhole : STRINGS.unansweredItem;
+      return interpolate(format, { number: question.number }, true);
+    }
+    return problem ? STRINGS.wholeNumber : STRINGS.enterNumber;
+  }
+
+  function showQuestionError(question, message) {
+    question.error.textContent = message;
+    question.error.hidden = false;
+    question.fieldset.setAttribute("aria-invalid", "true");
+    question.fieldset.setAttribute(
+      "aria-describedby",
+      [question.error.id, question.describedBy].filter(Boolean).join(" "),
+    );
+  }
+
   function clearQuestionError(question) {
     question.error.hidden = true;
     question.error.textContent = "";
@@ -198,28 +232,18 @@ function setupPage(definition) {
       item.dataset.questionId = question.key ?? question.id;
       const link = document.createElement("a");
       link.href = `#${question.anchor}`;
-      const notWhole = question.type === "numeric" && Number.isNaN(trueAnswer(question));
-      link.textContent =
-        question.summary ??
-        interpolate(
-          notWhole ? STRINGS.notWhole : STRINGS.unansweredItem,
-          { number: question.number },
-          true,
-        );
+      const problem = numberProblem(question);
+      link.textContent = question.summary ?? numberMessage(question, problem, true);
       item.append(link);
       list.append(item);
-      question.error.textContent =
+      showQuestionError(
+        question,
         question.choose ??
-        {
-          yes_no: STRINGS.chooseOne,
-          choice: STRINGS.chooseOption,
-          numeric: notWhole ? STRINGS.wholeNumber : STRINGS.enterNumber,
-        }[question.type];
-      question.error.hidden = false;
-      question.fieldset.setAttribute("aria-invalid", "true");
-      question.fieldset.setAttribute(
-        "aria-describedby",
-        [question.error.id, question.describedBy].filter(Boolean).join(" "),
+          {
+            yes_no: STRINGS.chooseOne,
+            choice: STRINGS.chooseOption,
+            numeric: numberMessage(question, problem, false),
+          }[question.type],
       );
     }
     errors.append(heading, list);
@@ -390,13 +414,13 @@ function setupPage(definition) {
       groupingQuestions.map((question) => [question.id, checkedValue(question)]),
       (value) => value,
     );
-    // Required and unanswered, or a numeric answer that is not a whole number (even on an
-    // optional question: it is an answer, just not one that can be sent).
+    // Required and unanswered, or a numeric answer that is not a whole number or is outside
+    // the range (even on an optional question: it is an answer, just not one that can be sent).
     const unanswered = [
-      ...questions.filter((question) => {
-        const truth = trueAnswer(question);
-        return Number.isNaN(truth) || (question.required && truth === null);
-      }),
+      ...questions.filter(
+        (question) =>
+          numberProblem(question) !== null || (question.required && trueAnswer(question) === null),
+      ),
       ...groupingQuestions.filter(
         (question) => question.required && checkedValue(question) === null,
       ),
@@ -440,6 +464,10 @@ function setupPage(definition) {
       errors.querySelector(`li[data-question-id="${question.key ?? question.id}"]`)?.remove();
       if (!errors.querySelector("li")) {
         showErrors([]);
+      }
+      // Said while typing, not only on sending: 45 for a question from 0 to 30.
+      if (numberProblem(question) === "out_of_range") {
+        showQuestionError(question, numberMessage(question, "out_of_range", false));
       }
     });
   }

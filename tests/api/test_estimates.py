@@ -155,7 +155,7 @@ def test_estimates_csv_is_the_shared_export(owner_api, make_survey):
     assert response.status_code == 200
     assert response["Content-Type"] == "text/csv; charset=utf-8"
     assert response["Content-Disposition"].startswith(
-        f'attachment; filename="rrsurvey-{survey.slug}'
+        'attachment; filename="workplace-habits-estimates-'
     )
     # The codebook that explains it, for the same interval.
     assert response["Link"] == (

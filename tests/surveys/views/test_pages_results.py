@@ -172,7 +172,8 @@ def test_the_codebook_carries_the_provenance_and_the_chosen_interval(answered, o
     assert not any(row and row[0] == "#" for row in rows)  # no comment lines for Excel
     meta = codebook_facts(rows)
     assert meta["title"] == answered.title
-    assert meta["slug"] == answered.slug
+    assert meta["survey_id"] == str(answered.pk)
+    assert answered.slug not in {cell for row in rows for cell in row}  # the link's secret code
     assert meta["design"] == "forced response"
     assert float(meta["epsilon_per_answer"]) == pytest.approx(np.log(3))
     assert float(meta["total_epsilon"]) == pytest.approx(2 * np.log(3))
