@@ -9,11 +9,13 @@ import uuid
 
 import pyreadstat
 import pytest
+from django.urls import reverse
+from django.utils.http import content_disposition_header
 
 from surveys import services
 from surveys.exports import spss_stata
 from surveys.exports.codebook import codebook_rows, survey_codebook
-from surveys.exports.csv import csv_safe, escape_label, report_csv_rows
+from surveys.exports.csv import csv_safe, escape_label, export_filename, report_csv_rows
 from surveys.models import PREFER_NOT_TO_SAY
 from surveys.services import grouping
 
@@ -275,3 +277,50 @@ def test_note_lines_fit_spss_document_lines():
     lines = spss_stata.note_lines(text, limit=80)
     assert all(len(line.encode()) <= 80 for line in lines)
     assert "".join(line.strip() for line in lines).replace(" ", "") == text.replace(" ", "")
+
+
+DOWNLOADS = [
+    ("sav", "application/x-spss-sav", pyreadstat.read_sav),
+    ("dta", "application/x-stata-dta", pyreadstat.read_dta),
+]
+
+
+def _saved(response, tmp_path, kind):
+    path = tmp_path / f"download.{kind}"
+    path.write_bytes(b"".join(response.streaming_content))
+    return path
+
+
+@pytest.mark.parametrize(("kind", "content_type", "reader"), DOWNLOADS)
+def test_the_results_page_downloads_are_named_like_the_other_exports(
+    study, client, owner, other_researcher, tmp_path, kind, content_type, reader
+):
+    url = reverse(f"surveys:responses-{kind}", kwargs={"pk": study.pk})
+    client.force_login(owner)
+    response = client.get(url)
+    assert response.status_code == 200
+    assert response["Content-Type"] == content_type
+    filename = export_filename(study, kind="reports", extension=kind)
+    assert response["Content-Disposition"] == content_disposition_header(True, filename)
+    assert filename.startswith("workplace-습관-study-reports-")
+    frame, _meta = reader(str(_saved(response, tmp_path, kind)))
+    assert len(frame) == 5
+    results = client.get(reverse("surveys:results", kwargs={"pk": study.pk}))
+    assert f'href="{url}"' in results.content.decode()
+    client.force_login(other_researcher)
+    assert client.get(url).status_code == 404  # another researcher's survey
+
+
+@pytest.mark.parametrize(("kind", "content_type", "reader"), DOWNLOADS)
+def test_the_api_downloads_are_the_owners_alone(
+    study, owner_api, other_api, tmp_path, kind, content_type, reader
+):
+    url = f"/api/v1/surveys/{study.pk}/responses.{kind}"
+    response = owner_api.get(url)
+    assert response.status_code == 200
+    assert response["Content-Type"] == content_type
+    frame, meta = reader(str(_saved(response, tmp_path, kind)))
+    assert list(frame.columns) == csv_rows(study)[0]
+    assert meta.column_names_to_labels["Q2"] == "Have you lied to your manager?"
+    assert other_api.get(url).status_code == 404
+    assert owner_api.get(f"/api/v1/surveys/{study.pk + 1000}/responses.{kind}").status_code == 404
