@@ -260,10 +260,12 @@ def _frame(columns: dict, variables: list[Variable], *, stata: bool):
         if variable.is_text or variable.is_date:
             frame[variable.name] = pd.Series(values, dtype=object)
         elif stata:
-            # Codes as floats beside the missing letters: pyreadstat's way to write .a/.b.
-            frame[variable.name] = pd.Series(
-                [v if isinstance(v, str) else float(v) for v in values], dtype=object
-            )
+            # Numbers beside the missing letters: pyreadstat's way to write .a/.b. Codes stay
+            # small ints (Python shares them: 8 bytes a cell); a reported number is a float,
+            # since pyreadstat stores ints as 32-bit and a report is not bounded.
+            if variable.is_number:
+                values = [v if isinstance(v, str) else float(v) for v in values]
+            frame[variable.name] = pd.Series(values, dtype=object)
         else:
             frame[variable.name] = pd.Series(values, dtype="float64")
     return pd.DataFrame(frame, columns=[v.name for v in variables])
