@@ -317,7 +317,7 @@ def notes(codebook: Codebook, variables: list[Variable], *, stata: bool) -> list
             lines.append(f"{variable.name}: {facts}")
         for cell, meaning in variable.meanings.items():
             if variable.codes:
-                lines.append(f"{variable.name} = {variable.codes[cell]}: {cell} ({meaning})")
+                lines.append(f"{variable.name} = {variable.codes[cell]}: {cell} — {meaning}")
             else:
                 lines.append(f"{variable.name} = {cell}: {meaning}")
         if variable.skipped and not variable.is_text:
