@@ -10,6 +10,7 @@ import uuid
 import pyreadstat
 import pytest
 from django.urls import reverse
+from django.utils import translation
 from django.utils.http import content_disposition_header
 
 from surveys import services
@@ -324,3 +325,21 @@ def test_the_api_downloads_are_the_owners_alone(
     assert meta.column_names_to_labels["Q2"] == "Have you lied to your manager?"
     assert other_api.get(url).status_code == 404
     assert owner_api.get(f"/api/v1/surveys/{study.pk + 1000}/responses.{kind}").status_code == 404
+
+
+@pytest.mark.parametrize("kind", ["sav", "dta"])
+def test_descriptions_follow_the_requests_language_as_in_the_codebook(study, tmp_path, kind):
+    path = tmp_path / f"reports.{kind}"
+    writer = spss_stata.write_sav if kind == "sav" else spss_stata.write_dta
+    with translation.override("ko"):
+        writer(survey_codebook(survey=study), path)
+        missing_note = spss_stata.missing_values_note(stata=kind == "dta")
+    _frame, meta = read(path, kind)
+    skipped, prefer = ("a", "b") if kind == "dta" else (-1, -2)
+    assert meta.variable_value_labels["G1"][skipped] == "건너뜀: 응답하지 않음."
+    assert (
+        meta.variable_value_labels["G1"][prefer]
+        == "“응답하지 않겠습니다”를 선택함 (모든 그룹 질문에 제공됨)."
+    )
+    assert missing_note.startswith("결측값") and missing_note in _joined_notes(meta, kind)
+    assert meta.column_names_to_labels["Q2"] == "Have you lied to your manager?"  # the survey's
