@@ -1,14 +1,13 @@
 // The respondent page: read the true answers from the page, turn them into randomized
 // reports, and send only those. Everything but the page itself lives in modules tested with
 // node --test: questions.js (the questions, their answers, what keeps them from being sent),
-// payload.js (the reports drawn and the one body sent), submit.js (sending and the server's
-// answer), memory.js (what the browser keeps), messages.js (every string shown), and under
-// them coins.js, designs.js and exact.js (the randomization). This file reads and writes the
-// page and binds its events, nothing else.
+// payload.js (the reports drawn and the one body sent), submit.js (one press of the button:
+// drawing, keeping, sending, the server's answer), memory.js (what the browser keeps),
+// messages.js (every string shown), and under them coins.js, designs.js and exact.js (the
+// randomization). This file reads and writes the page and binds its events, nothing else.
 
 import { messageText } from "./messages.js";
 import { surveyMemory } from "./memory.js";
-import { givenAnswers, prepareSubmission } from "./payload.js";
 import {
   answerProblems,
   everyQuestionRequired,
@@ -22,7 +21,7 @@ import {
   trueAnswer,
   typingMessage,
 } from "./questions.js";
-import { outcomeMessage, reloads, sendSubmission } from "./submit.js";
+import { outcomeMessage, reloads, sendAnswers } from "./submit.js";
 
 function browserStorage() {
   try {
@@ -176,13 +175,14 @@ function setupPage(definition) {
     done.focus({ preventScroll: true });
   }
 
-  async function send(attempt) {
-    const outcome = await sendSubmission({
+  async function send(entries) {
+    const { attempt, outcome } = await sendAnswers({
+      page: definition,
+      questions: randomized,
+      entries,
+      memory,
+      randomSource: globalThis.crypto,
       fetch: (...request) => globalThis.fetch(...request),
-      pilot: survey.pilot === true,
-      definitionUrl: definition.definition_url,
-      submitUrl: definition.submit_url,
-      body: attempt.body,
       language: pageLanguage,
       onSending: () => {
         setBusy(true);
@@ -190,7 +190,6 @@ function setupPage(definition) {
       },
     });
     if (outcome.kind === "stored") {
-      memory.markSent();
       setStatus(null, "");
       showDone(attempt);
     } else {
@@ -224,19 +223,7 @@ function setupPage(definition) {
       setStatus({ key: "noCrypto" }, "error");
       return;
     }
-    const { truths, groups } = givenAnswers(read);
-    const attempt = prepareSubmission({
-      survey,
-      questions: randomized,
-      truths,
-      groups,
-      memo: memory.memo,
-      randomSource: globalThis.crypto,
-    });
-    // Kept before sending: a reload while it is on its way reuses the same draws and id, and
-    // the server stores a replayed id once.
-    memory.update(attempt.memo);
-    send(attempt);
+    send(read);
   }
 
   // "Clear answer" on an optional question: back to no answer, so that nothing is sent for it.

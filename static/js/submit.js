@@ -1,6 +1,7 @@
-// Sending one submission and reading the server's answer, with `fetch` passed in (a fake in
-// tests/js/submit.test.mjs). Every request leaves without cookies (`credentials: "omit"`), is
-// not cached and follows no redirect. What the page then does is named by an outcome's
+// One press of the send button: the reports drawn, the memo kept, the submission sent and the
+// server's answer read, with `fetch` passed in (a fake in tests/js/submit.test.mjs and
+// tests/js/respond.test.mjs). Every request leaves without cookies (`credentials: "omit"`),
+// is not cached and follows no redirect. What the page then does is named by an outcome's
 // `kind`, and `outcomeMessage` says it:
 //
 // - "stored": 201, the answers are counted (or were already, for a replayed submission id);
@@ -13,6 +14,8 @@
 // - "refused": another 4xx with the server's reason (`detail`, in the page's language);
 // - "server_error": anything else, `status` kept; pressing again sends the same body;
 // - "network_error": no answer at all; pressing again sends the same body.
+
+import { givenAnswers, prepareSubmission } from "./payload.js";
 
 /** The pilot's check: the definition asked for again (only pilot pages pay for it). */
 export async function pilotHasEnded({ fetch, pilot, definitionUrl }) {
@@ -97,6 +100,51 @@ export async function sendSubmission({
   } catch {
     return { kind: "network_error" };
   }
+}
+
+/**
+ * One press of the send button once every answer can be sent. `page` is the definition
+ * (`{survey, submit_url, definition_url}`), `questions` its randomized questions
+ * (questions.js), `entries` `[{question, answer}, ...]` for every question, grouping ones
+ * included, `memory` the survey's memory (memory.js `surveyMemory`). The reports are drawn
+ * from the memory's memo, the new memo is kept *before* sending (a reload while the request
+ * is on its way reuses the same draws and submission id, and the server stores a replayed id
+ * once), and marked sent once stored. Resolves to `{attempt, outcome}` (payload.js
+ * `prepareSubmission`, `sendSubmission`).
+ */
+export async function sendAnswers({
+  page,
+  questions,
+  entries,
+  memory,
+  randomSource,
+  fetch,
+  language,
+  onSending,
+}) {
+  const { truths, groups } = givenAnswers(entries);
+  const attempt = prepareSubmission({
+    survey: page.survey,
+    questions,
+    truths,
+    groups,
+    memo: memory.memo,
+    randomSource,
+  });
+  memory.update(attempt.memo);
+  const outcome = await sendSubmission({
+    fetch,
+    pilot: page.survey.pilot === true,
+    definitionUrl: page.definition_url,
+    submitUrl: page.submit_url,
+    body: attempt.body,
+    language,
+    onSending,
+  });
+  if (outcome.kind === "stored") {
+    memory.markSent();
+  }
+  return { attempt, outcome };
 }
 
 /** Whether the page reloads after this outcome (the survey it was loaded with is gone). */

@@ -1,5 +1,5 @@
-// The respondent page's steps, composed as static/js/respond.js composes them (the page only
-// reads its inputs into these calls and writes their results back): a person's attempts with a
+// The respondent page's steps as static/js/respond.js calls them (the page only reads its
+// inputs into these calls and writes their results back): a person's attempts with a
 // fake random source, a fake storage and a scripted network. Each module has its own tests
 // (questions, payload, submit, memory); these follow one person, or several, from page load
 // to the server's answer. tests/e2e/ drives the real page in Chromium.
@@ -10,14 +10,13 @@ import { describe, it } from "node:test";
 
 import { byteLength } from "../../static/js/body.js";
 import { memoKey, surveyMemory } from "../../static/js/memory.js";
-import { givenAnswers, prepareSubmission } from "../../static/js/payload.js";
 import {
   answerProblems,
   groupingQuestions,
   surveyQuestions,
   trueAnswer,
 } from "../../static/js/questions.js";
-import { reloads, sendSubmission } from "../../static/js/submit.js";
+import { reloads, sendAnswers } from "../../static/js/submit.js";
 import { FINGERPRINT, definition } from "./definition.mjs";
 import { mapStorage, scriptedFetch, seededSource } from "./fakes.mjs";
 
@@ -44,28 +43,16 @@ function loadPage(page, storage) {
     if (problems.length > 0) {
       return { problems };
     }
-    const { truths, groups } = givenAnswers(read);
-    const attempt = prepareSubmission({
-      survey,
-      questions,
-      truths,
-      groups,
-      memo: memory.memo,
-      randomSource: seededSource(seed),
-    });
-    memory.update(attempt.memo);
     const network = scriptedFetch(replies);
-    const outcome = await sendSubmission({
+    const { attempt, outcome } = await sendAnswers({
+      page,
+      questions,
+      entries: read,
+      memory,
+      randomSource: seededSource(seed),
       fetch: network.fetch,
-      pilot: survey.pilot === true,
-      definitionUrl: page.definition_url,
-      submitUrl: page.submit_url,
-      body: attempt.body,
       language: "en",
     });
-    if (outcome.kind === "stored") {
-      memory.markSent();
-    }
     const posted = network.calls.filter(({ init }) => init.method === "POST");
     return { attempt, outcome, posted: posted.map(({ init }) => init.body) };
   }
@@ -99,6 +86,40 @@ describe("a person answering on a personal device", () => {
     assert.equal(retake.attempt.replayed, true);
     assert.equal(retake.attempt.body, lost.attempt.body);
     assert.deepEqual([...storage.map.keys()], [memoKey("k3J9aQ", FINGERPRINT)]);
+  });
+
+  it("keeps the memo before the answers leave, so a reload meanwhile reuses it", async () => {
+    const storage = mapStorage();
+    const page = definition();
+    const memory = surveyMemory({
+      storage,
+      slug: page.survey.slug,
+      fingerprint: FINGERPRINT,
+      sharedDevice: false,
+    });
+    const questions = surveyQuestions(page.survey);
+    const network = scriptedFetch([CREATED]);
+    const keptWhenPosted = [];
+    const fetch = (url, init) => {
+      keptWhenPosted.push(storage.getItem(memoKey(page.survey.slug, FINGERPRINT)));
+      return network.fetch(url, init);
+    };
+    const entries = questions.map((question) => ({
+      question,
+      answer: trueAnswer(question, INPUTS[question.id]),
+    }));
+    const { attempt } = await sendAnswers({
+      page,
+      questions,
+      entries,
+      memory,
+      randomSource: seededSource(12),
+      fetch,
+      language: "en",
+    });
+    assert.deepEqual(JSON.parse(keptWhenPosted[0]), attempt.memo);
+    assert.equal(attempt.memo.sent, false);
+    assert.equal(memory.memo.sent, true);
   });
 
   it("sends nothing while a required answer is missing or a number is outside", async () => {
