@@ -171,9 +171,8 @@ describe("a design that changed under the page", () => {
   it("reloads on a 409, and the reloaded page starts afresh under the new design", async () => {
     const storage = mapStorage();
     const stale = loadPage(definition(), storage);
-    const refused = await stale.press(INPUTS, [
-      { status: 409, json: { detail: "changed", errors: { design_fingerprint: ["stale"] } } },
-    ], 7);
+    const stalePrint = { status: 409, json: { errors: { design_fingerprint: ["stale"] } } };
+    const refused = await stale.press(INPUTS, [stalePrint], 7);
     assert.equal(refused.outcome.kind, "design_changed");
     assert.equal(reloads(refused.outcome), true);
     const fresh = loadPage(definition({ design_fingerprint: "e".repeat(32) }), storage);
