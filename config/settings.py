@@ -143,6 +143,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Outermost: nothing is logged while a respondent's request is handled (SQL at debug...).
+    "surveys.middleware.RespondentRequestMiddleware",
     "surveys.middleware.PrivateCacheMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "surveys.api.limits.RequestBodyLimitMiddleware",

@@ -2,8 +2,10 @@
 
 Pure Python + NumPy/SciPy, no I/O. The stable entry points are :class:`ForcedResponse`,
 :func:`estimate` and :func:`required_sample_size`; see each module for the rest:
-``designs`` (yes/no designs), ``choice`` (multiple choice), ``numeric`` (bounded
-numbers), ``errors`` (typed refusals), ``randomness`` (the one random-source protocol).
+``designs`` (yes/no designs), ``cheating`` (the two-group cheating-detection designs CDM
+and SLD), ``choice`` (multiple choice), ``numeric`` (bounded numbers), ``comparison`` (two
+groups; randomized against direct questioning), ``errors`` (typed refusals),
+``randomness`` (the one random-source protocol).
 
 SciPy is imported inside the functions that use it (scipy.stats, scipy.special), not at
 module level: importing it costs about 40 MB of memory in every process that imports the
@@ -21,14 +23,27 @@ from dpengine.accounting import (
     sequential_composition,
     survey_epsilon,
 )
+from dpengine.cheating import (
+    CHEATING_DESIGNS,
+    CheatingDesign,
+    CheatingDetection,
+    CheatingEstimate,
+    ParameterEstimate,
+    StochasticLieDetector,
+    assign_groups,
+    estimate_cheating,
+    randomize_in_group,
+    simulate_cheating_counts,
+)
 from dpengine.choice import (
     ChoiceEstimate,
     KaryRandomizedResponse,
     estimate_choice,
+    project_to_simplex,
     randomize_choice,
     required_sample_size_choice,
 )
-from dpengine.comparison import Comparison, compare
+from dpengine.comparison import Comparison, DirectComparison, compare, compare_direct
 from dpengine.continual import (
     ContinualCounts,
     TreeNode,
@@ -147,6 +162,7 @@ from dpengine.simulation import (
 )
 
 __all__ = [
+    "CHEATING_DESIGNS",
     "CHECK_LIMIT",
     "CLASSIC",
     "COVERAGE_TOLERANCE",
@@ -164,12 +180,16 @@ __all__ = [
     "REPORT_TAIL",
     "R_MODEL_NAMES",
     "BoundedNumeric",
+    "CheatingDesign",
+    "CheatingDetection",
+    "CheatingEstimate",
     "ChoiceEstimate",
     "Comparison",
     "ConfidenceInterval",
     "ContinualCounts",
     "CoverageProfile",
     "DPEngineError",
+    "DirectComparison",
     "Estimate",
     "FitError",
     "ForcedResponse",
@@ -181,6 +201,7 @@ __all__ = [
     "ManipulationCheck",
     "MethodReason",
     "NumericEstimate",
+    "ParameterEstimate",
     "Preset",
     "PrivacyLedger",
     "PrivacyReport",
@@ -192,21 +213,25 @@ __all__ = [
     "ShareAboveIntervals",
     "SimulatedCoverage",
     "SimulatedEstimates",
+    "StochasticLieDetector",
     "SystemRandomSource",
     "TreeNode",
     "UnrelatedQuestion",
     "Warner",
     "YesNoDesign",
+    "assign_groups",
     "bernoulli",
     "bernoulli_exp",
     "binomial_interval",
     "choice_interval_method",
     "compare",
+    "compare_direct",
     "composition_noise_variance",
     "continual_counts",
     "discrete_laplace_pmf",
     "discrete_laplace_variance",
     "estimate",
+    "estimate_cheating",
     "estimate_choice",
     "estimate_choice_with_coverage",
     "estimate_mean",
@@ -233,10 +258,12 @@ __all__ = [
     "prevalence_interval",
     "privacy_ledger",
     "privacy_report",
+    "project_to_simplex",
     "question_epsilon",
     "random_source",
     "randomize",
     "randomize_choice",
+    "randomize_in_group",
     "randomize_number",
     "report_bounds",
     "required_sample_size",
@@ -253,6 +280,7 @@ __all__ = [
     "share_above_probabilities",
     "share_above_values",
     "share_above_variance_floor",
+    "simulate_cheating_counts",
     "simulate_choice_coverage",
     "simulate_choice_reports",
     "simulate_estimates",

@@ -8,6 +8,13 @@ estimates, intervals, charts, CSV files -- is post-processing and costs nothing 
 Reference: Dwork & Roth (2014), "The Algorithmic Foundations of Differential Privacy",
 Proposition 2.1 (post-processing), Theorem 2.2 (group privacy), Theorem 3.16
 (composition).
+
+Every loss here is rounded outward (up), as OpenDP rounds its privacy maps: a float ε is
+read as the decimal it prints as (the reading the samplers, JSON and the browser use), each
+per-question loss is at least the exact loss of what the sampler draws (an irrational loss
+such as ``ln 3`` by the least float above it in both its binary and decimal readings), and
+sums and multiples are computed exactly on those decimals and rounded up
+(:mod:`dpengine.rounding`), so no total is below the exact total.
 """
 
 from __future__ import annotations
@@ -15,11 +22,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
 
-from dpengine._rational import fmt, is_integer, is_real_number
+from dpengine._rational import as_fraction, fmt, is_integer, is_real_number
 from dpengine._validation import check_design
 from dpengine.designs import YesNoDesign
 from dpengine.errors import DPEngineError, Reason
+from dpengine.rounding import ceil_decimal, decimal_float_at_least, float_at_least
 
 __all__ = [
     "PrivacyLedger",
@@ -41,7 +51,15 @@ def _check_epsilon(value: object, name: str = "epsilon") -> float:
             reason=Reason.OUT_OF_RANGE,
             field=name,
         )
+    if isinstance(value, Fraction | Decimal):
+        # float() rounds to nearest, down half the time; the charge must not be below.
+        return float_at_least(as_fraction(value))
     return float(value)
+
+
+def _sum_up(epsilons: Iterable[float]) -> float:
+    """The exact sum of the losses (floats read as their decimals), rounded up."""
+    return decimal_float_at_least(sum((as_fraction(value) for value in epsilons), Fraction(0)))
 
 
 def _check_positive_int(name: str, value: object) -> int:
@@ -69,14 +87,14 @@ def sequential_composition(epsilons: Iterable[float]) -> float:
     Each value must be finite and non-negative. Reference: Dwork & Roth (2014), Thm 3.16.
     """
     values = [_check_epsilon(value, "each epsilon") for value in epsilons]
-    return math.fsum(values)
+    return _sum_up(values)
 
 
 def survey_epsilon(design: YesNoDesign, *, questions: int) -> float:
     """Total loss of a respondent answering ``questions >= 1`` questions: ``k epsilon``."""
     check_design(design)
     questions = _check_positive_int("questions", questions)
-    return questions * design.epsilon
+    return decimal_float_at_least(questions * as_fraction(design.epsilon))
 
 
 def group_privacy_epsilon(epsilon: float, *, group_size: int) -> float:
@@ -86,16 +104,25 @@ def group_privacy_epsilon(epsilon: float, *, group_size: int) -> float:
     """
     epsilon = _check_epsilon(epsilon)
     group_size = _check_positive_int("group_size", group_size)
-    return group_size * epsilon
+    return decimal_float_at_least(group_size * as_fraction(epsilon))
 
 
 def _odds(epsilon: float) -> float:
     try:
-        return math.exp(epsilon)
+        # math.exp is within an ulp of e^epsilon; one step up keeps the bound a bound.
+        return math.nextafter(math.exp(epsilon), math.inf)
     except OverflowError:
         # Dozens of questions at a weak design exceed the float range; the bound is
         # then meaningless anyway.
         return math.inf
+
+
+def _up3(epsilon: float) -> str:
+    """``epsilon`` to three significant digits, rounded up (an ε is never shown lower)."""
+    if epsilon <= 0 or not math.isfinite(epsilon):
+        return f"{epsilon:g}"
+    decimals = 2 - math.floor(math.log10(epsilon))
+    return format(ceil_decimal(epsilon, decimals).normalize(), "f")
 
 
 @dataclass(frozen=True)
@@ -121,13 +148,13 @@ class PrivacyReport:
         """A plain-language sentence for researchers and respondents (English)."""
         answer = (
             f"Each answer you send is at most {self.per_answer_odds:.3g} times as likely "
-            f"under one true answer as under the other (ε = {self.per_answer_epsilon:.3g})."
+            f"under one true answer as under the other (ε = {_up3(self.per_answer_epsilon)})."
         )
         if self.questions == 1:
             return answer
         return (
             f"{answer} Across all {self.questions} questions together the bound is "
-            f"{self.total_odds:.3g} times (total ε = {self.total_epsilon:.3g})."
+            f"{self.total_odds:.3g} times (total ε = {_up3(self.total_epsilon)})."
         )
 
 
@@ -187,4 +214,4 @@ def privacy_ledger(questions: Iterable[object]) -> PrivacyLedger:
     (sequential composition; Dwork & Roth 2014, Theorem 3.16). An empty survey costs 0.
     """
     per_question = tuple(question_epsilon(question) for question in questions)
-    return PrivacyLedger(per_question=per_question, total_epsilon=math.fsum(per_question))
+    return PrivacyLedger(per_question=per_question, total_epsilon=_sum_up(per_question))

@@ -23,10 +23,26 @@ intervals: Bonferroni, a binomial interval for each ``lambda_j`` (each ``c_j`` i
 linear map and clipped to [0, 1]; with the ``exact`` method the joint coverage is at least
 ``confidence`` by the union bound.
 
+Shares that add up: the unbiased shares sum to 1 but may be negative, and clipping them to
+[0, 1] breaks the sum (the clamped shares of k = 8 options at eps = 0.5 sum to 1.14 on
+average). The *consistent* shares are the Euclidean projection of the unbiased shares onto
+the probability simplex, ``argmin_x ||x - shares||_2`` subject to ``x >= 0``,
+``sum x = 1``: ``x_j = max(shares_j - tau, 0)`` with the one ``tau`` that makes them sum to
+1 (Duchi, Shalev-Shwartz, Singer & Chandra 2008, the sort-based algorithm; it is the
+"Norm-Sub" post-processing of Wang, Lopuhaä-Zwakenberg, Li, Škorić & Li 2020, who find it
+among the most accurate). It is post-processing, so it costs no privacy, and being a
+projection onto a convex set that contains the true shares it is never farther from them
+than the unbiased shares in Euclidean distance. The interval shown with a consistent share
+is its option's simultaneous interval, widened just enough to contain the share when the
+projection moved it outside (a superset of an interval covers at least as often).
+
 References: Warner (1965) (the k-ary generalisation, Section 5); Kairouz, Oh & Viswanath
 (2014), "Extremal mechanisms for local differential privacy", NeurIPS; Wang, Blocki, Li &
 Jha (2017), "Locally differentially private protocols for frequency estimation", USENIX
-Security (direct encoding); McSherry & Talwar (2007); Dwork & Roth (2014), Theorem 3.10.
+Security (direct encoding); McSherry & Talwar (2007); Dwork & Roth (2014), Theorem 3.10;
+Duchi, Shalev-Shwartz, Singer & Chandra (2008), "Efficient projections onto the l1-ball for
+learning in high dimensions", ICML; Wang, Lopuhaä-Zwakenberg, Li, Škorić & Li (2020),
+"Locally differentially private frequency estimation with consistency", NDSS.
 """
 
 from __future__ import annotations
@@ -44,11 +60,13 @@ from dpengine.errors import DPEngineError, Reason
 from dpengine.intervals import DEFAULT_METHOD, binomial_interval, z_value
 from dpengine.mechanisms import exponential_mechanism
 from dpengine.randomness import random_source
+from dpengine.rounding import log_upper
 
 __all__ = [
     "ChoiceEstimate",
     "KaryRandomizedResponse",
     "estimate_choice",
+    "project_to_simplex",
     "randomize_choice",
     "required_sample_size_choice",
 ]
@@ -69,7 +87,8 @@ class KaryRandomizedResponse:
     """k-ary randomized response over ``k >= 2`` options with privacy loss ``epsilon``.
 
     Give exactly one of ``epsilon`` (a positive rational, floats read as their decimal)
-    or ``odds = e^epsilon`` (a rational above 1; then ``epsilon`` is set to ``ln odds``).
+    or ``odds = e^epsilon`` (a rational above 1; then ``epsilon`` is set to ``ln odds``
+    rounded up, :func:`dpengine.rounding.log_upper`).
     ``keep_probability = e^eps / (e^eps + k - 1)``, ``other_probability =
     1 / (e^eps + k - 1)``. Reference: Kairouz, Oh & Viswanath (2014).
     """
@@ -98,7 +117,8 @@ class KaryRandomizedResponse:
         if self.odds is not None:
             odds = _positive_exact("odds", self.odds, above=1)
             object.__setattr__(self, "odds", odds)
-            object.__setattr__(self, "epsilon", math.log(float(odds)))
+            # ln of a rational is irrational: charge the least float above it.
+            object.__setattr__(self, "epsilon", log_upper(as_fraction(odds)))
         else:
             object.__setattr__(self, "epsilon", _positive_exact("epsilon", self.epsilon, above=0))
 
@@ -188,9 +208,12 @@ class ChoiceEstimate:
     """Share estimates for the ``k`` options of one question (arrays indexed by option).
 
     ``shares`` are the unbiased estimates (they sum to 1 and may leave [0, 1]);
-    ``clamped`` clips each to [0, 1]. ``ci_low``/``ci_high`` are simultaneous intervals
-    (Bonferroni, see the module docstring). Without data (``n = 0``) the estimates and
-    standard errors are None and every interval is [0, 1].
+    ``clamped`` clips each to [0, 1] (they need not sum to 1); ``consistent`` are the shares
+    projected onto the probability simplex (non-negative, summing to 1: the headline).
+    ``ci_low``/``ci_high`` are simultaneous intervals (Bonferroni, see the module docstring);
+    ``consistent_ci_low``/``consistent_ci_high`` are the same intervals widened, where
+    needed, to contain ``consistent``. Without data (``n = 0``) the estimates and standard
+    errors are None and every interval is [0, 1].
     """
 
     n: int
@@ -205,6 +228,9 @@ class ChoiceEstimate:
     confidence: float
     per_option_confidence: float
     mechanism: KaryRandomizedResponse
+    consistent: np.ndarray | None = None
+    consistent_ci_low: np.ndarray | None = None
+    consistent_ci_high: np.ndarray | None = None
     # The method asked for when another was used (dpengine.estimate_choice_with_coverage).
     requested_method: str | None = None
 
@@ -220,6 +246,40 @@ class ChoiceEstimate:
     @property
     def has_data(self) -> bool:
         return self.n > 0
+
+    @property
+    def widened(self) -> np.ndarray:
+        """Per option, whether the consistent share fell outside its simultaneous interval
+        (so the interval shown with it is widened)."""
+        return (self.consistent_ci_low < self.ci_low) | (self.consistent_ci_high > self.ci_high)
+
+
+def project_to_simplex(values: Sequence[float] | np.ndarray) -> np.ndarray:
+    """The Euclidean projection of ``values`` onto the probability simplex.
+
+    ``argmin_x ||x - values||_2`` subject to ``x >= 0`` and ``sum(x) = 1``, which is
+    ``x_j = max(values_j - tau, 0)``: sort ``u`` descending, ``rho`` the largest ``j``
+    (1-based) with ``u_j > (u_1 + ... + u_j - 1) / j``, ``tau = (u_1 + ... + u_rho - 1) /
+    rho``. The result is non-negative and sums to 1 up to rounding (a few units in the last
+    place). Reference: Duchi, Shalev-Shwartz, Singer & Chandra (2008), Figure 1; Wang et al.
+    (2020), "Norm-Sub".
+    """
+    v = np.asarray(values, dtype=float)
+    if v.ndim != 1 or v.size == 0 or not np.all(np.isfinite(v)):
+        raise DPEngineError(
+            f"values must be a non-empty vector of finite numbers, got {values!r}",
+            reason=Reason.SHAPE_MISMATCH,
+            field="values",
+        )
+    u = np.sort(v)[::-1]
+    cumulative = np.cumsum(u) - 1.0
+    ranks = np.arange(1, v.size + 1)
+    rho = int(np.nonzero(u - cumulative / ranks > 0)[0][-1]) + 1
+    tau = cumulative[rho - 1] / rho
+    projected = np.maximum(v - tau, 0.0)
+    # Rounding can leave the sum a few ulps from 1; rescaling the positive entries fixes it
+    # without moving any entry by more than that.
+    return projected / math.fsum(projected)
 
 
 def _check_counts(counts: object, k: int) -> tuple[int, ...]:
@@ -268,13 +328,17 @@ def estimate_choice(
     low = np.clip((np.asarray(interval.low) - q) / (p - q), 0.0, 1.0)
     high = np.clip((np.asarray(interval.high) - q) / (p - q), 0.0, 1.0)
     if n == 0:
-        shares = clamped = std_errors = covariance = None
+        shares = clamped = std_errors = covariance = consistent = None
+        consistent_low, consistent_high = low, high
     else:
         rates = np.array(counts, dtype=float) / n
         shares = (rates - q) / (p - q)
         clamped = np.clip(shares, 0.0, 1.0)
         covariance = (np.diag(rates) - np.outer(rates, rates)) / (n * (p - q) ** 2)
         std_errors = np.sqrt(np.clip(np.diag(covariance), 0.0, None))
+        consistent = project_to_simplex(shares)
+        consistent_low = np.minimum(low, consistent)
+        consistent_high = np.maximum(high, consistent)
     return ChoiceEstimate(
         n=n,
         counts=counts,
@@ -288,6 +352,9 @@ def estimate_choice(
         confidence=confidence,
         per_option_confidence=per_option,
         mechanism=mechanism,
+        consistent=consistent,
+        consistent_ci_low=consistent_low,
+        consistent_ci_high=consistent_high,
     )
 
 

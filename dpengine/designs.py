@@ -35,6 +35,7 @@ Differential Privacy", section 3.2.
 
 from __future__ import annotations
 
+import functools
 import math
 import types
 from dataclasses import dataclass, fields
@@ -43,6 +44,7 @@ from typing import NamedTuple
 
 from dpengine._rational import as_fraction, fmt, is_real_number
 from dpengine.errors import DPEngineError, Reason
+from dpengine.rounding import log_at_most, log_upper
 
 __all__ = [
     "CLASSIC",
@@ -163,16 +165,16 @@ class YesNoDesign:
         a, b = self.exact_p_yes_given_yes, self.exact_p_yes_given_no
         return max(a / b, (1 - b) / (1 - a))
 
-    @property
+    @functools.cached_property
     def epsilon(self) -> float:
-        """Privacy loss of one answer: ``ln(max(a / b, (1 - b) / (1 - a)))``."""
-        ratio = self.likelihood_ratio
-        try:
-            return math.log(float(ratio))
-        except OverflowError:
-            # Designs with extreme probabilities can exceed the float range; math.log
-            # takes arbitrarily large integers.
-            return math.log(ratio.numerator) - math.log(ratio.denominator)
+        """Privacy loss of one answer: ``ln(max(a / b, (1 - b) / (1 - a)))``, rounded up.
+
+        The least float at or above the exact loss of the design the samplers use (its
+        parameters read as the decimals they print as), whether the float is read as a
+        binary number or as its decimal (:func:`dpengine.rounding.log_upper`), so the
+        privacy ledger never charges less than the true loss. Cached: the design is frozen.
+        """
+        return log_upper(self.likelihood_ratio)
 
     @property
     def parameters(self) -> dict[str, float]:
@@ -260,7 +262,12 @@ class ForcedResponse(YesNoDesign):
         ``1 + p_truth / ((1 - p_truth) m)``, so ``p_truth = r / (1 + r)`` with
         ``r = (e^epsilon - 1) m``; for ``q = 1/2`` this is ``(e^eps - 1) / (e^eps + 1)``.
         ``epsilon`` must be positive and finite. The result never spends more than
-        ``epsilon``: a last-bit rounding excess is removed.
+        ``epsilon``: its exact loss ``ln(max(a / b, (1 - b) / (1 - a)))`` (``a``, ``b`` exact
+        rationals of the stored parameters) is compared exactly
+        (:func:`dpengine.rounding.log_at_most`) with ``epsilon`` read both as the binary
+        number it is and as the decimal it prints as, and ``p_truth`` is lowered a float
+        at a time until it is at most the smaller of the two; so ``design.epsilon`` (rounded
+        up) is at most ``epsilon`` too.
         """
         if not is_real_number(epsilon) or not math.isfinite(float(epsilon)) or epsilon <= 0:
             raise DPEngineError(
@@ -282,9 +289,19 @@ class ForcedResponse(YesNoDesign):
             )
         design = cls(p_truth=p_truth, p_forced_yes=p_forced_yes)
         # Rounding p_truth to a float can overshoot the budget by an ulp; a privacy
-        # parameter should err on the private side.
-        while design.epsilon > epsilon:
+        # parameter should err on the private side. Whichever way the caller's float is
+        # read, the design must not spend more.
+        budget = as_fraction(epsilon)
+        if isinstance(epsilon, float):
+            budget = min(budget, Fraction(epsilon))
+        while not log_at_most(design.likelihood_ratio, budget):
             design = cls(p_truth=math.nextafter(float(design.p_truth), 0), p_forced_yes=q)
+        # ...and no more private than needed: the largest float p_truth within the budget.
+        while (up := math.nextafter(float(design.p_truth), 1)) < 1:
+            above = cls(p_truth=up, p_forced_yes=q)
+            if not log_at_most(above.likelihood_ratio, budget):
+                break
+            design = above
         return design
 
     @property

@@ -5,6 +5,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from . import selectors, services
+from .formatting import epsilon_text
 from .forms import AdminLoginForm
 from .limits import PUBLIC_EPSILON_MAX, PUBLIC_EPSILON_MIN
 from .models import Question, Survey, SurveyMember
@@ -41,7 +42,7 @@ class QuestionInline(admin.TabularInline):
                 [selectors.design_name(question)]
                 + [f"{name}={value:g}" for name, value in question.design.items() if name != "kind"]
             )
-        return f"{described} · ε = {epsilon:.2f}"
+        return f"{described} · ε = {epsilon_text(epsilon)}"
 
     @admin.display(description=gettext_lazy("Reports"))
     def reports(self, question):

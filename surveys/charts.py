@@ -16,6 +16,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 
+from .formatting import epsilon_text
 from .selectors import SurveyEstimates
 from .selectors.planning import Plan
 
@@ -43,7 +44,8 @@ class Frame:
         return self.left + self.plot_width + self.right
 
 
-RESULTS = Frame("results-chart", font_size=14, left=60, plot_width=600, right=30, top=12)
+# right: half of the "100%" tick label in the phone's larger type (researcher.css), plus air.
+RESULTS = Frame("results-chart", font_size=14, left=60, plot_width=600, right=48, top=12)
 ROW_HEIGHT = 52
 AXIS_HEIGHT = 64  # tick labels and the axis title under the rows
 GRID_STEP = 10  # percentage points between gridlines
@@ -280,7 +282,7 @@ def _planner_words(plan: Plan):
     summaries = [
         summary
         % {
-            "eps": f"{curve.epsilon:.2f}",
+            "eps": epsilon_text(curve.epsilon),
             "n": grouped(plan.respondents),
             "power": percent(curve.at_plan, 0),
             "m": _points(curve.at_plan),
@@ -382,7 +384,7 @@ def precision_chart(plan: Plan) -> SafeString:
             f'data-epsilon="{curve.epsilon!r}" points="{path}" fill="none" '
             f'stroke="{colour}" stroke-width="{width}" stroke-linejoin="round"{dash}/>'
         )
-        label = _("ε = %(eps)s") % {"eps": f"{curve.epsilon:.2f}"}
+        label = _("ε = %(eps)s") % {"eps": epsilon_text(curve.epsilon)}
         if curve.chosen:
             label = _("%(label)s (chosen)") % {"label": label}
         right_labels.append((y_for(visible[-1][1]) + 5, label, curve.chosen))

@@ -16,6 +16,8 @@ INTRO_MAX_LENGTH = 5000
 CONSENT_MAX_LENGTH = 5000
 QUESTION_TEXT_MAX_LENGTH = 1000
 OPTION_LABEL_MAX_LENGTH = 200
+# The longest IANA time zone name is 32 characters (America/Argentina/ComodRivadavia).
+TIME_ZONE_MAX_LENGTH = 64
 
 # --- how many --------------------------------------------------------------------------
 MAX_QUESTIONS = 100
@@ -44,6 +46,10 @@ QUESTION_EPSILON_MIN = 0.01
 # A numeric report is the answer plus two-sided geometric noise: unbounded in principle; the
 # reports accepted are dpengine.report_bounds (an honest report falls outside with
 # probability below 1e-9), read by selectors.mechanisms.report_range and submission_sql.
+# A submission body carries spaces in ``padding`` so that every body of a survey has one
+# length (surveys/selectors/submission_length.py). The widest body, every one of
+# MAX_QUESTIONS and MAX_GROUPING_QUESTIONS skipped, needs under 4,000; this leaves room.
+SUBMISSION_PADDING_MAX_LENGTH = 8192
 
 # --- analysis defaults ------------------------------------------------------------------
 # A confidence level is in [CONFIDENCE_MIN, CONFIDENCE_MAX): below one half an "interval"

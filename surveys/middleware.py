@@ -1,6 +1,9 @@
-"""Response headers the whole site shares."""
+"""Response headers the whole site shares, and the mark that keeps respondents' requests out
+of the logs."""
 
 from django.conf import settings
+
+from .log_filters import respondent_request_ended, respondent_request_started
 
 # Pages that carry a sign-in form or a CSRF token, whoever asks.
 PRIVATE_PREFIXES = ("/accounts/", "/admin/")
@@ -25,6 +28,23 @@ class PrivateCacheMiddleware:
             if not ("private" in current and "no-store" in current):
                 response["Cache-Control"] = "private, no-store"
         return response
+
+
+class RespondentRequestMiddleware:
+    """While a respondent's request (their page, a public API call, a static file, the
+    JavaScript catalog) is handled, no log line below ERROR is written, whatever its logger:
+    ``surveys.log_filters.DropRespondentPaths`` reads the mark. Runs outermost, so the other
+    middleware (WhiteNoise serving a file included) run inside it."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        token = respondent_request_started(request.path)
+        try:
+            return self.get_response(request)
+        finally:
+            respondent_request_ended(token)
 
 
 def _signed_in(request):

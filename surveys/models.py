@@ -53,7 +53,15 @@ def question_key(question_id) -> str:
 
 
 def design_fingerprint_of(
-    *, p_truth, p_forced_yes, questions, grouping, translations=None, types=None
+    *,
+    p_truth,
+    p_forced_yes,
+    questions,
+    grouping,
+    translations=None,
+    types=None,
+    shared_devices=False,
+    pilot=False,
 ) -> str:
     """A short digest of everything a respondent's page randomizes with and asks.
 
@@ -66,6 +74,10 @@ def design_fingerprint_of(
     Left out when empty, so an untranslated survey keeps the fingerprint it always had.
     ``types`` is ``[(id, {type fields}), ...]`` for the questions that are not yes/no with the
     survey's coins (a design, options, a range, ε): left out when empty, likewise.
+    ``shared_devices`` (whether browsers keep a memo at all) and ``pilot`` (a pilot's design,
+    so that the real opening names another one and every browser drops its pilot memo: a fresh
+    submission id and fresh coins, which nothing joins to the pilot's) are added only when
+    true, likewise.
     """
     design = {
         "coins": [repr(float(p_truth)), repr(float(p_forced_yes))],
@@ -82,8 +94,44 @@ def design_fingerprint_of(
     if translations:
         # Sorted here, not with sort_keys: the keys above keep the order old fingerprints used.
         design["translations"] = json.loads(json.dumps(translations, sort_keys=True))
+    if shared_devices:
+        design["shared_devices"] = True
+    if pilot:
+        design["pilot"] = True
     canonical = json.dumps(design, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()[:32]
+
+
+def random_key() -> int:
+    """A row key drawn at random (63 bits, a positive bigint), never counted up.
+
+    Counted keys (an identity column, SQLite's rowid) number rows in the order they arrived, so
+    ``ORDER BY id`` would give back the order in which people answered. The chance that two
+    keys of one table ever meet is about n²/2⁶⁴ (5·10⁻⁸ at a million rows); the submission
+    SQL draws again when they do (``services.submission_sql``), and on the ORM path the
+    submission is refused whole with a 409 that the page's retry, drawing anew, gets past.
+    """
+    return secrets.randbits(63)
+
+
+class RandomKeyField(models.BigIntegerField):
+    """A primary key filled with ``random_key``.
+
+    On SQLite the column is declared INTEGER, which makes it the table's rowid: a BIGINT key
+    would sit beside a hidden rowid that SQLite counts up as rows arrive, and a table scan
+    (or ``SELECT rowid``) would follow it.
+    """
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("primary_key", True)
+        kwargs.setdefault("default", random_key)
+        kwargs.setdefault("editable", False)
+        super().__init__(*args, **kwargs)
+
+    def db_type(self, connection):
+        if connection.vendor == "sqlite":
+            return "integer"
+        return super().db_type(connection)
 
 
 class LiveSurveyManager(models.Manager):
@@ -149,6 +197,10 @@ class Survey(models.Model):
     # brings the stored status in line for lists and notifications.
     opens_at = models.DateTimeField(null=True, blank=True, editable=False)
     closes_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # The IANA time zone (``Asia/Seoul``) in which the researcher gives and reads the schedule,
+    # and in which respondents are told it; blank until chosen, which reads as UTC. The times
+    # themselves are stored as instants, so the zone changes how they are shown, never when.
+    time_zone = models.CharField(max_length=limits.TIME_ZONE_MAX_LENGTH, blank=True, default="")
     # How many responses the researcher aims for (the planner suggests one); progress only.
     response_target = models.PositiveIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -218,6 +270,11 @@ class Survey(models.Model):
             return self.responses_total
         total = self.tally_shards.aggregate(total=models.Sum("responses"))["total"]
         return total or 0
+
+    @property
+    def zone_name(self):
+        """The schedule's time zone: the one chosen, else UTC."""
+        return self.time_zone or "UTC"
 
     @property
     def is_frozen(self):
@@ -333,6 +390,8 @@ class Question(models.Model):
 class Submission(models.Model):
     """One respondent's randomized answers: what their browser sent, never the true answers."""
 
+    # Random, not counted: no stored column says in which order submissions arrived.
+    id = RandomKeyField()
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="submissions")
     submission_id = models.UUIDField()
     # A date, not a time: precise timestamps could be joined with other logs to re-identify.
@@ -415,6 +474,7 @@ class GroupAnswer(models.Model):
     Both count as missing in breakdowns and regressions, never as a group of their own.
     """
 
+    id = RandomKeyField()  # random like its submission's: stored together, in arrival order
     submission = models.ForeignKey(
         Submission, on_delete=models.CASCADE, related_name="group_answers"
     )

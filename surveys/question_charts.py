@@ -79,7 +79,9 @@ def _dot_rows(parts, frame, *, top, rows, x_of, ticks, axis_text):
                 f'<text x="{x}" y="{bottom + 24}" text-anchor="middle" fill="{MUTED}">'
                 f"{escape(label)}</text>"
             )
-    parts.append(axis_title(frame.left + frame.plot_width / 2, bottom + 54, axis_text))
+    # Centred on the whole chart, not the plot: the wide label column leaves the plot's centre
+    # too close to the right edge for a long title in the phone's larger type.
+    parts.append(axis_title(frame.width / 2, bottom + 54, axis_text))
     for index, row in enumerate(rows):
         y = top + index * ROW_HEIGHT + ROW_HEIGHT / 2
         parts.append(f'<g class="chart-row"{row.data}>')
@@ -140,12 +142,14 @@ def choice_chart(row, estimates) -> SafeString:
     shown = row.has_data and not row.suppressed
     rows = []
     for option in row.options:
+        # The headline: the consistent share (the shares add up to 100%) with the interval
+        # shown next to it, as in the table.
         if shown:
             summary = _("%(option)s: %(est)s, interval %(low)s to %(high)s.") % {
                 "option": option.label,
-                "est": percent(option.clamped),
-                "low": percent(option.ci_low),
-                "high": percent(option.ci_high),
+                "est": percent(option.consistent),
+                "low": percent(option.consistent_low),
+                "high": percent(option.consistent_high),
             }
         else:
             summary = f"{option.label}: {_empty_message(row, min_n)}"
@@ -153,9 +157,9 @@ def choice_chart(row, estimates) -> SafeString:
             DotRow(
                 label=option.label,
                 summary=summary,
-                point=option.clamped if shown else None,
-                low=option.ci_low,
-                high=option.ci_high,
+                point=option.consistent if shown else None,
+                low=option.consistent_low,
+                high=option.consistent_high,
                 empty=_empty_message(row, min_n) if option.index == 0 else "",
                 data=f' data-option="{option.index}"',
             )

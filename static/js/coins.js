@@ -10,6 +10,8 @@
 // A design is `{p_truth, p_forced_yes}`, spelled as the public API spells it, so the page can
 // hand over the survey definition unchanged.
 
+import { MAX_TABLE_SIZE } from "./constants.js";
+
 const TWO_POW_32 = 4294967296;
 
 function randomUint32(randomSource) {
@@ -152,8 +154,9 @@ export function validPair(value) {
 // answer is first kept within the range), and throws a TypeError for an answer the question
 // cannot have.
 
-/** The largest table kept for one question: a numeric range of 1000 has 1001 answers. */
-export const MAX_TABLE_SIZE = 1001;
+// The largest table kept for one question (a numeric range of 1000 has 1001 answers), from
+// surveys/limits.py through the generated constants.js; re-exported for designs.js.
+export { MAX_TABLE_SIZE };
 
 /** The randomizer of a yes/no question: `randomize(truth, randomSource)` gives the report. */
 export function pairRandomizer(randomize) {
@@ -260,10 +263,22 @@ export function parseMemo(raw) {
   if (Object.keys(tables).length > 0) {
     memo.tables = tables;
   }
-  if (value.pilot === true) {
-    memo.pilot = true; // sent while the survey was a pilot (respond.js, memory.js)
-  }
   return memo;
+}
+
+/**
+ * The memo's entries, in one place: what memory.js writes and `memoReports` hands on, and
+ * what `parseMemo` reads back. `{submissionId, sent, pairs}`, plus `tables` only when there
+ * are any, so a yes/no survey's memo keeps the shape it always had. An entry added to the
+ * memo is added here and to `parseMemo`; anything else on `memo` is dropped.
+ */
+export function memoRecord({ submissionId, sent, pairs, tables }) {
+  return {
+    submissionId,
+    sent,
+    pairs,
+    ...(tables && Object.keys(tables).length > 0 ? { tables } : {}),
+  };
 }
 
 /**
@@ -285,10 +300,11 @@ export function reportsFor({ design, truths, memo, randomSource }) {
  * the true answer (a plain object or a Map: a boolean for yes/no, an option index for
  * multiple choice, an integer for numeric); `memo` is what this person's earlier attempts
  * left (`{submissionId, sent, pairs, tables?}`) or null. Returns `{answers, memo, reused,
- * drawn}`: `answers` maps each question id to the report to send; `memo` is a new object
- * with the same submission id (a new one when there was none) and a table for every question
- * answered; `reused` and `drawn` list the question ids whose table came from the memo or was
- * drawn now. Nothing derived from `truths` enters the memo.
+ * drawn}`: `answers` maps each question id answered to the report to send; `memo` is a new
+ * object with the same submission id (a new one when there was none) and a table for every
+ * question of `randomizers`, answered or not, so that what is kept says nothing about which
+ * questions were skipped; `reused` and `drawn` list the question ids whose table came from
+ * the memo or was drawn now. Nothing derived from `truths` enters the memo.
  */
 export function memoReports({ randomizers, truths, memo, randomSource }) {
   checkRandomSource(randomSource);
@@ -297,30 +313,34 @@ export function memoReports({ randomizers, truths, memo, randomSource }) {
   const answers = {};
   const reused = [];
   const drawn = [];
+  // Every question's table first, answered or not, before any truth is read.
+  for (const [id, randomizer] of Object.entries(randomizers)) {
+    const table = kept[randomizer.store][id];
+    if (table !== undefined && randomizer.accepts(table)) {
+      reused.push(id);
+    } else {
+      kept[randomizer.store][id] = drawTable(randomizer, randomSource);
+      drawn.push(id);
+    }
+  }
   for (const [questionId, truth] of entries) {
     const id = String(questionId);
     const randomizer = randomizers[id];
     if (!randomizer) {
       throw new RangeError(`no randomizer for question ${id}`);
     }
-    let table = kept[randomizer.store][id];
-    if (table !== undefined && randomizer.accepts(table)) {
-      reused.push(id);
-    } else {
-      table = drawTable(randomizer, randomSource);
-      kept[randomizer.store][id] = table;
-      drawn.push(id);
-    }
-    // The truth is read only now, after its question's table exists, and only to pick an
-    // entry of it.
+    // The truth is read only now, and only to pick an entry of its question's table.
     const index = randomizer.indexOf(truth);
-    answers[id] = randomizer.report(table[index]);
+    answers[id] = randomizer.report(kept[randomizer.store][id][index]);
   }
   const submissionId = memo?.submissionId ?? newSubmissionId(randomSource);
-  const next = { submissionId, sent: memo?.sent ?? false, pairs: kept.pairs };
-  if (Object.keys(kept.tables).length > 0) {
-    next.tables = kept.tables;
-  }
+  const next = memoRecord({
+    ...memo,
+    submissionId,
+    sent: memo?.sent ?? false,
+    pairs: kept.pairs,
+    tables: kept.tables,
+  });
   return { answers, memo: next, reused, drawn };
 }
 
@@ -328,8 +348,9 @@ export function memoReports({ randomizers, truths, memo, randomSource }) {
  * Only the questions that have an answer: `entries` is `[[questionId, value], ...]` with
  * value null for a question left blank; returns `{questionId: convert(value)}` without those.
  *
- * A skipped (optional) question must leave no trace in what is sent or kept: no key, no
- * placeholder, and, since `reportsFor` draws only for the keys it is given, no coin draw.
+ * A skipped (optional) question must leave no trace in what is sent: no key, no placeholder.
+ * Nor in what is kept: `memoReports` draws a table for every question, answered or not, and
+ * body.js pads the body to the survey's one length.
  */
 export function answeredOnly(entries, convert = (value) => value) {
   const answered = {};

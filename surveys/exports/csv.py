@@ -11,9 +11,11 @@ from operator import itemgetter
 
 from django.http import StreamingHttpResponse
 from django.utils import timezone
+from django.utils.http import content_disposition_header
+from django.utils.text import slugify
 
-from ..models import GroupAnswer
-from ..selectors import SurveyEstimates, survey_report_rows
+from ..models import PREFER_NOT_TO_SAY, GroupAnswer
+from ..selectors import SurveyEstimates, headline, survey_report_rows
 from .codebook import Codebook, codebook_rows
 
 # A spreadsheet treats a cell starting with one of these as a formula (CSV injection).
@@ -45,7 +47,7 @@ def stream_csv(rows: Iterable[Iterable], *, filename) -> StreamingHttpResponse:
         (writer.writerow([csv_safe(cell) for cell in row]) for row in rows),
         content_type="text/csv; charset=utf-8",
     )
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["Content-Disposition"] = content_disposition_header(True, filename)
     response["Cache-Control"] = "no-store"
     return response
 
@@ -86,6 +88,7 @@ ESTIMATE_HEADER = [
     "yes_rate",
     "estimate",
     "clamped",
+    "unbiased",
     "std_error",
     "ci_low",
     "ci_high",
@@ -130,10 +133,20 @@ def _estimate_row(row, estimates, **cells):
 
 
 def _statistic_cells(value, hidden):
-    """The estimate, clamped, std_error, ci_low and ci_high cells of a result (empty when
-    the row is suppressed)."""
-    names = ("estimate", "clamped", "std_error", "ci_low", "ci_high")
-    return {name: None if hidden else _number(getattr(value, name)) for name in names}
+    """The estimate, clamped, unbiased, std_error, ci_low and ci_high cells of a result
+    (empty when the row is suppressed). ``estimate`` and ``ci_low``/``ci_high`` are what the
+    results page shows (``selectors.headline``: the estimate lies inside the interval);
+    ``unbiased`` is the unbiased estimate, which may not."""
+    shown = headline(value)
+    cells = {
+        "estimate": shown.estimate,
+        "clamped": value.clamped,
+        "unbiased": value.estimate,
+        "std_error": value.std_error,
+        "ci_low": shown.ci_low,
+        "ci_high": shown.ci_high,
+    }
+    return {name: None if hidden else _number(cell) for name, cell in cells.items()}
 
 
 def _check_cells(check):
@@ -208,9 +221,23 @@ def estimate_csv_rows(estimates: SurveyEstimates, *, label=escape_label) -> Iter
             )
 
 
+# Long enough to tell surveys apart in a folder, short enough for every file system.
+TITLE_SLUG_MAX_LENGTH = 50
+
+
+def title_slug(survey) -> str:
+    """The start of every export's file name: the survey's title as a slug (its own script
+    kept, so a Korean title stays readable), ``survey`` when nothing of it is left.
+
+    Never the survey's ``slug``: that is the secret respondent-link code, and a file is
+    emailed and shared far more freely than the link should be."""
+    text = slugify(survey.title, allow_unicode=True)[:TITLE_SLUG_MAX_LENGTH].strip("-_")
+    return text or "survey"
+
+
 def export_filename(survey, *, kind, extension) -> str:
-    stamp = timezone.now().strftime("%Y%m%d")
-    return f"rrsurvey-{survey.slug}-{_pilot(survey)}{kind}-{stamp}.{extension}"
+    stamp = timezone.localdate().isoformat()
+    return f"{title_slug(survey)}-{_pilot(survey)}{kind}-{stamp}.{extension}"
 
 
 def _csv_download(rows, *, survey, kind, codebook_url=None):
@@ -234,8 +261,9 @@ def report_rows(codebook: Codebook, *, label=escape_label, chunk_size=10000) -> 
     """The raw reports file, header first, one row per submission, streamed.
 
     ``Q`` cells are the randomized bits (``True``/``False``), ``G`` cells the chosen option's
-    label written by ``label``; a question or grouping question a submission did not answer
-    is ``None`` (an empty cell), never 0.
+    label written by ``label``, or ``prefer_not_to_say`` when the respondent chose the built-in
+    "Prefer not to say" (a label can never be that code: the builder refuses it); a question or
+    grouping question a submission skipped is ``None`` (an empty cell), never 0.
     """
     grouping_index = {gq.pk: index for index, gq in enumerate(codebook.grouping)}
     yield codebook.columns
@@ -254,8 +282,11 @@ def report_rows(codebook: Codebook, *, label=escape_label, chunk_size=10000) -> 
             pending = next(answers, None)
         if pending is not None and pending[0] == row.submission_id:
             for _pk, grouping_id, text in pending[1]:
-                # "Prefer not to say" has no option, so no label: an empty cell, as skipping.
-                labels[grouping_index[grouping_id]] = None if text is None else label(text)
+                # "Prefer not to say" has no option: its own code, so that it stays apart from
+                # a skip (an empty cell) as the database keeps them apart.
+                labels[grouping_index[grouping_id]] = (
+                    PREFER_NOT_TO_SAY if text is None else label(text)
+                )
             pending = next(answers, None)
         yield [str(row.submission_id), row.received_on, *row.bits, *labels]
 

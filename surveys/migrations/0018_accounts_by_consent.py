@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('surveys', '0016_question_types'),
+        ('surveys', '0017_random_row_keys'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

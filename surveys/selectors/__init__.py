@@ -13,7 +13,8 @@ each lives in the module of its concern:
 - ``planning``: respondents needed for a margin or a difference;
 - ``precision``: the results page's intervals now against the planner's respondents;
 - ``public_results``: the public page, read from the releases made so far
-  (``surveys.services.public_release`` makes them).
+  (``surveys.services.public_release`` makes them);
+- ``submission_length``: the one length every submission body of a survey is padded to.
 """
 
 from .breakdown import (
@@ -31,9 +32,11 @@ from .breakdown import (
 from .estimate_rows import (
     DESIGN_LABELS,
     ChoiceQuestionEstimate,
+    Headline,
     NumericQuestionEstimate,
     OptionEstimate,
     QuestionEstimate,
+    headline,
     parameters_text,
 )
 from .estimates import (
@@ -106,6 +109,7 @@ from .regression import (
     regression_message,
     survey_regression,
 )
+from .submission_length import PADDING_FIELD, submission_length
 from .surveys import (
     DASHBOARD_SORTS,
     EDITOR,
@@ -137,6 +141,7 @@ __all__ = [
     "DESIGN_LABELS",
     "EDITOR",
     "OWNER",
+    "PADDING_FIELD",
     "PLANNING_CONFIDENCE",
     "PLANNING_MARGIN",
     "PLAN_POINTS",
@@ -150,6 +155,7 @@ __all__ = [
     "ComparisonStatus",
     "Covariate",
     "GroupCell",
+    "Headline",
     "LedgerEntry",
     "LevelCount",
     "NumericQuestionEstimate",
@@ -186,6 +192,7 @@ __all__ = [
     "design_privacy",
     "ensure_role",
     "grouping_question_for_survey",
+    "headline",
     "noisy_counts",
     "numeric_reports",
     "parameters_text",
@@ -205,6 +212,7 @@ __all__ = [
     "report_range",
     "results_precision",
     "study_plan",
+    "submission_length",
     "submission_target",
     "survey_breakdown",
     "survey_by_slug",

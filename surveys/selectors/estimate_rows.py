@@ -83,6 +83,27 @@ class QuestionEstimate(DesignDescription):
 
 
 @dataclass(frozen=True)
+class Headline:
+    """The estimate a page, the API and the CSV show as *the* estimate, with the interval
+    shown next to it; the estimate always lies inside that interval (issue 23). Yes/no
+    shares, numeric means and shares above: the clamped estimate with the clipped interval.
+    Choice shares: the consistent share (projected onto the simplex, summing to 1) with
+    its simultaneous interval, widened to contain it where the projection moved it out."""
+
+    estimate: float | None
+    ci_low: float | None
+    ci_high: float | None
+
+
+def headline(value) -> Headline:
+    """The headline of a yes/no ``Estimate``, a numeric ``NumericEstimate`` or an
+    ``OptionEstimate``; the unbiased value stays ``value.estimate``."""
+    if isinstance(value, OptionEstimate):
+        return Headline(value.consistent, value.consistent_low, value.consistent_high)
+    return Headline(value.clamped, value.ci_low, value.ci_high)
+
+
+@dataclass(frozen=True)
 class OptionEstimate:
     """One option of a multiple-choice question: its share with a simultaneous interval."""
 
@@ -92,12 +113,22 @@ class OptionEstimate:
     estimate: float | None  # unbiased; may leave [0, 1]
     clamped: float | None
     std_error: float | None
-    ci_low: float
+    ci_low: float  # the simultaneous (Bonferroni) interval of the unbiased share
     ci_high: float
+    # The headline: the share projected onto the simplex (>= 0, all k sum to 1), and the
+    # interval shown with it (ci widened to contain it; equal to ci almost always).
+    consistent: float | None = None
+    consistent_low: float = 0.0
+    consistent_high: float = 1.0
 
     @property
     def was_clamped(self) -> bool:
         return self.estimate is not None and self.estimate != self.clamped
+
+    @property
+    def widened(self) -> bool:
+        """Whether the interval shown with the consistent share is wider than ci."""
+        return self.consistent_low < self.ci_low or self.consistent_high > self.ci_high
 
 
 @dataclass(frozen=True)
@@ -139,6 +170,11 @@ class ChoiceQuestionEstimate(DesignDescription):
     @property
     def per_option_confidence(self) -> float:
         return self.estimate.per_option_confidence
+
+    @property
+    def any_widened(self) -> bool:
+        """Whether a shown option's interval was widened to contain its consistent share."""
+        return self.has_data and not self.suppressed and any(o.widened for o in self.options)
 
 
 @dataclass(frozen=True)

@@ -291,6 +291,9 @@ def _choice_row(question, *, survey, tallies, confidence, method, fields):
             std_error=value(est.std_errors, index),
             ci_low=float(est.ci_low[index]),
             ci_high=float(est.ci_high[index]),
+            consistent=value(est.consistent, index),
+            consistent_low=float(est.consistent_ci_low[index]),
+            consistent_high=float(est.consistent_ci_high[index]),
         )
         for index, label in enumerate(question.options)
     ]

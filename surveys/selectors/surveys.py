@@ -296,9 +296,12 @@ def submission_target(*, slug) -> SubmissionTarget:
     )
 
 
-def survey_design_fingerprint(*, survey) -> str:
+def survey_design_fingerprint(*, survey, pilot=None) -> str:
     """The fingerprint of the survey's design: as frozen at its first opening, else as it is
-    now (a draft's preview)."""
+    now (a draft's preview). ``pilot``: whether it names a pilot's design (by default, whether
+    the survey is a pilot); ``services.freeze_for_opening`` passes False for the real study."""
+    if pilot is None:
+        pilot = survey.status == Survey.Status.PILOT
     if survey.design_fingerprint:
         return survey.design_fingerprint
     grouping = list(GroupingQuestion.objects.filter(survey=survey).prefetch_related("options"))
@@ -315,6 +318,8 @@ def survey_design_fingerprint(*, survey) -> str:
             survey=survey, questions=questions, grouping=grouping
         ),
         types=mechanisms.fingerprint_types(questions),
+        shared_devices=survey.shared_devices,
+        pilot=pilot,
     )
 
 

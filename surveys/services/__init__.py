@@ -7,8 +7,9 @@ Every service either completes or raises ``django.core.exceptions.ValidationErro
 One module per thing written: ``surveys`` (a survey's life), ``questions``, ``grouping``,
 ``schedule``, ``pilot``, ``members``, ``translations``, ``submissions`` (validate and receive;
 the SQL it runs is ``submission_sql``), ``tallies`` (the counts a submission adds to, and
-simulated respondents); ``validation`` holds the checks they share and ``answers`` the checks
-of what a respondent sent. The names below are those callers use as ``services.<name>``.
+simulated respondents), ``row_order`` (stored responses rewritten in key order); ``validation``
+holds the checks they share and ``answers`` the checks of what a respondent sent. The names
+below are those callers use as ``services.<name>``.
 """
 
 from django.core.exceptions import ValidationError
@@ -30,6 +31,7 @@ from .questions import (
     question_update,
     questions_add,
 )
+from .row_order import stored_rows_reorder
 from .schedule import schedule_apply, survey_schedule
 from .submissions import (
     SubmissionOutcome,
@@ -93,6 +95,7 @@ __all__ = [
     "schedule_apply",
     "simulated_reports_draw",
     "simulated_submissions_record",
+    "stored_rows_reorder",
     "submission_receive",
     "submission_record",
     "submission_validate",

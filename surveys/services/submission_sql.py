@@ -21,7 +21,7 @@ import weakref
 from contextlib import nullcontext
 from dataclasses import dataclass
 
-from django.db import DatabaseError, connection, transaction
+from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.utils import timezone
 
 import dpengine
@@ -36,6 +36,7 @@ from ..models import (
     Submission,
     Survey,
     TallyShard,
+    random_key,
 )
 from .tallies import tally_increment
 
@@ -66,6 +67,8 @@ _PARAMETERS = (
     ("options", "bigint[]"),
     ("fingerprint", "text"),
     ("shard", "smallint"),
+    ("key", "bigint"),
+    ("answer_keys", "bigint[]"),
 )
 # The typed form (a submission with multiple-choice or numeric reports) takes one more array,
 # aligned with ``questions``: the integer report of each choice or numeric question, NULL for
@@ -84,7 +87,10 @@ _TYPED_PARAMETERS = (*_PARAMETERS, ("reports", "bigint[]"))
 #   (``fingerprint``), that is the survey's. Otherwise no row, and every later part does
 #   nothing: the caller then explains what is wrong.
 # - ``s`` inserts the submission with its reports unless this id is already stored for the
-#   survey (a replay); then it returns no row, and again nothing else happens.
+#   survey (a replay); then it returns no row, and again nothing else happens. Its key
+#   (``key``) and its grouping answers' (``answer_keys``, aligned with ``groupings``) are
+#   drawn at random by the caller (``models.random_key``): a counted key would record the
+#   order in which submissions arrived.
 # - ``chosen`` stores the grouping answers, ``counted`` counts the respondent on each chosen
 #   option, ``declined`` on each grouping question answered "Prefer not to say", and
 #   ``grouped`` adds the reports to the per-(question, option) tallies (a declined answer is
@@ -135,8 +141,8 @@ WITH survey AS (
     SELECT question_id, 'q' || question_id AS key, bit
     FROM unnest(%(questions)s, %(bits)s) AS a (question_id, bit)
 ), s AS (
-    INSERT INTO {submission} (survey_id, submission_id, received_on, reports)
-    SELECT survey.id, %(submission)s, %(received_on)s,
+    INSERT INTO {submission} (id, survey_id, submission_id, received_on, reports)
+    SELECT %(key)s, survey.id, %(submission)s, %(received_on)s,
         COALESCE((SELECT jsonb_object_agg(key, bit) FROM a), '{{}}')
     FROM survey
     ON CONFLICT (survey_id, submission_id) DO NOTHING
@@ -144,9 +150,10 @@ WITH survey AS (
 """
 _GROUPING_WRITES_SQL = """
 ), chosen AS (
-    INSERT INTO {answer} (submission_id, grouping_question_id, option_id)
-    SELECT s.id, c.grouping_id, c.option_id
-    FROM s, unnest(%(groupings)s, %(options)s) AS c (grouping_id, option_id)
+    INSERT INTO {answer} (id, submission_id, grouping_question_id, option_id)
+    SELECT c.answer_key, s.id, c.grouping_id, c.option_id
+    FROM s, unnest(%(groupings)s, %(options)s, %(answer_keys)s)
+        AS c (grouping_id, option_id, answer_key)
     RETURNING grouping_question_id, option_id
 ), counted AS (
     UPDATE {option} AS o SET respondent_count = o.respondent_count + 1
@@ -241,8 +248,8 @@ _TYPED_A = """
     FROM unnest(%(questions)s, %(bits)s, %(reports)s) AS a (question_id, bit, report)
     JOIN {question} AS q ON q.id = a.question_id
 ), s AS (
-    INSERT INTO {submission} (survey_id, submission_id, received_on, reports)
-    SELECT survey.id, %(submission)s, %(received_on)s,
+    INSERT INTO {submission} (id, survey_id, submission_id, received_on, reports)
+    SELECT %(key)s, survey.id, %(submission)s, %(received_on)s,
         COALESCE((
             SELECT jsonb_object_agg(key, COALESCE(to_jsonb(bit), to_jsonb(report))) FROM a
         ), '{{}}')
@@ -392,6 +399,30 @@ def submission_insert(
     ``shard`` is the tally shard to count it in.
     """
     now = now or timezone.now()
+    # The rows' keys are random (models.random_key). Should one meet a key already taken
+    # (about n²/2⁶⁴ for n rows), nothing was stored and a new draw is stored instead.
+    for attempt in range(_KEY_DRAWS):
+        try:
+            return _insert(
+                slug=slug,
+                submission_uuid=submission_uuid,
+                received_on=received_on,
+                answers=answers,
+                groups=groups,
+                shard=shard,
+                design_fingerprint=design_fingerprint,
+                now=now,
+            )
+        except IntegrityError:
+            if attempt == _KEY_DRAWS - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+_KEY_DRAWS = 3
+
+
+def _insert(*, slug, submission_uuid, received_on, answers, groups, shard, design_fingerprint, now):
     if connection.vendor == "sqlite":
         return _sqlite_insert(
             slug=slug,
@@ -419,6 +450,8 @@ def submission_insert(
         ),
         "fingerprint": design_fingerprint,
         "shard": shard,
+        "key": random_key(),
+        "answer_keys": _array(str(random_key()) for _grouping in groupings),
     }
     statement = _GROUPED if groups else _UNGROUPED
     if not all(isinstance(answers[question], bool) for question in questions):
@@ -549,11 +582,13 @@ def _sqlite_insert(*, slug, submission_uuid, received_on, answers, groups, desig
         # The per-(question, option) tallies count yes/no reports only.
         bits = [question for question in questions if kinds.get(question, YES_NO) == YES_NO]
         yes = [question for question in bits if answers[question]]
+        # Random keys (models.random_key), the rowids on SQLite (see models.RandomKeyField).
         cursor.execute(
-            f"INSERT INTO {t['submission']} (survey_id, submission_id, received_on, reports)"
-            " VALUES (%s, %s, %s, %s) ON CONFLICT (survey_id, submission_id) DO NOTHING"
+            f"INSERT INTO {t['submission']} (id, survey_id, submission_id, received_on, reports)"
+            " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (survey_id, submission_id) DO NOTHING"
             " RETURNING id",
             [
+                random_key(),
                 survey_id,
                 submission_uuid.hex,
                 received_on.isoformat(),
@@ -567,9 +602,13 @@ def _sqlite_insert(*, slug, submission_uuid, received_on, answers, groups, desig
         incomplete = False
         if groups:
             cursor.execute(
-                f"INSERT INTO {t['answer']} (submission_id, grouping_question_id, option_id)"
-                f" VALUES {', '.join(['(%s, %s, %s)'] * len(groups))}",
-                [value for gid, oid in groups.items() for value in (submission_pk, gid, oid)],
+                f"INSERT INTO {t['answer']} (id, submission_id, grouping_question_id, option_id)"
+                f" VALUES {', '.join(['(%s, %s, %s, %s)'] * len(groups))}",
+                [
+                    value
+                    for gid, oid in groups.items()
+                    for value in (random_key(), submission_pk, gid, oid)
+                ],
             )
         if declined:
             cursor.execute(

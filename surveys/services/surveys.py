@@ -69,7 +69,7 @@ def survey_update(*, survey, data: Mapping, questions=None) -> Survey:
     }
     consent_text = cleaned.pop("consent_text", survey.consent_text)
     if design_changes or questions is not None or consent_text != survey.consent_text:
-        ensure_not_frozen(survey)
+        ensure_not_frozen(survey, field=min(design_changes) if design_changes else None)
     for field, value in cleaned.items():
         setattr(survey, field, value)
     _consent_versioned(survey, consent_text)
@@ -100,7 +100,12 @@ def survey_duplicate(*, survey) -> Survey:
         : limits.TITLE_MAX_LENGTH
     ]
     consent_text = settings_kept.pop("consent_text")
-    copy = Survey(owner=survey.owner, translations=survey.translations, **settings_kept)
+    copy = Survey(
+        owner=survey.owner,
+        translations=survey.translations,
+        time_zone=survey.time_zone,  # where its researcher lives; the schedule is not copied
+        **settings_kept,
+    )
     # The copy's consent text starts its own history (version 1), like its own link.
     _consent_versioned(copy, consent_text)
     copy.save()
@@ -204,7 +209,10 @@ def freeze_for_opening(survey) -> list[str]:
     if survey.status == Survey.Status.PILOT:
         pilot_responses_delete(survey=survey)
     survey.opened_at = timezone.now()
-    survey.design_fingerprint = selectors.survey_design_fingerprint(survey=survey)
+    # Named afresh, never the pilot's: every browser then drops its pilot memo and draws a new
+    # submission id and new coins, so no pilot row (nor its export) shares an id with the study.
+    survey.design_fingerprint = ""
+    survey.design_fingerprint = selectors.survey_design_fingerprint(survey=survey, pilot=False)
     # The design is frozen from here, so every per-(question, option) tally row a
     # submission will count in exists from the start: a submission only adds to rows.
     group_tallies_ensure(survey=survey)

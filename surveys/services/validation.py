@@ -6,17 +6,21 @@ themselves are named once in ``surveys.limits``.
 """
 
 import math
+from functools import cache
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
+from django.utils.translation import override
 
 from dpengine import ForcedResponse
 from dpengine.errors import DPEngineError
+from dpengine.rounding import ceil_decimal
 
 from .. import limits
-from ..models import CI_METHODS, Question, Survey
+from ..models import CI_METHODS, PREFER_NOT_TO_SAY, Question, Survey
+from ..timezones import is_time_zone
 from .errors import FROZEN_MESSAGE, PILOT_RESPONSES_MESSAGE, Reason, SurveyFrozen
 
 EDITABLE_SURVEY_FIELDS = (
@@ -32,8 +36,9 @@ EDITABLE_SURVEY_FIELDS = (
     "consent_text",
     "response_target",
 )
-# Changing any of these once the survey has been open would make reports mean something else.
-DESIGN_FIELDS = ("p_truth", "p_forced_yes")
+# Changing any of these once the survey has been open would make reports mean something else,
+# or (shared_devices) let one browser answer again with fresh coins, or delete its memo.
+DESIGN_FIELDS = ("p_truth", "p_forced_yes", "shared_devices")
 
 
 def clean_text(field, value, *, max_length, required=True):
@@ -49,6 +54,50 @@ def clean_text(field, value, *, max_length, required=True):
                 field: [
                     _("At most %(max)d characters, got %(n)d.")
                     % {"max": max_length, "n": len(value)}
+                ]
+            }
+        )
+    return value
+
+
+def _folded(label: str) -> str:
+    # Case, spaces and punctuation aside: "Prefer not to say.", "PREFER-NOT-TO-SAY" alike.
+    return "".join(char for char in label.casefold() if char.isalnum())
+
+
+@cache
+def _built_in_option_labels() -> frozenset[str]:
+    """ "Prefer not to say" as every language of the site writes it, and its code."""
+    labels = {PREFER_NOT_TO_SAY}
+    for code, _name in settings.LANGUAGES:
+        with override(code):
+            labels.add(_("Prefer not to say"))
+    return frozenset(_folded(label) for label in labels)
+
+
+def refuse_built_in_option(label: str, *, field) -> None:
+    """Refuse, naming ``field``, a grouping option that repeats the built-in "Prefer not to
+    say" in any language: respondents would see two identical answers, and the typed one
+    would count as a group of its own where the built-in one counts as missing."""
+    if _folded(label) in _built_in_option_labels():
+        message = _(
+            "“%(label)s” is already offered with every grouping question: the built-in "
+            "“Prefer not to say”, shown in each respondent's language and counted as missing, "
+            "never as a group. Remove this option."
+        )
+        raise ValidationError({field: [message % {"label": label}]})
+
+
+def clean_time_zone(value, *, field="time_zone") -> str:
+    """An IANA time zone name (``Asia/Seoul``), or "" for none chosen (UTC)."""
+    if value == "":
+        return value
+    if not is_time_zone(value):
+        raise ValidationError(
+            {
+                field: [
+                    _("Must be a time zone name such as “Asia/Seoul” or “UTC”, got %(v)r.")
+                    % {"v": str(value)[:64]}
                 ]
             }
         )
@@ -110,7 +159,11 @@ def ensure_within_epsilon_ceiling(*, p_truth, p_forced_yes):
                         "under one true answer as under the other. Lower coin 1 or bring "
                         "coin 2 closer to one half."
                     )
-                    % {"eps": epsilon, "max": ceiling, "odds": f"{math.exp(ceiling):.3g}"}
+                    % {
+                        "eps": float(ceil_decimal(epsilon, 2)),
+                        "max": ceiling,
+                        "odds": f"{math.exp(ceiling):.3g}",
+                    }
                 ]
             }
         )
@@ -230,13 +283,15 @@ def clean_survey_fields(data, *, current=None):
     return cleaned
 
 
-def ensure_not_frozen(survey):
+def ensure_not_frozen(survey, *, field=None):
     """Refuse a change to the design of a survey that has been opened (or of a pilot that
-    holds responses)."""
+    holds responses); ``field``, when given, is the one the change was to."""
     if survey.status == Survey.Status.PILOT and survey.opened_at is None and survey.is_frozen:
-        raise SurveyFrozen(str(PILOT_RESPONSES_MESSAGE), reason=Reason.PILOT_HAS_RESPONSES)
+        raise SurveyFrozen(
+            str(PILOT_RESPONSES_MESSAGE), reason=Reason.PILOT_HAS_RESPONSES, field=field
+        )
     if survey.is_frozen:
-        raise SurveyFrozen(str(FROZEN_MESSAGE))
+        raise SurveyFrozen(str(FROZEN_MESSAGE), field=field)
 
 
 def lock_for_design_change(survey_id) -> Survey:

@@ -7,6 +7,8 @@ from django import template
 from django.conf import settings
 from django.utils.formats import number_format
 
+from ..formatting import epsilon_text
+
 register = template.Library()
 
 
@@ -38,6 +40,13 @@ def points(value, digits=1):
 def decimal(value, digits=2):
     """A plain number with a fixed number of decimals, rounded: 1.0986 -> "1.10"."""
     return "—" if _missing(value) else _fixed(value, digits)
+
+
+@register.filter
+def epsilon(value, digits=2):
+    """An ε rounded UP to ``digits`` decimals (never shows less privacy loss than the true
+    one): 1.0986 -> "1.10", 0.5049 -> "0.51"; see ``surveys.formatting``."""
+    return epsilon_text(value, digits)
 
 
 @register.filter

@@ -13,6 +13,7 @@ from django.utils.html import json_script
 
 from .. import selectors
 from ..api.serializers import PublicSurveySerializer
+from ..formatting import epsilon_text
 from ..models import PREFER_NOT_TO_SAY
 
 register = template.Library()
@@ -30,7 +31,7 @@ def respond_definition(survey, preview=False):
     payload = {
         "survey": PublicSurveySerializer(survey).data,
         "submit_url": reverse("api:public-responses", kwargs={"slug": survey.slug}),
-        # A pilot's page asks for the definition again before sending (respond.js).
+        # A pilot's page asks for the definition again before sending (static/js/submit.js).
         "definition_url": reverse("api:public-survey", kwargs={"slug": survey.slug}),
         "preview": bool(preview),
     }
@@ -68,6 +69,12 @@ class RespondentNumbers:
     # of 3 (ln 3), "moderate" up to 9 (ln 9, the default ceiling), "weak" beyond (a site that
     # raised MAX_EPSILON_PER_ANSWER).
     cover: str
+
+
+@register.filter
+def epsilon(value, digits=2):
+    """An ε rounded up to ``digits`` decimals (``surveys.formatting``)."""
+    return epsilon_text(value, digits)
 
 
 @register.simple_tag
@@ -122,11 +129,21 @@ def percent(value):
 
 @register.filter
 def times(value):
-    """An odds ratio as plain digits: 3.0000001 -> "3", 9.4 -> "9.4", 1e9 -> "1,000,000,000"."""
+    """An odds ratio e^ε as plain digits, rounded UP like every ε shown (a bound must not read
+    lower than it is): 1.6487 -> "1.7", 9.4 -> "9.4", 1e9 -> "1,000,000,000". The odds of a
+    rounded-up ε carry float noise (e^ln3 = 3.0000000000000004); a value within 1e-9 of the
+    number shown is that number, so the classic design reads "3"."""
     value = float(value)
     if math.isinf(value) or value >= 1e15:
         return "> 10¹⁵"
-    if value >= 100:
-        return f"{round(value):,}"
-    text = f"{value:.1f}".rstrip("0").rstrip(".")
-    return text
+    digits = 0 if value >= 100 else 1
+    scale = 10**digits
+    nearest = round(value * scale)
+    shown = (
+        nearest
+        if abs(value * scale - nearest) <= 1e-9 * value * scale
+        else math.ceil(value * scale)
+    )
+    if digits == 0:
+        return f"{shown:,}"
+    return f"{shown / scale:.1f}".rstrip("0").rstrip(".")

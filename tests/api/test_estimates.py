@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db
 
 ROW_FIELDS = {
     "type", "question_id", "column", "position", "text", "design", "parameters", "n", "yes",
-    "yes_rate", "estimate", "clamped", "std_error", "ci_low", "ci_high", "method",
+    "yes_rate", "estimate", "unbiased", "clamped", "std_error", "ci_low", "ci_high", "method",
     "requested_method", "confidence", "epsilon", "suppressed",
 }  # fmt: skip
 
@@ -80,10 +80,12 @@ def test_estimates_equal_dpengines(owner_api, make_survey, query, confidence, me
         assert row["text"] == question.text
         assert row["suppressed"] is False
         assert row["epsilon"] == design.epsilon
-        for name in ("n", "yes", "yes_rate", "estimate", "clamped", "std_error", "ci_low",
-                     "ci_high", "method", "requested_method", "confidence"):  # fmt: skip
+        for name in ("n", "yes", "yes_rate", "clamped", "std_error", "ci_low", "ci_high",
+                     "method", "requested_method", "confidence"):  # fmt: skip
             assert row[name] == getattr(expected, name), name
         assert row["requested_method"] == method
+        # The estimate shown is the clamped one, inside the interval; the unbiased is labelled.
+        assert (row["estimate"], row["unbiased"]) == (expected.clamped, expected.estimate)
 
 
 def test_defaults_are_the_surveys_own_confidence_and_method(owner_api, make_survey):
@@ -121,8 +123,9 @@ def test_unclamped_estimate_is_reported_alongside_the_clamped_one(owner_api, mak
         survey=survey, reports=np.array([[True]] + [[False]] * 39)
     )
     row = owner_api.get(estimates_url(survey)).json()["estimates"][0]
-    assert row["estimate"] == pytest.approx(-0.45)
-    assert row["clamped"] == 0.0
+    assert row["unbiased"] == pytest.approx(-0.45)
+    assert row["clamped"] == row["estimate"] == 0.0
+    assert row["ci_low"] <= row["estimate"] <= row["ci_high"]
 
 
 @pytest.mark.parametrize(
@@ -155,7 +158,7 @@ def test_estimates_csv_is_the_shared_export(owner_api, make_survey):
     assert response.status_code == 200
     assert response["Content-Type"] == "text/csv; charset=utf-8"
     assert response["Content-Disposition"].startswith(
-        f'attachment; filename="rrsurvey-{survey.slug}'
+        'attachment; filename="workplace-habits-estimates-'
     )
     # The codebook that explains it, for the same interval.
     assert response["Link"] == (
@@ -258,7 +261,8 @@ def test_mixed_estimates_have_one_row_per_type_equal_to_dpengines(owner_api, mix
     kuk = dpengine.Kuk(theta1=0.8, theta2=0.2)
     reports, yes = tallies.of(questions[1].pk)
     expected = dpengine.estimate_with_coverage(yes=yes, n=reports, design=kuk, confidence=0.95)
-    assert (rows[1]["estimate"], rows[1]["ci_low"]) == (expected.estimate, expected.ci_low)
+    assert (rows[1]["unbiased"], rows[1]["ci_low"]) == (expected.estimate, expected.ci_low)
+    assert rows[1]["estimate"] == expected.clamped
     assert rows[1]["parameters"]["a"] == kuk.p_yes_given_yes
 
     choice = dpengine.estimate_choice_with_coverage(
@@ -267,8 +271,12 @@ def test_mixed_estimates_have_one_row_per_type_equal_to_dpengines(owner_api, mix
         confidence=0.95,
     )
     assert [o["label"] for o in rows[2]["options"]] == ["None", "=Pens", "Paper"]
-    assert [o["estimate"] for o in rows[2]["options"]] == list(choice.shares)
-    assert [o["ci_high"] for o in rows[2]["options"]] == list(choice.ci_high)
+    assert [o["unbiased"] for o in rows[2]["options"]] == list(choice.shares)
+    assert rows[2]["shares"] == list(choice.shares)
+    # The headline: the consistent shares (>= 0, summing to 1), with their shown intervals.
+    assert [o["estimate"] for o in rows[2]["options"]] == list(choice.consistent)
+    assert rows[2]["consistent_shares"] == list(choice.consistent)
+    assert [o["ci_high"] for o in rows[2]["options"]] == list(choice.consistent_ci_high)
     assert rows[2]["adjustment"] == "bonferroni"
     assert rows[2]["per_option_confidence"] == pytest.approx(1 - 0.05 / 3)
 
@@ -276,11 +284,13 @@ def test_mixed_estimates_have_one_row_per_type_equal_to_dpengines(owner_api, mix
     stored = selectors.numeric_reports(survey=mixed_survey, question_id=numeric.pk)
     mean = dpengine.estimate_mean(reports=stored, question=mechanism)
     share = dpengine.estimate_share_above(reports=stored, question=mechanism, threshold=10)
-    assert rows[3]["mean"]["estimate"] == pytest.approx(mean.estimate, rel=1e-12)
+    assert rows[3]["mean"]["unbiased"] == pytest.approx(mean.estimate, rel=1e-12)
+    assert rows[3]["mean"]["estimate"] == pytest.approx(mean.clamped, rel=1e-12)
     assert rows[3]["mean"]["ci_low"] == pytest.approx(mean.ci_low, rel=1e-12)
     assert rows[3]["share_above"] == {
         "threshold": 10,
-        "estimate": share.estimate,
+        "estimate": share.clamped,
+        "unbiased": share.estimate,
         "clamped": share.clamped,
         "std_error": share.std_error,
         "ci_low": share.ci_low,
@@ -338,7 +348,8 @@ def test_mixed_estimates_csv_has_a_row_per_option_and_per_statistic(owner_api, m
     assert body[1][cell["parameters"]].startswith("theta1 = 0.8, theta2 = 0.2, a = ")
     estimates = selectors.survey_estimates(survey=mixed_survey, method="exact")
     options = estimates.rows[2].options
-    assert [float(r[cell["estimate"]]) for r in body[2:5]] == [o.estimate for o in options]
+    assert [float(r[cell["unbiased"]]) for r in body[2:5]] == [o.estimate for o in options]
+    assert [float(r[cell["estimate"]]) for r in body[2:5]] == [o.consistent for o in options]
 
 
 def test_raw_reports_csv_holds_typed_values(owner_api, mixed_survey):

@@ -85,14 +85,18 @@ def test_a_pilot_is_answered_through_the_live_link_discarded_and_never_counted(
     expect(page.locator("[data-stat=responses]")).to_have_text("0")
     expect(page.locator("#pilot-results-notice")).to_have_count(0)
 
-    # The tester's browser still holds its pilot memo: no "already answered" note, and its
-    # submission id (whose pilot row is gone) is stored as the study's first response.
+    # The real study names another design than the pilot's, so the tester's browser drops its
+    # pilot memo: a new submission id and new coins, which nothing joins to the pilot's row
+    # (nor to a pilot export someone kept).
     tester.goto(link)
     expect(tester.locator("#respond-pilot")).to_have_count(0)
     expect(tester.locator("#respond-already")).to_be_hidden()
     real_body = answer(tester)
     expect(tester.locator("#respond-done-replayed")).to_be_hidden()
-    assert real_body["submission_id"] == pilot_body["submission_id"]
+    assert real_body["submission_id"] != pilot_body["submission_id"]
+    assert real_body["design_fingerprint"] != pilot_body["design_fingerprint"]
+    kept = tester.evaluate("Object.keys(localStorage)")
+    assert kept == [f"rrsurvey:v2:{survey.slug}:{real_body['design_fingerprint']}"]
     stored = Submission.objects.get(survey=survey)
     assert str(stored.submission_id) == real_body["submission_id"]
     page.reload()
@@ -136,7 +140,8 @@ def test_consent_must_be_accepted_before_the_questions_show(
     expect(questions).to_be_hidden()
     page.keyboard.press("Space")
     body = answer(page)
-    assert set(body) == {"submission_id", "answers", "design_fingerprint"}  # nothing of consent
+    # Nothing of consent (the padding is spaces: tests/e2e/test_submission_shape.py).
+    assert set(body) == {"submission_id", "answers", "design_fingerprint", "padding"}
     assert Submission.objects.filter(survey=survey).count() == 1
 
 

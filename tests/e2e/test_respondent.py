@@ -81,8 +81,9 @@ def test_respondents_send_only_a_submission_id_and_randomized_booleans(
         body = json.loads(request.post_data)
         # "groups" (grouping answers, sent as given) only when the survey asks any.
         grouped = survey.grouping_questions.exists()
-        expected = {"submission_id", "answers", "design_fingerprint"}
+        expected = {"submission_id", "answers", "design_fingerprint", "padding"}
         assert set(body) == expected | ({"groups"} if grouped else set())
+        assert body["padding"].strip(" ") == ""  # spaces only: one length per survey
         assert body["design_fingerprint"] == survey.design_fingerprint
         assert set(body["answers"]) == {str(qid) for qid in ids}
         assert all(isinstance(bit, bool) for bit in body["answers"].values())

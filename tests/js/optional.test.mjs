@@ -1,29 +1,34 @@
 // Optional questions (docs/researchers.md, "Optional questions"): a skipped question produces no key in
-// what is sent, no entry in the memo and no coin draw; a retake that answers it draws for it
-// alone and replays the rest.
+// what is sent, but the memo holds a table for every question, answered or not, so what the
+// browser keeps says nothing about which questions were skipped; a retake that answers a
+// skipped question uses the table drawn the first time.
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { answeredOnly, reportsFor } from "../../static/js/coins.js";
+import { answeredOnly, forcedResponseRandomizer, memoReports } from "../../static/js/coins.js";
+import { PREFER_NOT_TO_SAY } from "../../static/js/constants.js";
 import { loadMemo, storeMemo } from "../../static/js/memory.js";
 import { mapStorage, seededSource } from "./fakes.mjs";
 
 const CLASSIC = { p_truth: 0.5, p_forced_yes: 0.5 };
 const SLUG = "k3J9aQ";
 const DESIGN = "a".repeat(32);
+const QUESTIONS = ["1", "2", "3"];
 
-// Counts the 32-bit values a source hands out, so a test sees exactly how much was drawn.
-function countingSource(seed) {
-  const inner = seededSource(seed);
-  const source = {
-    values: 0,
-    getRandomValues(array) {
-      source.values += array.length;
-      return inner.getRandomValues(array);
-    },
-  };
-  return source;
+// As respond.js passes them: a randomizer for every question of the survey.
+function everyQuestion() {
+  const randomizer = forcedResponseRandomizer(CLASSIC);
+  return Object.fromEntries(QUESTIONS.map((id) => [id, randomizer]));
+}
+
+function take(truths, { memo = null, seed = 7 } = {}) {
+  return memoReports({
+    randomizers: everyQuestion(),
+    truths,
+    memo,
+    randomSource: seededSource(seed),
+  });
 }
 
 describe("optional questions", () => {
@@ -35,12 +40,12 @@ describe("optional questions", () => {
       ["14", undefined],
     ];
     assert.deepEqual(answeredOnly(read, (value) => value === "yes"), { 11: true, 13: false });
-    assert.deepEqual(answeredOnly([["5", "prefer_not_to_say"], ["6", null]]), {
-      5: "prefer_not_to_say",
+    assert.deepEqual(answeredOnly([["5", PREFER_NOT_TO_SAY], ["6", null]]), {
+      5: PREFER_NOT_TO_SAY,
     });
   });
 
-  it("send no key, keep no memo entry and draw no coin for a skipped question", () => {
+  it("send no key for a skipped question, yet keep the same memo as answering it", () => {
     const truths = answeredOnly(
       [
         ["1", "yes"],
@@ -49,68 +54,44 @@ describe("optional questions", () => {
       ],
       (value) => value === "yes",
     );
-    const source = countingSource(7);
-    const drawn = reportsFor({ design: CLASSIC, truths, memo: null, randomSource: source });
-    assert.deepEqual(Object.keys(drawn.answers).sort(), ["1", "3"]);
-    assert.equal("2" in drawn.answers, false);
-    assert.deepEqual(Object.keys(drawn.memo.pairs).sort(), ["1", "3"]);
-    assert.deepEqual(drawn.drawn.sort(), ["1", "3"]);
-    const body = JSON.parse(JSON.stringify({ answers: drawn.answers }));
+    const skipped = take(truths);
+    assert.deepEqual(Object.keys(skipped.answers).sort(), ["1", "3"]);
+    const body = JSON.parse(JSON.stringify({ answers: skipped.answers }));
     assert.equal(Object.hasOwn(body.answers, "2"), false);
+    // The same random source, every question answered: the very same memo.
+    const answered = take({ ...truths, 2: false });
+    assert.deepEqual(skipped.memo, answered.memo);
+    assert.deepEqual(Object.keys(skipped.memo.pairs).sort(), QUESTIONS);
+    assert.deepEqual(skipped.drawn.sort(), QUESTIONS);
 
-    // Answering question 2 as well costs coin flips; skipping it cost none.
-    const answeredToo = countingSource(7);
-    reportsFor({
-      design: CLASSIC,
-      truths: { ...truths, 2: false },
-      memo: null,
-      randomSource: answeredToo,
+    const stored = [skipped, answered].map(({ memo }) => {
+      const storage = mapStorage();
+      storeMemo(storage, SLUG, DESIGN, memo);
+      return JSON.stringify([...storage.map]);
     });
-    assert.ok(answeredToo.values > source.values);
-
-    const storage = mapStorage();
-    storeMemo(storage, SLUG, DESIGN, drawn.memo);
-    const [stored] = [...storage.map.values()];
-    assert.deepEqual(Object.keys(JSON.parse(stored).pairs).sort(), ["1", "3"]);
+    assert.equal(stored[0], stored[1], "storage is identical whether question 2 was skipped");
+    // Skipping everything keeps the same too.
+    assert.deepEqual(take({}).memo, answered.memo);
   });
 
-  it("on a retake, draw only for a question answered for the first time", () => {
+  it("on a retake, answer a question skipped the first time from the table drawn then", () => {
     const storage = mapStorage();
-    const first = reportsFor({
-      design: CLASSIC,
-      truths: { 1: true },
-      memo: null,
-      randomSource: seededSource(3),
-    });
+    const first = take({ 1: true }, { seed: 3 });
     storeMemo(storage, SLUG, DESIGN, { ...first.memo, sent: true });
     const memo = loadMemo(storage, SLUG, DESIGN);
-    const retake = reportsFor({
-      design: CLASSIC,
-      truths: { 1: true, 2: false },
-      memo,
-      randomSource: seededSource(99),
-    });
+    const retake = take({ 1: true, 2: false }, { memo, seed: 99 });
     assert.equal(retake.memo.submissionId, first.memo.submissionId); // stored once by the server
-    assert.deepEqual(retake.reused, ["1"]);
-    assert.deepEqual(retake.drawn, ["2"]);
+    assert.deepEqual(retake.reused, QUESTIONS);
+    assert.deepEqual(retake.drawn, []);
     assert.equal(retake.answers["1"], first.answers["1"]); // the same report as the first time
-    assert.deepEqual(retake.memo.pairs["1"], first.memo.pairs["1"]);
+    assert.equal(retake.answers["2"], first.memo.pairs["2"][1] === 1); // its "no" entry
+    assert.deepEqual(retake.memo.pairs, first.memo.pairs);
     assert.equal(retake.memo.sent, true);
   });
 
-  it("leaves a question skipped on a retake out again, keeping its earlier pair unused", () => {
-    const first = reportsFor({
-      design: CLASSIC,
-      truths: { 1: true, 2: true },
-      memo: null,
-      randomSource: seededSource(5),
-    });
-    const retake = reportsFor({
-      design: CLASSIC,
-      truths: { 1: true },
-      memo: first.memo,
-      randomSource: seededSource(6),
-    });
+  it("leaves a question skipped on a retake out again, keeping its pair", () => {
+    const first = take({ 1: true, 2: true }, { seed: 5 });
+    const retake = take({ 1: true }, { memo: first.memo, seed: 6 });
     assert.deepEqual(Object.keys(retake.answers), ["1"]);
     assert.deepEqual(retake.drawn, []);
     assert.deepEqual(retake.memo.pairs, first.memo.pairs);

@@ -12,12 +12,13 @@ logs nor a dump of every table contain any of the three.
 import re
 import secrets
 import socket
+import time
 import uuid
 
 import pytest
 
 from tests.helpers import database_dump, live_survey
-from tests.live import gunicorn_server
+from tests.live import development_server, gunicorn_server
 
 pytestmark = pytest.mark.slow
 
@@ -180,3 +181,98 @@ def test_no_address_or_user_agent_reaches_the_database_or_any_log(server):
             assert marker not in text, f"{marker!r} found in {name}"
     # gunicorn's own line about the malformed request is there, without address or quote.
     assert "Invalid request refused (400): Invalid HTTP Header" in logs["error.log"]
+
+
+# --- the respondent page's static files and translations (issue 24) ----------------------
+# A respondent's browser loads the page, then its stylesheets, scripts (the modules the page
+# names and the modules they import), icon and JavaScript catalog. One timestamped line per
+# file would tell when someone opened the survey as surely as a line for the page itself.
+
+_ASSET = re.compile(r'(?:src|href)="(/(?:static|jsi18n)/[^"]*)"')
+_IMPORT = re.compile(r'(?:from|import)\s*"(\./[^"]+\.js)"')
+
+
+def respondent_page_resources(server, slug):
+    """Every URL the respondent page at ``slug`` loads besides itself, as a browser would
+    find them: named in the page, or imported by one of its modules (relative imports)."""
+    status, _headers, html = server.request("GET", f"/s/{slug}/")
+    assert status == 200
+    pending = [url.replace("&amp;", "&") for url in _ASSET.findall(html.decode())]
+    found = []
+    while pending:
+        url = pending.pop()
+        if url in found:
+            continue
+        found.append(url)
+        status, _headers, body = server.request("GET", url)
+        assert status == 200, url
+        if url.endswith(".js"):
+            folder = url.rsplit("/", 1)[0]
+            pending += [f"{folder}/{name[2:]}" for name in _IMPORT.findall(body.decode())]
+    return found
+
+
+def assert_no_line_names(log, resources):
+    for url in resources:
+        path = url.split("?", 1)[0]
+        assert path not in log, f"{path} found in the log"
+        name = path.rstrip("/").rsplit("/", 1)[-1]  # "respond.d73b41264672.js", "jsi18n"
+        assert name not in log, f"{name} found in the log"
+    assert "/static/" not in log
+
+
+def logged_after(paths, line):
+    """The text of the log files at ``paths`` once ``line`` is in it: a server writes a
+    request's line after its response, so the last request's line may still be coming."""
+    deadline = time.monotonic() + 10
+    while True:
+        text = "\n".join(without_settings_listing(path.read_text()) for path in paths)
+        if line in text or time.monotonic() > deadline:
+            return text
+        time.sleep(0.05)  # waiting for a write, not timing a behaviour
+
+
+@pytest.fixture(scope="module")
+def static_server(collected_static):
+    """The production configuration at its most verbose, with an access log."""
+    with gunicorn_server(
+        workers=1,
+        debug=False,
+        env={"STATIC_ROOT": collected_static, "LOG_LEVEL": "DEBUG"},
+        args=("-c", "deploy/gunicorn.conf.py", "--log-level", "debug"),
+    ) as live:
+        yield live
+
+
+def test_the_respondent_pages_files_leave_no_line_in_productions_logs(static_server):
+    survey = live_survey(static_server, questions=2)
+    resources = respondent_page_resources(static_server, survey["slug"])
+    # The page's modules (hashed names in production) and the catalog were all fetched.
+    assert any("/jsi18n/" in url for url in resources)
+    for module in ("respond", "coins", "memory", "designs", "exact", "body"):
+        assert any(re.search(rf"/js/{module}(\.[0-9a-f]+)?\.js$", url) for url in resources)
+    assert any(url.endswith(".css") for url in resources)
+    # A researcher's page is still logged: the access log is on and working.
+    assert send(static_server, "GET", "/accounts/login/") == 200
+    logs = logged_after((static_server.access_log, static_server.error_log), "GET /accounts/login/")
+    assert "GET /accounts/login/" in logs and "[DEBUG]" in logs
+    assert survey["slug"] not in logs
+    assert_no_line_names(logs, resources)
+
+
+def test_the_respondent_pages_files_leave_no_line_in_make_runs_logs():
+    """``make run`` serves with runserver and DEBUG=1; LOG_LEVEL=debug is its most verbose."""
+    with development_server(env={"LOG_LEVEL": "DEBUG"}) as server:
+        survey = live_survey(server, questions=2)
+        resources = respondent_page_resources(server, survey["slug"])
+        assert any("/jsi18n/" in url for url in resources)
+        assert any(url.endswith("/js/body.js") for url in resources)
+        assert send(server, "GET", "/accounts/login/") == 200
+        log = logged_after((server.error_log,), '"GET /accounts/login/ HTTP/1.1" 200')
+    # runserver's request lines and Django's debug lines reach this log: the researcher's
+    # page is there, and the queries of the survey made for the test.
+    assert '"GET /accounts/login/ HTTP/1.1" 200' in log
+    assert "DEBUG django.db.backends" in log
+    # Not even the queries that served the respondent's page (they name its slug).
+    assert survey["slug"] not in log
+    assert_no_line_names(log, resources)

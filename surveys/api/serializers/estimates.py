@@ -4,6 +4,10 @@ Every row has ``type`` (``yes_no``, ``choice``, ``numeric``), its ``design`` and
 then a yes/no row the share answering yes, a multiple-choice row one entry per option and a
 numeric row its mean and share above a threshold. Statistics are null when the question is
 suppressed (fewer reports than ``min_n``) or has no reports.
+
+Every statistic's ``estimate`` is the headline the results page shows and lies inside
+``[ci_low, ci_high]`` (``selectors.headline``: the clamped estimate, or a choice option's
+consistent share); ``unbiased`` is the unbiased estimate, which may fall outside.
 """
 
 from drf_spectacular.utils import PolymorphicProxySerializer, extend_schema_field
@@ -13,7 +17,7 @@ from ... import selectors
 from ...models import Question
 from .fields import ConfidenceField, finite
 
-STATISTICS = ("estimate", "clamped", "std_error", "ci_low", "ci_high")
+STATISTICS = ("estimate", "unbiased", "clamped", "std_error", "ci_low", "ci_high")
 
 
 class EstimatesQuerySerializer(serializers.Serializer):
@@ -29,7 +33,18 @@ class EstimatesQuerySerializer(serializers.Serializer):
 
 
 def _statistics(value, hidden):
-    return {name: None if hidden else finite(getattr(value, name)) for name in STATISTICS}
+    """``estimate`` and ``ci_low``/``ci_high``: the headline and the interval shown with it;
+    ``unbiased``, ``clamped``, ``std_error`` as computed."""
+    shown = selectors.headline(value)
+    values = {
+        "estimate": shown.estimate,
+        "unbiased": value.estimate,
+        "clamped": value.clamped,
+        "std_error": value.std_error,
+        "ci_low": shown.ci_low,
+        "ci_high": shown.ci_high,
+    }
+    return {name: None if hidden else finite(values[name]) for name in STATISTICS}
 
 
 class QuestionRowSerializer(serializers.Serializer):
@@ -67,12 +82,19 @@ class YesNoEstimateSerializer(QuestionRowSerializer):
     yes = serializers.IntegerField(source="estimate.yes", help_text="Reports that said yes.")
     yes_rate = serializers.FloatField(source="estimate.yes_rate", allow_null=True)
     estimate = serializers.FloatField(
+        source="estimate.clamped",
+        allow_null=True,
+        help_text="The estimate shown: the unbiased estimate clipped to [0, 1]; always inside "
+        "[ci_low, ci_high].",
+    )
+    unbiased = serializers.FloatField(
         source="estimate.estimate",
         allow_null=True,
-        help_text="Unbiased estimate of the true share; may fall outside [0, 1].",
+        help_text="Unbiased estimate of the true share; may fall outside [0, 1] (and then "
+        "outside the interval). Average or pool these, not the clipped ones.",
     )
     clamped = serializers.FloatField(
-        source="estimate.clamped", allow_null=True, help_text="The estimate clipped to [0, 1]."
+        source="estimate.clamped", allow_null=True, help_text="Same as estimate (kept for clients)."
     )
     std_error = serializers.FloatField(source="estimate.std_error", allow_null=True)
     ci_low = serializers.FloatField(source="estimate.ci_low", allow_null=True)
@@ -100,18 +122,38 @@ class OptionEstimateSerializer(serializers.Serializer):
     label = serializers.CharField()
     reports = serializers.IntegerField(source="count", help_text="Reports of this option.")
     estimate = serializers.FloatField(
+        allow_null=True,
+        help_text="The share shown: the consistent share (the unbiased shares projected onto "
+        "the probability simplex); the k estimates are >= 0 and sum to 1.",
+    )
+    unbiased = serializers.FloatField(
         allow_null=True, help_text="Unbiased share; the k shares sum to 1 and may leave [0, 1]."
     )
-    clamped = serializers.FloatField(allow_null=True)
-    std_error = serializers.FloatField(allow_null=True)
-    ci_low = serializers.FloatField(allow_null=True)
+    clamped = serializers.FloatField(
+        allow_null=True, help_text="The unbiased share clipped to [0, 1]; need not sum to 1."
+    )
+    std_error = serializers.FloatField(allow_null=True, help_text="Of the unbiased share.")
+    ci_low = serializers.FloatField(
+        allow_null=True,
+        help_text="The simultaneous (Bonferroni) interval, widened to contain estimate when "
+        "the projection moved it outside (then widened is true).",
+    )
     ci_high = serializers.FloatField(allow_null=True)
+    widened = serializers.BooleanField()
 
 
 class ChoiceEstimateSerializer(QuestionRowSerializer):
     """A multiple-choice question's k option shares with simultaneous intervals."""
 
     options = serializers.SerializerMethodField()
+    shares = serializers.SerializerMethodField(
+        help_text="The unbiased shares in option order (each option's `unbiased`); null when "
+        "withheld."
+    )
+    consistent_shares = serializers.SerializerMethodField(
+        help_text="The consistent shares in option order (each option's `estimate`): >= 0, "
+        "summing to 1; null when withheld."
+    )
     method = serializers.CharField(
         source="estimate.method",
         help_text="The interval method used: the requested one where Bonferroni's inequality "
@@ -138,16 +180,32 @@ class ChoiceEstimateSerializer(QuestionRowSerializer):
                 "label": option.label,
                 "reports": option.count,
                 **_statistics(option, row.suppressed),
+                "widened": False if row.suppressed else option.widened,
             }
             for option in row.options
         ]
+
+    @extend_schema_field(serializers.ListField(child=serializers.FloatField(), allow_null=True))
+    def get_shares(self, row):
+        if row.suppressed or not row.has_data:
+            return None
+        return [finite(option.estimate) for option in row.options]
+
+    @extend_schema_field(serializers.ListField(child=serializers.FloatField(), allow_null=True))
+    def get_consistent_shares(self, row):
+        if row.suppressed or not row.has_data:
+            return None
+        return [finite(option.consistent) for option in row.options]
 
     def get_adjustment(self, row) -> str:
         return "bonferroni"
 
 
 class StatisticSerializer(serializers.Serializer):
-    estimate = serializers.FloatField(allow_null=True)
+    estimate = serializers.FloatField(
+        allow_null=True, help_text="The estimate shown: clipped to the range; inside the interval."
+    )
+    unbiased = serializers.FloatField(allow_null=True, help_text="Unbiased; may leave the range.")
     clamped = serializers.FloatField(allow_null=True)
     std_error = serializers.FloatField(allow_null=True)
     ci_low = serializers.FloatField(allow_null=True)

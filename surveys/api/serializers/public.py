@@ -5,8 +5,9 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from ... import languages, selectors
+from ... import languages, limits, selectors
 from ...models import PREFER_NOT_TO_SAY, Question, Survey
+from ...selectors import PADDING_FIELD
 from ...services import schedule
 from .fields import RejectUnknownFieldsMixin
 
@@ -172,6 +173,11 @@ class PublicSurveySerializer(serializers.Serializer):
         help_text="True when several people answer on one device: the browser keeps nothing "
         "about a respondent after a successful send."
     )
+    submission_length = serializers.SerializerMethodField(
+        help_text="The length in bytes every submission body of this survey is padded to "
+        "with spaces in `padding`, so that a body's size says nothing about what was answered "
+        "or skipped: the widest body the survey can receive (no spaces between JSON tokens)."
+    )
 
     def get_epsilon_per_answer(self, survey) -> float:
         return selectors.survey_design(survey=survey).epsilon
@@ -206,6 +212,13 @@ class PublicSurveySerializer(serializers.Serializer):
 
     def get_design_fingerprint(self, survey) -> str:
         return selectors.survey_design_fingerprint(survey=survey)
+
+    def get_submission_length(self, survey) -> int:
+        return selectors.submission_length(
+            questions=survey.questions.all(),
+            grouping_questions=list(survey.grouping_questions.all()),
+            design_fingerprint=self.get_design_fingerprint(survey),
+        )
 
     def get_accepting_responses(self, survey) -> bool:
         return schedule.accepts_responses(survey)
@@ -292,6 +305,14 @@ class SubmissionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         "randomized with. Optional; when present and not the survey's, the submission is "
         "refused with 409 and nothing is stored (reload the definition).",
     )
+    padding = serializers.CharField(
+        required=False,
+        allow_blank=True,
+        trim_whitespace=False,
+        max_length=limits.SUBMISSION_PADDING_MAX_LENGTH,
+        help_text="Spaces only, ignored: the respondent page adds as many as make the body "
+        "`submission_length` bytes long, so every body of a survey has one size.",
+    )
 
 
 def submission_fields(data) -> dict:
@@ -314,7 +335,25 @@ def submission_fields(data) -> dict:
         raise serializers.ValidationError(
             {name: [serializers.Field.default_error_messages["required"]] for name in missing}
         )
+    if PADDING_FIELD in data:
+        data = dict(data)
+        _check_padding(data.pop(PADDING_FIELD))
     return data
+
+
+def _check_padding(padding):
+    """Padding carries nothing: spaces only, at most SUBMISSION_PADDING_MAX_LENGTH of them."""
+    if not isinstance(padding, str) or padding.strip(" "):
+        raise serializers.ValidationError({PADDING_FIELD: [_("Must be spaces only.")]})
+    if len(padding) > limits.SUBMISSION_PADDING_MAX_LENGTH:
+        raise serializers.ValidationError(
+            {
+                PADDING_FIELD: [
+                    _("At most %(max)d characters, got %(n)d.")
+                    % {"max": limits.SUBMISSION_PADDING_MAX_LENGTH, "n": len(padding)}
+                ]
+            }
+        )
 
 
 class SubmissionAcceptedSerializer(serializers.Serializer):

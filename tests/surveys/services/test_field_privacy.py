@@ -138,6 +138,8 @@ def test_opening_records_the_fingerprint_of_what_respondents_get(grouped_open_su
         {"p_truth": 0.25},
         {"text": "Reworded?"},
         {"options": ["Sales", "Research", "Support"]},
+        {"shared_devices": True},
+        {"pilot": True},
     ],
 )
 def test_fingerprints_differ_for_any_design_change(change):
@@ -156,8 +158,34 @@ def test_fingerprints_differ_for_any_design_change(change):
         changed["grouping"] = [
             (7, "Department?", [(8 + i, label) for i, label in enumerate(change["options"])])
         ]
+    for flag in ("shared_devices", "pilot"):
+        if flag in change:
+            changed[flag] = change[flag]
     assert design_fingerprint_of(**base) == design_fingerprint_of(**dict(base))
     assert design_fingerprint_of(**changed) != design_fingerprint_of(**base)
+
+
+def test_the_device_mode_and_pilot_flags_leave_earlier_fingerprints_as_they_were():
+    """Surveys opened before these flags existed keep their stored fingerprint, and any other
+    survey without them is named as before: the values were computed with the code of main
+    before issue 24 (design_fingerprint_of without these parameters)."""
+    base = {
+        "p_truth": 0.5,
+        "p_forced_yes": 0.5,
+        "questions": [(1, "Q?")],
+        "grouping": [(7, "Department?", [(8, "Sales"), (9, "Research")])],
+    }
+    assert design_fingerprint_of(**base) == "7bd92538799ac06bb05d22a4a9e4d7b2"
+    assert (
+        design_fingerprint_of(
+            **base,
+            shared_devices=False,
+            pilot=False,
+            types=[(1, {"kind": "choice"})],
+            translations={"ko": {"t": "x"}},
+        )
+        == "9109f3e613a1518ce036e8f4b437ffc0"
+    )
 
 
 def test_reopening_after_close_keeps_the_first_opening(make_survey):
@@ -282,12 +310,59 @@ REQUEST_LINE = '"%s" %s %s'  # django.server's (runserver's) format
         ("django.server", logging.INFO, REQUEST_LINE, ("GET /s/AbC_d-9/ HTTP/1.1", 200, 9), False),
         ("django.server", logging.INFO, REQUEST_LINE, ("GET /r/AbC/?lang=ko", 200, 9), False),
         ("django.request", logging.WARNING, "%s: %s", ("Bad Request", "/api/v1/public/"), False),
+        # The respondent page's files (shared with researchers' pages: none is logged).
+        ("django.server", logging.INFO, REQUEST_LINE, ("GET /static/js/body.js", 200, 9), False),
+        ("django.server", logging.INFO, REQUEST_LINE, ("GET /jsi18n/?language=ko", 200, 9), False),
+        ("gunicorn.access", logging.INFO, "%s", ("GET /static/css/app.1a2b.css 200",), False),
+        # A file system path with a "static" folder is no request for a file.
+        ("django.utils", logging.DEBUG, "read %s", ("/srv/rrsurvey/static/js/x.js",), True),
         ("django.server", logging.INFO, REQUEST_LINE, ("GET /surveys/ HTTP/1.1", 200, 9), True),
         ("django.request", logging.WARNING, "%s: %s", ("Not Found", "/no/such/page/"), True),
     ],
 )
 def test_respondents_requests_never_reach_a_log_line(name, level, msg, args, kept):
     assert DropRespondentPaths().filter(record(name, level, msg, *args)) is kept
+
+
+class Kept(logging.Handler):
+    """What a handler with the site's filter (config/settings.py) would write."""
+
+    def __init__(self):
+        super().__init__(logging.DEBUG)
+        self.addFilter(DropRespondentPaths())
+        self.records = []
+
+    def emit(self, record):
+        self.records.append(record)
+
+
+def test_nothing_below_error_is_logged_while_a_respondents_request_is_handled(
+    client, owner_client, open_survey, settings
+):
+    """With DEBUG on, Django logs every SQL query at debug level: the respondent page's name
+    the survey's slug, a submission's its values. None reaches a log."""
+    settings.DEBUG = True
+    kept = Kept()
+    sql = logging.getLogger("django.db.backends")
+    level = sql.level
+    sql.setLevel(logging.DEBUG)
+    sql.addHandler(kept)
+    try:
+        assert client.get(f"/s/{open_survey.slug}/").status_code == 200
+        body = {"submission_id": str(uuid.uuid4()), "answers": {}}
+        client.post(
+            f"/api/v1/public/surveys/{open_survey.slug}/responses/",
+            body,
+            content_type="application/json",
+        )
+        respondent_lines = [record.getMessage() for record in kept.records]
+        assert owner_client.get("/surveys/").status_code == 200
+    finally:
+        sql.removeHandler(kept)
+        sql.setLevel(level)
+    assert respondent_lines == []
+    # The same handler writes the researcher's page's queries: the filter is not mute.
+    assert len(kept.records) > 0
 
 
 def test_an_error_on_a_respondents_path_is_logged_without_the_path():
@@ -358,7 +433,7 @@ def test_shared_devices_is_set_over_the_api_and_refuses_non_booleans(
     make_survey,
     owner_api,
 ):
-    survey = make_survey()  # open: the setting is not part of the frozen design
+    survey = make_survey(status="draft")
     url = reverse("api:survey-detail", kwargs={"survey_id": survey.pk})
     assert owner_api.get(url).json()["shared_devices"] is False
     response = owner_api.patch(url, {"shared_devices": True})
@@ -369,6 +444,46 @@ def test_shared_devices_is_set_over_the_api_and_refuses_non_booleans(
     assert list(refused.json()["errors"]) == ["shared_devices"]
     survey.refresh_from_db()
     assert survey.shared_devices is True
+
+
+@pytest.mark.parametrize("status", ["open", "closed"])
+def test_shared_devices_is_frozen_once_the_survey_has_opened(make_survey, owner_api, status):
+    """Switched on, every browser would drop its memo; switched back, the same browser would
+    draw fresh coins: two stored reports from one person with the same true answer."""
+    survey = make_survey()
+    if status == "closed":
+        survey = services.survey_close(survey=survey)
+    url = reverse("api:survey-detail", kwargs={"survey_id": survey.pk})
+    refused = owner_api.patch(url, {"shared_devices": True}, format="json")
+    assert refused.status_code == 409
+    assert list(refused.json()["errors"]) == ["shared_devices"]
+    survey.refresh_from_db()
+    assert survey.shared_devices is False
+    # Sending the value it has changes nothing, so it is no change to refuse.
+    assert owner_api.patch(url, {"shared_devices": False}, format="json").status_code == 200
+
+
+def test_the_builder_locks_shared_devices_once_opened(make_survey, owner_client):
+    survey = make_survey()
+    url = reverse("surveys:builder", kwargs={"pk": survey.pk})
+    html = owner_client.get(url).content.decode()
+    start = html.index('name="shared_devices"')
+    checkbox = html[html.rindex("<input", 0, start) : html.index(">", start)]
+    assert " disabled" in checkbox
+    assert "The coins and the device setting are locked" in html
+    # A crafted post that ticks it anyway changes nothing.
+    owner_client.post(url, new_survey_form(shared_devices="on"))
+    survey.refresh_from_db()
+    assert survey.shared_devices is False
+
+
+def test_a_pilots_device_mode_can_change_until_it_has_responses(make_survey, owner_api):
+    survey = make_survey(status="pilot")
+    url = reverse("api:survey-detail", kwargs={"survey_id": survey.pk})
+    before = Survey.objects.get(pk=survey.pk).design_fingerprint
+    assert owner_api.patch(url, {"shared_devices": True}, format="json").status_code == 200
+    # Renamed: a pilot page loaded before the change reloads instead of keeping its memo.
+    assert Survey.objects.get(pk=survey.pk).design_fingerprint != before
 
 
 def test_the_builder_checkbox_sets_shared_devices(make_survey, owner_client):

@@ -158,3 +158,55 @@ def test_survey_tallies_move_into_shards_and_back(owner):
         (draft.pk, 0, {}),
     ]
     migrate(latest())
+
+
+COUNTED_KEYS = [("surveys", "0016_question_types")]
+RANDOM_KEYS = [("surveys", "0017_random_row_keys")]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_stored_submissions_and_grouping_answers_lose_their_counted_keys(owner):
+    apps = migrate(COUNTED_KEYS)
+    Survey = apps.get_model("surveys", "Survey")
+    Submission = apps.get_model("surveys", "Submission")
+    GroupingQuestion = apps.get_model("surveys", "GroupingQuestion")
+    GroupingOption = apps.get_model("surveys", "GroupingOption")
+    GroupAnswer = apps.get_model("surveys", "GroupAnswer")
+    survey = Survey.objects.create(owner_id=owner.pk, title="Answered", status="open")
+    gq = GroupingQuestion.objects.create(survey=survey, position=0, text="Department?")
+    option = GroupingOption.objects.create(grouping_question=gq, position=0, label="Sales")
+    arrived = []
+    for index in range(30):
+        submission = Submission.objects.create(
+            survey=survey, submission_id=uuid.uuid4(), received_on=DAY, reports={"q1": index}
+        )
+        GroupAnswer.objects.create(
+            submission=submission, grouping_question=gq, option=option if index % 2 else None
+        )
+        arrived.append(submission.submission_id)
+    counted = list(Submission.objects.order_by("id").values_list("submission_id", flat=True))
+    assert counted == arrived  # what the migration removes
+
+    apps = migrate(RANDOM_KEYS)
+    Submission = apps.get_model("surveys", "Submission")
+    GroupAnswer = apps.get_model("surveys", "GroupAnswer")
+    rows = list(Submission.objects.order_by("id").values_list("submission_id", "reports"))
+    assert [sid for sid, _reports in rows] != arrived
+    assert sorted(sid for sid, _reports in rows) == sorted(arrived)
+    # Every row is still its own, and each grouping answer still belongs to its submission.
+    assert {sid: reports["q1"] for sid, reports in rows} == {
+        sid: index for index, sid in enumerate(arrived)
+    }
+    assert {
+        sid: option_id is not None
+        for sid, option_id in GroupAnswer.objects.values_list(
+            "submission__submission_id", "option_id"
+        )
+    } == {sid: index % 2 == 1 for index, sid in enumerate(arrived)}
+    # Far above every counted key (a random 63-bit key is below 2**32 once in 2**31).
+    assert min(Submission.objects.values_list("id", flat=True)) > 2**32
+    assert min(GroupAnswer.objects.values_list("id", flat=True)) > 2**32
+
+    apps = migrate(COUNTED_KEYS)
+    assert apps.get_model("surveys", "Submission").objects.count() == 30
+    migrate(latest())

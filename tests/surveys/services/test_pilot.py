@@ -183,19 +183,29 @@ def test_opening_for_the_real_study_discards_every_pilot_response(make_survey, s
 
 
 @both_paths
-def test_a_pilot_testers_replayed_id_is_stored_after_the_real_opening(make_survey, statement):
-    """The tester's browser keeps its memo (same design, same fingerprint) and sends the same
-    submission id again: its pilot row is gone, so the study stores it as a new response."""
+def test_the_real_opening_names_a_new_design_so_pilot_pages_start_afresh(make_survey, statement):
+    """A pilot's fingerprint is never the study's: every browser drops its pilot memo (a fresh
+    submission id, fresh coins), and a body randomized under the pilot's design is refused."""
     survey = make_survey(status="pilot")
     sid = uuid.uuid4()
     with override_settings(SUBMISSION_STATEMENT=statement):
         assert send(survey, [True, False], submission_id=sid).created is True
         pilot_fingerprint = Survey.objects.get(pk=survey.pk).design_fingerprint
         services.survey_open(survey=survey)
-        assert Survey.objects.get(pk=survey.pk).design_fingerprint == pilot_fingerprint
-        outcome = send(survey, [True, False], submission_id=sid)
-        assert outcome.created is True
-        assert send(survey, [True, False], submission_id=sid).created is False
+        opened = Survey.objects.get(pk=survey.pk)
+        assert opened.design_fingerprint not in ("", pilot_fingerprint)
+        # The real study's fingerprint is the design's, as a survey opened from a draft has it.
+        recomputed = Survey.objects.get(pk=survey.pk)
+        recomputed.design_fingerprint = ""
+        assert opened.design_fingerprint == selectors.survey_design_fingerprint(survey=recomputed)
+        with pytest.raises(services.DesignChanged):
+            services.submission_receive(
+                slug=survey.slug,
+                submission_id=str(sid),
+                answers={str(k): v for k, v in answers_for(survey, [True, False]).items()},
+                design_fingerprint=pilot_fingerprint,
+            )
+        assert send(survey, [True, False]).created is True
     assert survey.response_count == 1
 
 

@@ -28,19 +28,24 @@ from django.contrib.sessions.models import Session
 from django.core import mail
 from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
+from django.urls.converters import IntConverter
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from surveys import mail as after_commit_mail
 from surveys import services
 from surveys.models import (
     ApiToken,
     GroupingQuestion,
     Submission,
     Survey,
+    SurveyInvitation,
     SurveyMember,
+    VerifiedEmail,
 )
+from surveys.services import accounts as account_services
 from surveys.services import grouping, members
-from tests.helpers import PASSWORD, lock_recorder, token_client
+from tests.helpers import PASSWORD, add_member, lock_recorder, token_client
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -91,8 +96,10 @@ def write_routes(client, *, survey, trashed):
         if methods is None:
             converters = getattr(pattern.pattern, "converters", {})
             url = "/" + route
-            for name in converters:
-                value = trashed.pk if name == "pk" else survey.slug
+            for name, converter in converters.items():
+                # A number where the route takes one (else the URL misses it: a 404 to every
+                # method, which would read as taking them all).
+                value = trashed.pk if isinstance(converter, IntConverter) else survey.slug
                 url = re.sub(rf"<(\w+:)?{name}>", str(value), url)
             # POST last: it may act (restore ``trashed``), and the others then ask too late.
             methods = {
@@ -191,8 +198,9 @@ def no_lock_outside_a_transaction():
 @pytest.fixture
 def w(owner, make_survey, settings):
     """The owner signed in on the pages (``page``) and by token (``api``), an editor member
-    (``member``, signed in as ``member_page``), a respondent (``anon``), and surveys:
-    ``w.survey(status=...)`` (two yes/no questions and a grouping question)."""
+    (``member``, signed in as ``member_page`` and by token as ``member_api``), a respondent
+    (``anon``), and surveys: ``w.survey(status=...)`` (two yes/no questions and a grouping
+    question; the member invited and accepted unless ``members_too=False``)."""
     accounts = get_user_model().objects
     member = accounts.create_user("member", password=PASSWORD, email="member@example.org")
     page = Client()
@@ -204,7 +212,7 @@ def w(owner, make_survey, settings):
         made = make_survey(status=Survey.Status.DRAFT, questions=["Q1?", "Q2?"])
         grouping.grouping_question_add(survey=made, text="Which team?", options=["Red", "Blue"])
         if members_too:
-            members.member_invite(survey=made, by=owner, user="member", role="editor")
+            add_member(survey=made, user=member, role="editor")
         if status == Survey.Status.OPEN:
             made = services.survey_open(survey=made)
         elif status == Survey.Status.PILOT:
@@ -219,6 +227,7 @@ def w(owner, make_survey, settings):
         page=page,
         member_page=member_page,
         api=token_client(owner),
+        member_api=token_client(member),
         anon=APIClient(),
         survey=survey,
         settings=settings,
@@ -268,12 +277,12 @@ def builder(survey, route=""):
 
 # --- each write and what it stores -----------------------------------------------------------
 
-WRITES = {}
+WRITES = {}  # (route, method): [check, ...]: one route may do several things (an action)
 
 
 def writes(route, method="POST"):
     def register(check):
-        WRITES[(route, method)] = check
+        WRITES.setdefault((route, method), []).append(check)
         return check
 
     return register
@@ -464,12 +473,66 @@ def _public_settings_page(w):
     assert row(survey).public_results is True
 
 
+def pending(survey):
+    """The survey's invitations waiting for an answer, as comparable tuples."""
+    return sorted(
+        (invitation.user_id, invitation.email, invitation.role, invitation.invited_by_id)
+        for invitation in SurveyInvitation.objects.filter(survey=survey)
+    )
+
+
+def invite(w, survey, role="viewer"):
+    """The member invited to ``survey`` (not yet accepted): the pending invitation."""
+    return members.member_invite(survey=survey, by=w.owner, user="member", role=role)
+
+
 @writes("surveys/<int:pk>/members/")
 def _member_invite_page(w):
     survey = w.survey(members_too=False)
     data = {"user": "member", "role": "viewer"}
     assert w.page.post(builder(survey, "members/"), data).status_code == 302
+    assert pending(survey) == [(w.member.pk, "", "viewer", w.owner.pk)]
+    assert not SurveyMember.objects.filter(survey=survey).exists()  # nothing until accepted
+
+
+@writes("surveys/<int:pk>/invitations/<int:iid>/withdraw/")
+def _invitation_withdraw_page(w):
+    survey = w.survey(members_too=False)
+    invitation = invite(w, survey)
+    url = builder(survey, f"invitations/{invitation.pk}/withdraw/")
+    assert w.page.post(url).status_code == 302
+    assert pending(survey) == []
+    assert not SurveyMember.objects.filter(survey=survey).exists()
+
+
+@writes("invitations/<int:iid>/accept/")
+def _invitation_accept_page(w):
+    survey = w.survey(members_too=False)
+    invitation = invite(w, survey)
+    assert w.member_page.post(f"/invitations/{invitation.pk}/accept/").status_code == 302
     assert SurveyMember.objects.get(survey=survey, user=w.member).role == "viewer"
+    assert pending(survey) == []
+    assert w.member_page.get(builder(survey, "results/")).status_code == 200
+
+
+@writes("invitations/<int:iid>/accept/")
+def _ownership_offer_accept_page(w):
+    survey = w.survey()
+    offer = members.survey_transfer(survey=survey, by=w.owner, user_id=w.member.pk)
+    assert w.member_page.post(f"/invitations/{offer.pk}/accept/").status_code == 302
+    assert row(survey).owner == w.member
+    assert SurveyMember.objects.get(survey=survey, user=w.owner).role == "editor"
+    assert not SurveyMember.objects.filter(survey=survey, user=w.member).exists()
+    assert pending(survey) == []
+
+
+@writes("invitations/<int:iid>/decline/")
+def _invitation_decline_page(w):
+    survey = w.survey(members_too=False)
+    invitation = invite(w, survey)
+    assert w.member_page.post(f"/invitations/{invitation.pk}/decline/").status_code == 302
+    assert pending(survey) == []
+    assert not SurveyMember.objects.filter(survey=survey).exists()
 
 
 @writes("surveys/<int:pk>/members/leave/")
@@ -499,8 +562,9 @@ def _transfer_page(w):
     survey = w.survey()
     url = builder(survey, "transfer/")
     assert w.page.post(url, {"user_id": w.member.pk}).status_code == 302
-    assert row(survey).owner == w.member
-    assert SurveyMember.objects.get(survey=survey, user=w.owner).role == "editor"
+    assert pending(survey) == [(w.member.pk, "", "owner", w.owner.pk)]  # an offer, no more
+    assert row(survey).owner == w.owner
+    assert SurveyMember.objects.get(survey=survey, user=w.member).role == "editor"
 
 
 # --- accounts --------------------------------------------------------------------------------
@@ -539,6 +603,13 @@ def _signup(w):
     assert get_user_model().objects.get(username="newcomer").check_password("a-Long-pass-phrase-77")
 
 
+def verified(user, email):
+    """``user`` has ``email``, proved (as following the link would leave it)."""
+    user.email = email
+    user.save()
+    VerifiedEmail.objects.create(user=user, email=email, verified_at=timezone.now())
+
+
 @writes("accounts/")
 def _account_tokens(w):
     assert w.page.post("/accounts/", {"action": "issue", "name": "laptop"}).status_code == 200
@@ -546,6 +617,44 @@ def _account_tokens(w):
     revoke = {"action": "revoke", "token": str(issued.pk)}
     assert w.page.post("/accounts/", revoke).status_code == 302
     assert not ApiToken.objects.filter(pk=issued.pk).exists()
+
+
+@writes("accounts/")
+def _account_email_change(w):
+    w.settings.MAIL_ENABLED = True
+    verified(w.owner, "owner@example.org")
+    data = {"action": "email", "email": "new-owner@example.org", "password": PASSWORD}
+    assert w.page.post("/accounts/", data).status_code == 302
+    w.owner.refresh_from_db()
+    assert w.owner.email == "new-owner@example.org"
+    # The new address starts unverified: the row still names the old one.
+    assert VerifiedEmail.objects.get(user=w.owner).email == "owner@example.org"
+    assert after_commit_mail.wait_for_mail()
+    assert [message.to for message in mail.outbox] == [["new-owner@example.org"]]
+
+
+@writes("accounts/")
+def _account_verification_resend(w):
+    w.settings.MAIL_ENABLED = True
+    w.owner.email = "owner@example.org"
+    w.owner.save()
+    before = table_counts()
+    assert w.page.post("/accounts/", {"action": "resend"}).status_code == 302
+    assert after_commit_mail.wait_for_mail()
+    assert [message.to for message in mail.outbox] == [["owner@example.org"]]
+    assert table_counts() == before  # a mail, nothing stored
+    assert not VerifiedEmail.objects.filter(user=w.owner).exists()
+
+
+@writes("accounts/email/verify/<str:token>/")
+def _email_verify(w):
+    w.owner.email = "Owner@Example.org"
+    w.owner.save()
+    link = f"/accounts/email/verify/{account_services.verification_token(user=w.owner)}/"
+    assert Client().get(link).status_code == 200  # the page with the button verifies nothing
+    assert not VerifiedEmail.objects.filter(user=w.owner).exists()
+    assert Client().post(link).status_code == 200
+    assert VerifiedEmail.objects.get(user=w.owner).email == "owner@example.org"
 
 
 @writes("accounts/password/change/")
@@ -561,20 +670,24 @@ def _password_change(w):
 @writes("accounts/password/reset/")
 def _password_reset(w):
     w.settings.PASSWORD_RESET_ENABLED = True
-    w.owner.email = "owner@example.org"
-    w.owner.save()
+    verified(w.owner, "owner@example.org")
+    before = table_counts()
     response = Client().post("/accounts/password/reset/", {"email": "owner@example.org"})
     assert response.status_code == 302
+    assert after_commit_mail.wait_for_mail()  # sent on a thread after the answer
     assert [message.to for message in mail.outbox] == [["owner@example.org"]]
+    assert table_counts() == before  # a mail, nothing stored
+    w.owner.refresh_from_db()
+    assert w.owner.check_password(PASSWORD)
 
 
 @writes("accounts/password/reset/<uidb64>/<token>/")
 def _password_reset_confirm(w):
     w.settings.PASSWORD_RESET_ENABLED = True
-    w.owner.email = "owner@example.org"
-    w.owner.save()
+    verified(w.owner, "owner@example.org")
     browser = Client()
     browser.post("/accounts/password/reset/", {"email": "owner@example.org"})
+    assert after_commit_mail.wait_for_mail()
     link = re.search(r"/accounts/password/reset/[^/\s]+/[^/\s]+/", mail.outbox[0].body).group()
     form_page = browser.get(link)  # the token moves to the session; the form is at set-password
     assert form_page.status_code == 302
@@ -583,6 +696,7 @@ def _password_reset_confirm(w):
     assert browser.post(form_page["Location"], data).status_code == 302
     w.owner.refresh_from_db()
     assert w.owner.check_password(new)
+    assert Client().get(link, follow=True).context["validlink"] is False  # the link is used
 
 
 @writes("i18n/setlang/")
@@ -711,8 +825,62 @@ def _schedule_api(w):
 def _member_invite_api(w):
     survey = w.survey(members_too=False)
     body = {"user": "member", "role": "viewer"}
+    response = w.api.post(api(survey, "members/"), body, format="json")
+    assert response.status_code == 201
+    assert response.json()["status"] == "pending"
+    assert pending(survey) == [(w.member.pk, "", "viewer", w.owner.pk)]
+    assert not SurveyMember.objects.filter(survey=survey).exists()
+
+
+@writes("api/v1/surveys/<int:survey_id>/members/")
+def _member_invite_by_email_api(w):
+    w.settings.MAIL_ENABLED = True
+    survey = w.survey(members_too=False)
+    body = {"user": "Colleague@Example.org", "role": "editor"}
     assert w.api.post(api(survey, "members/"), body, format="json").status_code == 201
-    assert SurveyMember.objects.get(survey=survey, user=w.member).role == "viewer"
+    assert pending(survey) == [(None, "colleague@example.org", "editor", w.owner.pk)]
+    assert not SurveyMember.objects.filter(survey=survey).exists()
+    assert after_commit_mail.wait_for_mail()
+    assert [message.to for message in mail.outbox] == [["colleague@example.org"]]
+
+
+@writes("api/v1/surveys/<int:survey_id>/invitations/<int:invitation_id>/", "DELETE")
+def _invitation_withdraw_api(w):
+    survey = w.survey(members_too=False)
+    invitation = invite(w, survey)
+    assert w.api.delete(api(survey, f"invitations/{invitation.pk}/")).status_code == 204
+    assert pending(survey) == []
+    assert not SurveyMember.objects.filter(survey=survey).exists()
+
+
+@writes("api/v1/invitations/<int:invitation_id>/accept/")
+def _invitation_accept_api(w):
+    survey = w.survey(members_too=False)
+    invitation = invite(w, survey, role="editor")
+    response = w.member_api.post(f"/api/v1/invitations/{invitation.pk}/accept/")
+    assert response.status_code == 200
+    assert SurveyMember.objects.get(survey=survey, user=w.member).role == "editor"
+    assert pending(survey) == []
+    assert w.member_api.get(api(survey)).status_code == 200
+
+
+@writes("api/v1/invitations/<int:invitation_id>/accept/")
+def _ownership_offer_accept_api(w):
+    survey = w.survey()
+    offer = members.survey_transfer(survey=survey, by=w.owner, user_id=w.member.pk)
+    assert w.member_api.post(f"/api/v1/invitations/{offer.pk}/accept/").status_code == 200
+    assert row(survey).owner == w.member
+    assert SurveyMember.objects.get(survey=survey, user=w.owner).role == "editor"
+    assert pending(survey) == []
+
+
+@writes("api/v1/invitations/<int:invitation_id>/decline/")
+def _invitation_decline_api(w):
+    survey = w.survey(members_too=False)
+    invitation = invite(w, survey)
+    assert w.member_api.post(f"/api/v1/invitations/{invitation.pk}/decline/").status_code == 204
+    assert pending(survey) == []
+    assert not SurveyMember.objects.filter(survey=survey).exists()
 
 
 @writes("api/v1/surveys/<int:survey_id>/members/<int:user_id>/", "PATCH")
@@ -734,8 +902,11 @@ def _member_remove_api(w):
 def _transfer_api(w):
     survey = w.survey()
     body = {"user_id": w.member.pk}
-    assert w.api.post(api(survey, "transfer/"), body, format="json").status_code == 200
-    assert row(survey).owner == w.member
+    response = w.api.post(api(survey, "transfer/"), body, format="json")
+    assert response.status_code == 202
+    assert (response.json()["role"], response.json()["user_id"]) == ("owner", w.member.pk)
+    assert pending(survey) == [(w.member.pk, "", "owner", w.owner.pk)]  # an offer, no more
+    assert row(survey).owner == w.owner
 
 
 @writes("api/v1/public/surveys/<str:slug>/responses/")
@@ -796,9 +967,16 @@ def test_a_route_that_writes_nothing_stores_nothing(w, route):
     assert row(survey).status == Survey.Status.OPEN
 
 
-@pytest.mark.parametrize(("route", "method"), sorted(WRITES))
-def test_each_write_route_stores_its_effect_outside_a_test_transaction(w, route, method):
-    WRITES[(route, method)](w)
+@pytest.mark.parametrize(
+    "check",
+    [
+        pytest.param(check, id=f"{route}-{method}-{check.__name__.lstrip('_')}")
+        for (route, method), checks in sorted(WRITES.items())
+        for check in checks
+    ],
+)
+def test_each_write_route_stores_its_effect_outside_a_test_transaction(w, check):
+    check(w)
 
 
 @pytest.mark.django_db

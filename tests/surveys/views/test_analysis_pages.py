@@ -11,7 +11,8 @@ from django.urls import reverse
 
 from surveys import selectors
 from surveys.models import GroupingQuestion
-from surveys.services import grouping
+from surveys.services import grouping, translations
+from tests.helpers import translation_texts
 from tests.surveys.views.test_pages import markup
 
 pytestmark = pytest.mark.django_db
@@ -297,3 +298,52 @@ def test_the_planner_of_a_mixed_survey_gives_each_question_its_sample_size(
     assert 'id="per-question-plan"' in page
     for kind in ("yes_no", "choice", "numeric"):
         assert f'data-kind="{kind}"' in page
+
+
+@pytest.mark.parametrize("typed", ["Prefer not to say", "응답하지 않겠습니다", "不愿透露"])
+def test_the_builder_refuses_a_typed_prefer_not_to_say_and_names_the_built_in(
+    make_survey, owner_client, typed
+):
+    survey = make_survey(status="draft")
+    response = owner_client.post(
+        url("grouping-add", survey),
+        {"grouping-text": "Team?", "grouping-options": f"Sales\r\n{typed}\r\nOffice"},
+    )
+    assert response.status_code == 400
+    assert "the built-in “Prefer not to say”" in html.unescape(text_of(response))
+    assert not survey.grouping_questions.exists()
+
+
+def test_the_translations_page_refuses_an_option_translated_into_prefer_not_to_say(
+    grouped_draft, owner_client
+):
+    option = grouped_draft.grouping_questions.get().options.first()
+    response = owner_client.post(
+        reverse("surveys:translations", args=[grouped_draft.pk]),
+        {f"zh-hans-o{option.pk}": "不愿透露"},
+    )
+    assert response.status_code == 400
+    assert "the built-in “Prefer not to say”" in html.unescape(text_of(response))
+    option.refresh_from_db()
+    assert option.translations == {}
+
+
+@pytest.mark.parametrize(
+    ("lang", "named"), [("en", "Korean"), ("ko", "한국어"), ("zh-hans", "韩语")]
+)
+def test_editing_a_grouping_question_says_which_language_it_stops_offering(
+    grouped_draft, owner_client, lang, named
+):
+    """Issue 24: an edit wiped the options' translations and said only "saved"."""
+    translations.survey_translations_save(
+        survey=grouped_draft, texts=translation_texts(grouped_draft, into=("ko",))
+    )
+    gq = grouped_draft.grouping_questions.get()
+    edit = url("grouping-edit", grouped_draft, gid=gq.pk)
+    form = {"text": gq.text, "options": "Sales\nSupport"}
+    response = owner_client.post(edit, form, follow=True, HTTP_ACCEPT_LANGUAGE=lang)
+    assert "message--warning" not in response.content.decode()  # nothing lost: no warning
+    form["options"] = "Sales\nSupport\nLegal"
+    response = owner_client.post(edit, form, follow=True, HTTP_ACCEPT_LANGUAGE=lang)
+    warning = re.search(r'class="message message--warning">([^<]*)<', response.content.decode())
+    assert named in html.unescape(warning.group(1))

@@ -131,12 +131,12 @@ def test_choice_chart_marks_every_option_at_the_selectors_numbers(make_survey):
     root = ElementTree.fromstring(str(question_charts.choice_chart(row, estimates)))
     frame = question_charts.OPTIONS
     assert [float(p.get("cx")) for p in points(root)] == [
-        pytest.approx(frame.left + option.clamped * frame.plot_width, abs=0.01)
+        pytest.approx(frame.left + option.consistent * frame.plot_width, abs=0.01)
         for option in row.options
     ]
     intervals = [line for line in root.iter(f"{SVG}line") if line.get("class") == "chart-interval"]
     assert [float(line.get("x1")) for line in intervals] == [
-        pytest.approx(frame.left + option.ci_low * frame.plot_width, abs=0.01)
+        pytest.approx(frame.left + option.consistent_low * frame.plot_width, abs=0.01)
         for option in row.options
     ]
     # Unique ids per question, the whole label in the row's title, a cut one on the axis.

@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from surveys import selectors, services
 from surveys import urls as page_urls
+from surveys.formatting import epsilon_text
 from surveys.models import GroupingOption, GroupingQuestion, Survey
 
 pytestmark = pytest.mark.django_db
@@ -37,6 +38,8 @@ GET_STATUS_FOR_OWNER = {
     "results": 200,
     "estimates-csv": 200,
     "responses-csv": 200,
+    "responses-sav": 200,
+    "responses-dta": 200,
     "codebook-csv": 200,
     "export-zip": 200,
     "export-xlsx": 200,
@@ -331,8 +334,9 @@ def test_builder_shows_the_selectors_privacy_numbers(make_survey, owner_client):
     privacy = selectors.survey_privacy(survey=survey)
     response = owner_client.get(reverse("surveys:builder", kwargs={"pk": survey.pk}))
     content = response.content.decode()
-    assert f"{privacy.per_answer_epsilon:.2f}" in content  # ln 7 = 1.95
-    assert f"{privacy.total_epsilon:.2f}" in content  # 2 questions: 3.89
+    assert f"{epsilon_text(privacy.per_answer_epsilon)}" in content  # ln 7 = 1.95
+    # 2 ln 7 = 3.8918...: shown rounded up, 3.90 (issue 23).
+    assert f"{epsilon_text(privacy.total_epsilon)}" in content
     assert f"{privacy.respondents_for_margin:,}" in content
     assert response.context["form"]["preset"].value() == "high_precision"
 

@@ -11,6 +11,7 @@ from django.urls import reverse
 
 import dpengine
 from surveys import __version__, selectors, services
+from surveys.formatting import epsilon_text
 from tests.helpers import MIXED_QUESTIONS, question_tallies, simulate_responses
 
 pytestmark = pytest.mark.django_db
@@ -116,8 +117,8 @@ def test_survey_without_responses_says_so(open_survey, owner_client):
 def test_results_show_privacy_and_post_processing(answered, owner_client):
     content = results(owner_client, answered).content.decode()
     privacy = selectors.survey_privacy(survey=answered)
-    assert f"ε = {privacy.per_answer_epsilon:.2f}" in content
-    assert f"total ε of {privacy.total_epsilon:.2f}" in content
+    assert f"ε = {epsilon_text(privacy.per_answer_epsilon)}" in content
+    assert f"total ε of {epsilon_text(privacy.total_epsilon)}" in content
     assert "Post-processing" in content
 
 
@@ -171,7 +172,8 @@ def test_the_codebook_carries_the_provenance_and_the_chosen_interval(answered, o
     assert not any(row and row[0] == "#" for row in rows)  # no comment lines for Excel
     meta = codebook_facts(rows)
     assert meta["title"] == answered.title
-    assert meta["slug"] == answered.slug
+    assert meta["survey_id"] == str(answered.pk)
+    assert answered.slug not in {cell for row in rows for cell in row}  # the link's secret code
     assert meta["design"] == "forced response"
     assert float(meta["epsilon_per_answer"]) == pytest.approx(np.log(3))
     assert float(meta["total_epsilon"]) == pytest.approx(2 * np.log(3))
@@ -281,7 +283,7 @@ def test_results_page_shows_every_type_with_the_selectors_numbers(owner_client, 
     # The privacy card: each question's design and ε, and the ledger's total, not one ε.
     ledger = selectors.privacy_ledger(survey=mixed_survey)
     assert 'id="privacy-ledger"' in page
-    assert f"{ledger.total_epsilon:.2f}" in page
+    assert f"{epsilon_text(ledger.total_epsilon)}" in page
     assert "Each randomized answer is ε-locally differentially private with ε =" not in page
     assert "Warner" in page and "p = 0.75" in page
 

@@ -16,6 +16,7 @@ from django.utils.translation import gettext
 
 import dpengine
 from dpengine import ForcedResponse
+from surveys.formatting import epsilon_text
 from surveys.templatetags.respond_tags import cover_of, percent, times
 
 pytestmark = pytest.mark.django_db
@@ -61,8 +62,8 @@ def test_the_page_states_the_designs_own_numbers(
         decimals = len(shown.rstrip("%").partition(".")[2])
         assert abs(value - chance) <= 0.5 * 10 ** -(decimals + 2) + 1e-12
         assert 0 < value < 1
-    assert f"ε = {epsilon:.2f}" in section
-    assert f"ε = {2 * epsilon:.2f}" in section  # two questions
+    assert f"ε = {epsilon_text(epsilon)}" in section
+    assert f"ε = {epsilon_text(2 * epsilon)}" in section  # two questions
     assert times(math.exp(epsilon)) in section
 
     cover = re.search(r'class="coins-punchline" data-cover="(\w+)"', section).group(1)
@@ -233,3 +234,38 @@ def test_coin_2_reads_as_deciding_after_coin_1s_tails(client, make_translated_su
         expected = gettext(COIN_2) % {"chance": "75%", "yes": "50%", "no": "50%"}
     assert expected in plain_text(coins_section(html))
     assert (expected == COIN_2 % {"chance": "75%", "yes": "50%", "no": "50%"}) == (language == "en")
+
+
+@pytest.mark.parametrize(
+    ("odds", "shown"),
+    [
+        (math.exp(0.5), "1.7"),  # 1.6487...: a bound is rounded up, never to 1.6
+        (math.exp(math.log(3)), "3"),  # float noise of the exact 3 is not rounded up
+        (3.04, "3.1"),
+        (9.4, "9.4"),
+        (243.00000000001, "243"),
+        (243.2, "244"),
+        (1e9, "1,000,000,000"),
+    ],
+)
+def test_odds_are_shown_rounded_up(odds, shown):
+    assert times(odds) == shown
+
+
+SKIP_NOTE = (
+    "Questions marked “optional” may be left blank. A skipped question sends nothing, and what "
+    "this device keeps looks the same as if it had been answered. The coins do not hide a skip, "
+    "so the researcher sees that you skipped it, though not why."
+)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_page_says_a_skip_leaves_the_device_as_an_answer_would(client, make_survey, language):
+    """Kept true by tests/e2e/test_submission_shape.py (the memo is the same whether the
+    questions were answered or skipped) and tests/js/optional.test.mjs."""
+    survey = make_survey(questions=[{"text": "Q?", "required": False}], language=language)
+    page = client.get(reverse("surveys:respond", args=[survey.slug]), HTTP_ACCEPT_LANGUAGE=language)
+    with translation.override(language):
+        assert gettext(SKIP_NOTE) in html_module.unescape(page.content.decode())
+        if language != "en":
+            assert gettext(SKIP_NOTE) != SKIP_NOTE  # translated, not the English fallback

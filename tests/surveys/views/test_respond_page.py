@@ -10,6 +10,7 @@ from django.test import RequestFactory
 from django.urls import reverse
 
 from surveys import selectors
+from surveys.formatting import epsilon_text
 from surveys.models import Survey
 from surveys.selectors import explanations
 from surveys.views.respondent import respond_page_context
@@ -122,8 +123,9 @@ def test_page_explains_the_coins_before_the_questions_with_this_surveys_numbers(
     assert "75% chance" in html
     assert "25% chance" in html
     assert "87.5%" in html and "12.5%" in html
-    assert f"ε = {privacy.per_answer_epsilon:.2f}" in html  # 1.95
-    assert f"ε = {privacy.total_epsilon:.2f}" in html  # 3.89
+    assert f"ε = {epsilon_text(privacy.per_answer_epsilon)}" in html  # 1.95
+    # 2 ln 7 = 3.8918...: shown rounded up (issue 23), never as 3.89.
+    assert "ε = 3.90" in html
     assert "at most 7 times" in html
     assert "at most 49 times" in html
     # Odds of 7 are more than the classic 3: the page says the coins lean towards the truth.
@@ -158,7 +160,8 @@ def test_page_has_no_inline_script_or_style(client, open_survey):
             assert script["text"].strip() == ""  # Django's JS catalog: a file, not inline
             continue
         assert script["attrs"].get("type") == "module"
-        assert script["attrs"].get("src", "").endswith("js/respond.js")
+        # The page's script, and the one that adds the respondent's own time to a closing time.
+        assert script["attrs"].get("src", "").endswith(("js/respond.js", "js/localtime.js"))
         assert script["text"].strip() == ""
     assert "<style" not in client.get(page_url(open_survey)).content.decode()
 
@@ -389,7 +392,7 @@ def test_the_privacy_ledger_lists_each_questions_epsilon_and_the_total(client, m
     ]
     for number, epsilon in enumerate(["1.10", "1.10", "1.10", "2.00"], start=1):
         assert f"<dt>Question {number}</dt> <dd>ε = {epsilon}</dd>" in ledger
-    assert f"ε = {3 * math.log(3) + 2:.2f}" in ledger  # 5.30
+    assert f"ε = {epsilon_text(3 * math.log(3) + 2)}" in ledger  # 5.30
     # The largest single ε is the numeric question's 2: e^2 = 7.39; e^(3 ln 3 + 2) = 27 e^2
     # = 199.5 for all of them.
     assert "here at most 7.4 times for any single question" in html
@@ -406,7 +409,7 @@ def test_a_survey_of_one_design_keeps_one_epsilon_per_answer(client, make_survey
     html = squeezed(client.get(page_url(survey)))
     # Warner p = 0.8: ε = ln 4 = 1.39 each (not the survey coins' ln 3), 2.77 in all.
     assert "Privacy loss per answer</dt> <dd>ε = 1.39</dd>" in html
-    assert "ε = 2.77" in html
+    assert "ε = 2.78" in html  # 2 ln 4 = 2.7726..., rounded up
     assert 'id="privacy-ledger"' not in html
     assert "at most 4 times as likely under one true answer as under the other" in html
 
