@@ -8,7 +8,7 @@ PORT ?= 8000
 # tests with DEBUG off). Production reads DEBUG/SECRET_KEY from the environment instead.
 DEV_ENV := DEBUG=1
 
-.PHONY: run test test-python test-js test-browser-deps test-proxy-deps gettext-deps messages lint format bench serve migrate clean
+.PHONY: run test test-python test-js constants test-browser-deps test-proxy-deps gettext-deps messages lint format bench serve migrate clean
 
 $(VENV)/.runtime-installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -72,7 +72,7 @@ gettext-deps:
 	fi
 
 # Where translatable strings live: everything but tests, tools, docs and vendored files.
-MESSAGES_IGNORE := -i 'tests/*' -i 'bench/*' -i 'docs/*' -i 'deploy/*' -i 'dpengine/*' \
+MESSAGES_IGNORE := -i 'tests/*' -i 'tools/*' -i 'bench/*' -i 'docs/*' -i 'deploy/*' -i 'dpengine/*' \
 	-i 'static/vendor/*' -i 'node_modules/*' -i 'test-artifacts/*'
 
 ## make messages: refresh locale/*/LC_MESSAGES/*.po from the sources and compile the .mo files
@@ -92,6 +92,13 @@ test-python: $(VENV)/.dev-installed test-browser-deps test-proxy-deps gettext-de
 
 test-js: test-browser-deps
 	node --test tests/js/
+
+## make constants: rewrite tests/vectors/constants.json and static/js/constants.js from dpengine,
+## surveys/limits.py and surveys/models.py (tools/constants.py); after changing a formula, a
+## sampler, a bound or a code the browser shares. `make test` fails until they are rewritten
+## (tests/test_constants.py), and node --test holds the browser's code to them.
+constants: $(VENV)/.runtime-installed
+	$(DEV_ENV) $(PY) -m tools.constants
 
 lint: $(VENV)/.dev-installed
 	$(VENV)/bin/ruff check .

@@ -16,6 +16,8 @@ INTRO_MAX_LENGTH = 5000
 CONSENT_MAX_LENGTH = 5000
 QUESTION_TEXT_MAX_LENGTH = 1000
 OPTION_LABEL_MAX_LENGTH = 200
+# The longest IANA time zone name is 32 characters (America/Argentina/ComodRivadavia).
+TIME_ZONE_MAX_LENGTH = 64
 
 # --- how many --------------------------------------------------------------------------
 MAX_QUESTIONS = 100

@@ -197,6 +197,10 @@ class Survey(models.Model):
     # brings the stored status in line for lists and notifications.
     opens_at = models.DateTimeField(null=True, blank=True, editable=False)
     closes_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # The IANA time zone (``Asia/Seoul``) in which the researcher gives and reads the schedule,
+    # and in which respondents are told it; blank until chosen, which reads as UTC. The times
+    # themselves are stored as instants, so the zone changes how they are shown, never when.
+    time_zone = models.CharField(max_length=limits.TIME_ZONE_MAX_LENGTH, blank=True, default="")
     # How many responses the researcher aims for (the planner suggests one); progress only.
     response_target = models.PositiveIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -266,6 +270,11 @@ class Survey(models.Model):
             return self.responses_total
         total = self.tally_shards.aggregate(total=models.Sum("responses"))["total"]
         return total or 0
+
+    @property
+    def zone_name(self):
+        """The schedule's time zone: the one chosen, else UTC."""
+        return self.time_zone or "UTC"
 
     @property
     def is_frozen(self):

@@ -24,6 +24,7 @@ ALLOWED_HOSTS: frozenset[str] = frozenset()
 TOP_LEVEL = ("bench/", "config/", "deploy/", "docs/", "dpengine/", "locale/", "static/")
 TOP_LEVEL += ("surveys/", "templates/", "tests/")
 TOP_LEVEL += ("blindrsa/",)
+TOP_LEVEL += ("tools/",)
 FILE_SUFFIXES = (".py", ".js", ".mjs", ".css", ".html", ".md", ".png", ".toml", ".txt")
 
 

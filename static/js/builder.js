@@ -4,50 +4,10 @@
 // re-rendered question block, so the page does not reload and focus stays where the user
 // works; without a script (or when the server answers otherwise) the forms post as pages.
 // A question's type fields show only those of the chosen type and design, with the ε they give
-// (the same formulas as dpengine/designs.py; the server checks again when the form is saved).
+// (designs.js, whose formulas a test holds to dpengine's; the server checks again on saving).
+import { designEpsilon } from "./designs.js";
+
 const DEBOUNCE_MS = 300;
-
-/**
- * P(report yes | true yes) and P(report yes | true no) of a yes/no design, as dpengine's
- * designs compute them, or null when a parameter is missing or outside (0, 1).
- */
-export function designProbabilities(kind, parameters) {
-  const values = Object.values(parameters);
-  if (values.some((value) => !Number.isFinite(value))) return null;
-  const unit = (value) => value > 0 && value < 1;
-  const { p, pi, t, theta1, theta2, p_truth: pTruth, p_forced_yes: pForcedYes } = parameters;
-  switch (kind) {
-    case "forced_response":
-      if (!unit(pTruth) || !unit(pForcedYes)) return null;
-      return { a: pTruth + (1 - pTruth) * pForcedYes, b: (1 - pTruth) * pForcedYes };
-    case "warner":
-      return unit(p) ? { a: p, b: 1 - p } : null;
-    case "unrelated_question":
-      return unit(p) && unit(pi) ? { a: p + (1 - p) * pi, b: (1 - p) * pi } : null;
-    case "kuk":
-      return unit(theta1) && unit(theta2) ? { a: theta1, b: theta2 } : null;
-    case "mangat":
-      // t = 1 is Warner's design; t = 0 (Mangat's original) is not private.
-      return unit(p) && t > 0 && t <= 1 ? { a: 1 - t + t * p, b: 1 - p } : null;
-    default:
-      return null;
-  }
-}
-
-/**
- * ε = ln max(a/b, (1−b)/(1−a)) of a yes/no design (Dwork & Roth 2014, section 3.2), or null
- * when the design is not private and informative (it needs 0 < b < a < 1, as dpengine does).
- */
-export function designEpsilon(kind, parameters) {
-  const probabilities = designProbabilities(kind, parameters);
-  if (!probabilities) return null;
-  const { a, b } = probabilities;
-  if (!(b > 0 && a > b && a < 1)) return null;
-  // The float ratio and logarithm are each within a few ulps; raising the ratio by 2^-48
-  // (about 3.6e-15) keeps the result at or above the true ε, so what epsilonText shows
-  // never reads lower than dpengine's exact loss.
-  return Math.log(Math.max(a / b, (1 - b) / (1 - a)) * (1 + 2 ** -48));
-}
 
 /**
  * An ε rounded UP to `digits` decimals, as the server's `epsilon` filter does: 1.0986 → "1.10",
@@ -153,13 +113,13 @@ function setUpQuestionType(container) {
 
   function epsilonNow(type, design) {
     if (type !== "yes_no") return enteredEpsilon(epsilonInput?.value ?? "");
-    if (design === "survey") return designEpsilon("forced_response", coins);
-    const parameters = {};
+    if (design === "survey") return designEpsilon({ kind: "forced_response", ...coins });
+    const parameters = { kind: design };
     for (const input of container.querySelectorAll(`[data-design="${design}"]`)) {
       const text = input.value.trim();
       parameters[input.dataset.parameter] = text === "" ? Number.NaN : Number(text);
     }
-    return designEpsilon(design, parameters);
+    return designEpsilon(parameters);
   }
 
   function update() {

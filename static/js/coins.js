@@ -10,6 +10,8 @@
 // A design is `{p_truth, p_forced_yes}`, spelled as the public API spells it, so the page can
 // hand over the survey definition unchanged.
 
+import { MAX_TABLE_SIZE } from "./constants.js";
+
 const TWO_POW_32 = 4294967296;
 
 function randomUint32(randomSource) {
@@ -152,8 +154,9 @@ export function validPair(value) {
 // answer is first kept within the range), and throws a TypeError for an answer the question
 // cannot have.
 
-/** The largest table kept for one question: a numeric range of 1000 has 1001 answers. */
-export const MAX_TABLE_SIZE = 1001;
+// The largest table kept for one question (a numeric range of 1000 has 1001 answers), from
+// surveys/limits.py through the generated constants.js; re-exported for designs.js.
+export { MAX_TABLE_SIZE };
 
 /** The randomizer of a yes/no question: `randomize(truth, randomSource)` gives the report. */
 export function pairRandomizer(randomize) {
@@ -264,6 +267,21 @@ export function parseMemo(raw) {
 }
 
 /**
+ * The memo's entries, in one place: what memory.js writes and `memoReports` hands on, and
+ * what `parseMemo` reads back. `{submissionId, sent, pairs}`, plus `tables` only when there
+ * are any, so a yes/no survey's memo keeps the shape it always had. An entry added to the
+ * memo is added here and to `parseMemo`; anything else on `memo` is dropped.
+ */
+export function memoRecord({ submissionId, sent, pairs, tables }) {
+  return {
+    submissionId,
+    sent,
+    pairs,
+    ...(tables && Object.keys(tables).length > 0 ? { tables } : {}),
+  };
+}
+
+/**
  * The randomized reports to send for one attempt at a survey whose every question is yes/no
  * under the forced-response `design`, and the memo to keep: `memoReports` with that design's
  * randomizer for every question answered.
@@ -316,10 +334,13 @@ export function memoReports({ randomizers, truths, memo, randomSource }) {
     answers[id] = randomizer.report(kept[randomizer.store][id][index]);
   }
   const submissionId = memo?.submissionId ?? newSubmissionId(randomSource);
-  const next = { submissionId, sent: memo?.sent ?? false, pairs: kept.pairs };
-  if (Object.keys(kept.tables).length > 0) {
-    next.tables = kept.tables;
-  }
+  const next = memoRecord({
+    ...memo,
+    submissionId,
+    sent: memo?.sent ?? false,
+    pairs: kept.pairs,
+    tables: kept.tables,
+  });
   return { answers, memo: next, reused, drawn };
 }
 

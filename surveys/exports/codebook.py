@@ -14,7 +14,8 @@ filterable by its first column:
 - ``section = column``: ``name`` is a column of the raw file, ``type`` what it holds, ``text``
   the question (or a description); a randomized question also has its coins, ``a``, ``b`` and ε;
 - ``section = value``: ``name`` is a column, ``value`` a value its cells can hold (exactly as
-  written in the raw file) and ``text`` what it means. A blank cell means "not answered".
+  written in the raw file) and ``text`` what it means. A blank cell means "skipped"; in a
+  grouping column, ``prefer_not_to_say`` means the respondent chose "Prefer not to say".
 
 Texts are the survey's own (its default language); descriptions follow the request's language;
 everything in ``section``, ``name`` and ``type`` is a fixed code other programs can rely on.
@@ -31,7 +32,7 @@ from dpengine import ForcedResponse, survey_epsilon
 
 from .. import __version__
 from ..languages import survey_languages
-from ..models import GroupingQuestion, Question, Survey
+from ..models import PREFER_NOT_TO_SAY, GroupingQuestion, Question, Survey
 from ..selectors import (
     PrivacyLedger,
     design_name,
@@ -140,7 +141,9 @@ def codebook_rows(codebook: Codebook, *, label=str) -> Iterator[list]:
         return ["survey", name, "", value, "", *blank]
 
     yield fact("title", survey.title)
-    yield fact("slug", survey.slug)
+    # The survey's id, never its slug: that is the respondent link's secret code, and a file
+    # travels further than the link should.
+    yield fact("survey_id", survey.pk)
     yield fact("language", survey.language)
     # Only in aggregate: the languages the survey was offered in, never a respondent's.
     yield fact("languages_offered", " ".join(survey_languages(survey=survey)))
@@ -180,7 +183,7 @@ def codebook_rows(codebook: Codebook, *, label=str) -> Iterator[list]:
     yield column(
         "received_on", TYPE_DATE, _("Day the response arrived (YYYY-MM-DD, no time of day).")
     )
-    not_answered = _("Not answered.")
+    skipped = _("Skipped: not answered.")
     for name, question in zip(codebook.question_columns, codebook.questions, strict=True):
         yield column(
             name, COLUMN_TYPES[question.kind], question.text, _provenance(codebook, question)
@@ -206,12 +209,17 @@ def codebook_rows(codebook: Codebook, *, label=str) -> Iterator[list]:
         else:
             yield value(name, 1, _("Reported yes (after the coins: not necessarily the truth)."))
             yield value(name, 0, _("Reported no (after the coins: not necessarily the truth)."))
-        yield value(name, "", not_answered)
+        yield value(name, "", skipped)
     for name, grouping in zip(codebook.grouping_columns, codebook.grouping, strict=True):
         yield column(name, TYPE_GROUPING, grouping.text)
         for option in grouping.options.all():
             yield value(name, label(option.label), _("Chosen as given (not randomized)."))
-        yield value(name, "", not_answered)
+        yield value(
+            name,
+            PREFER_NOT_TO_SAY,
+            _("Answered “Prefer not to say” (offered with every grouping question)."),
+        )
+        yield value(name, "", skipped)
 
 
 def _provenance(codebook, question) -> tuple:

@@ -3,8 +3,10 @@
 The raw reports file (``exports.csv.report_rows``), under its own name: one CSV row per
 submission, ``submission_id``, ``received_on``, one column ``Q1``…``Qn`` per question in
 display order (the RANDOMIZED report: 0/1 for yes/no, an option's index from 0 for multiple
-choice, an integer for a number; empty when not answered) and one column
-``G1``…``Gm`` per grouping question (the chosen option's label, see ``r_label``).
+choice, an integer for a number; empty when skipped) and one column
+``G1``…``Gm`` per grouping question (the chosen option's label, see ``r_label``;
+``prefer_not_to_say`` for the built-in "Prefer not to say", which ``factor(..., levels = ...)``
+turns into NA as the product counts it missing; empty when skipped).
 ``r_snippet`` writes the R code that fits the same model as the regression page with the
 ``rr`` package's forced-response design (Blair, Imai & Zhou 2015): ``rrreg(..., design =
 "forced-known", p = P(truthful), p1 = P(forced yes), p0 = P(forced no))`` (unconditional
@@ -25,14 +27,12 @@ empty reference level makes the model matrix singular.
 
 from dataclasses import dataclass
 
-from django.utils import timezone
-
 from ..models import Question
 from ..selectors import design_name, question_design, question_mechanism, survey_design
 from ..selectors.mechanisms import FORCED_RESPONSE
 from .codebook import survey_codebook
 from .columns import grouping_column, question_column
-from .csv import escape_label, report_csv_rows, stream_csv
+from .csv import escape_label, export_filename, report_csv_rows, stream_csv
 
 R_READ_OPTIONS = 'fileEncoding = "UTF-8", colClasses = "character", na.strings = ""'
 
@@ -52,9 +52,8 @@ def r_export_response(*, survey):
     return stream_csv(r_export_rows(survey=survey), filename=r_export_filename(survey=survey))
 
 
-def r_export_filename(*, survey, stamp=None):
-    stamp = stamp or timezone.now().strftime("%Y%m%d")
-    return f"rrsurvey-{survey.slug}-for-r-{stamp}.csv"
+def r_export_filename(*, survey):
+    return export_filename(survey, kind="for-r", extension="csv")
 
 
 def _column_names(*, survey):

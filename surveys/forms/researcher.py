@@ -1,15 +1,18 @@
 """Researcher page forms: input shape at the edge. Meaning is checked again by the services."""
 
 import math
+from zoneinfo import ZoneInfo
 
 from django import forms
 from django.conf import settings
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from .. import limits, selectors
 from ..models import CI_METHODS, Question
 from ..selectors import CUSTOM_DESIGN, design_presets, preset_for
-from ..services.question_types import DEFAULT_EPSILON
+from ..services.question_types import DEFAULT_EPSILON, MAX_NOT_ABOVE_MIN
+from ..timezones import time_zone_names
 
 # Translated names for the presets dpengine ships; an unknown future preset shows its own label.
 PRESET_LABELS = {
@@ -227,10 +230,11 @@ class SurveyForm(PageForm):
 
 
 class ScheduleForm(PageForm):
-    """When an open survey takes responses; times in UTC, the server's time zone."""
+    """When an open survey takes responses, typed in the survey's time zone (chosen here;
+    builder's script proposes the browser's while none is chosen)."""
 
     opens_at = forms.DateTimeField(
-        label=_("Opens at (UTC)"),
+        label=_("Opens at (in the survey's time zone)"),
         required=False,
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
         help_text=_(
@@ -240,11 +244,38 @@ class ScheduleForm(PageForm):
         ),
     )
     closes_at = forms.DateTimeField(
-        label=_("Closes at (UTC)"),
+        label=_("Closes at (in the survey's time zone)"),
         required=False,
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
         help_text=_("Leave empty to close by hand. No responses are taken from this time on."),
     )
+    time_zone = forms.ChoiceField(
+        label=_("Survey's time zone"),
+        required=False,
+        help_text=_(
+            "The opening and closing times are typed in this zone, and the pages and "
+            "respondents are shown them in it, with its name."
+        ),
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["time_zone"].choices = [
+            ("", _("UTC (no time zone chosen yet)")),
+            *((name, name.replace("_", " ")) for name in time_zone_names()),
+        ]
+
+    def clean(self):
+        cleaned = super().clean()
+        # The inputs carry no zone: Django read them in the page's zone (UTC); they mean the
+        # same wall-clock time in the survey's zone.
+        zone = ZoneInfo(cleaned.get("time_zone") or "UTC")
+        for name in ("opens_at", "closes_at"):
+            value = cleaned.get(name)
+            if value is not None:
+                wall_clock = timezone.make_naive(value, timezone.get_current_timezone())
+                cleaned[name] = timezone.make_aware(wall_clock, zone)
+        return cleaned
 
 
 def required_answer_field(*, initial, help_text):
@@ -310,6 +341,19 @@ DESIGN_SHORT_LABELS = {
     "forced_response": _("forced response, own coins"),
 }
 PARAMETER_SYMBOLS = {"pi": "π", "theta1": "θ₁", "theta2": "θ₂"}
+# A yes/no design's refusals, by their code (dpengine.errors.Reason, which the services pass on),
+# shown beside the parameter to blame.
+DESIGN_ERROR_MESSAGES = {
+    "out_of_range": _("Outside the values this design allows."),
+    "invalid_type": _("Must be a number."),
+    "no_information": _(
+        "With this value a report would say nothing about the true answer. Choose another."
+    ),
+    "not_differentially_private": _(
+        "With this value some report would reveal the true answer (ε would be infinite). "
+        "Choose another."
+    ),
+}
 
 
 def design_parameter_defaults() -> dict:
@@ -479,6 +523,21 @@ class QuestionTypeForm(PageForm):
         if data.get("epsilon") is not None:
             spec["epsilon"] = data["epsilon"]
         return spec
+
+    def message_for_service_error(self, error) -> str | None:
+        """A service error about a type field, in this form's words (``None``: as it is).
+
+        The services word their errors for the API, whose fields are ``min``, ``max``, ``p``;
+        this page's are "Smallest answer", "Largest answer" and the parameters' long labels, and
+        dpengine's messages are in English only."""
+        if error.code == MAX_NOT_ABOVE_MIN:
+            return _("Must be greater than “%(label)s” (%(lo)d).") % {
+                "label": self.fields["minimum"].label,
+                "lo": error.params["lo"],
+            }
+        # Shown beside the parameter it blames, so it need not name it.
+        worded = DESIGN_ERROR_MESSAGES.get(error.code)
+        return None if worded is None else str(worded)
 
     def field_for_service_error(self, name) -> str | None:
         """The field a service's error about ``name`` (a spec path: ``design.p``,

@@ -37,8 +37,14 @@ DESIGN_KINDS = tuple(DESIGNS)
 TYPE_FIELDS = ("kind", "design", "options", "epsilon", "min_value", "max_value")
 
 
-def _error(field, prefix, message):
-    return ValidationError({f"{prefix}{field}": [message]})
+# The code of a range whose max is not above its min (the builder names its own fields).
+MAX_NOT_ABOVE_MIN = "max_not_above_min"
+
+
+def _error(field, prefix, message, *, code=None, params=None):
+    """The error naming ``field``; a ``code`` (and ``params``) lets a page word it with its own
+    labels where the message names another field as the API does."""
+    return ValidationError({f"{prefix}{field}": [ValidationError(message, code, params)]})
 
 
 def _is_number(value):
@@ -108,7 +114,11 @@ def _clean_design(value, prefix):
             % {"kind": kind, "names": allowed},
         ) from None
     except DPEngineError as exc:
-        raise _error(f"design.{exc.field or 'kind'}", prefix, str(exc)) from None
+        # dpengine's message is English and spells the parameters as the API does; the code
+        # (its reason) lets the builder say it in the page's language and words.
+        raise _error(
+            f"design.{exc.field or 'kind'}", prefix, str(exc), code=exc.reason.value
+        ) from None
     if design.epsilon > settings.MAX_EPSILON_PER_ANSWER + 1e-12:
         raise _error("design", prefix, _ceiling_message(design.epsilon))
     return {"kind": kind, **{name: float(item) for name, item in design.parameters.items()}}
@@ -148,7 +158,13 @@ def _clean_range(low, high, prefix):
                 _("Must be between -%(b)d and %(b)d.") % {"b": limits.NUMERIC_BOUND},
             )
     if high <= low:
-        raise _error("max", prefix, _("Must be greater than min (%(lo)d).") % {"lo": low})
+        raise _error(
+            "max",
+            prefix,
+            _("Must be greater than min (%(lo)d)."),
+            code=MAX_NOT_ABOVE_MIN,
+            params={"lo": low},
+        )
     if high - low > limits.NUMERIC_RANGE_MAX:
         raise _error(
             "max",

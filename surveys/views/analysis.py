@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 
 from .. import selectors
 from ..charts import estimates_chart, precision_chart
-from ..exports import bundles, codebook
+from ..exports import bundles, codebook, spss_stata
 from ..exports import csv as csv_export
 from ..exports import r as r_export
 from ..exports.columns import question_column
@@ -113,6 +113,20 @@ def estimates_csv(request, survey, *, method, level, thresholds, query):
 def responses_csv(request, survey):
     return csv_export.reports_csv_response(
         codebook.survey_codebook(survey=survey), codebook_url=_codebook_url(survey)
+    )
+
+
+@member_view(GET=VIEWER)
+def responses_sav(request, survey):
+    return spss_stata.labelled_file_response(
+        codebook.survey_codebook(survey=survey), extension="sav"
+    )
+
+
+@member_view(GET=VIEWER)
+def responses_dta(request, survey):
+    return spss_stata.labelled_file_response(
+        codebook.survey_codebook(survey=survey), extension="dta"
     )
 
 

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
 import { byteLength, paddedBody } from "../../static/js/body.js";
+import { PREFER_NOT_TO_SAY } from "../../static/js/constants.js";
 
 const ID = "01020304-0506-4708-890a-0b0c0d0e0f10";
 const FINGERPRINT = "f".repeat(32);
@@ -17,14 +18,14 @@ function payload(answers, groups) {
 
 // The widest body of a survey with a yes/no question 11, a numeric question 12 whose reports
 // lie in [-180, 210] and a grouping question 13, as the server computes `submission_length`.
-const WIDEST = payload({ 11: false, 12: -180 }, { 13: "prefer_not_to_say" });
+const WIDEST = payload({ 11: false, 12: -180 }, { 13: PREFER_NOT_TO_SAY });
 const LENGTH = byteLength(JSON.stringify({ ...WIDEST, padding: "" }));
 
 describe("the submission body", () => {
   it("has the survey's one length for every pattern of answers", () => {
     const bodies = [
       payload({ 11: true, 12: 7 }, { 13: "4" }),
-      payload({ 11: false, 12: -180 }, { 13: "prefer_not_to_say" }),
+      payload({ 11: false, 12: -180 }, { 13: PREFER_NOT_TO_SAY }),
       payload({ 11: true }, {}),
       payload({}, {}),
       payload({ 12: 210 }, { 13: "5" }),
@@ -47,7 +48,7 @@ describe("the submission body", () => {
   });
 
   it("sends a body longer than the survey's length unpadded, for the server to refuse", () => {
-    const body = payload({ 11: false, 12: -123456789 }, { 13: "prefer_not_to_say" });
+    const body = payload({ 11: false, 12: -123456789 }, { 13: PREFER_NOT_TO_SAY });
     assert.equal(JSON.parse(paddedBody(body, LENGTH)).padding, "");
   });
 

@@ -2,6 +2,9 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
 import {
+  DESIGN_KINDS,
+  designEpsilon,
+  designProbabilities,
   randomizeChoice,
   randomizeKuk,
   randomizeMangat,
@@ -10,32 +13,77 @@ import {
   randomizeYesNo,
 } from "../../static/js/designs.js";
 import { exactDistribution, scriptedSource, seededSource } from "./fakes.mjs";
-
-// Chi-square critical value at p = 0.001 with 2 degrees of freedom (scipy.stats.chi2.isf).
-const CHI2_CRITICAL_DF2 = 13.816;
+import { CHI2_CRITICAL_0_001, VECTORS, designCases } from "./vectors.mjs";
 
 function probabilityOfYes(draw) {
   return exactDistribution(draw, { gridSize: 16 }).get("true") ?? 0;
 }
 
-// The designs' defaults in dpengine (all dyadic, so the grid of 16 cells is exact):
-// [design, P(yes | yes), P(yes | no)], worked by hand in tests/dpengine/test_yes_no_designs.py.
-const DEFAULTS = [
-  [{ kind: "forced_response", p_truth: 0.5, p_forced_yes: 0.5 }, 3 / 4, 1 / 4],
-  [{ kind: "warner", p: 0.75 }, 3 / 4, 1 / 4],
-  [{ kind: "unrelated_question", p: 0.5, pi: 0.25 }, 5 / 8, 1 / 8],
-  [{ kind: "kuk", theta1: 0.625, theta2: 0.25 }, 5 / 8, 1 / 4],
-  [{ kind: "mangat", p: 0.75, t: 0.75 }, 13 / 16, 1 / 4],
-];
+// A design whose every parameter is a multiple of 1/16: the grid of 16 cells is exact for it.
+function onTheGrid(design) {
+  return Object.entries(design).every(
+    ([name, value]) => name === "kind" || Number.isInteger(value * 16),
+  );
+}
 
-describe("yes/no designs", () => {
-  it("report yes with exactly a and b under every design, all coin outcomes enumerated", () => {
-    for (const [design, a, b] of DEFAULTS) {
-      assert.equal(probabilityOfYes((source) => randomizeYesNo(true, design, source)), a, design.kind);
-      assert.equal(probabilityOfYes((source) => randomizeYesNo(false, design, source)), b, design.kind);
+// dpengine computes a, b and e^ε as exact fractions and rounds once; the browser computes
+// them in doubles, so a and b agree within a few units in the last place, and ε within a
+// relative 1e-9: 1 - a and 1 - b lose digits when both are near 1 (the coins 0.001, 0.999).
+function close(actual, expected, message, tolerance = 4 * Number.EPSILON) {
+  const bound = tolerance * Math.max(1, Math.abs(expected));
+  assert.ok(Math.abs(actual - expected) <= bound, `${message}: ${actual} vs ${expected}`);
+}
+
+describe("yes/no designs agree with dpengine (tests/vectors/constants.json)", () => {
+  it("have the same kinds", () => {
+    assert.deepEqual([...DESIGN_KINDS], VECTORS.designs.kinds);
+  });
+
+  it("give dpengine's a, b and epsilon at the defaults, the presets and the edge cases", () => {
+    const accepted = designCases().filter((entry) => !entry.refused);
+    assert.ok(accepted.length >= 15);
+    for (const { design, a, b, epsilon } of accepted) {
+      const label = JSON.stringify(design);
+      const probabilities = designProbabilities(design);
+      assert.ok(probabilities, label);
+      close(probabilities.a, a, label);
+      close(probabilities.b, b, label);
+      close(designEpsilon(design), epsilon, label, 1e-9);
+      assert.equal(typeof randomizeYesNo(true, design, seededSource(1)), "boolean", label);
     }
   });
 
+  it("refuse exactly the designs dpengine refuses, in the formulas and the samplers", () => {
+    const refused = designCases().filter((entry) => entry.refused);
+    assert.ok(refused.length >= 10);
+    for (const { design, refused: reason } of refused) {
+      const label = `${JSON.stringify(design)} (${reason})`;
+      assert.equal(designProbabilities(design), null, label);
+      assert.equal(designEpsilon(design), null, label);
+      assert.throws(() => randomizeYesNo(true, design, seededSource(1)), RangeError, label);
+    }
+  });
+
+  it("report yes with exactly dpengine's a and b, all coin outcomes enumerated", () => {
+    const exact = designCases().filter((entry) => !entry.refused && onTheGrid(entry.design));
+    assert.ok(exact.length >= 8);
+    for (const { design, a, b } of exact) {
+      const label = JSON.stringify(design);
+      assert.equal(probabilityOfYes((source) => randomizeYesNo(true, design, source)), a, label);
+      assert.equal(probabilityOfYes((source) => randomizeYesNo(false, design, source)), b, label);
+    }
+  });
+
+  it("have no epsilon for a missing or non-numeric parameter or an unknown kind", () => {
+    assert.equal(designEpsilon({ kind: "warner", p: Number.NaN }), null); // an empty box
+    assert.equal(designEpsilon({ kind: "warner" }), null);
+    assert.equal(designEpsilon({ kind: "kuk", theta1: "0.6", theta2: 0.25 }), null);
+    assert.equal(designEpsilon({ kind: "coin", p: 0.75 }), null);
+    assert.equal(designEpsilon(null), null);
+  });
+});
+
+describe("yes/no designs", () => {
   it("Mangat with t = 1 is Warner's design", () => {
     const mangat = (truth) => (source) => randomizeMangat(truth, { p: 0.75, t: 1 }, source);
     const warner = (truth) => (source) => randomizeWarner(truth, { p: 0.75 }, source);
@@ -122,35 +170,28 @@ describe("k-ary randomized response", () => {
   });
 
   it("with a rational epsilon passes a chi-square test over 12 000 seeded draws", () => {
-    // epsilon = 1, k = 3: P(truth) = e / (e + 2), others 1 / (e + 2); fails above p = 0.001.
+    // epsilon = 1, k = 3: P(truth) = e / (e + 2), others 1 / (e + 2) (dpengine's
+    // keep_probability and other_probability); fails above p = 0.001.
+    const { keep_probability: keep, other_probability: other } = VECTORS.choice.mechanisms.find(
+      ({ mechanism }) => mechanism.k === 3 && mechanism.epsilon === 1,
+    );
     const source = seededSource(99);
     const draws = 12000;
     const counts = [0, 0, 0];
     for (let i = 0; i < draws; i += 1) {
       counts[randomizeChoice(1, { k: 3, epsilon: 1 }, source)] += 1;
     }
-    const keep = Math.E / (Math.E + 2);
-    const other = 1 / (Math.E + 2);
     const expected = [other * draws, keep * draws, other * draws];
     const statistic = counts.reduce((sum, c, i) => sum + (c - expected[i]) ** 2 / expected[i], 0);
-    assert.ok(statistic < CHI2_CRITICAL_DF2, String(counts));
+    assert.ok(statistic < CHI2_CRITICAL_0_001[2], String(counts));
   });
 
   it("gives the server's report for the server's draws", () => {
-    // [mechanism, truth, uniform draws, report]: dpengine.randomize_choice with a
-    // random.Random(seed) source (seeds 1-4) that recorded every randbelow(n) value. Values
-    // below n are words uniformBelow accepts and returns unchanged.
-    const REFERENCE = [
-      [{ k: 3, epsilon: 1 }, 0, [0, 0], 0],
-      [{ k: 3, epsilon: 1 }, 1, [0, 0, 0, 1], 0],
-      [{ k: 3, epsilon: 1 }, 2, [0, 0, 1, 2, 0], 2],
-      [{ k: 3, epsilon: 1 }, 1, [0, 0, 0, 2], 0],
-      [{ k: 4, odds: 3 }, 0, [1, 2, 0], 0],
-      [{ k: 4, odds: 3 }, 1, [0, 0], 0],
-      [{ k: 4, odds: 3 }, 2, [1, 2, 1, 1, 3, 2, 0, 2, 0, 1, 2], 2],
-      [{ k: 4, odds: 3 }, 1, [1], 1],
-    ];
-    for (const [mechanism, truth, words, report] of REFERENCE) {
+    // dpengine.randomize_choice with a random.Random(seed) source that recorded every
+    // randbelow(n) value (tools/constants.py): values below n are words uniformBelow accepts
+    // and returns unchanged.
+    assert.ok(VECTORS.choice.draws.length >= 8);
+    for (const { mechanism, truth, words, report } of VECTORS.choice.draws) {
       const source = scriptedSource(words);
       assert.equal(randomizeChoice(truth, mechanism, source), report, JSON.stringify(words));
       assert.equal(source.remaining, 0, "uses exactly the server's draws");

@@ -10,9 +10,7 @@ import {
   uniformBelow,
 } from "../../static/js/exact.js";
 import { TWO_POW_32, scriptedSource, seededSource } from "./fakes.mjs";
-
-// Chi-square critical values at p = 0.001 (upper tail), from scipy.stats.chi2.isf(0.001, df).
-const CHI2_CRITICAL_0_001 = { 2: 13.816, 3: 16.266, 12: 32.909 };
+import { CHI2_CRITICAL_0_001, LN3, VECTORS } from "./vectors.mjs";
 
 function chiSquare(observed, expected) {
   return observed.reduce((sum, count, i) => sum + (count - expected[i]) ** 2 / expected[i], 0);
@@ -23,7 +21,8 @@ describe("parseRational", () => {
     assert.deepEqual(parseRational(0.1), { num: 1n, den: 10n });
     assert.deepEqual(parseRational(0.75), { num: 3n, den: 4n });
     // Python's math.log(3) is the double printed 1.0986122886681098; the server sends that.
-    assert.deepEqual(parseRational(1.0986122886681098), {
+    assert.equal(LN3, 1.0986122886681098);
+    assert.deepEqual(parseRational(LN3), {
       num: 5493061443340549n,
       den: 5000000000000000n,
     });
@@ -99,28 +98,16 @@ describe("bernoulliExp", () => {
 });
 
 describe("sampleDiscreteLaplace", () => {
-  // [scale, 32-bit words, output]: obtained by running dpengine.sample_discrete_laplace with a
-  // random.Random(seed) source (seeds 1, 2, 3) that recorded each randbelow(n) value, split
-  // into 32-bit words as uniformBelow reads them. Same draws, same output: browser and server
-  // run the same algorithm on the same exact rationals.
-  const REFERENCE = [
-    ["2/1", [0, 0, 0, 0, 1, 0, 1, 1], -2],
-    ["2/1", [0, 0, 0, 1, 0], 0],
-    ["3/2", [0, 0, 0, 0, 1, 0, 1, 1], -1],
-    ["30/1", [4, 9, 0, 1, 0], 4],
-    ["30/1", [27, 0, 2, 1, 23, 26, 2, 23, 25, 5, 0, 1, 0], 25],
-    ["30/1", [7, 18, 0, 1, 1], -7],
-    // scale 10 / 1.0986122886681098: a 0-10 question at epsilon "ln 3" as the server sends it.
-    [
-      "50000000000000000/5493061443340549",
-      [9549656, 577090037, 1058756, 3280387012, 3956695, 1095513148, 31691841, 1930549411, 0, 0, 0, 3, 0],
-      7,
-    ],
-    ["50000000000000000/5493061443340549", [1536537, 242886303, 1514384, 364522461, 0, 1, 1], -1],
-  ];
-
   it("gives the server's output for the server's draws", () => {
-    for (const [scale, words, expected] of REFERENCE) {
+    // dpengine.sample_discrete_laplace with a random.Random(seed) source that recorded each
+    // randbelow(n) value, split into 32-bit words as uniformBelow reads them
+    // (tools/constants.py). Same draws, same output: browser and server run the same
+    // algorithm on the same exact rationals; one scale is a 0-10 question at the epsilon
+    // "ln 3" as the server sends it, whose rational needs two-word draws.
+    const { draws } = VECTORS.discrete_laplace;
+    assert.ok(draws.length >= 8);
+    assert.ok(draws.some(({ scale }) => BigInt(scale.split("/")[1]) > 2n ** 32n));
+    for (const { scale, words, z: expected } of draws) {
       const source = scriptedSource(words);
       assert.equal(sampleDiscreteLaplace(scale, source), expected, `${scale} ${words}`);
       assert.equal(source.remaining, 0, "uses exactly the server's draws");
@@ -128,7 +115,11 @@ describe("sampleDiscreteLaplace", () => {
   });
 
   it("has the discrete Laplace pmf: chi-square over 20 000 seeded draws", () => {
-    // Scale 2: P(z) = tanh(1/4) e^(-|z|/2); bins -5..5 and the two tails (12 degrees of freedom).
+    // Scale 2: P(z) = tanh(1/4) e^(-|z|/2) (dpengine.discrete_laplace_pmf); bins -5..5 and the
+    // two tails (12 degrees of freedom).
+    const { pmf } = VECTORS.discrete_laplace;
+    assert.equal(pmf.scale, 2);
+    assert.deepEqual(pmf.z, [-5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5]);
     const source = seededSource(7);
     const draws = 20000;
     const counts = new Array(13).fill(0);
@@ -136,38 +127,58 @@ describe("sampleDiscreteLaplace", () => {
       const z = sampleDiscreteLaplace("2", source);
       counts[z < -5 ? 0 : z > 5 ? 12 : z + 6] += 1;
     }
-    const pmf = (z) => Math.tanh(1 / 4) * Math.exp(-Math.abs(z) / 2);
     let inside = 0;
     const expected = new Array(13).fill(0);
-    for (let z = -5; z <= 5; z += 1) {
-      expected[z + 6] = pmf(z) * draws;
-      inside += pmf(z);
-    }
+    pmf.z.forEach((z, i) => {
+      expected[z + 6] = pmf.p[i] * draws;
+      inside += pmf.p[i];
+    });
     expected[0] = expected[12] = ((1 - inside) / 2) * draws;
     assert.ok(chiSquare(counts, expected) < CHI2_CRITICAL_0_001[12], String(counts));
   });
 });
 
+// The server's draws for a discrete Laplace scale ("2/1", "30/1"), the first one recorded with
+// noise `z`: the words that make the browser draw exactly that noise.
+function wordsFor(scale, z) {
+  const draw = VECTORS.discrete_laplace.draws.find((entry) => entry.scale === scale && entry.z === z);
+  assert.ok(draw, `no recorded draw of ${z} at scale ${scale}`);
+  return draw.words;
+}
+
 describe("randomizeNumber", () => {
+  it("gives dpengine.randomize_number's report for the server's draws, within its bounds", () => {
+    // Each question as the server sends it, report_min/report_max from dpengine.report_bounds;
+    // the draws recorded as above, for an answer in the range and one beyond each end.
+    const { draws } = VECTORS.numeric;
+    assert.ok(draws.length >= 12);
+    for (const { question, value, words, report } of draws) {
+      const source = scriptedSource(words);
+      assert.equal(randomizeNumber(value, question, source), report, JSON.stringify(question));
+      assert.equal(source.remaining, 0, "uses exactly the server's draws");
+    }
+  });
+
   it("clamps to the range before adding noise", () => {
-    // Range 0-2 at epsilon 1 is scale 2; these words give noise 0 (see the reference table).
-    assert.equal(randomizeNumber(100, { min: 0, max: 2, epsilon: 1 }, scriptedSource([0, 0, 0, 1, 0])), 2);
-    assert.equal(randomizeNumber(-5, { min: 0, max: 2, epsilon: 1 }, scriptedSource([0, 0, 0, 1, 0])), 0);
-    assert.equal(randomizeNumber(1, { lo: 0, hi: 2, epsilon: "1" }, scriptedSource([0, 0, 0, 0, 1, 0, 1, 1])), -1);
+    // Range 0-2 at epsilon 1 is scale 2: words the server drew noise 0 and -2 with.
+    const zero = wordsFor("2/1", 0);
+    assert.equal(randomizeNumber(100, { min: 0, max: 2, epsilon: 1 }, scriptedSource(zero)), 2);
+    assert.equal(randomizeNumber(-5, { min: 0, max: 2, epsilon: 1 }, scriptedSource(zero)), 0);
+    assert.equal(randomizeNumber(1, { lo: 0, hi: 2, epsilon: "1" }, scriptedSource(wordsFor("2/1", -2))), -1);
   });
 
   it("uses scale (max - min) / epsilon", () => {
     // Range 0-30 at epsilon 1 is scale 30: the server's draws for scale 30 give noise 4.
-    assert.equal(randomizeNumber(10, { min: 0, max: 30, epsilon: 1 }, scriptedSource([4, 9, 0, 1, 0])), 14);
+    assert.equal(randomizeNumber(10, { min: 0, max: 30, epsilon: 1 }, scriptedSource(wordsFor("30/1", 4))), 14);
   });
 
   it("keeps the report within report_min and report_max, the reports the server accepts", () => {
-    const words = [4, 9, 0, 1, 0]; // noise 4 at scale 30, as above
+    const words = wordsFor("30/1", 4);
     const bounded = { min: 0, max: 30, epsilon: 1, report_min: -2, report_max: 32 };
     assert.equal(randomizeNumber(30, bounded, scriptedSource(words)), 32);
     assert.equal(randomizeNumber(20, bounded, scriptedSource(words)), 24);
     const low = { lo: 0, hi: 2, epsilon: "1", report_min: 0, report_max: 2 };
-    assert.equal(randomizeNumber(1, low, scriptedSource([0, 0, 0, 0, 1, 0, 1, 1])), 0);
+    assert.equal(randomizeNumber(1, low, scriptedSource(wordsFor("2/1", -2))), 0);
     const source = seededSource(2);
     for (let i = 0; i < 200; i += 1) {
       const report = randomizeNumber(1, { ...bounded, report_min: -1, report_max: 31 }, source);

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
 import { answeredOnly, forcedResponseRandomizer, memoReports } from "../../static/js/coins.js";
+import { PREFER_NOT_TO_SAY } from "../../static/js/constants.js";
 import { loadMemo, storeMemo } from "../../static/js/memory.js";
 import { mapStorage, seededSource } from "./fakes.mjs";
 
@@ -39,8 +40,8 @@ describe("optional questions", () => {
       ["14", undefined],
     ];
     assert.deepEqual(answeredOnly(read, (value) => value === "yes"), { 11: true, 13: false });
-    assert.deepEqual(answeredOnly([["5", "prefer_not_to_say"], ["6", null]]), {
-      5: "prefer_not_to_say",
+    assert.deepEqual(answeredOnly([["5", PREFER_NOT_TO_SAY], ["6", null]]), {
+      5: PREFER_NOT_TO_SAY,
     });
   });
 

@@ -9,6 +9,7 @@ import { MAX_TABLE_SIZE, drawTable, memoReports, parseMemo } from "../../static/
 import {
   choiceRandomizer,
   numericRandomizer,
+  outsideRange,
   questionRandomizer,
   randomizeChoice,
   randomizeYesNo,
@@ -18,9 +19,9 @@ import {
 import { randomizeNumber } from "../../static/js/exact.js";
 import { loadMemo, storeMemo } from "../../static/js/memory.js";
 import { exactDistribution, mapStorage, scriptedSource, seededSource } from "./fakes.mjs";
+import { LN3, VECTORS } from "./vectors.mjs";
 
 const ID = "01020304-0506-4708-890a-0b0c0d0e0f10";
-const LN3 = 1.0986122886681098; // what the server sends for ln 3 (repr of math.log(3))
 const WARNER = { kind: "warner", p: 0.75 };
 const CHOICE = { type: "choice", options: ["None", "Pens", "Paper"], epsilon: LN3 };
 const NUMERIC = { type: "numeric", min: 0, max: 30, epsilon: 2 };
@@ -202,8 +203,12 @@ describe("tables of pre-drawn reports", () => {
     assert.deepEqual(drawTable(coins, scriptedSource([0, 2 ** 32 - 1, 2 ** 32 - 1])), [1, 0]);
     assert.equal(questionRandomizer(NUMERIC, COINS).size, 31);
     assert.equal(choiceRandomizer({ k: 20, epsilon: 1 }).size, 20);
-    assert.equal(numericRandomizer({ min: -500, max: 500, epsilon: 1 }).size, MAX_TABLE_SIZE);
-    assert.throws(() => numericRandomizer({ min: 0, max: 1001, epsilon: 1 }), RangeError);
+    // The widest range the server allows (surveys/limits.py NUMERIC_RANGE_MAX) fits, one more does not.
+    const widest = VECTORS.limits.numeric_range_max;
+    assert.equal(numericRandomizer({ min: -500, max: widest - 500, epsilon: 1 }).size, MAX_TABLE_SIZE);
+    assert.throws(() => numericRandomizer({ min: 0, max: widest + 1, epsilon: 1 }), RangeError);
+    const most = VECTORS.limits.max_choice_options;
+    assert.equal(choiceRandomizer({ k: most, epsilon: 1 }).size, most);
     assert.throws(() => numericRandomizer({ min: 0, max: 10, epsilon: 0 }), RangeError);
     assert.throws(() => questionRandomizer({ type: "rating" }, COINS), RangeError);
     for (const bad of [
@@ -295,5 +300,20 @@ describe("wholeNumber", () => {
     // An entry drawn before the bounds were sent, beyond them: sent as the nearest bound.
     assert.deepEqual([1000, -1000, 7].map(bounded.report), [35, -5, 7]);
     assert.equal(questionRandomizer({ type: "numeric", ...NUMERIC }, COINS).report(1000), 1000);
+  });
+});
+
+describe("outsideRange", () => {
+  it("is a whole number below min or above max, nothing else", () => {
+    const range = { min: 0, max: 30 };
+    assert.equal(outsideRange(45, range), true); // issue 24: clamped to 30 without a word
+    assert.equal(outsideRange(-1, range), true);
+    assert.equal(outsideRange(wholeNumber("9".repeat(400)), range), true);
+    for (const inside of [0, 17, 30]) {
+      assert.equal(outsideRange(inside, range), false, String(inside));
+    }
+    // No answer, or not a whole number: other messages say so.
+    assert.equal(outsideRange(null, range), false);
+    assert.equal(outsideRange(Number.NaN, range), false);
   });
 });

@@ -332,6 +332,11 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         allow_null=True,
         help_text="Set with the schedule endpoint: no responses from this time on.",
     )
+    time_zone = serializers.CharField(
+        read_only=True,
+        help_text="Set with the schedule endpoint: the IANA time zone (`Asia/Seoul`) the "
+        "schedule is shown in, on the pages and to respondents; empty until chosen (UTC).",
+    )
     accepting_responses = serializers.SerializerMethodField(
         help_text="Whether the respondent link takes responses now: a pilot, or an open survey "
         "within its schedule."
@@ -410,6 +415,15 @@ class SurveyScheduleSerializer(RejectUnknownFieldsMixin, serializers.Serializer)
         required=False,
         default=None,
         help_text="When responses stop (in the future, after `opens_at`), or null (the default).",
+    )
+    time_zone = StrictCharField(
+        required=False,
+        allow_blank=True,
+        default=None,
+        max_length=limits.TIME_ZONE_MAX_LENGTH,
+        help_text="The IANA time zone (`Asia/Seoul`, `UTC`) in which the pages and the respondent "
+        "page show the schedule; omitted: unchanged. The times themselves are instants (give an "
+        "offset, e.g. `2026-12-01T09:00:00+09:00`; without one they are UTC).",
     )
 
 

@@ -1,0 +1,1 @@
+"""Developer tools run with `make` (not part of the app)."""
