@@ -142,6 +142,7 @@ from dpengine.simulation import (
     simulate_numeric_reports,
     simulate_share_above_coverage,
 )
+from dpengine.tallies import report_tally, tally_sum
 
 __all__ = [
     "CHEATING_DESIGNS",
@@ -235,6 +236,7 @@ __all__ = [
     "randomize_in_group",
     "randomize_number",
     "report_bounds",
+    "report_tally",
     "required_sample_size",
     "required_sample_size_choice",
     "required_sample_size_difference",
@@ -258,6 +260,7 @@ __all__ = [
     "simulate_reports",
     "simulate_share_above_coverage",
     "survey_epsilon",
+    "tally_sum",
     "tree_levels",
     "tree_node_scale",
     "tree_noise_variance",

@@ -45,7 +45,8 @@ NUMERIC_RANGE_MAX = 1000
 QUESTION_EPSILON_MIN = 0.01
 # A numeric report is the answer plus two-sided geometric noise: unbounded in principle; the
 # reports accepted are dpengine.report_bounds (an honest report falls outside with
-# probability below 1e-9), read by selectors.mechanisms.report_range and submission_sql.
+# probability below 1e-9), read by selectors.mechanisms.report_range and the PostgreSQL
+# statement (services/submissions/postgres.py).
 # A submission body carries spaces in ``padding`` so that every body of a survey has one
 # length (surveys/selectors/submission_length.py). The widest body, every one of
 # MAX_QUESTIONS and MAX_GROUPING_QUESTIONS skipped, needs under 4,000; this leaves room.

@@ -108,7 +108,7 @@ def random_key() -> int:
     Counted keys (an identity column, SQLite's rowid) number rows in the order they arrived, so
     ``ORDER BY id`` would give back the order in which people answered. The chance that two
     keys of one table ever meet is about n²/2⁶⁴ (5·10⁻⁸ at a million rows); the submission
-    SQL draws again when they do (``services.submission_sql``), and on the ORM path the
+    SQL draws again when they do (``services.submissions``), and on the ORM path the
     submission is refused whole with a 409 that the page's retry, drawing anew, gets past.
     """
     return secrets.randbits(63)

@@ -196,13 +196,6 @@ class SurveyTallies:
         return stored[0] if stored else 0
 
 
-def add_counts(have, added):
-    """Two tally vectors added element by element (the shorter padded with zeros)."""
-    width = max(len(have), len(added))
-    have = list(have) + [0] * (width - len(have))
-    return [a + b for a, b in zip(have, list(added) + [0] * (width - len(added)), strict=True)]
-
-
 def survey_tallies(*, survey) -> SurveyTallies:
     """One query over at most ``TALLY_SHARDS`` rows, whatever the number of responses."""
     responses, reports = 0, {}
@@ -211,7 +204,7 @@ def survey_tallies(*, survey) -> SurveyTallies:
     ):
         responses += shard_responses
         for key, counts in shard_reports.items():
-            reports[key] = tuple(add_counts(reports.get(key, ()), counts))
+            reports[key] = tuple(dpengine.tally_sum(reports.get(key, ()), counts))
     return SurveyTallies(responses=responses, reports=reports)
 
 

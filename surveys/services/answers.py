@@ -73,7 +73,7 @@ def _not_a_question(key):
 def answer_reports(answers):
     """``{question id: report}`` from what the client sent, checking only its shape: every key
     a question id and every value a boolean or a 64-bit integer (what the SQL can take; which
-    fits which question is checked by ``submission_sql`` or ``answer_values``), or None."""
+    fits which question is checked by ``submissions.postgres`` or ``answer_values``), or None."""
     if not isinstance(answers, Mapping):
         return None
     reports = {}
