@@ -58,7 +58,8 @@ DIRECT_TEXT_MAX_BYTES = 300
 DIRECT_TEXT_WIRE_LENGTH = DIRECT_TEXT_MAX_BYTES // 3 * 4
 # Text questions per survey: each skipped one leaves its whole wire length to the padding.
 MAX_TEXT_QUESTIONS = 5
-SUBMISSION_PADDING_MAX_LENGTH = 8192 + MAX_TEXT_QUESTIONS * (DIRECT_TEXT_WIRE_LENGTH + 32)
+# 12 KiB: room for MAX_TEXT_QUESTIONS skipped text answers (about 430 characters each) too.
+SUBMISSION_PADDING_MAX_LENGTH = 12288
 
 # --- analysis defaults ------------------------------------------------------------------
 # A confidence level is in [CONFIDENCE_MIN, CONFIDENCE_MAX): below one half an "interval"

@@ -65,7 +65,10 @@ def question_mechanism(question, *, survey):
 
 def design_name(question) -> str:
     """The machine name of a question's randomization: a yes/no design's kind (forced
-    response for the survey's coins), or ``choice`` / ``numeric``."""
+    response for the survey's coins), or ``choice`` / ``numeric``; ``direct`` for a question
+    asked directly."""
+    if not question.randomized:
+        return DIRECT
     if question.kind == YES_NO:
         return question.design.get("kind", FORCED_RESPONSE) if question.design else FORCED_RESPONSE
     return question.kind
@@ -125,8 +128,18 @@ def browser_parameters(question, *, survey) -> dict:
     "epsilon": "<decimal>"}``; numeric: ``{"min", "max", "epsilon": "<decimal>", "report_min",
     "report_max"}`` (the reports accepted: the browser keeps its report within them). ε goes as
     the decimal string Python prints, which both dpengine and exact.js read as the same exact
-    rational, so the browser's probabilities are the ones the estimates assume.
+    rational, so the browser's probabilities are the ones the estimates assume. A direct
+    question: ``{"direct": true}`` with its options or range, and a text one its byte limit.
     """
+    if not question.randomized:
+        parameters = {"direct": True}
+        if question.kind == CHOICE:
+            parameters["options"] = list(question.options)
+        elif question.kind == NUMERIC:
+            parameters.update(min=question.min_value, max=question.max_value)
+        elif question.kind == TEXT:
+            parameters["max_bytes"] = limits.DIRECT_TEXT_MAX_BYTES
+        return parameters
     if question.kind == CHOICE:
         return {"options": list(question.options), "epsilon": repr(float(question.epsilon))}
     if question.kind == NUMERIC:
