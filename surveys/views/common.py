@@ -163,7 +163,9 @@ def question_row(question, entry) -> QuestionRow:
         design_label = ngettext("%(n)d option", "%(n)d options", count) % {"n": count}
     if not question.randomized:
         # Said before anything else: no design, no ε.
-        design_label = " · ".join(filter(None, [gettext("asked directly, no ε"), design_label]))
+        design_label = " · ".join(
+            str(part) for part in (gettext("asked directly, no ε"), design_label) if part
+        )
         parameters = []
     return QuestionRow(
         question=question,
