@@ -58,7 +58,7 @@ def test_direct_answers_are_counted_with_ordinary_intervals(study):
     assert [s.count for s in department.shares] == [1, 3, 1]
     assert years.mean.mean == pytest.approx(12.0)
     assert years.mean.ci_low <= 12.0 <= years.mean.ci_high
-    assert 0 <= years.mean.ci_low and years.mean.ci_high <= 40
+    assert years.mean.ci_low >= 0 and years.mean.ci_high <= 40
     assert text.n == 3 and text.is_text
     # min_n: with six required, every direct number is withheld.
     study.min_n = 6
