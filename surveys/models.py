@@ -320,7 +320,7 @@ class TallyShard(models.Model):
 class Question(models.Model):
     """One question: yes/no (under a yes/no design), multiple choice, numeric, or (asked
     directly only) short text. ``randomized`` False: asked directly, the answer sent and
-    stored as given, covered by no ε (docs/respondent-page.md, "What a direct answer reveals").
+    stored as given, covered by no ε (docs/respondent-page.md, "Threat model").
 
     What the respondent's browser sends for it (always randomized, never the true answer):
     yes/no: a boolean; choice: the index of an option (k-ary randomized response with
