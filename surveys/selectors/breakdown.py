@@ -171,7 +171,8 @@ def survey_breakdown(*, survey, grouping_question, confidence=None, method=None)
     questions = list(survey.questions.all())
     rows = []
     for index, question in enumerate(questions):
-        if question.kind != Question.Kind.YES_NO:
+        # Direct questions too: their tallies hold answers, which no design debiases.
+        if question.kind != Question.Kind.YES_NO or not question.randomized:
             continue
         # Each question debiased with its own design (the survey's coins unless it names one).
         estimate = estimator(
