@@ -142,3 +142,20 @@ def test_the_estimates_api_and_csv_carry_direct_rows(study, owner_api):
     assert [share["count"] for share in direct[0]["shares"]] == [3, 2]
     assert direct[2]["mean"]["mean"] == pytest.approx(12.0)
     assert direct[3]["shares"] == [] and direct[3]["mean"] is None
+
+
+@pytest.mark.parametrize(
+    ("language", "note", "ledger"),
+    [
+        ("ko", "동전 없이 입력한 그대로 전송됩니다", "+ 직접 묻는 질문 1개, 보호 대상 아님"),
+        ("zh-hans", "将不经硬币、按原样发送", "+ 1 道直接提问的问题，不在保护范围内"),
+    ],
+)
+def test_the_respondent_page_says_it_in_the_survey_language(
+    make_survey, client, language, note, ledger
+):
+    survey = make_survey(status="draft", questions=QUESTIONS[:2], language=language)
+    survey = services.survey_open(survey=survey)
+    page = client.get(f"/s/{survey.slug}/").content.decode()
+    assert note in page
+    assert ledger in page
