@@ -159,3 +159,28 @@ def test_the_respondent_page_says_it_in_the_survey_language(
     page = client.get(f"/s/{survey.slug}/").content.decode()
     assert note in page
     assert ledger in page
+
+
+def test_results_break_down_by_a_direct_answer(study, owner_client):
+    """A direct yes/no or choice question groups the randomized reports as a grouping
+    question does: the counts per group are the stored reports of its respondents."""
+    manager_id = study.questions.all()[1].pk
+    grouping = selectors.direct_grouping(survey=study, question=study.questions.all()[1])
+    assert [(o.label, o.respondent_count) for o in grouping.options] == [("Yes", 3), ("No", 2)]
+    first = study.questions.all()[0].pk
+    # Submissions 1, 2 and 4 manage people and reported True, False, False.
+    assert grouping.tallies[first, 1] == (3, 1)
+    assert grouping.tallies[first, 0] == (2, 2)
+    study.min_n = 1
+    study.save(update_fields=["min_n"])
+    url = reverse("surveys:breakdown", kwargs={"pk": study.pk})
+    page = owner_client.get(url, {"by": f"d{manager_id}"})
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "Respondents per group: Do you manage people?" in html
+    assert f'value="d{manager_id}"' in html
+    # A text or numeric direct question is not offered; nor is anything else.
+    years_id = study.questions.all()[3].pk
+    assert owner_client.get(url, {"by": f"d{years_id}"}).status_code == 400
+    breakdown = selectors.survey_breakdown(survey=study, grouping_question=grouping)
+    assert [cell.estimate.n for cell in breakdown.rows[0].cells] == [3, 2]
