@@ -102,3 +102,23 @@ def test_a_text_answer_over_the_byte_limit_is_named_before_sending(
     page.locator(f"#q-{comment}-value").fill("가" * 101)  # 303 bytes
     error = page.locator(f"#q-{comment}-error")
     assert "too long" in error.inner_text()
+
+
+@pytest.mark.parametrize("locale", ["en-US", "ko-KR", "zh-CN"])
+def test_axe_finds_no_violation_on_pages_with_direct_questions(
+    live_server, new_context, sign_in, owner, make_survey, locale
+):
+    from tests.e2e.test_accessibility import axe_violations
+
+    language = {"en-US": "en", "ko-KR": "ko", "zh-CN": "zh-hans"}[locale]
+    survey = services.survey_open(
+        survey=make_survey(status="draft", questions=QUESTIONS, language=language)
+    )
+    context = new_context(locale=locale, viewport={"width": 390, "height": 900}, bypass_csp=True)
+    page = context.new_page()
+    page.goto(f"{live_server.url}/s/{survey.slug}/")
+    assert axe_violations(page) == []
+    sign_in(page, live_server, owner)
+    for path in (f"/surveys/{survey.pk}/", f"/surveys/{survey.pk}/results/"):
+        page.goto(live_server.url + path)
+        assert axe_violations(page) == [], path
