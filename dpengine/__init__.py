@@ -77,6 +77,7 @@ from dpengine.designs import (
     Warner,
     YesNoDesign,
 )
+from dpengine.direct import DirectMean, DirectShare, direct_mean, direct_shares
 from dpengine.errors import DPEngineError, Reason
 from dpengine.estimation import Estimate, estimate, required_sample_size
 from dpengine.guarantee import (
@@ -191,6 +192,8 @@ __all__ = [
     "CoverageProfile",
     "DPEngineError",
     "DirectComparison",
+    "DirectMean",
+    "DirectShare",
     "Estimate",
     "FitError",
     "ForcedResponse",
@@ -229,6 +232,8 @@ __all__ = [
     "compare_direct",
     "composition_noise_variance",
     "continual_counts",
+    "direct_mean",
+    "direct_shares",
     "discrete_laplace_pmf",
     "discrete_laplace_variance",
     "estimate",

@@ -4,7 +4,8 @@ estimate reads a few counts instead of every report.
 - yes/no: ``[reports, yes reports]``;
 - multiple choice: ``[reports, count of option 0, ..., count of option k - 1]`` (a vector
   shorter than ``k + 1`` counts the options past its end as zero);
-- numeric: ``[reports, sum of reports, sum of squared reports]``.
+- numeric: ``[reports, sum of reports, sum of squared reports]``;
+- text (a question asked directly whose answers are words): ``[answers]``, a count only.
 
 These are the sufficient statistics of the estimators in ``estimation``, ``choice`` and
 ``numeric``. One report's vector is :func:`report_tally`; vectors add element by element
@@ -14,13 +15,19 @@ These are the sufficient statistics of the estimators in ``estimation``, ``choic
 YES_NO = "yes_no"
 CHOICE = "choice"
 NUMERIC = "numeric"
-KINDS = (YES_NO, CHOICE, NUMERIC)
+TEXT = "text"
+KINDS = (YES_NO, CHOICE, NUMERIC, TEXT)
 
 
-def report_tally(kind: str, report: int) -> list[int]:
+def report_tally(kind: str, report: int | str) -> list[int]:
     """The tally vector of one report to a question of ``kind`` (``YES_NO``: a bool, ``CHOICE``:
-    an option index >= 0, ``NUMERIC``: any integer): ``[1, yes]``, ``[1, 0, ..., 0, 1]`` (the
-    one at place ``report + 1``) or ``[1, report, report²]``."""
+    an option index >= 0, ``NUMERIC``: any integer, ``TEXT``: a string): ``[1, yes]``,
+    ``[1, 0, ..., 0, 1]`` (the one at place ``report + 1``), ``[1, report, report²]`` or
+    ``[1]``."""
+    if kind == TEXT:
+        if not isinstance(report, str):
+            raise ValueError(f"a text report must be a string, got {report!r}")
+        return [1]
     if kind == CHOICE:
         if isinstance(report, bool) or report < 0:
             raise ValueError(f"a choice report must be an option index >= 0, got {report!r}")

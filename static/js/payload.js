@@ -5,6 +5,7 @@
 
 import { paddedBody } from "./body.js";
 import { answeredOnly, memoReports } from "./coins.js";
+import { directReport } from "./direct.js";
 
 /**
  * The answers given, from `[{question, answer}]` (answer null when there is none): `{truths,
@@ -36,25 +37,48 @@ export function submissionPayload({ submissionId, answers, fingerprint, groups =
 
 /**
  * One attempt at `survey` (the public definition): the reports for `truths` drawn from
- * `memo` (a table for every question of `questions`, answered or not; a new memo when it is
- * null), and the body to send. Returns `{answers, groups, memo, replayed, body}`: `replayed`
- * when this memo's submission was already stored (the server keeps it once), `body` the JSON
- * text, `survey.submission_length` bytes whatever was answered or skipped.
+ * `memo` (a table for every randomized question of `questions`, answered or not; a new memo
+ * when it is null), and the body to send. A direct question's answer is sent as given
+ * (`directReport`), and nothing about it enters the memo. Returns `{answers, groups, memo,
+ * replayed, body}`: `answers` what each question sent (a direct text as written),
+ * `replayed` when this memo's submission was already stored (the server keeps it once),
+ * `body` the JSON text, `survey.submission_length` bytes whatever was answered or skipped.
  */
 export function prepareSubmission({ survey, questions, truths, groups, memo, randomSource }) {
-  const randomizers = Object.fromEntries(
-    questions.map((question) => [question.id, question.randomizer]),
+  const direct = new Map(
+    questions.filter((question) => question.direct).map((question) => [question.id, question]),
   );
-  const drawn = memoReports({ randomizers, truths, memo, randomSource });
+  const randomizers = Object.fromEntries(
+    questions
+      .filter((question) => !question.direct)
+      .map((question) => [question.id, question.randomizer]),
+  );
+  const entries = truths instanceof Map ? [...truths] : Object.entries(truths ?? {});
+  const randomized = entries.filter(([id]) => !direct.has(String(id)));
+  const drawn = memoReports({
+    randomizers,
+    truths: Object.fromEntries(randomized),
+    memo,
+    randomSource,
+  });
+  const sent = { ...drawn.answers };
+  const shown = { ...drawn.answers };
+  for (const [id, answer] of entries) {
+    const question = direct.get(String(id));
+    if (question !== undefined) {
+      sent[question.id] = directReport(question, answer);
+      shown[question.id] = answer;
+    }
+  }
   const grouped = (survey.grouping_questions ?? []).length > 0;
   const payload = submissionPayload({
     submissionId: drawn.memo.submissionId,
-    answers: drawn.answers,
+    answers: sent,
     fingerprint: survey.design_fingerprint,
     groups: grouped ? groups : null,
   });
   return {
-    answers: drawn.answers,
+    answers: shown,
     groups,
     memo: drawn.memo,
     replayed: drawn.memo.sent,

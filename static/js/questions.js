@@ -6,10 +6,12 @@
 
 import { PREFER_NOT_TO_SAY } from "./constants.js";
 import { outsideRange, questionRandomizer, wholeNumber } from "./designs.js";
+import { utf8Length } from "./direct.js";
 
 /**
- * The randomized questions of the definition's `survey`: `{id, type, number, text, required,
- * options, min, max, randomizer, domId, itemId, anchor}`. `domId` names the fieldset and the
+ * The questions of the definition's `survey`: `{id, type, number, text, required, direct,
+ * options, min, max, maxBytes, randomizer, domId, itemId, anchor}`. `direct`: asked directly,
+ * the answer sent as given (`randomizer` null; `type` "text" only so). `domId` names the fieldset and the
  * radios (`q-<id>`), `itemId` the error summary's entry, `anchor` the input the summary links
  * to and the focus goes to (the question's first input).
  */
@@ -18,6 +20,7 @@ export function surveyQuestions(survey) {
   return survey.questions.map((question, index) => {
     // Absent in an older definition: every question was yes/no then.
     const type = question.type ?? "yes_no";
+    const direct = question.direct === true;
     return {
       id: String(question.id),
       type,
@@ -25,10 +28,12 @@ export function surveyQuestions(survey) {
       text: question.text,
       // Absent in an older definition: every question was required then.
       required: question.required !== false,
+      direct,
       options: question.options ?? [],
       min: question.min,
       max: question.max,
-      randomizer: questionRandomizer(question, surveyCoins),
+      maxBytes: question.max_bytes,
+      randomizer: direct ? null : questionRandomizer(question, surveyCoins),
       domId: `q-${question.id}`,
       itemId: String(question.id),
       anchor: `q-${question.id}-${{ yes_no: "yes", choice: "o0" }[type] ?? "value"}`,
@@ -68,6 +73,10 @@ export function everyQuestionRequired(questions) {
  * (grouping), or null when there is none.
  */
 export function trueAnswer(question, { checked = null, text = "", badInput = false } = {}) {
+  if (question.type === "text") {
+    // As written; only an empty answer is none.
+    return text === "" ? null : text;
+  }
   if (question.type === "numeric") {
     return wholeNumber(text, { badInput });
   }
@@ -86,6 +95,9 @@ export function answerProblem(question, answer) {
   if (question.type === "numeric") {
     if (Number.isNaN(answer)) return "not_whole";
     if (outsideRange(answer, question)) return "out_of_range";
+  }
+  if (question.type === "text" && answer !== null && utf8Length(answer) > question.maxBytes) {
+    return "too_long";
   }
   return question.required && answer === null ? "unanswered" : null;
 }
@@ -111,7 +123,8 @@ export function summaryMessage(question, problem) {
     return { key: "unansweredGroup", values: { number: question.number } };
   }
   const key =
-    { out_of_range: "outOfRangeItem", not_whole: "notWhole" }[problem] ?? "unansweredItem";
+    { out_of_range: "outOfRangeItem", not_whole: "notWhole", too_long: "tooLongItem" }[problem] ??
+    "unansweredItem";
   const values = { number: question.number };
   if (problem === "out_of_range") Object.assign(values, { min: question.min, max: question.max });
   return { key, values };
@@ -119,6 +132,12 @@ export function summaryMessage(question, problem) {
 
 /** The message next to one question: "Choose Yes or No.", "Enter a whole number." */
 export function fieldMessage(question, problem) {
+  if (question.type === "text") {
+    if (problem === "too_long") {
+      return { key: "tooLong", values: { max: question.maxBytes } };
+    }
+    return { key: "enterText" };
+  }
   if (question.type === "numeric") {
     if (problem === "out_of_range") {
       return { key: "outOfRange", values: { min: question.min, max: question.max } };
@@ -133,8 +152,9 @@ export function fieldMessage(question, problem) {
  * 30 is named at once. Null when there is nothing to say yet.
  */
 export function typingMessage(question, answer) {
-  return answerProblem(question, answer) === "out_of_range"
-    ? fieldMessage(question, "out_of_range")
+  const problem = answerProblem(question, answer);
+  return problem === "out_of_range" || problem === "too_long"
+    ? fieldMessage(question, problem)
     : null;
 }
 
@@ -146,14 +166,17 @@ export function previewMessage(allRequired) {
 /**
  * The thank-you's list of what was sent: `[{term, message}]`, one per question in page
  * order, `term` in the survey's own words. A randomized question shows its report (yes or
- * no, the label of the option the randomization picked, the noisy number), a grouping
- * question its answer as given, a skipped one that nothing was sent.
+ * no, the label of the option the randomization picked, the noisy number), a direct or
+ * grouping question its answer as given (said so), a skipped one that nothing was sent.
  */
 export function sentItems({ questions, groupingQuestions: grouping, answers, groups }) {
   const items = questions.map((question) => ({
     term: `${question.number}. ${question.text}`,
-    message:
-      question.id in answers ? reportMessage(question, answers[question.id]) : { key: "skipped" },
+    message: !(question.id in answers)
+      ? { key: "skipped" }
+      : question.direct
+        ? { key: "asGiven", values: { label: reportMessage(question, answers[question.id]) } }
+        : reportMessage(question, answers[question.id]),
   }));
   for (const question of grouping) {
     items.push({
@@ -168,6 +191,9 @@ export function sentItems({ questions, groupingQuestions: grouping, answers, gro
 }
 
 function reportMessage(question, report) {
+  if (question.type === "text") {
+    return { text: report };
+  }
   if (question.type === "choice") {
     return { text: question.options[report] ?? String(report) };
   }

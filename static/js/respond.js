@@ -73,6 +73,11 @@ function setupPage(definition) {
   // What one question's inputs hold, as questions.js `trueAnswer` reads it (the browser
   // empties a number field's `value` for text it cannot read, and says so in badInput).
   function answerOf(question) {
+    if (question.type === "text") {
+      return trueAnswer(question, {
+        text: document.getElementById(`${question.domId}-value`).value,
+      });
+    }
     if (question.type === "numeric") {
       const input = document.getElementById(`${question.domId}-value`);
       return trueAnswer(question, {
@@ -229,8 +234,9 @@ function setupPage(definition) {
   // "Clear answer" on an optional question: back to no answer, so that nothing is sent for it.
   for (const clear of questionsSection.querySelectorAll("button[data-clear]")) {
     clear.addEventListener("click", () => {
-      for (const input of document.querySelectorAll(`input[name="${clear.dataset.clear}"]`)) {
-        if (input.type === "number") {
+      const named = `[name="${clear.dataset.clear}"]`;
+      for (const input of document.querySelectorAll(`input${named}, textarea${named}`)) {
+        if (input.type === "number" || input.type === "textarea") {
           input.value = "";
         } else {
           input.checked = false;
@@ -240,7 +246,8 @@ function setupPage(definition) {
   }
   for (const entry of allQuestions) {
     const { question } = entry;
-    entry.fieldset.addEventListener(question.type === "numeric" ? "input" : "change", () => {
+    const typed = question.type === "numeric" || question.type === "text";
+    entry.fieldset.addEventListener(typed ? "input" : "change", () => {
       clearQuestionError(entry);
       errors.querySelector(`li[data-question-id="${question.itemId}"]`)?.remove();
       if (!errors.querySelector("li")) {

@@ -35,6 +35,8 @@ from ..models import PREFER_NOT_TO_SAY
 from .codebook import (
     CODEBOOK_HEADER,
     TYPE_DATE,
+    TYPE_DIRECT_NUMERIC,
+    TYPE_DIRECT_TEXT,
     TYPE_IDENTIFIER,
     TYPE_NUMERIC,
     Codebook,
@@ -130,7 +132,8 @@ class Variable:
 
     @property
     def is_text(self) -> bool:
-        return self.kind == TYPE_IDENTIFIER
+        """Written as a string: the submission id, or a direct text answer."""
+        return self.kind in (TYPE_IDENTIFIER, TYPE_DIRECT_TEXT)
 
     @property
     def is_date(self) -> bool:
@@ -138,8 +141,8 @@ class Variable:
 
     @property
     def is_number(self) -> bool:
-        """A reported number: any integer is a possible value."""
-        return self.kind == TYPE_NUMERIC
+        """A reported (or directly answered) number: any integer is a possible value."""
+        return self.kind in (TYPE_NUMERIC, TYPE_DIRECT_NUMERIC)
 
     @property
     def labelled(self) -> bool:
@@ -184,8 +187,9 @@ def _variable(*, name, kind, text, provenance, values) -> Variable:
             skipped = meaning
         elif cell == PREFER_NOT_TO_SAY:
             prefer_not = meaning
-        elif kind == TYPE_NUMERIC:
-            meanings[cell] = meaning  # "integer": a description of any value, not a code
+        elif kind in (TYPE_NUMERIC, TYPE_DIRECT_NUMERIC, TYPE_DIRECT_TEXT):
+            # "integer", "text": a description of any value, not a code
+            meanings[cell] = meaning
         elif isinstance(cell, int) and not isinstance(cell, bool):
             value_labels[cell] = meaning
             meanings[cell] = meaning
@@ -242,7 +246,8 @@ def data_columns(codebook: Codebook, variables: list[Variable], *, stata: bool) 
         for variable, cell in zip(variables, row, strict=True):
             values = columns[variable.name]
             if variable.is_text or variable.is_date:
-                values.append(cell)
+                # A skipped text answer is an empty string (a text column has no missing code).
+                values.append("" if cell is None else cell)
             elif cell is None or cell == PREFER_NOT_TO_SAY:
                 values.append(_missing(variable, cell, stata=stata))
             else:

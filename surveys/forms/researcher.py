@@ -302,10 +302,12 @@ def question_text_field(*, label, help_text, max_length=limits.QUESTION_TEXT_MAX
 # --- a question's type and design ----------------------------------------------------------
 
 YES_NO, CHOICE, NUMERIC = Question.Kind.YES_NO, Question.Kind.CHOICE, Question.Kind.NUMERIC
+TEXT = Question.Kind.TEXT
 TYPE_CHOICES = [
     (YES_NO, _("Yes or no")),
     (CHOICE, _("Multiple choice")),
     (NUMERIC, _("Number in a range")),
+    (TEXT, _("Short text (always asked directly)")),
 ]
 SURVEY_COINS = "survey"  # the design choice "the survey's two coins": an empty design
 # The yes/no designs offered, in the builder's order (dpengine kinds), and their names.
@@ -331,7 +333,12 @@ PARAMETER_LABELS = {
     ("mangat", "t"): _("t: probability that a member, too, uses the device (else says yes)"),
 }
 # Short names for the builder's question list.
-TYPE_SHORT_LABELS = {YES_NO: _("Yes/no"), CHOICE: _("Multiple choice"), NUMERIC: _("Number")}
+TYPE_SHORT_LABELS = {
+    YES_NO: _("Yes/no"),
+    CHOICE: _("Multiple choice"),
+    NUMERIC: _("Number"),
+    TEXT: _("Short text"),
+}
 DESIGN_SHORT_LABELS = {
     SURVEY_COINS: _("survey coins (forced response)"),
     "warner": _("Warner"),
@@ -421,6 +428,21 @@ class QuestionTypeForm(PageForm):
         required=False,
         initial=DEFAULT_EPSILON,
     )
+    asked_directly = forms.BooleanField(
+        label=_("Ask directly (not randomized)"),
+        required=False,
+        help_text=_(
+            "The respondent’s answer is sent as given, with no coins and no noise; the design "
+            "and ε above are then not used."
+        ),
+    )
+    direct_confirmed = forms.BooleanField(
+        label=_(
+            "I understand: a direct answer is stored exactly as the respondent gives it, no ε "
+            "covers it, and in a small group it may identify them."
+        ),
+        required=False,
+    )
 
     # The spec's field names (services.question_types) -> this form's fields.
     SPEC_FIELDS = {
@@ -431,8 +453,18 @@ class QuestionTypeForm(PageForm):
         "min": "minimum",
         "max": "maximum",
         "epsilon": "epsilon",
+        "randomized": "asked_directly",
     }
-    TYPE_FIELD_NAMES = ("question_type", "design", "options", "minimum", "maximum", "epsilon")
+    TYPE_FIELD_NAMES = (
+        "question_type",
+        "design",
+        "options",
+        "minimum",
+        "maximum",
+        "epsilon",
+        "asked_directly",
+        "direct_confirmed",
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -472,6 +504,8 @@ class QuestionTypeForm(PageForm):
     def type_initial(question) -> dict:
         """The type fields' initial values from a stored question."""
         initial = {"question_type": question.kind}
+        if not question.randomized:
+            initial["asked_directly"] = initial["direct_confirmed"] = True
         if question.kind == YES_NO:
             design = dict(question.design or {})
             kind = design.pop("kind", SURVEY_COINS)
@@ -492,7 +526,18 @@ class QuestionTypeForm(PageForm):
             for name in ("minimum", "maximum"):
                 if cleaned.get(name) is None and name not in self.errors:
                     self.add_error(name, _("Required for a number question."))
+        if self.is_direct() and not cleaned.get("direct_confirmed"):
+            # A direct question gives up the protection the rest of the page promises: the
+            # researcher says so explicitly, not by a default.
+            self.add_error(
+                "direct_confirmed",
+                _("Tick this to ask the question directly: its answers are not randomized."),
+            )
         return cleaned
+
+    def is_direct(self) -> bool:
+        data = getattr(self, "cleaned_data", {})
+        return bool(data.get("asked_directly")) or data.get("question_type") == TEXT
 
     def type_spec(self) -> dict | None:
         """The spec of the chosen type (``services.question_types.clean_question_type``):
@@ -502,6 +547,16 @@ class QuestionTypeForm(PageForm):
         kind = data.get("question_type")
         if not kind:
             return None
+        if kind == TEXT:
+            return {"type": TEXT, "randomized": False}
+        if self.is_direct():
+            spec = {"type": kind, "randomized": False}
+            if kind == CHOICE:
+                lines = (line.strip() for line in data.get("options", "").splitlines())
+                spec["options"] = [line for line in lines if line]
+            elif kind == NUMERIC:
+                spec.update(min=data.get("minimum"), max=data.get("maximum"))
+            return spec
         if kind == CHOICE:
             lines = (line.strip() for line in data.get("options", "").splitlines())
             spec = {"type": CHOICE, "options": [line for line in lines if line]}

@@ -22,14 +22,17 @@ from ..exports.columns import question_column
 from ..models import CI_METHODS, Submission, Survey, TallyShard, question_key
 from .estimate_rows import (
     ChoiceQuestionEstimate,
+    DirectQuestionEstimate,
     NumericQuestionEstimate,
     OptionEstimate,
     QuestionEstimate,
 )
 from .mechanisms import (
     CHOICE,
+    DIRECT,
     FORCED_RESPONSE,
     NUMERIC,
+    TEXT,
     YES_NO,
     PrivacyLedger,
     design_name,
@@ -97,11 +100,15 @@ class SurveyEstimates:
         return [row for row in self.rows if row.kind == NUMERIC]
 
     @property
+    def direct_rows(self) -> list[DirectQuestionEstimate]:
+        return [row for row in self.rows if row.kind == DIRECT]
+
+    @property
     def mixed(self) -> bool:
         """Whether some question is not yes/no with the survey's coins (so one ε per answer
         does not describe the survey)."""
         return not (self.ledger is None or self.ledger.uniform) or any(
-            row.design_name != FORCED_RESPONSE for row in self.rows
+            row.design_name != FORCED_RESPONSE for row in self.rows if row.kind != DIRECT
         )
 
 
@@ -327,6 +334,39 @@ def _numeric_row(question, *, survey, tallies, confidence, threshold, fields):
     )
 
 
+def _direct_row(question, *, survey, tallies, confidence, method, fields):
+    """A direct question's answers as given: counts and shares with ordinary binomial
+    intervals (the survey's method), or the sample mean; text answers counted only."""
+    stored = tallies.reports.get(question_key(question.pk), ())
+    n = stored[0] if stored else 0
+    row = {**fields, "type": question.kind, "n": n, "suppressed": n < survey.min_n}
+    if question.kind == TEXT:
+        return DirectQuestionEstimate(**row)
+    if question.kind == NUMERIC:
+        total, squares = tallies.counts_of(question.pk, width=2)
+        mean = dpengine.direct_mean(
+            n=n,
+            total=total,
+            total_squares=squares,
+            lo=question.min_value,
+            hi=question.max_value,
+            confidence=confidence,
+        )
+        return DirectQuestionEstimate(
+            **row, mean=mean, lo=question.min_value, hi=question.max_value
+        )
+    if question.kind == CHOICE:
+        counts, labels = (
+            tallies.counts_of(question.pk, width=len(question.options)),
+            tuple(question.options),
+        )
+    else:
+        (yes,) = tallies.counts_of(question.pk, width=1)
+        counts, labels = (yes, n - yes), ("yes", "no")
+    shares = dpengine.direct_shares(counts=list(counts), confidence=confidence, method=method)
+    return DirectQuestionEstimate(**row, labels=labels, shares=shares)
+
+
 def survey_estimates(*, survey, confidence=None, method=None, thresholds=None) -> SurveyEstimates:
     """Per-question estimates, each under its own design and type.
 
@@ -345,7 +385,16 @@ def survey_estimates(*, survey, confidence=None, method=None, thresholds=None) -
     tallies = survey_tallies(survey=survey)
     for index, question in enumerate(questions):
         fields = {**question_fields(question), "column": question_column(index)}
-        if question.kind == CHOICE:
+        if not question.randomized:
+            row = _direct_row(
+                question,
+                survey=survey,
+                tallies=tallies,
+                confidence=confidence,
+                method=method,
+                fields=fields,
+            )
+        elif question.kind == CHOICE:
             row = _choice_row(
                 question,
                 survey=survey,

@@ -184,6 +184,15 @@ def simulated_reports_draw(*, survey, shares, n, rng) -> np.ndarray:
     columns = []
     for question, share in zip(questions, shares, strict=True):
         mechanism = selectors.question_mechanism(question, survey=survey)
+        if question.kind == Question.Kind.TEXT:
+            raise ValidationError({"shares": ["Text answers cannot be simulated."]})
+        if mechanism is None:
+            # Asked directly: the report is the true answer.
+            if question.kind == Question.Kind.YES_NO:
+                columns.append(rng.random(n) < share)
+            else:
+                columns.append(_simulated_truths(question, share, n, rng))
+            continue
         if question.kind == Question.Kind.CHOICE:
             truths = _simulated_truths(question, share, n, rng)
             columns.append(simulate_choice_reports(truths, mechanism, rng))

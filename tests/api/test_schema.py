@@ -103,6 +103,7 @@ def test_the_question_schema_documents_types_and_their_parameters(schema):
         "yes_no",
         "choice",
         "numeric",
+        "text",
     ]
     assert question["type"]["default"] == "yes_no"
     assert set(question["design"]["properties"]["kind"]["enum"]) == {

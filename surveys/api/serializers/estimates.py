@@ -277,10 +277,66 @@ class NumericEstimateSerializer(QuestionRowSerializer):
         return None if check is None else ManipulationCheckSerializer(check).data
 
 
+class DirectShareSerializer(serializers.Serializer):
+    answer = serializers.CharField(
+        help_text="yes or no (a yes/no question), else the option's label."
+    )
+    count = serializers.IntegerField()
+    share = serializers.FloatField(allow_null=True)
+    ci_low = serializers.FloatField(allow_null=True)
+    ci_high = serializers.FloatField(allow_null=True)
+
+
+class DirectMeanSerializer(serializers.Serializer):
+    mean = serializers.FloatField(allow_null=True)
+    std_dev = serializers.FloatField(allow_null=True)
+    ci_low = serializers.FloatField(allow_null=True)
+    ci_high = serializers.FloatField(allow_null=True)
+
+
+class DirectEstimateSerializer(QuestionRowSerializer):
+    """A question asked directly (``type`` direct): its answers as given, counted. yes/no and
+    choice: ``shares`` (ordinary binomial intervals by ``method``, each on its own); numeric:
+    ``mean`` (normal interval within the range); text: ``n`` only (the answers are in the
+    exports). No ε: nothing randomizes them."""
+
+    epsilon = serializers.FloatField(allow_null=True, help_text="Null: no ε covers it.")
+    question_type = serializers.CharField(
+        source="type", help_text="yes_no, choice, numeric or text."
+    )
+    n = serializers.IntegerField(help_text="Answers received.")
+    shares = serializers.SerializerMethodField()
+    mean = serializers.SerializerMethodField()
+
+    @extend_schema_field(DirectShareSerializer(many=True))
+    def get_shares(self, row):
+        return [
+            {
+                "answer": label,
+                "count": share.count,
+                **{
+                    name: None if row.suppressed else finite(getattr(share, name))
+                    for name in ("share", "ci_low", "ci_high")
+                },
+            }
+            for label, share in row.options
+        ]
+
+    @extend_schema_field(DirectMeanSerializer(allow_null=True))
+    def get_mean(self, row):
+        if row.mean is None:
+            return None
+        return {
+            name: None if row.suppressed else finite(getattr(row.mean, name))
+            for name in ("mean", "std_dev", "ci_low", "ci_high")
+        }
+
+
 ROW_SERIALIZERS = {
     "yes_no": YesNoEstimateSerializer,
     "choice": ChoiceEstimateSerializer,
     "numeric": NumericEstimateSerializer,
+    "direct": DirectEstimateSerializer,
 }
 
 

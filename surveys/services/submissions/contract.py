@@ -34,6 +34,7 @@ from ..answers import (
     clean_groups,
     clean_submission_id,
     group_choices,
+    text_answer_encode,
 )
 from ..errors import DesignChanged, SurveyNotAcceptingResponses
 
@@ -48,8 +49,10 @@ class Rule(StrEnum):
     #: Every answered question is one of the survey's (``answers.clean_answers``). [answers]
     KNOWN_QUESTIONS = "known_questions"
     #: Each report fits its question's type: a boolean for yes/no, an option index for choice,
-    #: an integer within ``dpengine.report_bounds`` for numeric
-    #: (``SubmissionTarget.report_ranges``). [answers.<id>]
+    #: an integer within ``dpengine.report_bounds`` for numeric (within [min, max] when the
+    #: question is asked directly), a text of at most ``limits.DIRECT_TEXT_MAX_BYTES`` bytes
+    #: for a text question and for nothing else (``SubmissionTarget.report_ranges``).
+    #: [answers.<id>]
     REPORTS_FIT = "reports_fit"
     #: Every required question is answered; an optional one may be left out. [answers.<id>]
     REQUIRED_QUESTIONS = "required_questions"
@@ -80,8 +83,8 @@ class CleanSubmission:
     """A submission that passed ``submission_validate``, ready to store."""
 
     submission_uuid: uuid.UUID
-    # {question id: randomized report}: a bit for yes/no, an integer for choice and numeric;
-    # optional questions left out are absent
+    # {question id: report}: a bit for yes/no, an integer for choice and numeric, the text
+    # of a text question (decoded); optional questions left out are absent
     answers: dict
     groups: dict  # {grouping question id: option id, or None for "Prefer not to say"}
     fingerprint: str | None
@@ -95,7 +98,10 @@ class CleanSubmission:
         """The submission as a request body again, for ``submission_validate``."""
         return {
             "submission_id": self.submission_uuid,
-            "answers": self.answers,
+            "answers": {
+                qid: text_answer_encode(report) if isinstance(report, str) else report
+                for qid, report in self.answers.items()
+            },
             "groups": {
                 gid: PREFER_NOT_TO_SAY if oid is None else oid for gid, oid in self.groups.items()
             },

@@ -33,6 +33,7 @@ def orm_store(*, survey_id, clean) -> bool:
                 return False
             if any(
                 isinstance(clean.answers[qid], bool) != (kind == Question.Kind.YES_NO)
+                or isinstance(clean.answers[qid], str) != (kind == Question.Kind.TEXT)
                 for qid, (_required, kind) in questions.items()
                 if qid in clean.answers
             ):

@@ -21,6 +21,7 @@ from psycopg import sql
 
 import dpengine
 
+from ... import limits
 from ...models import (
     GroupAnswer,
     GroupingOption,
@@ -48,7 +49,8 @@ _TABLES = {
         "tally": TallyShard,
     }.items()
 }
-_KINDS = {kind.value: sql.Literal(kind.value) for kind in Question.Kind}  # yes_no, choice, numeric
+# yes_no, choice, numeric, text
+_KINDS = {kind.value: sql.Literal(kind.value) for kind in Question.Kind}
 # What the statement takes, in order: (name, PostgreSQL type); arrays as array literals
 # (``_array``: the driver's adaptation of lists costs more than the rest of the call).
 # Aligned: ``questions`` and ``bits``; ``groupings``, ``options`` (NULL: "Prefer not to say")
@@ -69,10 +71,11 @@ _PARAMETERS = (
     ("key", "bigint"),
     ("answer_keys", "bigint[]"),
 )
-# The typed form (a submission with multiple-choice or numeric reports) takes one more array,
-# aligned with ``questions``: the integer report of each choice or numeric question, NULL for
-# a yes/no one (whose ``bits`` entry is then the one that is not NULL).
-_TYPED_PARAMETERS = (*_PARAMETERS, ("reports", "bigint[]"))
+# The typed form (a submission with multiple-choice, numeric or text reports) takes two more
+# arrays, aligned with ``questions``: the integer report of each choice or numeric question,
+# and the answer of each text question; of ``bits``, ``reports`` and ``texts`` exactly one
+# entry per question is not NULL.
+_TYPED_PARAMETERS = (*_PARAMETERS, ("reports", "bigint[]"), ("texts", "text[]"))
 
 # A numeric question q's slack, dpengine.report_bounds in SQL: the same doubles in the same
 # order (hi - lo, divided by ε, times REPORT_SCALES, rounded up), so the two agree to the unit.
@@ -86,13 +89,22 @@ def _checks(*, typed, p):
     question rows ``q`` (typed: left-joined with the answered reports ``a``); the grouping
     rules over its grouping questions ``g`` (joined with the answers ``c``)."""
     if typed:
+        # A direct numeric answer lies within the range itself: no noise, no slack.
         fits = sql.SQL(
-            "(q.kind = {yes_no} AND a.bit IS NOT NULL AND a.report IS NULL)"
-            " OR (q.kind = {choice} AND a.bit IS NULL"
+            "(q.kind = {yes_no} AND a.bit IS NOT NULL AND a.report IS NULL AND a.text IS NULL)"
+            " OR (q.kind = {choice} AND a.bit IS NULL AND a.text IS NULL"
             " AND a.report >= 0 AND a.report < jsonb_array_length(q.options))"
-            " OR (q.kind = {numeric} AND a.bit IS NULL"
+            " OR (q.kind = {numeric} AND a.bit IS NULL AND a.text IS NULL"
             " AND a.report >= q.min_value - {slack} AND a.report <= q.max_value + {slack})"
-        ).format(**_KINDS, slack=sql.SQL(NUMERIC_SLACK_SQL))
+            " OR (q.kind = {text} AND a.bit IS NULL AND a.report IS NULL"
+            " AND octet_length(a.text) <= {text_bytes})"
+        ).format(
+            **_KINDS,
+            slack=sql.SQL("(CASE WHEN q.randomized THEN {} ELSE 0 END)").format(
+                sql.SQL(NUMERIC_SLACK_SQL)
+            ),
+            text_bytes=sql.Literal(limits.DIRECT_TEXT_MAX_BYTES),
+        )
         known = sql.SQL("a.question_id IS NOT NULL")
         unanswered = sql.SQL("a.question_id IS NULL")
     else:
@@ -153,16 +165,17 @@ _BITS = """, a AS (
     FROM unnest({questions}, {bits}) AS a (question_id, bit)
 )"""
 _TYPED_REPORTS = """, a AS (
-    SELECT a.question_id, 'q' || a.question_id AS key, a.bit, a.report, q.kind,
+    SELECT a.question_id, 'q' || a.question_id AS key, a.bit, a.report, a.text, q.kind,
         CASE q.kind
             WHEN {numeric} THEN jsonb_build_array(1, a.report, a.report::numeric * a.report)
             WHEN {choice} THEN (
                 SELECT jsonb_agg((n = 0 OR n = a.report + 1)::int ORDER BY n)
                 FROM generate_series(0, a.report + 1) AS n
             )
+            WHEN {text} THEN jsonb_build_array(1)
             ELSE jsonb_build_array(1, a.bit::int)
         END AS added
-    FROM unnest({questions}, {bits}, {reports}) AS a (question_id, bit, report)
+    FROM unnest({questions}, {bits}, {reports}, {texts}) AS a (question_id, bit, report, text)
     JOIN {question} AS q ON q.id = a.question_id
 )"""
 # - ``s`` inserts the submission with its reports unless this id is stored for the survey
@@ -244,8 +257,9 @@ def _statement(*, typed, grouped, p):
     rules = _checks(typed=typed, p=p)
     if typed:
         question_rows = sql.SQL(
-            "{question} AS q LEFT JOIN unnest({questions}, {bits}, {reports})"
-            " AS a (question_id, bit, report) ON a.question_id = q.id WHERE q.survey_id = v.id"
+            "{question} AS q LEFT JOIN unnest({questions}, {bits}, {reports}, {texts})"
+            " AS a (question_id, bit, report, text) ON a.question_id = q.id"
+            " WHERE q.survey_id = v.id"
         ).format(**_TABLES, **p)
     else:
         question_rows = sql.SQL("{question} AS q WHERE q.survey_id = v.id").format(**_TABLES)
@@ -268,7 +282,9 @@ def _statement(*, typed, grouped, p):
         sql.SQL(_SUBMISSION).format(
             **_TABLES,
             **p,
-            stored=sql.SQL("COALESCE(to_jsonb(bit), to_jsonb(report))" if typed else "bit"),
+            stored=sql.SQL(
+                "COALESCE(to_jsonb(bit), to_jsonb(report), to_jsonb(text))" if typed else "bit"
+            ),
             once=rules[Rule.ONCE],
         ),
     ]
@@ -363,6 +379,14 @@ def _bit(report):
     return "NULL"
 
 
+def _text(report):
+    """A text answer as an element of an array literal (quoted, ``\\`` and ``"`` escaped);
+    NULL for any other report."""
+    if not isinstance(report, str):
+        return "NULL"
+    return '"' + report.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def submission_insert(*, slug, clean, received_on, shard, now) -> Stored | None:
     """Store ``clean`` (``contract.CleanSubmission``, of the right types but checked against no
     survey) to the survey at ``slug`` if every rule of the contract holds at ``now``, counted
@@ -404,9 +428,10 @@ def _insert(*, slug, clean, received_on, shard, now):
     }
     if typed:
         params["reports"] = _array(
-            "NULL" if isinstance(answers[question], bool) else str(answers[question])
+            "NULL" if isinstance(answers[question], bool | str) else str(answers[question])
             for question in questions
         )
+        params["texts"] = _array(_text(answers[question]) for question in questions)
     statement = _STATEMENTS[typed, bool(groups)]
     with connection.cursor() as cursor:
         session = connection.connection

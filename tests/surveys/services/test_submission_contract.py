@@ -31,6 +31,7 @@ from surveys.models import (
     Survey,
 )
 from surveys.services import grouping
+from surveys.services.answers import text_answer_encode
 
 SEED = 20251126
 SURVEYS = 50
@@ -47,8 +48,18 @@ def random_survey(rng, make_survey, index):
     questions = []
     for position in range(rng.randint(1, 4)):
         spec = {"text": f"Question {position}?", "required": rng.random() < 0.6}
-        kind = rng.choice(["yes_no", "warner", "choice", "numeric"])
-        if kind == "warner":
+        kind = rng.choice(["yes_no", "warner", "choice", "numeric", "direct", "text"])
+        if kind == "direct":
+            # Asked directly: each type, no design or ε.
+            kind = rng.choice(["yes_no", "choice", "numeric"])
+            spec["randomized"] = False
+            if kind == "choice":
+                spec |= {"type": "choice", "options": ["A", "B", "C"]}
+            elif kind == "numeric":
+                spec |= {"type": "numeric", "min": -5, "max": rng.randint(0, 40)}
+        elif kind == "text":
+            spec |= {"type": "text", "randomized": False}
+        elif kind == "warner":
             spec["design"] = {"kind": "warner", "p": 0.75}
         elif kind == "choice":
             spec |= {"type": "choice", "options": [f"O{n}" for n in range(rng.randint(2, 5))]}
@@ -74,9 +85,23 @@ def random_survey(rng, make_survey, index):
     return services.survey_open(survey=survey)
 
 
+# Text answers: every script, JSON's and PostgreSQL array literals' escapes, the longest.
+TEXTS = [
+    "",
+    "fine",
+    "직장 내 괴롭힘은 없었다",
+    '说 "quoted" \\ back',
+    "x" * 300,
+    "가" * 100,
+    "{a,b}",
+]
+
+
 def _good(rng, question, bounds):
     if question.kind == Question.Kind.YES_NO:
         return rng.random() < 0.5
+    if question.kind == Question.Kind.TEXT:
+        return text_answer_encode(rng.choice(TEXTS))
     low, high = bounds
     return rng.choice([low, high, rng.randint(low, high)])
 
@@ -84,7 +109,22 @@ def _good(rng, question, bounds):
 def _bad(rng, question, bounds):
     """A report its question does not take: out of range by one, or of another type."""
     if question.kind == Question.Kind.YES_NO:
-        return rng.choice([1, 0, "true", None, 0.5])
+        return rng.choice([1, 0, "true", None, 0.5, text_answer_encode("yes")])
+    if question.kind == Question.Kind.TEXT:
+        encoded = text_answer_encode("abc")
+        return rng.choice(
+            [
+                "abc",  # not encoded
+                encoded[:-4],  # short of the fixed length
+                encoded + "AAAA",  # too long: 303 bytes
+                encoded[:-1] + "=",  # outside the alphabet
+                text_answer_encode("a\0b"),  # a NUL inside
+                "_" * len(encoded),  # not UTF-8
+                7,
+                True,
+                None,
+            ]
+        )
     low, high = bounds
     return rng.choice([low - 1, high + 1, True, False, str(low), float(low), None, 2**63])
 
@@ -155,18 +195,20 @@ def _defects(info):
             return
         gq, options = rng.choice(groupings)
         others = [o for g, opts in groupings if g != gq for o in opts]
-        body["groups"] = dict(body["groups"] or {})
+        body["groups"] = dict(body["groups"] if isinstance(body["groups"], dict) else {})
         body["groups"][str(gq.pk)] = rng.choice(
             [foreign["option"], max(options) + 1000, "red", True, None, -1, *others[:1]]
         )
 
     def grouping_left_out(rng, body):
-        body["groups"] = {
-            k: v for k, v in (body["groups"] or {}).items() if rng.random() < 0.3
-        } or rng.choice([{}, None])
+        groups = body["groups"] if isinstance(body["groups"], dict) else {}
+        body["groups"] = {k: v for k, v in groups.items() if rng.random() < 0.3} or rng.choice(
+            [{}, None]
+        )
 
     def unknown_grouping(rng, body):
-        body["groups"] = {**(body["groups"] or {}), str(foreign["grouping"]): foreign["option"]}
+        groups = body["groups"] if isinstance(body["groups"], dict) else {}
+        body["groups"] = {**groups, str(foreign["grouping"]): foreign["option"]}
 
     def groups_not_an_object(rng, body):
         body["groups"] = rng.choice([[1], "a", 3])
@@ -298,7 +340,7 @@ def test_the_database_path_agrees_with_the_orm_oracle(make_survey, settings):
         "grouping": foreign_group.pk,
         "option": foreign_group.options.first().pk,
     }
-    cases, kinds = 0, set()
+    cases, kinds, texts_stored = 0, set(), set()
     for index in range(SURVEYS):
         survey = random_survey(rng, make_survey, index)
         questions = list(survey.questions.all())
@@ -328,7 +370,11 @@ def test_the_database_path_agrees_with_the_orm_oracle(make_survey, settings):
             result = ours[0]
             kinds.add(result[:2] if result[0] == "201" else (result[0], _field_kind(result)))
             cases += 1
+            for _sid, reports, _day in ours[1]["submissions"]:
+                texts_stored.update(v for v in json.loads(reports).values() if isinstance(v, str))
     assert cases >= 500
+    # Text answers were stored as written, Korean and the escapes included.
+    assert {"직장 내 괴롭힘은 없었다", '说 "quoted" \\ back', "가" * 100} <= texts_stored
     # Every kind of outcome was met: stored, replayed, each field refused, 409s and 404.
     assert {
         ("201", True),
