@@ -43,7 +43,17 @@ from dpengine.choice import (
     randomize_choice,
     required_sample_size_choice,
 )
-from dpengine.comparison import Comparison, DirectComparison, compare, compare_direct
+from dpengine.comparison import (
+    DIFFERENCE_METHOD,
+    Comparison,
+    DifferenceInterval,
+    DirectComparison,
+    compare,
+    compare_direct,
+    difference_coverage,
+    difference_interval,
+    difference_interval_table,
+)
 from dpengine.continual import (
     ContinualCounts,
     TreeNode,
@@ -178,6 +188,7 @@ __all__ = [
     "PRESETS",
     "REPORT_SCALES",
     "REPORT_TAIL",
+    "DIFFERENCE_METHOD",
     "R_MODEL_NAMES",
     "BoundedNumeric",
     "CheatingDesign",
@@ -189,6 +200,7 @@ __all__ = [
     "ContinualCounts",
     "CoverageProfile",
     "DPEngineError",
+    "DifferenceInterval",
     "DirectComparison",
     "Estimate",
     "FitError",
@@ -226,6 +238,9 @@ __all__ = [
     "choice_interval_method",
     "compare",
     "compare_direct",
+    "difference_coverage",
+    "difference_interval",
+    "difference_interval_table",
     "composition_noise_variance",
     "continual_counts",
     "discrete_laplace_pmf",
