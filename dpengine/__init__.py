@@ -43,7 +43,17 @@ from dpengine.choice import (
     randomize_choice,
     required_sample_size_choice,
 )
-from dpengine.comparison import Comparison, DirectComparison, compare, compare_direct
+from dpengine.comparison import (
+    DIFFERENCE_METHOD,
+    Comparison,
+    DifferenceInterval,
+    DirectComparison,
+    compare,
+    compare_direct,
+    difference_coverage,
+    difference_interval,
+    difference_interval_table,
+)
 from dpengine.continual import (
     ContinualCounts,
     TreeNode,
@@ -173,6 +183,7 @@ __all__ = [
     "DESIGNS",
     "DETECTION_LEVEL",
     "DETECTION_SCALES",
+    "DIFFERENCE_METHOD",
     "GUARANTEED_METHOD",
     "LARGE_SAMPLE_LEVELS",
     "LARGE_SAMPLE_REPORTS",
@@ -191,6 +202,7 @@ __all__ = [
     "ContinualCounts",
     "CoverageProfile",
     "DPEngineError",
+    "DifferenceInterval",
     "DirectComparison",
     "DirectMean",
     "DirectShare",
@@ -232,6 +244,9 @@ __all__ = [
     "compare_direct",
     "composition_noise_variance",
     "continual_counts",
+    "difference_coverage",
+    "difference_interval",
+    "difference_interval_table",
     "direct_mean",
     "direct_shares",
     "discrete_laplace_pmf",

@@ -16,7 +16,7 @@ from django.utils import timezone
 from django.utils.translation import gettext
 
 import dpengine
-from dpengine import Comparison, Estimate, ForcedResponse
+from dpengine import Comparison, DifferenceInterval, Estimate, ForcedResponse
 from dpengine.errors import DPEngineError, Reason
 
 from ..exports.columns import question_column
@@ -146,7 +146,6 @@ class ComparisonStatus:
     SHOWN = "shown"
     GROUP_WITHHELD = "group_withheld"  # the group's own estimate is withheld
     REST_TOO_FEW = "rest_too_few"  # everybody else together is below the minimum n
-    UNDEFINED = "undefined"  # all reports identical within both: the z-test is undefined
 
 
 @dataclass(frozen=True)
@@ -158,8 +157,12 @@ class GroupCell:
     estimate: Estimate
     status: str
     rest: Estimate  # everybody who chose another option of the same grouping question
+    # The Wald z-test (dpengine.compare), None where it is undefined (every report the same
+    # within both sides) or not compared; ``difference`` is what the page shows: the exact
+    # product interval, whose coverage holds at any group size (dpengine.difference_interval).
     comparison: Comparison | None
     comparison_status: str
+    difference: DifferenceInterval | None = None
 
     @property
     def suppressed(self) -> bool:
@@ -230,28 +233,30 @@ def _cell_status(est: Estimate, min_n: int) -> str:
 
 
 def _compare(est: Estimate, status: str, rest: Estimate, *, min_n, confidence):
+    """(Wald comparison or None, the difference shown or None, status)."""
     if status != CellStatus.SHOWN:
-        return None, ComparisonStatus.GROUP_WITHHELD
+        return None, None, ComparisonStatus.GROUP_WITHHELD
     if rest.n < max(min_n, 1):
-        return None, ComparisonStatus.REST_TOO_FEW
+        return None, None, ComparisonStatus.REST_TOO_FEW
     try:
-        return (
-            dpengine.compare(group=est, rest=rest, confidence=confidence),
-            ComparisonStatus.SHOWN,
-        )
+        comparison = dpengine.compare(group=est, rest=rest, confidence=confidence)
     except DPEngineError as error:
         if error.reason != Reason.ZERO_VARIANCE:
             raise
-        return None, ComparisonStatus.UNDEFINED
+        # Wald's test is undefined, the exact interval is not: still shown.
+        difference = dpengine.difference_interval(first=est, second=rest, confidence=confidence)
+        return None, difference, ComparisonStatus.SHOWN
+    return comparison, comparison.shown, ComparisonStatus.SHOWN
 
 
 def survey_breakdown(*, survey, grouping_question, confidence=None, method=None) -> Breakdown:
     """Per question, each group's estimate and its comparison with everybody else.
 
     A group's cell is withheld below the survey's minimum n (an estimate from so few
-    randomized reports is mostly coin noise); the comparison of a group with the rest
-    (``dpengine.compare``: difference, interval, two-sided p-value, not adjusted for
-    multiple comparisons) needs both sides to be shown.
+    randomized reports is mostly coin noise); the comparison of a group with the rest needs
+    both sides to be shown. What is shown of it is ``difference`` (the exact product interval
+    of ``dpengine.difference_interval``, its estimate and the p-value that inverts it, not
+    adjusted for multiple comparisons); ``comparison`` keeps the Wald z-test.
     """
     confidence = survey.confidence if confidence is None else confidence
     method = survey.ci_method if method is None else method
@@ -290,7 +295,7 @@ def survey_breakdown(*, survey, grouping_question, confidence=None, method=None)
             group = est(yes, n)
             status = _cell_status(group, survey.min_n)
             rest = est(total_yes - yes, total_n - n)
-            comparison, comparison_status = _compare(
+            comparison, difference, comparison_status = _compare(
                 group, status, rest, min_n=survey.min_n, confidence=confidence
             )
             cells.append(
@@ -302,6 +307,7 @@ def survey_breakdown(*, survey, grouping_question, confidence=None, method=None)
                     rest=rest,
                     comparison=comparison,
                     comparison_status=comparison_status,
+                    difference=difference,
                 )
             )
         rows.append(

@@ -57,6 +57,11 @@ def test_each_group_is_estimated_from_its_own_reports_and_compared_with_the_rest
     assert sales.comparison == dpengine.compare(
         group=sales.estimate, rest=sales.rest, confidence=0.9
     )
+    # What the page shows: the exact product interval, not Wald's.
+    assert sales.difference == dpengine.difference_interval(
+        first=sales.estimate, second=sales.rest, confidence=0.9
+    )
+    assert sales.difference.method == "exact-product"
     assert research.estimate.n == 8 and support.estimate.n == 6
     assert first.overall == dpengine.estimate_with_coverage(
         yes=9, n=24, design=design, confidence=0.9, method="wald"
@@ -97,15 +102,21 @@ def test_a_group_is_not_compared_with_a_rest_below_the_minimum(grouped_survey, o
     assert sales.rest.n == 4
 
 
-def test_identical_reports_on_both_sides_leave_the_test_undefined(
+def test_identical_reports_on_both_sides_still_show_the_exact_difference(
     grouped_survey, options, simulate
 ):
     survey = store(
         simulate, grouped_survey, options, [(0, [(True, True)] * 6), (1, [(True, True)] * 6)]
     )
     sales = breakdown_of(survey).rows[0].cells[0]
+    # Wald's standard error is 0 on both sides: its test is undefined, the exact one is not.
     assert sales.comparison is None
-    assert sales.comparison_status == ComparisonStatus.UNDEFINED
+    assert sales.comparison_status == ComparisonStatus.SHOWN
+    shown = sales.difference
+    assert shown == dpengine.difference_interval(first=sales.estimate, second=sales.rest)
+    # Both all-yes: both shares shown as 100 %, difference 0, inside a non-degenerate interval.
+    assert shown.low < shown.estimate == 0.0 <= shown.high
+    assert shown.p_value == 1.0
 
 
 def test_a_breakdown_costs_the_same_queries_at_any_number_of_responses(

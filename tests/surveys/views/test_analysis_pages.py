@@ -214,6 +214,36 @@ def test_the_breakdown_says_where_the_exact_interval_replaces_the_requested_one(
     ) in page
 
 
+def test_the_breakdown_shows_each_difference_with_its_exact_interval_and_says_so(
+    grouped_survey, options, simulate, owner_client
+):
+    sales, research, support = options
+    # Sales all "yes" (7), the rest all "no" (13): Wald's interval of this difference would
+    # be a single point (both standard errors 0); the exact one is not.
+    rows = [[sales]] * 7 + [[research]] * 7 + [[support]] * 6
+    reports = np.array([[True, True]] * 7 + [[False, False]] * 13)
+    simulate(grouped_survey, reports, rows)
+    result = selectors.survey_breakdown(
+        survey=grouped_survey, grouping_question=grouped_survey.grouping_questions.get()
+    )
+    shown = result.rows[0].cells[0].difference
+    assert shown.method == "exact-product"
+    assert shown.estimate == 1.0 and shown.low < 1.0 == shown.high
+    page = owner_client.get(url("breakdown", grouped_survey)).content.decode()
+    first_row = re.search(rf'<tr data-option="{sales}".*?</tr>', page, flags=re.S).group(0)
+    assert 'data-method="exact-product" data-shown="difference">+100.0' in first_row
+    low = f"{shown.low * 100:+.1f}"
+    assert f"{low} to +100.0" in first_row
+    text = text_of(owner_client.get(url("breakdown", grouped_survey)))
+    assert (
+        "The interval of a difference is exact, not the usual z-interval (which with small "
+        "groups holds the true difference far less often than it says)"
+    ) in text
+    assert "levels whose product is 95%, so it holds the true difference at least 95%" in text
+    korean = text_of(owner_client.get(url("breakdown", grouped_survey), HTTP_ACCEPT_LANGUAGE="ko"))
+    assert "차이의 구간은 흔히 쓰는 z-구간" in korean
+
+
 def test_the_regression_page_shows_the_model_and_the_r_code(
     grouped_survey, options, simulate, owner_client
 ):
