@@ -60,6 +60,13 @@ CONFIDENCE_LEVELS = (0.80, 0.90, 0.95, 0.99)
 MIN_N_MAX = 100_000
 RESPONSE_TARGET_MAX = 10_000_000
 
+# --- API tokens -------------------------------------------------------------------------
+# A token's name (the model field's length); a key longer than any issued one is refused
+# unread (keys are ``rrs_`` and 43 characters); the key's first characters shown in lists.
+API_TOKEN_NAME_MAX_LENGTH = 100
+API_TOKEN_KEY_MAX_LENGTH = 200
+API_TOKEN_SHOWN_PREFIX_LENGTH = 12
+
 # --- ids --------------------------------------------------------------------------------
 # Ids are signed 64-bit in the database: a larger key can name no row, and PostgreSQL would
 # refuse to even compare it (an error, not "no such question"), so it is refused earlier.

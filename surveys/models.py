@@ -561,9 +561,9 @@ class ApiToken(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
     )
-    name = models.CharField(_("name"), max_length=100)
+    name = models.CharField(_("name"), max_length=limits.API_TOKEN_NAME_MAX_LENGTH)
     # The key's first characters, shown in lists so a researcher can tell tokens apart.
-    prefix = models.CharField(max_length=12)
+    prefix = models.CharField(max_length=limits.API_TOKEN_SHOWN_PREFIX_LENGTH)
     digest = models.CharField(max_length=64, unique=True)
     created_at = models.DateTimeField()
     expires_at = models.DateTimeField()

@@ -6,9 +6,9 @@ from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, Use
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
+from ..limits import API_TOKEN_NAME_MAX_LENGTH
 from ..login_throttle import login_block
 from ..selectors.accounts import normalized_email
-from ..tokens import NAME_MAX_LENGTH
 
 
 class ThrottledLoginMixin:
@@ -36,7 +36,7 @@ class AdminLoginForm(ThrottledLoginMixin, AdminAuthenticationForm):
 class ApiTokenForm(forms.Form):
     name = forms.CharField(
         label=_("Name"),
-        max_length=NAME_MAX_LENGTH,
+        max_length=API_TOKEN_NAME_MAX_LENGTH,
         required=False,
         help_text=_("What the token is for, such as a script or a machine."),
     )
