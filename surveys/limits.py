@@ -16,6 +16,9 @@ INTRO_MAX_LENGTH = 5000
 CONSENT_MAX_LENGTH = 5000
 QUESTION_TEXT_MAX_LENGTH = 1000
 OPTION_LABEL_MAX_LENGTH = 200
+# A language tag read from a request (?lang=, a cookie, Accept-Language): longer ones name
+# no language the site speaks, and are not even looked up.
+LANGUAGE_TAG_MAX_LENGTH = 32
 # The longest IANA time zone name is 32 characters (America/Argentina/ComodRivadavia).
 TIME_ZONE_MAX_LENGTH = 64
 

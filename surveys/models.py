@@ -70,8 +70,8 @@ def design_fingerprint_of(
     memoised coin draws by it, and the submission body carries it back, so a page or a stored
     draw from another design can never be decoded with this one's coins. ``translations`` is
     ``{language: every text of the survey in it}`` for the languages the survey is offered in
-    besides its own (``surveys/languages.py``): a changed translation is a changed question.
-    Left out when empty, so an untranslated survey keeps the fingerprint it always had.
+    besides its own (``surveys/selectors/languages.py``): a changed translation is a changed
+    question. Left out when empty, so an untranslated survey keeps the fingerprint it always had.
     ``types`` is ``[(id, {type fields}), ...]`` for the questions that are not yes/no with the
     survey's coins (a design, options, a range, ε): left out when empty, likewise.
     ``shared_devices`` (whether browsers keep a memo at all) and ``pilot`` (a pilot's design,
@@ -159,7 +159,7 @@ class Survey(models.Model):
         max_length=10, choices=settings.LANGUAGES, default=settings.LANGUAGE_CODE
     )
     # The title and intro in other languages, {"ko": {"title": ..., "intro": ...}}; ``language``
-    # is the one the survey is written in (its default). See surveys/languages.py.
+    # is the one the survey is written in (its default). See surveys/selectors/languages.py.
     translations = models.JSONField(default=dict, blank=True, editable=False)
     slug = models.CharField(max_length=32, unique=True, default=new_slug, editable=False)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)

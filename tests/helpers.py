@@ -18,7 +18,8 @@ from django.core.mail.backends import locmem
 from django.db.models.sql.compiler import SQLCompiler
 from rest_framework.test import APIClient
 
-from surveys import languages, selectors, services
+from surveys import selectors, services
+from surveys.selectors import languages
 from surveys.services import tokens
 
 # The cast (tests/conftest.py): every researcher's password.

@@ -31,7 +31,6 @@ from django.utils.translation import gettext as _
 from dpengine import ForcedResponse, survey_epsilon
 
 from .. import __version__
-from ..languages import survey_languages
 from ..models import PREFER_NOT_TO_SAY, GroupingQuestion, Question, Survey
 from ..selectors import (
     PrivacyLedger,
@@ -43,6 +42,7 @@ from ..selectors import (
     uses_survey_coins,
 )
 from ..selectors.estimate_rows import parameters_text
+from ..selectors.languages import survey_languages
 from .columns import grouping_column, question_column
 
 CODEBOOK_HEADER = [

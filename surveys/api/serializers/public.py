@@ -5,9 +5,9 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from ... import languages, limits, selectors
+from ... import limits, selectors
 from ...models import PREFER_NOT_TO_SAY, Question, Survey
-from ...selectors import PADDING_FIELD
+from ...selectors import PADDING_FIELD, languages
 from ...services import schedule
 from .fields import RejectUnknownFieldsMixin
 

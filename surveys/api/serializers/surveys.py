@@ -8,8 +8,9 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from ... import languages, limits, selectors
+from ... import limits, selectors
 from ...models import CI_METHODS, Question, Survey
+from ...selectors import languages
 from ...services import schedule
 from ...services.question_types import DESIGN_KINDS
 from .fields import (
