@@ -13,7 +13,6 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from .. import selectors
-from ..charts import estimates_chart, precision_chart
 from ..exports import bundles, codebook
 from ..exports import csv as csv_export
 from ..exports import r as r_export
@@ -21,8 +20,8 @@ from ..exports.columns import question_column
 from ..forms import BreakdownForm, PlannerForm, PublicResultsForm, RegressionForm, ResultsForm
 from ..forms.analysis import ThresholdsForm
 from ..models import CI_METHODS, Question
-from ..question_charts import choice_chart, numeric_chart
 from ..services import public_release, schedule
+from .charts import choice_chart, estimates_chart, numeric_chart, precision_chart
 from .common import EDITOR, VIEWER, member_view, write_and_redirect
 
 # --- results ------------------------------------------------------------------------------
