@@ -16,9 +16,9 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
 
 from .. import mail
-from ..api.throttling import client_ident, window_for
 from ..forms import ApiTokenForm, LoginForm, SignupForm
 from ..forms.accounts import EmailChangeForm, VerifiedPasswordResetForm
+from ..rate_limits import client_ident, window_for
 from ..selectors import tokens as token_reads
 from ..selectors.accounts import verified_address
 from ..services import accounts as account_services
