@@ -41,9 +41,9 @@ from ..selectors import (
     survey_grouping_questions,
     uses_survey_coins,
 )
+from ..selectors.columns import grouping_column, question_column
 from ..selectors.estimate_rows import parameters_text
 from ..selectors.languages import survey_languages
-from .columns import grouping_column, question_column
 
 CODEBOOK_HEADER = [
     "section",

@@ -11,9 +11,9 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from .. import limits
-from ..exports.columns import grouping_column, question_column
 from ..models import CI_METHODS, Question
 from ..selectors import default_threshold, design_from_coins
+from ..selectors.columns import grouping_column, question_column
 from .researcher import (
     COIN_LABELS,
     CoinField,

@@ -18,8 +18,8 @@ import dpengine
 from dpengine import Comparison, Estimate, ForcedResponse
 from dpengine.errors import DPEngineError, Reason
 
-from ..exports.columns import question_column
 from ..models import GroupingOption, GroupingQuestion, GroupTally, Question
+from .columns import question_column
 from .estimates import estimator, question_fields, survey_design
 from .mechanisms import question_design
 

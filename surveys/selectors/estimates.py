@@ -18,8 +18,8 @@ from django.utils import timezone
 import dpengine
 from dpengine import PRESETS, ForcedResponse
 
-from ..exports.columns import question_column
 from ..models import CI_METHODS, Submission, Survey, TallyShard, question_key
+from .columns import question_column
 from .estimate_rows import (
     ChoiceQuestionEstimate,
     NumericQuestionEstimate,

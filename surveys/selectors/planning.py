@@ -12,8 +12,8 @@ import dpengine
 from dpengine import ForcedResponse
 from dpengine.errors import DPEngineError, Reason
 
-from ..exports.columns import question_column
 from ..models import Survey
+from .columns import question_column
 from .estimate_rows import DESIGN_LABELS
 from .estimates import PLANNING_CONFIDENCE, PLANNING_MARGIN, design_privacy, survey_design
 from .mechanisms import CHOICE, NUMERIC, design_name, privacy_ledger, question_mechanism

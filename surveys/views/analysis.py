@@ -16,10 +16,10 @@ from .. import selectors
 from ..exports import bundles, codebook
 from ..exports import csv as csv_export
 from ..exports import r as r_export
-from ..exports.columns import question_column
 from ..forms import BreakdownForm, PlannerForm, PublicResultsForm, RegressionForm, ResultsForm
 from ..forms.analysis import ThresholdsForm
 from ..models import CI_METHODS, Question
+from ..selectors.columns import question_column
 from ..services import public_release, schedule
 from .charts import choice_chart, estimates_chart, numeric_chart, precision_chart
 from .common import EDITOR, VIEWER, member_view, write_and_redirect
