@@ -307,16 +307,7 @@ TYPE_CHOICES = [
     (CHOICE, _("Multiple choice")),
     (NUMERIC, _("Number in a range")),
 ]
-SURVEY_COINS = "survey"  # the design choice "the survey's two coins": an empty design
-# The yes/no designs offered, in the builder's order (dpengine kinds), and their names.
-DESIGN_LABELS = {
-    SURVEY_COINS: _("The survey’s two coins (forced response)"),
-    "warner": _("Warner: answer the statement or its opposite"),
-    "unrelated_question": _("Unrelated question with a known share of “yes”"),
-    "kuk": _("Kuk: two decks of cards"),
-    "mangat": _("Mangat (private variant)"),
-    "forced_response": _("Forced response with this question’s own coins"),
-}
+SURVEY_COINS = selectors.SURVEY_COINS
 PARAMETER_LABELS = {
     ("forced_response", "p_truth"): COIN_LABELS["p_truth"],
     ("forced_response", "p_forced_yes"): COIN_LABELS["p_forced_yes"],
@@ -330,15 +321,11 @@ PARAMETER_LABELS = {
     ("mangat", "p"): _("p: probability that the device says “I belong”"),
     ("mangat", "t"): _("t: probability that a member, too, uses the device (else says yes)"),
 }
-# Short names for the builder's question list.
-TYPE_SHORT_LABELS = {YES_NO: _("Yes/no"), CHOICE: _("Multiple choice"), NUMERIC: _("Number")}
-DESIGN_SHORT_LABELS = {
-    SURVEY_COINS: _("survey coins (forced response)"),
-    "warner": _("Warner"),
-    "unrelated_question": _("unrelated question"),
-    "kuk": _("Kuk"),
-    "mangat": _("Mangat"),
-    "forced_response": _("forced response, own coins"),
+# Short names of the types for the builder's question list (a design's: selectors.DESIGN_LABELS).
+TYPE_SHORT_LABELS = {
+    YES_NO: _("Yes/no"),
+    CHOICE: selectors.DESIGN_LABELS[CHOICE].short,
+    NUMERIC: selectors.DESIGN_LABELS[NUMERIC].short,
 }
 PARAMETER_SYMBOLS = {"pi": "π", "theta1": "θ₁", "theta2": "θ₂"}
 # A yes/no design's refusals, by their code (dpengine.errors.Reason, which the services pass on),
@@ -361,7 +348,7 @@ def design_parameter_defaults() -> dict:
     dpengine's own defaults (through the selectors)."""
     return {
         kind: selectors.yes_no_design(kind=kind, parameters={}).parameters
-        for kind in DESIGN_LABELS
+        for kind in selectors.YES_NO_DESIGNS
         if kind != SURVEY_COINS
     }
 
@@ -385,7 +372,7 @@ class QuestionTypeForm(PageForm):
     )
     design = forms.ChoiceField(
         label=_("Randomization of a yes/no answer"),
-        choices=list(DESIGN_LABELS.items()),
+        choices=[(kind, selectors.DESIGN_LABELS[kind].choice) for kind in selectors.YES_NO_DESIGNS],
         initial=SURVEY_COINS,
         required=False,
         help_text=_(

@@ -29,8 +29,8 @@ from .breakdown import (
     survey_breakdown,
     survey_grouping_questions,
 )
+from .design_labels import DESIGN_LABELS, SURVEY_COINS, YES_NO_DESIGNS, DesignLabel
 from .estimate_rows import (
-    DESIGN_LABELS,
     ChoiceQuestionEstimate,
     Headline,
     NumericQuestionEstimate,
@@ -146,14 +146,17 @@ __all__ = [
     "PLANNING_MARGIN",
     "PLAN_POINTS",
     "ROLE_RANK",
+    "SURVEY_COINS",
     "VALID_METHODS",
     "VIEWER",
+    "YES_NO_DESIGNS",
     "Breakdown",
     "CellStatus",
     "ChoiceQuestionEstimate",
     "Coefficient",
     "ComparisonStatus",
     "Covariate",
+    "DesignLabel",
     "GroupCell",
     "Headline",
     "LedgerEntry",
