@@ -33,6 +33,7 @@ from .mechanisms import (
     YES_NO,
     PrivacyLedger,
     design_name,
+    exceeds_epsilon_ceiling,
     privacy_ledger,
     question_design,
     question_mechanism,
@@ -62,7 +63,7 @@ class PrivacySummary:
 
     @property
     def exceeds_ceiling(self) -> bool:
-        return self.per_answer_epsilon > self.epsilon_ceiling + 1e-12
+        return exceeds_epsilon_ceiling(self.per_answer_epsilon, ceiling=self.epsilon_ceiling)
 
 
 @dataclass(frozen=True)
