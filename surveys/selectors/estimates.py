@@ -166,8 +166,10 @@ def design_privacy(*, design, questions, ledger=None) -> PrivacySummary:
     )
 
 
-def survey_privacy(*, survey) -> PrivacySummary:
-    ledger = privacy_ledger(survey=survey)
+def survey_privacy(*, survey, ledger=None) -> PrivacySummary:
+    """The survey's privacy; ``ledger``: its privacy ledger when the caller holds it already
+    (a page sums it once)."""
+    ledger = privacy_ledger(survey=survey) if ledger is None else ledger
     return design_privacy(
         design=survey_design(survey=survey), questions=ledger.questions, ledger=ledger
     )

@@ -52,7 +52,7 @@ def survey_results(request, survey):
         "chart": estimates_chart(estimates) if estimates.yes_no_rows else None,
         "choice_results": [(row, choice_chart(row, estimates)) for row in estimates.choice_rows],
         "numeric_results": [(row, numeric_chart(row, estimates)) for row in estimates.numeric_rows],
-        "privacy": selectors.survey_privacy(survey=survey),
+        "privacy": selectors.survey_privacy(survey=survey, ledger=estimates.ledger),
         "precision": selectors.results_precision(survey=survey, estimates=estimates),
         "method_label": dict(CI_METHODS)[method],
         "any_outside": any(

@@ -118,13 +118,14 @@ def respond_page_context(survey, *, preview):
     """What respond/respond.html reads, for the respondent page and the researcher's preview:
     ``survey`` as ``languages.survey_for_respondent`` returns it, its texts prefetched."""
     questions = list(survey.questions.all())
+    # Each question's randomization in numbers, and the privacy ledger: summed once, here.
+    explained = respondent_explanation(survey=survey, questions=questions)
     return {
         "survey": survey,
         "questions": questions,
         "grouping_questions": list(survey.grouping_questions.all()),
-        "privacy": selectors.survey_privacy(survey=survey),
-        # Each question's randomization in numbers, and the privacy ledger.
-        "explained": respondent_explanation(survey=survey, questions=questions),
+        "privacy": selectors.survey_privacy(survey=survey, ledger=explained.ledger),
+        "explained": explained,
         "preview": preview,
     }
 

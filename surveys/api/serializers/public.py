@@ -196,9 +196,14 @@ class PublicSurveySerializer(serializers.Serializer):
 
     def _ledger(self, survey):
         # Both the total and each question's epsilon come from one ledger per survey.
+        # A page that summed it already passes it in the context ("ledger").
         cached = getattr(self, "_ledger_of", None)
         if cached is None or cached[0] is not survey:
-            cached = (survey, selectors.privacy_ledger(survey=survey))
+            given = self.context.get("ledger")
+            cached = (
+                survey,
+                given if given is not None else selectors.privacy_ledger(survey=survey),
+            )
             self._ledger_of = cached
         return cached[1]
 
