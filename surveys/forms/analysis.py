@@ -14,7 +14,7 @@ from .. import limits
 from ..models import CI_METHODS, Question
 from ..selectors import default_threshold, design_from_coins
 from ..selectors.columns import grouping_column, question_column
-from .researcher import (
+from .fields import (
     COIN_LABELS,
     CoinField,
     PageForm,

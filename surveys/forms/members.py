@@ -4,7 +4,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from ..models import SurveyMember
-from .researcher import PageForm
+from .fields import PageForm
 
 ROLE_CHOICES = [
     (SurveyMember.Role.VIEWER, _("Viewer: sees results, analysis and exports")),

@@ -21,7 +21,7 @@ from django.utils.translation import gettext, ngettext
 
 from .. import selectors, services
 from ..forms import GroupingQuestionForm, QuestionAddForm, ScheduleForm, SurveyForm
-from ..forms.researcher import (
+from ..forms.question_types import (
     PARAMETER_SYMBOLS,
     SURVEY_COINS,
     TYPE_SHORT_LABELS,

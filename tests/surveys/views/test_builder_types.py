@@ -239,7 +239,7 @@ def test_the_api_keeps_its_own_field_names_in_errors(draft, owner_api):
 
 def test_every_design_error_code_is_a_dpengine_reason():
     from dpengine.errors import Reason
-    from surveys.forms.researcher import DESIGN_ERROR_MESSAGES
+    from surveys.forms.question_types import DESIGN_ERROR_MESSAGES
 
     assert set(DESIGN_ERROR_MESSAGES) <= {reason.value for reason in Reason}
 
