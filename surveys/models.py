@@ -178,7 +178,7 @@ class Survey(models.Model):
     # Opt-in public results page (/r/<slug>/): its counts are released every
     # public_release_days days from public_started_on, at most public_releases_max times, with
     # noise from the binary-tree mechanism; public_epsilon is the total privacy loss of all
-    # those releases together (see surveys/public_results.py).
+    # those releases together (see surveys/services/public_release.py).
     public_results = models.BooleanField(default=False)
     public_epsilon = models.FloatField(default=1.0)
     public_release_days = models.PositiveSmallIntegerField(default=1)
