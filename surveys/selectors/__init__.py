@@ -14,7 +14,10 @@ each lives in the module of its concern:
 - ``precision``: the results page's intervals now against the planner's respondents;
 - ``public_results``: the public page, read from the releases made so far
   (``surveys.services.public_release`` makes them);
-- ``submission_length``: the one length every submission body of a survey is padded to.
+- ``submission_length``: the one length every submission body of a survey is padded to;
+- ``design_labels``: how every page names a design; ``columns``: Q1…, G1…;
+- ``languages`` (a survey's languages and texts, which a respondent gets) and ``tokens`` (API
+  tokens): import the module (``from surveys.selectors import languages``).
 """
 
 from .breakdown import (
