@@ -97,14 +97,14 @@ class QuestionTypeForm(PageForm):
         max_length=limits.MAX_CHOICE_OPTIONS * (limits.OPTION_LABEL_MAX_LENGTH + 2),
         widget=forms.Textarea(attrs={"rows": 4}),
     )
-    minimum = forms.IntegerField(
+    min = forms.IntegerField(
         label=_("Smallest answer (number)"),
         required=False,
         min_value=-limits.NUMERIC_BOUND,
         max_value=limits.NUMERIC_BOUND,
         help_text=_("Answers below it count as this value."),
     )
-    maximum = forms.IntegerField(
+    max = forms.IntegerField(
         label=_("Largest answer (number)"),
         required=False,
         min_value=-limits.NUMERIC_BOUND,
@@ -126,11 +126,11 @@ class QuestionTypeForm(PageForm):
         "design": "design",
         "design.kind": "design",
         "options": "options",
-        "min": "minimum",
-        "max": "maximum",
+        "min": "min",
+        "max": "max",
         "epsilon": "epsilon",
     }
-    TYPE_FIELD_NAMES = ("question_type", "design", "options", "minimum", "maximum", "epsilon")
+    TYPE_FIELD_NAMES = ("question_type", "design", "options", "min", "max", "epsilon")
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -181,13 +181,14 @@ class QuestionTypeForm(PageForm):
         if question.kind in (CHOICE, NUMERIC):
             initial["epsilon"] = question.epsilon
         if question.kind == NUMERIC:
-            initial["minimum"], initial["maximum"] = question.min_value, question.max_value
+            # The model's columns are min_value and max_value; the form and the API say min and max.
+            initial["min"], initial["max"] = question.min_value, question.max_value
         return initial
 
     def clean(self):
         cleaned = super().clean()
         if cleaned.get("question_type") == NUMERIC:
-            for name in ("minimum", "maximum"):
+            for name in ("min", "max"):
                 if cleaned.get(name) is None and name not in self.errors:
                     self.add_error(name, _("Required for a number question."))
         return cleaned
@@ -204,7 +205,7 @@ class QuestionTypeForm(PageForm):
             lines = (line.strip() for line in data.get("options", "").splitlines())
             spec = {"type": CHOICE, "options": [line for line in lines if line]}
         elif kind == NUMERIC:
-            spec = {"type": NUMERIC, "min": data.get("minimum"), "max": data.get("maximum")}
+            spec = {"type": NUMERIC, "min": data.get("min"), "max": data.get("max")}
         else:
             design = data.get("design") or SURVEY_COINS
             if design == SURVEY_COINS:
@@ -230,7 +231,7 @@ class QuestionTypeForm(PageForm):
         dpengine's messages are in English only."""
         if error.code == MAX_NOT_ABOVE_MIN:
             return _("Must be greater than “%(label)s” (%(lo)d).") % {
-                "label": self.fields["minimum"].label,
+                "label": self.fields["min"].label,
                 "lo": error.params["lo"],
             }
         # Shown beside the parameter it blames, so it need not name it.

@@ -205,10 +205,11 @@ class NumericQuestionEstimate(DesignDescription):
     def parameters(self) -> dict:
         return self.mechanism.parameters
 
+    # The range as the API, the forms and the browser name it (dpengine's lo and hi).
     @property
-    def lo(self) -> int:
+    def min(self) -> int:
         return self.mechanism.lo
 
     @property
-    def hi(self) -> int:
+    def max(self) -> int:
         return self.mechanism.hi

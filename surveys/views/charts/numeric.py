@@ -63,8 +63,8 @@ def numeric_chart(row, estimates) -> SafeString:
                 "answers above %(t)s. Lines are %(level)s normal intervals."
             )
             % {
-                "lo": grouped(row.lo),
-                "hi": grouped(row.hi),
+                "lo": grouped(row.min),
+                "hi": grouped(row.max),
                 "t": grouped(row.threshold),
                 "level": level,
             },
@@ -75,10 +75,10 @@ def numeric_chart(row, estimates) -> SafeString:
     # Two panels of one row each, every panel with its own axis.
     height = NUMERIC.top + 2 * (ROW_HEIGHT + AXIS_HEIGHT)
     parts = svg_start(NUMERIC, height=height, title=title, desc=desc, key=f"-{row.question_id}")
-    span = row.hi - row.lo
+    span = row.max - row.min
 
     def x_of_value(value):
-        return round(NUMERIC.left + (value - row.lo) / span * NUMERIC.plot_width, 2)
+        return round(NUMERIC.left + (value - row.min) / span * NUMERIC.plot_width, 2)
 
     middle = dot_rows(
         parts,
@@ -96,7 +96,7 @@ def numeric_chart(row, estimates) -> SafeString:
             )
         ],
         x_of=x_of_value,
-        ticks=_range_ticks(row.lo, row.hi),
+        ticks=_range_ticks(row.min, row.max),
         axis_text=_("Mean of the true answers"),
     )
     dot_rows(
