@@ -642,7 +642,7 @@ class SurveyInvitation(models.Model):
         blank=True,
         related_name="survey_invitations",
     )
-    email = models.CharField(max_length=254, blank=True)
+    email = models.CharField(max_length=limits.EMAIL_MAX_LENGTH, blank=True)
     role = models.CharField(max_length=10, choices=Role.choices)
     invited_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
@@ -687,7 +687,7 @@ class VerifiedEmail(models.Model):
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="verified_email"
     )
-    email = models.CharField(max_length=254)
+    email = models.CharField(max_length=limits.EMAIL_MAX_LENGTH)
     verified_at = models.DateTimeField()
 
     def __str__(self):

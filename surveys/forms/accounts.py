@@ -6,6 +6,7 @@ from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, Use
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
+from .. import limits
 from ..limits import API_TOKEN_NAME_MAX_LENGTH
 from ..login_throttle import login_block
 from ..selectors.accounts import normalized_email
@@ -73,7 +74,7 @@ class EmailChangeForm(forms.Form):
     email = forms.EmailField(
         label=_("Email address"),
         required=False,
-        max_length=254,
+        max_length=limits.EMAIL_MAX_LENGTH,
         help_text=_("A new address is trusted once you follow the link we send to it."),
     )
     password = forms.CharField(

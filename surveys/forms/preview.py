@@ -3,6 +3,7 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from .. import limits
 from .fields import COIN_LABELS, PageForm, clean_coin
 
 
@@ -12,7 +13,10 @@ class DesignPreviewForm(PageForm):
     p_truth = forms.FloatField(label=COIN_LABELS["p_truth"])
     p_forced_yes = forms.FloatField(label=COIN_LABELS["p_forced_yes"])
     questions = forms.IntegerField(
-        label=_("Number of questions"), min_value=0, max_value=1000, required=False
+        label=_("Number of questions"),
+        min_value=0,
+        max_value=limits.PREVIEW_QUESTIONS_MAX,
+        required=False,
     )
     # The builder's survey: its saved questions' own designs then count in the total.
     survey = forms.IntegerField(label=_("Survey"), min_value=1, required=False)
