@@ -147,15 +147,21 @@ def test_services_take_only_public_names_from_the_selectors():
     assert private == []
 
 
-# Being split on another branch of issue 25 (the submission contract): remove on merge.
-BEING_SPLIT = {"surveys/services/submission_sql.py"}
+# Grown past the limit on other branches of issues 25 and 27 that landed while this test was
+# written, each in a file another helper owns: the lead splits them (or their owners do).
+OVER_ON_LANDING = {
+    "surveys/exports/spss_stata.py",
+    "surveys/selectors/estimates.py",
+    "surveys/services/submissions/postgres.py",
+}
 
 
 def sized(path):
     relative = str(path.relative_to(ROOT))
-    if relative in BEING_SPLIT:
-        return pytest.param(path, id=relative, marks=pytest.mark.xfail(reason="being split"))
-    return pytest.param(path, id=relative)
+    marks = (
+        [pytest.mark.xfail(reason="to split", strict=True)] if relative in OVER_ON_LANDING else []
+    )
+    return pytest.param(path, id=relative, marks=marks)
 
 
 @pytest.mark.parametrize("path", [sized(path) for path in modules()])

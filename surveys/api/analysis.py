@@ -253,7 +253,7 @@ class SurveyRegressionView(OwnedSurveyView):
         questions = [
             question
             for question in self.survey.questions.all()
-            if question.kind == Question.Kind.YES_NO
+            if question.kind == Question.Kind.YES_NO and question.randomized
         ]
         question_id = query.validated_data.get("question", questions[0].pk if questions else None)
         question = next((q for q in questions if q.pk == question_id), None)

@@ -66,6 +66,17 @@ TYPE_RANDOMIZED = "randomized_yes_no"
 TYPE_CHOICE = "randomized_choice"
 TYPE_NUMERIC = "randomized_numeric"
 TYPE_GROUPING = "grouping"
+# Questions asked directly: the answer as given (a text answer exported only).
+TYPE_DIRECT_YES_NO = "direct_yes_no"
+TYPE_DIRECT_CHOICE = "direct_choice"
+TYPE_DIRECT_NUMERIC = "direct_numeric"
+TYPE_DIRECT_TEXT = "direct_text"
+DIRECT_COLUMN_TYPES = {
+    Question.Kind.YES_NO: TYPE_DIRECT_YES_NO,
+    Question.Kind.CHOICE: TYPE_DIRECT_CHOICE,
+    Question.Kind.NUMERIC: TYPE_DIRECT_NUMERIC,
+    Question.Kind.TEXT: TYPE_DIRECT_TEXT,
+}
 COLUMN_TYPES = {
     Question.Kind.YES_NO: TYPE_RANDOMIZED,
     Question.Kind.CHOICE: TYPE_CHOICE,
@@ -185,6 +196,16 @@ def codebook_rows(codebook: Codebook, *, label=str) -> Iterator[list]:
     )
     skipped = _("Skipped: not answered.")
     for name, question in zip(codebook.question_columns, codebook.questions, strict=True):
+        if not question.randomized:
+            yield column(
+                name,
+                DIRECT_COLUMN_TYPES[question.kind],
+                question.text,
+                _provenance(codebook, question),
+            )
+            yield from _direct_values(name, question, value=value, label=label)
+            yield value(name, "", skipped)
+            continue
         yield column(
             name, COLUMN_TYPES[question.kind], question.text, _provenance(codebook, question)
         )
@@ -222,9 +243,42 @@ def codebook_rows(codebook: Codebook, *, label=str) -> Iterator[list]:
         yield value(name, "", skipped)
 
 
+def _direct_values(name, question, *, value, label):
+    """The value rows of a direct question's column: its answers as given."""
+    as_given = _("as given, not randomized")
+    if question.kind == Question.Kind.CHOICE:
+        for index, option in enumerate(question.options):
+            yield value(
+                name,
+                index,
+                _("Answered “%(option)s” (%(as_given)s).")
+                % {"option": label(option), "as_given": as_given},
+            )
+    elif question.kind == Question.Kind.NUMERIC:
+        yield value(
+            name,
+            "integer",
+            _("The number answered, from %(min)s to %(max)s (%(as_given)s).")
+            % {"min": question.min_value, "max": question.max_value, "as_given": as_given},
+        )
+    elif question.kind == Question.Kind.TEXT:
+        yield value(
+            name,
+            "text",
+            _("The text answered (%(as_given)s; in the downloads only, never on a results page).")
+            % {"as_given": as_given},
+        )
+    else:
+        yield value(name, 1, _("Answered yes (%(as_given)s).") % {"as_given": as_given})
+        yield value(name, 0, _("Answered no (%(as_given)s).") % {"as_given": as_given})
+
+
 def _provenance(codebook, question) -> tuple:
-    """p_truth, p_forced_yes, a, b, ε, design and parameters of one question's column."""
+    """p_truth, p_forced_yes, a, b, ε, design and parameters of one question's column
+    (a direct question: no coins, no ε, design ``direct``)."""
     mechanism = question_mechanism(question, survey=codebook.survey)
+    if mechanism is None:
+        return (None, None, None, None, None, design_name(question), "")
     parameters = parameters_text(mechanism.parameters)
     if question.kind != Question.Kind.YES_NO:
         return (None, None, None, None, mechanism.epsilon, design_name(question), parameters)

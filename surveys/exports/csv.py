@@ -94,6 +94,8 @@ ESTIMATE_HEADER = [
     "ci_high",
     "suppressed",
     "ci_method",
+    # The method asked for; ci_method is the one used (exact where it could not keep the level).
+    "requested_ci_method",
     "confidence",
     "adjustment",
     "interval_confidence",
@@ -120,6 +122,7 @@ def _estimate_row(row, estimates, **cells):
         "design": row.design_name,
         "suppressed": row.suppressed,
         "ci_method": estimates.method,
+        "requested_ci_method": estimates.method,
         "confidence": estimates.confidence,
         "interval_confidence": estimates.confidence,
         "epsilon": row.epsilon,
@@ -144,6 +147,52 @@ def _statistic_cells(value, hidden):
         "ci_high": shown.ci_high,
     }
     return {name: None if hidden else _number(cell) for name, cell in cells.items()}
+
+
+def _direct_estimate_rows(row, estimates, *, label):
+    """A direct question's rows (``design`` direct, no ε): one ``share`` per answer (yes/no:
+    yes and no; choice: each option) with ordinary binomial intervals, or its ``mean``
+    (normal interval); a text question one ``answers`` row with its count only."""
+    hidden = row.suppressed
+    if row.is_text:
+        yield _estimate_row(row, estimates, statistic="answers", n=row.n)
+        return
+    if row.mean is not None:
+        mean = row.mean
+        yield _estimate_row(
+            row,
+            estimates,
+            statistic="mean",
+            n=row.n,
+            ci_method=NORMAL_METHOD,
+            **{
+                name: None if hidden else _number(value)
+                for name, value in (
+                    ("estimate", mean.mean),
+                    ("ci_low", mean.ci_low),
+                    ("ci_high", mean.ci_high),
+                )
+            },
+        )
+        return
+    for index, (answer, share) in enumerate(row.options):
+        yield _estimate_row(
+            row,
+            estimates,
+            statistic="share",
+            option_index=index if row.type == "choice" else None,
+            option=label(answer),
+            n=row.n,
+            option_reports=share.count,
+            **{
+                name: None if hidden else _number(value)
+                for name, value in (
+                    ("estimate", share.share),
+                    ("ci_low", share.ci_low),
+                    ("ci_high", share.ci_high),
+                )
+            },
+        )
 
 
 def _check_cells(check):
@@ -183,6 +232,8 @@ def estimate_csv_rows(estimates: SurveyEstimates, *, label=escape_label) -> Iter
                     yes_rate=None if hidden or not row.n else option.count / row.n,
                     adjustment="bonferroni",
                     interval_confidence=row.per_option_confidence,
+                    ci_method=row.estimate.method,
+                    requested_ci_method=row.estimate.requested_method,
                     **_statistic_cells(option, hidden),
                 )
         elif row.kind == "numeric":
@@ -197,9 +248,12 @@ def estimate_csv_rows(estimates: SurveyEstimates, *, label=escape_label) -> Iter
                     threshold=threshold,
                     n=row.n,
                     ci_method=NORMAL_METHOD,
+                    requested_ci_method=NORMAL_METHOD,
                     **_statistic_cells(value, hidden),
                     **_check_cells(row.manipulation_check),
                 )
+        elif row.kind == "direct":
+            yield from _direct_estimate_rows(row, estimates, label=label)
         else:
             est = row.estimate
             yield _estimate_row(
@@ -209,6 +263,8 @@ def estimate_csv_rows(estimates: SurveyEstimates, *, label=escape_label) -> Iter
                 n=est.n,
                 reported_yes=est.yes,
                 yes_rate=None if hidden else _number(est.yes_rate),
+                ci_method=est.method,
+                requested_ci_method=est.requested_method,
                 **_statistic_cells(est, hidden),
             )
 
@@ -280,7 +336,9 @@ def report_rows(codebook: Codebook, *, label=escape_label, chunk_size=10000) -> 
                     PREFER_NOT_TO_SAY if text is None else label(text)
                 )
             pending = next(answers, None)
-        yield [str(row.submission_id), row.received_on, *row.bits, *labels]
+        # A direct text answer is written as a label is: escaped when it starts like a formula.
+        reports = [label(report) if isinstance(report, str) else report for report in row.bits]
+        yield [str(row.submission_id), row.received_on, *reports, *labels]
 
 
 def report_csv_rows(codebook: Codebook) -> Iterator[list]:

@@ -173,6 +173,31 @@ def r_snippet(*, survey, question, covariates) -> str:
     return "\n".join(lines)
 
 
+def _r_direct_lines(question, column) -> list[str]:
+    """R lines for a question asked directly: its answers as given, summarised in base R."""
+    if question.kind == Question.Kind.TEXT:
+        return [f"# {column}: text asked directly (not randomized): the answers as written"]
+    if question.kind == Question.Kind.NUMERIC:
+        return [
+            f"# {column}: number asked directly (not randomized)",
+            f"y <- as.numeric(d${column}[!is.na(d${column})])",
+            "print(c(mean = mean(y), se = sd(y) / sqrt(length(y))))",
+        ]
+    if question.kind == Question.Kind.CHOICE:
+        k = len(question.options)
+        return [
+            f"# {column}: multiple choice asked directly (not randomized)",
+            f"x <- factor(d${column}[!is.na(d${column})], levels = 0:{k - 1},",
+            f"            labels = c({', '.join(r_string(o) for o in question.options)}))",
+            "print(prop.table(table(x)))",
+        ]
+    return [
+        f"# {column}: yes/no asked directly (not randomized)",
+        f"y <- as.integer(d${column}[!is.na(d${column})]) == 1",
+        "print(binom.test(sum(y), length(y)))",
+    ]
+
+
 def r_estimates_script(*, survey) -> str:
     """R code that estimates every question from the raw reports file, each by its type:
     a yes/no question with RRreg's ``RRuni`` and the model of its design; a multiple-choice
@@ -189,7 +214,9 @@ def r_estimates_script(*, survey) -> str:
     for question in survey.questions.all():
         column = question_names[question.pk]
         lines.append("")
-        if question.kind == Question.Kind.CHOICE:
+        if not question.randomized:
+            lines += _r_direct_lines(question, column)
+        elif question.kind == Question.Kind.CHOICE:
             k = len(question.options)
             eps = repr(float(question.epsilon))
             lines += [

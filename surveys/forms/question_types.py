@@ -13,10 +13,12 @@ from .fields import COIN_LABELS, CoinField, PageForm
 # --- a question's type and design ----------------------------------------------------------
 
 YES_NO, CHOICE, NUMERIC = Question.Kind.YES_NO, Question.Kind.CHOICE, Question.Kind.NUMERIC
+TEXT = Question.Kind.TEXT
 TYPE_CHOICES = [
     (YES_NO, _("Yes or no")),
     (CHOICE, _("Multiple choice")),
     (NUMERIC, _("Number in a range")),
+    (TEXT, _("Short text (always asked directly)")),
 ]
 SURVEY_COINS = selectors.SURVEY_COINS
 PARAMETER_LABELS = {
@@ -37,6 +39,7 @@ TYPE_SHORT_LABELS = {
     YES_NO: _("Yes/no"),
     CHOICE: selectors.DESIGN_LABELS[CHOICE].short,
     NUMERIC: selectors.DESIGN_LABELS[NUMERIC].short,
+    TEXT: _("Short text"),
 }
 PARAMETER_SYMBOLS = {"pi": "π", "theta1": "θ₁", "theta2": "θ₂"}
 # A yes/no design's refusals, by their code (dpengine.errors.Reason, which the services pass on),
@@ -119,6 +122,21 @@ class QuestionTypeForm(PageForm):
         required=False,
         initial=DEFAULT_EPSILON,
     )
+    asked_directly = forms.BooleanField(
+        label=_("Ask directly (not randomized)"),
+        required=False,
+        help_text=_(
+            "The respondent’s answer is sent as given, with no coins and no noise; the design "
+            "and ε above are then not used."
+        ),
+    )
+    direct_confirmed = forms.BooleanField(
+        label=_(
+            "I understand: a direct answer is stored exactly as the respondent gives it, no ε "
+            "covers it, and in a small group it may identify them."
+        ),
+        required=False,
+    )
 
     # The spec's field names (services.question_types) -> this form's fields.
     SPEC_FIELDS = {
@@ -129,8 +147,18 @@ class QuestionTypeForm(PageForm):
         "min": "min",
         "max": "max",
         "epsilon": "epsilon",
+        "randomized": "asked_directly",
     }
-    TYPE_FIELD_NAMES = ("question_type", "design", "options", "min", "max", "epsilon")
+    TYPE_FIELD_NAMES = (
+        "question_type",
+        "design",
+        "options",
+        "min",
+        "max",
+        "epsilon",
+        "asked_directly",
+        "direct_confirmed",
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -170,6 +198,8 @@ class QuestionTypeForm(PageForm):
     def type_initial(question) -> dict:
         """The type fields' initial values from a stored question."""
         initial = {"question_type": question.kind}
+        if not question.randomized:
+            initial["asked_directly"] = initial["direct_confirmed"] = True
         if question.kind == YES_NO:
             design = dict(question.design or {})
             kind = design.pop("kind", SURVEY_COINS)
@@ -191,7 +221,18 @@ class QuestionTypeForm(PageForm):
             for name in ("min", "max"):
                 if cleaned.get(name) is None and name not in self.errors:
                     self.add_error(name, _("Required for a number question."))
+        if self.is_direct() and not cleaned.get("direct_confirmed"):
+            # A direct question gives up the protection the rest of the page promises: the
+            # researcher says so explicitly, not by a default.
+            self.add_error(
+                "direct_confirmed",
+                _("Tick this to ask the question directly: its answers are not randomized."),
+            )
         return cleaned
+
+    def is_direct(self) -> bool:
+        data = getattr(self, "cleaned_data", {})
+        return bool(data.get("asked_directly")) or data.get("question_type") == TEXT
 
     def type_spec(self) -> dict | None:
         """The spec of the chosen type (``services.question_types.clean_question_type``):
@@ -201,6 +242,16 @@ class QuestionTypeForm(PageForm):
         kind = data.get("question_type")
         if not kind:
             return None
+        if kind == TEXT:
+            return {"type": TEXT, "randomized": False}
+        if self.is_direct():
+            spec = {"type": kind, "randomized": False}
+            if kind == CHOICE:
+                lines = (line.strip() for line in data.get("options", "").splitlines())
+                spec["options"] = [line for line in lines if line]
+            elif kind == NUMERIC:
+                spec.update(min=data.get("min"), max=data.get("max"))
+            return spec
         if kind == CHOICE:
             lines = (line.strip() for line in data.get("options", "").splitlines())
             spec = {"type": CHOICE, "options": [line for line in lines if line]}

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from django.utils.translation import gettext_lazy as _
 
-from .mechanisms import CHOICE, NUMERIC
+from .mechanisms import CHOICE, DIRECT, NUMERIC
 
 SURVEY_COINS = "survey"  # the builder's design choice "the survey's two coins": an empty design
 
@@ -52,6 +52,8 @@ DESIGN_LABELS = {
         name=_("Multiple choice (k-ary randomized response)"), short=_("Multiple choice")
     ),
     NUMERIC: DesignLabel(name=_("Number (discrete Laplace noise)"), short=_("Number")),
+    # A question asked directly: no design, no ε (its answers are not randomized).
+    DIRECT: DesignLabel(name=_("Asked directly (not randomized)"), short=_("asked directly, no ε")),
 }
 # The yes/no designs a question may name, in the builder's order.
-YES_NO_DESIGNS = [kind for kind in DESIGN_LABELS if kind not in (CHOICE, NUMERIC)]
+YES_NO_DESIGNS = [kind for kind in DESIGN_LABELS if kind not in (CHOICE, NUMERIC, DIRECT)]

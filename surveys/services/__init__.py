@@ -5,8 +5,9 @@ Every service either completes or raises ``django.core.exceptions.ValidationErro
 (``errors``), and in both cases nothing is stored half-way.
 
 One module per thing written: ``surveys`` (a survey's life), ``questions``, ``grouping``,
-``schedule``, ``pilot``, ``members``, ``translations``, ``submissions`` (validate and receive;
-the SQL it runs is ``submission_sql``), ``tallies`` (the counts a submission adds to, and
+``schedule``, ``pilot``, ``members``, ``translations``, ``submissions`` (a package: the
+submission ``contract``, its ``postgres`` statement, ``sqlite`` writes and ORM ``oracle``),
+``tallies`` (the counts a submission adds to, and
 simulated respondents), ``row_order`` (stored responses rewritten in key order), ``tokens``
 (API tokens); ``validation``
 holds the checks they share and ``answers`` the checks of what a respondent sent. The names

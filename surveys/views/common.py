@@ -161,6 +161,12 @@ def question_row(question, entry) -> QuestionRow:
     elif question.kind == Question.Kind.CHOICE:
         count = len(question.options)
         design_label = ngettext("%(n)d option", "%(n)d options", count) % {"n": count}
+    if not question.randomized:
+        # Said before anything else: no design, no ε.
+        design_label = " · ".join(
+            str(part) for part in (gettext("asked directly, no ε"), design_label) if part
+        )
+        parameters = []
     return QuestionRow(
         question=question,
         type_label=TYPE_SHORT_LABELS.get(question.kind, question.kind),

@@ -207,7 +207,7 @@ def edit_view(kind):
             }
             if kind.typed:
                 ledger = selectors.privacy_ledger(survey=survey, questions=[item])
-                context["row"] = question_row(item, ledger.entries[0])
+                context["row"] = question_row(item, next(iter(ledger.entries), None))
             return render(request, "surveys/question_edit.html", context, status=status)
 
         if request.method != "POST":

@@ -12,7 +12,6 @@ from ... import limits, selectors
 from ...models import CI_METHODS, Question, Survey
 from ...selectors import languages
 from ...services import schedule
-from ...services.question_types import DESIGN_KINDS
 from .fields import (
     ConfidenceField,
     ProbabilityField,
@@ -20,6 +19,17 @@ from .fields import (
     StrictBooleanField,
     StrictCharField,
     StrictIntegerField,
+)
+from .question_types import (
+    SPEC_SOURCES,
+    TYPE_SPEC_FIELDS,
+    DesignField,
+    EpsilonField,
+    MaximumField,
+    MinimumField,
+    OptionsField,
+    QuestionTypeField,
+    RandomizedField,
 )
 
 # --- researcher: surveys ------------------------------------------------------------------
@@ -78,138 +88,6 @@ class SurveyTranslationsField(QuestionTranslationsField):
     pass
 
 
-class SpecField(serializers.Field):
-    """A part of a question's type spec, passed to the services as sent: they check it
-    (``services.question_types``) and name the field, ``questions.<index>.<field>``."""
-
-    def __init__(self, **kwargs):
-        kwargs.setdefault("required", False)
-        kwargs.setdefault("allow_null", True)
-        super().__init__(**kwargs)
-
-    def to_internal_value(self, data):
-        return data
-
-    def to_representation(self, value):
-        return value
-
-
-DESIGN_PARAMETERS = {
-    "p": "warner, unrelated_question, mangat",
-    "pi": "unrelated_question: the known probability of 'yes' to the unrelated question",
-    "theta1": "kuk: red share of the deck of those whose answer is yes",
-    "theta2": "kuk: red share of the deck of those whose answer is no",
-    "t": "mangat: probability that a member, too, uses the Warner device",
-    "p_truth": "forced_response with the question's own coins",
-    "p_forced_yes": "forced_response with the question's own coins",
-}
-
-
-@extend_schema_field(
-    {
-        "type": "string",
-        "enum": list(Question.Kind.values),
-        "default": Question.Kind.YES_NO,
-        "description": "`yes_no` (the default), `choice` (one of `options`) or `numeric` (a "
-        "whole number in [`min`, `max`]).",
-    }
-)
-class QuestionTypeField(SpecField):
-    pass
-
-
-@extend_schema_field(
-    {
-        "type": "object",
-        "nullable": True,
-        "description": "A yes/no question's randomization: `{}` (or absent) for the survey's "
-        "two coins (forced response), else `kind` and that design's parameters, each a "
-        "probability; a missing parameter takes its default (warner p=0.75; "
-        "unrelated_question p=0.5, pi=0.25; kuk theta1=0.625, theta2=0.25; mangat p=0.75, "
-        "t=0.75). Null for the other types.",
-        "properties": {
-            "kind": {"type": "string", "enum": list(DESIGN_KINDS)},
-            **{
-                name: {"type": "number", "format": "double", "description": text}
-                for name, text in DESIGN_PARAMETERS.items()
-            },
-        },
-        "additionalProperties": False,
-        "example": {"kind": "warner", "p": 0.75},
-    }
-)
-class DesignField(SpecField):
-    pass
-
-
-@extend_schema_field(
-    {
-        "type": "array",
-        "nullable": True,
-        "items": {"type": "string", "maxLength": limits.OPTION_LABEL_MAX_LENGTH},
-        "minItems": limits.MIN_CHOICE_OPTIONS,
-        "maxItems": limits.MAX_CHOICE_OPTIONS,
-        "description": "A multiple-choice question's option labels, each its own; null for "
-        "the other types. The respondent picks exactly one.",
-    }
-)
-class OptionsField(SpecField):
-    pass
-
-
-def _bound_schema(which):
-    return {
-        "type": "integer",
-        "nullable": True,
-        "minimum": -limits.NUMERIC_BOUND,
-        "maximum": limits.NUMERIC_BOUND,
-        "description": f"A numeric question's {which} answer (answers beyond it count as it; "
-        f"`max` − `min` at most {limits.NUMERIC_RANGE_MAX}); null for the other types.",
-    }
-
-
-@extend_schema_field(_bound_schema("smallest"))
-class MinimumField(SpecField):
-    pass
-
-
-@extend_schema_field(_bound_schema("largest"))
-class MaximumField(SpecField):
-    pass
-
-
-@extend_schema_field(
-    {
-        "type": "number",
-        "format": "double",
-        "nullable": True,
-        "minimum": limits.QUESTION_EPSILON_MIN,
-        "description": "The privacy loss ε of one answer. Written for `choice` and `numeric` "
-        "questions (default ln 3 ≈ 1.0986, at most the site's ceiling); for a `yes_no` "
-        "question it is read-only, its design's ε (echoing it back is ignored).",
-    }
-)
-class EpsilonField(SpecField):
-    pass
-
-
-# The type spec's fields (services.question_types) and the question's attribute of each.
-SPEC_SOURCES = {
-    "type": "kind",
-    "design": "design",
-    "options": "options",
-    "min": "min_value",
-    "max": "max_value",
-    "epsilon": "epsilon",
-}
-# The fields each type uses; the others read as null.
-TYPE_SPEC_FIELDS = {
-    Question.Kind.YES_NO: ("type", "design", "epsilon"),
-    Question.Kind.CHOICE: ("type", "options", "epsilon"),
-    Question.Kind.NUMERIC: ("type", "min", "max", "epsilon"),
-}
-
-
 class QuestionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     id = serializers.IntegerField(read_only=True)
     position = serializers.IntegerField(read_only=True)
@@ -226,6 +104,7 @@ class QuestionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         "at the first opening.",
     )
     type = QuestionTypeField(source="kind")
+    randomized = RandomizedField()
     design = DesignField()
     options = OptionsField()
     min = MinimumField(source="min_value")
@@ -234,7 +113,7 @@ class QuestionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     design_name = serializers.SerializerMethodField(
         help_text="The question's randomization: a yes/no design's kind (`forced_response` "
         "for the survey's coins, `warner`, `unrelated_question`, `kuk`, `mangat`), or "
-        "`choice` / `numeric`."
+        "`choice` / `numeric`; `direct` for a question asked directly."
     )
 
     def get_design_name(self, question) -> str:
@@ -246,7 +125,9 @@ class QuestionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         for name in SPEC_SOURCES:
             if name not in used:
                 data[name] = None
-        if question.kind == Question.Kind.YES_NO:
+        if not question.randomized:
+            data["design"] = data["epsilon"] = None
+        elif question.kind == Question.Kind.YES_NO:
             data["epsilon"] = selectors.question_mechanism(question, survey=question.survey).epsilon
         return data
 
@@ -394,7 +275,7 @@ def question_spec(question) -> dict:
     for name, source in SPEC_SOURCES.items():
         if source in question:
             spec[name] = question[source]
-    if spec.get("type") in (None, Question.Kind.YES_NO):
+    if spec.get("type") in (None, Question.Kind.YES_NO) and spec.get("randomized") is not False:
         # Read-only for yes/no (the design's ε): an echoed value is ignored, as read-only
         # fields are.
         spec.pop("epsilon", None)
