@@ -153,7 +153,8 @@ def make_survey(*, questions=QUESTIONS, username="bench-researcher"):
     """An open survey of ``questions`` questions, its owner, and the owner's API token."""
     from django.contrib.auth import get_user_model
 
-    from surveys import services, tokens
+    from surveys import services
+    from surveys.services import tokens
 
     owner = get_user_model().objects.create_user(username, password=secrets.token_urlsafe(16))
     survey = services.survey_create(

@@ -274,7 +274,8 @@ MEMBER_INVITE_RATE_LIMIT = env_rate("MEMBER_INVITE_RATE_LIMIT", "30/h")
 # Days a deleted survey waits in its owner's trash before `manage.py purge_trash` removes it.
 TRASH_DAYS = env_int("TRASH_DAYS", 30, minimum=1)
 
-# API tokens (surveys/tokens.py): days until a new token expires, and how many one user holds.
+# API tokens (surveys/services/tokens.py): days until a new token expires, and how many one
+# user holds.
 API_TOKEN_TTL_DAYS = env_int("API_TOKEN_TTL_DAYS", 30, minimum=1)
 MAX_API_TOKENS_PER_USER = 20
 

@@ -10,7 +10,7 @@ class SurveysConfig(AppConfig):
         from django.contrib.auth import get_user_model
         from django.db.models.signals import pre_save
 
-        from .tokens import revoke_tokens_when_the_password_changes
+        from .services.tokens import revoke_tokens_when_the_password_changes
 
         pre_save.connect(
             revoke_tokens_when_the_password_changes,

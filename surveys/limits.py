@@ -16,6 +16,11 @@ INTRO_MAX_LENGTH = 5000
 CONSENT_MAX_LENGTH = 5000
 QUESTION_TEXT_MAX_LENGTH = 1000
 OPTION_LABEL_MAX_LENGTH = 200
+# A language tag read from a request (?lang=, a cookie, Accept-Language): longer ones name
+# no language the site speaks, and are not even looked up.
+LANGUAGE_TAG_MAX_LENGTH = 32
+# An email address (RFC 5321's limit on a path, as Django's EmailField has it).
+EMAIL_MAX_LENGTH = 254
 # The longest IANA time zone name is 32 characters (America/Argentina/ComodRivadavia).
 TIME_ZONE_MAX_LENGTH = 64
 
@@ -68,7 +73,20 @@ CONFIDENCE_MIN = 0.5
 CONFIDENCE_MAX = 1.0  # exclusive
 CONFIDENCE_LEVELS = (0.80, 0.90, 0.95, 0.99)
 MIN_N_MAX = 100_000
+# The planner: a margin (± percentage points), a difference to detect (percentage points).
+PLANNER_MARGIN_MIN, PLANNER_MARGIN_MAX = 0.1, 50
+PLANNER_DIFFERENCE_MIN, PLANNER_DIFFERENCE_MAX = 0.5, 90
+# The builder's design preview: how many questions it may be asked to count (beyond any
+# survey's MAX_QUESTIONS, so a researcher can see what a longer survey would cost).
+PREVIEW_QUESTIONS_MAX = 1000
 RESPONSE_TARGET_MAX = 10_000_000
+
+# --- API tokens -------------------------------------------------------------------------
+# A token's name (the model field's length); a key longer than any issued one is refused
+# unread (keys are ``rrs_`` and 43 characters); the key's first characters shown in lists.
+API_TOKEN_NAME_MAX_LENGTH = 100
+API_TOKEN_KEY_MAX_LENGTH = 200
+API_TOKEN_SHOWN_PREFIX_LENGTH = 12
 
 # --- ids --------------------------------------------------------------------------------
 # Ids are signed 64-bit in the database: a larger key can name no row, and PostgreSQL would

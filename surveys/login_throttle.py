@@ -5,7 +5,7 @@ through ``django.contrib.auth.authenticate``, so the backend below is where the 
 once a username, or a client address, has used up its failures for the current window, no
 password is even checked for it until the window ends, the right one included.
 
-The counters are the submission throttle's (``surveys/api/throttling.py``): keyed hashes in the
+The counters are the submission throttle's (``surveys/rate_limits.py``): keyed hashes in the
 shared cache that expire with their window, so neither an address nor a username is stored.
 Only failures count, so a researcher who signs in correctly is never slowed down by their own
 sessions; a shared office address gets a larger budget than one username.
@@ -20,7 +20,7 @@ from django.contrib.auth.backends import ModelBackend
 from django.core.exceptions import PermissionDenied
 from django.utils.translation import ngettext
 
-from .api.throttling import client_ident, window_for
+from .rate_limits import client_ident, window_for
 
 
 @dataclass(frozen=True)

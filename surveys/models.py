@@ -70,8 +70,8 @@ def design_fingerprint_of(
     memoised coin draws by it, and the submission body carries it back, so a page or a stored
     draw from another design can never be decoded with this one's coins. ``translations`` is
     ``{language: every text of the survey in it}`` for the languages the survey is offered in
-    besides its own (``surveys/languages.py``): a changed translation is a changed question.
-    Left out when empty, so an untranslated survey keeps the fingerprint it always had.
+    besides its own (``surveys/selectors/languages.py``): a changed translation is a changed
+    question. Left out when empty, so an untranslated survey keeps the fingerprint it always had.
     ``types`` is ``[(id, {type fields}), ...]`` for the questions that are not yes/no with the
     survey's coins (a design, options, a range, ε): left out when empty, likewise.
     ``shared_devices`` (whether browsers keep a memo at all) and ``pilot`` (a pilot's design,
@@ -159,7 +159,7 @@ class Survey(models.Model):
         max_length=10, choices=settings.LANGUAGES, default=settings.LANGUAGE_CODE
     )
     # The title and intro in other languages, {"ko": {"title": ..., "intro": ...}}; ``language``
-    # is the one the survey is written in (its default). See surveys/languages.py.
+    # is the one the survey is written in (its default). See surveys/selectors/languages.py.
     translations = models.JSONField(default=dict, blank=True, editable=False)
     slug = models.CharField(max_length=32, unique=True, default=new_slug, editable=False)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
@@ -178,7 +178,7 @@ class Survey(models.Model):
     # Opt-in public results page (/r/<slug>/): its counts are released every
     # public_release_days days from public_started_on, at most public_releases_max times, with
     # noise from the binary-tree mechanism; public_epsilon is the total privacy loss of all
-    # those releases together (see surveys/public_results.py).
+    # those releases together (see surveys/services/public_release.py).
     public_results = models.BooleanField(default=False)
     public_epsilon = models.FloatField(default=1.0)
     public_release_days = models.PositiveSmallIntegerField(default=1)
@@ -576,9 +576,9 @@ class ApiToken(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
     )
-    name = models.CharField(_("name"), max_length=100)
+    name = models.CharField(_("name"), max_length=limits.API_TOKEN_NAME_MAX_LENGTH)
     # The key's first characters, shown in lists so a researcher can tell tokens apart.
-    prefix = models.CharField(max_length=12)
+    prefix = models.CharField(max_length=limits.API_TOKEN_SHOWN_PREFIX_LENGTH)
     digest = models.CharField(max_length=64, unique=True)
     created_at = models.DateTimeField()
     expires_at = models.DateTimeField()
@@ -657,7 +657,7 @@ class SurveyInvitation(models.Model):
         blank=True,
         related_name="survey_invitations",
     )
-    email = models.CharField(max_length=254, blank=True)
+    email = models.CharField(max_length=limits.EMAIL_MAX_LENGTH, blank=True)
     role = models.CharField(max_length=10, choices=Role.choices)
     invited_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
@@ -702,7 +702,7 @@ class VerifiedEmail(models.Model):
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="verified_email"
     )
-    email = models.CharField(max_length=254)
+    email = models.CharField(max_length=limits.EMAIL_MAX_LENGTH)
     verified_at = models.DateTimeField()
 
     def __str__(self):

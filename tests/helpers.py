@@ -18,7 +18,9 @@ from django.core.mail.backends import locmem
 from django.db.models.sql.compiler import SQLCompiler
 from rest_framework.test import APIClient
 
-from surveys import languages, selectors, services, tokens
+from surveys import selectors, services
+from surveys.selectors import languages
+from surveys.services import tokens
 
 # The cast (tests/conftest.py): every researcher's password.
 PASSWORD = "correct-horse-battery-42"
@@ -93,7 +95,8 @@ def token_client(user):
 CREATE_LIVE_SURVEY = """
 import json
 from django.contrib.auth import get_user_model
-from surveys import services, tokens
+from surveys import services
+from surveys.services import tokens
 owner, _ = get_user_model().objects.get_or_create(username="live-owner")
 survey = services.survey_create(
     owner=owner, title="Live survey", questions=[f"Question {{i}}?" for i in range({questions})]

@@ -413,3 +413,92 @@ def test_code_points_only_at_documentation_sections_that_exist():
             continue
         stale += stale_pointers(text, where=str(file.relative_to(ROOT)))
     assert stale == []
+
+
+# --- every repository path the code names (comments, docstrings, strings) exists ----------
+
+SOURCE_SUFFIXES = (".py", ".js", ".mjs", ".html", ".css", ".toml", ".md", ".R", ".sh")
+SOURCE_PATH = re.compile(
+    r"(?<![\w./-])((?:bench|blindrsa|config|deploy|docs|dpengine|locale|static|surveys|templates"
+    r"|tests|tools)/[\w./-]*?\w\.(?:py|js|mjs|html|css|md|json|toml|txt|R))(?![\w/-])"
+)
+# Files that name made-up paths on purpose (the readers' own tests).
+MADE_UP_PATHS = ("test_docs.py", "test_readme.py")
+
+
+def exists(path):
+    """A path from the top, or a template's name (``surveys/results.html``, as Django and the
+    templates' own {% include %} name it)."""
+    return (ROOT / path).exists() or (
+        path.endswith(".html") and (ROOT / "templates" / path).exists()
+    )
+
+
+def source_files():
+    for top in ("bench", "blindrsa", "config", "deploy", "dpengine", "static", "surveys"):
+        yield from sorted((ROOT / top).rglob("*"))
+    yield from sorted((ROOT / "templates").rglob("*"))
+    yield from sorted((ROOT / "tests").rglob("*"))
+    yield from sorted((ROOT / "tools").rglob("*"))
+    yield ROOT / "Makefile"
+
+
+def source_paths(text):
+    return sorted(set(SOURCE_PATH.findall(text)))
+
+
+def test_the_source_reader_finds_paths_in_comments_and_strings():
+    text = "\n".join(
+        [
+            "# the SQL (surveys/services/submission_sql.py) and tests/js/body.test.mjs,",
+            '"""See docs/statistics.md."""  // static/js/coins.js: the memo',
+            "{# templates/respond/respond.html #} x/surveys/not.py surveys/<slug>/ '/s/<slug>/'",
+        ]
+    )
+    assert source_paths(text) == [
+        "docs/statistics.md",
+        "static/js/coins.js",
+        "surveys/services/submission_sql.py",
+        "templates/respond/respond.html",
+        "tests/js/body.test.mjs",
+    ]
+
+
+def test_every_repository_path_the_code_names_exists():
+    stale = []
+    for file in source_files():
+        if (
+            not file.is_file()
+            or file.suffix not in (*SOURCE_SUFFIXES, "")
+            or file.name in MADE_UP_PATHS
+            or "vendor" in file.parts
+            or "__pycache__" in file.parts
+        ):
+            continue
+        try:
+            text = file.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue
+        where = file.relative_to(ROOT)
+        # A README inside a folder names its files from there (tests/README.md: surveys/...).
+        stale += [
+            f"{where}: {path}"
+            for path in source_paths(text)
+            if not exists(path) and not (file.parent / path).exists()
+        ]
+    assert stale == []
+
+
+def test_the_architecture_page_names_every_module():
+    text = ARCHITECTURE.read_text(encoding="utf-8")
+    named = {path for path, _test in named_paths(section(text, "Folder by folder"))}
+    named |= {path for path, _test in repository_paths(text)}
+    unnamed = [
+        str(path.relative_to(ROOT))
+        for top in ("surveys", "dpengine", "blindrsa")
+        for path in sorted((ROOT / top).rglob("*.py"))
+        if path.name != "__init__.py"
+        and "migrations" not in path.parts
+        and str(path.relative_to(ROOT)) not in named
+    ]
+    assert unnamed == []

@@ -1,5 +1,5 @@
 // The yes/no designs beyond forced response, and k-ary randomized response for multiple
-// choice, drawn in the respondent's browser. Mirrors dpengine/designs.py and
+// choice, drawn in the respondent's browser. Mirrors dpengine/designs/ and
 // dpengine/choice.py: the same parameters under the same names, the same validation.
 //
 // Pure functions, the random source passed in (`crypto` on the page, a fake in tests).
@@ -30,7 +30,7 @@ function checkOpen(name, value) {
   }
 }
 
-// Each design's parameters as dpengine/designs.py allows them, and its a = P(yes | yes) and
+// Each design's parameters as dpengine/designs/ allows them, and its a = P(yes | yes) and
 // b = P(yes | no) by the same formulas. The samplers below and the builder's live ε
 // (`designEpsilon`) both read this table; tests/js/designs.test.mjs holds it, and the
 // samplers' exact distributions, against dpengine's values in tests/vectors/constants.json

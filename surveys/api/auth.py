@@ -1,4 +1,7 @@
-"""API tokens: obtain one with a username and password; list and revoke them (surveys.tokens)."""
+"""API tokens: obtain one with a username and password; list and revoke them.
+
+The writes are surveys/services/tokens.py, the reads surveys/selectors/tokens.py.
+"""
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
@@ -7,8 +10,9 @@ from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .. import tokens
 from ..models import ApiToken
+from ..selectors import tokens as token_reads
+from ..services import tokens
 from .errors import error_responses
 from .serializers import (
     ApiTokenSerializer,
@@ -87,7 +91,9 @@ class TokenListView(APIView):
         },
     )
     def get(self, request):
-        return Response(ApiTokenSerializer(tokens.tokens_of(user=request.user), many=True).data)
+        return Response(
+            ApiTokenSerializer(token_reads.tokens_of(user=request.user), many=True).data
+        )
 
 
 @extend_schema(tags=["auth"])

@@ -1,10 +1,13 @@
-"""``Authorization: Token <key>`` against the hashed, expiring tokens of ``surveys.tokens``."""
+"""``Authorization: Token <key>`` against the hashed, expiring API tokens.
+
+The key is looked up by surveys/selectors/tokens.py.
+"""
 
 from django.utils.translation import gettext as _
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
-from .. import tokens
+from ..selectors import tokens
 
 
 class ApiTokenAuthentication(TokenAuthentication):

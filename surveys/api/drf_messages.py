@@ -4,7 +4,7 @@ DRF ships Korean only as ``ko_KR``, which Django never loads for the site's ``ko
 respondent would read "Request was throttled." in English. Listing the messages here puts
 them in locale/*/django.po (``makemessages`` extracts them), and Django prefers the project's
 LOCALE_PATHS catalogs over the packages', so DRF's text is shown translated. Nothing imports
-this module at run time; tests/surveys/test_translations.py checks that every entry is still
+this module at run time; tests/surveys/views/test_translations.py checks that every entry is still
 a message DRF uses, and that each is translated.
 """
 

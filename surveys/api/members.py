@@ -14,7 +14,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .. import selectors
+from .. import limits, selectors
 from ..models import SurveyMember
 from ..selectors import accounts as account_selectors
 from ..services import members
@@ -86,7 +86,7 @@ class ReceivedInvitationSerializer(serializers.Serializer):
 
 class MemberInviteSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     user = StrictCharField(
-        max_length=254,
+        max_length=limits.EMAIL_MAX_LENGTH,
         help_text=(
             "An account's username, or an email address (anything with an @). By address the "
             "answer is the same whether or not it has an account."

@@ -9,7 +9,8 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .. import languages, selectors, services
+from .. import selectors, services
+from ..selectors import languages
 from .errors import error_response, error_responses
 from .limits import json_body
 from .serializers import (

@@ -31,7 +31,6 @@ from django.utils.translation import gettext as _
 from dpengine import ForcedResponse, survey_epsilon
 
 from .. import __version__
-from ..languages import survey_languages
 from ..models import PREFER_NOT_TO_SAY, GroupingQuestion, Question, Survey
 from ..selectors import (
     PrivacyLedger,
@@ -42,8 +41,9 @@ from ..selectors import (
     survey_grouping_questions,
     uses_survey_coins,
 )
+from ..selectors.columns import grouping_column, question_column
 from ..selectors.estimate_rows import parameters_text
-from .columns import grouping_column, question_column
+from ..selectors.languages import survey_languages
 
 CODEBOOK_HEADER = [
     "section",

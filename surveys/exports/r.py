@@ -29,9 +29,9 @@ from dataclasses import dataclass
 
 from ..models import Question
 from ..selectors import design_name, question_design, question_mechanism, survey_design
+from ..selectors.columns import grouping_column, question_column
 from ..selectors.mechanisms import FORCED_RESPONSE
 from .codebook import survey_codebook
-from .columns import grouping_column, question_column
 from .csv import escape_label, export_filename, report_csv_rows, stream_csv
 
 R_READ_OPTIONS = 'fileEncoding = "UTF-8", colClasses = "character", na.strings = ""'

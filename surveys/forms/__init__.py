@@ -1,9 +1,12 @@
 """The page forms: input shape at the edge; the services check the meaning again.
 
 Bounds come from ``surveys.limits``; the presets and designs from the selectors (forms do not
-call dpengine). One module per kind of page: ``researcher`` (the survey, its questions, the
-results), ``analysis`` (grouping questions, breakdown, regression, planner, public page),
-``accounts``, ``members``, ``translations``. The form classes are importable from here.
+call dpengine). One module per thing a form edits: ``surveys`` (a survey's settings),
+``schedule``, ``question_types`` (a question's type and design), ``questions`` (edit, add or
+paste, move), ``preview`` (the design preview), ``results``, ``dashboard``, ``analysis``
+(grouping questions, breakdown, regression, planner, public page), ``accounts``, ``members``,
+``translations``; ``fields`` holds what several share. The form classes are importable from
+here.
 """
 
 from .accounts import (
@@ -19,23 +22,18 @@ from .analysis import (
     PublicResultsForm,
     RegressionForm,
 )
+from .dashboard import DashboardForm
+from .fields import CoinField, PageForm
 from .members import (
     MemberInviteForm,
     MemberRoleForm,
     TransferForm,
 )
-from .researcher import (
-    CoinField,
-    DashboardForm,
-    DesignPreviewForm,
-    MoveForm,
-    PageForm,
-    QuestionAddForm,
-    QuestionForm,
-    ResultsForm,
-    ScheduleForm,
-    SurveyForm,
-)
+from .preview import DesignPreviewForm
+from .questions import MoveForm, QuestionAddForm, QuestionForm
+from .results import ResultsForm
+from .schedule import ScheduleForm
+from .surveys import SurveyForm
 from .translations import (
     TranslationsForm,
 )

@@ -6,9 +6,10 @@ from django.contrib.auth.forms import AuthenticationForm, PasswordResetForm, Use
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
+from .. import limits
+from ..limits import API_TOKEN_NAME_MAX_LENGTH
 from ..login_throttle import login_block
 from ..selectors.accounts import normalized_email
-from ..tokens import NAME_MAX_LENGTH
 
 
 class ThrottledLoginMixin:
@@ -36,7 +37,7 @@ class AdminLoginForm(ThrottledLoginMixin, AdminAuthenticationForm):
 class ApiTokenForm(forms.Form):
     name = forms.CharField(
         label=_("Name"),
-        max_length=NAME_MAX_LENGTH,
+        max_length=API_TOKEN_NAME_MAX_LENGTH,
         required=False,
         help_text=_("What the token is for, such as a script or a machine."),
     )
@@ -73,7 +74,7 @@ class EmailChangeForm(forms.Form):
     email = forms.EmailField(
         label=_("Email address"),
         required=False,
-        max_length=254,
+        max_length=limits.EMAIL_MAX_LENGTH,
         help_text=_("A new address is trusted once you follow the link we send to it."),
     )
     password = forms.CharField(

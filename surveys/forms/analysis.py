@@ -11,10 +11,10 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from .. import limits
-from ..exports.columns import grouping_column, question_column
 from ..models import CI_METHODS, Question
 from ..selectors import default_threshold, design_from_coins
-from .researcher import (
+from ..selectors.columns import grouping_column, question_column
+from .fields import (
     COIN_LABELS,
     CoinField,
     PageForm,
@@ -182,14 +182,14 @@ class PlannerForm(_SurveyQueryForm):
     )
     margin = forms.FloatField(
         label=_("Half-width (percentage points, ±)"),
-        min_value=0.1,
-        max_value=50,
+        min_value=limits.PLANNER_MARGIN_MIN,
+        max_value=limits.PLANNER_MARGIN_MAX,
         help_text=_("5 means estimates like “20% ± 5 points”."),
     )
     difference = forms.FloatField(
         label=_("Smallest difference to detect (percentage points)"),
-        min_value=0.5,
-        max_value=90,
+        min_value=limits.PLANNER_DIFFERENCE_MIN,
+        max_value=limits.PLANNER_DIFFERENCE_MAX,
         help_text=_("For example 10: one group 30%, the other 40%."),
     )
     power = forms.TypedChoiceField(

@@ -3,8 +3,9 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from .. import limits
 from ..models import SurveyMember
-from .researcher import PageForm
+from .fields import PageForm
 
 ROLE_CHOICES = [
     (SurveyMember.Role.VIEWER, _("Viewer: sees results, analysis and exports")),
@@ -15,7 +16,7 @@ ROLE_CHOICES = [
 class MemberInviteForm(PageForm):
     user = forms.CharField(
         label=_("Username or email address"),
-        max_length=254,
+        max_length=limits.EMAIL_MAX_LENGTH,
         help_text=_(
             "A username, or an email address: whoever verified that address on their account "
             "can accept. Nothing is granted until the invitation is accepted."

@@ -4,7 +4,7 @@ from django import forms
 from django.utils.translation import get_language_info
 from django.utils.translation import gettext as _
 
-from ..languages import TEXT_MAX_LENGTHS
+from ..selectors.languages import TEXT_MAX_LENGTHS
 
 # Texts that are usually one line get a one-line input; the others a small text area.
 ONE_LINE = ("title", "label", "options")

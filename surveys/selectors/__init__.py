@@ -14,7 +14,10 @@ each lives in the module of its concern:
 - ``precision``: the results page's intervals now against the planner's respondents;
 - ``public_results``: the public page, read from the releases made so far
   (``surveys.services.public_release`` makes them);
-- ``submission_length``: the one length every submission body of a survey is padded to.
+- ``submission_length``: the one length every submission body of a survey is padded to;
+- ``design_labels``: how every page names a design; ``columns``: Q1…, G1…;
+- ``languages`` (a survey's languages and texts, which a respondent gets) and ``tokens`` (API
+  tokens): import the module (``from surveys.selectors import languages``).
 """
 
 from .breakdown import (
@@ -31,8 +34,8 @@ from .breakdown import (
     survey_breakdown,
     survey_grouping_questions,
 )
+from .design_labels import DESIGN_LABELS, SURVEY_COINS, YES_NO_DESIGNS, DesignLabel
 from .estimate_rows import (
-    DESIGN_LABELS,
     ChoiceQuestionEstimate,
     Headline,
     NumericQuestionEstimate,
@@ -68,6 +71,7 @@ from .mechanisms import (
     PrivacyLedger,
     browser_parameters,
     design_name,
+    exceeds_epsilon_ceiling,
     privacy_ledger,
     question_design,
     question_mechanism,
@@ -147,14 +151,17 @@ __all__ = [
     "PLANNING_MARGIN",
     "PLAN_POINTS",
     "ROLE_RANK",
+    "SURVEY_COINS",
     "VALID_METHODS",
     "VIEWER",
+    "YES_NO_DESIGNS",
     "Breakdown",
     "CellStatus",
     "ChoiceQuestionEstimate",
     "Coefficient",
     "ComparisonStatus",
     "Covariate",
+    "DesignLabel",
     "GroupCell",
     "Headline",
     "LedgerEntry",
@@ -193,6 +200,7 @@ __all__ = [
     "direct_grouping",
     "direct_grouping_questions",
     "ensure_role",
+    "exceeds_epsilon_ceiling",
     "grouping_question_for_survey",
     "headline",
     "noisy_counts",

@@ -19,7 +19,6 @@ import dpengine
 from dpengine import Comparison, DifferenceInterval, Estimate, ForcedResponse
 from dpengine.errors import DPEngineError, Reason
 
-from ..exports.columns import question_column
 from ..models import (
     GroupingOption,
     GroupingQuestion,
@@ -28,6 +27,7 @@ from ..models import (
     Submission,
     question_key,
 )
+from .columns import question_column
 from .estimates import coverage_floor, estimator, question_fields, survey_design
 from .mechanisms import question_design
 

@@ -1,31 +1,18 @@
 """One row per question of a survey's estimates, by type: a yes/no question's
 ``QuestionEstimate`` (its own design), a multiple-choice question's option shares and a
 numeric question's mean and share above a threshold; and how the pages, exports and API name
-each question's randomization (``DESIGN_LABELS``, ``parameters_text``).
+each question's randomization (``parameters_text``; its name: ``design_labels``).
 
 ``selectors.estimates.survey_estimates`` builds them; reads only.
 """
 
 from dataclasses import dataclass
 
-from django.utils.translation import gettext_lazy as _
-
 from dpengine import ChoiceEstimate, DirectMean, DirectShare, Estimate, ManipulationCheck
 from dpengine.numeric import BoundedNumeric, NumericEstimate
 
+from .design_labels import DESIGN_LABELS
 from .mechanisms import CHOICE, DIRECT, FORCED_RESPONSE, NUMERIC, TEXT, YES_NO
-
-# How the results, exports and API name each question's randomization (design_name()).
-DESIGN_LABELS = {
-    "forced_response": _("Forced response"),
-    "warner": _("Warner"),
-    "unrelated_question": _("Unrelated question"),
-    "kuk": _("Kuk"),
-    "mangat": _("Mangat"),
-    CHOICE: _("Multiple choice (k-ary randomized response)"),
-    NUMERIC: _("Number (discrete Laplace noise)"),
-    DIRECT: _("Asked directly (not randomized)"),
-}
 
 
 @dataclass(frozen=True)
@@ -84,7 +71,7 @@ class DesignDescription:
 
     @property
     def design_label(self):
-        return DESIGN_LABELS[self.design_name]
+        return DESIGN_LABELS[self.design_name].name
 
     @property
     def parameters_text(self) -> str:
@@ -263,10 +250,11 @@ class NumericQuestionEstimate(DesignDescription):
     def parameters(self) -> dict:
         return self.mechanism.parameters
 
+    # The range as the API, the forms and the browser name it (dpengine's lo and hi).
     @property
-    def lo(self) -> int:
+    def min(self) -> int:
         return self.mechanism.lo
 
     @property
-    def hi(self) -> int:
+    def max(self) -> int:
         return self.mechanism.hi

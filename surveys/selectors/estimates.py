@@ -18,8 +18,8 @@ from django.utils import timezone
 import dpengine
 from dpengine import PRESETS, ForcedResponse
 
-from ..exports.columns import question_column
 from ..models import CI_METHODS, Submission, Survey, TallyShard, question_key
+from .columns import question_column
 from .estimate_rows import (
     ChoiceQuestionEstimate,
     DirectQuestionEstimate,
@@ -36,6 +36,7 @@ from .mechanisms import (
     YES_NO,
     PrivacyLedger,
     design_name,
+    exceeds_epsilon_ceiling,
     privacy_ledger,
     question_design,
     question_mechanism,
@@ -65,7 +66,7 @@ class PrivacySummary:
 
     @property
     def exceeds_ceiling(self) -> bool:
-        return self.per_answer_epsilon > self.epsilon_ceiling + 1e-12
+        return exceeds_epsilon_ceiling(self.per_answer_epsilon, ceiling=self.epsilon_ceiling)
 
 
 @dataclass(frozen=True)
@@ -182,8 +183,10 @@ def design_privacy(*, design, questions, ledger=None) -> PrivacySummary:
     )
 
 
-def survey_privacy(*, survey) -> PrivacySummary:
-    ledger = privacy_ledger(survey=survey)
+def survey_privacy(*, survey, ledger=None) -> PrivacySummary:
+    """The survey's privacy; ``ledger``: its privacy ledger when the caller holds it already
+    (a page sums it once)."""
+    ledger = privacy_ledger(survey=survey) if ledger is None else ledger
     return design_privacy(
         design=survey_design(survey=survey), questions=ledger.questions, ledger=ledger
     )

@@ -16,6 +16,8 @@ the same constructors, so a stored question always builds here.
 
 from dataclasses import dataclass
 
+from django.conf import settings
+
 import dpengine
 from dpengine import DESIGNS, ForcedResponse, KaryRandomizedResponse
 from dpengine.numeric import BoundedNumeric
@@ -27,6 +29,18 @@ YES_NO, CHOICE, NUMERIC = Question.Kind.YES_NO, Question.Kind.CHOICE, Question.K
 TEXT = Question.Kind.TEXT
 DIRECT = "direct"  # design_name of a question asked directly
 FORCED_RESPONSE = ForcedResponse.kind
+# The slack under which an ε computed in floating point still counts as at the ceiling (a
+# ceiling typed as ln 9 must admit coins whose ε is ln 9 up to rounding).
+EPSILON_CEILING_SLACK = 1e-12
+
+
+def exceeds_epsilon_ceiling(epsilon, *, ceiling=None) -> bool:
+    """Whether a per-answer ``epsilon`` is above the site's ``MAX_EPSILON_PER_ANSWER`` (or the
+    ``ceiling`` given): the one comparison behind the refusals of the writes
+    (``services.validation.ensure_within_epsilon_ceiling``) and the pages' warnings."""
+    if ceiling is None:
+        ceiling = settings.MAX_EPSILON_PER_ANSWER
+    return epsilon > ceiling + EPSILON_CEILING_SLACK
 
 
 def survey_coins(survey) -> ForcedResponse:

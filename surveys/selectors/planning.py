@@ -12,9 +12,9 @@ import dpengine
 from dpengine import ForcedResponse
 from dpengine.errors import DPEngineError, Reason
 
-from ..exports.columns import question_column
 from ..models import Survey
-from .estimate_rows import DESIGN_LABELS
+from .columns import question_column
+from .design_labels import DESIGN_LABELS
 from .estimates import PLANNING_CONFIDENCE, PLANNING_MARGIN, design_privacy, survey_design
 from .mechanisms import CHOICE, NUMERIC, design_name, privacy_ledger, question_mechanism
 
@@ -215,7 +215,7 @@ class QuestionPlan:
 
     @property
     def design_label(self):
-        return DESIGN_LABELS[self.design]
+        return DESIGN_LABELS[self.design].name
 
 
 def question_plans(*, survey, questions, margin, confidence) -> list[QuestionPlan]:

@@ -24,7 +24,6 @@ from django.db.models import (
 from django.db.models.functions import Coalesce, Lower
 from django.http import Http404
 
-from .. import languages
 from ..models import (
     GroupingOption,
     GroupingQuestion,
@@ -35,7 +34,7 @@ from ..models import (
     design_fingerprint_of,
     is_slug,
 )
-from . import mechanisms
+from . import languages, mechanisms
 
 
 def _responses_total():

@@ -8,7 +8,8 @@ One module per thing written: ``surveys`` (a survey's life), ``questions``, ``gr
 ``schedule``, ``pilot``, ``members``, ``translations``, ``submissions`` (a package: the
 submission ``contract``, its ``postgres`` statement, ``sqlite`` writes and ORM ``oracle``),
 ``tallies`` (the counts a submission adds to, and
-simulated respondents), ``row_order`` (stored responses rewritten in key order); ``validation``
+simulated respondents), ``row_order`` (stored responses rewritten in key order), ``tokens``
+(API tokens); ``validation``
 holds the checks they share and ``answers`` the checks of what a respondent sent. The names
 below are those callers use as ``services.<name>``.
 """

@@ -20,7 +20,7 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from .. import mail
+from .. import limits, mail
 from ..models import VerifiedEmail
 from ..selectors.accounts import normalized_email
 
@@ -94,7 +94,7 @@ def email_change(*, user, email) -> str:
             validate_email(email)
         except ValidationError:
             raise ValidationError({"email": [_("Enter a valid email address.")]}) from None
-    if len(email) > 254:
+    if len(email) > limits.EMAIL_MAX_LENGTH:
         raise ValidationError({"email": [_("An email address has at most 254 characters.")]})
     user.email = email
     user.save(update_fields=["email"])

@@ -17,8 +17,8 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from .. import limits
-from ..languages import survey_languages, survey_with_texts
 from ..models import GroupingOption, GroupingQuestion
+from ..selectors.languages import survey_languages, survey_with_texts
 from .pilot import pilot_design_refresh
 from .questions import design_row_delete, next_position
 from .validation import (

@@ -20,16 +20,14 @@ the field (``type``, ``design``, ``design.p``, ``options``, ``options.2``, ``min
 import math
 from collections.abc import Mapping
 
-from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
 from dpengine import DESIGNS, DPEngineError
-from dpengine.rounding import ceil_decimal
 
 from .. import limits, selectors
 from ..models import Question
-from .validation import clean_text
+from .validation import clean_text, ensure_within_epsilon_ceiling
 
 YES_NO, CHOICE, NUMERIC = Question.Kind.YES_NO, Question.Kind.CHOICE, Question.Kind.NUMERIC
 TEXT = Question.Kind.TEXT
@@ -59,21 +57,11 @@ def _is_whole(value):
     return not isinstance(value, bool) and isinstance(value, int)
 
 
-def _ceiling_message(epsilon):
-    ceiling = settings.MAX_EPSILON_PER_ANSWER
-    # %.2f of the rounded-up value prints the rounded-up digits: ε is never shown lower.
-    return _("This gives ε = %(eps).2f per answer, above this site's ceiling of ε = %(max).2f.") % {
-        "eps": float(ceil_decimal(epsilon, 2)),
-        "max": ceiling,
-    }
-
-
 def _clean_epsilon(value, prefix):
     if value is None:
         return DEFAULT_EPSILON
     if not _is_number(value):
         raise _error("epsilon", prefix, _("Must be a number, got %(v)r.") % {"v": value})
-    ceiling = settings.MAX_EPSILON_PER_ANSWER
     if value < limits.QUESTION_EPSILON_MIN:
         raise _error(
             "epsilon",
@@ -81,8 +69,7 @@ def _clean_epsilon(value, prefix):
             _("Must be at least %(min)s, got %(v)r.")
             % {"min": limits.QUESTION_EPSILON_MIN, "v": value},
         )
-    if value > ceiling + 1e-12:
-        raise _error("epsilon", prefix, _ceiling_message(value))
+    ensure_within_epsilon_ceiling(epsilon=value, field=f"{prefix}epsilon")
     return float(value)
 
 
@@ -123,8 +110,7 @@ def _clean_design(value, prefix):
         raise _error(
             f"design.{exc.field or 'kind'}", prefix, str(exc), code=exc.reason.value
         ) from None
-    if design.epsilon > settings.MAX_EPSILON_PER_ANSWER + 1e-12:
-        raise _error("design", prefix, _ceiling_message(design.epsilon))
+    ensure_within_epsilon_ceiling(epsilon=design.epsilon, field=f"{prefix}design")
     return {"kind": kind, **{name: float(item) for name, item in design.parameters.items()}}
 
 

@@ -15,13 +15,14 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from .. import languages, limits, selectors
+from .. import limits, selectors
 from ..models import GroupingOption, Question, Survey
 from .errors import Reason, SurveyConflict
 from .pilot import pilot_design_refresh, pilot_responses_delete
 from .question_types import TYPE_FIELDS
 from .questions import clean_question_specs, questions_create
 from .tallies import group_tallies_ensure
+from .translations import ensure_default_language_change
 from .validation import (
     DESIGN_FIELDS,
     EDITABLE_SURVEY_FIELDS,
@@ -61,7 +62,7 @@ def survey_update(*, survey, data: Mapping, questions=None) -> Survey:
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
     cleaned = clean_survey_fields(dict(data), current=survey)
     if "language" in cleaned:
-        languages.ensure_default_language_change(survey=survey, language=cleaned["language"])
+        ensure_default_language_change(survey=survey, language=cleaned["language"])
     design_changes = {
         field
         for field in DESIGN_FIELDS

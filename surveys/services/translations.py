@@ -1,4 +1,6 @@
-"""Writes for a survey's translations (reads and the meaning of the stored JSON: languages.py).
+"""Writes for a survey's translations, and the check a change of its own language must pass.
+
+The reads, and the meaning of the stored JSON: surveys/selectors/languages.py.
 
 What freezes, and why: question texts and option labels, in every language, are part of the
 design that freezes at the first opening and that ``design_fingerprint`` names (respondents may
@@ -16,16 +18,16 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from ..languages import (
+from ..models import Question, Survey
+from ..selectors.languages import (
     LANGUAGE_CODES,
     TEXT_MAX_LENGTHS,
     other_languages,
     survey_texts,
     survey_with_texts,
 )
-from ..models import Question, Survey
+from . import surveys as survey_writes  # a module: surveys.py imports the check below
 from .pilot import pilot_design_refresh
-from .surveys import survey_create, survey_update
 from .validation import ensure_not_frozen, refuse_built_in_option
 
 SURVEY_FIELDS = ("title", "intro", "consent_text")
@@ -106,6 +108,29 @@ def _clean_entry(texts, *, fields, field, where, option_count=0) -> dict:
         if text:
             entry[name] = text
     return entry
+
+
+def ensure_default_language_change(*, survey, language) -> None:
+    """Refuse making ``language`` the survey's own while the survey holds a translation into
+    it (whose texts would then be ignored, or shown as if they were the default)."""
+    if language == survey.language:
+        return
+    loaded = survey_with_texts(survey=survey)
+    texts = survey_texts(
+        survey=loaded, questions=loaded.questions.all(), grouping=loaded.grouping_questions.all()
+    )
+    if any(text.translated(language) for text in texts):
+        raise ValidationError(
+            {
+                "language": [
+                    _(
+                        "This survey has a translation into %(code)s; clear it on the "
+                        "Translations page before making %(code)s the survey's own language."
+                    )
+                    % {"code": language}
+                ]
+            }
+        )
 
 
 def clean_translations(
@@ -245,7 +270,7 @@ def survey_create_translated(
     *, owner, title, questions=(), translations=None, question_translations=None, **fields
 ) -> Survey:
     """``services.survey_create``, then the survey's and each question's translations (API)."""
-    survey = survey_create(owner=owner, title=title, questions=questions, **fields)
+    survey = survey_writes.survey_create(owner=owner, title=title, questions=questions, **fields)
     return _apply(
         survey=survey, translations=translations, question_translations=question_translations
     )
@@ -257,7 +282,7 @@ def survey_update_translated(
 ) -> Survey:
     """``services.survey_update``, then the translations given (API). A ``translations`` object
     replaces the survey's whole; each question's replaces that question's."""
-    survey = survey_update(survey=survey, data=data, questions=questions)
+    survey = survey_writes.survey_update(survey=survey, data=data, questions=questions)
     return _apply(
         survey=survey, translations=translations, question_translations=question_translations
     )

@@ -18,7 +18,7 @@ from dpengine import ForcedResponse
 from dpengine.errors import DPEngineError
 from dpengine.rounding import ceil_decimal
 
-from .. import limits
+from .. import limits, selectors
 from ..models import CI_METHODS, PREFER_NOT_TO_SAY, Question, Survey
 from ..timezones import is_time_zone
 from .errors import FROZEN_MESSAGE, PILOT_RESPONSES_MESSAGE, Reason, SurveyFrozen
@@ -138,35 +138,45 @@ def clean_design(*, p_truth, p_forced_yes):
                     ]
                 }
             )
-    ensure_within_epsilon_ceiling(p_truth=float(p_truth), p_forced_yes=float(p_forced_yes))
+    ensure_coins_within_epsilon_ceiling(p_truth=float(p_truth), p_forced_yes=float(p_forced_yes))
     return float(p_truth), float(p_forced_yes)
 
 
-def ensure_within_epsilon_ceiling(*, p_truth, p_forced_yes):
-    """Refuse coins whose privacy loss per answer exceeds the site's ``MAX_EPSILON_PER_ANSWER``.
+def ensure_within_epsilon_ceiling(*, epsilon, field, message=None):
+    """Refuse a per-answer ``epsilon`` above the site's ``MAX_EPSILON_PER_ANSWER``, naming
+    ``field``; every write that sets an ε (coins, a yes/no design, a question's ε) goes through
+    here. ``message`` words the refusal for the caller (default: the ε and the ceiling)."""
+    if not selectors.exceeds_epsilon_ceiling(epsilon):
+        return
+    ceiling = settings.MAX_EPSILON_PER_ANSWER
+    if message is None:
+        # %.2f of the rounded-up value prints the rounded-up digits: ε is never shown lower.
+        message = _(
+            "This gives ε = %(eps).2f per answer, above this site's ceiling of ε = %(max).2f."
+        ) % {"eps": float(ceil_decimal(epsilon, 2)), "max": ceiling}
+    raise ValidationError({field: [message]})
 
-    Named on ``p_truth``: coin 1 is what trades privacy for precision.
-    """
+
+def ensure_coins_within_epsilon_ceiling(*, p_truth, p_forced_yes):
+    """Refuse the survey's coins when their ε per answer is above the ceiling; named on
+    ``p_truth``: coin 1 is what trades privacy for precision."""
     epsilon = ForcedResponse(p_truth=p_truth, p_forced_yes=p_forced_yes).epsilon
     ceiling = settings.MAX_EPSILON_PER_ANSWER
-    if epsilon > ceiling + 1e-12:
-        raise ValidationError(
-            {
-                "p_truth": [
-                    _(
-                        "These coins give ε = %(eps).2f per answer, above this site's ceiling "
-                        "of ε = %(max).2f: a report would be more than %(odds)s times as likely "
-                        "under one true answer as under the other. Lower coin 1 or bring "
-                        "coin 2 closer to one half."
-                    )
-                    % {
-                        "eps": float(ceil_decimal(epsilon, 2)),
-                        "max": ceiling,
-                        "odds": f"{math.exp(ceiling):.3g}",
-                    }
-                ]
-            }
+    ensure_within_epsilon_ceiling(
+        epsilon=epsilon,
+        field="p_truth",
+        message=_(
+            "These coins give ε = %(eps).2f per answer, above this site's ceiling "
+            "of ε = %(max).2f: a report would be more than %(odds)s times as likely "
+            "under one true answer as under the other. Lower coin 1 or bring "
+            "coin 2 closer to one half."
         )
+        % {
+            "eps": float(ceil_decimal(epsilon, 2)),
+            "max": ceiling,
+            "odds": f"{math.exp(ceiling):.3g}",
+        },
+    )
 
 
 def _is_number(value):

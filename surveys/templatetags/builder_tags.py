@@ -3,28 +3,17 @@
 import math
 
 from django import template
-from django.utils.translation import gettext_lazy as _
 
-from ..forms.researcher import DESIGN_SHORT_LABELS, TYPE_SHORT_LABELS
+from ..selectors.design_labels import DESIGN_LABELS
 
 register = template.Library()
-
-# The ledger's design names (selectors.mechanisms.design_name): a yes/no design's kind, or the
-# type of a multiple-choice or numeric question.
-LEDGER_LABELS = {
-    **{kind: label for kind, label in DESIGN_SHORT_LABELS.items() if kind != "survey"},
-    # The survey's coins or a question's own: both are forced response.
-    "forced_response": _("forced response"),
-    "choice": TYPE_SHORT_LABELS["choice"],
-    "numeric": TYPE_SHORT_LABELS["numeric"],
-    "direct": _("asked directly, no ε"),
-}
 
 
 @register.filter
 def ledger_label(design_name):
     """A ledger entry's design in words: "Warner", "Multiple choice"."""
-    return LEDGER_LABELS.get(design_name, design_name)
+    label = DESIGN_LABELS.get(design_name)
+    return label.short if label else design_name
 
 
 @register.filter

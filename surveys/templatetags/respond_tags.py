@@ -22,14 +22,15 @@ DEFINITION_ELEMENT_ID = "respond-definition"
 
 
 @register.simple_tag
-def respond_definition(survey, preview=False):
+def respond_definition(survey, preview=False, ledger=None):
     """The survey as respond.js reads it: a ``<script type="application/json">`` block.
 
     Its ``survey`` member is serialized by the public API's own serializer, so the page and
-    ``GET /api/v1/public/surveys/<slug>/`` cannot drift apart.
+    ``GET /api/v1/public/surveys/<slug>/`` cannot drift apart; ``ledger``: the survey's privacy
+    ledger, which the page has summed already.
     """
     payload = {
-        "survey": PublicSurveySerializer(survey).data,
+        "survey": PublicSurveySerializer(survey, context={"ledger": ledger}).data,
         "submit_url": reverse("api:public-responses", kwargs={"slug": survey.slug}),
         # A pilot's page asks for the definition again before sending (static/js/submit.js).
         "definition_url": reverse("api:public-survey", kwargs={"slug": survey.slug}),

@@ -15,12 +15,14 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
 
-from .. import mail, tokens
-from ..api.throttling import client_ident, window_for
+from .. import mail
 from ..forms import ApiTokenForm, LoginForm, SignupForm
 from ..forms.accounts import EmailChangeForm, VerifiedPasswordResetForm
+from ..rate_limits import client_ident, window_for
+from ..selectors import tokens as token_reads
 from ..selectors.accounts import verified_address
 from ..services import accounts as account_services
+from ..services import tokens
 
 
 class LoginView(auth_views.LoginView):
@@ -281,7 +283,7 @@ def account(request):
         "email_verified": bool(verified_address(user=request.user)),
         "mail_enabled": settings.MAIL_ENABLED,
         "issued": issued,
-        "api_tokens": tokens.tokens_of(user=request.user),
+        "api_tokens": token_reads.tokens_of(user=request.user),
         "ttl_days": settings.API_TOKEN_TTL_DAYS,
     }
     failed = form.errors or email_form.errors

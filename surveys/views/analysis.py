@@ -13,16 +13,15 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from .. import selectors
-from ..charts import estimates_chart, precision_chart
 from ..exports import bundles, codebook, spss_stata
 from ..exports import csv as csv_export
 from ..exports import r as r_export
-from ..exports.columns import question_column
 from ..forms import BreakdownForm, PlannerForm, PublicResultsForm, RegressionForm, ResultsForm
 from ..forms.analysis import ThresholdsForm
 from ..models import CI_METHODS, Question
-from ..question_charts import choice_chart, numeric_chart
+from ..selectors.columns import question_column
 from ..services import public_release, schedule
+from .charts import choice_chart, estimates_chart, numeric_chart, precision_chart
 from .common import EDITOR, VIEWER, member_view, write_and_redirect
 
 # --- results ------------------------------------------------------------------------------
@@ -53,7 +52,7 @@ def survey_results(request, survey):
         "chart": estimates_chart(estimates) if estimates.yes_no_rows else None,
         "choice_results": [(row, choice_chart(row, estimates)) for row in estimates.choice_rows],
         "numeric_results": [(row, numeric_chart(row, estimates)) for row in estimates.numeric_rows],
-        "privacy": selectors.survey_privacy(survey=survey),
+        "privacy": selectors.survey_privacy(survey=survey, ledger=estimates.ledger),
         "precision": selectors.results_precision(survey=survey, estimates=estimates),
         "method_label": dict(CI_METHODS)[method],
         "any_outside": any(

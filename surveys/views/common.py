@@ -21,8 +21,7 @@ from django.utils.translation import gettext, ngettext
 
 from .. import selectors, services
 from ..forms import GroupingQuestionForm, QuestionAddForm, ScheduleForm, SurveyForm
-from ..forms.researcher import (
-    DESIGN_SHORT_LABELS,
+from ..forms.question_types import (
     PARAMETER_SYMBOLS,
     SURVEY_COINS,
     TYPE_SHORT_LABELS,
@@ -149,7 +148,8 @@ def question_row(question, entry) -> QuestionRow:
     if question.kind == Question.Kind.YES_NO:
         design = dict(question.design or {})
         kind = design.pop("kind", SURVEY_COINS)
-        design_label = DESIGN_SHORT_LABELS.get(kind, kind)
+        label = selectors.DESIGN_LABELS.get(kind)
+        design_label = label.short if label else kind
         parameters = [
             (PARAMETER_SYMBOLS.get(name, name), f"{value:g}") for name, value in design.items()
         ]

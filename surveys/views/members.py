@@ -16,9 +16,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from .. import services
-from ..api.throttling import member_invite_window
 from ..forms import MemberInviteForm, MemberRoleForm, TransferForm
 from ..models import SurveyInvitation
+from ..rate_limits import member_invite_window
 from ..selectors import accounts as account_selectors
 from ..services import members
 from .common import OWNER, VIEWER, member_view, write_and_redirect

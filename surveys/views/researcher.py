@@ -17,11 +17,12 @@ from django.urls import reverse
 from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
-from .. import languages, selectors, services
+from .. import selectors, services
 from ..forms import DashboardForm, DesignPreviewForm, ScheduleForm, SurveyForm
 from ..models import Survey
 from ..qr import qr_svg
 from ..selectors import accounts as account_selectors
+from ..selectors import languages
 from ..services import schedule
 from .common import (
     EDITOR,

@@ -15,27 +15,10 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 from django.views.i18n import JavaScriptCatalog
 
-from .. import languages, selectors
+from .. import selectors
+from ..selectors import languages
 from ..selectors.explanations import respondent_explanation
 from ..services import public_release, schedule
-
-
-def _accept_language_tags(header):
-    """Language tags from an Accept-Language header, skipping ``*`` and ``q=0`` entries."""
-    for part in header.split(","):
-        tag, *params = (piece.strip() for piece in part.split(";"))
-        if not tag or tag == "*":
-            continue
-        refused = False
-        for param in params:
-            name, _sep, value = param.partition("=")
-            if name.strip().lower() == "q":
-                try:
-                    refused = float(value) <= 0
-                except ValueError:
-                    refused = True
-        if not refused:
-            yield tag.lower()
 
 
 def chosen_language(request):
@@ -43,11 +26,8 @@ def chosen_language(request):
 
     Respondent and public pages set no cookie, so the choice travels in the address.
     """
-    tag = request.GET.get("lang", "")
-    try:
-        return translation.get_supported_language_variant(tag) if tag else None
-    except LookupError:
-        return None
+    chosen = languages.supported_languages([request.GET.get("lang", "")])
+    return chosen[0] if chosen else None
 
 
 def page_language(request, survey):
@@ -61,14 +41,9 @@ def page_language(request, survey):
     chosen = chosen_language(request)
     if chosen:
         return chosen
-    cookie = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME)
-    tags = [cookie] if cookie else []
-    tags += _accept_language_tags(request.headers.get("Accept-Language", ""))
-    for tag in tags:
-        try:
-            translation.get_supported_language_variant(tag)
-        except LookupError:
-            continue
+    cookie = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME, "")
+    header = request.headers.get("Accept-Language", "")
+    if languages.supported_languages([cookie, *languages.accept_language_tags(header)]):
         # LocaleMiddleware already picked the best of the browser's choices.
         return translation.get_language()
     return survey.language
@@ -128,7 +103,8 @@ def respond(request, slug):
         context = {"survey": survey, "phase": phase, "closed_on": closed_on}
         return _in_language(language, lambda: render(request, "respond/unavailable.html", context))
     # The survey's texts and the page around them in one language: the first the respondent
-    # asks for that the survey is offered in, else the survey's own (surveys/languages.py).
+    # asks for that the survey is offered in, else the survey's own
+    # (surveys/selectors/languages.py).
     survey = languages.survey_for_respondent(
         survey=survey, preferences=languages.language_preferences(request)
     )
@@ -142,13 +118,14 @@ def respond_page_context(survey, *, preview):
     """What respond/respond.html reads, for the respondent page and the researcher's preview:
     ``survey`` as ``languages.survey_for_respondent`` returns it, its texts prefetched."""
     questions = list(survey.questions.all())
+    # Each question's randomization in numbers, and the privacy ledger: summed once, here.
+    explained = respondent_explanation(survey=survey, questions=questions)
     return {
         "survey": survey,
         "questions": questions,
         "grouping_questions": list(survey.grouping_questions.all()),
-        "privacy": selectors.survey_privacy(survey=survey),
-        # Each question's randomization in numbers, and the privacy ledger.
-        "explained": respondent_explanation(survey=survey, questions=questions),
+        "privacy": selectors.survey_privacy(survey=survey, ledger=explained.ledger),
+        "explained": explained,
         "preview": preview,
     }
 

@@ -4,8 +4,8 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
-from .. import languages
 from ..forms import TranslationsForm
+from ..selectors import languages
 from ..services import translations
 from .common import EDITOR, FROZEN_REASON, member_view, write_and_redirect
 

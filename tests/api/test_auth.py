@@ -3,7 +3,7 @@
 import pytest
 from rest_framework.test import APIClient
 
-from surveys.api import throttling
+from surveys import rate_limits
 from surveys.models import ApiToken
 from tests.helpers import PASSWORD
 
@@ -112,7 +112,7 @@ def test_session_writes_need_the_csrf_token(owner):
 
 def test_token_requests_are_throttled_per_client(anonymous_api, owner, settings, monkeypatch):
     settings.TOKEN_RATE_LIMIT = "3/min"
-    monkeypatch.setattr(throttling, "clock", lambda: 1_800_000_000.0)  # one window throughout
+    monkeypatch.setattr(rate_limits, "clock", lambda: 1_800_000_000.0)  # one window throughout
     for _ in range(3):
         anonymous_api.post(TOKEN_URL, {"username": "owner", "password": "guess"})
     response = anonymous_api.post(TOKEN_URL, {"username": "owner", "password": PASSWORD})

@@ -22,7 +22,8 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from surveys import services, tokens
+from surveys import services
+from surveys.services import tokens
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 

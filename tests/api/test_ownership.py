@@ -11,10 +11,9 @@ from django.contrib.auth import get_user_model
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
-from surveys import tokens
 from surveys.models import Survey, SurveyInvitation, SurveyMember
 from surveys.selectors import ROLE_RANK
-from surveys.services import members
+from surveys.services import members, tokens
 from tests.helpers import add_member
 
 pytestmark = pytest.mark.django_db

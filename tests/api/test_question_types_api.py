@@ -7,8 +7,9 @@ import math
 import pytest
 
 from dpengine import Kuk, Warner
-from surveys import languages, selectors
+from surveys import selectors
 from surveys.models import Survey
+from surveys.selectors import languages
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from django.core.cache import cache
 from django.db import connection
 from django.utils import timezone
 
-from surveys.api import throttling
+from surveys import rate_limits
 from surveys.models import Submission
 
 pytestmark = pytest.mark.django_db
@@ -24,7 +24,7 @@ NOON = 1_800_000_000.0 - 1_800_000_000.0 % 86400 + 43200  # 12:00:00 UTC on some
 def rate_limit(settings, monkeypatch):
     """Three submissions per minute, with the throttle's clock standing at noon."""
     settings.RESPONSE_RATE_LIMIT = "3/min"
-    monkeypatch.setattr(throttling, "clock", lambda: NOON)
+    monkeypatch.setattr(rate_limits, "clock", lambda: NOON)
     return 3
 
 
@@ -58,13 +58,13 @@ def test_submissions_beyond_the_rate_are_429_and_not_stored(send, rate_limit):
 
 def test_the_budget_returns_with_the_next_window(send, rate_limit, monkeypatch):
     assert statuses(send, 4) == [201, 201, 201, 429]
-    monkeypatch.setattr(throttling, "clock", lambda: NOON + 60)
+    monkeypatch.setattr(rate_limits, "clock", lambda: NOON + 60)
     assert statuses(send, 1) == [201]
 
 
 def test_retry_after_counts_down_to_the_end_of_the_window(send, rate_limit, monkeypatch):
     statuses(send, 3)
-    monkeypatch.setattr(throttling, "clock", lambda: NOON + 45.5)
+    monkeypatch.setattr(rate_limits, "clock", lambda: NOON + 45.5)
     assert send()["Retry-After"] == "15"
 
 
@@ -103,7 +103,7 @@ def test_off_disables_the_throttle(send, settings):
 
 
 def test_the_default_rate_lets_a_classroom_through(send, settings, monkeypatch):
-    monkeypatch.setattr(throttling, "clock", lambda: NOON)
+    monkeypatch.setattr(rate_limits, "clock", lambda: NOON)
     assert settings.RESPONSE_RATE_LIMIT == "120/min"
     assert set(statuses(send, 40)) == {201}
 
@@ -134,7 +134,7 @@ def test_the_cache_holds_no_address_and_forgets_with_the_window(send, rate_limit
 
 def test_the_key_changes_with_the_window(send, rate_limit, monkeypatch):
     send()
-    monkeypatch.setattr(throttling, "clock", lambda: NOON + 60)
+    monkeypatch.setattr(rate_limits, "clock", lambda: NOON + 60)
     send()
     assert len({row[0] for row in _cache_rows()}) == 2
 

@@ -6,8 +6,8 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from rest_framework.test import APIClient
 
-from surveys import tokens
 from surveys.models import ApiToken
+from surveys.selectors import tokens as token_reads
 from tests.helpers import PASSWORD
 
 pytestmark = pytest.mark.django_db
@@ -21,7 +21,7 @@ T0 = datetime(2027, 3, 1, 12, 0, tzinfo=UTC)
 def clock(monkeypatch):
     """The tokens' clock, standing at T0 until a test moves it."""
     now = {"value": T0}
-    monkeypatch.setattr(tokens, "clock", lambda: now["value"])
+    monkeypatch.setattr(token_reads, "clock", lambda: now["value"])
     return now
 
 

@@ -1,4 +1,4 @@
-"""CDM and SLD cheating-detection designs (dpengine/cheating.py) and the split-ballot test.
+"""CDM and SLD cheating-detection designs (dpengine/cheating/) and the split-ballot test.
 
 Reference values come from RRreg 0.7.5 in R (see each table's comment); unbiasedness,
 variance and coverage are computed exactly by enumerating both groups' binomial counts;

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import dpengine.numeric
+import dpengine.numeric.question
 from dpengine import (
     DETECTION_LEVEL,
     REPORT_SCALES,
@@ -102,7 +102,7 @@ def test_randomize_number_keeps_reports_within_the_accepted_bounds(monkeypatch):
     bounds = report_bounds(LN3)
     for noise, expected in ((10**6, bounds.high), (-(10**6), bounds.low), (7, 10 + 7)):
         monkeypatch.setattr(
-            dpengine.numeric,
+            dpengine.numeric.question,
             "geometric_mechanism",
             lambda value, noise=noise, **_kwargs: value + noise,
         )

@@ -81,15 +81,15 @@ def test_each_type_is_built_through_the_page_with_its_live_epsilon(
     # Numeric: range and ε.
     page.get_by_label("Number in a range", exact=True).check()
     expect(page.locator("#id_options")).to_be_hidden()
-    page.locator("#id_minimum").fill("0")
-    page.locator("#id_maximum").fill("30")
+    page.locator("#id_min").fill("0")
+    page.locator("#id_max").fill("30")
     page.locator("#id_epsilon").fill("2")
     add(page, "Drinks a week?")
 
     # An error lands beside its field and nothing is stored.
     page.get_by_label("Number in a range", exact=True).check()
-    page.locator("#id_minimum").fill("5")
-    page.locator("#id_maximum").fill("5")
+    page.locator("#id_min").fill("5")
+    page.locator("#id_max").fill("5")
     page.locator("#id_text").fill("Broken?")
     page.get_by_role("button", name="Add question").click()
     expect(page.locator(".error-summary")).to_contain_text(
@@ -129,7 +129,7 @@ def test_without_a_script_every_field_shows_and_a_choice_question_is_added(
         new_context, sign_in, live_server, owner,
         path=f"/surveys/{survey.pk}/", locale="en-US", width=1280, java_script_enabled=False,
     )  # fmt: skip
-    for selector in ("#id_design", "#id_warner_p", "#id_mangat_t", "#id_options", "#id_minimum"):
+    for selector in ("#id_design", "#id_warner_p", "#id_mangat_t", "#id_options", "#id_min"):
         expect(page.locator(selector)).to_be_visible()
     page.locator("#id_text").fill("Which?")
     page.get_by_label("Multiple choice", exact=True).check()

@@ -40,7 +40,7 @@ def respond_url(live_server, survey):
 @pytest.fixture
 def open_survey(make_translated_survey):
     """Offered in English, Korean and Chinese: a respondent page speaks only the languages
-    its survey is offered in (surveys/languages.py)."""
+    its survey is offered in (surveys/selectors/languages.py)."""
     return make_translated_survey()
 
 

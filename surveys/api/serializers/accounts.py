@@ -4,8 +4,8 @@ from django.contrib.auth import authenticate
 from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions, serializers
 
+from ...limits import API_TOKEN_NAME_MAX_LENGTH
 from ...login_throttle import login_block
-from ...tokens import NAME_MAX_LENGTH
 from .fields import RejectUnknownFieldsMixin, StrictCharField
 
 # --- tokens -------------------------------------------------------------------------------
@@ -15,7 +15,7 @@ class TokenRequestSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     username = StrictCharField(max_length=150)
     password = StrictCharField(max_length=4096, trim_whitespace=False)
     name = StrictCharField(
-        max_length=NAME_MAX_LENGTH,
+        max_length=API_TOKEN_NAME_MAX_LENGTH,
         required=False,
         allow_blank=True,
         help_text="What the token is for (a script, a machine), shown in the token list.",

@@ -244,8 +244,8 @@ class NumericEstimateSerializer(QuestionRowSerializer):
     """A numeric question's mean and share above a threshold, of the answers clamped to
     [min, max]; normal intervals."""
 
-    min = serializers.IntegerField(source="lo")
-    max = serializers.IntegerField(source="hi")
+    min = serializers.IntegerField()
+    max = serializers.IntegerField()
     mean = serializers.SerializerMethodField(
         help_text="Mean of the clamped true answers (from the running sums)."
     )

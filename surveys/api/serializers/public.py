@@ -5,9 +5,9 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from ... import languages, limits, selectors
+from ... import limits, selectors
 from ...models import PREFER_NOT_TO_SAY, Question, Survey
-from ...selectors import PADDING_FIELD
+from ...selectors import PADDING_FIELD, languages
 from ...services import schedule
 from .fields import RejectUnknownFieldsMixin
 
@@ -207,9 +207,14 @@ class PublicSurveySerializer(serializers.Serializer):
 
     def _ledger(self, survey):
         # Both the total and each question's epsilon come from one ledger per survey.
+        # A page that summed it already passes it in the context ("ledger").
         cached = getattr(self, "_ledger_of", None)
         if cached is None or cached[0] is not survey:
-            cached = (survey, selectors.privacy_ledger(survey=survey))
+            given = self.context.get("ledger")
+            cached = (
+                survey,
+                given if given is not None else selectors.privacy_ledger(survey=survey),
+            )
             self._ledger_of = cached
         return cached[1]
 

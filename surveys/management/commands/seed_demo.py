@@ -3,8 +3,9 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from surveys import languages, services
+from surveys import services
 from surveys.models import Survey
+from surveys.selectors import languages
 from surveys.services import grouping, translations
 
 DEMO_USERNAME = "demo"

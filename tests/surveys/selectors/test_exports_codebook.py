@@ -21,11 +21,11 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 import dpengine
-from surveys import services, tokens
+from surveys import services
 from surveys.exports import bundles as export_bundles
 from surveys.exports import r as r_export
 from surveys.models import GroupAnswer, Submission, TallyShard
-from surveys.services import grouping
+from surveys.services import grouping, tokens
 from surveys.templatetags.researcher_tags import grouped, pct
 
 pytestmark = pytest.mark.django_db

@@ -5,8 +5,9 @@ import uuid
 import pytest
 from django.core.exceptions import ValidationError
 
-from surveys import languages, services
+from surveys import services
 from surveys.models import GroupAnswer, GroupingOption, GroupingQuestion, GroupTally, Submission
+from surveys.selectors import languages
 from surveys.services import grouping, translations
 from tests.helpers import DEPARTMENTS, translation_texts
 

@@ -3,8 +3,9 @@
 import pytest
 from django.contrib.auth import get_user_model
 
-from surveys import tokens
 from surveys.models import Question, Survey
+from surveys.selectors import tokens as token_reads
+from surveys.services import tokens
 from tests.helpers import add_member
 
 pytestmark = pytest.mark.django_db
@@ -99,11 +100,11 @@ def test_the_admin_refuses_what_the_services_refuse(
 
 def test_a_password_set_in_the_admin_revokes_the_users_api_tokens(admin_browser, owner):
     tokens.token_issue(user=owner, name="laptop")
-    assert tokens.tokens_of(user=owner)
+    assert token_reads.tokens_of(user=owner)
     url = f"/admin/auth/user/{owner.pk}/password/"
     refused = admin_browser.post(url, {"password1": "short", "password2": "other"})
     assert refused.status_code == 200  # not set: the tokens stay
-    assert tokens.tokens_of(user=owner)
+    assert token_reads.tokens_of(user=owner)
     new = "a-brand-new-password-77"
     response = admin_browser.post(
         url, {"password1": new, "password2": new, "usable_password": "true"}
@@ -111,7 +112,7 @@ def test_a_password_set_in_the_admin_revokes_the_users_api_tokens(admin_browser,
     assert response.status_code == 302
     owner.refresh_from_db()
     assert owner.check_password(new)
-    assert tokens.tokens_of(user=owner) == []
+    assert token_reads.tokens_of(user=owner) == []
 
 
 def test_the_admin_shows_a_surveys_members_and_refuses_the_owner_as_one(

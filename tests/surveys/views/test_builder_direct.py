@@ -31,7 +31,7 @@ def draft(make_survey):
             {"type": "choice", "randomized": False, "options": ["A", "B"]},
         ),
         (
-            {"question_type": "numeric", "minimum": "0", "maximum": "9", "asked_directly": "on"},
+            {"question_type": "numeric", "min": "0", "max": "9", "asked_directly": "on"},
             {"type": "numeric", "randomized": False, "min": 0, "max": 9},
         ),
         ({"question_type": "text"}, {"type": "text", "randomized": False}),

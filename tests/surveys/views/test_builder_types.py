@@ -93,7 +93,7 @@ def test_a_post_without_a_type_adds_yes_no_questions_with_the_survey_coins(draft
             {"type": "choice", "options": ["Never", "Once", "Often"], "epsilon": 1.5},
         ),
         (
-            {"question_type": "numeric", "minimum": "0", "maximum": "30", "epsilon": "2"},
+            {"question_type": "numeric", "min": "0", "max": "30", "epsilon": "2"},
             {"type": "numeric", "min": 0, "max": 30, "epsilon": 2.0},
         ),
     ],
@@ -114,8 +114,8 @@ def test_the_other_designs_fields_do_not_count(draft, owner_client):
         "kuk_theta1": "0.1",
         "mangat_t": "0",
         "options": "A\nB",
-        "minimum": "5",
-        "maximum": "1",
+        "min": "5",
+        "max": "1",
         "epsilon": "9",
     }
     assert owner_client.post(add_url(draft), post).status_code == 302
@@ -136,7 +136,7 @@ def test_choice_and_numeric_default_to_the_classic_epsilon(draft, owner_client):
 
 
 def test_a_paste_adds_several_questions_of_the_chosen_type(draft, owner_client):
-    post = {"text": "Pets?\nCars?", "question_type": "numeric", "minimum": "0", "maximum": "5"}
+    post = {"text": "Pets?\nCars?", "question_type": "numeric", "min": "0", "max": "5"}
     response = owner_client.post(add_url(draft), post, **JSON)
     assert response.status_code == 200
     assert [s["type"] for s in specs(draft)] == ["numeric", "numeric"]
@@ -173,12 +173,12 @@ def test_a_paste_adds_several_questions_of_the_chosen_type(draft, owner_client):
             "ceiling",
         ),
         (
-            {"question_type": "numeric", "minimum": "30", "maximum": "10"},
-            "maximum",
+            {"question_type": "numeric", "min": "30", "max": "10"},
+            "max",
             "Must be greater than “Smallest answer (number)” (30).",
         ),
-        ({"question_type": "numeric", "minimum": "", "maximum": "5"}, "minimum", "Required"),
-        ({"question_type": "numeric", "minimum": "0", "maximum": "5000"}, "maximum", "at most"),
+        ({"question_type": "numeric", "min": "", "max": "5"}, "min", "Required"),
+        ({"question_type": "numeric", "min": "0", "max": "5000"}, "max", "at most"),
     ],
 )
 def test_errors_show_next_to_their_field_and_nothing_is_stored(
@@ -199,7 +199,7 @@ def test_errors_show_next_to_their_field_and_nothing_is_stored(
 @pytest.mark.parametrize(
     ("post", "field", "api_words"),
     [
-        ({"question_type": "numeric", "minimum": "30", "maximum": "10"}, "maximum", "min"),
+        ({"question_type": "numeric", "min": "30", "max": "10"}, "max", "min"),
         ({"question_type": "yes_no", "design": "warner", "warner_p": "0.5"}, "warner_p", "p "),
         (
             {"question_type": "yes_no", "design": "kuk", "kuk_theta1": "0.5", "kuk_theta2": "0.5"},
@@ -222,9 +222,9 @@ def test_builder_errors_use_the_forms_labels_in_the_pages_language(
         assert api_words not in error["message"], (language, error)
         english = english or error["message"]
         assert language == "en" or error["message"] != english  # translated
-    if field == "maximum":
+    if field == "max":
         with translation.override("en"):
-            assert str(QuestionAddForm().fields["minimum"].label) in english
+            assert str(QuestionAddForm().fields["min"].label) in english
 
 
 def test_the_api_keeps_its_own_field_names_in_errors(draft, owner_api):
@@ -239,7 +239,7 @@ def test_the_api_keeps_its_own_field_names_in_errors(draft, owner_api):
 
 def test_every_design_error_code_is_a_dpengine_reason():
     from dpengine.errors import Reason
-    from surveys.forms.researcher import DESIGN_ERROR_MESSAGES
+    from surveys.forms.question_types import DESIGN_ERROR_MESSAGES
 
     assert set(DESIGN_ERROR_MESSAGES) <= {reason.value for reason in Reason}
 
@@ -250,8 +250,8 @@ def test_the_field_map_covers_every_spec_path():
     assert form.field_for_service_error("design.pi") == "unrelated_question_pi"
     assert form.field_for_service_error("design.kind") == "design"
     assert form.field_for_service_error("options.3") == "options"
-    assert form.field_for_service_error("min") == "minimum"
-    assert form.field_for_service_error("max") == "maximum"
+    assert form.field_for_service_error("min") == "min"
+    assert form.field_for_service_error("max") == "max"
     assert form.field_for_service_error("type") == "question_type"
     assert form.field_for_service_error("__all__") is None
 
@@ -331,8 +331,8 @@ def test_editing_changes_the_type_and_drops_stale_parameters(make_survey, owner_
         "text": "How many?",
         "required": "on",
         "question_type": "numeric",
-        "minimum": "1",
-        "maximum": "7",
+        "min": "1",
+        "max": "7",
     }
     assert owner_client.post(edit_url(question), post).status_code == 302
     question.refresh_from_db()

@@ -5,7 +5,8 @@ from xml.etree import ElementTree
 import numpy as np
 import pytest
 
-from surveys import charts, question_charts, selectors, services
+from surveys import selectors, services
+from surveys.views.charts import choice, numeric, yes_no
 
 pytestmark = pytest.mark.django_db
 
@@ -14,7 +15,7 @@ SVG = "{http://www.w3.org/2000/svg}"
 
 def chart_for(survey):
     return ElementTree.fromstring(
-        str(charts.estimates_chart(selectors.survey_estimates(survey=survey)))
+        str(yes_no.estimates_chart(selectors.survey_estimates(survey=survey)))
     )
 
 
@@ -89,7 +90,7 @@ def test_chart_is_accessible_and_has_a_labelled_axis(make_survey):
 def test_question_text_cannot_break_the_markup(make_survey):
     survey = make_survey(questions=['<script>alert("x")</script> & "quotes"?'], min_n=0)
     with_counts(survey, [(100, 200)])
-    svg = str(charts.estimates_chart(selectors.survey_estimates(survey=survey)))
+    svg = str(yes_no.estimates_chart(selectors.survey_estimates(survey=survey)))
     ElementTree.fromstring(svg)  # still well-formed
     assert "<script>" not in svg
 
@@ -128,8 +129,8 @@ def typed_estimates(make_survey, *, n=200, min_n=10):
 def test_choice_chart_marks_every_option_at_the_selectors_numbers(make_survey):
     estimates = typed_estimates(make_survey)
     row = estimates.choice_rows[0]
-    root = ElementTree.fromstring(str(question_charts.choice_chart(row, estimates)))
-    frame = question_charts.OPTIONS
+    root = ElementTree.fromstring(str(choice.choice_chart(row, estimates)))
+    frame = choice.OPTIONS
     assert [float(p.get("cx")) for p in points(root)] == [
         pytest.approx(frame.left + option.consistent * frame.plot_width, abs=0.01)
         for option in row.options
@@ -147,14 +148,14 @@ def test_choice_chart_marks_every_option_at_the_selectors_numbers(make_survey):
     assert "A label longer than…" in texts
     titles = [t.text for t in root.iter(f"{SVG}title")]
     assert any(t.startswith("A label longer than the chart's room:") for t in titles)
-    assert "<script>" not in str(question_charts.choice_chart(row, estimates))
+    assert "<script>" not in str(choice.choice_chart(row, estimates))
 
 
 def test_numeric_chart_marks_the_mean_on_the_range_and_the_share_on_percent(make_survey):
     estimates = typed_estimates(make_survey)
     row = estimates.numeric_rows[0]
-    root = ElementTree.fromstring(str(question_charts.numeric_chart(row, estimates)))
-    frame = question_charts.NUMERIC
+    root = ElementTree.fromstring(str(numeric.numeric_chart(row, estimates)))
+    frame = numeric.NUMERIC
     mean_x, share_x = (float(p.get("cx")) for p in points(root))
     assert mean_x == pytest.approx(frame.left + row.mean.clamped / 10 * frame.plot_width, abs=0.01)
     assert share_x == pytest.approx(
@@ -167,8 +168,8 @@ def test_numeric_chart_marks_the_mean_on_the_range_and_the_share_on_percent(make
 def test_suppressed_typed_questions_get_a_message_not_a_marker(make_survey):
     estimates = typed_estimates(make_survey, n=5, min_n=10)
     for chart in (
-        question_charts.choice_chart(estimates.choice_rows[0], estimates),
-        question_charts.numeric_chart(estimates.numeric_rows[0], estimates),
+        choice.choice_chart(estimates.choice_rows[0], estimates),
+        numeric.numeric_chart(estimates.numeric_rows[0], estimates),
     ):
         root = ElementTree.fromstring(str(chart))
         assert points(root) == []

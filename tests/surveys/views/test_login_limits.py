@@ -5,7 +5,7 @@ from django.contrib.auth import SESSION_KEY
 from django.db import connection
 from rest_framework.test import APIClient
 
-from surveys.api import throttling
+from surveys import rate_limits
 from tests.helpers import PASSWORD
 
 pytestmark = pytest.mark.django_db
@@ -21,7 +21,7 @@ def limits(settings, monkeypatch):
     """Five failures per username, twenty per client, per hour; the clock stands at noon."""
     settings.LOGIN_FAILURE_LIMIT = "5/h"
     settings.LOGIN_CLIENT_FAILURE_LIMIT = "20/h"
-    monkeypatch.setattr(throttling, "clock", lambda: NOON)
+    monkeypatch.setattr(rate_limits, "clock", lambda: NOON)
     return 5
 
 
@@ -44,11 +44,11 @@ def test_wrong_passwords_then_the_right_one_is_refused_until_the_window_passes(
     assert refused["Retry-After"] == "3600"
     assert not signed_in(client)
 
-    monkeypatch.setattr(throttling, "clock", lambda: NOON + 3599)
+    monkeypatch.setattr(rate_limits, "clock", lambda: NOON + 3599)
     assert page_login(client, PASSWORD).status_code == 429
     assert not signed_in(client)
 
-    monkeypatch.setattr(throttling, "clock", lambda: NOON + 3600)
+    monkeypatch.setattr(rate_limits, "clock", lambda: NOON + 3600)
     assert page_login(client, PASSWORD).status_code == 302
     assert signed_in(client)
 
@@ -104,7 +104,7 @@ def test_the_token_endpoint_is_refused_with_429_after_the_failures(owner, limits
     assert refused.status_code == 429
     assert refused.json()["detail"].startswith("Too many failed sign-in attempts")
     assert refused["Retry-After"] == "3600"
-    monkeypatch.setattr(throttling, "clock", lambda: NOON + 3600)
+    monkeypatch.setattr(rate_limits, "clock", lambda: NOON + 3600)
     assert api.post(TOKEN_URL, {"username": "owner", "password": PASSWORD}).status_code == 200
 
 

@@ -5,7 +5,8 @@ before a language is offered, named by the design fingerprint and frozen at open
 import pytest
 from django.urls import reverse
 
-from surveys import languages, selectors, services
+from surveys import selectors, services
+from surveys.selectors import languages
 from surveys.services import translations
 
 pytestmark = pytest.mark.django_db

@@ -12,8 +12,9 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from surveys import mail, tokens
+from surveys import mail
 from surveys.models import ApiToken, VerifiedEmail
+from surveys.services import tokens
 from tests.helpers import PASSWORD, SlowMailBackend
 
 pytestmark = pytest.mark.django_db

@@ -11,7 +11,7 @@ import pytest
 from django.urls import reverse
 
 import dpengine
-from surveys import charts
+from surveys.views.charts import planner
 
 pytestmark = pytest.mark.django_db
 
@@ -39,10 +39,10 @@ def chosen_line(svg):
     points = []
     for pair in re.search(r'points="([^"]+)"', polyline).group(1).split():
         x, y = (float(v) for v in pair.split(","))
-        n = (x - charts.PLANNER.left) / charts.PLANNER.plot_width * n_max
+        n = (x - planner.PLANNER.left) / planner.PLANNER.plot_width * n_max
         value = (
-            (charts.PLANNER.top + charts.PLANNER_PLOT_HEIGHT - y)
-            / charts.PLANNER_PLOT_HEIGHT
+            (planner.PLANNER.top + planner.PLANNER_PLOT_HEIGHT - y)
+            / planner.PLANNER_PLOT_HEIGHT
             * y_top
         )
         points.append((round(n), value, abs(n - round(n))))

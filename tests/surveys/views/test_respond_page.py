@@ -228,7 +228,7 @@ def test_page_is_never_cached(client, open_survey):
 def test_page_language_is_the_surveys_unless_the_browser_asks_for_a_supported_one(
     client, make_translated_survey, accept_language, expected
 ):
-    # Written in Korean, offered in English and Chinese too (surveys/languages.py).
+    # Written in Korean, offered in English and Chinese too (surveys/selectors/languages.py).
     survey = make_translated_survey(language="ko", into=("en", "zh-hans"))
     headers = {"HTTP_ACCEPT_LANGUAGE": accept_language} if accept_language else {}
     response = client.get(page_url(survey), **headers)

@@ -3,7 +3,7 @@
 import pytest
 from django.contrib.auth import get_user_model
 
-from surveys.api import throttling
+from surveys import rate_limits
 
 pytestmark = pytest.mark.django_db
 
@@ -22,7 +22,7 @@ def sign_up(client, username, **meta):
 def test_sign_ups_beyond_the_rate_are_429_and_create_no_account(client, settings, monkeypatch):
     settings.SIGNUP_ENABLED = True
     settings.SIGNUP_RATE_LIMIT = "2/h"
-    monkeypatch.setattr(throttling, "clock", lambda: NOON)
+    monkeypatch.setattr(rate_limits, "clock", lambda: NOON)
     statuses = []
     for i in range(3):
         client.cookies.clear()  # signed out again, as a script would be
@@ -31,7 +31,7 @@ def test_sign_ups_beyond_the_rate_are_429_and_create_no_account(client, settings
     assert not get_user_model().objects.filter(username="new-2").exists()
     client.cookies.clear()
     assert sign_up(client, "new-3", REMOTE_ADDR="192.0.2.50").status_code == 302
-    monkeypatch.setattr(throttling, "clock", lambda: NOON + 3600)
+    monkeypatch.setattr(rate_limits, "clock", lambda: NOON + 3600)
     client.cookies.clear()
     assert sign_up(client, "new-4").status_code == 302
 

@@ -11,8 +11,9 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from surveys import languages, selectors, services
+from surveys import selectors, services
 from surveys.models import Survey, design_fingerprint_of
+from surveys.selectors import languages
 from surveys.services import grouping, translations
 from tests.helpers import question_tallies, translation_texts
 

@@ -26,8 +26,7 @@ from django.urls import reverse
 from django.utils import translation
 from django.views.defaults import server_error
 
-from surveys import services
-from surveys.api import throttling
+from surveys import rate_limits, services
 from surveys.api.drf_messages import DRF_MESSAGES
 from surveys.models import Survey
 
@@ -305,7 +304,7 @@ def test_throttled_respondents_read_why_in_their_language(
     respondent, open_survey, submit, settings, monkeypatch
 ):
     settings.RESPONSE_RATE_LIMIT = "1/min"
-    monkeypatch.setattr(throttling, "clock", lambda: 1_800_000_030.0)  # 30 s into a minute
+    monkeypatch.setattr(rate_limits, "clock", lambda: 1_800_000_030.0)  # 30 s into a minute
     assert submit(open_survey, [True, False]).status_code == 201
     ids = list(open_survey.questions.values_list("id", flat=True))
     response = respondent.post(

@@ -1,13 +1,7 @@
-"""API tokens: issued with a name and an expiry, stored hashed, listed and revoked by their owner.
+"""Writes of API tokens: issued with a name and an expiry, stored hashed, revoked by their
+owner or all at once when the password changes. The reads, and what a key is:
+``surveys/selectors/tokens.py``."""
 
-A researcher may hold several (one per script or machine). The key is ``rrs_`` and 43
-URL-safe characters (256 random bits) and is shown only when issued; the database keeps its
-SHA-256 digest and its first characters for lists. Tokens end at ``expires_at``
-(``API_TOKEN_TTL_DAYS`` after issue), when revoked, and all at once when the password changes.
-Signing out of the site leaves them alone: a script's access is not a browser's session.
-"""
-
-import hashlib
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
@@ -16,15 +10,11 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from .models import ApiToken
-
-KEY_PREFIX = "rrs_"
-SHOWN_PREFIX_LENGTH = 12
-NAME_MAX_LENGTH = 100
-clock = timezone.now  # replaced by tests that need to stand at a given moment
+from .. import limits
+from ..models import ApiToken
+from ..selectors import tokens as token_reads
 
 
 @dataclass(frozen=True)
@@ -35,25 +25,21 @@ class IssuedToken:
     key: str
 
 
-def _digest(key):
-    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
-
-
 @transaction.atomic
 def token_issue(*, user, name="") -> IssuedToken:
     name = name.strip() if isinstance(name, str) else name
     if not isinstance(name, str):
         raise ValidationError({"name": [_("Must be text.")]})
-    if len(name) > NAME_MAX_LENGTH:
+    if len(name) > limits.API_TOKEN_NAME_MAX_LENGTH:
         raise ValidationError(
             {
                 "name": [
                     _("At most %(max)d characters, got %(n)d.")
-                    % {"max": NAME_MAX_LENGTH, "n": len(name)}
+                    % {"max": limits.API_TOKEN_NAME_MAX_LENGTH, "n": len(name)}
                 ]
             }
         )
-    now = clock()
+    now = token_reads.clock()
     # Lock the user's row: two concurrent requests must not both pass the count below.
     get_user_model().objects.select_for_update().filter(pk=user.pk).first()
     user.api_tokens.filter(expires_at__lte=now).delete()
@@ -66,27 +52,16 @@ def token_issue(*, user, name="") -> IssuedToken:
                 ]
             }
         )
-    key = KEY_PREFIX + secrets.token_urlsafe(32)
+    key = token_reads.KEY_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(
         user=user,
         name=name or _("API token"),
-        prefix=key[:SHOWN_PREFIX_LENGTH],
-        digest=_digest(key),
+        prefix=key[: limits.API_TOKEN_SHOWN_PREFIX_LENGTH],
+        digest=token_reads.key_digest(key),
         created_at=now,
         expires_at=now + timedelta(days=settings.API_TOKEN_TTL_DAYS),
     )
     return IssuedToken(token=token, key=key)
-
-
-def token_for_key(key) -> ApiToken | None:
-    """The unexpired token with this key (and its user), or None."""
-    if not isinstance(key, str) or not key.startswith(KEY_PREFIX) or len(key) > 200:
-        return None
-    return (
-        ApiToken.objects.select_related("user")
-        .filter(digest=_digest(key), expires_at__gt=clock())
-        .first()
-    )
 
 
 def token_revoke(*, user, token_id) -> bool:
@@ -112,8 +87,3 @@ def revoke_tokens_when_the_password_changes(sender, instance, update_fields=None
     stored = sender._default_manager.filter(pk=instance.pk).values_list("password", flat=True)
     if stored.first() not in (None, instance.password):
         tokens_revoke_all(user=instance)
-
-
-def tokens_of(*, user):
-    """The user's unexpired tokens, newest first."""
-    return list(ApiToken.objects.filter(user=user, expires_at__gt=clock()))

@@ -1,57 +1,26 @@
-"""Server-rendered SVG charts: the results (one row per yes/no question, the estimate with its
-interval) and the planner (the goal's quantity against respondents, one line per ε); the
-charts of multiple-choice and numeric questions are in ``question_charts`` and share this
-module's frame and drawing helpers.
+"""The planner's chart: the goal's quantity (a margin's half-width, or a difference's power)
+against respondents, one line per ε. The lines differ by dash pattern and carry direct
+labels, so nothing depends on colour."""
 
-A chart only draws what the page's table already states in numbers, so nothing depends on
-seeing it: ``<title>`` and ``<desc>`` give screen readers the same summary, the planner's
-lines differ by dash pattern and carry direct labels (nothing depends on colour), and every
-interpolated text is escaped.
-"""
-
-from dataclasses import dataclass
-
-from django.utils.formats import number_format
 from django.utils.html import escape
-from django.utils.safestring import SafeString, mark_safe
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 
-from .formatting import epsilon_text
-from .selectors import SurveyEstimates
-from .selectors.planning import Plan
-
-INK = "#1d232b"
-MUTED = "#4d5866"
-GRID = "#c9d1db"
-BAND = "#f4f6f9"
-POINT = "#0b5cad"
-ALTERNATIVE = "#8a4b00"
-
-
-@dataclass(frozen=True)
-class Frame:
-    """A chart's layout in SVG user units; the chart scales with its container (viewBox)."""
-
-    name: str  # the CSS class, and the prefix of the title's and description's ids
-    font_size: int
-    left: int  # room for the row labels or the vertical tick labels
-    plot_width: int
-    right: int
-    top: int
-
-    @property
-    def width(self):
-        return self.left + self.plot_width + self.right
-
-
-# right: half of the "100%" tick label in the phone's larger type (researcher.css), plus air.
-RESULTS = Frame("results-chart", font_size=14, left=60, plot_width=600, right=48, top=12)
-ROW_HEIGHT = 52
-AXIS_HEIGHT = 64  # tick labels and the axis title under the rows
-GRID_STEP = 10  # percentage points between gridlines
-LABEL_STEP = 20  # percentage points between tick labels
-POINT_RADIUS = 7
-CAP_HALF = 7
+from ...formatting import epsilon_text
+from ...selectors.planning import Plan
+from .svg import (
+    ALTERNATIVE,
+    GRID,
+    INK,
+    MUTED,
+    POINT,
+    Frame,
+    axis_title,
+    grouped,
+    percent,
+    svg_end,
+    svg_start,
+)
 
 # right: room for the direct labels "ε = 1.10 (chosen)"
 PLANNER = Frame("precision-chart", font_size=19, left=84, plot_width=500, right=215, top=16)
@@ -66,165 +35,12 @@ STYLES = {
 }
 
 
-def svg_start(frame, *, height, title, desc, key=""):
-    """The opening markup; ``key`` makes the title's and description's ids unique when a
-    page holds several charts of one frame (one per question)."""
-    name, width, font_size = frame.name, frame.width, frame.font_size
-    ids = f"{name}{key}"
-    return [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="{name}" '
-        f'viewBox="0 0 {width} {height}" role="img" '
-        f'aria-labelledby="{ids}-title {ids}-desc" '
-        f'font-family="system-ui, sans-serif" font-size="{font_size}">',
-        f'<title id="{ids}-title">{escape(title)}</title>',
-        f'<desc id="{ids}-desc">{escape(desc)}</desc>',
-    ]
-
-
-def svg_end(parts) -> SafeString:
-    # Every interpolated text went through escape(); the rest is fixed markup and numbers.
-    return mark_safe("".join([*parts, "</svg>"]))
-
-
-def axis_title(x, y, text, extra=""):
-    # Translated by the caller, outside any f-string: xgettext cannot see a _() call inside one.
-    return (
-        f'<text class="chart-axis-title" x="{x:g}" y="{y:g}" text-anchor="middle" '
-        f'fill="{INK}" font-weight="600"{extra}>{escape(text)}</text>'
-    )
-
-
-def percent(value, decimals=1):
-    return f"{value * 100:.{decimals}f}%"
-
-
-# --- the results chart --------------------------------------------------------------------
-
-
-def x_for(share):
-    """Horizontal position of a share in [0, 1] on the results chart."""
-    return round(RESULTS.left + share * RESULTS.plot_width, 2)
-
-
-def _row_summary(label, row, min_n):
-    est = row.estimate
-    if row.suppressed:
-        return _("%(q)s: not enough responses yet (%(n)d of %(min)d).") % {
-            "q": label,
-            "n": est.n,
-            "min": min_n,
-        }
-    if not est.has_data:
-        return _("%(q)s: no responses yet.") % {"q": label}
-    return _("%(q)s: %(est)s, interval %(low)s to %(high)s.") % {
-        "q": label,
-        "est": percent(est.clamped),
-        "low": percent(est.ci_low),
-        "high": percent(est.ci_high),
-    }
-
-
-def _results_grid(parts, *, bottom):
-    for tick in range(0, 101, GRID_STEP):
-        x = x_for(tick / 100)
-        parts.append(
-            f'<line class="chart-grid" x1="{x}" y1="{RESULTS.top}" x2="{x}" y2="{bottom}" '
-            f'stroke="{MUTED if tick in (0, 100) else GRID}" stroke-width="1"/>'
-        )
-        if tick % LABEL_STEP == 0:
-            parts.append(
-                f'<text x="{x}" y="{bottom + 24}" text-anchor="middle" fill="{MUTED}">'
-                f"{tick}%</text>"
-            )
-
-
-def _interval(row, *, label, y, min_n):
-    est = row.estimate
-    low, high, point = x_for(est.ci_low), x_for(est.ci_high), x_for(est.clamped)
-    caps = [
-        f'<line class="chart-cap" x1="{x}" y1="{y - CAP_HALF:g}" x2="{x}" '
-        f'y2="{y + CAP_HALF:g}" stroke="{INK}" stroke-width="2.5"/>'
-        for x in (low, high)
-    ]
-    return [
-        f'<g class="chart-row" data-question="{row.question_id}">',
-        f"<title>{escape(_row_summary(label, row, min_n))}</title>",
-        f'<line class="chart-interval" x1="{low}" y1="{y:g}" x2="{high}" y2="{y:g}" '
-        f'stroke="{INK}" stroke-width="2.5"/>',
-        *caps,
-        f'<circle class="chart-point" cx="{point}" cy="{y:g}" r="{POINT_RADIUS}" '
-        f'fill="{POINT}" stroke="#ffffff" stroke-width="2"/>',
-        "</g>",
-    ]
-
-
-def estimates_chart(estimates: SurveyEstimates) -> SafeString:
-    """The SVG markup (every text escaped) for the results page's yes/no questions (each
-    labelled with its column, Q1…; choice and numeric questions have charts of their own)."""
-    rows = estimates.yes_no_rows
-    min_n = estimates.survey.min_n
-    plot_height = max(1, len(rows)) * ROW_HEIGHT
-    bottom = RESULTS.top + plot_height
-    level = f"{estimates.confidence * 100:g}%"
-    title = _("Estimated share answering “yes”, per question, with %(level)s intervals") % {
-        "level": level
-    }
-    labels = [row.column for row in rows]
-    desc = " ".join(
-        [
-            _(
-                "Each dot marks the estimated share of respondents whose true answer is yes; "
-                "the line around it is the %(level)s %(method)s confidence interval."
-            )
-            % {"level": level, "method": estimates.method},
-            *(_row_summary(label, row, min_n) for label, row in zip(labels, rows, strict=True)),
-        ]
-    )
-    parts = svg_start(RESULTS, height=bottom + AXIS_HEIGHT, title=title, desc=desc)
-    for index in range(0, len(rows), 2):
-        parts.append(
-            f'<rect x="{RESULTS.left}" y="{RESULTS.top + index * ROW_HEIGHT}" '
-            f'width="{RESULTS.plot_width}" height="{ROW_HEIGHT}" fill="{BAND}"/>'
-        )
-    _results_grid(parts, bottom=bottom)
-    axis_text = _("Estimated share answering “yes”")
-    parts.append(axis_title(RESULTS.left + RESULTS.plot_width / 2, bottom + 54, axis_text))
-
-    for index, (label, row) in enumerate(zip(labels, rows, strict=True)):
-        y = RESULTS.top + index * ROW_HEIGHT + ROW_HEIGHT / 2
-        est = row.estimate
-        parts.append(
-            f'<text x="{RESULTS.left - 12}" y="{y + 5:g}" text-anchor="end" fill="{INK}" '
-            f'font-weight="600">{escape(label)}</text>'
-        )
-        if row.suppressed or not est.has_data:
-            message = (
-                _("Not enough responses yet (%(n)d of %(min)d)") % {"n": est.n, "min": min_n}
-                if row.suppressed
-                else _("No responses yet")
-            )
-            parts.append(
-                f'<text class="chart-empty" x="{RESULTS.left + 12}" y="{y + 5:g}" '
-                f'fill="{MUTED}" font-style="italic">{escape(message)}</text>'
-            )
-            continue
-        parts.extend(_interval(row, label=label, y=y, min_n=min_n))
-    return svg_end(parts)
-
-
-# --- the planner's chart ------------------------------------------------------------------
-
-
 def _nice_step(span, ticks=5):
     raw = span / ticks
     for step in (0.5, 1, 2, 2.5, 5, 10, 20, 25, 50, 100):
         if step >= raw:
             return step
     return 100
-
-
-def grouped(value):
-    return number_format(int(value), force_grouping=True)
 
 
 def _points(value):

@@ -20,24 +20,22 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
 from django.db.models import Prefetch
 from django.utils import translation
-from django.utils.translation import gettext as _
 from django.utils.translation.trans_real import parse_accept_lang_header
 
-from . import limits
-from .models import GroupingOption, GroupingQuestion, Question, Survey
+from .. import limits
+from ..models import GroupingOption, GroupingQuestion, Question, Survey
 
 LANGUAGE_CODES = tuple(code for code, _name in settings.LANGUAGES)
 # Each translatable field and its longest text: the same limits as the default-language fields
 # ("options": one label of a multiple-choice question).
 TEXT_MAX_LENGTHS = {
-    "title": 200,
-    "intro": 5000,
-    "consent_text": 5000,
-    "text": 1000,
-    "label": 200,
+    "title": limits.TITLE_MAX_LENGTH,
+    "intro": limits.INTRO_MAX_LENGTH,
+    "consent_text": limits.CONSENT_MAX_LENGTH,
+    "text": limits.QUESTION_TEXT_MAX_LENGTH,
+    "label": limits.OPTION_LABEL_MAX_LENGTH,
     "options": limits.OPTION_LABEL_MAX_LENGTH,
 }
 
@@ -242,17 +240,21 @@ def localize(*, survey, preferences: Iterable[str]) -> Survey:
     return survey
 
 
-def language_preferences(request) -> list[str]:
-    """The site languages a respondent's request asks for, most wanted first: the switcher's
-    ``?lang=`` (respondent pages set no cookie), the researcher's own language cookie, then
-    the browser's Accept-Language by quality."""
-    tags = [request.GET.get("lang", "")]
-    tags.append(request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME, ""))
-    header = request.headers.get("Accept-Language", "")
-    tags += [tag for tag, quality in parse_accept_lang_header(header) if quality > 0]
+def accept_language_tags(header) -> list[str]:
+    """The language tags an Accept-Language header asks for, most wanted first, without the
+    ``q=0`` ones ("not this one"). The one parser of the header (Django's, which LocaleMiddleware
+    uses too): a malformed header asks for nothing."""
+    if not isinstance(header, str):
+        return []
+    return [tag for tag, quality in parse_accept_lang_header(header) if quality > 0]
+
+
+def supported_languages(tags: Iterable[str]) -> list[str]:
+    """The site languages ``tags`` name, in order, each once; tags the site does not speak
+    (and anything that is not a short string) are skipped."""
     wanted = []
     for tag in tags:
-        if not isinstance(tag, str) or not tag or len(tag) > 32:
+        if not isinstance(tag, str) or not tag or len(tag) > limits.LANGUAGE_TAG_MAX_LENGTH:
             continue
         try:
             code = translation.get_supported_language_variant(tag)
@@ -263,33 +265,23 @@ def language_preferences(request) -> list[str]:
     return wanted
 
 
+def language_preferences(request) -> list[str]:
+    """The site languages a respondent's request asks for, most wanted first: the switcher's
+    ``?lang=`` (respondent pages set no cookie), the researcher's own language cookie, then
+    the browser's Accept-Language by quality."""
+    return supported_languages(
+        [
+            request.GET.get("lang", ""),
+            request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME, ""),
+            *accept_language_tags(request.headers.get("Accept-Language", "")),
+        ]
+    )
+
+
 def survey_for_respondent(*, survey, preferences: Iterable[str]) -> Survey:
     """``survey`` in the first of ``preferences`` it is offered in, else in its own language:
     a fresh copy with its questions and grouping questions, for display only (``localize``)."""
     return localize(survey=survey_with_texts(survey=survey), preferences=preferences)
-
-
-def ensure_default_language_change(*, survey, language) -> None:
-    """Refuse making ``language`` the survey's own while the survey holds a translation into
-    it (whose texts would then be ignored, or shown as if they were the default)."""
-    if language == survey.language:
-        return
-    loaded = survey_with_texts(survey=survey)
-    texts = survey_texts(
-        survey=loaded, questions=loaded.questions.all(), grouping=loaded.grouping_questions.all()
-    )
-    if any(text.translated(language) for text in texts):
-        raise ValidationError(
-            {
-                "language": [
-                    _(
-                        "This survey has a translation into %(code)s; clear it on the "
-                        "Translations page before making %(code)s the survey's own language."
-                    )
-                    % {"code": language}
-                ]
-            }
-        )
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,160 @@
+"""The fields of a question's type spec in the API (``type``, ``design``, ``options``,
+``min``, ``max``, ``epsilon``, ``randomized``): their shapes and schemas; the services check
+the meaning (``services.question_types``)."""
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from ... import limits
+from ...models import Question
+from ...services.question_types import DESIGN_KINDS
+
+
+class SpecField(serializers.Field):
+    """A part of a question's type spec, passed to the services as sent: they check it
+    (``services.question_types``) and name the field, ``questions.<index>.<field>``."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("allow_null", True)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, data):
+        return data
+
+    def to_representation(self, value):
+        return value
+
+
+DESIGN_PARAMETERS = {
+    "p": "warner, unrelated_question, mangat",
+    "pi": "unrelated_question: the known probability of 'yes' to the unrelated question",
+    "theta1": "kuk: red share of the deck of those whose answer is yes",
+    "theta2": "kuk: red share of the deck of those whose answer is no",
+    "t": "mangat: probability that a member, too, uses the Warner device",
+    "p_truth": "forced_response with the question's own coins",
+    "p_forced_yes": "forced_response with the question's own coins",
+}
+
+
+@extend_schema_field(
+    {
+        "type": "string",
+        "enum": list(Question.Kind.values),
+        "default": Question.Kind.YES_NO,
+        "description": "`yes_no` (the default), `choice` (one of `options`), `numeric` (a "
+        "whole number in [`min`, `max`]) or `text` (a short text of at most "
+        f"{limits.DIRECT_TEXT_MAX_BYTES} bytes of UTF-8; asked directly only, so it needs "
+        "`randomized: false`).",
+    }
+)
+class QuestionTypeField(SpecField):
+    pass
+
+
+@extend_schema_field(
+    {
+        "type": "object",
+        "nullable": True,
+        "description": "A yes/no question's randomization: `{}` (or absent) for the survey's "
+        "two coins (forced response), else `kind` and that design's parameters, each a "
+        "probability; a missing parameter takes its default (warner p=0.75; "
+        "unrelated_question p=0.5, pi=0.25; kuk theta1=0.625, theta2=0.25; mangat p=0.75, "
+        "t=0.75). Null for the other types.",
+        "properties": {
+            "kind": {"type": "string", "enum": list(DESIGN_KINDS)},
+            **{
+                name: {"type": "number", "format": "double", "description": text}
+                for name, text in DESIGN_PARAMETERS.items()
+            },
+        },
+        "additionalProperties": False,
+        "example": {"kind": "warner", "p": 0.75},
+    }
+)
+class DesignField(SpecField):
+    pass
+
+
+@extend_schema_field(
+    {
+        "type": "array",
+        "nullable": True,
+        "items": {"type": "string", "maxLength": limits.OPTION_LABEL_MAX_LENGTH},
+        "minItems": limits.MIN_CHOICE_OPTIONS,
+        "maxItems": limits.MAX_CHOICE_OPTIONS,
+        "description": "A multiple-choice question's option labels, each its own; null for "
+        "the other types. The respondent picks exactly one.",
+    }
+)
+class OptionsField(SpecField):
+    pass
+
+
+def _bound_schema(which):
+    return {
+        "type": "integer",
+        "nullable": True,
+        "minimum": -limits.NUMERIC_BOUND,
+        "maximum": limits.NUMERIC_BOUND,
+        "description": f"A numeric question's {which} answer (answers beyond it count as it; "
+        f"`max` − `min` at most {limits.NUMERIC_RANGE_MAX}); null for the other types.",
+    }
+
+
+@extend_schema_field(_bound_schema("smallest"))
+class MinimumField(SpecField):
+    pass
+
+
+@extend_schema_field(_bound_schema("largest"))
+class MaximumField(SpecField):
+    pass
+
+
+@extend_schema_field(
+    {
+        "type": "number",
+        "format": "double",
+        "nullable": True,
+        "minimum": limits.QUESTION_EPSILON_MIN,
+        "description": "The privacy loss ε of one answer. Written for `choice` and `numeric` "
+        "questions (default ln 3 ≈ 1.0986, at most the site's ceiling); for a `yes_no` "
+        "question it is read-only, its design's ε (echoing it back is ignored).",
+    }
+)
+class EpsilonField(SpecField):
+    pass
+
+
+@extend_schema_field(
+    {
+        "type": "boolean",
+        "default": True,
+        "description": "False: the question is asked directly, without randomization. The "
+        "answer is sent and stored as the respondent gives it, the page says so at the "
+        "question, and no ε covers it (the privacy ledger lists it apart). No `design` or "
+        "`epsilon` then. `text` questions are only asked directly.",
+    }
+)
+class RandomizedField(SpecField):
+    pass
+
+
+# The type spec's fields (services.question_types) and the question's attribute of each.
+SPEC_SOURCES = {
+    "type": "kind",
+    "randomized": "randomized",
+    "design": "design",
+    "options": "options",
+    "min": "min_value",
+    "max": "max_value",
+    "epsilon": "epsilon",
+}
+# The fields each type uses; the others read as null.
+TYPE_SPEC_FIELDS = {
+    Question.Kind.YES_NO: ("type", "randomized", "design", "epsilon"),
+    Question.Kind.CHOICE: ("type", "randomized", "options", "epsilon"),
+    Question.Kind.NUMERIC: ("type", "randomized", "min", "max", "epsilon"),
+    Question.Kind.TEXT: ("type", "randomized"),
+}

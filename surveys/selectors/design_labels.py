@@ -1,0 +1,59 @@
+"""How every page, export and API response names a question's randomization: one table.
+
+Keyed by what ``selectors.mechanisms.design_name`` returns (a yes/no design's dpengine kind,
+or ``choice`` / ``numeric``), and by the builder's ``survey`` choice (a yes/no question on the
+survey's two coins, which is forced response).
+"""
+
+from dataclasses import dataclass
+
+from django.utils.translation import gettext_lazy as _
+
+from .mechanisms import CHOICE, DIRECT, NUMERIC
+
+SURVEY_COINS = "survey"  # the builder's design choice "the survey's two coins": an empty design
+
+
+@dataclass(frozen=True)
+class DesignLabel:
+    name: str  # the results, exports, API and planner: "Unrelated question"
+    short: str  # the builder's question list and privacy ledger: "unrelated question"
+    choice: str = ""  # a yes/no design as the builder offers it ("" for choice and numeric)
+
+
+# In the builder's order of yes/no designs, then the other question types.
+DESIGN_LABELS = {
+    SURVEY_COINS: DesignLabel(
+        name=_("Forced response"),
+        short=_("survey coins (forced response)"),
+        choice=_("The survey’s two coins (forced response)"),
+    ),
+    "warner": DesignLabel(
+        name=_("Warner"),
+        short=_("Warner"),
+        choice=_("Warner: answer the statement or its opposite"),
+    ),
+    "unrelated_question": DesignLabel(
+        name=_("Unrelated question"),
+        short=_("unrelated question"),
+        choice=_("Unrelated question with a known share of “yes”"),
+    ),
+    "kuk": DesignLabel(name=_("Kuk"), short=_("Kuk"), choice=_("Kuk: two decks of cards")),
+    "mangat": DesignLabel(
+        name=_("Mangat"), short=_("Mangat"), choice=_("Mangat (private variant)")
+    ),
+    # The survey's coins or a question's own: both are forced response in the ledger.
+    "forced_response": DesignLabel(
+        name=_("Forced response"),
+        short=_("forced response"),
+        choice=_("Forced response with this question’s own coins"),
+    ),
+    CHOICE: DesignLabel(
+        name=_("Multiple choice (k-ary randomized response)"), short=_("Multiple choice")
+    ),
+    NUMERIC: DesignLabel(name=_("Number (discrete Laplace noise)"), short=_("Number")),
+    # A question asked directly: no design, no ε (its answers are not randomized).
+    DIRECT: DesignLabel(name=_("Asked directly (not randomized)"), short=_("asked directly, no ε")),
+}
+# The yes/no designs a question may name, in the builder's order.
+YES_NO_DESIGNS = [kind for kind in DESIGN_LABELS if kind not in (CHOICE, NUMERIC, DIRECT)]
