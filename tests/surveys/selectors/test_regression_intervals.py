@@ -123,3 +123,7 @@ def test_several_grouping_questions_show_no_interval_and_say_why(
     page = page_text(owner_client, survey)
     assert "Intervals for models with several grouping questions are not shown" in page
     assert " interval " not in page.split("Coefficients")[-1].split("Intervals for models")[0]
+    korean = owner_client.get(
+        reverse("surveys:regression", kwargs={"pk": survey.pk}), HTTP_ACCEPT_LANGUAGE="ko"
+    ).content.decode()
+    assert "집단 구분 문항이 여러 개인 모형의 구간은 표시하지 않습니다" in korean
