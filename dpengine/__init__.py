@@ -53,6 +53,9 @@ from dpengine.comparison import (
     difference_coverage,
     difference_interval,
     difference_interval_table,
+    log_odds_interval,
+    log_odds_ratio_interval,
+    log_odds_ratio_interval_table,
 )
 from dpengine.continual import (
     ContinualCounts,
@@ -269,6 +272,9 @@ __all__ = [
     "interval_method",
     "interval_minimum_coverage",
     "laplace_mechanism",
+    "log_odds_interval",
+    "log_odds_ratio_interval",
+    "log_odds_ratio_interval_table",
     "manipulation_check",
     "margin_for_epsilon",
     "margin_for_sample_size",

@@ -44,6 +44,9 @@ __all__ = [
     "difference_coverage",
     "difference_interval",
     "difference_interval_table",
+    "log_odds_interval",
+    "log_odds_ratio_interval",
+    "log_odds_ratio_interval_table",
 ]
 
 # The method named on pages and in results for the interval of a difference that is shown.
@@ -521,4 +524,78 @@ def compare_direct(
         p_value=0.5 * math.erfc(z / math.sqrt(2)),
         confidence=confidence,
         shown=shown,
+    )
+
+
+# --- exact intervals for a one-question logistic regression --------------------------------
+#
+# With a single grouping question the logistic model is saturated: the intercept is the
+# reference group's log-odds, logit(p_ref), and each coefficient is logit(p_j) - logit(p_ref).
+# logit is increasing, so the exact product construction above carries over unchanged: when
+# both groups' exact intervals hold (probability >= c_1 c_2 = confidence, by independence),
+# logit(p_j) - logit(p_ref) lies in [logit(l_j) - logit(u_ref), logit(u_j) - logit(l_ref)].
+# An end is infinite when a share's interval reaches 0 or 1 (logit(0) = -inf): the data
+# cannot rule out a share of exactly 0 or 1, so no finite odds ratio can be promised.
+
+
+def _logit(value) -> np.ndarray:
+    value = np.asarray(value, dtype=float)
+    with np.errstate(divide="ignore"):
+        return np.log(value) - np.log1p(-value)
+
+
+def log_odds_interval(*, group: Estimate, confidence: float = 0.95) -> ConfidenceInterval:
+    """Interval for ``logit(p)``, a group's true log-odds, with coverage at least
+    ``confidence`` at every share and size: its exact Clopper-Pearson interval mapped
+    through the design, clipped to [0, 1], then through logit (ends may be infinite)."""
+    group = _check_group("group", group)
+    confidence = check_open_unit("confidence", confidence)
+    low, high = _group_of(group).limits(confidence)
+    return ConfidenceInterval(float(_logit(low)), float(_logit(high)))
+
+
+def log_odds_ratio_interval(
+    *, first: Estimate, second: Estimate, confidence: float = 0.95
+) -> ConfidenceInterval:
+    """Interval for ``logit(p_first) - logit(p_second)``, a log odds ratio of two independent
+    groups, with coverage at least ``confidence`` at every pair of shares and sizes: the
+    groups' levels and exact intervals of :func:`difference_interval` (same split of the
+    level), combined as ``[logit(l_1) - logit(u_2), logit(u_1) - logit(l_2)]``. Ends are
+    infinite when a share's interval reaches 0 or 1. Per coefficient, not simultaneous."""
+    first = _check_group("first", first)
+    second = _check_group("second", second)
+    confidence = check_open_unit("confidence", confidence)
+    low, high = log_odds_ratio_interval_table(
+        n_first=first.n,
+        first_rates=(first.design.p_yes_given_yes, first.design.p_yes_given_no),
+        n_second=second.n,
+        second_rates=(second.design.p_yes_given_yes, second.design.p_yes_given_no),
+        confidence=confidence,
+    )
+    return ConfidenceInterval(float(low[first.yes, second.yes]), float(high[first.yes, second.yes]))
+
+
+def log_odds_ratio_interval_table(
+    *,
+    n_first: int,
+    first_rates: tuple[float, float],
+    n_second: int,
+    second_rates: tuple[float, float],
+    confidence: float = 0.95,
+) -> ConfidenceInterval:
+    """:func:`log_odds_ratio_interval` for every pair of yes-counts, arrays of shape
+    ``(n_first + 1, n_second + 1)`` (for exact coverage by enumeration)."""
+    n_first = check_count("n_first", n_first)
+    n_second = check_count("n_second", n_second)
+    first = _Group(yes=np.arange(n_first + 1), n=n_first, a=first_rates[0], b=first_rates[1])
+    second = _Group(yes=np.arange(n_second + 1), n=n_second, a=second_rates[0], b=second_rates[1])
+    t = _split(first, second, check_open_unit("confidence", confidence))
+    low_1, high_1, low_2, high_2 = _product(first, second, confidence=confidence, t=t)
+    with np.errstate(invalid="ignore"):
+        low = _logit(low_1)[:, None] - _logit(high_2)[None, :]
+        high = _logit(high_1)[:, None] - _logit(low_2)[None, :]
+    # inf - inf (both shares' intervals pinned at the same end, e.g. all-yes reports beyond
+    # what the coins allow in both groups): nothing is known, so the whole line.
+    return ConfidenceInterval(
+        np.where(np.isnan(low), -np.inf, low), np.where(np.isnan(high), np.inf, high)
     )

@@ -162,14 +162,26 @@ class CoefficientSerializer(serializers.Serializer):
     estimate = serializers.FloatField(
         allow_null=True, help_text="Log-odds (intercept) or log odds ratio."
     )
-    std_error = serializers.FloatField(allow_null=True)
-    ci_low = serializers.FloatField(allow_null=True)
-    ci_high = serializers.FloatField(allow_null=True)
+    std_error = serializers.FloatField(allow_null=True, help_text="Wald (approximate).")
+    ci_low = serializers.FloatField(
+        allow_null=True,
+        help_text="The interval shown (`ci_method`), per coefficient. Null when the model has "
+        "several grouping questions (no interval shown) or when the end is unbounded (a "
+        "group's share may be 0 or 1).",
+    )
+    ci_high = serializers.FloatField(allow_null=True, help_text="As `ci_low`.")
     odds_ratio = serializers.FloatField(allow_null=True, help_text="exp(estimate).")
-    odds_ratio_low = serializers.FloatField(allow_null=True)
-    odds_ratio_high = serializers.FloatField(allow_null=True)
+    odds_ratio_low = serializers.FloatField(allow_null=True, help_text="exp(ci_low).")
+    odds_ratio_high = serializers.FloatField(allow_null=True, help_text="exp(ci_high).")
+    wald_ci_low = serializers.FloatField(
+        source="wald_low",
+        allow_null=True,
+        help_text="Wald interval (estimate ± z·std_error), as R's rr and RRreg report it; "
+        "approximate, never shown: it can cover far less than its level.",
+    )
+    wald_ci_high = serializers.FloatField(source="wald_high", allow_null=True)
     p_value = serializers.FloatField(
-        allow_null=True, help_text="Two-sided Wald test of a zero coefficient."
+        allow_null=True, help_text="Two-sided Wald test of a zero coefficient (approximate)."
     )
 
     def to_representation(self, instance):
@@ -216,6 +228,12 @@ class RegressionSerializer(serializers.Serializer):
     )
     log_likelihood = serializers.FloatField(allow_null=True)
     iterations = serializers.IntegerField(allow_null=True)
+    ci_method = serializers.CharField(
+        allow_null=True,
+        help_text="`exact-product` when at most one grouping question splits the respondents: "
+        "each coefficient's interval has coverage at least `confidence` at every n (per "
+        "coefficient, not simultaneous). Null with several grouping questions: no interval.",
+    )
 
     @extend_schema_field(serializers.FloatField(allow_null=True))
     def get_p_truth(self, result):

@@ -32,33 +32,73 @@ class RegressionStatus:
     NOT_CONVERGED = "not_converged"
 
 
+# The interval shown with a one-question model (dpengine.log_odds_ratio_interval).
+EXACT_METHOD = dpengine.DIFFERENCE_METHOD
+
+
 @dataclass(frozen=True)
 class Coefficient:
-    """One row of the coefficient table; ``term`` and ``level`` are None for the intercept."""
+    """One row of the coefficient table; ``term`` and ``level`` are None for the intercept.
+
+    ``ci_low``/``ci_high`` are the interval SHOWN: with at most one grouping question that
+    splits the respondents, the exact product interval (coverage at least the level at every
+    n, per coefficient; an end is -inf/+inf when a group's share may be 0 or 1); with
+    several, None: no interval is shown. ``wald_low``/``wald_high`` (and ``std_error``,
+    ``p_value``) are the Wald approximation, kept for comparison with R's rr and RRreg.
+    """
 
     term: str | None
     level: str | None
     reference: str | None
     estimate: float
     std_error: float
-    ci_low: float
-    ci_high: float
+    wald_low: float
+    wald_high: float
     p_value: float
+    ci_low: float | None = None
+    ci_high: float | None = None
 
     @property
     def odds_ratio(self) -> float:
         return _exp(self.estimate)
 
     @property
-    def odds_ratio_low(self) -> float:
-        return _exp(self.ci_low)
+    def shown_low(self) -> float | None:
+        """The shown lower end, None when there is none or it is unbounded (page: "—")."""
+        return _bounded(self.ci_low)
 
     @property
-    def odds_ratio_high(self) -> float:
-        return _exp(self.ci_high)
+    def shown_high(self) -> float | None:
+        return _bounded(self.ci_high)
+
+    @property
+    def unbounded(self) -> bool:
+        return self.ci_low is not None and (math.isinf(self.ci_low) or math.isinf(self.ci_high))
+
+    @property
+    def odds_ratio_low(self) -> float | None:
+        return _exp(self.shown_low)
+
+    @property
+    def odds_ratio_high(self) -> float | None:
+        return _exp(self.shown_high)
+
+    @property
+    def wald_odds_ratio_low(self) -> float:
+        return _exp(self.wald_low)
+
+    @property
+    def wald_odds_ratio_high(self) -> float:
+        return _exp(self.wald_high)
+
+
+def _bounded(value):
+    return None if value is None or math.isinf(value) else value
 
 
 def _exp(value):
+    if value is None:
+        return None
     try:
         return math.exp(value)
     except OverflowError:
@@ -100,6 +140,16 @@ class Regression:
     detail: str = ""  # dpengine's explanation when the fit failed
     log_likelihood: float | None = None
     iterations: int | None = None
+    # EXACT_METHOD when the coefficients carry intervals; None when none is shown.
+    ci_method: str | None = None
+
+    @property
+    def intervals_shown(self) -> bool:
+        return self.ci_method is not None
+
+    @property
+    def any_unbounded(self) -> bool:
+        return any(coefficient.unbounded for coefficient in self.coefficients)
 
     @property
     def fitted(self) -> bool:
@@ -253,37 +303,68 @@ def survey_regression(*, survey, question, confidence=None) -> Regression:
         return Regression(**result, status=status, detail=str(error))
 
     low, high = fit.ci(confidence)
+    exact = _exact_intervals(
+        cells=cells, columns=columns, covariates=covariates, design=design, confidence=confidence
+    )
     labels = {level.option_id: level.label for c in covariates for level in c.levels}
+    terms = [(None, None, None)] + [
+        (covariates[index].text, labels[option_id], covariates[index].reference.label)
+        for index, option_id in columns
+    ]
     coefficients = [
         Coefficient(
-            term=None,
-            level=None,
-            reference=None,
-            estimate=float(fit.coef[0]),
-            std_error=float(fit.std_error[0]),
-            ci_low=float(low[0]),
-            ci_high=float(high[0]),
-            p_value=float(fit.p_values[0]),
+            term=term,
+            level=level,
+            reference=reference,
+            estimate=float(fit.coef[column]),
+            std_error=float(fit.std_error[column]),
+            wald_low=float(low[column]),
+            wald_high=float(high[column]),
+            p_value=float(fit.p_values[column]),
+            ci_low=None if exact is None else exact[column][0],
+            ci_high=None if exact is None else exact[column][1],
         )
+        for column, (term, level, reference) in enumerate(terms)
     ]
-    for column, (index, option_id) in enumerate(columns, start=1):
-        covariate = covariates[index]
-        coefficients.append(
-            Coefficient(
-                term=covariate.text,
-                level=labels[option_id],
-                reference=covariate.reference.label,
-                estimate=float(fit.coef[column]),
-                std_error=float(fit.std_error[column]),
-                ci_low=float(low[column]),
-                ci_high=float(high[column]),
-                p_value=float(fit.p_values[column]),
-            )
-        )
     return Regression(
         **result,
         status=RegressionStatus.FITTED,
         coefficients=coefficients,
         log_likelihood=fit.log_likelihood,
         iterations=fit.n_iter,
+        ci_method=None if exact is None else EXACT_METHOD,
     )
+
+
+def _exact_intervals(*, cells, columns, covariates, design, confidence):
+    """``(low, high)`` per coefficient (intercept first) with guaranteed coverage, or None.
+
+    When at most one grouping question splits the respondents (the others, if any, have one
+    chosen option), the model is saturated: the intercept is the reference group's log-odds
+    and each coefficient the log odds ratio of its option against the reference, so each
+    gets dpengine's exact interval for exactly that quantity. With several splitting
+    questions the additive model is not saturated and only Wald intervals exist, whose
+    coverage falls far below the level (docs/statistics.md): None, none is shown.
+    """
+    splitting = {index for index, _option in columns}
+    if len(splitting) > 1:
+        return None
+    index = next(iter(splitting), None)
+    yes, total = Counter(), Counter()
+    for (options, bit), count in cells.items():
+        level = None if index is None else options[index]
+        total[level] += count
+        yes[level] += count if bit else 0
+
+    def group(level):
+        return dpengine.estimate(yes=yes[level], n=total[level], design=design)
+
+    reference = None if index is None else covariates[index].reference.option_id
+    intercept = dpengine.log_odds_interval(group=group(reference), confidence=confidence)
+    rows = [(float(intercept.low), float(intercept.high))]
+    for _index, option_id in columns:
+        ratio = dpengine.log_odds_ratio_interval(
+            first=group(option_id), second=group(reference), confidence=confidence
+        )
+        rows.append((float(ratio.low), float(ratio.high)))
+    return rows
