@@ -6,16 +6,14 @@ downloads that bundle these files with their codebook are in ``surveys.exports.b
 
 import csv
 from collections.abc import Iterable, Iterator
-from itertools import groupby
-from operator import itemgetter
 
 from django.http import StreamingHttpResponse
 from django.utils import timezone
 from django.utils.http import content_disposition_header
 from django.utils.text import slugify
 
-from ..models import PREFER_NOT_TO_SAY, GroupAnswer
-from ..selectors import SurveyEstimates, headline, survey_report_rows
+from ..models import PREFER_NOT_TO_SAY
+from ..selectors import SurveyEstimates, headline, survey_report_answer_rows
 from .codebook import Codebook, codebook_rows
 
 # A spreadsheet treats a cell starting with one of these as a formula (CSV injection).
@@ -256,31 +254,25 @@ def report_rows(codebook: Codebook, *, label=escape_label, chunk_size=10000) -> 
     label written by ``label``, or ``prefer_not_to_say`` when the respondent chose the built-in
     "Prefer not to say" (a label can never be that code: the builder refuses it); a question or
     grouping question a submission skipped is ``None`` (an empty cell), never 0.
+
+    One server-side cursor over one query (``selectors.survey_report_answer_rows``: each
+    submission joined to its grouping answers), so nothing is sorted twice or merged.
     """
     grouping_index = {gq.pk: index for index, gq in enumerate(codebook.grouping)}
+    # "Prefer not to say" has no option: its own code, so that it stays apart from a skip (an
+    # empty cell) as the database keeps them apart. Labels are escaped once per option.
+    labels = {None: PREFER_NOT_TO_SAY}
+    for gq in codebook.grouping:
+        labels.update({option.pk: label(option.label) for option in gq.options.all()})
     yield codebook.columns
-    # Both streams in the same order (the respondent-drawn submission id, never arrival).
-    answers = groupby(
-        GroupAnswer.objects.filter(submission__survey=codebook.survey)
-        .order_by("submission__submission_id", "grouping_question_id")
-        .values_list("submission__submission_id", "grouping_question_id", "option__label")
-        .iterator(chunk_size=chunk_size),
-        key=itemgetter(0),
+    rows = survey_report_answer_rows(
+        survey=codebook.survey, chunk_size=chunk_size, with_answers=bool(grouping_index)
     )
-    pending = next(answers, None) if grouping_index else None
-    for row in survey_report_rows(survey=codebook.survey, chunk_size=chunk_size):
-        labels = [None] * len(grouping_index)
-        while pending is not None and pending[0] < row.submission_id:
-            pending = next(answers, None)
-        if pending is not None and pending[0] == row.submission_id:
-            for _pk, grouping_id, text in pending[1]:
-                # "Prefer not to say" has no option: its own code, so that it stays apart from
-                # a skip (an empty cell) as the database keeps them apart.
-                labels[grouping_index[grouping_id]] = (
-                    PREFER_NOT_TO_SAY if text is None else label(text)
-                )
-            pending = next(answers, None)
-        yield [str(row.submission_id), row.received_on, *row.bits, *labels]
+    for row in rows:
+        cells = [None] * len(grouping_index)
+        for grouping_id, option_id in row.answers:
+            cells[grouping_index[grouping_id]] = labels[option_id]
+        yield [str(row.submission_id), row.received_on, *row.bits, *cells]
 
 
 def report_csv_rows(codebook: Codebook) -> Iterator[list]:
