@@ -433,7 +433,9 @@ def survey_report_answer_rows(
     )
     if not with_answers:
         for submission_uuid, received_on, reports in rows:
-            yield SubmissionAnswers(submission_uuid, received_on, [reports.get(k) for k in keys], [])
+            yield SubmissionAnswers(
+                submission_uuid, received_on, [reports.get(k) for k in keys], []
+            )
         return
     current = None
     for submission_uuid, received_on, reports, grouping_id, option_id in rows:
