@@ -10,6 +10,7 @@ job's row; ``export_jobs_purge`` deletes what has expired. What each export writ
 import hashlib
 import logging
 import secrets
+from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from ..exports.kinds import EXPORT_KINDS
+from ..exports.kinds import EXPORT_KINDS, DirectExportTooSlow, ExportKind, build_direct
 from ..models import ExportJob
 
 logger = logging.getLogger(__name__)
@@ -141,3 +142,32 @@ def export_jobs_purge(*, now=None) -> int:
         if partial.stat().st_mtime <= stale.timestamp():
             partial.unlink(missing_ok=True)
     return count
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """A raw export as the request gets it: the whole file built in the request (``handle``
+    at its start, ``size`` bytes) or the job that writes it (``job``)."""
+
+    kind: ExportKind
+    handle: object = None
+    size: int = 0
+    job: ExportJob | None = None
+
+
+def export_deliver(*, survey, user, kind: str, options: dict) -> Delivery:
+    """A raw export for a request: built whole in the request below
+    ``settings.EXPORT_JOB_THRESHOLD`` responses, unless that takes longer than
+    ``settings.EXPORT_DIRECT_SECONDS``; otherwise (and then) a job. Never a part of a file."""
+    if kind not in EXPORT_KINDS:
+        raise ValidationError({"kind": [f"Unknown export kind {kind!r}."]})
+    export_kind = EXPORT_KINDS[kind]
+    if survey.response_count < settings.EXPORT_JOB_THRESHOLD:
+        try:
+            handle, size = build_direct(kind=export_kind, survey=survey, options=options)
+        except DirectExportTooSlow:
+            pass
+        else:
+            return Delivery(kind=export_kind, handle=handle, size=size)
+    job = export_job_start(survey=survey, user=user, kind=kind, options=options)
+    return Delivery(kind=export_kind, job=job)
