@@ -14,6 +14,7 @@ from ..exports import bundles, codebook
 from ..exports import csv as csv_export
 from .analysis import THRESHOLD_PARAMETER, estimates_query
 from .errors import error_body, error_responses
+from .export_jobs import ACCEPTED, JOB_DESCRIPTION, bundle_options, deliver
 from .researcher import CSVNegotiation, OwnedSurveyView
 from .serializers import EstimatesQuerySerializer
 
@@ -72,19 +73,23 @@ class SurveyExportZipView(OwnedSurveyView):
 
     @extend_schema(
         operation_id="surveys_export_zip",
-        summary="ZIP of codebook.csv, estimates.csv and reports.csv, streamed",
-        description="The results page's download: the three CSV files, the codebook first.",
+        summary="ZIP of codebook.csv, estimates.csv and reports.csv",
+        description=(
+            "The results page's download: the three CSV files, the codebook first (in a job's "
+            "ZIP last, naming reports.csv's rows and SHA-256). " + JOB_DESCRIPTION
+        ),
         parameters=[EstimatesQuerySerializer, THRESHOLD_PARAMETER],
         responses={
             (200, "application/zip"): OpenApiResponse(
                 OpenApiTypes.BINARY, description="ZIP archive."
             ),
+            **ACCEPTED,
             **error_responses(400, 401, 404),
         },
     )
     def get(self, request, survey_id):
-        interval = _interval(request, self.survey)
-        return bundles.zip_response(**bundles.survey_bundle(survey=self.survey, **interval))
+        options = bundle_options(_interval(request, self.survey))
+        return deliver(request, self.survey, kind="zip", options=options)
 
 
 @extend_schema(tags=[TAG])
@@ -98,13 +103,14 @@ class SurveyExportXlsxView(OwnedSurveyView):
         description=(
             "The same rows as the ZIP's CSV files; text is stored as text (never a formula) "
             "and labels as chosen, without the CSV's leading '. 409 when the survey has more "
-            "responses than a sheet holds (1,048,575)."
+            "responses than a sheet holds (1,048,575). " + JOB_DESCRIPTION
         ),
         parameters=[EstimatesQuerySerializer, THRESHOLD_PARAMETER],
         responses={
             (200, bundles.XLSX_CONTENT_TYPE): OpenApiResponse(
                 OpenApiTypes.BINARY, description="Excel workbook."
             ),
+            **ACCEPTED,
             **error_responses(400, 401, 404, 409),
         },
     )
@@ -112,5 +118,5 @@ class SurveyExportXlsxView(OwnedSurveyView):
         if not bundles.xlsx_fits(self.survey):
             message = bundles.too_many_rows_message(self.survey)
             return Response(error_body({}, detail=message), status=status.HTTP_409_CONFLICT)
-        interval = _interval(request, self.survey)
-        return bundles.xlsx_response(**bundles.survey_bundle(survey=self.survey, **interval))
+        options = bundle_options(_interval(request, self.survey))
+        return deliver(request, self.survey, kind="xlsx", options=options)

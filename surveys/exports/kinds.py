@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from django.conf import settings
+from django.http import FileResponse
 from django.utils.translation import gettext_lazy as _
 
 from .bundles import (
@@ -196,6 +197,15 @@ EXPORT_KINDS = {
         ),
     )
 }
+
+
+def file_response(handle, *, size, filename, content_type) -> FileResponse:
+    """A whole file with its length: a client that receives less knows it was cut."""
+    response = FileResponse(handle, as_attachment=True, filename=filename)
+    response["Content-Type"] = content_type
+    response["Content-Length"] = str(size)
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 class DirectExportTooSlow(Exception):

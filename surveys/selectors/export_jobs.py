@@ -17,6 +17,19 @@ def export_job_for(*, survey, job_id) -> ExportJob:
     return job
 
 
+def export_job_open(job: ExportJob):
+    """A finished job's file, open for reading, or 404: not written yet, failed, or expired
+    and deleted."""
+    from ..services.export_jobs import export_path
+
+    if job.status != ExportJob.Status.DONE:
+        raise Http404("This export is not ready.")
+    try:
+        return open(export_path(job), "rb")
+    except FileNotFoundError:
+        raise Http404("This export has expired.") from None
+
+
 def export_job_progress(job: ExportJob) -> float | None:
     """The share of rows written, 0 to 1; None while nothing is known (no rows to write)."""
     if job.status == ExportJob.Status.DONE:

@@ -5,25 +5,16 @@ A download link (``analysis.responses_csv``...) calls ``deliver``: the whole fil
 built in the request, else a redirect to the page of the job writing it.
 """
 
-from django.http import FileResponse, Http404, JsonResponse
-from django.shortcuts import redirect, render
+from django.http import Http404, HttpResponseRedirect, JsonResponse
+from django.shortcuts import render
 from django.urls import reverse
 
 from ..exports import csv as csv_export
-from ..exports.kinds import EXPORT_KINDS
+from ..exports.kinds import EXPORT_KINDS, file_response
 from ..models import ExportJob
 from ..selectors import export_jobs as job_reads
 from ..services import export_jobs
 from .common import VIEWER, member_view
-
-
-def file_response(handle, *, size, filename, content_type):
-    """The whole file with its length: a client that receives less knows it is cut."""
-    response = FileResponse(handle, as_attachment=True, filename=filename)
-    response["Content-Type"] = content_type
-    response["Content-Length"] = str(size)
-    response["Cache-Control"] = "no-store"
-    return response
 
 
 def deliver(request, survey, *, kind, options, headers=None):
@@ -32,7 +23,10 @@ def deliver(request, survey, *, kind, options, headers=None):
         survey=survey, user=request.user, kind=kind, options=options
     )
     if delivery.job is not None:
-        return redirect(job_url(delivery.job), status=303)
+        # 303: the job's page is to be fetched with GET, whatever asked for the download.
+        response = HttpResponseRedirect(job_url(delivery.job))
+        response.status_code = 303
+        return response
     response = file_response(
         delivery.handle,
         size=delivery.size,
@@ -96,18 +90,10 @@ def export_job_file(request, survey, job_id):
 
 
 def job_file_response(job):
-    """A finished job's file, or 404 (not written yet, failed, or expired and deleted)."""
-    if job.status != ExportJob.Status.DONE:
-        raise Http404("This export is not ready.")
-    try:
-        handle = open(export_jobs.export_path(job), "rb")  # noqa: SIM115 - closed when sent
-    except FileNotFoundError:
-        raise Http404("This export has expired.") from None
+    kind = EXPORT_KINDS[job.kind]
+    handle = job_reads.export_job_open(job)
     return file_response(
-        handle,
-        size=job.size,
-        filename=job.download_name,
-        content_type=EXPORT_KINDS[job.kind].content_type,
+        handle, size=job.size, filename=job.download_name, content_type=kind.content_type
     )
 
 
