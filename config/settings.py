@@ -389,6 +389,7 @@ SPECTACULAR_SETTINGS = {
         # A question's type, as question objects, the public definition and estimate rows
         # spell it (yes_no, choice, numeric).
         "QuestionTypeEnum": "surveys.models.Question.Kind",
+        "ExportJobStatusEnum": ["queued", "running", "done", "failed"],
     },
 }
 
