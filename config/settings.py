@@ -390,6 +390,7 @@ SPECTACULAR_SETTINGS = {
         # spell it (yes_no, choice, numeric).
         "QuestionTypeEnum": "surveys.models.Question.Kind",
         "ExportJobStatusEnum": ["queued", "running", "done", "failed"],
+        "SurveyStatusEnum": "surveys.models.Survey.Status",
     },
 }
 
