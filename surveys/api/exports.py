@@ -75,8 +75,8 @@ class SurveyExportZipView(OwnedSurveyView):
         operation_id="surveys_export_zip",
         summary="ZIP of codebook.csv, estimates.csv and reports.csv",
         description=(
-            "The results page's download: the three CSV files, the codebook first (in a job's "
-            "ZIP last, naming reports.csv's rows and SHA-256). " + JOB_DESCRIPTION
+            "The results page's download: the three CSV files; the codebook comes last and "
+            "names reports.csv's rows and SHA-256. " + JOB_DESCRIPTION
         ),
         parameters=[EstimatesQuerySerializer, THRESHOLD_PARAMETER],
         responses={

@@ -1,22 +1,20 @@
 """Downloads that carry their codebook: a ZIP of the CSV files and an Excel workbook.
 
-The ZIP is streamed as it is compressed (``zipfile`` writes to a sink that cannot seek, so
-each member ends with a data descriptor), so a large survey costs memory for one chunk of rows,
-as the plain CSV does. The workbook is written with openpyxl's write-only mode, which keeps
-rows in temporary files rather than in memory, then sent from disk.
+The ZIP is written as it is compressed (``zipfile`` writes to a sink that cannot seek, so
+each member ends with a data descriptor), so a large survey costs memory for one chunk of rows.
+The workbook is written with openpyxl's write-only mode, which keeps rows in temporary files
+rather than in memory. Both are written into a file (``exports.kinds``): in the request for a
+small survey, by the worker for a large one.
 """
 
 import csv
 import io
-import tempfile
 import unicodedata
 import zipfile
 from collections.abc import Iterable, Iterator
 from itertools import chain, islice
 
-from django.http import FileResponse, StreamingHttpResponse
 from django.utils import timezone
-from django.utils.http import content_disposition_header
 from django.utils.translation import gettext as _
 
 from ..selectors import SurveyEstimates, survey_estimates
@@ -25,7 +23,6 @@ from .csv import (
     codebook_csv_rows,
     csv_safe,
     estimate_csv_rows,
-    export_filename,
     report_csv_rows,
     report_rows,
 )
@@ -132,17 +129,6 @@ def survey_bundle(*, survey, method=None, confidence=None, thresholds=None) -> d
             survey=survey, confidence=confidence, method=method, thresholds=thresholds
         ),
     }
-
-
-def zip_response(*, codebook: Codebook, estimates: SurveyEstimates) -> StreamingHttpResponse:
-    response = StreamingHttpResponse(
-        filter(None, zip_stream(zip_members(codebook=codebook, estimates=estimates))),
-        content_type="application/zip",
-    )
-    filename = export_filename(codebook.survey, kind="export", extension="zip")
-    response["Content-Disposition"] = content_disposition_header(True, filename)
-    response["Cache-Control"] = "no-store"
-    return response
 
 
 # --- Excel ------------------------------------------------------------------------------------
@@ -272,17 +258,3 @@ def write_workbook(handle, *, codebook: Codebook, estimates: SurveyEstimates, wa
         rows = watch_reports(rows) if title == "reports" else rows
         _write_sheet(workbook, title, iter(rows), notes=notes)
     workbook.save(handle)
-
-
-def xlsx_response(*, codebook: Codebook, estimates: SurveyEstimates) -> FileResponse:
-    handle = tempfile.TemporaryFile()  # noqa: SIM115 - FileResponse closes it when sent
-    write_workbook(handle, codebook=codebook, estimates=estimates)
-    handle.seek(0)
-    response = FileResponse(
-        handle,
-        as_attachment=True,
-        filename=export_filename(codebook.survey, kind="export", extension="xlsx"),
-        content_type=XLSX_CONTENT_TYPE,
-    )
-    response["Cache-Control"] = "no-store"
-    return response

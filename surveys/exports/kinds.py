@@ -34,7 +34,7 @@ from .bundles import (
     zip_stream,
 )
 from .codebook import RawFileFacts, survey_codebook
-from .csv import codebook_csv_rows, csv_safe, export_filename, report_csv_rows
+from .csv import codebook_csv_rows, csv_safe, export_filename, report_csv_text_rows
 
 # How often a running export reports its progress (a row update per report) and checks its
 # time budget: often enough for a smooth progress bar, rare enough to cost nothing.
@@ -85,9 +85,12 @@ def counted(rows: Iterable, progress: Progress) -> Iterator:
     progress(max(count + 1, 0))
 
 
-def write_csv(handle, rows: Iterable[list], *, progress: Progress = no_progress) -> Written:
+def write_csv(
+    handle, rows: Iterable[list], *, progress: Progress = no_progress, safe=False
+) -> Written:
     """``rows`` (the header first) as CSV into the binary ``handle``, cells neutralised as in
-    every CSV (``csv_safe``), in chunks of ``ROWS_PER_WRITE`` rows, hashing what is written."""
+    every CSV (``csv_safe``; ``safe=True``: the rows are text that needs none), in chunks of
+    ``ROWS_PER_WRITE`` rows, hashing what is written."""
     import csv
 
     digest = hashlib.sha256()
@@ -96,7 +99,7 @@ def write_csv(handle, rows: Iterable[list], *, progress: Progress = no_progress)
     count = -1
     chunk = []
     for count, row in enumerate(rows, start=-1):
-        chunk.append([csv_safe(cell) for cell in row])
+        chunk.append(row if safe else [csv_safe(cell) for cell in row])
         if len(chunk) >= ROWS_PER_WRITE:
             _flush(writer, buffer, chunk, handle, digest)
             if count % PROGRESS_EVERY_ROWS < ROWS_PER_WRITE:
@@ -118,7 +121,8 @@ def _flush(writer, buffer, chunk, handle, digest):
 
 
 def write_reports_csv(handle, *, survey, options, progress=no_progress) -> Written:
-    return write_csv(handle, report_csv_rows(survey_codebook(survey=survey)), progress=progress)
+    rows = report_csv_text_rows(survey_codebook(survey=survey))
+    return write_csv(handle, rows, progress=progress, safe=True)
 
 
 def _interval(survey, options):
@@ -133,7 +137,7 @@ def _interval(survey, options):
 
 def write_zip(handle, *, survey, options, progress=no_progress) -> Written:
     """The ZIP of the results page; ``reports.csv`` is hashed as it is compressed and its rows
-    and checksum go into ``codebook.csv``, which therefore comes after it."""
+    and checksum go into ``codebook.csv``, which therefore comes last."""
     bundle = _interval(survey, options)
     members = {name: (rows, large) for name, rows, large in zip_members(**bundle)}
     digest = hashlib.sha256()

@@ -13,6 +13,7 @@ from datetime import date, datetime
 from typing import NamedTuple
 
 from django.conf import settings
+from django.db.models.fields.json import KT
 from django.utils import timezone
 
 import dpengine
@@ -410,7 +411,7 @@ class SubmissionAnswers(NamedTuple):
 
 
 def survey_report_answer_rows(
-    *, survey, chunk_size=10000, with_answers=True
+    *, survey, chunk_size=10000, with_answers=True, as_text=False
 ) -> Iterator[SubmissionAnswers]:
     """``survey_report_rows`` with each submission's grouping answers, from one query.
 
@@ -420,32 +421,41 @@ def survey_report_answer_rows(
     through a second cursor sorted on its own made PostgreSQL sort them on disk at a million
     submissions (issue 28). ``with_answers=False`` (a survey without grouping questions)
     skips the join.
+
+    ``as_text=True`` has the database take each report out of the JSON (``reports ->> 'q1'``)
+    instead of Python decoding every row's JSON, for the CSV's speed: a report then comes as
+    the database writes it, ``'true'``/``'false'`` or digits on PostgreSQL, 1/0 or an integer
+    on SQLite, None when skipped (``exports.csv.report_csv_text_rows`` writes them).
     """
     keys = [question_key(qid) for qid in survey.questions.values_list("id", flat=True)]
-    fields = ["submission_id", "received_on", "reports"]
+    submissions = Submission.objects.filter(survey=survey).order_by("submission_id")
+    if as_text:
+        names = [f"report_{index}" for index in range(len(keys))]
+        submissions = submissions.annotate(
+            **{name: KT(f"reports__{key}") for name, key in zip(names, keys, strict=True)}
+        )
+        fields = ["submission_id", "received_on", *names]
+    else:
+        fields = ["submission_id", "received_on", "reports"]
     if with_answers:
         fields += ["group_answers__grouping_question_id", "group_answers__option_id"]
-    rows = (
-        Submission.objects.filter(survey=survey)
-        .order_by("submission_id")
-        .values_list(*fields)
-        .iterator(chunk_size=chunk_size)
-    )
+    rows = submissions.values_list(*fields).iterator(chunk_size=chunk_size)
+    width = len(keys) if as_text else 1
+
+    def bits_of(row):
+        return list(row[2 : 2 + width]) if as_text else [row[2].get(k) for k in keys]
+
     if not with_answers:
-        for submission_uuid, received_on, reports in rows:
-            yield SubmissionAnswers(
-                submission_uuid, received_on, [reports.get(k) for k in keys], []
-            )
+        for row in rows:
+            yield SubmissionAnswers(row[0], row[1], bits_of(row), [])
         return
     current = None
-    for submission_uuid, received_on, reports, grouping_id, option_id in rows:
-        if current is None or current.submission_id != submission_uuid:
+    for row in rows:
+        if current is None or current.submission_id != row[0]:
             if current is not None:
                 yield current
-            current = SubmissionAnswers(
-                submission_uuid, received_on, [reports.get(k) for k in keys], []
-            )
-        if grouping_id is not None:
-            current.answers.append((grouping_id, option_id))
+            current = SubmissionAnswers(row[0], row[1], bits_of(row), [])
+        if row[-2] is not None:
+            current.answers.append((row[-2], row[-1]))
     if current is not None:
         yield current
