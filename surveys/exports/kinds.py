@@ -23,7 +23,6 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.http import FileResponse
-from django.utils.translation import gettext_lazy as _
 
 from .bundles import (
     XLSX_CONTENT_TYPE,
@@ -63,7 +62,6 @@ class Written:
 @dataclass(frozen=True)
 class ExportKind:
     name: str
-    label: str
     extension: str
     content_type: str
     filename_kind: str  # the middle of the file name (``exports.csv.export_filename``)
@@ -179,26 +177,10 @@ def write_xlsx(handle, *, survey, options, progress=no_progress) -> Written:
 EXPORT_KINDS = {
     kind.name: kind
     for kind in (
-        ExportKind(
-            "reports",
-            _("Responses (CSV)"),
-            "csv",
-            "text/csv; charset=utf-8",
-            "reports",
-            write_reports_csv,
-        ),
-        ExportKind(
-            "for-r",
-            _("Responses for R (CSV)"),
-            "csv",
-            "text/csv; charset=utf-8",
-            "for-r",
-            write_reports_csv,
-        ),
-        ExportKind("zip", _("ZIP of CSV files"), "zip", "application/zip", "export", write_zip),
-        ExportKind(
-            "xlsx", _("Excel workbook"), "xlsx", XLSX_CONTENT_TYPE, "export", write_xlsx, xlsx_fits
-        ),
+        ExportKind("reports", "csv", "text/csv; charset=utf-8", "reports", write_reports_csv),
+        ExportKind("for-r", "csv", "text/csv; charset=utf-8", "for-r", write_reports_csv),
+        ExportKind("zip", "zip", "application/zip", "export", write_zip),
+        ExportKind("xlsx", "xlsx", XLSX_CONTENT_TYPE, "export", write_xlsx, xlsx_fits),
     )
 }
 
