@@ -81,6 +81,8 @@ def export_job_run(*, job_id) -> ExportJob | None:
     directory.mkdir(parents=True, exist_ok=True)
     name = f"{secrets.token_urlsafe(24)}.{kind.extension}"
     partial = directory / f"{name}.partial"
+    # Recorded before the file exists, so another worker's purge never takes it for an orphan.
+    ExportJob.objects.filter(pk=job.pk).update(file_name=name)
 
     def progress(rows):
         ExportJob.objects.filter(pk=job.pk).update(rows_written=rows)
@@ -125,7 +127,8 @@ def _file_sha256(path: Path) -> str:
 
 def export_jobs_purge(*, now=None) -> int:
     """Delete the files and records of finished jobs whose time is up (failed ones and ones
-    a stopped worker left running, after the same retention), returning how many."""
+    a stopped worker left running, after the same retention), returning how many; and any file
+    whose job is gone."""
     now = now or timezone.now()
     stale = now - timedelta(hours=settings.EXPORT_RETENTION_HOURS)
     expired = ExportJob.objects.filter(status=ExportJob.Status.DONE, expires_at__lte=now) | (
@@ -137,10 +140,18 @@ def export_jobs_purge(*, now=None) -> int:
             export_path(job).unlink(missing_ok=True)
         job.delete()
         count += 1
-    # What a worker stopped mid-file left behind.
-    for partial in Path(settings.EXPORT_DIR).glob("*.partial"):
-        if partial.stat().st_mtime <= stale.timestamp():
-            partial.unlink(missing_ok=True)
+    directory = Path(settings.EXPORT_DIR)
+    if not directory.is_dir():
+        return count
+    # Files whose job is gone (its survey deleted for good), and what a worker stopped mid-file
+    # left behind: a survey's data must not outlive it on disk.
+    kept = set(ExportJob.objects.exclude(file_name="").values_list("file_name", flat=True))
+    for path in directory.iterdir():
+        if path.suffix == ".partial":
+            if path.stat().st_mtime <= stale.timestamp():
+                path.unlink(missing_ok=True)
+        elif path.name not in kept:
+            path.unlink(missing_ok=True)
     return count
 
 

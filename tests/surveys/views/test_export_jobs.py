@@ -257,3 +257,12 @@ def test_a_survey_without_grouping_questions_exports_from_one_query(owner_client
     survey = simulate_responses(make_survey(), n=30, seed=3, shares=[0.3, 0.6])
     response = owner_client.get(f"/surveys/{survey.pk}/responses.csv")
     assert body_of(response) == legacy_reports_csv(survey)
+
+
+def test_a_deleted_surveys_export_files_go_with_the_next_purge(grouped, owner):
+    job = export_jobs.export_job_start(survey=grouped, user=owner, kind="reports", options={})
+    path = export_jobs.export_path(export_jobs.export_job_run(job_id=job.pk))
+    grouped.delete()  # as purge_trash does, for good: the job goes with its survey
+    assert path.exists()
+    export_jobs.export_jobs_purge()
+    assert not path.exists()
