@@ -56,7 +56,12 @@ from dpengine.continual import (
     tree_node_scale,
     tree_noise_variance,
 )
-from dpengine.coverage import CoverageProfile, exact_coverage
+from dpengine.coverage import (
+    CoverageProfile,
+    exact_coverage,
+    interval_minimum_coverage,
+    minimum_coverage,
+)
 from dpengine.designs import (
     CLASSIC,
     DEFAULT_PRESET,
@@ -74,6 +79,19 @@ from dpengine.designs import (
 )
 from dpengine.errors import DPEngineError, Reason
 from dpengine.estimation import Estimate, estimate, required_sample_size
+from dpengine.guarantee import (
+    CHECK_LIMIT,
+    COVERAGE_TOLERANCE,
+    GUARANTEED_METHOD,
+    LARGE_SAMPLE_LEVELS,
+    LARGE_SAMPLE_REPORTS,
+    IntervalMethod,
+    MethodReason,
+    choice_interval_method,
+    estimate_choice_with_coverage,
+    estimate_with_coverage,
+    interval_method,
+)
 from dpengine.intervals import (
     DEFAULT_METHOD,
     METHODS,
@@ -145,12 +163,17 @@ from dpengine.simulation import (
 
 __all__ = [
     "CHEATING_DESIGNS",
+    "CHECK_LIMIT",
     "CLASSIC",
+    "COVERAGE_TOLERANCE",
     "DEFAULT_METHOD",
     "DEFAULT_PRESET",
     "DESIGNS",
     "DETECTION_LEVEL",
     "DETECTION_SCALES",
+    "GUARANTEED_METHOD",
+    "LARGE_SAMPLE_LEVELS",
+    "LARGE_SAMPLE_REPORTS",
     "METHODS",
     "PRESETS",
     "REPORT_SCALES",
@@ -170,11 +193,13 @@ __all__ = [
     "Estimate",
     "FitError",
     "ForcedResponse",
+    "IntervalMethod",
     "KaryRandomizedResponse",
     "Kuk",
     "LogisticFit",
     "Mangat",
     "ManipulationCheck",
+    "MethodReason",
     "NumericEstimate",
     "ParameterEstimate",
     "Preset",
@@ -198,6 +223,7 @@ __all__ = [
     "bernoulli",
     "bernoulli_exp",
     "binomial_interval",
+    "choice_interval_method",
     "compare",
     "compare_direct",
     "composition_noise_variance",
@@ -207,9 +233,11 @@ __all__ = [
     "estimate",
     "estimate_cheating",
     "estimate_choice",
+    "estimate_choice_with_coverage",
     "estimate_mean",
     "estimate_mean_from_sums",
     "estimate_share_above",
+    "estimate_with_coverage",
     "exact_coverage",
     "exponential_mechanism",
     "extreme_report_probability",
@@ -217,10 +245,13 @@ __all__ = [
     "geometric_mechanism",
     "group_privacy_epsilon",
     "increment_nodes",
+    "interval_method",
+    "interval_minimum_coverage",
     "laplace_mechanism",
     "manipulation_check",
     "margin_for_epsilon",
     "margin_for_sample_size",
+    "minimum_coverage",
     "per_answer_epsilon",
     "power_difference",
     "prefix_nodes",

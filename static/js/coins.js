@@ -267,6 +267,21 @@ export function parseMemo(raw) {
 }
 
 /**
+ * The memo's entries, in one place: what memory.js writes and `memoReports` hands on, and
+ * what `parseMemo` reads back. `{submissionId, sent, pairs}`, plus `tables` only when there
+ * are any, so a yes/no survey's memo keeps the shape it always had. An entry added to the
+ * memo is added here and to `parseMemo`; anything else on `memo` is dropped.
+ */
+export function memoRecord({ submissionId, sent, pairs, tables }) {
+  return {
+    submissionId,
+    sent,
+    pairs,
+    ...(tables && Object.keys(tables).length > 0 ? { tables } : {}),
+  };
+}
+
+/**
  * The randomized reports to send for one attempt at a survey whose every question is yes/no
  * under the forced-response `design`, and the memo to keep: `memoReports` with that design's
  * randomizer for every question answered.
@@ -319,10 +334,13 @@ export function memoReports({ randomizers, truths, memo, randomSource }) {
     answers[id] = randomizer.report(kept[randomizer.store][id][index]);
   }
   const submissionId = memo?.submissionId ?? newSubmissionId(randomSource);
-  const next = { submissionId, sent: memo?.sent ?? false, pairs: kept.pairs };
-  if (Object.keys(kept.tables).length > 0) {
-    next.tables = kept.tables;
-  }
+  const next = memoRecord({
+    ...memo,
+    submissionId,
+    sent: memo?.sent ?? false,
+    pairs: kept.pairs,
+    tables: kept.tables,
+  });
   return { answers, memo: next, reused, drawn };
 }
 

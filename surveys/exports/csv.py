@@ -92,6 +92,8 @@ ESTIMATE_HEADER = [
     "ci_high",
     "suppressed",
     "ci_method",
+    # The method asked for; ci_method is the one used (exact where it could not keep the level).
+    "requested_ci_method",
     "confidence",
     "adjustment",
     "interval_confidence",
@@ -118,6 +120,7 @@ def _estimate_row(row, estimates, **cells):
         "design": row.design_name,
         "suppressed": row.suppressed,
         "ci_method": estimates.method,
+        "requested_ci_method": estimates.method,
         "confidence": estimates.confidence,
         "interval_confidence": estimates.confidence,
         "epsilon": row.epsilon,
@@ -181,6 +184,8 @@ def estimate_csv_rows(estimates: SurveyEstimates, *, label=escape_label) -> Iter
                     yes_rate=None if hidden or not row.n else option.count / row.n,
                     adjustment="bonferroni",
                     interval_confidence=row.per_option_confidence,
+                    ci_method=row.estimate.method,
+                    requested_ci_method=row.estimate.requested_method,
                     **_statistic_cells(option, hidden),
                 )
         elif row.kind == "numeric":
@@ -195,6 +200,7 @@ def estimate_csv_rows(estimates: SurveyEstimates, *, label=escape_label) -> Iter
                     threshold=threshold,
                     n=row.n,
                     ci_method=NORMAL_METHOD,
+                    requested_ci_method=NORMAL_METHOD,
                     **_statistic_cells(value, hidden),
                     **_check_cells(row.manipulation_check),
                 )
@@ -207,6 +213,8 @@ def estimate_csv_rows(estimates: SurveyEstimates, *, label=escape_label) -> Iter
                 n=est.n,
                 reported_yes=est.yes,
                 yes_rate=None if hidden else _number(est.yes_rate),
+                ci_method=est.method,
+                requested_ci_method=est.requested_method,
                 **_statistic_cells(est, hidden),
             )
 

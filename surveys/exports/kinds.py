@@ -16,14 +16,17 @@ from the survey and the request's options, calling ``progress(rows)`` as rows go
 import dataclasses
 import hashlib
 import io
+import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from django.conf import settings
 from django.http import FileResponse
 
+from . import spss_stata
 from .bundles import (
     XLSX_CONTENT_TYPE,
     survey_bundle,
@@ -52,10 +55,11 @@ def no_progress(rows: int) -> None:
 
 @dataclass(frozen=True)
 class Written:
-    """What an export wrote: the raw reports' data rows and their SHA-256 (of the CSV bytes:
-    the whole file for a CSV, ``reports.csv`` inside a ZIP; empty for a workbook)."""
+    """What an export wrote: the raw reports' data rows (None when the format's writer does
+    not say) and their SHA-256 (of the CSV bytes: the whole file for a CSV, ``reports.csv``
+    inside a ZIP; empty for the other formats)."""
 
-    rows: int
+    rows: int | None
     sha256: str = ""
 
 
@@ -174,6 +178,22 @@ def write_xlsx(handle, *, survey, options, progress=no_progress) -> Written:
     return Written(rows=counter[0] if counter else 0)
 
 
+def labelled_writer(extension):
+    """The SPSS (``sav``) or Stata (``dta``) file of ``exports.spss_stata``, which writes to a
+    path: written in a temporary directory, then copied into ``handle``."""
+
+    def write(handle, *, survey, options, progress=no_progress) -> Written:
+        write_file, _content_type = spss_stata.FORMATS[extension]
+        with tempfile.TemporaryDirectory(prefix="rrsurvey-export-") as directory:
+            path = Path(directory) / f"reports.{extension}"
+            write_file(survey_codebook(survey=survey), path)
+            with open(path, "rb") as source:
+                shutil.copyfileobj(source, handle, 2**20)
+        return Written(rows=None)
+
+    return write
+
+
 EXPORT_KINDS = {
     kind.name: kind
     for kind in (
@@ -181,6 +201,8 @@ EXPORT_KINDS = {
         ExportKind("for-r", "csv", "text/csv; charset=utf-8", "for-r", write_reports_csv),
         ExportKind("zip", "zip", "application/zip", "export", write_zip),
         ExportKind("xlsx", "xlsx", XLSX_CONTENT_TYPE, "export", write_xlsx, xlsx_fits),
+        ExportKind("sav", "sav", spss_stata.SPSS_CONTENT_TYPE, "reports", labelled_writer("sav")),
+        ExportKind("dta", "dta", spss_stata.STATA_CONTENT_TYPE, "reports", labelled_writer("dta")),
     )
 }
 

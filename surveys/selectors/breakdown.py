@@ -20,7 +20,7 @@ from dpengine.errors import DPEngineError, Reason
 
 from ..exports.columns import question_column
 from ..models import GroupingOption, GroupingQuestion, GroupTally, Question
-from .estimates import estimator, question_fields, survey_design
+from .estimates import coverage_floor, estimator, question_fields, survey_design
 from .mechanisms import question_design
 
 # --- grouping questions -------------------------------------------------------------------
@@ -126,6 +126,18 @@ class Breakdown:
     @property
     def skipped(self) -> int:
         return max(self.responses - self.respondents - self.declined, 0)
+
+    @property
+    def coverage_floor(self) -> float:
+        return coverage_floor(self.confidence)
+
+    @property
+    def methods_replaced(self) -> int:
+        """Intervals shown with the exact method instead of the requested one (too few
+        reports for it to keep the level, ``dpengine.guarantee``)."""
+        shown = [cell.estimate for row in self.rows for cell in row.cells if not cell.suppressed]
+        shown += [row.overall for row in self.rows if row.overall.n >= self.min_n]
+        return sum(estimate.method_replaced for estimate in shown)
 
 
 def _cell_status(est: Estimate, min_n: int) -> str:

@@ -81,6 +81,11 @@ class SurveyEstimates:
         return self.design.epsilon
 
     @property
+    def coverage_floor(self) -> float:
+        """The least coverage any interval shown keeps (``dpengine.guarantee``)."""
+        return coverage_floor(self.confidence)
+
+    @property
     def yes_no_rows(self) -> list[QuestionEstimate]:
         return [row for row in self.rows if row.kind == YES_NO]
 
@@ -99,6 +104,11 @@ class SurveyEstimates:
         return not (self.ledger is None or self.ledger.uniform) or any(
             row.design_name != FORCED_RESPONSE for row in self.rows
         )
+
+
+def coverage_floor(confidence) -> float:
+    """``confidence - COVERAGE_TOLERANCE``: what every interval shown covers at least."""
+    return round(confidence - dpengine.COVERAGE_TOLERANCE, 12)
 
 
 def design_from_coins(*, p_truth, p_forced_yes) -> ForcedResponse:
@@ -218,8 +228,12 @@ def survey_tallies(*, survey) -> SurveyTallies:
 
 def estimator(*, design, confidence, method):
     """``estimate(yes=..., n=...)``: dpengine's estimate under one design, level and interval
-    method, as every read that shows estimates computes them."""
-    return functools.partial(dpengine.estimate, design=design, confidence=confidence, method=method)
+    method, as every read that shows estimates computes them: with ``method`` where it keeps
+    the stated level at that n, else the exact interval (``dpengine.guarantee``; the estimate's
+    ``requested_method`` says which was asked for)."""
+    return functools.partial(
+        dpengine.estimate_with_coverage, design=design, confidence=confidence, method=method
+    )
 
 
 def question_fields(question) -> dict:
@@ -248,7 +262,7 @@ def numeric_reports(*, survey, question_id) -> list[int]:
 def _yes_no_row(question, *, survey, tallies, confidence, method, fields):
     reports, yes = tallies.of(question.pk)
     design = question_design(question, survey=survey)
-    est = dpengine.estimate(yes=yes, n=reports, design=design, confidence=confidence, method=method)
+    est = estimator(design=design, confidence=confidence, method=method)(yes=yes, n=reports)
     return QuestionEstimate(
         **fields,
         estimate=est,
@@ -260,7 +274,8 @@ def _yes_no_row(question, *, survey, tallies, confidence, method, fields):
 def _choice_row(question, *, survey, tallies, confidence, method, fields):
     mechanism = question_mechanism(question, survey=survey)
     counts = tallies.counts_of(question.pk, width=mechanism.k)
-    est = dpengine.estimate_choice(
+    # Exact Bonferroni intervals where the requested method's can't be shown to hold jointly.
+    est = dpengine.estimate_choice_with_coverage(
         counts=counts, mechanism=mechanism, confidence=confidence, method=method
     )
 

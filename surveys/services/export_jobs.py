@@ -109,7 +109,7 @@ def export_job_run(*, job_id) -> ExportJob | None:
         download_name=kind.filename(job.survey),
         size=size,
         rows=written.rows,
-        rows_written=written.rows,
+        rows_written=written.rows or 0,
         sha256=digest,
         finished_at=now,
         expires_at=now + timedelta(hours=settings.EXPORT_RETENTION_HOURS),

@@ -126,6 +126,16 @@ def _bundle_options(method, level, thresholds):
     }
 
 
+@member_view(GET=VIEWER)
+def responses_sav(request, survey):
+    return export_jobs.deliver(request, survey, kind="sav", options={})
+
+
+@member_view(GET=VIEWER)
+def responses_dta(request, survey):
+    return export_jobs.deliver(request, survey, kind="dta", options={})
+
+
 # --- downloads with their codebook (docs/researchers.md, "Exports and the codebook") ---------
 
 

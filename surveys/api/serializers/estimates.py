@@ -99,7 +99,15 @@ class YesNoEstimateSerializer(QuestionRowSerializer):
     std_error = serializers.FloatField(source="estimate.std_error", allow_null=True)
     ci_low = serializers.FloatField(source="estimate.ci_low", allow_null=True)
     ci_high = serializers.FloatField(source="estimate.ci_high", allow_null=True)
-    method = serializers.CharField(source="estimate.method")
+    method = serializers.CharField(
+        source="estimate.method",
+        help_text="The interval method used: the requested one where it keeps the level at this "
+        "n, else exact (Clopper-Pearson).",
+    )
+    requested_method = serializers.CharField(
+        source="estimate.requested_method",
+        help_text="The interval method asked for (the query's method or the survey's).",
+    )
     confidence = serializers.FloatField(source="estimate.confidence")
 
     def to_representation(self, row):
@@ -146,7 +154,15 @@ class ChoiceEstimateSerializer(QuestionRowSerializer):
         help_text="The consistent shares in option order (each option's `estimate`): >= 0, "
         "summing to 1; null when withheld."
     )
-    method = serializers.CharField(source="estimate.method")
+    method = serializers.CharField(
+        source="estimate.method",
+        help_text="The interval method used: the requested one where Bonferroni's inequality "
+        "shows it holds jointly at this n, else exact (Clopper-Pearson).",
+    )
+    requested_method = serializers.CharField(
+        source="estimate.requested_method",
+        help_text="The interval method asked for (the query's method or the survey's).",
+    )
     confidence = serializers.FloatField(
         source="estimate.confidence", help_text="Joint level of the k intervals."
     )
@@ -300,7 +316,13 @@ class SurveyEstimatesSerializer(serializers.Serializer):
         source="ledger.total_epsilon",
         help_text="The privacy ledger: the sum of every question's ε.",
     )
-    method = serializers.CharField()
+    method = serializers.CharField(
+        help_text="The interval method requested; each row's `method` is the one it used."
+    )
     confidence = serializers.FloatField()
+    coverage_floor = serializers.FloatField(
+        help_text="confidence − 0.02: every yes/no and multiple-choice interval covers the true "
+        "value at least this often, whatever it is (exact where the requested method does not)."
+    )
     generated_at = serializers.DateTimeField()
     estimates = EstimateRowsField(source="rows")

@@ -130,7 +130,7 @@ def recompute(report_rows, codebook_rows):
         design = dpengine.ForcedResponse(
             p_truth=float(column["p_truth"]), p_forced_yes=float(column["p_forced_yes"])
         )
-        results[name] = dpengine.estimate(
+        results[name] = dpengine.estimate_with_coverage(
             yes=answered.count("1"),
             n=len(answered),
             design=design,

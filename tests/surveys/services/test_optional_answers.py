@@ -193,8 +193,12 @@ def test_estimates_use_each_questions_own_n(
     design = dpengine.CLASSIC
     estimates = selectors.survey_estimates(survey=survey)
     assert [row.estimate for row in estimates.rows] == [
-        dpengine.estimate(yes=3, n=5, design=design, confidence=0.95, method="wilson"),
-        dpengine.estimate(yes=1, n=3, design=design, confidence=0.95, method="wilson"),
+        dpengine.estimate_with_coverage(
+            yes=3, n=5, design=design, confidence=0.95, method="wilson"
+        ),
+        dpengine.estimate_with_coverage(
+            yes=1, n=3, design=design, confidence=0.95, method="wilson"
+        ),
     ]
     # The results page shows each question's own n.
     page = owner_client.get(f"/surveys/{survey.pk}/results/").content.decode()

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
+from surveys import selectors
 from surveys.models import GroupingQuestion
 from surveys.services import grouping, translations
 from tests.helpers import translation_texts
@@ -188,6 +189,29 @@ def test_the_breakdown_page_shows_n_per_group_and_why_cells_are_withheld(
     page = text_of(response)
     assert "8 respondents" in page and "3 respondents" in page and "6 respondents" in page
     assert "Withheld: 3 responses in this group, fewer than the survey’s minimum of 5" in page
+
+
+def test_the_breakdown_says_where_the_exact_interval_replaces_the_requested_one(
+    grouped_survey, options, simulate, owner_client
+):
+    sales, research, support = options
+    rows = [[sales]] * 8 + [[research]] * 300 + [[support]] * 6
+    rng = np.random.default_rng(7)
+    simulate(grouped_survey, rng.random((len(rows), 2)) < 0.5, rows)
+    result = selectors.survey_breakdown(
+        survey=grouped_survey, grouping_question=grouped_survey.grouping_questions.get()
+    )
+    cells = result.rows[0].cells
+    # 8 and 6 reports: Wilson could cover less than 93 %, so exact; 300 keep Wilson.
+    assert [cell.estimate.method for cell in cells] == ["exact", "wilson", "exact"]
+    assert {cell.estimate.requested_method for cell in cells} == {"wilson"}
+    # Two questions, two small groups shown each (the minimum n is 5).
+    assert result.methods_replaced == 4
+    page = text_of(owner_client.get(url("breakdown", grouped_survey)))
+    assert (
+        "Where a group has so few reports that a 95% Wilson score interval could hold the true "
+        "share less than 93% of the time, the exact (Clopper–Pearson) interval is shown instead"
+    ) in page
 
 
 def test_the_regression_page_shows_the_model_and_the_r_code(

@@ -19,6 +19,17 @@ from surveys.tasks import export_job_task
 from tests.helpers import simulate_responses
 
 
+# Every raw download of a survey, each an export kind (surveys/exports/kinds.py).
+EXPORT_URLS = [
+    "responses.csv",
+    "for-r.csv",
+    "export.zip",
+    "export.xlsx",
+    "responses.sav",
+    "responses.dta",
+]
+
+
 @pytest.fixture(autouse=True)
 def export_dir(settings, tmp_path):
     settings.EXPORT_DIR = tmp_path / "exports"
@@ -78,7 +89,7 @@ def test_small_export_is_the_whole_file_with_its_length(owner_client, grouped):
     assert not ExportJob.objects.exists()
 
 
-@pytest.mark.parametrize("url", ["responses.csv", "for-r.csv", "export.zip", "export.xlsx"])
+@pytest.mark.parametrize("url", EXPORT_URLS)
 def test_large_export_is_a_job_with_a_page(owner_client, grouped, settings, url):
     settings.EXPORT_JOB_THRESHOLD = 100
     response = owner_client.get(f"/surveys/{grouped.pk}/{url}")
@@ -168,7 +179,7 @@ def test_xlsx_job_writes_every_row(owner_client, grouped, settings):
     assert hashlib.sha256(body).hexdigest() == job.sha256
 
 
-@pytest.mark.parametrize("url", ["responses.csv", "for-r.csv", "export.zip", "export.xlsx"])
+@pytest.mark.parametrize("url", EXPORT_URLS)
 def test_a_direct_export_past_its_time_is_a_job_never_a_cut_file(
     owner_client, grouped, settings, url
 ):
@@ -248,7 +259,7 @@ def test_api_large_export_is_202_with_a_job_then_the_file(owner_api, other_api, 
 
 def test_api_direct_export_past_its_time_is_202(owner_api, grouped, settings):
     settings.EXPORT_DIRECT_SECONDS = 0
-    for url in ("responses.csv", "for-r.csv", "export.zip", "export.xlsx"):
+    for url in EXPORT_URLS:
         response = owner_api.get(f"/api/v1/surveys/{grouped.pk}/{url}")
         assert response.status_code == 202, url
 
@@ -266,3 +277,17 @@ def test_a_deleted_surveys_export_files_go_with_the_next_purge(grouped, owner):
     assert path.exists()
     export_jobs.export_jobs_purge()
     assert not path.exists()
+
+
+@pytest.mark.parametrize("extension", ["sav", "dta"])
+def test_spss_and_stata_jobs_write_the_direct_file(owner_client, grouped, settings, extension):
+    direct = body_of(owner_client.get(f"/surveys/{grouped.pk}/responses.{extension}"))
+    settings.EXPORT_JOB_THRESHOLD = 100
+    page_url = owner_client.get(f"/surveys/{grouped.pk}/responses.{extension}")["Location"]
+    run_jobs()
+    state = owner_client.get(page_url + "status").json()
+    assert state["status"] == "done" and state["file_name"].endswith(f".{extension}")
+    body = body_of(owner_client.get(state["file_url"]))
+    assert hashlib.sha256(body).hexdigest() == state["sha256"]
+    # The same file but for the moment it was written (SPSS stamps it): same length.
+    assert len(body) == len(direct)
