@@ -110,15 +110,17 @@ def _run_job(survey_id, kind):
     survey = Survey.objects.get(pk=survey_id)
     owner = survey.owner
     job = export_jobs.export_job_start(survey=survey, user=owner, kind=kind, options={})
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     done = export_jobs.export_job_run(job_id=job.pk)
     seconds = time.perf_counter() - started
-    return done, seconds, export_jobs.export_path(done)
+    # The job's own CPU time: on a loaded machine the wall time is mostly waiting for a core
+    # (this process's, or the database's), and this says what the code itself costs.
+    return done, seconds, time.process_time() - cpu, export_jobs.export_path(done)
 
 
 def child_csv_job(survey_id, scale):
     _common.django_setup(migrate=False)
-    job, seconds, path = _run_job(survey_id, "reports")
+    job, seconds, cpu, path = _run_job(survey_id, "reports")
     digest = hashlib.sha256()
     lines = 0
     with open(path, "rb") as handle:
@@ -131,7 +133,13 @@ def child_csv_job(survey_id, scale):
     path.unlink()
     print(
         json.dumps(
-            {"seconds": seconds, "rows": job.rows, "mb": size / 2**20, "rss": _peak_rss_mb()}
+            {
+                "seconds": seconds,
+                "cpu": cpu,
+                "rows": job.rows,
+                "mb": size / 2**20,
+                "rss": _peak_rss_mb(),
+            }
         )
     )
 
@@ -141,13 +149,19 @@ def child_xlsx_job(survey_id):
     from surveys.models import Survey
 
     top_up(Survey.objects.get(pk=survey_id), XLSX_ROWS)
-    job, seconds, path = _run_job(survey_id, "xlsx")
+    job, seconds, cpu, path = _run_job(survey_id, "xlsx")
     assert job.rows == XLSX_ROWS, job.rows
     size = path.stat().st_size
     path.unlink()
     print(
         json.dumps(
-            {"seconds": seconds, "rows": job.rows, "mb": size / 2**20, "rss": _peak_rss_mb()}
+            {
+                "seconds": seconds,
+                "cpu": cpu,
+                "rows": job.rows,
+                "mb": size / 2**20,
+                "rss": _peak_rss_mb(),
+            }
         )
     )
 
@@ -343,7 +357,14 @@ def main():
             survey = str(made["survey"])
             job = _common.run_child(__file__, "--csv-job", survey, str(scale), env=env)
             rate = job["rows"] / job["seconds"]
-            row = [engine, "csv job", f"{job['seconds']:.1f}", f"{rate:,.0f}", f"{job['rss']:.0f}"]
+            row = [
+                engine,
+                "csv job",
+                f"{job['seconds']:.1f}",
+                f"{rate:,.0f}",
+                f"{job['rows'] / job['cpu']:,.0f}",
+                f"{job['rss']:.0f}",
+            ]
             if engine == "postgresql":
                 copy = _common.run_child(__file__, "--copy", survey, str(scale), directory, env=env)
                 plain = _common.run_child(
@@ -380,6 +401,7 @@ def main():
                         "xlsx job",
                         f"{xlsx['seconds']:.1f}",
                         f"{xlsx['rows'] / xlsx['seconds']:,.0f}",
+                        f"{xlsx['rows'] / xlsx['cpu']:,.0f}",
                         f"{xlsx['rss']:.0f}",
                         *["–"] * 4,
                     ]
@@ -392,6 +414,7 @@ def main():
                 "export",
                 "seconds",
                 "rows/s",
+                "rows per CPU s",
                 "peak RSS MB",
                 "COPY rows/s",
                 "job / COPY",
@@ -401,7 +424,10 @@ def main():
             job_rows,
         )
     )
-    print(f"\nTarget: csv job ≥ {TARGET_ROWS_PER_SECOND:,} rows/s.\n")
+    print(
+        f"\nTarget: csv job ≥ {TARGET_ROWS_PER_SECOND:,} rows/s. Rows per CPU s: rows over "
+        "the job process's own CPU time (the database's work is on its own process).\n"
+    )
     print(
         _common.table(
             [
