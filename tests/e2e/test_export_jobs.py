@@ -72,6 +72,7 @@ def test_a_large_export_shows_its_progress_then_the_file(
         worker.join(30)
 
     # Done: the page reloads itself with the file, its rows and its checksum.
+    expect(page.get_by_role("heading", name="Your download is ready")).to_be_visible()
     link = page.get_by_role("link", name=re.compile(r"^Download .*\.zip$"))
     expect(link).to_be_visible()
     expect(bar).to_have_attribute("aria-valuenow", "100")
