@@ -18,7 +18,6 @@ from surveys.services import export_jobs
 from surveys.tasks import export_job_task
 from tests.helpers import simulate_responses
 
-
 # Every raw download of a survey, each an export kind (surveys/exports/kinds.py).
 EXPORT_URLS = [
     "responses.csv",
