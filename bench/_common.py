@@ -170,7 +170,8 @@ def populate(survey, *, total, chunk=100_000):
     """Grow ``survey`` to ``total`` stored submissions of randomized reports, fast.
 
     The rows are generated inside the database (INSERT ... SELECT over a number series), which
-    is what a bulk COPY would load, only without shipping them through Python. Each report bit
+    is what a bulk COPY would load, only without shipping them through Python. Keys are random
+    as the model's (``RandomKeyField``): the submission table has no counter. Each report bit
     is "yes" with the classic design's report probability b + (a - b) p for the question's
     true share p. The running tallies are then set from the stored rows, exactly.
     """
@@ -188,8 +189,9 @@ def populate(survey, *, total, chunk=100_000):
         pairs = ", ".join("%s, random() < %s" for _key in keys)
         reports = f"jsonb_build_object({pairs})"
         insert = (
-            "INSERT INTO surveys_submission (survey_id, submission_id, received_on, reports) "
-            f"SELECT %s, gen_random_uuid(), current_date, {reports} FROM generate_series(1, %s)"
+            "INSERT INTO surveys_submission (id, survey_id, submission_id, received_on, reports) "
+            "SELECT (random() * 9e18)::bigint, %s, gen_random_uuid(), current_date, "
+            f"{reports} FROM generate_series(1, %s)"
         )
     else:
         # SQLite's random() is a signed 64-bit integer; JSON true/false, not 1/0.
@@ -199,8 +201,9 @@ def populate(survey, *, total, chunk=100_000):
         )
         insert = (
             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < %s) "
-            "INSERT INTO surveys_submission (survey_id, submission_id, received_on, reports) "
-            f"SELECT %s, lower(hex(randomblob(16))), date('now'), json_object({pairs}) FROM n"
+            "INSERT INTO surveys_submission (id, survey_id, submission_id, received_on, reports) "
+            "SELECT abs(random()), %s, lower(hex(randomblob(16))), date('now'), "
+            f"json_object({pairs}) FROM n"
         )
     report_params = [value for pair in zip(keys, thresholds, strict=True) for value in pair]
     have = Submission.objects.filter(survey=survey).count()

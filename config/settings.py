@@ -139,6 +139,8 @@ INSTALLED_APPS = [
     "rest_framework",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "django_tasks",
+    "django_tasks_db",
     "surveys",
 ]
 
@@ -274,6 +276,35 @@ MEMBER_INVITE_RATE_LIMIT = env_rate("MEMBER_INVITE_RATE_LIMIT", "30/h")
 # Days a deleted survey waits in its owner's trash before `manage.py purge_trash` removes it.
 TRASH_DAYS = env_int("TRASH_DAYS", 30, minimum=1)
 
+# --- Background jobs (surveys/tasks.py; docs/deploying.md, "The worker") -----------------
+# django-tasks (Django's DEP 0014 tasks, built into Django 6.0 as django.tasks) with its
+# database backend: tasks wait in a table of the same database until `manage.py db_worker`
+# runs them, so no broker is needed. TASKS_BACKEND=immediate runs each task inside the request
+# that enqueues it (no worker; a long export then holds a web worker: for trying things only).
+_TASK_BACKENDS = {
+    "database": "django_tasks_db.DatabaseBackend",
+    "immediate": "django_tasks.backends.immediate.ImmediateBackend",
+}
+_TASKS_BACKEND = os.environ.get("TASKS_BACKEND", "database").strip().lower()
+if _TASKS_BACKEND not in _TASK_BACKENDS:
+    raise ImproperlyConfigured(
+        f"TASKS_BACKEND must be one of {', '.join(_TASK_BACKENDS)}, got {_TASKS_BACKEND!r}"
+    )
+TASKS = {"default": {"BACKEND": _TASK_BACKENDS[_TASKS_BACKEND], "QUEUES": ["default"]}}
+
+# Raw exports (responses CSV, for R, ZIP, Excel) of a survey with at least this many responses
+# are written by the worker as a job with a progress bar; smaller ones are built in the request.
+EXPORT_JOB_THRESHOLD = env_int("EXPORT_JOB_THRESHOLD", 50_000)
+# Seconds a direct (in-request) export may take to build before it is handed to the worker
+# instead: below the web server's worker timeout, so a download is never cut off mid-file.
+EXPORT_DIRECT_SECONDS = env_int("EXPORT_DIRECT_SECONDS", 10)
+# Hours a finished export's file is kept for download before `manage.py purge_exports` (and
+# the worker, before each export) deletes it.
+EXPORT_RETENTION_HOURS = env_int("EXPORT_RETENTION_HOURS", 24, minimum=1)
+# Where export files are written, under random names; only members download them, through
+# the application (never serve this directory directly).
+EXPORT_DIR = Path(os.environ.get("EXPORT_DIR") or BASE_DIR / "var" / "exports")
+
 # API tokens (surveys/services/tokens.py): days until a new token expires, and how many one
 # user holds.
 API_TOKEN_TTL_DAYS = env_int("API_TOKEN_TTL_DAYS", 30, minimum=1)
@@ -359,6 +390,8 @@ SPECTACULAR_SETTINGS = {
         # A question's type, as question objects, the public definition and estimate rows
         # spell it (yes_no, choice, numeric).
         "QuestionTypeEnum": "surveys.models.Question.Kind",
+        "ExportJobStatusEnum": ["queued", "running", "done", "failed"],
+        "SurveyStatusEnum": "surveys.models.Survey.Status",
     },
 }
 

@@ -3,7 +3,15 @@ respondent page ``s/<slug>/`` and public results ``r/<slug>/``."""
 
 from django.urls import path
 
-from .views import analysis, members, questions, researcher, respondent, translations
+from .views import (
+    analysis,
+    export_jobs,
+    members,
+    questions,
+    researcher,
+    respondent,
+    translations,
+)
 
 app_name = "surveys"
 
@@ -55,6 +63,15 @@ urlpatterns = [
     survey_path("regression/", analysis.regression, "regression"),
     survey_path("for-r.csv", analysis.r_export_csv, "r-export"),
     survey_path("planner/", analysis.planner, "planner"),
+    # views/export_jobs.py: a large download written by the worker, and its progress
+    survey_path("exports/<uuid:job_id>/", export_jobs.export_job_page, "export-job"),
+    survey_path("exports/<uuid:job_id>/status", export_jobs.export_job_status, "export-job-status"),
+    survey_path("exports/<uuid:job_id>/file", export_jobs.export_job_file, "export-job-file"),
+    survey_path(
+        "exports/<uuid:job_id>/codebook.csv",
+        export_jobs.export_job_codebook,
+        "export-job-codebook",
+    ),
     survey_path("public/", analysis.public_settings, "public-settings"),
     # views/members.py: co-researchers, roles, leaving, ownership transfer
     survey_path("members/", members.members_page, "members"),

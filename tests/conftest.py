@@ -42,6 +42,12 @@ def default_language():
 
 
 @pytest.fixture(autouse=True)
+def export_files_in_a_temporary_directory(settings, tmp_path):
+    """Export jobs write their files under the test's own directory, never the checkout's."""
+    settings.EXPORT_DIR = tmp_path / "exports"
+
+
+@pytest.fixture(autouse=True)
 def throttle_counts_end_with_the_test(request, django_db_blocker):
     """A transactional test (live server, ``transaction=True``) ends with a flush of the model
     tables, which leaves the cache table and its throttle counts: they would count against

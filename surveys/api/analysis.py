@@ -19,11 +19,11 @@ from rest_framework.response import Response
 
 from .. import selectors
 from ..exports import csv as csv_export
-from ..exports import r as r_export
 from ..forms.analysis import ThresholdsForm
 from ..models import Question
 from ..selectors.mechanisms import FORCED_RESPONSE
 from .errors import error_responses
+from .export_jobs import deliver
 from .researcher import CSVNegotiation, OwnedSurveyView, codebook_api_url
 from .serializers import (
     ConfidenceField,
@@ -303,12 +303,14 @@ class SurveyRExportCSVView(OwnedSurveyView):
             'question; prefer_not_to_say for the built-in "Prefer not to say"; empty when '
             "skipped); the codebook (`codebook.csv`) names each column. For checking the "
             "regression with R's rr or RRreg package and every estimate in R "
-            '(docs/researchers.md, "Export for R").'
+            '(docs/researchers.md, "Export for R"). Above EXPORT_JOB_THRESHOLD responses: '
+            "`202` with an export job, as for responses.csv."
         ),
         responses={
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV file."),
+            (202, "application/json"): OpenApiResponse(description="Export job."),
             **error_responses(401, 404),
         },
     )
     def get(self, request, survey_id):
-        return r_export.r_export_response(survey=self.survey)
+        return deliver(request, self.survey, kind="for-r", options={})

@@ -15,6 +15,7 @@ from ..exports import bundles, codebook, spss_stata
 from ..exports import csv as csv_export
 from .analysis import THRESHOLD_PARAMETER, estimates_query
 from .errors import error_body, error_responses
+from .export_jobs import ACCEPTED, JOB_DESCRIPTION, bundle_options, deliver
 from .researcher import CSVNegotiation, OwnedSurveyView
 from .serializers import EstimatesQuerySerializer
 
@@ -73,19 +74,23 @@ class SurveyExportZipView(OwnedSurveyView):
 
     @extend_schema(
         operation_id="surveys_export_zip",
-        summary="ZIP of codebook.csv, estimates.csv and reports.csv, streamed",
-        description="The results page's download: the three CSV files, the codebook first.",
+        summary="ZIP of codebook.csv, estimates.csv and reports.csv",
+        description=(
+            "The results page's download: the three CSV files; the codebook comes last and "
+            "names reports.csv's rows and SHA-256. " + JOB_DESCRIPTION
+        ),
         parameters=[EstimatesQuerySerializer, THRESHOLD_PARAMETER],
         responses={
             (200, "application/zip"): OpenApiResponse(
                 OpenApiTypes.BINARY, description="ZIP archive."
             ),
+            **ACCEPTED,
             **error_responses(400, 401, 404),
         },
     )
     def get(self, request, survey_id):
-        interval = _interval(request, self.survey)
-        return bundles.zip_response(**bundles.survey_bundle(survey=self.survey, **interval))
+        options = bundle_options(_interval(request, self.survey))
+        return deliver(request, self.survey, kind="zip", options=options)
 
 
 @extend_schema(tags=[TAG])
@@ -99,13 +104,14 @@ class SurveyExportXlsxView(OwnedSurveyView):
         description=(
             "The same rows as the ZIP's CSV files; text is stored as text (never a formula) "
             "and labels as chosen, without the CSV's leading '. 409 when the survey has more "
-            "responses than a sheet holds (1,048,575)."
+            "responses than a sheet holds (1,048,575). " + JOB_DESCRIPTION
         ),
         parameters=[EstimatesQuerySerializer, THRESHOLD_PARAMETER],
         responses={
             (200, bundles.XLSX_CONTENT_TYPE): OpenApiResponse(
                 OpenApiTypes.BINARY, description="Excel workbook."
             ),
+            **ACCEPTED,
             **error_responses(400, 401, 404, 409),
         },
     )
@@ -113,8 +119,8 @@ class SurveyExportXlsxView(OwnedSurveyView):
         if not bundles.xlsx_fits(self.survey):
             message = bundles.too_many_rows_message(self.survey)
             return Response(error_body({}, detail=message), status=status.HTTP_409_CONFLICT)
-        interval = _interval(request, self.survey)
-        return bundles.xlsx_response(**bundles.survey_bundle(survey=self.survey, **interval))
+        options = bundle_options(_interval(request, self.survey))
+        return deliver(request, self.survey, kind="xlsx", options=options)
 
 
 LABELLED_DESCRIPTION = (
@@ -123,7 +129,7 @@ LABELLED_DESCRIPTION = (
     "multiple choice, a grouping question's options coded 1…k in order) and the codebook's "
     "facts, every question's design, p_truth, p_forced_yes, a, b and ε in the file's notes. "
     "Skipped and prefer-not-to-say stay apart: {missing}. A label longer than the format "
-    "keeps is cut with '…' and given in full in the notes."
+    "keeps is cut with '…' and given in full in the notes. " + JOB_DESCRIPTION
 )
 
 
@@ -143,13 +149,12 @@ class SurveyResponsesSavView(OwnedSurveyView):
             (200, spss_stata.SPSS_CONTENT_TYPE): OpenApiResponse(
                 OpenApiTypes.BINARY, description="SPSS system file."
             ),
+            **ACCEPTED,
             **error_responses(401, 404),
         },
     )
     def get(self, request, survey_id):
-        return spss_stata.labelled_file_response(
-            codebook.survey_codebook(survey=self.survey), extension="sav"
-        )
+        return deliver(request, self.survey, kind="sav", options={})
 
 
 @extend_schema(tags=[TAG])
@@ -167,10 +172,9 @@ class SurveyResponsesDtaView(OwnedSurveyView):
             (200, spss_stata.STATA_CONTENT_TYPE): OpenApiResponse(
                 OpenApiTypes.BINARY, description="Stata data file."
             ),
+            **ACCEPTED,
             **error_responses(401, 404),
         },
     )
     def get(self, request, survey_id):
-        return spss_stata.labelled_file_response(
-            codebook.survey_codebook(survey=self.survey), extension="dta"
-        )
+        return deliver(request, self.survey, kind="dta", options={})

@@ -18,8 +18,6 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from .. import selectors, services
-from ..exports import codebook
-from ..exports import csv as csv_export
 from ..services import translations
 from .errors import error_responses
 from .serializers import (
@@ -278,7 +276,7 @@ class SurveyResponsesCSVView(OwnedSurveyView):
 
     @extend_schema(
         operation_id="surveys_responses_csv",
-        summary="Every randomized report as CSV, one row per submission, streamed",
+        summary="Every randomized report as CSV, one row per submission",
         description=(
             "Columns: submission_id (rows sorted by it, not by arrival), received_on, Q1…Qn "
             "(the randomized report of each question in display order: 0/1 for yes/no, the "
@@ -287,15 +285,18 @@ class SurveyResponsesCSVView(OwnedSurveyView):
             'question; prefer_not_to_say for the built-in "Prefer not to say"; empty when '
             "skipped). A label starting with = + - @ ' tab or CR "
             "gets one leading '. "
-            "The codebook (`codebook.csv`, named by the `Link` header) describes each column."
+            "The codebook (`codebook.csv`, named by the `Link` header) describes each column. "
+            "Above EXPORT_JOB_THRESHOLD responses: `202` with an export job (docs/api.md, "
+            '"Large exports").'
         ),
         responses={
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV file."),
+            (202, "application/json"): OpenApiResponse(description="Export job (see exports)."),
             **error_responses(401, 404),
         },
     )
     def get(self, request, survey_id):
-        return csv_export.reports_csv_response(
-            codebook.survey_codebook(survey=self.survey),
-            codebook_url=codebook_api_url(request, self.survey, {}),
-        )
+        from .export_jobs import deliver  # here: export_jobs imports this module
+
+        link = f'<{codebook_api_url(request, self.survey, {})}>; rel="describedby"; type="text/csv"'
+        return deliver(request, self.survey, kind="reports", options={}, headers={"Link": link})

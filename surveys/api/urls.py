@@ -5,7 +5,7 @@ Researcher routes take ``survey_id``.
 
 from django.urls import path, re_path
 
-from . import analysis, auth, exports, members, public, researcher
+from . import analysis, auth, export_jobs, exports, members, public, researcher
 from .errors import NotFoundView
 
 app_name = "api"
@@ -77,6 +77,16 @@ urlpatterns = [
         "surveys/<int:survey_id>/export.xlsx",
         exports.SurveyExportXlsxView.as_view(),
         name="survey-export-xlsx",
+    ),
+    path(
+        "surveys/<int:survey_id>/exports/<uuid:job_id>/",
+        export_jobs.SurveyExportJobView.as_view(),
+        name="survey-export-job",
+    ),
+    path(
+        "surveys/<int:survey_id>/exports/<uuid:job_id>/file",
+        export_jobs.SurveyExportJobFileView.as_view(),
+        name="survey-export-job-file",
     ),
     path(
         "surveys/<int:survey_id>/regression/",

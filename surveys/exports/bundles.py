@@ -1,22 +1,20 @@
 """Downloads that carry their codebook: a ZIP of the CSV files and an Excel workbook.
 
-The ZIP is streamed as it is compressed (``zipfile`` writes to a sink that cannot seek, so
-each member ends with a data descriptor), so a large survey costs memory for one chunk of rows,
-as the plain CSV does. The workbook is written with openpyxl's write-only mode, which keeps
-rows in temporary files rather than in memory, then sent from disk.
+The ZIP is written as it is compressed (``zipfile`` writes to a sink that cannot seek, so
+each member ends with a data descriptor), so a large survey costs memory for one chunk of rows.
+The workbook is written with openpyxl's write-only mode, which keeps rows in temporary files
+rather than in memory. Both are written into a file (``exports.kinds``): in the request for a
+small survey, by the worker for a large one.
 """
 
 import csv
 import io
-import tempfile
 import unicodedata
 import zipfile
 from collections.abc import Iterable, Iterator
 from itertools import chain, islice
 
-from django.http import FileResponse, StreamingHttpResponse
 from django.utils import timezone
-from django.utils.http import content_disposition_header
 from django.utils.translation import gettext as _
 
 from ..selectors import SurveyEstimates, survey_estimates
@@ -25,7 +23,6 @@ from .csv import (
     codebook_csv_rows,
     csv_safe,
     estimate_csv_rows,
-    export_filename,
     report_csv_rows,
     report_rows,
 )
@@ -75,12 +72,16 @@ def _reports_may_be_large(codebook: Codebook) -> bool:
     return codebook.survey.response_count * row_bytes >= _ZIP64_FROM_BYTES
 
 
-def zip_stream(members: Iterable[tuple[str, Iterable[list], bool]]) -> Iterator[bytes]:
+def zip_stream(
+    members: Iterable[tuple[str, Iterable[list], bool]], *, digests=None
+) -> Iterator[bytes]:
     """A ZIP archive of CSV files, yielded in chunks as it is written.
 
     ``members`` are ``(file name, rows, may exceed 2 GiB)``; cells are neutralised as in
-    every CSV (``exports.csv_safe``).
+    every CSV (``exports.csv_safe``). ``digests`` (``{file name: hashlib object}``) are
+    updated with those members' bytes as written, before compression.
     """
+    digests = digests or {}
     sink = _Sink()
     writer = csv.writer(_Echo())
     stamp = timezone.localtime().timetuple()[:6]
@@ -88,18 +89,26 @@ def zip_stream(members: Iterable[tuple[str, Iterable[list], bool]]) -> Iterator[
         for name, rows, large in members:
             info = zipfile.ZipInfo(name, date_time=stamp)
             info.compress_type = zipfile.ZIP_DEFLATED
+            digest = digests.get(name)
             with archive.open(info, "w", force_zip64=large) as member:
                 lines = []
                 for row in rows:
                     lines.append(writer.writerow([csv_safe(cell) for cell in row]))
                     if len(lines) >= _ROWS_PER_WRITE:
-                        member.write("".join(lines).encode())
-                        lines.clear()
+                        _write_member(member, lines, digest)
                         if sink.size >= CHUNK_BYTES:
                             yield sink.take()
-                member.write("".join(lines).encode())
+                _write_member(member, lines, digest)
             yield sink.take()
     yield sink.take()
+
+
+def _write_member(member, lines, digest):
+    data = "".join(lines).encode()
+    lines.clear()
+    if digest is not None:
+        digest.update(data)
+    member.write(data)
 
 
 def zip_members(*, codebook: Codebook, estimates: SurveyEstimates):
@@ -120,17 +129,6 @@ def survey_bundle(*, survey, method=None, confidence=None, thresholds=None) -> d
             survey=survey, confidence=confidence, method=method, thresholds=thresholds
         ),
     }
-
-
-def zip_response(*, codebook: Codebook, estimates: SurveyEstimates) -> StreamingHttpResponse:
-    response = StreamingHttpResponse(
-        filter(None, zip_stream(zip_members(codebook=codebook, estimates=estimates))),
-        content_type="application/zip",
-    )
-    filename = export_filename(codebook.survey, kind="export", extension="zip")
-    response["Content-Disposition"] = content_disposition_header(True, filename)
-    response["Cache-Control"] = "no-store"
-    return response
 
 
 # --- Excel ------------------------------------------------------------------------------------
@@ -241,11 +239,12 @@ def column_notes(codebook: Codebook) -> dict[str, str]:
     return {row[name]: row[text] for row in rows if row[section] == "column"}
 
 
-def write_workbook(handle, *, codebook: Codebook, estimates: SurveyEstimates):
+def write_workbook(handle, *, codebook: Codebook, estimates: SurveyEstimates, watch_reports=iter):
     """Sheets ``estimates``, ``reports`` and ``codebook``, as in the ZIP; labels as chosen.
 
     Each sheet has its header row frozen and filterable and columns sized to their contents;
-    the reports sheet's ``Q``/``G`` headers carry their question as a comment."""
+    the reports sheet's ``Q``/``G`` headers carry their question as a comment. The reports
+    rows pass through ``watch_reports`` (an export job counts them there for its progress)."""
     # Imported here: openpyxl adds about 6 MB to every worker that never writes a workbook.
     from openpyxl import Workbook
 
@@ -256,19 +255,6 @@ def write_workbook(handle, *, codebook: Codebook, estimates: SurveyEstimates):
         ("codebook", codebook_rows(codebook, label=str), {}),
     ]
     for title, rows, notes in sheets:
+        rows = watch_reports(rows) if title == "reports" else rows
         _write_sheet(workbook, title, iter(rows), notes=notes)
     workbook.save(handle)
-
-
-def xlsx_response(*, codebook: Codebook, estimates: SurveyEstimates) -> FileResponse:
-    handle = tempfile.TemporaryFile()  # noqa: SIM115 - FileResponse closes it when sent
-    write_workbook(handle, codebook=codebook, estimates=estimates)
-    handle.seek(0)
-    response = FileResponse(
-        handle,
-        as_attachment=True,
-        filename=export_filename(codebook.survey, kind="export", extension="xlsx"),
-        content_type=XLSX_CONTENT_TYPE,
-    )
-    response["Cache-Control"] = "no-store"
-    return response

@@ -85,6 +85,15 @@ COLUMN_TYPES = {
 
 
 @dataclass(frozen=True)
+class RawFileFacts:
+    """The raw reports file an export job wrote: its name, data rows and SHA-256 (hex)."""
+
+    name: str
+    rows: int
+    sha256: str = ""
+
+
+@dataclass(frozen=True)
 class Codebook:
     survey: Survey
     design: ForcedResponse
@@ -108,6 +117,8 @@ class Codebook:
         return ["submission_id", "received_on", *self.question_columns, *self.grouping_columns]
 
     ledger: PrivacyLedger | None = None
+    # Set for a file written by an export job: rows and checksum, so it can be checked whole.
+    raw_file: RawFileFacts | None = None
 
     @property
     def total_epsilon(self) -> float:
@@ -176,6 +187,13 @@ def codebook_rows(codebook: Codebook, *, label=str) -> Iterator[list]:
     yield fact("generated_at", codebook.generated_at.isoformat(timespec="seconds"))
     if survey.is_pilot:
         yield fact("pilot", "test responses only, discarded when the study opens")
+    if codebook.raw_file is not None:
+        # A file that ends early has fewer rows, and any change alters its SHA-256
+        # (`sha256sum`, R's `digest::digest(file = ...)`): the researcher can check it.
+        yield fact("raw_file", codebook.raw_file.name)
+        yield fact("raw_file_rows", codebook.raw_file.rows)
+        if codebook.raw_file.sha256:
+            yield fact("raw_file_sha256", codebook.raw_file.sha256)
 
     def column(name, kind, text, coins=(None,) * 7):
         return ["column", name, kind, "", text, *coins]

@@ -6,16 +6,14 @@ downloads that bundle these files with their codebook are in ``surveys.exports.b
 
 import csv
 from collections.abc import Iterable, Iterator
-from itertools import groupby
-from operator import itemgetter
 
 from django.http import StreamingHttpResponse
 from django.utils import timezone
 from django.utils.http import content_disposition_header
 from django.utils.text import slugify
 
-from ..models import PREFER_NOT_TO_SAY, GroupAnswer
-from ..selectors import SurveyEstimates, headline, survey_report_rows
+from ..models import PREFER_NOT_TO_SAY, Question
+from ..selectors import SurveyEstimates, headline, survey_report_answer_rows
 from .codebook import Codebook, codebook_rows
 
 # A spreadsheet treats a cell starting with one of these as a formula (CSV injection).
@@ -312,33 +310,68 @@ def report_rows(codebook: Codebook, *, label=escape_label, chunk_size=10000) -> 
     label written by ``label``, or ``prefer_not_to_say`` when the respondent chose the built-in
     "Prefer not to say" (a label can never be that code: the builder refuses it); a question or
     grouping question a submission skipped is ``None`` (an empty cell), never 0.
+
+    One server-side cursor over one query (``selectors.survey_report_answer_rows``: each
+    submission joined to its grouping answers), so nothing is sorted twice or merged.
     """
     grouping_index = {gq.pk: index for index, gq in enumerate(codebook.grouping)}
+    # "Prefer not to say" has no option: its own code, so that it stays apart from a skip (an
+    # empty cell) as the database keeps them apart. Labels are escaped once per option.
+    labels = {None: PREFER_NOT_TO_SAY}
+    for gq in codebook.grouping:
+        labels.update({option.pk: label(option.label) for option in gq.options.all()})
     yield codebook.columns
-    # Both streams in the same order (the respondent-drawn submission id, never arrival).
-    answers = groupby(
-        GroupAnswer.objects.filter(submission__survey=codebook.survey)
-        .order_by("submission__submission_id", "grouping_question_id")
-        .values_list("submission__submission_id", "grouping_question_id", "option__label")
-        .iterator(chunk_size=chunk_size),
-        key=itemgetter(0),
+    rows = survey_report_answer_rows(
+        survey=codebook.survey, chunk_size=chunk_size, with_answers=bool(grouping_index)
     )
-    pending = next(answers, None) if grouping_index else None
-    for row in survey_report_rows(survey=codebook.survey, chunk_size=chunk_size):
-        labels = [None] * len(grouping_index)
-        while pending is not None and pending[0] < row.submission_id:
-            pending = next(answers, None)
-        if pending is not None and pending[0] == row.submission_id:
-            for _pk, grouping_id, text in pending[1]:
-                # "Prefer not to say" has no option: its own code, so that it stays apart from
-                # a skip (an empty cell) as the database keeps them apart.
-                labels[grouping_index[grouping_id]] = (
-                    PREFER_NOT_TO_SAY if text is None else label(text)
-                )
-            pending = next(answers, None)
+    for row in rows:
+        cells = [None] * len(grouping_index)
+        for grouping_id, option_id in row.answers:
+            cells[grouping_index[grouping_id]] = labels[option_id]
         # A direct text answer is written as a label is: escaped when it starts like a formula.
         reports = [label(report) if isinstance(report, str) else report for report in row.bits]
-        yield [str(row.submission_id), row.received_on, *reports, *labels]
+        yield [str(row.submission_id), row.received_on, *reports, *cells]
+
+
+# A report as the database writes it (``survey_report_answer_rows(as_text=True)``), as the CSV
+# writes it: a yes/no report 1/0 (JSON true/false: PostgreSQL's text, SQLite's 1/0), a skipped
+# one empty; numbers (an option's index, a noisy integer) as they are.
+_REPORT_TEXT = {"true": "1", "false": "0", None: "", True: "1", False: "0"}
+
+
+def report_csv_text_rows(codebook: Codebook, *, chunk_size=20000) -> Iterator[list]:
+    """The raw reports file as ``report_csv_rows`` writes it, every cell already text that
+    needs no formula escape (labels escaped once per option): the CSV jobs' fast path, with
+    no JSON decoded in Python and nothing checked per cell."""
+    grouping_index = {gq.pk: index for index, gq in enumerate(codebook.grouping)}
+    labels = {None: PREFER_NOT_TO_SAY}
+    for gq in codebook.grouping:
+        labels.update({option.pk: escape_label(option.label) for option in gq.options.all()})
+    text = _REPORT_TEXT.get
+    # A direct text answer is the respondent's own words: escaped like a label, never read as
+    # a yes/no ("true" typed is text, not a report).
+    typed = {
+        index
+        for index, question in enumerate(codebook.questions)
+        if question.kind == Question.Kind.TEXT
+    }
+    yield codebook.columns
+    rows = survey_report_answer_rows(
+        survey=codebook.survey,
+        chunk_size=chunk_size,
+        with_answers=bool(grouping_index),
+        as_text=True,
+    )
+    empty = [""] * len(grouping_index)
+    for row in rows:
+        cells = empty.copy()
+        for grouping_id, option_id in row.answers:
+            cells[grouping_index[grouping_id]] = labels[option_id]
+        bits = [
+            ("" if bit is None else escape_label(bit)) if index in typed else str(text(bit, bit))
+            for index, bit in enumerate(row.bits)
+        ]
+        yield [str(row.submission_id), row.received_on.isoformat(), *bits, *cells]
 
 
 def report_csv_rows(codebook: Codebook) -> Iterator[list]:
@@ -347,12 +380,6 @@ def report_csv_rows(codebook: Codebook) -> Iterator[list]:
     for row in rows:
         row[1] = row[1].isoformat()  # received_on: a date, written YYYY-MM-DD
         yield row
-
-
-def reports_csv_response(codebook: Codebook, *, codebook_url=None):
-    return _csv_download(
-        report_csv_rows(codebook), survey=codebook.survey, kind="reports", codebook_url=codebook_url
-    )
 
 
 def codebook_csv_rows(codebook: Codebook) -> Iterator[list]:

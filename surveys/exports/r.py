@@ -32,7 +32,7 @@ from ..selectors import design_name, question_design, question_mechanism, survey
 from ..selectors.columns import grouping_column, question_column
 from ..selectors.mechanisms import FORCED_RESPONSE
 from .codebook import survey_codebook
-from .csv import escape_label, export_filename, report_csv_rows, stream_csv
+from .csv import escape_label, export_filename, report_csv_rows
 
 R_READ_OPTIONS = 'fileEncoding = "UTF-8", colClasses = "character", na.strings = ""'
 
@@ -46,10 +46,6 @@ def r_label(label: str) -> str:
 def r_export_rows(*, survey):
     """Header, then one row per submission, streamed: the raw reports file's rows."""
     return report_csv_rows(survey_codebook(survey=survey))
-
-
-def r_export_response(*, survey):
-    return stream_csv(r_export_rows(survey=survey), filename=r_export_filename(survey=survey))
 
 
 def r_export_filename(*, survey):

@@ -25,10 +25,8 @@ file; the responses send a temporary file.
 """
 
 import struct
-import tempfile
 from dataclasses import dataclass, field
 
-from django.http import FileResponse
 from django.utils.translation import gettext as _
 
 from ..models import PREFER_NOT_TO_SAY
@@ -42,7 +40,7 @@ from .codebook import (
     Codebook,
     codebook_rows,
 )
-from .csv import export_filename, report_rows
+from .csv import report_rows
 
 SPSS_CONTENT_TYPE = "application/x-spss-sav"
 STATA_CONTENT_TYPE = "application/x-stata-dta"
@@ -458,20 +456,3 @@ FORMATS = {
     "sav": (write_sav, SPSS_CONTENT_TYPE),
     "dta": (write_dta, STATA_CONTENT_TYPE),
 }
-
-
-def labelled_file_response(codebook: Codebook, *, extension: str) -> FileResponse:
-    """The raw reports as a .sav or .dta download, written to a temporary file and sent."""
-    write, content_type = FORMATS[extension]
-    with tempfile.NamedTemporaryFile(suffix=f".{extension}") as named:
-        write(codebook, named.name)
-        # Opened again before the name goes: FileResponse closes (and so deletes) it when sent.
-        handle = open(named.name, "rb")  # noqa: SIM115
-    response = FileResponse(
-        handle,
-        as_attachment=True,
-        filename=export_filename(codebook.survey, kind="reports", extension=extension),
-        content_type=content_type,
-    )
-    response["Cache-Control"] = "no-store"
-    return response

@@ -63,6 +63,7 @@ from .estimates import (
     survey_design,
     survey_estimates,
     survey_privacy,
+    survey_report_answer_rows,
     survey_report_rows,
     survey_tallies,
 )
@@ -238,6 +239,7 @@ __all__ = [
     "survey_published",
     "survey_questions",
     "survey_regression",
+    "survey_report_answer_rows",
     "survey_report_rows",
     "survey_role",
     "survey_tallies",

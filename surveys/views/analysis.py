@@ -13,7 +13,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from .. import selectors
-from ..exports import bundles, codebook, spss_stata
+from ..exports import bundles, codebook
 from ..exports import csv as csv_export
 from ..exports import r as r_export
 from ..forms import BreakdownForm, PlannerForm, PublicResultsForm, RegressionForm, ResultsForm
@@ -21,6 +21,7 @@ from ..forms.analysis import ThresholdsForm
 from ..models import CI_METHODS, Question
 from ..selectors.columns import question_column
 from ..services import public_release, schedule
+from . import export_jobs
 from .charts import choice_chart, estimates_chart, numeric_chart, precision_chart
 from .common import EDITOR, VIEWER, member_view, write_and_redirect
 
@@ -110,23 +111,28 @@ def estimates_csv(request, survey, *, method, level, thresholds, query):
 
 @member_view(GET=VIEWER)
 def responses_csv(request, survey):
-    return csv_export.reports_csv_response(
-        codebook.survey_codebook(survey=survey), codebook_url=_codebook_url(survey)
-    )
+    # Names the file that explains the columns, for a client that fetched the data alone.
+    link = f'<{_codebook_url(survey)}>; rel="describedby"; type="text/csv"'
+    return export_jobs.deliver(request, survey, kind="reports", options={}, headers={"Link": link})
+
+
+def _bundle_options(method, level, thresholds):
+    """A ZIP's or workbook's choices as an export job keeps them (JSON)."""
+    return {
+        "method": method,
+        "confidence": level,
+        "thresholds": {str(pk): value for pk, value in thresholds.items()},
+    }
 
 
 @member_view(GET=VIEWER)
 def responses_sav(request, survey):
-    return spss_stata.labelled_file_response(
-        codebook.survey_codebook(survey=survey), extension="sav"
-    )
+    return export_jobs.deliver(request, survey, kind="sav", options={})
 
 
 @member_view(GET=VIEWER)
 def responses_dta(request, survey):
-    return spss_stata.labelled_file_response(
-        codebook.survey_codebook(survey=survey), extension="dta"
-    )
+    return export_jobs.deliver(request, survey, kind="dta", options={})
 
 
 # --- downloads with their codebook (docs/researchers.md, "Exports and the codebook") ---------
@@ -148,11 +154,8 @@ def codebook_csv(request, survey, *, method, level, thresholds, query):
 @member_view(GET=VIEWER)
 @_results_query
 def export_zip(request, survey, *, method, level, thresholds, query):
-    return bundles.zip_response(
-        **bundles.survey_bundle(
-            survey=survey, method=method, confidence=level, thresholds=thresholds
-        )
-    )
+    options = _bundle_options(method, level, thresholds)
+    return export_jobs.deliver(request, survey, kind="zip", options=options)
 
 
 @member_view(GET=VIEWER)
@@ -168,11 +171,8 @@ def export_xlsx(request, survey):
 
 @_results_query
 def _xlsx_download(request, survey, *, method, level, thresholds, query):
-    return bundles.xlsx_response(
-        **bundles.survey_bundle(
-            survey=survey, method=method, confidence=level, thresholds=thresholds
-        )
-    )
+    options = _bundle_options(method, level, thresholds)
+    return export_jobs.deliver(request, survey, kind="xlsx", options=options)
 
 
 # --- breakdown and regression -------------------------------------------------------------
@@ -259,7 +259,7 @@ def regression(request, survey):
 
 @member_view(GET=VIEWER)
 def r_export_csv(request, survey):
-    return r_export.r_export_response(survey=survey)
+    return export_jobs.deliver(request, survey, kind="for-r", options={})
 
 
 # --- planner ------------------------------------------------------------------------------

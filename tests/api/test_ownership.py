@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from surveys.models import Survey, SurveyInvitation, SurveyMember
 from surveys.selectors import ROLE_RANK
-from surveys.services import members, tokens
+from surveys.services import export_jobs, members, tokens
 from tests.helpers import add_member
 
 pytestmark = pytest.mark.django_db
@@ -22,6 +22,7 @@ METHODS = ("get", "post", "put", "patch", "delete")
 SURVEY_ID = "survey_id"
 USER_ID = "user_id"
 INVITATION_ID = "invitation_id"
+JOB_ID = "job_id"
 
 
 def _walk(patterns, prefix=""):
@@ -93,8 +94,13 @@ def test_the_matrix_covers_every_researcher_route():
     }
 
 
-def _url(route, survey_id, user_id=None, invitation_id=None):
+# An export job's id where the caller has none (a survey that is not theirs, or no caller).
+NO_JOB = "00000000-0000-4000-8000-000000000000"
+
+
+def _url(route, survey_id, user_id=None, invitation_id=None, job_id=None):
     url = "/" + route.replace(f"<int:{SURVEY_ID}>", str(survey_id))
+    url = url.replace(f"<uuid:{JOB_ID}>", str(job_id or NO_JOB))
     url = url.replace(f"<int:{INVITATION_ID}>", str(invitation_id or survey_id))
     return url.replace(f"<int:{USER_ID}>", str(user_id or survey_id))
 
@@ -120,7 +126,7 @@ def _call(client, method, url, body=None):
 
 
 @pytest.fixture
-def cast(request, owner, make_survey, submit):
+def cast(request, owner, make_survey, submit, settings, tmp_path):
     """The survey a route acts on (open with a response; a draft or a pilot for the pilot
     routes), a viewer, an editor, a viewer ``target`` whom member routes act on, and a
     ``newcomer`` who is no member yet."""
@@ -140,6 +146,10 @@ def cast(request, owner, make_survey, submit):
     team.invitation = members.member_invite(
         survey=survey, by=owner, user="pending@example.org", role="viewer"
     )
+    # A finished export job, for the routes that read one.
+    settings.EXPORT_DIR = tmp_path / "exports"
+    job = export_jobs.export_job_start(survey=survey, user=owner, kind="reports", options={})
+    team.job = export_jobs.export_job_run(job_id=job.pk)
     return team
 
 
@@ -186,7 +196,7 @@ STATUS_FOR_SUCCESS = {"<int:survey_id>/pilot/": "draft", "<int:survey_id>/discar
 
 @pytest.mark.parametrize(("route", "method"), ROUTES)
 def test_the_owner_gets_a_success(owner_api, cast, route, method):
-    url = _url(route, cast.survey.id, cast.target.pk, cast.invitation.pk)
+    url = _url(route, cast.survey.id, cast.target.pk, cast.invitation.pk, cast.job.pk)
     response = _call(owner_api, method, url, _body(route, method, cast))
     assert 200 <= response.status_code < 300, response.content
 
@@ -200,7 +210,7 @@ def test_every_survey_route_declares_the_role_each_method_needs(route, method):
 def test_a_member_below_the_routes_role_gets_403_and_nothing_changes(cast, route, method, role):
     before = _state(cast.survey)
     client = _token_client(getattr(cast, role))
-    url = _url(route, cast.survey.id, cast.target.pk, cast.invitation.pk)
+    url = _url(route, cast.survey.id, cast.target.pk, cast.invitation.pk, cast.job.pk)
     response = _call(client, method, url, _body(route, method, cast))
     assert response.status_code == 403
     assert response.json()["errors"] == {}
@@ -210,7 +220,7 @@ def test_a_member_below_the_routes_role_gets_403_and_nothing_changes(cast, route
 @pytest.mark.parametrize(("route", "method", "role"), ALLOWED)
 def test_a_member_with_the_routes_role_gets_a_success(cast, route, method, role):
     client = _token_client(getattr(cast, role))
-    url = _url(route, cast.survey.id, cast.target.pk, cast.invitation.pk)
+    url = _url(route, cast.survey.id, cast.target.pk, cast.invitation.pk, cast.job.pk)
     response = _call(client, method, url, _body(route, method, cast))
     assert 200 <= response.status_code < 300, response.content
 

@@ -59,7 +59,8 @@ def test_every_download_from_the_results_page_carries_the_codebook(
     archive = download(page, zip_link)
     assert archive.suggested_filename.endswith(".zip")
     with zipfile.ZipFile(archive.path()) as bundle:
-        assert bundle.namelist() == ["codebook.csv", "estimates.csv", "reports.csv"]
+        # The codebook last: it names reports.csv's rows and SHA-256.
+        assert bundle.namelist() == ["reports.csv", "estimates.csv", "codebook.csv"]
         codebook = list(csv.reader(io.StringIO(bundle.read("codebook.csv").decode())))
         reports = list(csv.reader(io.StringIO(bundle.read("reports.csv").decode())))
     facts = {row[1]: row[3] for row in codebook if row[0] == "survey"}

@@ -7,6 +7,7 @@ from django.urls import URLResolver, get_resolver, reverse
 from django.urls.resolvers import RoutePattern
 
 from surveys.models import GroupingOption, GroupingQuestion, Survey
+from tests.surveys.views.test_pages import finished_export
 
 # Sources a page may load from: its own origin and data: images (inline SVG icons). Anything
 # else (a host, 'unsafe-inline', 'unsafe-eval', a nonce, blob:, *) would widen the policy.
@@ -89,6 +90,8 @@ def page_paths(owner, make_survey, submit):
         "user_id": [owner.pk],
         # A reset link that is not valid: the page says so (a valid one is tested elsewhere).
         "uidb64": ["MQ"],
+        # The answered survey's finished export, so the job's page renders (and a job of no one).
+        "job_id": [finished_export(answered).pk, "00000000-0000-4000-8000-000000000000"],
         "token": ["set-password"],
     }
     paths = []

@@ -12,6 +12,7 @@ from surveys import selectors, services
 from surveys import urls as page_urls
 from surveys.formatting import epsilon_text
 from surveys.models import GroupingOption, GroupingQuestion, Survey
+from surveys.services import export_jobs
 
 pytestmark = pytest.mark.django_db
 
@@ -57,6 +58,10 @@ GET_STATUS_FOR_OWNER = {
     "member-remove": 405,
     "transfer": 200,
     "invitation-withdraw": 405,
+    "export-job": 200,
+    "export-job-status": 200,
+    "export-job-file": 200,
+    "export-job-codebook": 200,
 }
 
 
@@ -82,7 +87,15 @@ def route_url(pattern, survey):
     if "iid" in pattern.pattern.converters:
         invitation = survey.invitations.first()
         kwargs["iid"] = invitation.pk if invitation else 0
+    if "job_id" in pattern.pattern.converters:
+        kwargs["job_id"] = (survey.export_jobs.first() or finished_export(survey)).pk
     return reverse(f"surveys:{pattern.name}", kwargs=kwargs)
+
+
+def finished_export(survey):
+    """A responses CSV written by an export job, as the worker would."""
+    job = export_jobs.export_job_start(survey=survey, user=survey.owner, kind="reports", options={})
+    return export_jobs.export_job_run(job_id=job.pk)
 
 
 def with_grouping_question(survey):
