@@ -21,6 +21,7 @@ import {
   trueAnswer,
   typingMessage,
 } from "./questions.js";
+import { practiceMessage, practiceRound } from "./practice.js";
 import { outcomeMessage, reloads, sendAnswers } from "./submit.js";
 
 function browserStorage() {
@@ -282,7 +283,27 @@ function setUpConsent(questionsSection) {
   });
 }
 
+// The "try it" control: the survey's coins for a practice "yes", on screen only. Without
+// secure randomness it stays hidden, as nothing could be drawn honestly.
+function setUpPractice(survey) {
+  const box = document.getElementById("try-coins");
+  if (!box || typeof globalThis.crypto?.getRandomValues !== "function") {
+    return;
+  }
+  const result = document.getElementById("try-coins-result");
+  const design = { p_truth: survey.p_truth, p_forced_yes: survey.p_forced_yes };
+  let count = 0;
+  document.getElementById("try-coins-button").addEventListener("click", () => {
+    count += 1;
+    const round = practiceRound({ truth: true, design, randomSource: globalThis.crypto });
+    result.textContent = messageText(practiceMessage({ round, count }));
+  });
+  box.hidden = false;
+}
+
 const definitionElement = document.getElementById("respond-definition");
 if (definitionElement) {
-  setupPage(JSON.parse(definitionElement.textContent));
+  const definition = JSON.parse(definitionElement.textContent);
+  setUpPractice(definition.survey);
+  setupPage(definition);
 }
