@@ -284,7 +284,8 @@ SKIPPED_TAGS = {"script", "noscript", "template", "svg", "style", "h1"}  # h1: t
 
 class FirstScreenText(html.parser.HTMLParser):
     """The text a respondent sees in the page's content (``<div class="respond">``) before the
-    first question's fieldset, as the server renders it: nothing that is ``hidden``, nothing
+    first question's fieldset, as the server renders it: nothing that is ``hidden`` (but what
+    respond.js reveals on load, ``REVEALED_BY_SCRIPT``), nothing
     in a ``<noscript>``, nothing inside a closed ``<details>`` but its ``<summary>`` (one click
     away), and not the researcher's own title, intro and consent text. ``blocks`` holds one
     string per block of text, so headings and labels count as sentences of their own."""
