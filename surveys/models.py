@@ -62,6 +62,7 @@ def design_fingerprint_of(
     translations=None,
     types=None,
     shared_devices=False,
+    shuffle_questions=False,
     pilot=False,
 ) -> str:
     """A short digest of everything a respondent's page randomizes with and asks.
@@ -75,7 +76,8 @@ def design_fingerprint_of(
     question. Left out when empty, so an untranslated survey keeps the fingerprint it always had.
     ``types`` is ``[(id, {type fields}), ...]`` for the questions that are not yes/no with the
     survey's coins (a design, options, a range, ε): left out when empty, likewise.
-    ``shared_devices`` (whether browsers keep a memo at all) and ``pilot`` (a pilot's design,
+    ``shared_devices`` (whether browsers keep a memo at all), ``shuffle_questions`` (whether
+    each browser draws its own question order) and ``pilot`` (a pilot's design,
     so that the real opening names another one and every browser drops its pilot memo: a fresh
     submission id and fresh coins, which nothing joins to the pilot's) are added only when
     true, likewise.
@@ -97,6 +99,8 @@ def design_fingerprint_of(
         design["translations"] = json.loads(json.dumps(translations, sort_keys=True))
     if shared_devices:
         design["shared_devices"] = True
+    if shuffle_questions:
+        design["shuffle_questions"] = True
     if pilot:
         design["pilot"] = True
     canonical = json.dumps(design, ensure_ascii=False, separators=(",", ":"))
@@ -172,6 +176,9 @@ class Survey(models.Model):
     # Lab tablets, kiosks, family computers: the browser keeps nothing about a respondent once
     # their answers are sent, so the next person draws fresh coins (SPEC §2, respondent flow).
     shared_devices = models.BooleanField(default=False)
+    # Each respondent's browser shows the questions in its own random order, drawn there and
+    # never sent (static/js/order.js), against order effects; grouping questions stay put.
+    shuffle_questions = models.BooleanField(default=False)
     # Set when the survey first opens and never cleared: from then on coins and questions are
     # frozen (respondents may already hold the page), and design_fingerprint names that design.
     opened_at = models.DateTimeField(null=True, blank=True, editable=False)

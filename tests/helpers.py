@@ -6,6 +6,7 @@ pytest loads conftest files itself, and importing one as a module runs it a seco
 """
 
 import contextlib
+import html.parser
 import json
 import re
 import sqlite3
@@ -267,3 +268,121 @@ def agrees(cell, *values):
     assert len(numbers) == len(values), (cell, values)
     pairs = zip(numbers, values, strict=True)
     return all(abs(number - value) <= half_unit for (number, half_unit), value in pairs)
+
+
+# --- How much a respondent reads before the first question (issue 27 item 7) -------------------
+
+# Elements whose text is the researcher's own (title, intro, consent text), not ours.
+RESEARCHERS_TEXT_CLASSES = {"respond-intro", "consent-text"}
+# Elements whose start or end breaks a sentence even without a full stop (a heading, a label).
+BLOCK_TAGS = {
+    "p", "h1", "h2", "h3", "h4", "li", "div", "label", "button", "summary", "dt", "dd",
+    "legend", "section", "header", "fieldset", "details",
+}  # fmt: skip
+VOID_TAGS = {"input", "br", "img", "meta", "link", "hr", "source", "wbr", "col", "area"}
+# Hidden in the server's HTML but shown by respond.js as the page loads: the "try it" control.
+REVEALED_BY_SCRIPT = {"try-coins"}
+SKIPPED_TAGS = {"script", "noscript", "template", "svg", "style", "h1"}  # h1: the survey's title
+
+
+class FirstScreenText(html.parser.HTMLParser):
+    """The text a respondent sees in the page's content (``<div class="respond">``) before the
+    first question's fieldset, as the server renders it: nothing that is ``hidden`` (but what
+    respond.js reveals on load, ``REVEALED_BY_SCRIPT``), nothing
+    in a ``<noscript>``, nothing inside a closed ``<details>`` but its ``<summary>`` (one click
+    away), and not the researcher's own title, intro and consent text. ``blocks`` holds one
+    string per block of text, so headings and labels count as sentences of their own."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack = []  # (tag, text shown, children shown)
+        self.started = self.done = False
+        self.blocks = [""]
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        classes = set((attributes.get("class") or "").split())
+        if not self.started:
+            self.started = tag == "div" and "respond" in classes
+            if self.started:
+                self.stack.append((tag, True, True))
+            return
+        if self.done or (tag == "fieldset" and "question" in classes):
+            self.done = True
+            return
+        _tag, parent_shown, children_shown = self.stack[-1] if self.stack else ("", False, False)
+        shown = children_shown
+        if tag == "summary" and _tag == "details" and "open" not in attributes:
+            shown = parent_shown  # the summary of a closed <details> shows; the rest does not
+        hidden = "hidden" in attributes and attributes.get("id") not in REVEALED_BY_SCRIPT
+        if hidden or tag in SKIPPED_TAGS or classes & RESEARCHERS_TEXT_CLASSES:
+            shown = False
+        inner = shown and not (tag == "details" and "open" not in attributes)
+        if tag in BLOCK_TAGS:
+            self.blocks.append("")
+        if tag not in VOID_TAGS:
+            self.stack.append((tag, shown, inner))
+
+    def handle_endtag(self, tag):
+        if not self.started or self.done:
+            return
+        if tag in BLOCK_TAGS:
+            self.blocks.append("")
+        while self.stack:
+            if self.stack.pop()[0] == tag:
+                break
+
+    def handle_data(self, data):
+        if self.started and not self.done and self.stack and self.stack[-1][1]:
+            self.blocks[-1] += data
+
+
+def first_screen_blocks(page_html):
+    parser = FirstScreenText()
+    parser.feed(page_html)
+    assert parser.done, "no question on the page"
+    return [" ".join(block.split()) for block in parser.blocks if block.strip()]
+
+
+# Chinese and Japanese characters (no spaces between words); Hangul is written with spaces.
+HAN = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+
+
+def word_count(text):
+    """Words as a reader counts them. A run of letters or digits between spaces is one word
+    (so Korean counts its space-separated eojeol, as Korean word counts do); Chinese has no
+    spaces, so each Han character counts half a word (most Chinese words are one or two
+    characters long, and two-character words are the most common), plus one for any other
+    letters in the same run. Punctuation alone ("·", "—") is no word."""
+    total = 0.0
+    for token in text.split():
+        han = len(HAN.findall(token))
+        rest = HAN.sub("", token)
+        total += han / 2 + (1 if re.search(r"\w", rest) else 0)
+    return total
+
+
+def syllables(word):
+    """An approximate English syllable count: groups of vowels (y included), less a silent
+    final "e" (but not "-le", as in "people"), at least one. It is right for the common words
+    of the respondent page and off by one for some (e.g. "being", "create" count 1 too few),
+    which moves a Flesch score of a 50-word text by a few points at most."""
+    letters = re.sub(r"[^a-z]", "", word.lower())
+    if not letters:
+        return 0
+    count = len(re.findall(r"[aeiouy]+", letters))
+    if letters.endswith("e") and not letters.endswith("le") and count > 1:
+        count -= 1
+    return max(count, 1)
+
+
+def flesch_reading_ease(blocks):
+    """Flesch (1948) reading ease, 206.835 - 1.015 words/sentence - 84.6 syllables/word, over
+    blocks of text: each block ends a sentence, as does every ".", "!" or "?" in it. 60-70
+    is "plain English", read easily by 13- to 15-year-olds; higher is easier."""
+    sentences = [
+        part for block in blocks for part in re.split(r"(?<=[.!?])\s+", block) if part.strip()
+    ]
+    words = [word for word in " ".join(sentences).split() if re.search(r"[A-Za-z0-9]", word)]
+    syllable_total = sum(syllables(word) for word in words)
+    return 206.835 - 1.015 * len(words) / len(sentences) - 84.6 * syllable_total / len(words)

@@ -53,6 +53,12 @@ export const STRINGS = Object.freeze({
   pilotEnded: gettext(
     "The pilot has ended and the real study has opened, so nothing was sent. The page is reloading; please answer again.",
   ),
+  practiceHeads: gettext(
+    "Practice %(count)s: coin 1 landed heads, so your true answer, “%(sent)s”, would be sent. Nothing was sent.",
+  ),
+  practiceTails: gettext(
+    "Practice %(count)s: coin 1 landed tails, so coin 2 chose “%(sent)s”, which would be sent whatever your answer. Nothing was sent.",
+  ),
   designChanged: gettext(
     "This survey changed since the page was opened, so nothing was sent. The page is reloading with the current survey; please answer again.",
   ),

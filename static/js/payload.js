@@ -28,7 +28,16 @@ export function givenAnswers(entries) {
  * plus `groups` on a survey with grouping questions (null: none). Nothing else is sent.
  */
 export function submissionPayload({ submissionId, answers, fingerprint, groups = null }) {
-  const payload = { submission_id: submissionId, answers, design_fingerprint: fingerprint };
+  // The answers in question-id order, whatever order the page showed them in (a survey may
+  // shuffle its questions per respondent): the body must not reveal that order.
+  const canonical = Object.fromEntries(
+    Object.entries(answers).sort(([a], [b]) => Number(a) - Number(b)),
+  );
+  const payload = {
+    submission_id: submissionId,
+    answers: canonical,
+    design_fingerprint: fingerprint,
+  };
   if (groups !== null) {
     payload.groups = groups;
   }

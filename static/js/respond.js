@@ -21,6 +21,8 @@ import {
   trueAnswer,
   typingMessage,
 } from "./questions.js";
+import { shuffledInPlace } from "./order.js";
+import { practiceMessage, practiceRound } from "./practice.js";
 import { outcomeMessage, reloads, sendAnswers } from "./submit.js";
 
 function browserStorage() {
@@ -282,7 +284,60 @@ function setUpConsent(questionsSection) {
   });
 }
 
+// Random question order (survey.shuffle_questions): this browser's own order, drawn here with
+// crypto.getRandomValues, applied to the page and never sent or kept (the body's answers are
+// keyed by question id, in id order, whatever the order shown). The grouping questions keep
+// their places; "Question k of n" follows the order shown. Returns the definition's survey
+// with its questions in the order shown, so messages number them as the page does.
+function applyQuestionOrder(survey) {
+  const secure = typeof globalThis.crypto?.getRandomValues === "function";
+  if (survey.shuffle_questions !== true || !secure) {
+    return survey;
+  }
+  const byId = new Map(survey.questions.map((question) => [`q-${question.id}`, question]));
+  const fieldsets = [...document.querySelectorAll("#respond-questions fieldset.question")];
+  const numberTexts = fieldsets.map(
+    (fieldset) => fieldset.querySelector(".question-number")?.firstChild?.data,
+  );
+  const order = shuffledInPlace(fieldsets, (fieldset) => byId.has(fieldset.id), globalThis.crypto);
+  // Each place is marked, then filled with the fieldset drawn for it.
+  const places = fieldsets.map((fieldset) => {
+    const place = document.createComment("");
+    fieldset.replaceWith(place);
+    return place;
+  });
+  order.forEach((fieldset, index) => {
+    places[index].replaceWith(fieldset);
+    const number = fieldset.querySelector(".question-number")?.firstChild;
+    if (number && byId.has(fieldset.id) && numberTexts[index] !== undefined) {
+      number.data = numberTexts[index];
+    }
+  });
+  const shown = order.filter((fieldset) => byId.has(fieldset.id)).map((f) => byId.get(f.id));
+  return { ...survey, questions: shown };
+}
+
+// The "try it" control: the survey's coins for a practice "yes", on screen only. Without
+// secure randomness it stays hidden, as nothing could be drawn honestly.
+function setUpPractice(survey) {
+  const box = document.getElementById("try-coins");
+  if (!box || typeof globalThis.crypto?.getRandomValues !== "function") {
+    return;
+  }
+  const result = document.getElementById("try-coins-result");
+  const design = { p_truth: survey.p_truth, p_forced_yes: survey.p_forced_yes };
+  let count = 0;
+  document.getElementById("try-coins-button").addEventListener("click", () => {
+    count += 1;
+    const round = practiceRound({ truth: true, design, randomSource: globalThis.crypto });
+    result.textContent = messageText(practiceMessage({ round, count }));
+  });
+  box.hidden = false;
+}
+
 const definitionElement = document.getElementById("respond-definition");
 if (definitionElement) {
-  setupPage(JSON.parse(definitionElement.textContent));
+  const definition = JSON.parse(definitionElement.textContent);
+  setUpPractice(definition.survey);
+  setupPage({ ...definition, survey: applyQuestionOrder(definition.survey) });
 }

@@ -57,6 +57,15 @@ class SurveyForm(PageForm):
             "retake there sends the first answers again and is counted once."
         ),
     )
+    shuffle_questions = forms.BooleanField(
+        label=_("Show the questions in a random order"),
+        required=False,
+        help_text=_(
+            "Each respondent's browser draws its own order, against order effects; it is never "
+            "sent. Questions about the respondent (groups) keep their places, and results "
+            "keep your order."
+        ),
+    )
     ci_method = forms.ChoiceField(label=_("Default interval method"), choices=CI_METHODS)
     confidence = forms.TypedChoiceField(label=_("Default confidence level"), coerce=float)
     min_n = forms.IntegerField(
@@ -88,7 +97,14 @@ class SurveyForm(PageForm):
 
     # shared_devices decides whether browsers keep their memo: switching it under respondents
     # would let the same browser draw fresh coins (services.DESIGN_FIELDS).
-    DESIGN_FIELDS = ("preset", "p_truth", "p_forced_yes", "shared_devices", "consent_text")
+    DESIGN_FIELDS = (
+        "preset",
+        "p_truth",
+        "p_forced_yes",
+        "shared_devices",
+        "shuffle_questions",
+        "consent_text",
+    )
 
     def __init__(
         self, *args, frozen=False, current_confidence=None, suggested_target=None, **kwargs
@@ -121,6 +137,7 @@ class SurveyForm(PageForm):
             "confidence": survey.confidence,
             "min_n": survey.min_n,
             "shared_devices": survey.shared_devices,
+            "shuffle_questions": survey.shuffle_questions,
             "consent_text": survey.consent_text,
             "response_target": survey.response_target,
         }
@@ -144,6 +161,7 @@ class SurveyForm(PageForm):
                 "confidence",
                 "min_n",
                 "shared_devices",
+                "shuffle_questions",
                 "response_target",
             )
         }

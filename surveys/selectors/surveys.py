@@ -318,6 +318,7 @@ def survey_design_fingerprint(*, survey, pilot=None) -> str:
         ),
         types=mechanisms.fingerprint_types(questions),
         shared_devices=survey.shared_devices,
+        shuffle_questions=survey.shuffle_questions,
         pilot=pilot,
     )
 

@@ -33,12 +33,13 @@ EDITABLE_SURVEY_FIELDS = (
     "ci_method",
     "min_n",
     "shared_devices",
+    "shuffle_questions",
     "consent_text",
     "response_target",
 )
 # Changing any of these once the survey has been open would make reports mean something else,
 # or (shared_devices) let one browser answer again with fresh coins, or delete its memo.
-DESIGN_FIELDS = ("p_truth", "p_forced_yes", "shared_devices")
+DESIGN_FIELDS = ("p_truth", "p_forced_yes", "shared_devices", "shuffle_questions")
 
 
 def clean_text(field, value, *, max_length, required=True):
@@ -251,6 +252,7 @@ _CHECK_ORDER = (
     "confidence",
     "ci_method",
     "shared_devices",
+    "shuffle_questions",
     "min_n",
     "consent_text",
     "response_target",
@@ -264,6 +266,7 @@ _FIELD_CLEANERS = {
     "confidence": _confidence,
     "ci_method": _ci_method,
     "shared_devices": lambda value: _flag("shared_devices", value),
+    "shuffle_questions": lambda value: _flag("shuffle_questions", value),
     "min_n": _min_n,
     "consent_text": lambda value: clean_text(
         "consent_text", value, max_length=limits.CONSENT_MAX_LENGTH, required=False

@@ -126,7 +126,7 @@ def test_a_page_randomizing_with_another_design_reloads_and_sends_nothing(
     assert Submission.objects.filter(survey=survey).count() == 0
 
     # The reloaded page shows the new coins, and its draws are kept under the new design only.
-    assert "25%" in page.locator(".coin-step").first.inner_text()
+    assert "25%" in page.locator(".coin-step").first.text_content()  # under Details
     answer(page, dict.fromkeys(ids, True))
     body = submit_answers(page)
     assert body["design_fingerprint"] == new_fingerprint
@@ -170,6 +170,8 @@ def test_the_page_words_the_cover_from_the_coins(
         settings.MAX_EPSILON_PER_ANSWER = ceiling
     survey = make_survey(p_truth=coins[0], p_forced_yes=coins[1])
     page.goto(page_url(live_server, survey))
+    # The numbers are one click away, under "Details" (issue 27 item 7): a reader opens it.
+    page.locator("#privacy-details > summary").click()
     punchline = page.locator(".coins-punchline").inner_text()
     assert cover_words in punchline
     if cover_words != "you could say the coin chose it":

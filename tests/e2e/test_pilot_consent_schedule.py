@@ -114,7 +114,7 @@ def test_consent_must_be_accepted_before_the_questions_show(
     # The catalog itself, not translation.override: activating a language here would outlive
     # the test under Playwright's greenlets and change the language of later tests.
     catalog = trans_real.translation(language)
-    accept = catalog.gettext("I have read the text above and agree to take part")
+    accept = catalog.gettext("I have read this and agree to take part")
     heading = catalog.gettext("Consent")
     page = new_context().new_page()
     page.goto(f"{live_server.url}/s/{survey.slug}/?lang={language}")

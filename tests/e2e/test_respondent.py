@@ -357,3 +357,32 @@ def test_researcher_preview_validates_but_sends_and_stores_nothing(
     assert [r.url for r in requests if r.method == "POST"] == []
     assert page.evaluate("() => localStorage.length") == 0
     assert Submission.objects.count() == 0
+
+
+def test_the_practice_flip_announces_its_coins_and_sends_nothing(live_server, page, open_survey):
+    """The "try it" control (issue 27 item 7): a button, reached and pressed with the keyboard,
+    whose live region says what the survey's coins did with a practice "yes"; it sends and keeps
+    nothing. The announcements follow the coins: with the classic 1/2, 1/2 coins, coin 1 lands
+    heads half the time (binomial test; false-failure rate at most 1e-4)."""
+    page.goto(page_url(live_server, open_survey))
+    requests = record_requests(page)
+    button = page.get_by_role("button", name="Try it: flip the coins for a practice “yes”")
+    result = page.locator("#try-coins-result")
+    assert result.get_attribute("role") == "status"
+    assert result.get_attribute("aria-live") == "polite"
+    button.focus()
+    presses = 200
+    announced = []
+    for count in range(1, presses + 1):
+        page.keyboard.press("Enter" if count % 2 else "Space")
+        announced.append(result.inner_text())
+        assert announced[-1].startswith(f"Practice {count}: coin 1 landed "), announced[-1]
+        assert announced[-1].endswith("Nothing was sent.")
+    heads = [text for text in announced if "landed heads" in text]
+    assert all("your true answer, “Yes”, would be sent" in text for text in heads)
+    tails = [text for text in announced if "landed tails" in text]
+    assert len(heads) + len(tails) == presses
+    assert binomtest(len(heads), presses, 1 / 2).pvalue > 1e-4, len(heads)
+    assert {"“Yes”" in text for text in tails} == {True, False}  # coin 2 chose both ways
+    assert requests == []
+    assert page.evaluate(STORAGE_DUMP) == {}

@@ -184,6 +184,10 @@ class PublicSurveySerializer(serializers.Serializer):
         help_text="True when several people answer on one device: the browser keeps nothing "
         "about a respondent after a successful send."
     )
+    shuffle_questions = serializers.BooleanField(
+        help_text="True when the browser shows the questions in its own random order (drawn "
+        "with crypto.getRandomValues, never sent); grouping questions keep their places."
+    )
     submission_length = serializers.SerializerMethodField(
         help_text="The length in bytes every submission body of this survey is padded to "
         "with spaces in `padding`, so that a body's size says nothing about what was answered "

@@ -160,6 +160,12 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         "person draws fresh coins. Default false: a retake in the same browser replays the "
         "first submission and is stored once.",
     )
+    shuffle_questions = StrictBooleanField(
+        required=False,
+        help_text="Each respondent's browser shows the questions in its own random order, drawn "
+        "there and never sent; grouping questions keep their places. Results and exports keep "
+        "the survey's order. Part of the frozen design. Default false.",
+    )
     epsilon = serializers.SerializerMethodField(
         help_text="Privacy loss of one answer randomized with the survey's coins."
     )

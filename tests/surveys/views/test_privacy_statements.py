@@ -8,6 +8,7 @@ dpengine's numbers and the survey's settings (issue 12: no fixed promise, no "0%
 import html as html_module
 import math
 import re
+from pathlib import Path
 
 import pytest
 from django.urls import reverse
@@ -18,6 +19,7 @@ import dpengine
 from dpengine import ForcedResponse
 from surveys.formatting import epsilon_text
 from surveys.templatetags.respond_tags import cover_of, percent, times
+from tests.helpers import MIXED_QUESTIONS
 
 pytestmark = pytest.mark.django_db
 
@@ -269,3 +271,87 @@ def test_the_page_says_a_skip_leaves_the_device_as_an_answer_would(client, make_
         assert gettext(SKIP_NOTE) in html_module.unescape(page.content.decode())
         if language != "en":
             assert gettext(SKIP_NOTE) != SKIP_NOTE  # translated, not the English fallback
+
+
+# The respondent's first screen (issue 27 item 7): each privacy sentence shown before the
+# questions, with the test that fails if it is false. The numbers behind them (the chances,
+# ε, the odds) moved unchanged into "Details" and are checked by the tests above.
+FIRST_SCREEN = {
+    # Only randomized reports leave the page, drawn in the browser before sending.
+    "Your device flips virtual coins before anything is sent.": (
+        "tests/e2e/test_respondent.py::"
+        "test_respondents_send_only_a_submission_id_and_randomized_booleans"
+    ),
+    "Your device adds chance to each answer before anything is sent.": (
+        "tests/e2e/test_question_types.py::"
+        "test_each_type_sends_only_its_randomized_report_and_the_server_stores_it"
+    ),
+    # Every accepted design has its chances strictly inside (0, 1), so every report is possible
+    # under every true answer (finite ε); the browser's reports follow the published chances.
+    "Sometimes it sends your true answer, sometimes a random one, so no answer proves what you "
+    "said.": (
+        "tests/dpengine/test_designs.py::"
+        "test_probabilities_outside_the_open_unit_interval_are_rejected",
+        "tests/e2e/test_respondent.py::test_reported_yes_rates_match_three_quarters_and_one_quarter",
+    ),
+    # The server keeps only randomized reports; results are estimates over many people.
+    "The researcher learns how common each answer is, not yours.": (
+        "tests/e2e/test_respondent.py::"
+        "test_respondents_send_only_a_submission_id_and_randomized_booleans",
+    ),
+    "These coins protect you only weakly.": (
+        "tests/surveys/views/test_privacy_statements.py::test_the_cover_wording_follows_the_odds",
+        "tests/surveys/views/test_privacy_statements.py::"
+        "test_the_first_screen_says_what_it_says_in_every_language",
+    ),
+    "Your agreement is not sent or stored.": (
+        "tests/e2e/test_pilot_consent_schedule.py::"
+        "test_consent_must_be_accepted_before_the_questions_show",
+    ),
+    # The practice flips the page's own coins and sends nothing.
+    "Try it: flip the coins for a practice “yes”": (
+        "tests/js/practice.test.mjs",
+        "tests/e2e/test_respondent.py::test_the_practice_flip_announces_its_coins_and_sends_nothing",
+    ),
+}
+
+
+def test_every_first_screen_sentence_names_a_test_that_exists():
+    root = Path(__file__).resolve().parents[3]
+    for sentence, tests in FIRST_SCREEN.items():
+        for test in (tests,) if isinstance(tests, str) else tests:
+            path, _, name = test.partition("::")
+            source = (root / path).read_text()
+            assert not name or re.search(rf"^def {name}\(", source, re.MULTILINE), (sentence, test)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_first_screen_says_what_it_says_in_every_language(
+    client, make_survey, settings, language
+):
+    """The sentences above are the page's, translated; the weak-coins warning shows exactly
+    when the odds are weak, and the general sentence exactly when not every question uses
+    the survey's coins."""
+    settings.MAX_EPSILON_PER_ANSWER = 20.0  # a site that allows weak coins (odds 19 here)
+    shown = {}
+    for kind, fields in {
+        "strong": {},
+        "weak": {"p_truth": 0.9, "p_forced_yes": 0.5, "consent_text": "Consent?"},
+        "mixed": {"questions": MIXED_QUESTIONS},
+    }.items():
+        survey = make_survey(language=language, **fields)
+        page = client.get(reverse("surveys:respond", args=[survey.slug]), {"lang": language})
+        shown[kind] = plain_text(page.content.decode())
+    with translation.override(language):
+        said = {sentence: gettext(sentence) for sentence in FIRST_SCREEN}
+    if language != "en":
+        assert all(said[sentence] != sentence for sentence in FIRST_SCREEN)  # translated
+    coins, general, truth, learns, weak, consent, practice = said.values()
+    for kind, text in shown.items():
+        assert (coins in text) == (kind != "mixed"), kind
+        assert (general in text) == (kind == "mixed"), kind
+        assert truth in text and learns in text, kind
+        assert (weak in text) == (kind == "weak"), kind
+        assert (consent in text) == (kind == "weak"), kind
+        assert (practice in text) == (kind != "mixed"), kind
+    assert cover_of(math.exp(ForcedResponse(0.9, 0.5).epsilon)) == "weak"
