@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from ..services import SurveyConflict
+from ..services.errors import AccessRefused
 from .serializers import ErrorSerializer
 
 # What each error status means for most endpoints (the OpenAPI descriptions).
@@ -92,6 +93,11 @@ def api_exception_handler(exc, context):
     if isinstance(exc, SurveyConflict):
         errors = {exc.field: [exc.message]} if exc.field else {}
         return Response(error_body(errors, detail=exc.message), status=status.HTTP_409_CONFLICT)
+    if isinstance(exc, AccessRefused):
+        return Response(
+            error_body({exc.field: [exc.message]}, detail=exc.message),
+            status=status.HTTP_403_FORBIDDEN,
+        )
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):

@@ -69,6 +69,7 @@ _PARAMETERS = (
     ("shard", "smallint"),
     ("key", "bigint"),
     ("answer_keys", "bigint[]"),
+    ("tokened", "boolean"),
 )
 # The typed form (a submission with multiple-choice or numeric reports) takes one more array,
 # aligned with ``questions``: the integer report of each choice or numeric question, NULL for
@@ -84,7 +85,8 @@ _TYPED_PARAMETERS = (*_PARAMETERS, ("reports", "bigint[]"))
 #   (``groupings``, distinct) and every required one is answered, each with one of that
 #   grouping question's options or NULL ("Prefer not to say"; ``options``, aligned with
 #   ``groupings``); and, when the body names the design it was randomized with
-#   (``fingerprint``), that is the survey's. Otherwise no row, and every later part does
+#   (``fingerprint``), that is the survey's; and an invitation-only survey takes it only when
+#   the caller spent a token in the same transaction (``tokened``). Otherwise no row, and every later part does
 #   nothing: the caller then explains what is wrong.
 # - ``s`` inserts the submission with its reports unless this id is already stored for the
 #   survey (a replay); then it returns no row, and again nothing else happens. Its key
@@ -118,6 +120,7 @@ WITH survey AS (
             )
         )
         AND (%(fingerprint)s IS NULL OR v.design_fingerprint = %(fingerprint)s)
+        AND (%(tokened)s OR v.access <> 'invitation')
         AND (
             SELECT count(*) FILTER (WHERE q.id = ANY(%(questions)s) AND q.kind = 'yes_no')
                     = cardinality(%(questions)s)
@@ -386,7 +389,16 @@ def _array(values):
 
 
 def submission_insert(
-    *, slug, submission_uuid, received_on, answers, groups, shard, design_fingerprint=None, now=None
+    *,
+    slug,
+    submission_uuid,
+    received_on,
+    answers,
+    groups,
+    shard,
+    design_fingerprint=None,
+    now=None,
+    tokened=False,
 ) -> Stored | None:
     """Store a submission to the survey at ``slug`` if the survey takes it as it is.
 
@@ -395,8 +407,9 @@ def submission_insert(
     chosen option id (None: "Prefer not to say"); optional questions left out are absent.
     None: nothing stored, because this id was stored before (a replay) or the survey does not
     take these answers (no such survey, not open, other questions, another design,
-    outside its schedule at ``now``, by default the current time).
-    ``shard`` is the tally shard to count it in.
+    outside its schedule at ``now``, by default the current time, invitation-only while not
+    ``tokened``). ``shard`` is the tally shard to count it in. ``tokened``: the caller spent a
+    valid token in the transaction this runs in (``services.spent_tokens``).
     """
     now = now or timezone.now()
     # The rows' keys are random (models.random_key). Should one meet a key already taken
@@ -412,6 +425,7 @@ def submission_insert(
                 shard=shard,
                 design_fingerprint=design_fingerprint,
                 now=now,
+                tokened=tokened,
             )
         except IntegrityError:
             if attempt == _KEY_DRAWS - 1:
@@ -422,7 +436,9 @@ def submission_insert(
 _KEY_DRAWS = 3
 
 
-def _insert(*, slug, submission_uuid, received_on, answers, groups, shard, design_fingerprint, now):
+def _insert(
+    *, slug, submission_uuid, received_on, answers, groups, shard, design_fingerprint, now, tokened
+):
     if connection.vendor == "sqlite":
         return _sqlite_insert(
             slug=slug,
@@ -432,6 +448,7 @@ def _insert(*, slug, submission_uuid, received_on, answers, groups, shard, desig
             groups=groups,
             design_fingerprint=design_fingerprint,
             now=now,
+            tokened=tokened,
         )
     questions = sorted(answers)
     groupings = sorted(groups)
@@ -452,6 +469,7 @@ def _insert(*, slug, submission_uuid, received_on, answers, groups, shard, desig
         "shard": shard,
         "key": random_key(),
         "answer_keys": _array(str(random_key()) for _grouping in groupings),
+        "tokened": tokened,
     }
     statement = _GROUPED if groups else _UNGROUPED
     if not all(isinstance(answers[question], bool) for question in questions):
@@ -515,7 +533,9 @@ def _marks(count):
     return ", ".join(["%s"] * count)
 
 
-def _sqlite_insert(*, slug, submission_uuid, received_on, answers, groups, design_fingerprint, now):
+def _sqlite_insert(
+    *, slug, submission_uuid, received_on, answers, groups, design_fingerprint, now, tokened
+):
     questions = sorted(answers)
     # Multiple-choice or numeric reports: each report's type is checked against its question
     # inside the transaction, and the tally vectors are added in Python (the transaction holds
@@ -536,6 +556,7 @@ def _sqlite_insert(*, slug, submission_uuid, received_on, answers, groups, desig
         " AND (v.opens_at IS NULL OR v.opens_at <= %s)"
         " AND (v.closes_at IS NULL OR v.closes_at > %s)))"
         " AND (%s IS NULL OR v.design_fingerprint = %s)"
+        " AND (%s OR v.access <> 'invitation')"
         f" AND (SELECT count(*) FROM {t['question']} WHERE survey_id = v.id"
         f"{'' if typed else ' AND kind = %s'} AND id IN ({_marks(len(questions))})) = %s"
         f" AND NOT EXISTS (SELECT 1 FROM {t['question']} WHERE survey_id = v.id AND required"
@@ -553,6 +574,7 @@ def _sqlite_insert(*, slug, submission_uuid, received_on, answers, groups, desig
         moment,
         design_fingerprint,
         design_fingerprint,
+        tokened,
         *([] if typed else [Question.Kind.YES_NO.value]),
         *questions,
         len(questions),

@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 
 from .. import selectors
 from ..models import Question, Submission, Survey, is_slug, question_key
-from . import schedule, submission_sql
+from . import schedule, spent_tokens, submission_sql
 from .answers import (
     answer_reports,
     clean_answers,
@@ -24,7 +24,13 @@ from .answers import (
     clean_submission_id,
     group_choices,
 )
-from .errors import DesignChanged, Reason, SurveyConflict, SurveyNotAcceptingResponses
+from .errors import (
+    AccessRefused,
+    DesignChanged,
+    Reason,
+    SurveyConflict,
+    SurveyNotAcceptingResponses,
+)
 from .tallies import (
     group_answers_record,
     group_tallies_rebuild,
@@ -65,7 +71,7 @@ def _one_statement():
 
 
 def submission_receive(
-    *, slug, submission_id, answers, groups=None, design_fingerprint=None
+    *, slug, submission_id, answers, groups=None, design_fingerprint=None, token=None
 ) -> SubmissionOutcome:
     """A respondent's submission to the survey at ``slug``, as the public endpoint receives it.
 
@@ -76,7 +82,7 @@ def submission_receive(
     validated and stored in one ORM transaction. When the SQL stores nothing (no such survey,
     not open, wrong answers, another design, a replay), the survey is read only to explain why,
     with the error that names the field, or to answer the replay as the first time; nothing is
-    stored then.
+    stored then. A body with a ``token`` (an invitation survey) takes ``_submission_tokened``.
     """
     # The SQL is tried first when it can be (nothing read before it); once it has run, the
     # survey is read only to explain why it stored nothing, never to store a second time.
@@ -86,6 +92,8 @@ def submission_receive(
         "groups": groups,
         "design_fingerprint": design_fingerprint,
     }
+    if token is not None:
+        return _submission_tokened(slug=slug, token=token, body=body)
     finish = _submission_store
     if _one_statement():
         shaped = _submission_shape(**body)
@@ -124,6 +132,7 @@ def submission_record(
             required_groupings=frozenset(options),
             opens_at=survey.opens_at,
             closes_at=survey.closes_at,
+            access=survey.access,
         )
     return _submission_store(
         target=target,
@@ -149,14 +158,15 @@ def _submission_shape(*, submission_id, answers, groups, design_fingerprint):
 
 
 def submission_validate(
-    *, target, submission_id, answers, groups, design_fingerprint
+    *, target, submission_id, answers, groups, design_fingerprint, tokened=False
 ) -> CleanSubmission | SubmissionOutcome:
     """The rules a submission must pass, stated once (``submission_sql`` checks the same
     in SQL): the survey is open; the answers are to its questions, each a bit, every required
     one answered (an optional one may be left out: no key at all); the groups are to its
     grouping questions, every required one answered, each with one of that question's option
     ids or ``PREFER_NOT_TO_SAY``; the design it was
-    randomized with, if named, is the survey's. Raises the error that names the field, or
+    randomized with, if named, is the survey's; an invitation-only survey's comes with a
+    valid token (``tokened``: checked by the caller, ``services.spent_tokens``). Raises the error that names the field, or
     returns the outcome of an earlier submission with this id (a replay answers as the first
     time did, even if the survey closed or the body is no longer valid since)."""
     submission_uuid = clean_submission_id(submission_id)
@@ -185,7 +195,9 @@ def submission_validate(
                 ),
                 field="design_fingerprint",
             )
-    except (ValidationError, DesignChanged):
+        if target.access == Survey.Access.INVITATION and not tokened:
+            raise spent_tokens.token_required()
+    except (ValidationError, DesignChanged, AccessRefused):
         replay = _replay_outcome(target.survey_id, submission_uuid)
         if replay is None:
             raise
@@ -247,8 +259,9 @@ def _not_stored(*, survey_id, clean):
     )
 
 
-def _statement_store(*, slug, clean) -> bool:
+def _statement_store(*, slug, clean, tokened=False) -> bool:
     stored = submission_sql.submission_insert(
+        tokened=tokened,
         slug=slug,
         shard=tally_shard_pick(),
         submission_uuid=clean.submission_uuid,
@@ -265,6 +278,66 @@ def _statement_store(*, slug, clean) -> bool:
         # before that, or rows removed): recount from the stored rows, this submission included.
         group_tallies_rebuild(survey=Survey.objects.get(pk=stored.survey_id))
     return True
+
+
+class _NothingStored(Exception):
+    """Raised inside the token's transaction to undo the spend when the store did nothing."""
+
+
+def _submission_tokened(*, slug, token, body) -> SubmissionOutcome:
+    """A submission that carries a token: the token is checked, then spent in the same
+    transaction as the submission is stored (by the statement, or the ORM), so neither is
+    kept without the other. A spent token with another submission id is a 409; a retry with
+    the same id answers as the first time did."""
+    target = spent_tokens.token_target(slug=slug)
+    if target.access == Survey.Access.LINK:
+        # The link is enough: the token is not needed, and not spent.
+        return submission_receive(slug=slug, **body)
+    token = spent_tokens.token_clean(token)
+    spent_tokens.token_verify(target=target, token=token)
+    if _one_statement():
+        shaped = _submission_shape(**body)
+        if shaped is not None:
+            outcome = _spend_and_store(
+                survey_id=target.survey_id,
+                token=token,
+                clean=shaped,
+                store=lambda: _statement_store(slug=slug, clean=shaped, tokened=True),
+            )
+            if outcome is not None:
+                return outcome
+        return _submission_explain(
+            target=selectors.submission_target(slug=slug), tokened=True, **body
+        )
+    full_target = selectors.submission_target(slug=slug)
+    clean = submission_validate(target=full_target, tokened=True, **body)
+    if isinstance(clean, SubmissionOutcome):
+        return clean
+    outcome = _spend_and_store(
+        survey_id=target.survey_id,
+        token=token,
+        clean=clean,
+        store=lambda: _orm_store(survey_id=target.survey_id, clean=clean),
+    )
+    return outcome or _not_stored(survey_id=target.survey_id, clean=clean)
+
+
+def _spend_and_store(*, survey_id, token, clean, store) -> SubmissionOutcome | None:
+    """Spend ``token`` and ``store()`` in one transaction: the outcome, or None when the store
+    did nothing (then the spend is undone, and the caller explains why)."""
+    try:
+        with transaction.atomic():
+            if not spent_tokens.token_spend(survey_id=survey_id, token=token):
+                # Spent before: by this very submission (a retry), or by another one.
+                replay = _replay_outcome(survey_id, clean.submission_uuid)
+                if replay is not None:
+                    return replay
+                raise spent_tokens.token_spent_conflict()
+            if not store():
+                raise _NothingStored
+    except _NothingStored:
+        return None
+    return clean.outcome(created=True)
 
 
 def _orm_store(*, survey_id, clean) -> bool:

@@ -30,12 +30,14 @@ EDITABLE_SURVEY_FIELDS = (
     "ci_method",
     "min_n",
     "shared_devices",
+    "access",
     "consent_text",
     "response_target",
 )
 # Changing any of these once the survey has been open would make reports mean something else,
-# or (shared_devices) let one browser answer again with fresh coins, or delete its memo.
-DESIGN_FIELDS = ("p_truth", "p_forced_yes", "shared_devices")
+# or (shared_devices) let one browser answer again with fresh coins, or delete its memo, or
+# (access) let anyone with the link into a study whose invitees were promised one answer each.
+DESIGN_FIELDS = ("p_truth", "p_forced_yes", "shared_devices", "access")
 
 
 def clean_text(field, value, *, max_length, required=True):
@@ -154,6 +156,19 @@ def _flag(field, value):
     return value
 
 
+def _access(value):
+    if value not in Survey.Access.values:
+        raise ValidationError(
+            {
+                "access": [
+                    _("Must be one of %(choices)s, got %(v)r.")
+                    % {"choices": ", ".join(Survey.Access.values), "v": value}
+                ]
+            }
+        )
+    return value
+
+
 def _confidence(value):
     # The message keeps the bounds in its text (translated as such); limits names them.
     if not _is_number(value) or not limits.CONFIDENCE_MIN <= value < limits.CONFIDENCE_MAX:
@@ -194,6 +209,7 @@ _CHECK_ORDER = (
     "confidence",
     "ci_method",
     "shared_devices",
+    "access",
     "min_n",
     "consent_text",
     "response_target",
@@ -207,6 +223,7 @@ _FIELD_CLEANERS = {
     "confidence": _confidence,
     "ci_method": _ci_method,
     "shared_devices": lambda value: _flag("shared_devices", value),
+    "access": _access,
     "min_n": _min_n,
     "consent_text": lambda value: clean_text(
         "consent_text", value, max_length=limits.CONSENT_MAX_LENGTH, required=False

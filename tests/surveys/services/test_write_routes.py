@@ -844,11 +844,11 @@ def _member_invite_by_email_api(w):
     assert [message.to for message in mail.outbox] == [["colleague@example.org"]]
 
 
-@writes("api/v1/surveys/<int:survey_id>/invitations/<int:invitation_id>/", "DELETE")
+@writes("api/v1/surveys/<int:survey_id>/member-invitations/<int:invitation_id>/", "DELETE")
 def _invitation_withdraw_api(w):
     survey = w.survey(members_too=False)
     invitation = invite(w, survey)
-    assert w.api.delete(api(survey, f"invitations/{invitation.pk}/")).status_code == 204
+    assert w.api.delete(api(survey, f"member-invitations/{invitation.pk}/")).status_code == 204
     assert pending(survey) == []
     assert not SurveyMember.objects.filter(survey=survey).exists()
 
