@@ -748,7 +748,7 @@ class Invitation(models.Model):
     survey = models.ForeignKey(
         Survey, on_delete=models.CASCADE, related_name="respondent_invitations"
     )
-    email = models.CharField(max_length=limits.EMAIL_MAX_LENGTH, null=True, blank=True)
+    email = models.CharField(max_length=limits.EMAIL_MAX_LENGTH, blank=True)  # "": anonymous
     code_digest = models.CharField(max_length=64, unique=True)
     sealed_code = models.BinaryField()
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.UNUSED)
@@ -766,7 +766,7 @@ class Invitation(models.Model):
         constraints = [
             models.UniqueConstraint(
                 fields=["survey", "email"],
-                condition=Q(email__isnull=False),
+                condition=~Q(email=""),
                 name="invitation_one_per_email",
             ),
             models.CheckConstraint(

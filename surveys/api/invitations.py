@@ -157,7 +157,10 @@ class SurveyInvitationDetailView(OwnedSurveyView):
         operation_id="invitations_revoke",
         summary="Revoke an unused invitation",
         description="Its code obtains nothing from now on. 409 once it has obtained its token.",
-        responses={204: OpenApiResponse(description="Revoked."), **error_responses(401, 403, 404, 409)},
+        responses={
+            204: OpenApiResponse(description="Revoked."),
+            **error_responses(401, 403, 404, 409),
+        },
     )
     def delete(self, request, survey_id, invitation_id):
         invitations.invitation_revoke(survey=self.survey, invitation_id=invitation_id)

@@ -166,7 +166,7 @@ class InvitationView:
 def invitation_view(invitation, *, with_code) -> InvitationView:
     return InvitationView(
         id=invitation.pk,
-        email=invitation.email,
+        email=invitation.email or None,
         code=code_open(invitation.sealed_code, survey_id=invitation.survey_id)
         if with_code
         else None,
@@ -281,7 +281,7 @@ def invitations_create(*, survey, emails=None, count=None) -> list[InvitationVie
     made = []
     for index in range(number):
         code = new_code()
-        email = addresses[index] if addresses is not None else None
+        email = addresses[index] if addresses is not None else ""
         invitation = Invitation.objects.create(
             survey=survey,
             email=email,
@@ -330,7 +330,10 @@ def invitation_revoke(*, survey, invitation_id) -> None:
     invitation = _invitation_locked(survey=survey, invitation_id=invitation_id)
     if invitation.status == Invitation.Status.ISSUED:
         raise SurveyConflict(
-            _("This invitation's code has already obtained its token; it can no longer be revoked."),
+            _(
+                "This invitation's code has already obtained its token; it can no longer be "
+                "revoked."
+            ),
             reason=Reason.INVITATION_USED,
         )
     invitation.status = Invitation.Status.REVOKED
@@ -346,10 +349,10 @@ def reminders_queue(*, survey) -> int:
     return (
         Invitation.objects.filter(
             survey=survey,
-            email__isnull=False,
             status=Invitation.Status.UNUSED,
             unsubscribed=False,
         )
+        .exclude(email="")
         .exclude(mail_pending=Invitation.Mail.INVITATION)
         .update(mail_pending=Invitation.Mail.REMINDER, mail_attempts=0, mail_error="")
     )
@@ -424,9 +427,9 @@ def token_issue(*, slug, code, blinded_message) -> bytes:
             ) from None
         raise
     # Conditional, so that of two concurrent requests for one code only one signature leaves.
-    updated = Invitation.objects.filter(
-        pk=invitation.pk, status=Invitation.Status.UNUSED
-    ).update(status=Invitation.Status.ISSUED, mail_pending=Invitation.Mail.NONE)
+    updated = Invitation.objects.filter(pk=invitation.pk, status=Invitation.Status.UNUSED).update(
+        status=Invitation.Status.ISSUED, mail_pending=Invitation.Mail.NONE
+    )
     if updated != 1:
         raise _invitation_used()
     return signature

@@ -62,9 +62,7 @@ def token_clean(token) -> Token:
                 raise ValueError(part)
             decoded[part] = blindrsa.b64url_decode(value)
         except (ValueError, blindrsa.BlindSignatureError):
-            raise _malformed(
-                _("%(part)s: must be base64url text.") % {"part": part}
-            ) from None
+            raise _malformed(_("%(part)s: must be base64url text.") % {"part": part}) from None
     if len(decoded["message"]) != limits.TOKEN_PREPARED_MESSAGE_BYTES:
         raise _malformed(
             _("message: must be %(n)d bytes.") % {"n": limits.TOKEN_PREPARED_MESSAGE_BYTES}

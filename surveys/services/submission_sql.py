@@ -86,8 +86,8 @@ _TYPED_PARAMETERS = (*_PARAMETERS, ("reports", "bigint[]"))
 #   grouping question's options or NULL ("Prefer not to say"; ``options``, aligned with
 #   ``groupings``); and, when the body names the design it was randomized with
 #   (``fingerprint``), that is the survey's; and an invitation-only survey takes it only when
-#   the caller spent a token in the same transaction (``tokened``). Otherwise no row, and every later part does
-#   nothing: the caller then explains what is wrong.
+#   the caller spent a token in the same transaction (``tokened``). Otherwise no row, and
+#   every later part does nothing: the caller then explains what is wrong.
 # - ``s`` inserts the submission with its reports unless this id is already stored for the
 #   survey (a replay); then it returns no row, and again nothing else happens. Its key
 #   (``key``) and its grouping answers' (``answer_keys``, aligned with ``groupings``) are

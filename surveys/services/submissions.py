@@ -166,9 +166,10 @@ def submission_validate(
     grouping questions, every required one answered, each with one of that question's option
     ids or ``PREFER_NOT_TO_SAY``; the design it was
     randomized with, if named, is the survey's; an invitation-only survey's comes with a
-    valid token (``tokened``: checked by the caller, ``services.spent_tokens``). Raises the error that names the field, or
-    returns the outcome of an earlier submission with this id (a replay answers as the first
-    time did, even if the survey closed or the body is no longer valid since)."""
+    valid token (``tokened``: checked by the caller, ``services.spent_tokens``). Raises the
+    error that names the field, or returns the outcome of an earlier submission with this id
+    (a replay answers as the first time did, even if the survey closed or the body is no
+    longer valid since)."""
     submission_uuid = clean_submission_id(submission_id)
     phase = schedule.phase(
         status=target.status,

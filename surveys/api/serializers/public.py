@@ -314,7 +314,9 @@ class TokenRequestSerializer(serializers.Serializer):
 
 
 class BlindSignatureSerializer(serializers.Serializer):
-    blind_signature = serializers.CharField(help_text="RFC 9474 §4.3 BlindSign's output, base64url.")
+    blind_signature = serializers.CharField(
+        help_text="RFC 9474 §4.3 BlindSign's output, base64url."
+    )
 
 
 class SubmissionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
