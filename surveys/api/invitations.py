@@ -22,13 +22,13 @@ from ..services import invitations
 from .errors import error_responses
 from .researcher import OwnedSurveyView
 from .serializers import RejectUnknownFieldsMixin
-from .serializers.public import BlindSignatureSerializer, TokenRequestSerializer
+from .serializers.public import BlindSignatureSerializer, BlindTokenRequestSerializer
 from .throttling import ClientRateThrottle
 
 TAG = "invitations"
 
 
-class InvitationSerializer(serializers.Serializer):
+class RespondentInvitationSerializer(serializers.Serializer):
     id = serializers.IntegerField()
     email = serializers.CharField(allow_null=True, help_text="Null for an anonymous code.")
     code = serializers.CharField(
@@ -39,8 +39,7 @@ class InvitationSerializer(serializers.Serializer):
         help_text="The personal link (the code in its fragment, which no server log sees); "
         "null for a viewer.",
     )
-    status = serializers.ChoiceField(
-        choices=["unused", "issued", "revoked"],
+    status = serializers.CharField(
         help_text="`unused`, `issued` (the code obtained its token) or `revoked`.",
     )
     mail = serializers.DictField(
@@ -49,7 +48,7 @@ class InvitationSerializer(serializers.Serializer):
     )
 
 
-class InvitationCountsSerializer(serializers.Serializer):
+class RespondentInvitationCountsSerializer(serializers.Serializer):
     invited = serializers.IntegerField(help_text="Invitations not revoked.")
     opened = serializers.IntegerField(help_text="Codes that obtained their token.")
     answered = serializers.IntegerField(help_text="Tokens spent on a submission.")
@@ -61,12 +60,12 @@ class InvitationCountsSerializer(serializers.Serializer):
     mail_failed = serializers.IntegerField()
 
 
-class InvitationListSerializer(serializers.Serializer):
-    invitations = InvitationSerializer(many=True)
-    counts = InvitationCountsSerializer()
+class RespondentInvitationListSerializer(serializers.Serializer):
+    invitations = RespondentInvitationSerializer(many=True)
+    counts = RespondentInvitationCountsSerializer()
 
 
-class InvitationCreateSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+class RespondentInvitationCreateSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     emails = serializers.ListField(
         child=serializers.JSONField(),
         required=False,
@@ -75,8 +74,8 @@ class InvitationCreateSerializer(RejectUnknownFieldsMixin, serializers.Serialize
     count = serializers.JSONField(required=False, help_text="How many anonymous codes to make.")
 
 
-class InvitationsMadeSerializer(serializers.Serializer):
-    invitations = InvitationSerializer(many=True)
+class RespondentInvitationsMadeSerializer(serializers.Serializer):
+    invitations = RespondentInvitationSerializer(many=True)
 
 
 def invitation_data(view, *, survey, request) -> dict:
@@ -105,10 +104,10 @@ class SurveyInvitationsView(OwnedSurveyView):
     survey_roles = {"get": selectors.VIEWER, "post": selectors.EDITOR}
 
     @extend_schema(
-        operation_id="invitations_list",
+        operation_id="respondent_invitations_list",
         summary="A survey's invitations and their counts",
         description="Codes and links for editors and the owner only (null for a viewer).",
-        responses={200: InvitationListSerializer, **error_responses(401, 404)},
+        responses={200: RespondentInvitationListSerializer, **error_responses(401, 404)},
     )
     def get(self, request, survey_id):
         with_code = ROLE_RANK[self.survey.access_role] >= ROLE_RANK[selectors.EDITOR]
@@ -124,7 +123,7 @@ class SurveyInvitationsView(OwnedSurveyView):
         return Response({"invitations": rows, "counts": counts.__dict__})
 
     @extend_schema(
-        operation_id="invitations_create",
+        operation_id="respondent_invitations_create",
         summary="Invite by email, or make anonymous codes",
         description=(
             '`{"emails": [...]}` (each address once; a bad one is a 400 naming its line) or '
@@ -132,11 +131,11 @@ class SurveyInvitationsView(OwnedSurveyView):
             "`access` otherwise). Emails are sent in the background by `manage.py "
             "send_invitations`."
         ),
-        request=InvitationCreateSerializer,
-        responses={201: InvitationsMadeSerializer, **error_responses(400, 401, 403, 404, 409)},
+        request=RespondentInvitationCreateSerializer,
+        responses={201: RespondentInvitationsMadeSerializer, **error_responses(400, 401, 403, 404, 409)},
     )
     def post(self, request, survey_id):
-        body = InvitationCreateSerializer(data=request.data)
+        body = RespondentInvitationCreateSerializer(data=request.data)
         body.is_valid(raise_exception=True)
         made = invitations.invitations_create(survey=self.survey, **body.validated_data)
         return Response(
@@ -154,7 +153,7 @@ class SurveyInvitationDetailView(OwnedSurveyView):
     survey_roles = {"delete": selectors.EDITOR}
 
     @extend_schema(
-        operation_id="invitations_revoke",
+        operation_id="respondent_invitations_revoke",
         summary="Revoke an unused invitation",
         description="Its code obtains nothing from now on. 409 once it has obtained its token.",
         responses={
@@ -172,14 +171,14 @@ class SurveyInvitationResetView(OwnedSurveyView):
     survey_roles = {"post": selectors.EDITOR}
 
     @extend_schema(
-        operation_id="invitations_reset",
+        operation_id="respondent_invitations_reset",
         summary="A new code for a lost invitation",
         description=(
             "The old code stops working. Counted in `resets`: if the old code had obtained a "
             "token, that token still counts, so a reset lets one person answer twice."
         ),
         request=None,
-        responses={200: InvitationSerializer, **error_responses(401, 403, 404, 409)},
+        responses={200: RespondentInvitationSerializer, **error_responses(401, 403, 404, 409)},
     )
     def post(self, request, survey_id, invitation_id):
         view = invitations.invitation_reset(survey=self.survey, invitation_id=invitation_id)
@@ -191,7 +190,7 @@ class SurveyRemindersView(OwnedSurveyView):
     survey_roles = {"post": selectors.EDITOR}
 
     @extend_schema(
-        operation_id="invitations_remind",
+        operation_id="respondent_invitations_remind",
         summary="Queue reminders to invitees whose code has not obtained a token",
         request=None,
         responses={
@@ -225,7 +224,7 @@ class PublicTokenView(APIView):
             "The server never sees the message it signs, so it cannot tell which invitation "
             "a token spent later came from."
         ),
-        request=TokenRequestSerializer,
+        request=BlindTokenRequestSerializer,
         responses={
             201: BlindSignatureSerializer,
             **error_responses(

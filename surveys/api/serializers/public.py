@@ -306,7 +306,7 @@ class TokenSerializer(serializers.Serializer):
     )
 
 
-class TokenRequestSerializer(serializers.Serializer):
+class BlindTokenRequestSerializer(serializers.Serializer):
     code = serializers.CharField(help_text="The invitation's code, from its personal link.")
     blinded_message = serializers.CharField(
         help_text="RFC 9474 §4.2 Blind's output under the definition's `token_key`, base64url."
