@@ -132,7 +132,10 @@ class SurveyInvitationsView(OwnedSurveyView):
             "send_invitations`."
         ),
         request=RespondentInvitationCreateSerializer,
-        responses={201: RespondentInvitationsMadeSerializer, **error_responses(400, 401, 403, 404, 409)},
+        responses={
+            201: RespondentInvitationsMadeSerializer,
+            **error_responses(400, 401, 403, 404, 409),
+        },
     )
     def post(self, request, survey_id):
         body = RespondentInvitationCreateSerializer(data=request.data)
