@@ -7,7 +7,7 @@ from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
 from .. import limits, selectors
-from ..models import CI_METHODS, Question
+from ..models import CI_METHODS, Question, Survey
 from ..selectors import CUSTOM_DESIGN, design_presets, preset_for
 from ..services.question_types import DEFAULT_EPSILON
 
@@ -129,6 +129,17 @@ class SurveyForm(PageForm):
             "retake there sends the first answers again and is counted once."
         ),
     )
+    access = forms.ChoiceField(
+        label=_("Who may answer"),
+        choices=Survey.Access.choices,
+        widget=forms.RadioSelect,
+        required=False,  # left out: unchanged (a new survey: the link)
+        help_text=_(
+            "Invitation only: each invitee answers once with a personal link or a printed "
+            "code, and nobody, you included, can tell which answer came from which "
+            "invitation. Locked when the survey opens."
+        ),
+    )
     ci_method = forms.ChoiceField(label=_("Default interval method"), choices=CI_METHODS)
     confidence = forms.TypedChoiceField(label=_("Default confidence level"), coerce=float)
     min_n = forms.IntegerField(
@@ -160,7 +171,15 @@ class SurveyForm(PageForm):
 
     # shared_devices decides whether browsers keep their memo: switching it under respondents
     # would let the same browser draw fresh coins (services.DESIGN_FIELDS).
-    DESIGN_FIELDS = ("preset", "p_truth", "p_forced_yes", "shared_devices", "consent_text")
+    # So does access: opening an invitation study to the link would break its promise.
+    DESIGN_FIELDS = (
+        "preset",
+        "p_truth",
+        "p_forced_yes",
+        "shared_devices",
+        "access",
+        "consent_text",
+    )
 
     def __init__(
         self, *args, frozen=False, current_confidence=None, suggested_target=None, **kwargs
@@ -193,6 +212,7 @@ class SurveyForm(PageForm):
             "confidence": survey.confidence,
             "min_n": survey.min_n,
             "shared_devices": survey.shared_devices,
+            "access": survey.access,
             "consent_text": survey.consent_text,
             "response_target": survey.response_target,
         }
@@ -220,6 +240,8 @@ class SurveyForm(PageForm):
             )
         }
         if not self.frozen:
+            if self.cleaned_data.get("access"):
+                data["access"] = self.cleaned_data["access"]
             data["p_truth"] = self.cleaned_data["p_truth"]
             data["p_forced_yes"] = self.cleaned_data["p_forced_yes"]
             data["consent_text"] = self.cleaned_data["consent_text"]

@@ -196,9 +196,10 @@ def _ensure_takes_invitations(survey):
         )
 
 
-def clean_emails(emails, *, field="emails") -> list[str]:
+def clean_emails(emails, *, field="emails", lines=None) -> list[str]:
     """The addresses of a list (one per line as pasted or uploaded), lower-cased, each once
-    in the order given; a bad one is refused naming its line (counted from 1)."""
+    in the order given; a bad one is refused naming its line (counted from 1, or the line
+    numbers ``lines`` gives, aligned with ``emails``, for a file with blank lines)."""
     if not isinstance(emails, list) or not emails:
         raise ValidationError({field: [_("Must be a non-empty list of email addresses.")]})
     if len(emails) > limits.INVITATIONS_PER_REQUEST:
@@ -211,7 +212,7 @@ def clean_emails(emails, *, field="emails") -> list[str]:
             }
         )
     seen, cleaned, problems = set(), [], []
-    for line, value in enumerate(emails, 1):
+    for line, value in zip(lines or range(1, len(emails) + 1), emails, strict=True):
         address = value.strip().lower() if isinstance(value, str) else None
         try:
             if not address or len(address) > limits.EMAIL_MAX_LENGTH:
@@ -247,7 +248,7 @@ def _clean_count(count):
 
 
 @transaction.atomic
-def invitations_create(*, survey, emails=None, count=None) -> list[InvitationView]:
+def invitations_create(*, survey, emails=None, count=None, lines=None) -> list[InvitationView]:
     """New invitations: one per address in ``emails`` (cleaned; an address the survey has
     invited before is not invited again) or ``count`` anonymous ones (printed slips). Each
     email invitation waits for ``send_invitations`` to mail it."""
@@ -255,7 +256,7 @@ def invitations_create(*, survey, emails=None, count=None) -> list[InvitationVie
         raise ValidationError(
             {"non_field_errors": [_("Send either emails or count, not both and not neither.")]}
         )
-    addresses = clean_emails(emails) if emails is not None else None
+    addresses = clean_emails(emails, lines=lines) if emails is not None else None
     number = _clean_count(count) if count is not None else len(addresses)
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
     _ensure_takes_invitations(survey)
