@@ -225,6 +225,20 @@ function plainObject(value) {
  * that shape (then the page starts afresh). A memo written before typed questions existed
  * (pairs only) reads as it always did.
  */
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+/** Whether `token` is an invitation token's shape: `{message, signature}`, base64url text. */
+export function validToken(token) {
+  return (
+    plainObject(token) &&
+    Object.keys(token).length === 2 &&
+    typeof token.message === "string" &&
+    typeof token.signature === "string" &&
+    BASE64URL.test(token.message) &&
+    BASE64URL.test(token.signature)
+  );
+}
+
 export function parseMemo(raw) {
   if (typeof raw !== "string") {
     return null;
@@ -262,6 +276,13 @@ export function parseMemo(raw) {
   const memo = { submissionId: value.submissionId, sent: value.sent, pairs };
   if (Object.keys(tables).length > 0) {
     memo.tables = tables;
+  }
+  if (value.token !== undefined) {
+    // An invitation survey's token (invitation.js): kept with the submission id it goes with.
+    if (!validToken(value.token)) {
+      return null;
+    }
+    memo.token = { message: value.token.message, signature: value.token.signature };
   }
   return memo;
 }
@@ -322,6 +343,9 @@ export function memoReports({ randomizers, truths, memo, randomSource }) {
   const next = { submissionId, sent: memo?.sent ?? false, pairs: kept.pairs };
   if (Object.keys(kept.tables).length > 0) {
     next.tables = kept.tables;
+  }
+  if (memo?.token) {
+    next.token = memo.token;
   }
   return { answers, memo: next, reused, drawn };
 }

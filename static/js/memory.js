@@ -103,6 +103,8 @@ export function storeMemo(storage, slug, fingerprint, memo) {
         // Multiple-choice and numeric questions' tables (coins.js), only when there are any,
         // so a yes/no survey's memo keeps the shape it always had.
         ...(memo.tables && Object.keys(memo.tables).length > 0 ? { tables: memo.tables } : {}),
+        // An invitation survey's token, obtained when the invitee opened their link.
+        ...(memo.token ? { token: memo.token } : {}),
       }),
     );
     return true;

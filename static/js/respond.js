@@ -6,6 +6,7 @@
 import { paddedBody } from "./body.js";
 import { answeredOnly, memoReports } from "./coins.js";
 import { questionRandomizer, wholeNumber } from "./designs.js";
+import { Outcome, obtainToken, takeCode } from "./invitation.js";
 import { forgetSurvey, loadMemo, storeMemo } from "./memory.js";
 
 // Every string this script shows, in one place, translated by Django's JavaScript catalog
@@ -52,6 +53,22 @@ const STRINGS = {
   pilotEnded: gettext(
     "The pilot has ended and the real study has opened, so nothing was sent. The page is reloading; please answer again.",
   ),
+  invitationBusy: gettext("Checking your invitation…"),
+  invitationReady: gettext(
+    "Your invitation is confirmed. Your answers will go with an anonymous token that cannot be traced back to your invitation.",
+  ),
+  invitationUsed: gettext(
+    "This invitation has already been used: each invitation answers once. If it is yours and you have not answered, ask the researcher for a new code.",
+  ),
+  invitationUnknown: gettext(
+    "This invitation code is not valid. Check the link or the code, or ask the researcher for a new one.",
+  ),
+  invitationNeeded: gettext(
+    "This survey is by invitation only. Open the personal link from your invitation, or enter the code printed on your slip.",
+  ),
+  invitationFailed: gettext(
+    "Your invitation could not be checked just now. Please reload the page to try again.",
+  ),
   designChanged: gettext(
     "This survey changed since the page was opened, so nothing was sent. The page is reloading with the current survey; please answer again.",
   ),
@@ -85,6 +102,10 @@ function setupPage(definition) {
   // submission id and fresh coins that nothing joins to the pilot's row.
   let memo = sharedDevice ? null : loadMemo(storage, survey.slug, fingerprint);
   const pilot = survey.pilot === true;
+  // An invitation survey's token (invitation.js): in the memo on a personal device, only here
+  // on a shared one. Without one, an invitation-only survey takes no answers.
+  const invited = survey.access === "invitation" || survey.access === "both";
+  let token = memo?.token ?? null;
   const questions = survey.questions.map((question, index) => {
     // Absent in an older definition: every question was yes/no then.
     const type = question.type ?? "yes_no";
@@ -293,6 +314,78 @@ function setupPage(definition) {
     }
   }
 
+  const invitationBox = document.getElementById("respond-invitation");
+  const invitationStatus = document.getElementById("respond-invitation-status");
+  const codeForm = document.getElementById("respond-code-form");
+
+  function showInvitation(message, tone, { askCode = false } = {}) {
+    if (!invitationBox) return;
+    invitationBox.hidden = false;
+    invitationStatus.textContent = message;
+    invitationStatus.dataset.tone = tone ?? "";
+    codeForm.hidden = !askCode;
+  }
+
+  // Trade the code for a token now, when the link is opened, not when the answers are sent:
+  // the two requests are apart in time, and nothing the server keeps joins them.
+  async function useCode(code) {
+    showInvitation(STRINGS.invitationBusy, "busy");
+    let result;
+    try {
+      result = await obtainToken({
+        tokenKey: survey.token_key,
+        scheme: survey.token_scheme,
+        tokensUrl: definition.tokens_url,
+        code,
+        fetcher: (...args) => globalThis.fetch(...args),
+        randomSource: globalThis.crypto,
+      });
+    } catch {
+      result = { outcome: Outcome.REFUSED };
+    }
+    if (result.outcome === Outcome.OK) {
+      token = result.token;
+      if (!sharedDevice) {
+        // A memo with no draws yet: its submission id and the token, kept together.
+        memo ??= memoReports({
+          randomizers: {},
+          truths: {},
+          memo: null,
+          randomSource: globalThis.crypto,
+        }).memo;
+        memo.token = token;
+        remember();
+      }
+      showInvitation(STRINGS.invitationReady, "info");
+      return;
+    }
+    const message = {
+      [Outcome.USED]: STRINGS.invitationUsed,
+      [Outcome.UNKNOWN]: STRINGS.invitationUnknown,
+    }[result.outcome];
+    showInvitation(message ?? STRINGS.invitationFailed, "error", {
+      askCode: result.outcome === Outcome.UNKNOWN && survey.access === "invitation",
+    });
+  }
+
+  function setUpInvitation() {
+    if (!invited || preview) return;
+    // Read and removed from the address bar at once, used or not.
+    const code = takeCode(globalThis.location, globalThis.history);
+    if (token) {
+      showInvitation(STRINGS.invitationReady, "info");
+    } else if (code && globalThis.crypto?.subtle) {
+      useCode(code);
+    } else if (survey.access === "invitation") {
+      showInvitation(STRINGS.invitationNeeded, "error", { askCode: true });
+    }
+    codeForm?.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const typed = document.getElementById("respond-code").value.trim();
+      if (typed) useCode(typed);
+    });
+  }
+
   // The memo's submission id is this person's for good: a retry after a lost response, or a
   // retake on this device, is stored once (the server deduplicates on the id).
   // A page loaded during the pilot must not add its answers to the real study: the pilot's
@@ -325,6 +418,7 @@ function setupPage(definition) {
     const replayed = memo.sent;
     const payload = { submission_id: memo.submissionId, answers, design_fingerprint: fingerprint };
     if (groupingQuestions.length > 0) payload.groups = groups;
+    if (invited && token) payload.token = token;
     // One length for every body of the survey, whatever was answered or skipped.
     const body = paddedBody(payload, survey.submission_length);
     button.disabled = true;
@@ -346,6 +440,7 @@ function setupPage(definition) {
       if (response.status === 201) {
         if (sharedDevice) {
           memo = null; // the next person starts from nothing
+          token = null; // and brings their own invitation
         } else {
           memo.sent = true;
           remember();
@@ -366,6 +461,15 @@ function setupPage(definition) {
         // as it is now (the memo of the old design is dropped when the page loads).
         setStatus(STRINGS.designChanged, "error");
         globalThis.location.reload();
+        return;
+      }
+      if (fields.token && (response.status === 409 || response.status === 403)) {
+        const message =
+          response.status === 409 ? STRINGS.invitationUsed : STRINGS.invitationNeeded;
+        setStatus(message, "error");
+        showInvitation(message, "error", {
+          askCode: response.status === 403 && survey.access === "invitation",
+        });
         return;
       }
       if (response.status >= 400 && response.status < 500 && detail) {
@@ -416,6 +520,11 @@ function setupPage(definition) {
       setStatus(STRINGS.noCrypto, "error");
       return;
     }
+    if (survey.access === "invitation" && !token) {
+      setStatus(STRINGS.invitationNeeded, "error");
+      showInvitation(STRINGS.invitationNeeded, "error", { askCode: true });
+      return;
+    }
     const drawn = memoReports({ randomizers, truths, memo, randomSource: globalThis.crypto });
     memo = drawn.memo;
     remember(); // before sending: a reload while it is on its way reuses the same draws and id
@@ -444,6 +553,7 @@ function setupPage(definition) {
     });
   }
   button.addEventListener("click", onSubmit);
+  setUpInvitation();
   nextPersonButton?.addEventListener("click", () => globalThis.location.reload());
   button.disabled = false;
 }
