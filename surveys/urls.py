@@ -75,5 +75,10 @@ urlpatterns = [
     path("invitations/<int:iid>/decline/", members.invitation_decline, name="invitation-decline"),
     # views/respondent.py: the pages anyone may open
     path("s/<str:slug>/", respondent.respond, name="respond"),
+    path(
+        "s/unsubscribe/<str:token>/",
+        invitations.invitation_unsubscribe,
+        name="invitation-unsubscribe",
+    ),
     path("r/<str:slug>/", respondent.public_results_page, name="public-results"),
 ]

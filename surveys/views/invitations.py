@@ -8,10 +8,13 @@ Viewers see the counts and who was invited; codes and links are for editors and 
 import segno
 from django.conf import settings
 from django.contrib import messages
+from django.http import Http404, HttpResponseNotAllowed
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
+from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_exempt
 
 from .. import services
 from ..exports.csv import export_filename, stream_csv
@@ -19,7 +22,7 @@ from ..forms.invitations import InvitationCodesForm, InvitationEmailsForm
 from ..models import Invitation
 from ..selectors import invitations as invitation_selectors
 from ..selectors.surveys import ROLE_RANK
-from ..services import invitations
+from ..services import invitation_mail, invitations
 from .common import EDITOR, VIEWER, member_view, try_write
 
 
@@ -194,3 +197,21 @@ def invitees_sheet(request, survey):
         ),
     }
     return render(request, "surveys/invitee_sheet.html", context)
+
+
+@csrf_exempt  # the signed token is the authority; the page sets no cookie
+@never_cache
+def invitation_unsubscribe(request, token):
+    """An invitee's "no more reminders" link: a button to confirm (mail scanners follow links
+    with GET, so only the POST acts). Their personal link still works."""
+    invitation_id = invitation_mail.unsubscribe_read(token)
+    if invitation_id is None:
+        raise Http404("No such invitation.")
+    if request.method == "POST":
+        invitation_mail.invitation_unsubscribe(invitation_id=invitation_id)
+        context = {"done": True}
+    elif request.method in ("GET", "HEAD"):
+        context = {"done": False}
+    else:
+        return HttpResponseNotAllowed(["GET", "HEAD", "POST"])
+    return render(request, "respond/unsubscribe.html", context)

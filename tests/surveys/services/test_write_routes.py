@@ -1065,6 +1065,18 @@ def _invitations_remind_page(w):
     assert respondent_invitations(survey) == [("a@example.org", "unused", "reminder")]
 
 
+@writes("s/unsubscribe/<str:token>/")
+def _invitation_unsubscribe(w):
+    from surveys.services import invitation_mail
+
+    survey = invitation_study(w)
+    (made,) = invitations.invitations_create(survey=survey, emails=["a@example.org"])
+    url = f"/s/unsubscribe/{invitation_mail.unsubscribe_token(made.id)}/"
+    assert w.anon.post(url).status_code == 200
+    assert Invitation.objects.get(pk=made.id).unsubscribed
+    assert respondent_invitations(survey) == [("a@example.org", "unused", "")]
+
+
 def table_counts():
     """Rows per model table (and the session table), to see that nothing was stored."""
     return {model._meta.db_table: model.objects.count() for model in apps.get_models()}
