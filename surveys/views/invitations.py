@@ -8,13 +8,14 @@ Viewers see the counts and who was invited; codes and links are for editors and 
 import segno
 from django.conf import settings
 from django.contrib import messages
-from django.http import Http404, HttpResponseNotAllowed
+from django.http import Http404
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_exempt
+from django.views.decorators.http import require_http_methods
 
 from .. import services
 from ..exports.csv import export_filename, stream_csv
@@ -201,17 +202,14 @@ def invitees_sheet(request, survey):
 
 @csrf_exempt  # the signed token is the authority; the page sets no cookie
 @never_cache
+@require_http_methods(["GET", "HEAD", "POST"])
 def invitation_unsubscribe(request, token):
     """An invitee's "no more reminders" link: a button to confirm (mail scanners follow links
     with GET, so only the POST acts). Their personal link still works."""
     invitation_id = invitation_mail.unsubscribe_read(token)
     if invitation_id is None:
         raise Http404("No such invitation.")
-    if request.method == "POST":
+    done = request.method == "POST"
+    if done:
         invitation_mail.invitation_unsubscribe(invitation_id=invitation_id)
-        context = {"done": True}
-    elif request.method in ("GET", "HEAD"):
-        context = {"done": False}
-    else:
-        return HttpResponseNotAllowed(["GET", "HEAD", "POST"])
-    return render(request, "respond/unsubscribe.html", context)
+    return render(request, "respond/unsubscribe.html", {"done": done})
