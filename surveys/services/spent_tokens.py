@@ -14,14 +14,14 @@ import hashlib
 from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
+from django.db import connection
 from django.http import Http404
 from django.utils.translation import gettext as _
 
 import blindrsa
 
 from .. import limits
-from ..models import SpentToken, Survey, is_slug
+from ..models import SpentToken, Survey, is_slug, random_key
 from .errors import AccessRefused, Reason, SurveyConflict
 
 TOKEN_FIELD = "token"
@@ -71,14 +71,33 @@ def token_clean(token) -> Token:
 
 
 def token_target(*, slug) -> TokenTarget:
-    """The survey at ``slug`` with its access and public key, in one query; 404 if none."""
+    """The survey at ``slug`` with its access and public key, in one query; 404 if none.
+
+    Kept in this process once the survey has opened: its access and key never change from
+    then on (the design is frozen, the key never replaced), and every other rule is checked
+    again where the submission is stored. Every invitation submission then saves a query.
+    """
     if not is_slug(slug):
         raise Http404("No such survey.")
-    row = Survey.objects.filter(slug=slug).values_list("id", "access", "token_key__public_key")
+    cached = _frozen_targets.get(slug)
+    if cached is not None:
+        return cached
+    row = Survey.objects.filter(slug=slug).values_list(
+        "id", "access", "token_key__public_key", "opened_at"
+    )
     row = row.first()
     if row is None:
         raise Http404("No such survey.")
-    return TokenTarget(survey_id=row[0], access=row[1], public_key=row[2])
+    target = TokenTarget(survey_id=row[0], access=row[1], public_key=row[2])
+    if row[3] is not None and target.public_key is not None:
+        if len(_frozen_targets) >= _FROZEN_TARGETS_MAX:
+            _frozen_targets.clear()
+        _frozen_targets[slug] = target
+    return target
+
+
+_frozen_targets: dict[str, TokenTarget] = {}
+_FROZEN_TARGETS_MAX = 1024
 
 
 @functools.lru_cache(maxsize=256)
@@ -102,13 +121,19 @@ def token_verify(*, target: TokenTarget, token: Token) -> None:
 
 
 def token_spend(*, survey_id, token: Token) -> bool:
-    """Record the token as spent, in the caller's transaction; False if it was spent before."""
-    try:
-        with transaction.atomic():
-            SpentToken.objects.create(survey_id=survey_id, digest=token.digest)
-    except IntegrityError:
-        return False
-    return True
+    """Record the token as spent, in the caller's transaction; False if it was spent before.
+
+    One INSERT that does nothing on a spent token, so the caller's transaction goes on (no
+    savepoint, no error to recover from): the submission is stored in it next.
+    """
+    table = SpentToken._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} (id, survey_id, digest) VALUES (%s, %s, %s)"
+            " ON CONFLICT (survey_id, digest) DO NOTHING RETURNING id",
+            [random_key(), survey_id, token.digest],
+        )
+        return cursor.fetchone() is not None
 
 
 def token_spent_conflict():
