@@ -184,7 +184,7 @@ def _ensure_takes_invitations(survey):
         raise SurveyConflict(
             _(
                 "This survey is open to anyone with the link: set who may answer to "
-                "\u201cinvitation only\u201d or \u201cthe link and invitations\u201d first."
+                "“invitation only” or “the link and invitations” first."
             ),
             reason=Reason.NO_INVITATIONS,
             field="access",

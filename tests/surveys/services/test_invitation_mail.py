@@ -100,7 +100,7 @@ def test_a_failed_send_is_kept_shown_and_retried(smtp, study, owner_client):
     assert (failed.mail_pending, failed.mail_attempts) == ("invitation", 1)
     assert "451" in failed.mail_error
     page = owner_client.get(f"/surveys/{study.pk}/invitees/").content.decode()
-    assert "Failed 1 times" in page and "451" in page
+    assert "Not sent yet (attempts: 1)" in page and "451" in page
     # The server takes it again: the next run sends it, and only it.
     smtp.refuse.clear()
     call_command("send_invitations", base_url=BASE_URL)
