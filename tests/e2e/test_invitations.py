@@ -149,3 +149,16 @@ def test_the_researchers_page_invites_counts_and_prints(live_server, page, sign_
     assert page.locator(".slip").count() == 3
     assert page.locator(".slip svg").count() == 3
     page.screenshot(path="/tmp/invites-sheet.png", full_page=True)
+
+
+def test_on_a_shared_device_the_token_is_kept_in_memory_only(live_server, page, make_survey):
+    shared = make_survey(access="invitation", shared_devices=True)
+    (made,) = invitations.invitations_create(survey=shared, count=1)
+    assert open_link(page, link_for(live_server, shared, made.code)).status == 201
+    page.get_by_text("Your invitation is confirmed").wait_for()
+    assert page.evaluate("() => localStorage.length") == 0
+    answer_all(page, shared)
+    body = submit_answers(page)
+    assert set(body["token"]) == {"message", "signature"}
+    assert page.evaluate("() => localStorage.length") == 0
+    assert stored(shared) == (1, 1)
