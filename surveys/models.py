@@ -704,8 +704,10 @@ class VerifiedEmail(models.Model):
 
 class SurveyTokenKey(models.Model):
     """A survey's RSA key pair for invitation tokens (RFC 9474 blind signatures), made when
-    invitations are first enabled and never replaced: every invitee's token must be signed
-    with the one key the frozen definition publishes, or the key would tell them apart.
+    invitations are first enabled and never replaced once the survey has opened: every
+    invitee's token must be signed with the one key the frozen definition publishes, or the
+    key would tell them apart (a pilot's discarded tokens take the pilot's key with them:
+    ``services.pilot.pilot_tokens_discard``).
 
     The private key is sealed (``blindrsa.private_key_encrypt``: AES-256-GCM under a key
     derived from ``SECRET_KEY``, the survey's id as associated data), so a copy of the

@@ -277,3 +277,20 @@ def test_token_requests_are_throttled_like_submissions(respondent, study, codes,
         for _ in range(3)
     ]
     assert statuses == [404, 404, 429]
+
+
+def test_a_pilots_tokens_go_with_its_responses(respondent, make_survey):
+    from surveys import services
+
+    pilot = make_survey(status="pilot", access="invitation")
+    (made,) = invitations.invitations_create(survey=pilot, count=1)
+    token, _ = obtain_token(respondent, pilot, made.code)
+    assert submit_with(respondent, pilot, token=token).status_code == 201
+    opened = services.survey_open(survey=pilot)
+    assert stored(opened) == (0, 0, 0)
+    # The pilot's token does not verify under the study's key; the code obtains a new one.
+    assert submit_with(respondent, opened, token=token).status_code == 400
+    fresh, response = obtain_token(respondent, opened, made.code)
+    assert response.status_code == 201
+    assert submit_with(respondent, opened, token=fresh).status_code == 201
+    assert stored(opened) == (1, 1, 1)
