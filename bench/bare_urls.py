@@ -3,6 +3,7 @@
 the project's middleware."""
 
 import json
+import secrets
 import uuid
 
 from django.db import connection
@@ -23,9 +24,12 @@ def bare_insert(request, survey_id):
     reports = {f"q{key}": bit for key, bit in body["answers"].items()}
     with connection.cursor() as cursor:
         cursor.execute(
-            "INSERT INTO surveys_submission (survey_id, submission_id, received_on, reports) "
-            "VALUES (%s, %s, %s, %s)",
+            "INSERT INTO surveys_submission (id, survey_id, submission_id, received_on, reports) "
+            "VALUES (%s, %s, %s, %s, %s)",
             [
+                # The key is drawn as the project draws it (models.random_key): the table has
+                # no counted default since row keys became random.
+                secrets.randbits(63),
                 survey_id,
                 submission_id.hex if connection.vendor == "sqlite" else submission_id,
                 timezone.now().date(),

@@ -17,7 +17,7 @@ rate limit, WEB_CONCURRENCY sync workers, default 2), each on its own scratch da
     rows' locks cost;
   - public, typed: a survey of 8 yes/no questions, one multiple-choice question of four
     options and one numeric question (0-30), each body with bits, an option index and a
-    number: the typed form of the one statement (submission_sql);
+    number: the typed form of the one statement (services/submissions/postgres.py);
   - public, first response: each request is the first response to a survey opened and never
     answered (BENCH_FIRST_RESPONSES of them per round, default 300; this row runs for that
     count, not for BENCH_SECONDS);

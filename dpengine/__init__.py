@@ -2,8 +2,10 @@
 
 Pure Python + NumPy/SciPy, no I/O. The stable entry points are :class:`ForcedResponse`,
 :func:`estimate` and :func:`required_sample_size`; see each module for the rest:
-``designs`` (yes/no designs), ``choice`` (multiple choice), ``numeric`` (bounded
-numbers), ``errors`` (typed refusals), ``randomness`` (the one random-source protocol).
+``designs`` (yes/no designs), ``cheating`` (the two-group cheating-detection designs CDM
+and SLD), ``choice`` (multiple choice), ``numeric`` (bounded numbers), ``comparison`` (two
+groups; randomized against direct questioning), ``errors`` (typed refusals),
+``randomness`` (the one random-source protocol).
 
 SciPy is imported inside the functions that use it (scipy.stats, scipy.special), not at
 module level: importing it costs about 40 MB of memory in every process that imports the
@@ -21,6 +23,18 @@ from dpengine.accounting import (
     sequential_composition,
     survey_epsilon,
 )
+from dpengine.cheating import (
+    CHEATING_DESIGNS,
+    CheatingDesign,
+    CheatingDetection,
+    CheatingEstimate,
+    ParameterEstimate,
+    StochasticLieDetector,
+    assign_groups,
+    estimate_cheating,
+    randomize_in_group,
+    simulate_cheating_counts,
+)
 from dpengine.choice import (
     ChoiceEstimate,
     KaryRandomizedResponse,
@@ -29,7 +43,7 @@ from dpengine.choice import (
     randomize_choice,
     required_sample_size_choice,
 )
-from dpengine.comparison import Comparison, compare
+from dpengine.comparison import Comparison, DirectComparison, compare, compare_direct
 from dpengine.continual import (
     ContinualCounts,
     TreeNode,
@@ -42,7 +56,12 @@ from dpengine.continual import (
     tree_node_scale,
     tree_noise_variance,
 )
-from dpengine.coverage import CoverageProfile, exact_coverage
+from dpengine.coverage import (
+    CoverageProfile,
+    exact_coverage,
+    interval_minimum_coverage,
+    minimum_coverage,
+)
 from dpengine.designs import (
     CLASSIC,
     DEFAULT_PRESET,
@@ -58,8 +77,22 @@ from dpengine.designs import (
     Warner,
     YesNoDesign,
 )
+from dpengine.direct import DirectMean, DirectShare, direct_mean, direct_shares
 from dpengine.errors import DPEngineError, Reason
 from dpengine.estimation import Estimate, estimate, required_sample_size
+from dpengine.guarantee import (
+    CHECK_LIMIT,
+    COVERAGE_TOLERANCE,
+    GUARANTEED_METHOD,
+    LARGE_SAMPLE_LEVELS,
+    LARGE_SAMPLE_REPORTS,
+    IntervalMethod,
+    MethodReason,
+    choice_interval_method,
+    estimate_choice_with_coverage,
+    estimate_with_coverage,
+    interval_method,
+)
 from dpengine.intervals import (
     DEFAULT_METHOD,
     METHODS,
@@ -128,35 +161,51 @@ from dpengine.simulation import (
     simulate_numeric_reports,
     simulate_share_above_coverage,
 )
+from dpengine.tallies import report_tally, tally_sum
 
 __all__ = [
+    "CHEATING_DESIGNS",
+    "CHECK_LIMIT",
     "CLASSIC",
+    "COVERAGE_TOLERANCE",
     "DEFAULT_METHOD",
     "DEFAULT_PRESET",
     "DESIGNS",
     "DETECTION_LEVEL",
     "DETECTION_SCALES",
+    "GUARANTEED_METHOD",
+    "LARGE_SAMPLE_LEVELS",
+    "LARGE_SAMPLE_REPORTS",
     "METHODS",
     "PRESETS",
     "REPORT_SCALES",
     "REPORT_TAIL",
     "R_MODEL_NAMES",
     "BoundedNumeric",
+    "CheatingDesign",
+    "CheatingDetection",
+    "CheatingEstimate",
     "ChoiceEstimate",
     "Comparison",
     "ConfidenceInterval",
     "ContinualCounts",
     "CoverageProfile",
     "DPEngineError",
+    "DirectComparison",
+    "DirectMean",
+    "DirectShare",
     "Estimate",
     "FitError",
     "ForcedResponse",
+    "IntervalMethod",
     "KaryRandomizedResponse",
     "Kuk",
     "LogisticFit",
     "Mangat",
     "ManipulationCheck",
+    "MethodReason",
     "NumericEstimate",
+    "ParameterEstimate",
     "Preset",
     "PrivacyLedger",
     "PrivacyReport",
@@ -168,24 +217,33 @@ __all__ = [
     "ShareAboveIntervals",
     "SimulatedCoverage",
     "SimulatedEstimates",
+    "StochasticLieDetector",
     "SystemRandomSource",
     "TreeNode",
     "UnrelatedQuestion",
     "Warner",
     "YesNoDesign",
+    "assign_groups",
     "bernoulli",
     "bernoulli_exp",
     "binomial_interval",
+    "choice_interval_method",
     "compare",
+    "compare_direct",
     "composition_noise_variance",
     "continual_counts",
+    "direct_mean",
+    "direct_shares",
     "discrete_laplace_pmf",
     "discrete_laplace_variance",
     "estimate",
+    "estimate_cheating",
     "estimate_choice",
+    "estimate_choice_with_coverage",
     "estimate_mean",
     "estimate_mean_from_sums",
     "estimate_share_above",
+    "estimate_with_coverage",
     "exact_coverage",
     "exponential_mechanism",
     "extreme_report_probability",
@@ -193,10 +251,13 @@ __all__ = [
     "geometric_mechanism",
     "group_privacy_epsilon",
     "increment_nodes",
+    "interval_method",
+    "interval_minimum_coverage",
     "laplace_mechanism",
     "manipulation_check",
     "margin_for_epsilon",
     "margin_for_sample_size",
+    "minimum_coverage",
     "per_answer_epsilon",
     "power_difference",
     "prefix_nodes",
@@ -208,8 +269,10 @@ __all__ = [
     "random_source",
     "randomize",
     "randomize_choice",
+    "randomize_in_group",
     "randomize_number",
     "report_bounds",
+    "report_tally",
     "required_sample_size",
     "required_sample_size_choice",
     "required_sample_size_difference",
@@ -224,6 +287,7 @@ __all__ = [
     "share_above_probabilities",
     "share_above_values",
     "share_above_variance_floor",
+    "simulate_cheating_counts",
     "simulate_choice_coverage",
     "simulate_choice_reports",
     "simulate_estimates",
@@ -232,6 +296,7 @@ __all__ = [
     "simulate_reports",
     "simulate_share_above_coverage",
     "survey_epsilon",
+    "tally_sum",
     "tree_levels",
     "tree_node_scale",
     "tree_noise_variance",

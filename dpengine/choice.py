@@ -231,6 +231,17 @@ class ChoiceEstimate:
     consistent: np.ndarray | None = None
     consistent_ci_low: np.ndarray | None = None
     consistent_ci_high: np.ndarray | None = None
+    # The method asked for when another was used (dpengine.estimate_choice_with_coverage).
+    requested_method: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.requested_method is None:
+            object.__setattr__(self, "requested_method", self.method)
+
+    @property
+    def method_replaced(self) -> bool:
+        """True when the intervals are not the requested method's (see dpengine.guarantee)."""
+        return self.requested_method != self.method
 
     @property
     def has_data(self) -> bool:

@@ -8,6 +8,13 @@ of yes-reports is ``Binomial(n, lambda)`` with ``lambda = b + (a - b) p``, so
 
 with the intervals exactly as :func:`dpengine.estimate` reports them. This is the
 method of Brown, Cai & DasGupta (2001), applied after the randomized-response map.
+
+:func:`minimum_coverage` gives the infimum over every prevalence in [0, 1], not only a grid's:
+between two consecutive interval ends the set of counts whose interval holds ``p`` is fixed
+and contiguous, and ``P(lo <= Y <= hi)`` is unimodal in ``lambda`` (its derivative is
+``n [f(lo - 1) - f(hi)]`` with ``f`` the ``Binomial(n - 1, lambda)`` pmf, whose ratio is
+monotone), so the infimum over that stretch is at its ends: each interval end, approached
+from either side, is a candidate, and nothing else is.
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ from dpengine.designs import YesNoDesign
 from dpengine.errors import DPEngineError, Reason
 from dpengine.intervals import DEFAULT_METHOD, prevalence_interval
 
-__all__ = ["CoverageProfile", "exact_coverage"]
+__all__ = ["CoverageProfile", "exact_coverage", "interval_minimum_coverage", "minimum_coverage"]
 
 
 @dataclass(frozen=True)
@@ -105,4 +112,74 @@ def exact_coverage(
         p=grid,
         coverage=(pmf * covers).sum(axis=1),
         expected_width=pmf @ (interval.high - interval.low),
+    )
+
+
+def interval_minimum_coverage(*, low, high, n: int, a: float, b: float) -> float:
+    """The infimum over ``p`` in [0, 1] of ``P(low[Y] <= p <= high[Y])``, ``Y ~ Binomial(n,
+    b + (a - b) p)``: the exact least coverage of intervals given for every count 0..n.
+
+    ``low`` and ``high`` are the ``n + 1`` interval ends in prevalence space (clipped to
+    [0, 1]), both non-decreasing in the count, as every method's are once clipped (checked:
+    the argument in the module docstring needs it). Cost: O(n) binomial distribution values.
+    """
+    from scipy import stats  # imported here: see dpengine/__init__.py on lazy SciPy
+
+    low, high = np.asarray(low, dtype=float), np.asarray(high, dtype=float)
+    if low.shape != (n + 1,) or high.shape != (n + 1,):
+        raise DPEngineError(
+            f"low and high must hold n + 1 = {n + 1} interval ends, got {low.shape}",
+            reason=Reason.SHAPE_MISMATCH,
+            field="low",
+        )
+    if np.any(np.diff(low) < 0) or np.any(np.diff(high) < 0):
+        raise DPEngineError(
+            "interval ends must not decrease with the count",
+            reason=Reason.OUT_OF_RANGE,
+            field="low",
+        )
+    ends = np.unique(np.concatenate([low, high, [0.0, 1.0]]))
+    rates = b + (a - b) * ends
+
+    def covered(first, last):
+        # P(first <= Y <= last) at each end's rate; an empty range covers nothing.
+        mass = stats.binom.cdf(last, n, rates) - stats.binom.cdf(first - 1, n, rates)
+        return np.where(first <= last, mass, 0.0)
+
+    # Counts whose interval holds p: low[y] <= p (y up to a searchsorted in low) and
+    # high[y] >= p (y from a searchsorted in high). At p = e, just below e, just above e:
+    at = covered(np.searchsorted(high, ends, "left"), np.searchsorted(low, ends, "right") - 1)
+    below = covered(np.searchsorted(high, ends, "left"), np.searchsorted(low, ends, "left") - 1)
+    above = covered(np.searchsorted(high, ends, "right"), np.searchsorted(low, ends, "right") - 1)
+    below = np.where(ends > 0.0, below, np.inf)  # no prevalence below 0
+    above = np.where(ends < 1.0, above, np.inf)  # nor above 1
+    return float(min(at.min(), below.min(), above.min()))
+
+
+def minimum_coverage(
+    *, design: YesNoDesign, n: int, confidence: float = 0.95, method: str = DEFAULT_METHOD
+) -> float:
+    """The exact least coverage of :func:`dpengine.estimate`'s interval over every true
+    prevalence in [0, 1] (not only a grid's points; see the module docstring).
+
+    ``n >= 1``. At most :func:`exact_coverage`'s minimum over any grid, and equal to it up to
+    the grid's spacing. Reference: Brown, Cai & DasGupta (2001); Wang (2007), "Exact
+    confidence coefficients of confidence intervals for a binomial proportion", Statistica
+    Sinica 17, which uses the same reduction to interval ends.
+    """
+    check_design(design)
+    n = check_count("n", n)
+    if n == 0:
+        raise DPEngineError(
+            "n must be at least 1 for a coverage, got 0", reason=Reason.OUT_OF_RANGE, field="n"
+        )
+    interval = prevalence_interval(
+        yes=np.arange(n + 1), n=n, design=design, confidence=confidence, method=method
+    )
+    return interval_minimum_coverage(
+        low=interval.low,
+        high=interval.high,
+        n=n,
+        a=design.p_yes_given_yes,
+        b=design.p_yes_given_no,
     )

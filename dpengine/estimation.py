@@ -45,6 +45,17 @@ class Estimate:
     method: str
     confidence: float
     design: YesNoDesign
+    # The method asked for when another was used (dpengine.estimate_with_coverage); else None.
+    requested_method: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.requested_method is None:
+            object.__setattr__(self, "requested_method", self.method)
+
+    @property
+    def method_replaced(self) -> bool:
+        """True when the interval is not the requested method's (see dpengine.guarantee)."""
+        return self.requested_method != self.method
 
     @property
     def has_data(self) -> bool:
@@ -71,6 +82,7 @@ class Estimate:
             "ci_low": self.ci_low,
             "ci_high": self.ci_high,
             "method": self.method,
+            "requested_method": self.requested_method,
             "confidence": self.confidence,
             "has_data": self.has_data,
             "design": self.design.kind,

@@ -32,7 +32,10 @@ class QuestionInline(admin.TabularInline):
     def parameters(self, question):
         if question.pk is None:
             return "—"
-        epsilon = selectors.question_mechanism(question, survey=question.survey).epsilon
+        mechanism = selectors.question_mechanism(question, survey=question.survey)
+        if mechanism is None:
+            return gettext_lazy("Asked directly (not randomized)")
+        epsilon = mechanism.epsilon
         if question.kind == Question.Kind.CHOICE:
             described = " / ".join(question.options)
         elif question.kind == Question.Kind.NUMERIC:

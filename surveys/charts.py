@@ -44,7 +44,8 @@ class Frame:
         return self.left + self.plot_width + self.right
 
 
-RESULTS = Frame("results-chart", font_size=14, left=60, plot_width=600, right=30, top=12)
+# right: half of the "100%" tick label in the phone's larger type (researcher.css), plus air.
+RESULTS = Frame("results-chart", font_size=14, left=60, plot_width=600, right=48, top=12)
 ROW_HEIGHT = 52
 AXIS_HEIGHT = 64  # tick labels and the axis title under the rows
 GRID_STEP = 10  # percentage points between gridlines

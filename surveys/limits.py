@@ -16,6 +16,8 @@ INTRO_MAX_LENGTH = 5000
 CONSENT_MAX_LENGTH = 5000
 QUESTION_TEXT_MAX_LENGTH = 1000
 OPTION_LABEL_MAX_LENGTH = 200
+# The longest IANA time zone name is 32 characters (America/Argentina/ComodRivadavia).
+TIME_ZONE_MAX_LENGTH = 64
 
 # --- how many --------------------------------------------------------------------------
 MAX_QUESTIONS = 100
@@ -43,11 +45,21 @@ NUMERIC_RANGE_MAX = 1000
 QUESTION_EPSILON_MIN = 0.01
 # A numeric report is the answer plus two-sided geometric noise: unbounded in principle; the
 # reports accepted are dpengine.report_bounds (an honest report falls outside with
-# probability below 1e-9), read by selectors.mechanisms.report_range and submission_sql.
+# probability below 1e-9), read by selectors.mechanisms.report_range and the PostgreSQL
+# statement (services/submissions/postgres.py).
 # A submission body carries spaces in ``padding`` so that every body of a survey has one
 # length (surveys/selectors/submission_length.py). The widest body, every one of
 # MAX_QUESTIONS and MAX_GROUPING_QUESTIONS skipped, needs under 4,000; this leaves room.
-SUBMISSION_PADDING_MAX_LENGTH = 8192
+# A direct question's short text answer: at most this many bytes of UTF-8 (100 Korean
+# syllables, 300 ASCII letters), sent padded to exactly this many bytes and base64url-encoded
+# (services/answers.py), so every text answer has the same length on the wire.
+DIRECT_TEXT_MAX_BYTES = 300
+# Its length on the wire: base64url of DIRECT_TEXT_MAX_BYTES bytes (a multiple of 3: no "=").
+DIRECT_TEXT_WIRE_LENGTH = DIRECT_TEXT_MAX_BYTES // 3 * 4
+# Text questions per survey: each skipped one leaves its whole wire length to the padding.
+MAX_TEXT_QUESTIONS = 5
+# 12 KiB: room for MAX_TEXT_QUESTIONS skipped text answers (about 430 characters each) too.
+SUBMISSION_PADDING_MAX_LENGTH = 12288
 
 # --- analysis defaults ------------------------------------------------------------------
 # A confidence level is in [CONFIDENCE_MIN, CONFIDENCE_MAX): below one half an "interval"

@@ -112,7 +112,7 @@ def random_key() -> int:
     Counted keys (an identity column, SQLite's rowid) number rows in the order they arrived, so
     ``ORDER BY id`` would give back the order in which people answered. The chance that two
     keys of one table ever meet is about n²/2⁶⁴ (5·10⁻⁸ at a million rows); the submission
-    SQL draws again when they do (``services.submission_sql``), and on the ORM path the
+    SQL draws again when they do (``services.submissions``), and on the ORM path the
     submission is refused whole with a 409 that the page's retry, drawing anew, gets past.
     """
     return secrets.randbits(63)
@@ -211,6 +211,10 @@ class Survey(models.Model):
     # brings the stored status in line for lists and notifications.
     opens_at = models.DateTimeField(null=True, blank=True, editable=False)
     closes_at = models.DateTimeField(null=True, blank=True, editable=False)
+    # The IANA time zone (``Asia/Seoul``) in which the researcher gives and reads the schedule,
+    # and in which respondents are told it; blank until chosen, which reads as UTC. The times
+    # themselves are stored as instants, so the zone changes how they are shown, never when.
+    time_zone = models.CharField(max_length=limits.TIME_ZONE_MAX_LENGTH, blank=True, default="")
     # How many responses the researcher aims for (the planner suggests one); progress only.
     response_target = models.PositiveIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -285,6 +289,11 @@ class Survey(models.Model):
         return total or 0
 
     @property
+    def zone_name(self):
+        """The schedule's time zone: the one chosen, else UTC."""
+        return self.time_zone or "UTC"
+
+    @property
     def is_frozen(self):
         """Coins and questions cannot change once the survey has been open.
 
@@ -326,7 +335,9 @@ class TallyShard(models.Model):
 
 
 class Question(models.Model):
-    """One randomized question: yes/no (under a yes/no design), multiple choice or numeric.
+    """One question: yes/no (under a yes/no design), multiple choice, numeric, or (asked
+    directly only) short text. ``randomized`` False: asked directly, the answer sent and
+    stored as given, covered by no ε (docs/respondent-page.md, "Threat model").
 
     What the respondent's browser sends for it (always randomized, never the true answer):
     yes/no: a boolean; choice: the index of an option (k-ary randomized response with
@@ -339,6 +350,7 @@ class Question(models.Model):
         YES_NO = "yes_no", _("Yes / no")
         CHOICE = "choice", _("Multiple choice")
         NUMERIC = "numeric", _("Number")
+        TEXT = "text", _("Short text")
 
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="questions")
     position = models.PositiveIntegerField()
@@ -358,6 +370,10 @@ class Question(models.Model):
     # it, and its estimate counts only the reports it received (docs/researchers.md, "Optional
     # questions").
     required = models.BooleanField(default=True)
+    # False: asked directly (no coins, no noise); the report is the answer itself: yes/no a
+    # boolean, choice an option index, numeric an integer within [min_value, max_value],
+    # text a string of at most limits.DIRECT_TEXT_MAX_BYTES bytes of UTF-8.
+    randomized = models.BooleanField(default=True)
     # {"ko": {"text", "options": [labels]}}
     translations = models.JSONField(default=dict, blank=True, editable=False)
 
@@ -365,7 +381,11 @@ class Question(models.Model):
         ordering = ["position", "id"]
         constraints = [
             models.CheckConstraint(
-                condition=Q(kind__in=["yes_no", "choice", "numeric"]), name="question_kind_valid"
+                condition=Q(kind__in=["yes_no", "choice", "numeric", "text"]),
+                name="question_kind_valid",
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind="text") | Q(randomized=False), name="question_text_direct"
             ),
             models.CheckConstraint(
                 condition=Q(epsilon__isnull=True) | Q(epsilon__gt=0),
@@ -377,12 +397,12 @@ class Question(models.Model):
                     Q(min_value__isnull=False)
                     & Q(max_value__isnull=False)
                     & Q(max_value__gt=models.F("min_value"))
-                    & Q(epsilon__isnull=False)
+                    & (Q(epsilon__isnull=False) | Q(randomized=False))
                 ),
                 name="question_numeric_has_range",
             ),
             models.CheckConstraint(
-                condition=~Q(kind="choice") | Q(epsilon__isnull=False),
+                condition=~Q(kind="choice") | Q(epsilon__isnull=False) | Q(randomized=False),
                 name="question_choice_has_epsilon",
             ),
         ]
@@ -393,6 +413,10 @@ class Question(models.Model):
     @property
     def is_yes_no(self):
         return self.kind == self.Kind.YES_NO
+
+    @property
+    def is_direct(self):
+        return not self.randomized
 
 
 class Submission(models.Model):

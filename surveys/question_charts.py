@@ -79,7 +79,9 @@ def _dot_rows(parts, frame, *, top, rows, x_of, ticks, axis_text):
                 f'<text x="{x}" y="{bottom + 24}" text-anchor="middle" fill="{MUTED}">'
                 f"{escape(label)}</text>"
             )
-    parts.append(axis_title(frame.left + frame.plot_width / 2, bottom + 54, axis_text))
+    # Centred on the whole chart, not the plot: the wide label column leaves the plot's centre
+    # too close to the right edge for a long title in the phone's larger type.
+    parts.append(axis_title(frame.width / 2, bottom + 54, axis_text))
     for index, row in enumerate(rows):
         y = top + index * ROW_HEIGHT + ROW_HEIGHT / 2
         parts.append(f'<g class="chart-row"{row.data}>')

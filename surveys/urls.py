@@ -46,6 +46,8 @@ urlpatterns = [
     survey_path("results/", analysis.survey_results, "results"),
     survey_path("estimates.csv", analysis.estimates_csv, "estimates-csv"),
     survey_path("responses.csv", analysis.responses_csv, "responses-csv"),
+    survey_path("responses.sav", analysis.responses_sav, "responses-sav"),
+    survey_path("responses.dta", analysis.responses_dta, "responses-dta"),
     survey_path("codebook.csv", analysis.codebook_csv, "codebook-csv"),
     survey_path("export.zip", analysis.export_zip, "export-zip"),
     survey_path("export.xlsx", analysis.export_xlsx, "export-xlsx"),

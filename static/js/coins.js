@@ -278,13 +278,29 @@ export function parseMemo(raw) {
     memo.tables = tables;
   }
   if (value.token !== undefined) {
-    // An invitation survey's token (invitation.js): kept with the submission id it goes with.
     if (!validToken(value.token)) {
       return null;
     }
     memo.token = { message: value.token.message, signature: value.token.signature };
   }
   return memo;
+}
+
+/**
+ * The memo's entries, in one place: what memory.js writes and `memoReports` hands on, and
+ * what `parseMemo` reads back. `{submissionId, sent, pairs}`, plus `tables` only when there
+ * are any, so a yes/no survey's memo keeps the shape it always had. An entry added to the
+ * memo is added here and to `parseMemo`; anything else on `memo` is dropped.
+ */
+export function memoRecord({ submissionId, sent, pairs, tables, token }) {
+  return {
+    submissionId,
+    sent,
+    pairs,
+    ...(tables && Object.keys(tables).length > 0 ? { tables } : {}),
+    // An invitation survey's token (invitation.js), kept with the submission id it goes with.
+    ...(token ? { token } : {}),
+  };
 }
 
 /**
@@ -340,13 +356,13 @@ export function memoReports({ randomizers, truths, memo, randomSource }) {
     answers[id] = randomizer.report(kept[randomizer.store][id][index]);
   }
   const submissionId = memo?.submissionId ?? newSubmissionId(randomSource);
-  const next = { submissionId, sent: memo?.sent ?? false, pairs: kept.pairs };
-  if (Object.keys(kept.tables).length > 0) {
-    next.tables = kept.tables;
-  }
-  if (memo?.token) {
-    next.token = memo.token;
-  }
+  const next = memoRecord({
+    ...memo,
+    submissionId,
+    sent: memo?.sent ?? false,
+    pairs: kept.pairs,
+    tables: kept.tables,
+  });
   return { answers, memo: next, reused, drawn };
 }
 

@@ -352,6 +352,15 @@ export function wholeNumber(text, { badInput = false } = {}) {
 }
 
 /**
+ * Whether a numeric answer (as `wholeNumber` reads it) is a whole number outside the
+ * question's range `{min, max}`. The randomizer would keep it within the range (clamped), so
+ * the page asks for another number instead of sending one the respondent did not type.
+ */
+export function outsideRange(answer, { min, max }) {
+  return Number.isInteger(answer) && (answer < min || answer > max);
+}
+
+/**
  * The randomizer of one question of the public definition. `surveyCoins` (`{p_truth,
  * p_forced_yes}`) is the design of a yes/no question whose definition names none (a
  * definition from before designs).

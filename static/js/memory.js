@@ -16,7 +16,7 @@
 // localStorage) and every call is guarded: storage that is switched off or throws (private
 // browsing, quota) only costs the retake protection, never the answer.
 
-import { parseMemo } from "./coins.js";
+import { memoRecord, memoReports, parseMemo } from "./coins.js";
 
 const PREFIX = "rrsurvey:";
 const VERSION = "v2";
@@ -94,21 +94,74 @@ export function storeMemo(storage, slug, fingerprint, memo) {
     if (!storage) {
       return false;
     }
-    storage.setItem(
-      memoKey(slug, fingerprint),
-      JSON.stringify({
-        submissionId: memo.submissionId,
-        sent: memo.sent,
-        pairs: memo.pairs,
-        // Multiple-choice and numeric questions' tables (coins.js), only when there are any,
-        // so a yes/no survey's memo keeps the shape it always had.
-        ...(memo.tables && Object.keys(memo.tables).length > 0 ? { tables: memo.tables } : {}),
-        // An invitation survey's token, obtained when the invitee opened their link.
-        ...(memo.token ? { token: memo.token } : {}),
-      }),
-    );
+    storage.setItem(memoKey(slug, fingerprint), JSON.stringify(memoRecord(memo)));
     return true;
   } catch {
     return false;
   }
+}
+
+/**
+ * The respondent page's memo for one survey under one design, and the one place that decides
+ * what is kept, replayed and cleared:
+ *
+ * - Opening the page removes what earlier visits kept for the survey under any other design
+ *   (a pilot's design has a fingerprint of its own, surveys/models.py design_fingerprint_of:
+ *   at the real opening the pilot's memo is dropped here, so the study gets a fresh submission
+ *   id and fresh coins that nothing joins to the pilot's row), and on a shared device
+ *   everything, this design's memo included.
+ * - A personal device reads this design's memo back (a retake replays its submission id and
+ *   tables) and keeps every new one; a shared device keeps it in the page only.
+ * - Once the answers are stored, a personal device keeps the memo marked sent; a shared device
+ *   drops it, so the next person starts from nothing.
+ *
+ * `storage` is null in the researcher's preview, which touches no storage at all.
+ */
+export function surveyMemory({ storage, slug, fingerprint, sharedDevice }) {
+  forgetSurvey(storage, slug, sharedDevice ? null : fingerprint);
+  let memo = sharedDevice ? null : loadMemo(storage, slug, fingerprint);
+  const keep = () => {
+    if (!sharedDevice) {
+      storeMemo(storage, slug, fingerprint, memo);
+    }
+  };
+  return {
+    /** This person's memo so far, or null. */
+    get memo() {
+      return memo;
+    },
+    /** Whether this device already sent this survey's answers (the page says so). */
+    get alreadySent() {
+      return memo?.sent === true;
+    },
+    /** Take the memo of a new attempt, kept before sending: a reload meanwhile reuses it. */
+    update(next) {
+      memo = next;
+      keep();
+    },
+    /** An invitation survey's token (invitation.js), or null. */
+    get token() {
+      return memo?.token ?? null;
+    },
+    /**
+     * Keep an invitation's token with this person's memo (a memo with no draws yet, and so
+     * a submission id, when there is none): obtained when the link was opened, sent with the
+     * answers later. On a shared device it stays in the page only, and goes once sent.
+     */
+    keepToken(token, randomSource) {
+      const base =
+        memo ?? memoReports({ randomizers: {}, truths: {}, memo: null, randomSource }).memo;
+      memo = { ...base, token };
+      keep();
+    },
+    /** The answers were stored. */
+    markSent() {
+      if (sharedDevice) {
+        memo = null;
+        return;
+      }
+      memo = { ...memo, sent: true };
+      keep();
+    },
+  };
 }

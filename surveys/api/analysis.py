@@ -253,7 +253,7 @@ class SurveyRegressionView(OwnedSurveyView):
         questions = [
             question
             for question in self.survey.questions.all()
-            if question.kind == Question.Kind.YES_NO
+            if question.kind == Question.Kind.YES_NO and question.randomized
         ]
         question_id = query.validated_data.get("question", questions[0].pk if questions else None)
         question = next((q for q in questions if q.pk == question_id), None)
@@ -281,8 +281,9 @@ class SurveyRExportCSVView(OwnedSurveyView):
             "The raw reports file under another name: submission_id, received_on, Q1…Qn "
             "(the randomized report of each question in display order: 0/1 for yes/no, the "
             "reported option's index from 0 for multiple choice, the noisy integer for a "
-            "number; empty when not answered), G1…Gm (chosen option's label per grouping "
-            "question); the codebook (`codebook.csv`) names each column. For checking the "
+            "number; empty when skipped), G1…Gm (chosen option's label per grouping "
+            'question; prefer_not_to_say for the built-in "Prefer not to say"; empty when '
+            "skipped); the codebook (`codebook.csv`) names each column. For checking the "
             "regression with R's rr or RRreg package and every estimate in R "
             '(docs/researchers.md, "Export for R").'
         ),

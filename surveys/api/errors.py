@@ -5,7 +5,7 @@ and is empty when no field is at fault (401, 404, 409 without a field, 413, 429 
 Nested problems keep their path in the message: ``questions: [1] text: This field ...``.
 """
 
-from django.core.exceptions import NON_FIELD_ERRORS
+from django.core.exceptions import NON_FIELD_ERRORS, RequestDataTooBig, SuspiciousOperation
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.http import Http404
@@ -21,6 +21,7 @@ from rest_framework.views import exception_handler as drf_exception_handler
 
 from ..services import SurveyConflict
 from ..services.errors import AccessRefused
+from .limits import RequestTooLarge, too_large_message
 from .serializers import ErrorSerializer
 
 # What each error status means for most endpoints (the OpenAPI descriptions).
@@ -98,6 +99,12 @@ def api_exception_handler(exc, context):
             error_body({exc.field: [exc.message]}, detail=exc.message),
             status=status.HTTP_403_FORBIDDEN,
         )
+    if isinstance(exc, RequestDataTooBig):
+        # Django's own cap on a body read as a form (e.g. by the CSRF check of a session
+        # write): the same 413 as the API's, in the error shape rather than an HTML page.
+        exc = RequestTooLarge(too_large_message())
+    elif isinstance(exc, SuspiciousOperation):
+        exc = exceptions.ParseError(_("The request is malformed."))
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):

@@ -1,4 +1,5 @@
-"""Researcher downloads that carry their codebook: the codebook itself, a ZIP, an Excel file.
+"""Researcher downloads that carry their codebook: the codebook itself, a ZIP, an Excel file,
+and the raw reports labelled for SPSS and Stata.
 
 Like researcher.py: the survey is resolved to the caller's own (404 otherwise) before any
 handler runs; each view validates the interval choice and calls one export.
@@ -10,7 +11,7 @@ from rest_framework import status
 from rest_framework.response import Response
 
 from .. import selectors
-from ..exports import bundles, codebook
+from ..exports import bundles, codebook, spss_stata
 from ..exports import csv as csv_export
 from .analysis import THRESHOLD_PARAMETER, estimates_query
 from .errors import error_body, error_responses
@@ -114,3 +115,62 @@ class SurveyExportXlsxView(OwnedSurveyView):
             return Response(error_body({}, detail=message), status=status.HTTP_409_CONFLICT)
         interval = _interval(request, self.survey)
         return bundles.xlsx_response(**bundles.survey_bundle(survey=self.survey, **interval))
+
+
+LABELLED_DESCRIPTION = (
+    "The raw reports (the rows of `responses.csv`) with variable labels (the question texts), "
+    "value labels (the codebook's meanings: 1/0 for yes/no, an option's index from 0 for "
+    "multiple choice, a grouping question's options coded 1…k in order) and the codebook's "
+    "facts, every question's design, p_truth, p_forced_yes, a, b and ε in the file's notes. "
+    "Skipped and prefer-not-to-say stay apart: {missing}. A label longer than the format "
+    "keeps is cut with '…' and given in full in the notes."
+)
+
+
+@extend_schema(tags=[TAG])
+class SurveyResponsesSavView(OwnedSurveyView):
+    survey_roles = {"get": selectors.VIEWER}
+    content_negotiation_class = CSVNegotiation
+
+    @extend_schema(
+        operation_id="surveys_responses_sav",
+        summary="Every randomized report as an SPSS file (.sav), labelled",
+        description=LABELLED_DESCRIPTION.format(
+            missing="-1 (skipped) and -2 (prefer not to say), labelled and declared "
+            "user-missing; a reported number's skip is system-missing"
+        ),
+        responses={
+            (200, spss_stata.SPSS_CONTENT_TYPE): OpenApiResponse(
+                OpenApiTypes.BINARY, description="SPSS system file."
+            ),
+            **error_responses(401, 404),
+        },
+    )
+    def get(self, request, survey_id):
+        return spss_stata.labelled_file_response(
+            codebook.survey_codebook(survey=self.survey), extension="sav"
+        )
+
+
+@extend_schema(tags=[TAG])
+class SurveyResponsesDtaView(OwnedSurveyView):
+    survey_roles = {"get": selectors.VIEWER}
+    content_negotiation_class = CSVNegotiation
+
+    @extend_schema(
+        operation_id="surveys_responses_dta",
+        summary="Every randomized report as a Stata file (.dta, Stata 14+), labelled",
+        description=LABELLED_DESCRIPTION.format(
+            missing="the extended missing values .a (skipped) and .b (prefer not to say), labelled"
+        ),
+        responses={
+            (200, spss_stata.STATA_CONTENT_TYPE): OpenApiResponse(
+                OpenApiTypes.BINARY, description="Stata data file."
+            ),
+            **error_responses(401, 404),
+        },
+    )
+    def get(self, request, survey_id):
+        return spss_stata.labelled_file_response(
+            codebook.survey_codebook(survey=self.survey), extension="dta"
+        )

@@ -1,7 +1,10 @@
 """Bounds on what the API will read: body size and JSON nesting.
 
-DRF's JSON parser reads the WSGI stream directly, so Django's DATA_UPLOAD_MAX_MEMORY_SIZE
-never applies to it; these two guards take its place for every ``/api/`` route.
+These two guards are the API's body limit (``API_MAX_BODY_BYTES``) on every ``/api/`` route:
+the middleware for a declared length, the parser for the bytes it reads. The parser is not a
+subclass of DRF's ``JSONParser``: DRF reads a ``JSONParser``'s body through Django's
+``request.body``, whose own limit (``DATA_UPLOAD_MAX_MEMORY_SIZE``, 256 KiB, for forms) would
+refuse an API body the documentation allows, with an HTML page instead of the error shape.
 """
 
 import codecs
@@ -12,7 +15,8 @@ from django.http import JsonResponse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from rest_framework import exceptions, status
-from rest_framework.parsers import JSONParser
+from rest_framework.parsers import BaseParser
+from rest_framework.renderers import JSONRenderer
 from rest_framework.utils.mediatypes import media_type_matches
 
 API_PREFIX = "/api/"
@@ -37,7 +41,7 @@ def _declared_length(meta):
         return 0
 
 
-def _too_large_message():
+def too_large_message():
     return _("The request body is too large: at most %(max)d bytes.") % {
         "max": settings.API_MAX_BODY_BYTES
     }
@@ -55,7 +59,7 @@ class RequestBodyLimitMiddleware:
             if length > settings.API_MAX_BODY_BYTES:
                 self._drain(request.META.get("wsgi.input"), min(length, DRAIN_LIMIT))
                 return JsonResponse(
-                    {"detail": _too_large_message(), "errors": {}},
+                    {"detail": too_large_message(), "errors": {}},
                     # No "Connection: close": WSGI forbids an application to set hop-by-hop
                     # headers (runserver answered 500); the drain above is what keeps the
                     # connection usable, and the server decides whether to close it.
@@ -106,14 +110,19 @@ def _has_lone_surrogate(value):
     return False
 
 
-class BoundedJSONParser(JSONParser):
-    """JSON only, at most API_MAX_BODY_BYTES and MAX_JSON_DEPTH levels; NaN/Infinity refused."""
+class BoundedJSONParser(BaseParser):
+    """JSON only, at most API_MAX_BODY_BYTES and MAX_JSON_DEPTH levels; NaN/Infinity refused.
+
+    Read from the request's stream, never ``request.body`` (see the module docstring)."""
+
+    media_type = "application/json"
+    renderer_class = JSONRenderer
 
     def parse(self, stream, media_type=None, parser_context=None):
         limit = settings.API_MAX_BODY_BYTES
         raw = stream.read(limit + 1) if stream is not None else b""
         if len(raw) > limit:
-            raise RequestTooLarge(_too_large_message())
+            raise RequestTooLarge(too_large_message())
         encoding = (parser_context or {}).get("encoding") or settings.DEFAULT_CHARSET
         try:
             codecs.lookup(encoding)

@@ -283,8 +283,9 @@ class SurveyResponsesCSVView(OwnedSurveyView):
             "Columns: submission_id (rows sorted by it, not by arrival), received_on, Q1…Qn "
             "(the randomized report of each question in display order: 0/1 for yes/no, the "
             "reported option's index from 0 for multiple choice, the noisy integer for a "
-            "number; empty when not answered), G1…Gm (the chosen option's label per grouping "
-            "question; empty when not answered). A label starting with = + - @ ' tab or CR "
+            "number; empty when skipped), G1…Gm (the chosen option's label per grouping "
+            'question; prefer_not_to_say for the built-in "Prefer not to say"; empty when '
+            "skipped). A label starting with = + - @ ' tab or CR "
             "gets one leading '. "
             "The codebook (`codebook.csv`, named by the `Link` header) describes each column."
         ),

@@ -54,6 +54,16 @@ urlpatterns = [
         name="survey-responses-csv",
     ),
     path(
+        "surveys/<int:survey_id>/responses.sav",
+        exports.SurveyResponsesSavView.as_view(),
+        name="survey-responses-sav",
+    ),
+    path(
+        "surveys/<int:survey_id>/responses.dta",
+        exports.SurveyResponsesDtaView.as_view(),
+        name="survey-responses-dta",
+    ),
+    path(
         "surveys/<int:survey_id>/codebook.csv",
         exports.SurveyCodebookCSVView.as_view(),
         name="survey-codebook-csv",

@@ -9,11 +9,14 @@ rows in temporary files rather than in memory, then sent from disk.
 import csv
 import io
 import tempfile
+import unicodedata
 import zipfile
 from collections.abc import Iterable, Iterator
+from itertools import chain, islice
 
 from django.http import FileResponse, StreamingHttpResponse
 from django.utils import timezone
+from django.utils.http import content_disposition_header
 from django.utils.translation import gettext as _
 
 from ..selectors import SurveyEstimates, survey_estimates
@@ -125,7 +128,7 @@ def zip_response(*, codebook: Codebook, estimates: SurveyEstimates) -> Streaming
         content_type="application/zip",
     )
     filename = export_filename(codebook.survey, kind="export", extension="zip")
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["Content-Disposition"] = content_disposition_header(True, filename)
     response["Cache-Control"] = "no-store"
     return response
 
@@ -143,6 +146,33 @@ def too_many_rows_message(survey) -> str:
         "This survey has %(responses)s responses, more than an Excel sheet holds "
         "(%(rows)s rows). Download the ZIP of CSV files instead."
     ) % {"responses": f"{survey.response_count:,}", "rows": f"{XLSX_MAX_ROWS - 1:,}"}
+
+
+# Column widths in characters: wide enough for a short label, never so wide that one long
+# question text pushes every other column off the screen.
+XLSX_MIN_WIDTH = 8
+XLSX_MAX_WIDTH = 60
+# Rows read before the first is written, to size the columns (write-only sheets take their
+# widths before any row); the rest are streamed as before.
+XLSX_WIDTH_SAMPLE_ROWS = 200
+
+
+def _display_width(value) -> int:
+    # A CJK character takes two columns of a spreadsheet's default font.
+    text = "" if value is None else str(value)
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def column_widths(rows: list[list]) -> list[int]:
+    """Each column's width from the header (``rows[0]``) and the sampled rows, within the
+    bounds above. A header cell needs room for its filter button as well as its bold name."""
+    count = max((len(row) for row in rows), default=0)
+    widths = [XLSX_MIN_WIDTH] * count
+    for number, row in enumerate(rows):
+        margin = 5 if number == 0 else 2
+        for index, value in enumerate(row):
+            widths[index] = max(widths[index], _display_width(value) + margin)
+    return [min(width, XLSX_MAX_WIDTH) for width in widths]
 
 
 def _sheet_row(sheet, row):
@@ -165,21 +195,68 @@ def _sheet_row(sheet, row):
     return cells
 
 
+def _header_row(sheet, header, *, notes):
+    """The header in bold; a column with a note (the question it holds, in the survey's own
+    words) carries it as a comment, so the sheet keeps one header row for programs that read
+    it, while a person sees the question on hovering."""
+    from openpyxl.cell import WriteOnlyCell
+    from openpyxl.comments import Comment
+    from openpyxl.styles import Font
+
+    cells = []
+    for name in header:
+        cell = WriteOnlyCell(sheet, value=name)
+        cell.font = Font(bold=True)
+        note = notes.get(name)
+        if note:
+            cell.comment = Comment(note, "rrsurvey", width=320, height=40 + 16 * (len(note) // 40))
+        cells.append(cell)
+    return cells
+
+
+def _write_sheet(workbook, title, rows, *, notes):
+    """One sheet: a frozen, filterable header row and columns sized to what they hold."""
+    from openpyxl.utils import get_column_letter
+
+    sheet = workbook.create_sheet(title)
+    header = next(rows)
+    sample = [header, *islice(rows, XLSX_WIDTH_SAMPLE_ROWS)]
+    for index, width in enumerate(column_widths(sample), start=1):
+        sheet.column_dimensions[get_column_letter(index)].width = width
+    sheet.freeze_panes = "A2"
+    sheet.append(_header_row(sheet, header, notes=notes))
+    count = 1
+    for row in chain(sample[1:], rows):
+        sheet.append(_sheet_row(sheet, row))
+        count += 1
+    # Written at the sheet's end, so it can name the last row without holding the rows.
+    sheet.auto_filter.ref = f"A1:{get_column_letter(max(len(header), 1))}{count}"
+
+
+def column_notes(codebook: Codebook) -> dict[str, str]:
+    """``{column: what it holds}`` of the raw reports, from the codebook's ``column`` rows."""
+    rows = codebook_rows(codebook)
+    header = next(rows)
+    section, name, text = (header.index(key) for key in ("section", "name", "text"))
+    return {row[name]: row[text] for row in rows if row[section] == "column"}
+
+
 def write_workbook(handle, *, codebook: Codebook, estimates: SurveyEstimates):
-    """Sheets ``estimates``, ``reports`` and ``codebook``, as in the ZIP; labels as chosen."""
+    """Sheets ``estimates``, ``reports`` and ``codebook``, as in the ZIP; labels as chosen.
+
+    Each sheet has its header row frozen and filterable and columns sized to their contents;
+    the reports sheet's ``Q``/``G`` headers carry their question as a comment."""
     # Imported here: openpyxl adds about 6 MB to every worker that never writes a workbook.
     from openpyxl import Workbook
 
     workbook = Workbook(write_only=True)
     sheets = [
-        ("estimates", estimate_csv_rows(estimates, label=str)),
-        ("reports", report_rows(codebook, label=str)),
-        ("codebook", codebook_rows(codebook, label=str)),
+        ("estimates", estimate_csv_rows(estimates, label=str), {}),
+        ("reports", report_rows(codebook, label=str), column_notes(codebook)),
+        ("codebook", codebook_rows(codebook, label=str), {}),
     ]
-    for title, rows in sheets:
-        sheet = workbook.create_sheet(title)
-        for row in rows:
-            sheet.append(_sheet_row(sheet, row))
+    for title, rows, notes in sheets:
+        _write_sheet(workbook, title, iter(rows), notes=notes)
     workbook.save(handle)
 
 

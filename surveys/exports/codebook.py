@@ -14,7 +14,8 @@ filterable by its first column:
 - ``section = column``: ``name`` is a column of the raw file, ``type`` what it holds, ``text``
   the question (or a description); a randomized question also has its coins, ``a``, ``b`` and ε;
 - ``section = value``: ``name`` is a column, ``value`` a value its cells can hold (exactly as
-  written in the raw file) and ``text`` what it means. A blank cell means "not answered".
+  written in the raw file) and ``text`` what it means. A blank cell means "skipped"; in a
+  grouping column, ``prefer_not_to_say`` means the respondent chose "Prefer not to say".
 
 Texts are the survey's own (its default language); descriptions follow the request's language;
 everything in ``section``, ``name`` and ``type`` is a fixed code other programs can rely on.
@@ -31,7 +32,7 @@ from dpengine import ForcedResponse, survey_epsilon
 
 from .. import __version__
 from ..languages import survey_languages
-from ..models import GroupingQuestion, Question, Survey
+from ..models import PREFER_NOT_TO_SAY, GroupingQuestion, Question, Survey
 from ..selectors import (
     PrivacyLedger,
     design_name,
@@ -65,6 +66,17 @@ TYPE_RANDOMIZED = "randomized_yes_no"
 TYPE_CHOICE = "randomized_choice"
 TYPE_NUMERIC = "randomized_numeric"
 TYPE_GROUPING = "grouping"
+# Questions asked directly: the answer as given (a text answer exported only).
+TYPE_DIRECT_YES_NO = "direct_yes_no"
+TYPE_DIRECT_CHOICE = "direct_choice"
+TYPE_DIRECT_NUMERIC = "direct_numeric"
+TYPE_DIRECT_TEXT = "direct_text"
+DIRECT_COLUMN_TYPES = {
+    Question.Kind.YES_NO: TYPE_DIRECT_YES_NO,
+    Question.Kind.CHOICE: TYPE_DIRECT_CHOICE,
+    Question.Kind.NUMERIC: TYPE_DIRECT_NUMERIC,
+    Question.Kind.TEXT: TYPE_DIRECT_TEXT,
+}
 COLUMN_TYPES = {
     Question.Kind.YES_NO: TYPE_RANDOMIZED,
     Question.Kind.CHOICE: TYPE_CHOICE,
@@ -140,7 +152,9 @@ def codebook_rows(codebook: Codebook, *, label=str) -> Iterator[list]:
         return ["survey", name, "", value, "", *blank]
 
     yield fact("title", survey.title)
-    yield fact("slug", survey.slug)
+    # The survey's id, never its slug: that is the respondent link's secret code, and a file
+    # travels further than the link should.
+    yield fact("survey_id", survey.pk)
     yield fact("language", survey.language)
     # Only in aggregate: the languages the survey was offered in, never a respondent's.
     yield fact("languages_offered", " ".join(survey_languages(survey=survey)))
@@ -180,8 +194,18 @@ def codebook_rows(codebook: Codebook, *, label=str) -> Iterator[list]:
     yield column(
         "received_on", TYPE_DATE, _("Day the response arrived (YYYY-MM-DD, no time of day).")
     )
-    not_answered = _("Not answered.")
+    skipped = _("Skipped: not answered.")
     for name, question in zip(codebook.question_columns, codebook.questions, strict=True):
+        if not question.randomized:
+            yield column(
+                name,
+                DIRECT_COLUMN_TYPES[question.kind],
+                question.text,
+                _provenance(codebook, question),
+            )
+            yield from _direct_values(name, question, value=value, label=label)
+            yield value(name, "", skipped)
+            continue
         yield column(
             name, COLUMN_TYPES[question.kind], question.text, _provenance(codebook, question)
         )
@@ -206,17 +230,55 @@ def codebook_rows(codebook: Codebook, *, label=str) -> Iterator[list]:
         else:
             yield value(name, 1, _("Reported yes (after the coins: not necessarily the truth)."))
             yield value(name, 0, _("Reported no (after the coins: not necessarily the truth)."))
-        yield value(name, "", not_answered)
+        yield value(name, "", skipped)
     for name, grouping in zip(codebook.grouping_columns, codebook.grouping, strict=True):
         yield column(name, TYPE_GROUPING, grouping.text)
         for option in grouping.options.all():
             yield value(name, label(option.label), _("Chosen as given (not randomized)."))
-        yield value(name, "", not_answered)
+        yield value(
+            name,
+            PREFER_NOT_TO_SAY,
+            _("Answered “Prefer not to say” (offered with every grouping question)."),
+        )
+        yield value(name, "", skipped)
+
+
+def _direct_values(name, question, *, value, label):
+    """The value rows of a direct question's column: its answers as given."""
+    as_given = _("as given, not randomized")
+    if question.kind == Question.Kind.CHOICE:
+        for index, option in enumerate(question.options):
+            yield value(
+                name,
+                index,
+                _("Answered “%(option)s” (%(as_given)s).")
+                % {"option": label(option), "as_given": as_given},
+            )
+    elif question.kind == Question.Kind.NUMERIC:
+        yield value(
+            name,
+            "integer",
+            _("The number answered, from %(min)s to %(max)s (%(as_given)s).")
+            % {"min": question.min_value, "max": question.max_value, "as_given": as_given},
+        )
+    elif question.kind == Question.Kind.TEXT:
+        yield value(
+            name,
+            "text",
+            _("The text answered (%(as_given)s; in the downloads only, never on a results page).")
+            % {"as_given": as_given},
+        )
+    else:
+        yield value(name, 1, _("Answered yes (%(as_given)s).") % {"as_given": as_given})
+        yield value(name, 0, _("Answered no (%(as_given)s).") % {"as_given": as_given})
 
 
 def _provenance(codebook, question) -> tuple:
-    """p_truth, p_forced_yes, a, b, ε, design and parameters of one question's column."""
+    """p_truth, p_forced_yes, a, b, ε, design and parameters of one question's column
+    (a direct question: no coins, no ε, design ``direct``)."""
     mechanism = question_mechanism(question, survey=codebook.survey)
+    if mechanism is None:
+        return (None, None, None, None, None, design_name(question), "")
     parameters = parameters_text(mechanism.parameters)
     if question.kind != Question.Kind.YES_NO:
         return (None, None, None, None, mechanism.epsilon, design_name(question), parameters)

@@ -11,8 +11,10 @@ from operator import itemgetter
 
 from django.http import StreamingHttpResponse
 from django.utils import timezone
+from django.utils.http import content_disposition_header
+from django.utils.text import slugify
 
-from ..models import GroupAnswer
+from ..models import PREFER_NOT_TO_SAY, GroupAnswer
 from ..selectors import SurveyEstimates, headline, survey_report_rows
 from .codebook import Codebook, codebook_rows
 
@@ -45,7 +47,7 @@ def stream_csv(rows: Iterable[Iterable], *, filename) -> StreamingHttpResponse:
         (writer.writerow([csv_safe(cell) for cell in row]) for row in rows),
         content_type="text/csv; charset=utf-8",
     )
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    response["Content-Disposition"] = content_disposition_header(True, filename)
     response["Cache-Control"] = "no-store"
     return response
 
@@ -92,6 +94,8 @@ ESTIMATE_HEADER = [
     "ci_high",
     "suppressed",
     "ci_method",
+    # The method asked for; ci_method is the one used (exact where it could not keep the level).
+    "requested_ci_method",
     "confidence",
     "adjustment",
     "interval_confidence",
@@ -118,6 +122,7 @@ def _estimate_row(row, estimates, **cells):
         "design": row.design_name,
         "suppressed": row.suppressed,
         "ci_method": estimates.method,
+        "requested_ci_method": estimates.method,
         "confidence": estimates.confidence,
         "interval_confidence": estimates.confidence,
         "epsilon": row.epsilon,
@@ -142,6 +147,52 @@ def _statistic_cells(value, hidden):
         "ci_high": shown.ci_high,
     }
     return {name: None if hidden else _number(cell) for name, cell in cells.items()}
+
+
+def _direct_estimate_rows(row, estimates, *, label):
+    """A direct question's rows (``design`` direct, no ε): one ``share`` per answer (yes/no:
+    yes and no; choice: each option) with ordinary binomial intervals, or its ``mean``
+    (normal interval); a text question one ``answers`` row with its count only."""
+    hidden = row.suppressed
+    if row.is_text:
+        yield _estimate_row(row, estimates, statistic="answers", n=row.n)
+        return
+    if row.mean is not None:
+        mean = row.mean
+        yield _estimate_row(
+            row,
+            estimates,
+            statistic="mean",
+            n=row.n,
+            ci_method=NORMAL_METHOD,
+            **{
+                name: None if hidden else _number(value)
+                for name, value in (
+                    ("estimate", mean.mean),
+                    ("ci_low", mean.ci_low),
+                    ("ci_high", mean.ci_high),
+                )
+            },
+        )
+        return
+    for index, (answer, share) in enumerate(row.options):
+        yield _estimate_row(
+            row,
+            estimates,
+            statistic="share",
+            option_index=index if row.type == "choice" else None,
+            option=label(answer),
+            n=row.n,
+            option_reports=share.count,
+            **{
+                name: None if hidden else _number(value)
+                for name, value in (
+                    ("estimate", share.share),
+                    ("ci_low", share.ci_low),
+                    ("ci_high", share.ci_high),
+                )
+            },
+        )
 
 
 def _check_cells(check):
@@ -181,6 +232,8 @@ def estimate_csv_rows(estimates: SurveyEstimates, *, label=escape_label) -> Iter
                     yes_rate=None if hidden or not row.n else option.count / row.n,
                     adjustment="bonferroni",
                     interval_confidence=row.per_option_confidence,
+                    ci_method=row.estimate.method,
+                    requested_ci_method=row.estimate.requested_method,
                     **_statistic_cells(option, hidden),
                 )
         elif row.kind == "numeric":
@@ -195,9 +248,12 @@ def estimate_csv_rows(estimates: SurveyEstimates, *, label=escape_label) -> Iter
                     threshold=threshold,
                     n=row.n,
                     ci_method=NORMAL_METHOD,
+                    requested_ci_method=NORMAL_METHOD,
                     **_statistic_cells(value, hidden),
                     **_check_cells(row.manipulation_check),
                 )
+        elif row.kind == "direct":
+            yield from _direct_estimate_rows(row, estimates, label=label)
         else:
             est = row.estimate
             yield _estimate_row(
@@ -207,13 +263,29 @@ def estimate_csv_rows(estimates: SurveyEstimates, *, label=escape_label) -> Iter
                 n=est.n,
                 reported_yes=est.yes,
                 yes_rate=None if hidden else _number(est.yes_rate),
+                ci_method=est.method,
+                requested_ci_method=est.requested_method,
                 **_statistic_cells(est, hidden),
             )
 
 
+# Long enough to tell surveys apart in a folder, short enough for every file system.
+TITLE_SLUG_MAX_LENGTH = 50
+
+
+def title_slug(survey) -> str:
+    """The start of every export's file name: the survey's title as a slug (its own script
+    kept, so a Korean title stays readable), ``survey`` when nothing of it is left.
+
+    Never the survey's ``slug``: that is the secret respondent-link code, and a file is
+    emailed and shared far more freely than the link should be."""
+    text = slugify(survey.title, allow_unicode=True)[:TITLE_SLUG_MAX_LENGTH].strip("-_")
+    return text or "survey"
+
+
 def export_filename(survey, *, kind, extension) -> str:
-    stamp = timezone.now().strftime("%Y%m%d")
-    return f"rrsurvey-{survey.slug}-{_pilot(survey)}{kind}-{stamp}.{extension}"
+    stamp = timezone.localdate().isoformat()
+    return f"{title_slug(survey)}-{_pilot(survey)}{kind}-{stamp}.{extension}"
 
 
 def _csv_download(rows, *, survey, kind, codebook_url=None):
@@ -237,8 +309,9 @@ def report_rows(codebook: Codebook, *, label=escape_label, chunk_size=10000) -> 
     """The raw reports file, header first, one row per submission, streamed.
 
     ``Q`` cells are the randomized bits (``True``/``False``), ``G`` cells the chosen option's
-    label written by ``label``; a question or grouping question a submission did not answer
-    is ``None`` (an empty cell), never 0.
+    label written by ``label``, or ``prefer_not_to_say`` when the respondent chose the built-in
+    "Prefer not to say" (a label can never be that code: the builder refuses it); a question or
+    grouping question a submission skipped is ``None`` (an empty cell), never 0.
     """
     grouping_index = {gq.pk: index for index, gq in enumerate(codebook.grouping)}
     yield codebook.columns
@@ -257,10 +330,15 @@ def report_rows(codebook: Codebook, *, label=escape_label, chunk_size=10000) -> 
             pending = next(answers, None)
         if pending is not None and pending[0] == row.submission_id:
             for _pk, grouping_id, text in pending[1]:
-                # "Prefer not to say" has no option, so no label: an empty cell, as skipping.
-                labels[grouping_index[grouping_id]] = None if text is None else label(text)
+                # "Prefer not to say" has no option: its own code, so that it stays apart from
+                # a skip (an empty cell) as the database keeps them apart.
+                labels[grouping_index[grouping_id]] = (
+                    PREFER_NOT_TO_SAY if text is None else label(text)
+                )
             pending = next(answers, None)
-        yield [str(row.submission_id), row.received_on, *row.bits, *labels]
+        # A direct text answer is written as a label is: escaped when it starts like a formula.
+        reports = [label(report) if isinstance(report, str) else report for report in row.bits]
+        yield [str(row.submission_id), row.received_on, *reports, *labels]
 
 
 def report_csv_rows(codebook: Codebook) -> Iterator[list]:

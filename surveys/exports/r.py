@@ -3,8 +3,10 @@
 The raw reports file (``exports.csv.report_rows``), under its own name: one CSV row per
 submission, ``submission_id``, ``received_on``, one column ``Q1``…``Qn`` per question in
 display order (the RANDOMIZED report: 0/1 for yes/no, an option's index from 0 for multiple
-choice, an integer for a number; empty when not answered) and one column
-``G1``…``Gm`` per grouping question (the chosen option's label, see ``r_label``).
+choice, an integer for a number; empty when skipped) and one column
+``G1``…``Gm`` per grouping question (the chosen option's label, see ``r_label``;
+``prefer_not_to_say`` for the built-in "Prefer not to say", which ``factor(..., levels = ...)``
+turns into NA as the product counts it missing; empty when skipped).
 ``r_snippet`` writes the R code that fits the same model as the regression page with the
 ``rr`` package's forced-response design (Blair, Imai & Zhou 2015): ``rrreg(..., design =
 "forced-known", p = P(truthful), p1 = P(forced yes), p0 = P(forced no))`` (unconditional
@@ -25,14 +27,12 @@ empty reference level makes the model matrix singular.
 
 from dataclasses import dataclass
 
-from django.utils import timezone
-
 from ..models import Question
 from ..selectors import design_name, question_design, question_mechanism, survey_design
 from ..selectors.mechanisms import FORCED_RESPONSE
 from .codebook import survey_codebook
 from .columns import grouping_column, question_column
-from .csv import escape_label, report_csv_rows, stream_csv
+from .csv import escape_label, export_filename, report_csv_rows, stream_csv
 
 R_READ_OPTIONS = 'fileEncoding = "UTF-8", colClasses = "character", na.strings = ""'
 
@@ -52,9 +52,8 @@ def r_export_response(*, survey):
     return stream_csv(r_export_rows(survey=survey), filename=r_export_filename(survey=survey))
 
 
-def r_export_filename(*, survey, stamp=None):
-    stamp = stamp or timezone.now().strftime("%Y%m%d")
-    return f"rrsurvey-{survey.slug}-for-r-{stamp}.csv"
+def r_export_filename(*, survey):
+    return export_filename(survey, kind="for-r", extension="csv")
 
 
 def _column_names(*, survey):
@@ -174,6 +173,31 @@ def r_snippet(*, survey, question, covariates) -> str:
     return "\n".join(lines)
 
 
+def _r_direct_lines(question, column) -> list[str]:
+    """R lines for a question asked directly: its answers as given, summarised in base R."""
+    if question.kind == Question.Kind.TEXT:
+        return [f"# {column}: text asked directly (not randomized): the answers as written"]
+    if question.kind == Question.Kind.NUMERIC:
+        return [
+            f"# {column}: number asked directly (not randomized)",
+            f"y <- as.numeric(d${column}[!is.na(d${column})])",
+            "print(c(mean = mean(y), se = sd(y) / sqrt(length(y))))",
+        ]
+    if question.kind == Question.Kind.CHOICE:
+        k = len(question.options)
+        return [
+            f"# {column}: multiple choice asked directly (not randomized)",
+            f"x <- factor(d${column}[!is.na(d${column})], levels = 0:{k - 1},",
+            f"            labels = c({', '.join(r_string(o) for o in question.options)}))",
+            "print(prop.table(table(x)))",
+        ]
+    return [
+        f"# {column}: yes/no asked directly (not randomized)",
+        f"y <- as.integer(d${column}[!is.na(d${column})]) == 1",
+        "print(binom.test(sum(y), length(y)))",
+    ]
+
+
 def r_estimates_script(*, survey) -> str:
     """R code that estimates every question from the raw reports file, each by its type:
     a yes/no question with RRreg's ``RRuni`` and the model of its design; a multiple-choice
@@ -190,7 +214,9 @@ def r_estimates_script(*, survey) -> str:
     for question in survey.questions.all():
         column = question_names[question.pk]
         lines.append("")
-        if question.kind == Question.Kind.CHOICE:
+        if not question.randomized:
+            lines += _r_direct_lines(question, column)
+        elif question.kind == Question.Kind.CHOICE:
             k = len(question.options)
             eps = repr(float(question.epsilon))
             lines += [

@@ -123,10 +123,24 @@ class _SurveyQueryForm(PageForm):
 
 
 class BreakdownForm(_SurveyQueryForm):
-    by = forms.TypedChoiceField(label=_("Break down by"), coerce=int)
+    """Offers the grouping questions, then the direct yes/no and choice questions
+    (``direct``, ``{question: "Q3"}``; their value ``d<id>``): results break down by either."""
+
+    by = forms.ChoiceField(label=_("Break down by"))
     method = forms.ChoiceField(label=_("Interval method"), choices=CI_METHODS)
     level = _level_field()
     OFFERS = Offer("by", "grouping_questions", grouping_column, NOT_A_GROUPING_QUESTION)
+
+    def __init__(self, data=None, *, direct=None, **kwargs):
+        super().__init__(data, **kwargs)
+        field = self.fields["by"]
+        field.choices = [(str(value), label) for value, label in field.choices] + [
+            (f"d{question.pk}", f"{column}: {question.text}")
+            for question, column in (direct or {}).items()
+        ]
+        if data is None or "by" not in data:
+            # The first offered, grouping or direct, as the unbound default.
+            self.data = {**self.data, "by": field.choices[0][0] if field.choices else ""}
 
 
 class RegressionForm(_SurveyQueryForm):

@@ -1,15 +1,18 @@
 """Researcher page forms: input shape at the edge. Meaning is checked again by the services."""
 
 import math
+from zoneinfo import ZoneInfo
 
 from django import forms
 from django.conf import settings
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from .. import limits, selectors
 from ..models import CI_METHODS, Question, Survey
 from ..selectors import CUSTOM_DESIGN, design_presets, preset_for
-from ..services.question_types import DEFAULT_EPSILON
+from ..services.question_types import DEFAULT_EPSILON, MAX_NOT_ABOVE_MIN
+from ..timezones import time_zone_names
 
 # Translated names for the presets dpengine ships; an unknown future preset shows its own label.
 PRESET_LABELS = {
@@ -249,10 +252,11 @@ class SurveyForm(PageForm):
 
 
 class ScheduleForm(PageForm):
-    """When an open survey takes responses; times in UTC, the server's time zone."""
+    """When an open survey takes responses, typed in the survey's time zone (chosen here;
+    builder's script proposes the browser's while none is chosen)."""
 
     opens_at = forms.DateTimeField(
-        label=_("Opens at (UTC)"),
+        label=_("Opens at (in the survey's time zone)"),
         required=False,
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
         help_text=_(
@@ -262,11 +266,38 @@ class ScheduleForm(PageForm):
         ),
     )
     closes_at = forms.DateTimeField(
-        label=_("Closes at (UTC)"),
+        label=_("Closes at (in the survey's time zone)"),
         required=False,
         widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
         help_text=_("Leave empty to close by hand. No responses are taken from this time on."),
     )
+    time_zone = forms.ChoiceField(
+        label=_("Survey's time zone"),
+        required=False,
+        help_text=_(
+            "The opening and closing times are typed in this zone, and the pages and "
+            "respondents are shown them in it, with its name."
+        ),
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["time_zone"].choices = [
+            ("", _("UTC (no time zone chosen yet)")),
+            *((name, name.replace("_", " ")) for name in time_zone_names()),
+        ]
+
+    def clean(self):
+        cleaned = super().clean()
+        # The inputs carry no zone: Django read them in the page's zone (UTC); they mean the
+        # same wall-clock time in the survey's zone.
+        zone = ZoneInfo(cleaned.get("time_zone") or "UTC")
+        for name in ("opens_at", "closes_at"):
+            value = cleaned.get(name)
+            if value is not None:
+                wall_clock = timezone.make_naive(value, timezone.get_current_timezone())
+                cleaned[name] = timezone.make_aware(wall_clock, zone)
+        return cleaned
 
 
 def required_answer_field(*, initial, help_text):
@@ -293,10 +324,12 @@ def question_text_field(*, label, help_text, max_length=limits.QUESTION_TEXT_MAX
 # --- a question's type and design ----------------------------------------------------------
 
 YES_NO, CHOICE, NUMERIC = Question.Kind.YES_NO, Question.Kind.CHOICE, Question.Kind.NUMERIC
+TEXT = Question.Kind.TEXT
 TYPE_CHOICES = [
     (YES_NO, _("Yes or no")),
     (CHOICE, _("Multiple choice")),
     (NUMERIC, _("Number in a range")),
+    (TEXT, _("Short text (always asked directly)")),
 ]
 SURVEY_COINS = "survey"  # the design choice "the survey's two coins": an empty design
 # The yes/no designs offered, in the builder's order (dpengine kinds), and their names.
@@ -322,7 +355,12 @@ PARAMETER_LABELS = {
     ("mangat", "t"): _("t: probability that a member, too, uses the device (else says yes)"),
 }
 # Short names for the builder's question list.
-TYPE_SHORT_LABELS = {YES_NO: _("Yes/no"), CHOICE: _("Multiple choice"), NUMERIC: _("Number")}
+TYPE_SHORT_LABELS = {
+    YES_NO: _("Yes/no"),
+    CHOICE: _("Multiple choice"),
+    NUMERIC: _("Number"),
+    TEXT: _("Short text"),
+}
 DESIGN_SHORT_LABELS = {
     SURVEY_COINS: _("survey coins (forced response)"),
     "warner": _("Warner"),
@@ -332,6 +370,19 @@ DESIGN_SHORT_LABELS = {
     "forced_response": _("forced response, own coins"),
 }
 PARAMETER_SYMBOLS = {"pi": "π", "theta1": "θ₁", "theta2": "θ₂"}
+# A yes/no design's refusals, by their code (dpengine.errors.Reason, which the services pass on),
+# shown beside the parameter to blame.
+DESIGN_ERROR_MESSAGES = {
+    "out_of_range": _("Outside the values this design allows."),
+    "invalid_type": _("Must be a number."),
+    "no_information": _(
+        "With this value a report would say nothing about the true answer. Choose another."
+    ),
+    "not_differentially_private": _(
+        "With this value some report would reveal the true answer (ε would be infinite). "
+        "Choose another."
+    ),
+}
 
 
 def design_parameter_defaults() -> dict:
@@ -399,6 +450,21 @@ class QuestionTypeForm(PageForm):
         required=False,
         initial=DEFAULT_EPSILON,
     )
+    asked_directly = forms.BooleanField(
+        label=_("Ask directly (not randomized)"),
+        required=False,
+        help_text=_(
+            "The respondent’s answer is sent as given, with no coins and no noise; the design "
+            "and ε above are then not used."
+        ),
+    )
+    direct_confirmed = forms.BooleanField(
+        label=_(
+            "I understand: a direct answer is stored exactly as the respondent gives it, no ε "
+            "covers it, and in a small group it may identify them."
+        ),
+        required=False,
+    )
 
     # The spec's field names (services.question_types) -> this form's fields.
     SPEC_FIELDS = {
@@ -409,8 +475,18 @@ class QuestionTypeForm(PageForm):
         "min": "minimum",
         "max": "maximum",
         "epsilon": "epsilon",
+        "randomized": "asked_directly",
     }
-    TYPE_FIELD_NAMES = ("question_type", "design", "options", "minimum", "maximum", "epsilon")
+    TYPE_FIELD_NAMES = (
+        "question_type",
+        "design",
+        "options",
+        "minimum",
+        "maximum",
+        "epsilon",
+        "asked_directly",
+        "direct_confirmed",
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -450,6 +526,8 @@ class QuestionTypeForm(PageForm):
     def type_initial(question) -> dict:
         """The type fields' initial values from a stored question."""
         initial = {"question_type": question.kind}
+        if not question.randomized:
+            initial["asked_directly"] = initial["direct_confirmed"] = True
         if question.kind == YES_NO:
             design = dict(question.design or {})
             kind = design.pop("kind", SURVEY_COINS)
@@ -470,7 +548,18 @@ class QuestionTypeForm(PageForm):
             for name in ("minimum", "maximum"):
                 if cleaned.get(name) is None and name not in self.errors:
                     self.add_error(name, _("Required for a number question."))
+        if self.is_direct() and not cleaned.get("direct_confirmed"):
+            # A direct question gives up the protection the rest of the page promises: the
+            # researcher says so explicitly, not by a default.
+            self.add_error(
+                "direct_confirmed",
+                _("Tick this to ask the question directly: its answers are not randomized."),
+            )
         return cleaned
+
+    def is_direct(self) -> bool:
+        data = getattr(self, "cleaned_data", {})
+        return bool(data.get("asked_directly")) or data.get("question_type") == TEXT
 
     def type_spec(self) -> dict | None:
         """The spec of the chosen type (``services.question_types.clean_question_type``):
@@ -480,6 +569,16 @@ class QuestionTypeForm(PageForm):
         kind = data.get("question_type")
         if not kind:
             return None
+        if kind == TEXT:
+            return {"type": TEXT, "randomized": False}
+        if self.is_direct():
+            spec = {"type": kind, "randomized": False}
+            if kind == CHOICE:
+                lines = (line.strip() for line in data.get("options", "").splitlines())
+                spec["options"] = [line for line in lines if line]
+            elif kind == NUMERIC:
+                spec.update(min=data.get("minimum"), max=data.get("maximum"))
+            return spec
         if kind == CHOICE:
             lines = (line.strip() for line in data.get("options", "").splitlines())
             spec = {"type": CHOICE, "options": [line for line in lines if line]}
@@ -501,6 +600,21 @@ class QuestionTypeForm(PageForm):
         if data.get("epsilon") is not None:
             spec["epsilon"] = data["epsilon"]
         return spec
+
+    def message_for_service_error(self, error) -> str | None:
+        """A service error about a type field, in this form's words (``None``: as it is).
+
+        The services word their errors for the API, whose fields are ``min``, ``max``, ``p``;
+        this page's are "Smallest answer", "Largest answer" and the parameters' long labels, and
+        dpengine's messages are in English only."""
+        if error.code == MAX_NOT_ABOVE_MIN:
+            return _("Must be greater than “%(label)s” (%(lo)d).") % {
+                "label": self.fields["minimum"].label,
+                "lo": error.params["lo"],
+            }
+        # Shown beside the parameter it blames, so it need not name it.
+        worded = DESIGN_ERROR_MESSAGES.get(error.code)
+        return None if worded is None else str(worded)
 
     def field_for_service_error(self, name) -> str | None:
         """The field a service's error about ``name`` (a spec path: ``design.p``,

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('surveys', '0018_accounts_by_consent'),
+        ('surveys', '0022_question_direct'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

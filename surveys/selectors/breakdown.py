@@ -13,14 +13,22 @@ from datetime import datetime
 from django.db.models import Prefetch
 from django.http import Http404
 from django.utils import timezone
+from django.utils.translation import gettext
 
 import dpengine
 from dpengine import Comparison, Estimate, ForcedResponse
 from dpengine.errors import DPEngineError, Reason
 
 from ..exports.columns import question_column
-from ..models import GroupingOption, GroupingQuestion, GroupTally, Question
-from .estimates import estimator, question_fields, survey_design
+from ..models import (
+    GroupingOption,
+    GroupingQuestion,
+    GroupTally,
+    Question,
+    Submission,
+    question_key,
+)
+from .estimates import coverage_floor, estimator, question_fields, survey_design
 from .mechanisms import question_design
 
 # --- grouping questions -------------------------------------------------------------------
@@ -48,6 +56,81 @@ def question_for_survey(*, survey, question_id) -> Question:
         return survey.questions.get(pk=int(question_id))
     except (Question.DoesNotExist, TypeError, ValueError, OverflowError):
         raise Http404("No such question.") from None
+
+
+# --- direct questions as groups ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DirectOption:
+    """One answer of a direct question, as a breakdown's group."""
+
+    pk: int  # yes/no: 1 yes, 0 no; choice: the option's index
+    label: str
+    respondent_count: int
+
+
+@dataclass(frozen=True)
+class DirectGrouping:
+    """A direct yes/no or choice question used to break results down, like a grouping
+    question: its answers are the groups. ``pk`` is ``"d<question id>"``, apart from
+    grouping question ids."""
+
+    question: Question
+    options: tuple[DirectOption, ...]
+    # {(randomized question id, answer): (reports, yes reports)} among its respondents
+    tallies: dict
+    declined_count: int = 0  # a direct question has no "Prefer not to say"
+
+    @property
+    def pk(self) -> str:
+        return direct_grouping_key(self.question.pk)
+
+    @property
+    def text(self) -> str:
+        return self.question.text
+
+
+def direct_grouping_key(question_id) -> str:
+    return f"d{question_id}"
+
+
+def direct_grouping_questions(*, survey) -> list[Question]:
+    """The survey's direct yes/no and choice questions: the ones results may be broken down
+    by, as by a grouping question."""
+    return [
+        question
+        for question in survey.questions.all()
+        if not question.randomized and question.kind in (Question.Kind.YES_NO, Question.Kind.CHOICE)
+    ]
+
+
+def direct_grouping(*, survey, question) -> DirectGrouping:
+    """``question``'s answers as groups, with each randomized yes/no question's reports per
+    group. Reads one value per submission (there are no per-group tallies of direct answers),
+    so it scales with the number of responses, as the regression does."""
+    key = question_key(question.pk)
+    bits = [q.pk for q in survey.questions.all() if q.kind == Question.Kind.YES_NO and q.randomized]
+    keys = [question_key(qid) for qid in bits]
+    respondents, tallies = {}, {}
+    for (reports,) in Submission.objects.filter(survey=survey, reports__has_key=key).values_list(
+        "reports"
+    ):
+        answer = int(reports[key])
+        respondents[answer] = respondents.get(answer, 0) + 1
+        for qid, report_key in zip(bits, keys, strict=True):
+            if report_key in reports:
+                n, yes = tallies.get((qid, answer), (0, 0))
+                tallies[qid, answer] = (n + 1, yes + int(reports[report_key]))
+    if question.kind == Question.Kind.CHOICE:
+        labelled = list(enumerate(question.options))
+    else:
+        labelled = [(1, gettext("Yes")), (0, gettext("No"))]
+    options = tuple(
+        DirectOption(pk=index, label=label, respondent_count=respondents.get(index, 0))
+        for index, label in labelled
+    )
+    return DirectGrouping(question=question, options=options, tallies=tallies)
 
 
 # --- breakdown ----------------------------------------------------------------------------
@@ -127,6 +210,18 @@ class Breakdown:
     def skipped(self) -> int:
         return max(self.responses - self.respondents - self.declined, 0)
 
+    @property
+    def coverage_floor(self) -> float:
+        return coverage_floor(self.confidence)
+
+    @property
+    def methods_replaced(self) -> int:
+        """Intervals shown with the exact method instead of the requested one (too few
+        reports for it to keep the level, ``dpengine.guarantee``)."""
+        shown = [cell.estimate for row in self.rows for cell in row.cells if not cell.suppressed]
+        shown += [row.overall for row in self.rows if row.overall.n >= self.min_n]
+        return sum(estimate.method_replaced for estimate in shown)
+
 
 def _cell_status(est: Estimate, min_n: int) -> str:
     if not est.has_data:
@@ -160,18 +255,22 @@ def survey_breakdown(*, survey, grouping_question, confidence=None, method=None)
     """
     confidence = survey.confidence if confidence is None else confidence
     method = survey.ci_method if method is None else method
-    options = list(grouping_question.options.order_by("position", "id"))
-    tallies = {
-        (question_id, option_id): (n, yes)
-        for question_id, option_id, n, yes in GroupTally.objects.filter(
-            option__grouping_question=grouping_question
-        ).values_list("question_id", "option_id", "report_count", "yes_count")
-    }
+    if isinstance(grouping_question, DirectGrouping):
+        options, tallies = list(grouping_question.options), grouping_question.tallies
+    else:
+        options = list(grouping_question.options.order_by("position", "id"))
+        tallies = {
+            (question_id, option_id): (n, yes)
+            for question_id, option_id, n, yes in GroupTally.objects.filter(
+                option__grouping_question=grouping_question
+            ).values_list("question_id", "option_id", "report_count", "yes_count")
+        }
 
     questions = list(survey.questions.all())
     rows = []
     for index, question in enumerate(questions):
-        if question.kind != Question.Kind.YES_NO:
+        # Direct questions too: their tallies hold answers, which no design debiases.
+        if question.kind != Question.Kind.YES_NO or not question.randomized:
             continue
         # Each question debiased with its own design (the survey's coins unless it names one).
         estimate = estimator(

@@ -10,10 +10,10 @@ from dataclasses import dataclass
 
 from django.utils.translation import gettext_lazy as _
 
-from dpengine import ChoiceEstimate, Estimate, ManipulationCheck
+from dpengine import ChoiceEstimate, DirectMean, DirectShare, Estimate, ManipulationCheck
 from dpengine.numeric import BoundedNumeric, NumericEstimate
 
-from .mechanisms import CHOICE, FORCED_RESPONSE, NUMERIC, YES_NO
+from .mechanisms import CHOICE, DIRECT, FORCED_RESPONSE, NUMERIC, TEXT, YES_NO
 
 # How the results, exports and API name each question's randomization (design_name()).
 DESIGN_LABELS = {
@@ -24,7 +24,53 @@ DESIGN_LABELS = {
     "mangat": _("Mangat"),
     CHOICE: _("Multiple choice (k-ary randomized response)"),
     NUMERIC: _("Number (discrete Laplace noise)"),
+    DIRECT: _("Asked directly (not randomized)"),
 }
+
+
+@dataclass(frozen=True)
+class DirectQuestionEstimate:
+    """A question asked directly: the answers as given, counted. yes/no: ``shares`` of yes
+    and no; choice: one per option (``labels``); numeric: ``mean``; text: only ``n`` (its
+    answers are in the exports, never on a results page)."""
+
+    question_id: int
+    position: int
+    text: str
+    type: str  # Question.Kind of the question
+    n: int
+    suppressed: bool  # fewer answers than the survey's minimum n: numbers are withheld
+    labels: tuple = ()
+    shares: tuple[DirectShare, ...] = ()
+    mean: DirectMean | None = None
+    lo: int | None = None
+    hi: int | None = None
+    column: str = ""
+
+    kind = DIRECT
+    design_name = DIRECT
+    epsilon = None
+
+    @property
+    def has_data(self) -> bool:
+        return self.n > 0
+
+    @property
+    def is_text(self) -> bool:
+        return self.type == TEXT
+
+    @property
+    def parameters(self) -> dict:
+        return {}
+
+    @property
+    def parameters_text(self) -> str:
+        return ""
+
+    @property
+    def options(self):
+        """``[(label, share)]`` for the template."""
+        return list(zip(self.labels, self.shares, strict=True))
 
 
 def parameters_text(parameters) -> str:

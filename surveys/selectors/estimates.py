@@ -22,14 +22,17 @@ from ..exports.columns import question_column
 from ..models import CI_METHODS, Submission, Survey, TallyShard, question_key
 from .estimate_rows import (
     ChoiceQuestionEstimate,
+    DirectQuestionEstimate,
     NumericQuestionEstimate,
     OptionEstimate,
     QuestionEstimate,
 )
 from .mechanisms import (
     CHOICE,
+    DIRECT,
     FORCED_RESPONSE,
     NUMERIC,
+    TEXT,
     YES_NO,
     PrivacyLedger,
     design_name,
@@ -80,6 +83,11 @@ class SurveyEstimates:
         return self.design.epsilon
 
     @property
+    def coverage_floor(self) -> float:
+        """The least coverage any interval shown keeps (``dpengine.guarantee``)."""
+        return coverage_floor(self.confidence)
+
+    @property
     def yes_no_rows(self) -> list[QuestionEstimate]:
         return [row for row in self.rows if row.kind == YES_NO]
 
@@ -92,12 +100,21 @@ class SurveyEstimates:
         return [row for row in self.rows if row.kind == NUMERIC]
 
     @property
+    def direct_rows(self) -> list[DirectQuestionEstimate]:
+        return [row for row in self.rows if row.kind == DIRECT]
+
+    @property
     def mixed(self) -> bool:
         """Whether some question is not yes/no with the survey's coins (so one ε per answer
         does not describe the survey)."""
         return not (self.ledger is None or self.ledger.uniform) or any(
-            row.design_name != FORCED_RESPONSE for row in self.rows
+            row.design_name != FORCED_RESPONSE for row in self.rows if row.kind != DIRECT
         )
+
+
+def coverage_floor(confidence) -> float:
+    """``confidence - COVERAGE_TOLERANCE``: what every interval shown covers at least."""
+    return round(confidence - dpengine.COVERAGE_TOLERANCE, 12)
 
 
 def design_from_coins(*, p_truth, p_forced_yes) -> ForcedResponse:
@@ -196,13 +213,6 @@ class SurveyTallies:
         return stored[0] if stored else 0
 
 
-def add_counts(have, added):
-    """Two tally vectors added element by element (the shorter padded with zeros)."""
-    width = max(len(have), len(added))
-    have = list(have) + [0] * (width - len(have))
-    return [a + b for a, b in zip(have, list(added) + [0] * (width - len(added)), strict=True)]
-
-
 def survey_tallies(*, survey) -> SurveyTallies:
     """One query over at most ``TALLY_SHARDS`` rows, whatever the number of responses."""
     responses, reports = 0, {}
@@ -211,14 +221,18 @@ def survey_tallies(*, survey) -> SurveyTallies:
     ):
         responses += shard_responses
         for key, counts in shard_reports.items():
-            reports[key] = tuple(add_counts(reports.get(key, ()), counts))
+            reports[key] = tuple(dpengine.tally_sum(reports.get(key, ()), counts))
     return SurveyTallies(responses=responses, reports=reports)
 
 
 def estimator(*, design, confidence, method):
     """``estimate(yes=..., n=...)``: dpengine's estimate under one design, level and interval
-    method, as every read that shows estimates computes them."""
-    return functools.partial(dpengine.estimate, design=design, confidence=confidence, method=method)
+    method, as every read that shows estimates computes them: with ``method`` where it keeps
+    the stated level at that n, else the exact interval (``dpengine.guarantee``; the estimate's
+    ``requested_method`` says which was asked for)."""
+    return functools.partial(
+        dpengine.estimate_with_coverage, design=design, confidence=confidence, method=method
+    )
 
 
 def question_fields(question) -> dict:
@@ -247,7 +261,7 @@ def numeric_reports(*, survey, question_id) -> list[int]:
 def _yes_no_row(question, *, survey, tallies, confidence, method, fields):
     reports, yes = tallies.of(question.pk)
     design = question_design(question, survey=survey)
-    est = dpengine.estimate(yes=yes, n=reports, design=design, confidence=confidence, method=method)
+    est = estimator(design=design, confidence=confidence, method=method)(yes=yes, n=reports)
     return QuestionEstimate(
         **fields,
         estimate=est,
@@ -259,7 +273,8 @@ def _yes_no_row(question, *, survey, tallies, confidence, method, fields):
 def _choice_row(question, *, survey, tallies, confidence, method, fields):
     mechanism = question_mechanism(question, survey=survey)
     counts = tallies.counts_of(question.pk, width=mechanism.k)
-    est = dpengine.estimate_choice(
+    # Exact Bonferroni intervals where the requested method's can't be shown to hold jointly.
+    est = dpengine.estimate_choice_with_coverage(
         counts=counts, mechanism=mechanism, confidence=confidence, method=method
     )
 
@@ -319,6 +334,39 @@ def _numeric_row(question, *, survey, tallies, confidence, threshold, fields):
     )
 
 
+def _direct_row(question, *, survey, tallies, confidence, method, fields):
+    """A direct question's answers as given: counts and shares with ordinary binomial
+    intervals (the survey's method), or the sample mean; text answers counted only."""
+    stored = tallies.reports.get(question_key(question.pk), ())
+    n = stored[0] if stored else 0
+    row = {**fields, "type": question.kind, "n": n, "suppressed": n < survey.min_n}
+    if question.kind == TEXT:
+        return DirectQuestionEstimate(**row)
+    if question.kind == NUMERIC:
+        total, squares = tallies.counts_of(question.pk, width=2)
+        mean = dpengine.direct_mean(
+            n=n,
+            total=total,
+            total_squares=squares,
+            lo=question.min_value,
+            hi=question.max_value,
+            confidence=confidence,
+        )
+        return DirectQuestionEstimate(
+            **row, mean=mean, lo=question.min_value, hi=question.max_value
+        )
+    if question.kind == CHOICE:
+        counts, labels = (
+            tallies.counts_of(question.pk, width=len(question.options)),
+            tuple(question.options),
+        )
+    else:
+        (yes,) = tallies.counts_of(question.pk, width=1)
+        counts, labels = (yes, n - yes), ("yes", "no")
+    shares = dpengine.direct_shares(counts=list(counts), confidence=confidence, method=method)
+    return DirectQuestionEstimate(**row, labels=labels, shares=shares)
+
+
 def survey_estimates(*, survey, confidence=None, method=None, thresholds=None) -> SurveyEstimates:
     """Per-question estimates, each under its own design and type.
 
@@ -337,7 +385,16 @@ def survey_estimates(*, survey, confidence=None, method=None, thresholds=None) -
     tallies = survey_tallies(survey=survey)
     for index, question in enumerate(questions):
         fields = {**question_fields(question), "column": question_column(index)}
-        if question.kind == CHOICE:
+        if not question.randomized:
+            row = _direct_row(
+                question,
+                survey=survey,
+                tallies=tallies,
+                confidence=confidence,
+                method=method,
+                fields=fields,
+            )
+        elif question.kind == CHOICE:
             row = _choice_row(
                 question,
                 survey=survey,

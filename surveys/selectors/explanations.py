@@ -54,7 +54,7 @@ class QuestionExplanation:
 @dataclass(frozen=True)
 class QuestionRow:
     question: object
-    explanation: QuestionExplanation
+    explanation: QuestionExplanation | None  # None: asked directly, nothing to explain
 
 
 @dataclass(frozen=True)
@@ -68,12 +68,18 @@ class RespondentExplanation:
     def only_survey_coins(self) -> bool:
         """Every question is yes/no on the survey's two coins: the coins are explained once,
         above the questions, as they always were."""
-        return all(row.explanation.survey_coins for row in self.rows)
+        return all(row.explanation.survey_coins for row in self.rows if row.explanation)
 
     @property
     def kinds(self) -> frozenset:
-        """The question types present (``yes_no``, ``choice``, ``numeric``)."""
-        return frozenset(row.question.kind for row in self.rows)
+        """The types of the randomized questions present (``yes_no``, ``choice``,
+        ``numeric``)."""
+        return frozenset(row.question.kind for row in self.rows if row.explanation)
+
+    @property
+    def has_direct(self) -> bool:
+        """Whether some question is asked directly (its answer sent as given)."""
+        return any(row.explanation is None for row in self.rows)
 
     @property
     def only_yes_no(self) -> bool:
@@ -143,8 +149,11 @@ def _numeric_numbers(mechanism) -> dict:
     }
 
 
-def question_explanation(question, *, survey) -> QuestionExplanation:
+def question_explanation(question, *, survey) -> QuestionExplanation | None:
+    """What randomizes ``question``, in numbers; None for a question asked directly."""
     mechanism = question_mechanism(question, survey=survey)
+    if mechanism is None:
+        return None
     if question.kind == CHOICE:
         numbers = _choice_numbers(mechanism)
     elif question.kind == NUMERIC:

@@ -6,7 +6,9 @@ exports, the API and the privacy ledger cannot disagree about a question's desig
 - yes/no: a ``dpengine.designs`` design; ``Question.design`` names it (``{"kind": "warner",
   "p": 0.75}``), and an empty ``design`` is the survey's two coins (forced response);
 - choice: ``dpengine.choice.KaryRandomizedResponse(k=len(options), epsilon=...)``;
-- numeric: ``dpengine.numeric.BoundedNumeric(lo=min_value, hi=max_value, epsilon=...)``.
+- numeric: ``dpengine.numeric.BoundedNumeric(lo=min_value, hi=max_value, epsilon=...)``;
+- a direct question (``randomized`` False, and every text question): none. Its answer is
+  sent as given; no ε covers it, and the ledger lists it apart (``PrivacyLedger.direct``).
 
 Reads only. ``services.question_types`` checks the parameters when they are written, with
 the same constructors, so a stored question always builds here.
@@ -18,9 +20,12 @@ import dpengine
 from dpengine import DESIGNS, ForcedResponse, KaryRandomizedResponse
 from dpengine.numeric import BoundedNumeric
 
+from .. import limits
 from ..models import Question
 
 YES_NO, CHOICE, NUMERIC = Question.Kind.YES_NO, Question.Kind.CHOICE, Question.Kind.NUMERIC
+TEXT = Question.Kind.TEXT
+DIRECT = "direct"  # design_name of a question asked directly
 FORCED_RESPONSE = ForcedResponse.kind
 
 
@@ -45,7 +50,10 @@ def question_design(question, *, survey):
 
 def question_mechanism(question, *, survey):
     """The dpengine object ``question`` randomizes with: a yes/no design, k-ary randomized
-    response or a bounded numeric mechanism. Each has ``.epsilon``."""
+    response or a bounded numeric mechanism. Each has ``.epsilon``. None for a direct
+    question: nothing randomizes it."""
+    if not question.randomized:
+        return None
     if question.kind == CHOICE:
         return KaryRandomizedResponse(k=len(question.options), epsilon=question.epsilon)
     if question.kind == NUMERIC:
@@ -57,7 +65,10 @@ def question_mechanism(question, *, survey):
 
 def design_name(question) -> str:
     """The machine name of a question's randomization: a yes/no design's kind (forced
-    response for the survey's coins), or ``choice`` / ``numeric``."""
+    response for the survey's coins), or ``choice`` / ``numeric``; ``direct`` for a question
+    asked directly."""
+    if not question.randomized:
+        return DIRECT
     if question.kind == YES_NO:
         return question.design.get("kind", FORCED_RESPONSE) if question.design else FORCED_RESPONSE
     return question.kind
@@ -67,9 +78,16 @@ def report_range(question) -> tuple[str, int, int]:
     """``(kind, lowest, highest)``: the integers a multiple-choice or numeric question's
     report may be. Choice: an option index. Numeric: ``dpengine.report_bounds``, the range
     widened on each side so that an honest report lands outside with probability below
-    1e-9 (about 20.7 noise scales), so absurd values are refused."""
+    1e-9 (about 20.7 noise scales), so absurd values are refused. A direct question's report
+    is its answer: a numeric one within [min_value, max_value]; a text one, the answer's
+    length in bytes of UTF-8, within [0, limits.DIRECT_TEXT_MAX_BYTES]. A direct yes/no
+    question (a boolean, as a randomized one) has no range."""
+    if question.kind == TEXT:
+        return (TEXT, 0, limits.DIRECT_TEXT_MAX_BYTES)
     if question.kind == CHOICE:
         return (CHOICE, 0, len(question.options) - 1)
+    if not question.randomized:
+        return (NUMERIC, question.min_value, question.max_value)
     bounds = dpengine.report_bounds(
         BoundedNumeric(lo=question.min_value, hi=question.max_value, epsilon=question.epsilon)
     )
@@ -90,6 +108,8 @@ def fingerprint_types(questions) -> list:
                 "epsilon": question.epsilon,
                 "min": question.min_value,
                 "max": question.max_value,
+                # Only when false, so a randomized question keeps the fingerprint it had.
+                **({} if question.randomized else {"randomized": False}),
             },
         )
         for question in questions
@@ -98,7 +118,7 @@ def fingerprint_types(questions) -> list:
 
 
 def uses_survey_coins(question) -> bool:
-    return question.kind == YES_NO and not question.design
+    return question.kind == YES_NO and question.randomized and not question.design
 
 
 def browser_parameters(question, *, survey) -> dict:
@@ -108,8 +128,18 @@ def browser_parameters(question, *, survey) -> dict:
     "epsilon": "<decimal>"}``; numeric: ``{"min", "max", "epsilon": "<decimal>", "report_min",
     "report_max"}`` (the reports accepted: the browser keeps its report within them). ε goes as
     the decimal string Python prints, which both dpengine and exact.js read as the same exact
-    rational, so the browser's probabilities are the ones the estimates assume.
+    rational, so the browser's probabilities are the ones the estimates assume. A direct
+    question: ``{"direct": true}`` with its options or range, and a text one its byte limit.
     """
+    if not question.randomized:
+        parameters = {"direct": True}
+        if question.kind == CHOICE:
+            parameters["options"] = list(question.options)
+        elif question.kind == NUMERIC:
+            parameters.update(min=question.min_value, max=question.max_value)
+        elif question.kind == TEXT:
+            parameters["max_bytes"] = limits.DIRECT_TEXT_MAX_BYTES
+        return parameters
     if question.kind == CHOICE:
         return {"options": list(question.options), "epsilon": repr(float(question.epsilon))}
     if question.kind == NUMERIC:
@@ -140,12 +170,25 @@ class LedgerEntry:
 
 
 @dataclass(frozen=True)
+class DirectEntry:
+    """A question asked directly, in the ledger: no ε, since nothing randomizes it."""
+
+    question_id: int
+    position: int
+    text: str
+    kind: str  # Question.Kind
+    required: bool
+
+
+@dataclass(frozen=True)
 class PrivacyLedger:
-    """Every randomized question's ε and their sum (sequential composition)."""
+    """Every randomized question's ε and their sum (sequential composition), and apart from
+    them the questions asked directly, which no finite ε covers."""
 
     entries: tuple[LedgerEntry, ...]
     total_epsilon: float
-    total_odds: float  # e^total: the bound on everything one respondent sends
+    total_odds: float  # e^total: the bound on everything one respondent sends randomized
+    direct: tuple[DirectEntry, ...] = ()
 
     @property
     def questions(self) -> int:
@@ -163,8 +206,21 @@ class PrivacyLedger:
 
 def privacy_ledger(*, survey, questions=None) -> PrivacyLedger:
     """The ledger of ``survey``: one entry per randomized question, in position order, and
-    the total ε of a respondent who answers them all (dpengine.privacy_ledger)."""
+    the total ε of a respondent who answers them all (dpengine.privacy_ledger); the direct
+    questions apart (``direct``), outside that total."""
     questions = list(survey.questions.all()) if questions is None else list(questions)
+    direct = tuple(
+        DirectEntry(
+            question_id=question.pk,
+            position=question.position,
+            text=question.text,
+            kind=question.kind,
+            required=question.required,
+        )
+        for question in questions
+        if not question.randomized
+    )
+    questions = [question for question in questions if question.randomized]
     mechanisms = [question_mechanism(question, survey=survey) for question in questions]
     ledger = dpengine.privacy_ledger(mechanisms)
     entries = tuple(
@@ -180,5 +236,8 @@ def privacy_ledger(*, survey, questions=None) -> PrivacyLedger:
         for question, epsilon in zip(questions, ledger.per_question, strict=True)
     )
     return PrivacyLedger(
-        entries=entries, total_epsilon=ledger.total_epsilon, total_odds=ledger.total_odds
+        entries=entries,
+        total_epsilon=ledger.total_epsilon,
+        total_odds=ledger.total_odds,
+        direct=direct,
     )

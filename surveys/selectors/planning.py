@@ -228,6 +228,8 @@ def question_plans(*, survey, questions, margin, confidence) -> list[QuestionPla
     plans = []
     for index, question in enumerate(questions):
         mechanism = question_mechanism(question, survey=survey)
+        if mechanism is None:
+            continue  # asked directly: no randomization to plan for
         common = {
             "question_id": question.pk,
             "column": question_column(index),

@@ -107,8 +107,10 @@ def release_schedule(*, survey) -> ReleaseSchedule:
 def released_questions(survey):
     """The questions a release counts: the yes/no ones. A multiple-choice or numeric
     question's reports are never released (its count vector would need its own share of
-    the budget), so it adds no count to ``m`` and appears on no public page."""
-    return survey.questions.filter(kind=Question.Kind.YES_NO)
+    the budget), so it adds no count to ``m`` and appears on no public page. Nor does a
+    question asked directly: its answers are not randomized (a text answer is never shown
+    anywhere but in the researcher's downloads)."""
+    return survey.questions.filter(kind=Question.Kind.YES_NO, randomized=True)
 
 
 def count_keys(*, survey) -> tuple[list[str], list[str]]:
@@ -259,7 +261,7 @@ def public_results(*, survey, now=None) -> PublicResults:
     ``public_release.public_results_release`` for the releases due first."""
     status = public_status(survey=survey, today=utc_today(now))
     release = survey.public_releases.first()
-    left_out = survey.questions.exclude(kind=Question.Kind.YES_NO).count()
+    left_out = survey.questions.count() - released_questions(survey).count()
     if release is None:
         return PublicResults(survey, status, None, None, 0, [], [], left_out)
     counts = release.counts

@@ -15,7 +15,7 @@ import blindrsa
 
 from .. import limits
 from ..models import PREFER_NOT_TO_SAY
-from .mechanisms import CHOICE, NUMERIC, report_range
+from .mechanisms import CHOICE, NUMERIC, TEXT, report_range
 
 # A client-made submission id: a UUID as text, 36 characters.
 _SUBMISSION_ID = "0" * 36
@@ -24,7 +24,11 @@ PADDING_FIELD = "padding"
 
 
 def widest_report(question):
-    """The report for ``question`` whose JSON text is longest."""
+    """The report for ``question`` whose JSON text is longest. A text answer always has one
+    length on the wire (``services.answers.text_answer_encode``): base64url, nothing that
+    JSON escapes, whatever the script."""
+    if question.kind == TEXT:
+        return "A" * limits.DIRECT_TEXT_WIRE_LENGTH
     if question.kind in (CHOICE, NUMERIC):
         _kind, lowest, highest = report_range(question)
         return max((lowest, highest), key=lambda report: len(json.dumps(report)))

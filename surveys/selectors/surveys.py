@@ -230,7 +230,7 @@ class SubmissionTarget:
     options: dict  # {grouping question id: frozenset of its option ids}
     required_questions: frozenset = frozenset()  # the question ids a submission must answer
     required_groupings: frozenset = frozenset()  # the grouping question ids it must answer
-    # The window of an open survey (surveys/schedule.py); None: no bound.
+    # The window of an open survey (surveys/services/schedule.py); None: no bound.
     opens_at: datetime | None = None
     closes_at: datetime | None = None
     # What each question that is not yes/no accepts as its report (mechanisms.report_range):

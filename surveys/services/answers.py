@@ -5,6 +5,8 @@ The pieces of ``submissions.submission_validate``: each returns the cleaned valu
 ``groups.<id>``, ``submission_id``, ``design_fingerprint``).
 """
 
+import base64
+import binascii
 import uuid
 from collections.abc import Mapping
 
@@ -70,16 +72,53 @@ def _not_a_question(key):
     )
 
 
+def text_answer_encode(text) -> str:
+    """A direct text answer as the page sends it: its UTF-8 bytes padded with NUL bytes to
+    ``limits.DIRECT_TEXT_MAX_BYTES``, base64url-encoded. Every text answer then has one
+    length on the wire (``limits.DIRECT_TEXT_WIRE_LENGTH``, ASCII, nothing JSON escapes),
+    whatever its script or length: a length would otherwise say what was written."""
+    data = text.encode()
+    if len(data) > limits.DIRECT_TEXT_MAX_BYTES:
+        raise ValueError(f"a text answer has at most {limits.DIRECT_TEXT_MAX_BYTES} bytes")
+    padded = data + b"\0" * (limits.DIRECT_TEXT_MAX_BYTES - len(data))
+    return base64.urlsafe_b64encode(padded).decode()
+
+
+def text_answer_decode(value) -> str | None:
+    """The text a wire value (``text_answer_encode``) carries, or None when it is not one:
+    not exactly ``DIRECT_TEXT_WIRE_LENGTH`` base64url characters, not UTF-8, or a NUL before
+    the padding."""
+    if not isinstance(value, str) or len(value) != limits.DIRECT_TEXT_WIRE_LENGTH:
+        return None
+    if not value.isascii() or not all(char.isalnum() or char in "-_" for char in value):
+        return None
+    try:
+        data = base64.urlsafe_b64decode(value).rstrip(b"\0")
+        text = data.decode()
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    return None if "\0" in text else text
+
+
 def answer_reports(answers):
     """``{question id: report}`` from what the client sent, checking only its shape: every key
-    a question id and every value a boolean or a 64-bit integer (what the SQL can take; which
-    fits which question is checked by ``submission_sql`` or ``answer_values``), or None."""
+    a question id and every value a boolean, a 64-bit integer or a text answer (decoded,
+    ``text_answer_decode``): what the SQL can take; which fits which question is checked by
+    ``submissions.postgres`` or ``answer_values``. None if some value is none of these."""
     if not isinstance(answers, Mapping):
         return None
     reports = {}
     for key, value in answers.items():
         question_id = _whole_key(key)
-        if question_id is None or not isinstance(value, int):  # bool is an int too
+        if question_id is None:
+            return None
+        if isinstance(value, str):
+            text = text_answer_decode(value)
+            if text is None:
+                return None
+            reports[question_id] = text
+            continue
+        if not isinstance(value, int):  # bool is an int too
             return None
         if not isinstance(value, bool) and not limits.ID_MIN <= value <= limits.ID_MAX:
             return None
@@ -87,10 +126,30 @@ def answer_reports(answers):
     return reports
 
 
+def _text_report(question_id, value, highest):
+    text = text_answer_decode(value)
+    if text is None:
+        raise ValidationError(
+            {
+                f"answers.{question_id}": [
+                    _(
+                        "The answer to question %(k)s must be text of at most %(n)d bytes, "
+                        "padded and encoded as the page encodes it (docs/api.md, "
+                        "“Direct questions”)."
+                    )
+                    % {"k": question_id, "n": highest}
+                ]
+            }
+        )
+    return text
+
+
 def _typed_report(question_id, value, allowed):
     """A multiple-choice or numeric report: a whole number within ``allowed``
-    (``(kind, lowest, highest)``, ``selectors.mechanisms.report_range``)."""
-    _kind, lowest, highest = allowed
+    (``(kind, lowest, highest)``, ``selectors.mechanisms.report_range``); a text answer."""
+    kind, lowest, highest = allowed
+    if kind == "text":
+        return _text_report(question_id, value, highest)
     if isinstance(value, bool) or not isinstance(value, int) or not lowest <= value <= highest:
         raise ValidationError(
             {

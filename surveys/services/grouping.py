@@ -10,16 +10,23 @@ Validation and recording of submitted grouping answers live with the submission
 """
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
 from .. import limits
+from ..languages import survey_languages, survey_with_texts
 from ..models import GroupingOption, GroupingQuestion
 from .pilot import pilot_design_refresh
 from .questions import design_row_delete, next_position
-from .validation import clean_required, clean_text, lock_for_design_change
+from .validation import (
+    clean_required,
+    clean_text,
+    lock_for_design_change,
+    refuse_built_in_option,
+)
 
 MAX_GROUPING_QUESTIONS = limits.MAX_GROUPING_QUESTIONS
 MIN_OPTIONS = 2
@@ -46,6 +53,7 @@ def _clean_options(options) -> list[str]:
                     ]
                 }
             )
+        refuse_built_in_option(label, field="options")
         labels.append(label)
     if len(labels) < MIN_OPTIONS:
         raise ValidationError(
@@ -70,11 +78,29 @@ def _clean_options(options) -> list[str]:
     return labels
 
 
-def _create_options(grouping_question, labels):
+def _create_options(grouping_question, labels, *, translations=None):
+    """The options in order; ``translations`` maps a folded label to the translations an
+    option of that text had before an edit, so it keeps them."""
+    translations = translations or {}
     GroupingOption.objects.bulk_create(
-        GroupingOption(grouping_question=grouping_question, position=index, label=label)
+        GroupingOption(
+            grouping_question=grouping_question,
+            position=index,
+            label=label,
+            translations=translations.get(label.casefold(), {}),
+        )
         for index, label in enumerate(labels)
     )
+
+
+@dataclass(frozen=True)
+class GroupingQuestionSaved:
+    """An edited grouping question, and the languages the edit stopped offering (an option
+    that is new or renamed has no translation yet, and a language is offered only when every
+    text is translated)."""
+
+    grouping_question: GroupingQuestion
+    languages_dropped: list[str]
 
 
 def _clean_grouping_text(text):
@@ -105,19 +131,30 @@ def grouping_question_add(*, survey, text, options, required=False) -> GroupingQ
 @transaction.atomic
 def grouping_question_update(
     *, grouping_question, text, options, required=None
-) -> GroupingQuestion:
+) -> GroupingQuestionSaved:
     """Replace the text and the options (new option ids; allowed only without responses), and
-    ``required`` unless it is None."""
-    lock_for_design_change(grouping_question.survey_id)
+    ``required`` unless it is None. An option whose text is unchanged (case aside) keeps its
+    translations; the result names the languages the edit stopped offering."""
+    survey = lock_for_design_change(grouping_question.survey_id)
+    offered_before = survey_languages(survey=survey)
     grouping_question.text = _clean_grouping_text(text)
     labels = _clean_options(options)
     if required is not None:
         grouping_question.required = clean_required(required)
     grouping_question.save(update_fields=["text", "required"])
+    kept = {
+        option.label.casefold(): option.translations
+        for option in grouping_question.options.all()
+        if option.translations
+    }
     grouping_question.options.all().delete()
-    _create_options(grouping_question, labels)
+    _create_options(grouping_question, labels, translations=kept)
     pilot_design_refresh(survey_id=grouping_question.survey_id)
-    return grouping_question
+    offered_after = survey_languages(survey=survey_with_texts(survey=survey))
+    return GroupingQuestionSaved(
+        grouping_question=grouping_question,
+        languages_dropped=[code for code in offered_before if code not in offered_after],
+    )
 
 
 @transaction.atomic

@@ -5,7 +5,10 @@ One spec, as the API and the builder send it (docs/api.md, "Question types"):
 - ``{"text", "type": "yes_no", "design": {"kind": "warner", "p": 0.75}}``: ``type`` defaults
   to ``yes_no`` and ``design`` to the survey's two coins (forced response);
 - ``{"text", "type": "choice", "options": [labels], "epsilon": 1.1}``;
-- ``{"text", "type": "numeric", "min": 0, "max": 30, "epsilon": 1.1}``.
+- ``{"text", "type": "numeric", "min": 0, "max": 30, "epsilon": 1.1}``;
+- any of these with ``"randomized": false``: asked directly, without design or ε (the answer
+  is sent as given), and ``{"text", "type": "text", "randomized": false}``, a short text
+  answer, only ever direct.
 
 ``epsilon`` defaults to ln 3, the classic design's. Every parameter is checked with the dpengine
 constructor the question will randomize with (``selectors.mechanisms``), so a stored question
@@ -29,16 +32,23 @@ from ..models import Question
 from .validation import clean_text
 
 YES_NO, CHOICE, NUMERIC = Question.Kind.YES_NO, Question.Kind.CHOICE, Question.Kind.NUMERIC
+TEXT = Question.Kind.TEXT
 TYPES = tuple(Question.Kind.values)
 DEFAULT_EPSILON = math.log(3)  # the classic coins' ε, so a new question of any type matches them
 # The yes/no designs a question may name; forced response with its own coins too.
 DESIGN_KINDS = tuple(DESIGNS)
 # Fields of a question row that its type sets; the rest (text, required, position) stay.
-TYPE_FIELDS = ("kind", "design", "options", "epsilon", "min_value", "max_value")
+TYPE_FIELDS = ("kind", "randomized", "design", "options", "epsilon", "min_value", "max_value")
 
 
-def _error(field, prefix, message):
-    return ValidationError({f"{prefix}{field}": [message]})
+# The code of a range whose max is not above its min (the builder names its own fields).
+MAX_NOT_ABOVE_MIN = "max_not_above_min"
+
+
+def _error(field, prefix, message, *, code=None, params=None):
+    """The error naming ``field``; a ``code`` (and ``params``) lets a page word it with its own
+    labels where the message names another field as the API does."""
+    return ValidationError({f"{prefix}{field}": [ValidationError(message, code, params)]})
 
 
 def _is_number(value):
@@ -108,7 +118,11 @@ def _clean_design(value, prefix):
             % {"kind": kind, "names": allowed},
         ) from None
     except DPEngineError as exc:
-        raise _error(f"design.{exc.field or 'kind'}", prefix, str(exc)) from None
+        # dpengine's message is English and spells the parameters as the API does; the code
+        # (its reason) lets the builder say it in the page's language and words.
+        raise _error(
+            f"design.{exc.field or 'kind'}", prefix, str(exc), code=exc.reason.value
+        ) from None
     if design.epsilon > settings.MAX_EPSILON_PER_ANSWER + 1e-12:
         raise _error("design", prefix, _ceiling_message(design.epsilon))
     return {"kind": kind, **{name: float(item) for name, item in design.parameters.items()}}
@@ -137,6 +151,26 @@ def _clean_options(value, prefix):
     return labels
 
 
+def _clean_randomized(value, kind, prefix):
+    if value is None:
+        # A text answer has no randomization: it must say so, so no client sends one
+        # believing it protected.
+        if kind == TEXT:
+            raise _error(
+                "randomized",
+                prefix,
+                _("A text question is asked directly only: send randomized false."),
+            )
+        return True
+    if not isinstance(value, bool):
+        raise _error("randomized", prefix, _("Must be true or false, got %(v)r.") % {"v": value})
+    if value and kind == TEXT:
+        raise _error(
+            "randomized", prefix, _("A text question cannot be randomized; it is asked directly.")
+        )
+    return value
+
+
 def _clean_range(low, high, prefix):
     for name, value in (("min", low), ("max", high)):
         if not _is_whole(value):
@@ -148,7 +182,13 @@ def _clean_range(low, high, prefix):
                 _("Must be between -%(b)d and %(b)d.") % {"b": limits.NUMERIC_BOUND},
             )
     if high <= low:
-        raise _error("max", prefix, _("Must be greater than min (%(lo)d).") % {"lo": low})
+        raise _error(
+            "max",
+            prefix,
+            _("Must be greater than min (%(lo)d)."),
+            code=MAX_NOT_ABOVE_MIN,
+            params={"lo": low},
+        )
     if high - low > limits.NUMERIC_RANGE_MAX:
         raise _error(
             "max",
@@ -174,8 +214,10 @@ def clean_question_type(spec, *, prefix="") -> dict:
             prefix,
             _("Must be one of %(types)s, got %(v)r.") % {"types": ", ".join(TYPES), "v": kind},
         )
+    randomized = _clean_randomized(spec.get("randomized"), kind, prefix)
     fields = {
         "kind": kind,
+        "randomized": randomized,
         "design": {},
         "options": [],
         "epsilon": None,
@@ -186,6 +228,7 @@ def clean_question_type(spec, *, prefix="") -> dict:
         YES_NO: ("options", "min", "max", "epsilon"),
         CHOICE: ("design", "min", "max"),
         NUMERIC: ("design", "options"),
+        TEXT: ("design", "options", "min", "max", "epsilon"),
     }[kind]
     for name in foreign:
         if spec.get(name) not in (None, {}, []):
@@ -194,22 +237,42 @@ def clean_question_type(spec, *, prefix="") -> dict:
                 prefix,
                 _("A %(type)s question takes no %(name)s.") % {"type": kind, "name": name},
             )
+    if not randomized:
+        # Nothing randomizes a direct answer: a design or an ε would promise a protection
+        # it does not have.
+        for name in ("design", "epsilon"):
+            if spec.get(name) not in (None, {}):
+                raise _error(
+                    name, prefix, _("A direct question takes no %(name)s.") % {"name": name}
+                )
+    if kind == TEXT:
+        return fields
     if kind == YES_NO:
-        fields["design"] = _clean_design(spec.get("design"), prefix)
+        if randomized:
+            fields["design"] = _clean_design(spec.get("design"), prefix)
     elif kind == CHOICE:
         fields["options"] = _clean_options(spec.get("options"), prefix)
-        fields["epsilon"] = _clean_epsilon(spec.get("epsilon"), prefix)
+        if randomized:
+            fields["epsilon"] = _clean_epsilon(spec.get("epsilon"), prefix)
     else:
         fields["min_value"], fields["max_value"] = _clean_range(
             spec.get("min"), spec.get("max"), prefix
         )
-        fields["epsilon"] = _clean_epsilon(spec.get("epsilon"), prefix)
+        if randomized:
+            fields["epsilon"] = _clean_epsilon(spec.get("epsilon"), prefix)
     return fields
 
 
 def question_type_spec(question) -> dict:
     """A stored question's type as a spec (the inverse of ``clean_question_type``): what the
     API returns and a duplicate copies."""
+    if not question.randomized:
+        spec = {"type": question.kind, "randomized": False}
+        if question.kind == CHOICE:
+            spec["options"] = list(question.options)
+        elif question.kind == NUMERIC:
+            spec.update(min=question.min_value, max=question.max_value)
+        return spec
     if question.kind == CHOICE:
         return {"type": CHOICE, "options": list(question.options), "epsilon": question.epsilon}
     if question.kind == NUMERIC:

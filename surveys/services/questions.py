@@ -48,7 +48,7 @@ def clean_question_specs(items):
         )
         for item in items
     ]
-    return [
+    specs = [
         (
             text,
             clean_required(item.get("required", True), field="questions")
@@ -58,6 +58,28 @@ def clean_question_specs(items):
         )
         for index, (text, item) in enumerate(zip(texts, items, strict=True))
     ]
+    ensure_text_room(
+        existing=0, adding=_text_count(fields for _t, _r, fields in specs), field="questions"
+    )
+    return specs
+
+
+def ensure_text_room(*, existing, adding, field):
+    """Refuse more than ``limits.MAX_TEXT_QUESTIONS`` text questions in a survey: a skipped
+    one leaves its whole fixed length to the body's padding (selectors.submission_length)."""
+    if adding and existing + adding > limits.MAX_TEXT_QUESTIONS:
+        raise ValidationError(
+            {
+                field: [
+                    _("At most %(max)d text questions in a survey.")
+                    % {"max": limits.MAX_TEXT_QUESTIONS}
+                ]
+            }
+        )
+
+
+def _text_count(fields_list):
+    return sum(fields["kind"] == Question.Kind.TEXT for fields in fields_list)
 
 
 def next_position(siblings) -> int:
@@ -86,6 +108,11 @@ def question_add(*, survey, text, required=True, question_type=None) -> Question
     text = _clean_question_text(text, field="text")
     required = clean_required(required)
     fields = clean_question_type(question_type or {})
+    ensure_text_room(
+        existing=survey.questions.filter(kind=Question.Kind.TEXT).count(),
+        adding=_text_count([fields]),
+        field="type",
+    )
     if survey.questions.count() >= MAX_QUESTIONS:
         raise ValidationError({"text": [_("At most %(max)d questions.") % {"max": MAX_QUESTIONS}]})
     ensure_owner_room(owner=survey.owner, field="text", questions=1)
@@ -126,6 +153,11 @@ def questions_add(*, survey, texts, required=True, question_type=None) -> list[Q
     required = clean_required(required)
     fields = clean_question_type(question_type or {})
     cleaned = _clean_lines(texts)
+    ensure_text_room(
+        existing=survey.questions.filter(kind=Question.Kind.TEXT).count(),
+        adding=_text_count([fields]) * len(cleaned),
+        field="type",
+    )
     existing = survey.questions.count()
     if existing + len(cleaned) > MAX_QUESTIONS:
         raise ValidationError(
@@ -158,6 +190,13 @@ def question_update(*, question, text, required=None, question_type=None) -> Que
         question.required = clean_required(required)
     if question_type is not None:
         fields = clean_question_type(question_type)
+        ensure_text_room(
+            existing=Question.objects.filter(survey_id=question.survey_id, kind=Question.Kind.TEXT)
+            .exclude(pk=question.pk)
+            .count(),
+            adding=_text_count([fields]),
+            field="type",
+        )
         if fields["options"] != question.options:
             for language_texts in question.translations.values():
                 language_texts.pop("options", None)

@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 from ..models import Survey
 from .errors import Reason, SurveyConflict
 from .surveys import freeze_for_opening
+from .validation import clean_time_zone
 
 
 class Phase:
@@ -90,8 +91,9 @@ def _ensure_times(survey, *, now, **times):
 
 
 @transaction.atomic
-def survey_schedule(*, survey, opens_at, closes_at, now=None) -> Survey:
-    """Set when the survey takes responses: ``[opens_at, closes_at)``, either may be None.
+def survey_schedule(*, survey, opens_at, closes_at, time_zone=None, now=None) -> Survey:
+    """Set when the survey takes responses: ``[opens_at, closes_at)``, either may be None,
+    and (unless ``time_zone`` is None) the IANA zone in which the schedule is shown.
 
     Scheduling an opening opens the survey for the real study right away, frozen as any
     opening (pilot responses discarded): it will start taking responses without the researcher
@@ -100,6 +102,8 @@ def survey_schedule(*, survey, opens_at, closes_at, now=None) -> Survey:
     """
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
     now = now or timezone.now()
+    if time_zone is not None:
+        survey.time_zone = clean_time_zone(time_zone)
     _ensure_times(survey, now=now, opens_at=opens_at, closes_at=closes_at)
     if opens_at is not None and closes_at is not None and closes_at <= opens_at:
         raise ValidationError(
@@ -110,7 +114,7 @@ def survey_schedule(*, survey, opens_at, closes_at, now=None) -> Survey:
                 ]
             }
         )
-    fields = ["opens_at", "closes_at", "updated_at"]
+    fields = ["opens_at", "closes_at", "time_zone", "updated_at"]
     if opens_at is not None and opens_at != survey.opens_at:
         if survey.status == Survey.Status.CLOSED or (
             survey.status == Survey.Status.OPEN and phase_of(survey, now=now) != Phase.SCHEDULED

@@ -110,7 +110,12 @@ def survey_duplicate(*, survey) -> Survey:
         : limits.TITLE_MAX_LENGTH
     ]
     consent_text = settings_kept.pop("consent_text")
-    copy = Survey(owner=survey.owner, translations=survey.translations, **settings_kept)
+    copy = Survey(
+        owner=survey.owner,
+        translations=survey.translations,
+        time_zone=survey.time_zone,  # where its researcher lives; the schedule is not copied
+        **settings_kept,
+    )
     # The copy's consent text starts its own history (version 1), like its own link.
     _consent_versioned(copy, consent_text)
     copy.save()

@@ -15,7 +15,12 @@ from django.db import transaction
 from django.db.models import Case, Count, F, Q, Value, When
 from django.utils import timezone
 
-from dpengine import simulate_choice_reports, simulate_numeric_reports, simulate_reports
+from dpengine import (
+    simulate_choice_reports,
+    simulate_numeric_reports,
+    simulate_reports,
+    tally_sum,
+)
 
 from .. import selectors
 from ..models import (
@@ -30,7 +35,6 @@ from ..models import (
     TallyShard,
     question_key,
 )
-from ..selectors.mechanisms import report_range
 
 
 def tally_shard_pick():
@@ -38,20 +42,9 @@ def tally_shard_pick():
     return random.randrange(TALLY_SHARDS)
 
 
-def tally_increment(kind, report) -> list[int]:
-    """What one report adds to its question's tally vector (``TallyShard.reports``):
-    yes/no ``[1, yes]``; choice ``[1, 0, ..., 1]`` (a one at the option's place, shorter
-    vectors count as zero-padded); numeric ``[1, report, report²]``."""
-    if kind == Question.Kind.CHOICE:
-        return [1] + [0] * report + [1]
-    if kind == Question.Kind.NUMERIC:
-        return [1, report, report * report]
-    return [1, int(report)]
-
-
 def tally_add(survey_id, *, responses, reports, shard=0):
     """Add ``responses`` responses and, per question id, a tally vector (``(reports, yes
-    reports)`` for yes/no, see ``tally_increment``), to one of the survey's tally shards,
+    reports)`` for yes/no, see ``dpengine.report_tally``), to one of the survey's tally shards,
     inside the caller's transaction.
 
     The row is read FOR UPDATE, so concurrent transactions on the same shard add up instead of
@@ -64,7 +57,7 @@ def tally_add(survey_id, *, responses, reports, shard=0):
     tally = TallyShard.objects.select_for_update().get(survey_id=survey_id, shard=shard)
     for question_id, added in reports.items():
         key = question_key(question_id)
-        tally.reports[key] = selectors.add_counts(tally.reports.get(key, ()), added)
+        tally.reports[key] = tally_sum(tally.reports.get(key, ()), added)
     tally.responses += responses
     tally.save(update_fields=["responses", "reports"])
 
@@ -191,6 +184,15 @@ def simulated_reports_draw(*, survey, shares, n, rng) -> np.ndarray:
     columns = []
     for question, share in zip(questions, shares, strict=True):
         mechanism = selectors.question_mechanism(question, survey=survey)
+        if question.kind == Question.Kind.TEXT:
+            raise ValidationError({"shares": ["Text answers cannot be simulated."]})
+        if mechanism is None:
+            # Asked directly: the report is the true answer.
+            if question.kind == Question.Kind.YES_NO:
+                columns.append(rng.random(n) < share)
+            else:
+                columns.append(_simulated_truths(question, share, n, rng))
+            continue
         if question.kind == Question.Kind.CHOICE:
             truths = _simulated_truths(question, share, n, rng)
             columns.append(simulate_choice_reports(truths, mechanism, rng))
@@ -203,7 +205,7 @@ def simulated_reports_draw(*, survey, shares, n, rng) -> np.ndarray:
 
 
 def simulated_tallies(questions, reports, total) -> dict:
-    """The tally vector of each question's column of simulated reports (``tally_increment``
+    """The tally vector of each question's column of simulated reports (``report_tally``
     summed over the rows)."""
     tallies = {}
     for question, column in zip(questions, reports.T, strict=True):
@@ -221,7 +223,9 @@ def simulated_tallies(questions, reports, total) -> dict:
 def _check_simulated_reports(questions, reports):
     for index, (question, column) in enumerate(zip(questions, reports.T, strict=True)):
         kind, low, high = (
-            ("yes_no", 0, 1) if question.kind == Question.Kind.YES_NO else report_range(question)
+            ("yes_no", 0, 1)
+            if question.kind == Question.Kind.YES_NO
+            else selectors.report_range(question)
         )
         if column.size and (column.min() < low or column.max() > high):
             raise ValidationError(

@@ -26,7 +26,7 @@ from ..languages import (
 from ..models import Question, Survey
 from .pilot import pilot_design_refresh
 from .surveys import survey_create, survey_update
-from .validation import ensure_not_frozen
+from .validation import ensure_not_frozen, refuse_built_in_option
 
 SURVEY_FIELDS = ("title", "intro", "consent_text")
 QUESTION_FIELDS = ("text", "options")  # options: a multiple-choice question's labels
@@ -167,6 +167,9 @@ def survey_translations_save(*, survey, texts: Mapping) -> Survey:
     for name, value in texts.items():
         language, text = by_name[name]
         value = _clean_text(name, value, max_length=TEXT_MAX_LENGTHS[text.field])
+        if text.kind == "option":
+            # A grouping option translated into "Prefer not to say" would repeat the built-in.
+            refuse_built_in_option(value, field=name)
         if value == text.translated(language):
             continue
         if text.frozen_with_questions:

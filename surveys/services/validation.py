@@ -6,18 +6,21 @@ themselves are named once in ``surveys.limits``.
 """
 
 import math
+from functools import cache
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
+from django.utils.translation import override
 
 from dpengine import ForcedResponse
 from dpengine.errors import DPEngineError
 from dpengine.rounding import ceil_decimal
 
 from .. import limits
-from ..models import CI_METHODS, Question, Survey
+from ..models import CI_METHODS, PREFER_NOT_TO_SAY, Question, Survey
+from ..timezones import is_time_zone
 from .errors import FROZEN_MESSAGE, PILOT_RESPONSES_MESSAGE, Reason, SurveyFrozen
 
 EDITABLE_SURVEY_FIELDS = (
@@ -53,6 +56,50 @@ def clean_text(field, value, *, max_length, required=True):
                 field: [
                     _("At most %(max)d characters, got %(n)d.")
                     % {"max": max_length, "n": len(value)}
+                ]
+            }
+        )
+    return value
+
+
+def _folded(label: str) -> str:
+    # Case, spaces and punctuation aside: "Prefer not to say.", "PREFER-NOT-TO-SAY" alike.
+    return "".join(char for char in label.casefold() if char.isalnum())
+
+
+@cache
+def _built_in_option_labels() -> frozenset[str]:
+    """ "Prefer not to say" as every language of the site writes it, and its code."""
+    labels = {PREFER_NOT_TO_SAY}
+    for code, _name in settings.LANGUAGES:
+        with override(code):
+            labels.add(_("Prefer not to say"))
+    return frozenset(_folded(label) for label in labels)
+
+
+def refuse_built_in_option(label: str, *, field) -> None:
+    """Refuse, naming ``field``, a grouping option that repeats the built-in "Prefer not to
+    say" in any language: respondents would see two identical answers, and the typed one
+    would count as a group of its own where the built-in one counts as missing."""
+    if _folded(label) in _built_in_option_labels():
+        message = _(
+            "“%(label)s” is already offered with every grouping question: the built-in "
+            "“Prefer not to say”, shown in each respondent's language and counted as missing, "
+            "never as a group. Remove this option."
+        )
+        raise ValidationError({field: [message % {"label": label}]})
+
+
+def clean_time_zone(value, *, field="time_zone") -> str:
+    """An IANA time zone name (``Asia/Seoul``), or "" for none chosen (UTC)."""
+    if value == "":
+        return value
+    if not is_time_zone(value):
+        raise ValidationError(
+            {
+                field: [
+                    _("Must be a time zone name such as “Asia/Seoul” or “UTC”, got %(v)r.")
+                    % {"v": str(value)[:64]}
                 ]
             }
         )

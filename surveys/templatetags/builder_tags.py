@@ -17,6 +17,7 @@ LEDGER_LABELS = {
     "forced_response": _("forced response"),
     "choice": TYPE_SHORT_LABELS["choice"],
     "numeric": TYPE_SHORT_LABELS["numeric"],
+    "direct": _("asked directly, no ε"),
 }
 
 

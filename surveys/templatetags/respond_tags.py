@@ -31,7 +31,7 @@ def respond_definition(survey, preview=False):
     payload = {
         "survey": PublicSurveySerializer(survey).data,
         "submit_url": reverse("api:public-responses", kwargs={"slug": survey.slug}),
-        # A pilot's page asks for the definition again before sending (respond.js).
+        # A pilot's page asks for the definition again before sending (static/js/submit.js).
         "definition_url": reverse("api:public-survey", kwargs={"slug": survey.slug}),
         "preview": bool(preview),
     }

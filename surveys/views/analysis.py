@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 
 from .. import selectors
 from ..charts import estimates_chart, precision_chart
-from ..exports import bundles, codebook
+from ..exports import bundles, codebook, spss_stata
 from ..exports import csv as csv_export
 from ..exports import r as r_export
 from ..exports.columns import question_column
@@ -116,6 +116,20 @@ def responses_csv(request, survey):
     )
 
 
+@member_view(GET=VIEWER)
+def responses_sav(request, survey):
+    return spss_stata.labelled_file_response(
+        codebook.survey_codebook(survey=survey), extension="sav"
+    )
+
+
+@member_view(GET=VIEWER)
+def responses_dta(request, survey):
+    return spss_stata.labelled_file_response(
+        codebook.survey_codebook(survey=survey), extension="dta"
+    )
+
+
 # --- downloads with their codebook (docs/researchers.md, "Exports and the codebook") ---------
 
 
@@ -168,16 +182,28 @@ def _xlsx_download(request, survey, *, method, level, thresholds, query):
 @member_view(GET=VIEWER)
 def breakdown(request, survey):
     grouping_questions = selectors.survey_grouping_questions(survey=survey)
-    form = BreakdownForm(request.GET, survey=survey, grouping_questions=grouping_questions)
-    # Without grouping questions the page only explains how to get some: nothing to validate.
-    valid = not grouping_questions or form.is_valid()
+    # Direct yes/no and choice questions group results as grouping questions do.
+    columns = {q.pk: question_column(i) for i, q in enumerate(survey.questions.all())}
+    direct = {q: columns[q.pk] for q in selectors.direct_grouping_questions(survey=survey)}
+    form = BreakdownForm(
+        request.GET, survey=survey, grouping_questions=grouping_questions, direct=direct
+    )
+    # Without anything to group by the page only explains how to get it: nothing to validate.
+    offered = bool(grouping_questions or direct)
+    valid = not offered or form.is_valid()
     result = None
-    if grouping_questions:
+    if offered:
         chosen = form.cleaned_data if valid else {}
-        by = chosen.get("by", grouping_questions[0].pk)
+        by = chosen.get("by", form.fields["by"].choices[0][0])
+        groups = {str(gq.pk): gq for gq in grouping_questions}
+        for question in direct:
+            groups[f"d{question.pk}"] = question
+        picked = groups[by]
+        if isinstance(picked, Question):
+            picked = selectors.direct_grouping(survey=survey, question=picked)
         result = selectors.survey_breakdown(
             survey=survey,
-            grouping_question=next(gq for gq in grouping_questions if gq.pk == by),
+            grouping_question=picked,
             confidence=chosen.get("level", survey.confidence),
             method=chosen.get("method", survey.ci_method),
         )
@@ -195,7 +221,11 @@ def regression(request, survey):
     everything = list(survey.questions.all())
     columns = {question.pk: question_column(index) for index, question in enumerate(everything)}
     # The model is of a yes/no answer: choice and numeric questions are not offered.
-    questions = [question for question in everything if question.kind == Question.Kind.YES_NO]
+    questions = [
+        question
+        for question in everything
+        if question.kind == Question.Kind.YES_NO and question.randomized
+    ]
     form = RegressionForm(request.GET, survey=survey, questions=questions, columns=columns)
     valid = not questions or form.is_valid()
     result = snippet = r_design = None

@@ -16,6 +16,7 @@ from django.core.exceptions import ValidationError
 from django.http import HttpResponseNotAllowed
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
 from .. import selectors, services
@@ -28,6 +29,7 @@ from ..forms.researcher import (
 )
 from ..models import Question, Survey
 from ..services import schedule
+from ..timezones import survey_zone
 
 VIEWER, EDITOR, OWNER = selectors.VIEWER, selectors.EDITOR, selectors.OWNER
 FROZEN_REASON = services.FROZEN_MESSAGE
@@ -70,15 +72,21 @@ def owner_view(*methods):
 
 def apply_service_errors(form, exc: ValidationError):
     """Attach a service's ``{field: [message]}`` errors to the form fields they name (a form
-    whose fields are named otherwise maps them with ``field_for_service_error``)."""
+    whose fields are named otherwise maps them with ``field_for_service_error``, and may word
+    a coded error with its own labels in ``message_for_service_error``)."""
     if not hasattr(exc, "error_dict"):
         form.add_error(None, exc)
         return
     field_for = getattr(form, "field_for_service_error", None)
-    for field, errors in exc.message_dict.items():
-        if field_for is not None:
-            field = field_for(field)
-        form.add_error(field if field in form.fields else None, errors)
+    reword = getattr(form, "message_for_service_error", None)
+    for name, errors in exc.error_dict.items():
+        field = field_for(name) if field_for is not None else name
+        field = field if field in form.fields else None
+        messages = []
+        for error in errors:
+            worded = reword(error) if reword is not None else None
+            messages.extend([worded] if worded else error.messages)
+        form.add_error(field, messages)
 
 
 def try_write(write, *, then, form=None, on_conflict=None):
@@ -153,6 +161,12 @@ def question_row(question, entry) -> QuestionRow:
     elif question.kind == Question.Kind.CHOICE:
         count = len(question.options)
         design_label = ngettext("%(n)d option", "%(n)d options", count) % {"n": count}
+    if not question.randomized:
+        # Said before anything else: no design, no ε.
+        design_label = " · ".join(
+            str(part) for part in (gettext("asked directly, no ε"), design_label) if part
+        )
+        parameters = []
     return QuestionRow(
         question=question,
         type_label=TYPE_SHORT_LABELS.get(question.kind, question.kind),
@@ -207,11 +221,17 @@ def render_builder(
         suggested_target=context["privacy"].respondents_for_margin,
     )
     context["schedule_form"] = schedule_form or ScheduleForm(
-        initial={"opens_at": survey.opens_at, "closes_at": survey.closes_at}
+        initial={
+            "opens_at": survey.opens_at,
+            "closes_at": survey.closes_at,
+            "time_zone": survey.time_zone,
+        }
     )
     context["question_form"] = question_form or QuestionAddForm()
     context["grouping_form"] = grouping_form or GroupingQuestionForm.for_builder()
-    return render(request, "surveys/builder.html", context, status=status)
+    # Every time on the builder (the schedule's inputs included) in the survey's zone.
+    with timezone.override(survey_zone(survey)):
+        return render(request, "surveys/builder.html", context, status=status)
 
 
 def builder_conflict(request, survey, exc):

@@ -15,8 +15,8 @@ from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.utils.functional import Promise
+from django.utils.translation import get_language_info, gettext_lazy, ngettext
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
 
 from .. import selectors, services
 from ..forms import GroupingQuestionForm, MoveForm, QuestionAddForm, QuestionForm
@@ -49,6 +49,8 @@ class QuestionKind:
     delete: Callable  # (item) -> None
     saved: Promise
     deleted: Promise
+    # What the researcher must know after a save, beyond "saved" (result of ``update``).
+    warnings: Callable = lambda result: []
     has_options: bool = False  # a grouping question's options (GroupingOption rows)
     typed: bool = False  # a question type and design to choose (QuestionTypeForm)
 
@@ -82,6 +84,14 @@ GROUPING = QuestionKind(
     delete=lambda item: grouping.grouping_question_delete(grouping_question=item),
     saved=gettext_lazy("Grouping question saved."),
     deleted=gettext_lazy("Grouping question deleted."),
+    warnings=lambda saved: [
+        _(
+            "%(language)s is no longer offered to respondents: this question's new options "
+            "are not translated into it yet. Add them on the Translations page."
+        )
+        % {"language": get_language_info(code)["name_translated"]}
+        for code in saved.languages_dropped
+    ],
     has_options=True,
 )
 
@@ -197,7 +207,7 @@ def edit_view(kind):
             }
             if kind.typed:
                 ledger = selectors.privacy_ledger(survey=survey, questions=[item])
-                context["row"] = question_row(item, ledger.entries[0])
+                context["row"] = question_row(item, next(iter(ledger.entries), None))
             return render(request, "surveys/question_edit.html", context, status=status)
 
         if request.method != "POST":
@@ -208,13 +218,14 @@ def edit_view(kind):
             messages.error(request, exc.message)
             return page(form, status=409)
 
-        saved = write_and_redirect(
-            request,
-            lambda: kind.update(item, form),
-            form=form,
-            message=kind.saved,
-            to=builder_url(survey, kind.section),
-            on_conflict=refused,
+        def done(result):
+            messages.success(request, kind.saved)
+            for warning in kind.warnings(result):
+                messages.warning(request, warning)
+            return redirect(builder_url(survey, kind.section))
+
+        saved = try_write(
+            lambda: kind.update(item, form), then=done, form=form, on_conflict=refused
         )
         return saved or page(form, status=400)
 

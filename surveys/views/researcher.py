@@ -250,6 +250,7 @@ def survey_schedule(request, survey):
             if schedule.phase_of(survey) in ("draft", "pilot", "scheduled")
             else survey.opens_at,
             closes_at=form.cleaned_data["closes_at"],
+            time_zone=form.cleaned_data["time_zone"],
         ),
         form=form,
         message=_("Schedule saved."),

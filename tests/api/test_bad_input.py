@@ -4,7 +4,9 @@ import json
 import uuid
 
 import pytest
+from django.core.exceptions import DisallowedHost, RequestDataTooBig
 
+from surveys.api.errors import error_response
 from surveys.models import Submission, Survey
 
 pytestmark = pytest.mark.django_db
@@ -107,6 +109,33 @@ def test_a_body_just_under_the_cap_is_parsed(owner_api, settings):
     assert len(encoded) < settings.API_MAX_BODY_BYTES
     response = owner_api.post("/api/v1/surveys/", data=encoded, content_type=JSON)
     assert response.status_code == 201
+
+
+def test_a_body_over_djangos_form_cap_but_under_the_apis_is_parsed(owner_api, settings):
+    """Issue 24: a researcher's body over 256 KiB (Django's DATA_UPLOAD_MAX_MEMORY_SIZE, for
+    forms) was an HTML 400 (RequestDataTooBig), although the documented cap is 1 MiB."""
+    body = {"title": "T", "p_truth": 0.5, "p_forced_yes": 0.5, "questions": [{"text": "Q?"}]}
+    encoded = json.dumps(body) + " " * (300 * 1024)  # whitespace: still the same JSON
+    assert settings.DATA_UPLOAD_MAX_MEMORY_SIZE < len(encoded) < settings.API_MAX_BODY_BYTES
+    response = owner_api.post("/api/v1/surveys/", data=encoded, content_type=JSON)
+    assert response.status_code == 201, response.content[:300]
+    patched = owner_api.patch(
+        f"/api/v1/surveys/{response.json()['id']}/",
+        data=json.dumps({"title": "U"}) + " " * (300 * 1024),
+        content_type=JSON,
+    )
+    assert patched.status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("exc", "status"), [(RequestDataTooBig("too big"), 413), (DisallowedHost("h"), 400)]
+)
+def test_djangos_own_refusals_inside_an_api_view_keep_the_error_shape(exc, status):
+    """Should anything in an API view read ``request.body`` (Django's form cap) or trip another
+    SuspiciousOperation, the answer is the API's, not Django's HTML 400."""
+    response = error_response(exc)
+    assert response.status_code == status
+    assert set(response.data) == {"detail", "errors"} and response.data["detail"]
 
 
 def test_an_oversized_body_without_content_length_is_cut_at_the_cap(owner_api, settings):

@@ -11,14 +11,14 @@ from django.http import StreamingHttpResponse
 import dpengine
 from surveys import selectors, services
 from surveys.exports import csv as csv_export
-from tests.helpers import simulate_responses
+from tests.helpers import MIXED_QUESTIONS, simulate_responses
 
 pytestmark = pytest.mark.django_db
 
 ROW_FIELDS = {
     "type", "question_id", "column", "position", "text", "design", "parameters", "n", "yes",
     "yes_rate", "estimate", "unbiased", "clamped", "std_error", "ci_low", "ci_high", "method",
-    "confidence", "epsilon", "suppressed",
+    "requested_method", "confidence", "epsilon", "suppressed",
 }  # fmt: skip
 
 
@@ -65,7 +65,9 @@ def test_estimates_equal_dpengines(owner_api, make_survey, query, confidence, me
     for index, (row, question) in enumerate(
         zip(body["estimates"], survey.questions.all(), strict=True)
     ):
-        expected = dpengine.estimate(
+        # The method the product shows (dpengine.guarantee): the requested one where it keeps
+        # the level at this n, else exact; requested_method always says what was asked.
+        expected = dpengine.estimate_with_coverage(
             yes=selectors.survey_tallies(survey=survey).of(question.pk)[1],
             n=selectors.survey_tallies(survey=survey).of(question.pk)[0],
             design=design,
@@ -79,8 +81,9 @@ def test_estimates_equal_dpengines(owner_api, make_survey, query, confidence, me
         assert row["suppressed"] is False
         assert row["epsilon"] == design.epsilon
         for name in ("n", "yes", "yes_rate", "clamped", "std_error", "ci_low", "ci_high",
-                     "method", "confidence"):  # fmt: skip
+                     "method", "requested_method", "confidence"):  # fmt: skip
             assert row[name] == getattr(expected, name), name
+        assert row["requested_method"] == method
         # The estimate shown is the clamped one, inside the interval; the unbiased is labelled.
         assert (row["estimate"], row["unbiased"]) == (expected.clamped, expected.estimate)
 
@@ -155,7 +158,7 @@ def test_estimates_csv_is_the_shared_export(owner_api, make_survey):
     assert response.status_code == 200
     assert response["Content-Type"] == "text/csv; charset=utf-8"
     assert response["Content-Disposition"].startswith(
-        f'attachment; filename="rrsurvey-{survey.slug}'
+        'attachment; filename="workplace-habits-estimates-'
     )
     # The codebook that explains it, for the same interval.
     assert response["Link"] == (
@@ -257,12 +260,12 @@ def test_mixed_estimates_have_one_row_per_type_equal_to_dpengines(owner_api, mix
 
     kuk = dpengine.Kuk(theta1=0.8, theta2=0.2)
     reports, yes = tallies.of(questions[1].pk)
-    expected = dpengine.estimate(yes=yes, n=reports, design=kuk, confidence=0.95)
+    expected = dpengine.estimate_with_coverage(yes=yes, n=reports, design=kuk, confidence=0.95)
     assert (rows[1]["unbiased"], rows[1]["ci_low"]) == (expected.estimate, expected.ci_low)
     assert rows[1]["estimate"] == expected.clamped
     assert rows[1]["parameters"]["a"] == kuk.p_yes_given_yes
 
-    choice = dpengine.estimate_choice(
+    choice = dpengine.estimate_choice_with_coverage(
         counts=tallies.counts_of(questions[2].pk, width=3),
         mechanism=selectors.question_mechanism(questions[2], survey=mixed_survey),
         confidence=0.95,
@@ -359,3 +362,21 @@ def test_raw_reports_csv_holds_typed_values(owner_api, mixed_survey):
     assert sorted(numbers) == sorted(
         selectors.numeric_reports(survey=mixed_survey, question_id=numeric.pk)
     )
+
+
+def test_rows_name_the_method_used_and_the_one_requested(owner_api, make_survey):
+    survey = simulate_responses(make_survey(questions=MIXED_QUESTIONS, min_n=10), n=12, seed=5)
+    body = strict_json(owner_api.get(estimates_url(survey, "?method=jeffreys")))
+    assert (body["method"], body["coverage_floor"]) == ("jeffreys", 0.93)
+    yes_no, warner, choice, numeric = body["estimates"]
+    for row in (yes_no, warner, choice):
+        # 12 reports: Jeffreys could hold the truth less than 93 % of the time; exact shown.
+        assert (row["method"], row["requested_method"]) == ("exact", "jeffreys")
+    exact = dpengine.estimate(
+        yes=yes_no["yes"], n=12, design=dpengine.CLASSIC, confidence=0.95, method="exact"
+    )
+    assert (yes_no["ci_low"], yes_no["ci_high"]) == (exact.ci_low, exact.ci_high)
+    assert numeric["method"] == "normal" and "requested_method" not in numeric
+    larger = simulate_responses(make_survey(questions=MIXED_QUESTIONS, min_n=10), n=400, seed=5)
+    body = strict_json(owner_api.get(estimates_url(larger, "?method=jeffreys")))
+    assert {row["method"] for row in body["estimates"][:3]} == {"jeffreys"}

@@ -233,7 +233,7 @@ def test_viewers_read_and_editors_build_as_the_readme_says():
     assert roles[("", "get")] == "viewer"
     assert roles[("estimates.csv", "get")] == "viewer"
     assert roles[("responses.csv", "get")] == "viewer"
-    for download in ("codebook.csv", "export.zip", "export.xlsx"):
+    for download in ("codebook.csv", "export.zip", "export.xlsx", "responses.sav", "responses.dta"):
         assert roles[(download, "get")] == "viewer", download
     assert roles[("", "patch")] == "editor"
     assert roles[("open/", "post")] == "editor"

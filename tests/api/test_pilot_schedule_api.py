@@ -95,6 +95,17 @@ def test_schedule_through_the_api(owner_api):
     assert respond(survey)[0].status_code == 201
 
 
+def test_the_schedule_takes_a_time_zone_and_the_survey_names_it(owner_api):
+    survey = create(owner_api)
+    assert survey["time_zone"] == ""  # none chosen: UTC
+    body = {"closes_at": "2999-12-01T18:00:00+09:00", "time_zone": "Asia/Seoul"}
+    scheduled = post(owner_api, survey["id"], "schedule", body).json()
+    assert scheduled["time_zone"] == "Asia/Seoul"
+    assert scheduled["closes_at"] == "2999-12-01T09:00:00Z"  # the same instant, in UTC
+    kept = post(owner_api, survey["id"], "schedule", {"closes_at": None}).json()
+    assert kept["time_zone"] == "Asia/Seoul"  # omitted: unchanged
+
+
 @pytest.mark.parametrize(
     ("body", "field"),
     [
@@ -102,6 +113,8 @@ def test_schedule_through_the_api(owner_api):
         ({"closes_at": "2001-01-01T00:00:00Z"}, "closes_at"),
         ({"opens_at": "2999-01-02T00:00:00Z", "closes_at": "2999-01-01T00:00:00Z"}, "closes_at"),
         ({"start": "2999-01-01T00:00:00Z"}, "start"),
+        ({"time_zone": "Mars/Olympus_Mons"}, "time_zone"),
+        ({"time_zone": 9}, "time_zone"),
     ],
 )
 def test_a_bad_schedule_is_a_400_naming_the_field(owner_api, body, field):

@@ -24,7 +24,7 @@ def test_every_owner_page_and_export_is_private_and_not_stored(owner_client, ope
         checked.append(pattern.name)
     assert {
         "results", "estimates-csv", "responses-csv", "r-export", "qr", "codebook-csv",
-        "export-zip", "export-xlsx",
+        "export-zip", "export-xlsx", "responses-sav", "responses-dta",
     } <= set(checked)  # fmt: skip
 
 
@@ -45,6 +45,8 @@ def test_the_dashboard_and_the_new_survey_page_are_private(owner_client):
         "/api/v1/surveys/{id}/codebook.csv",
         "/api/v1/surveys/{id}/export.zip",
         "/api/v1/surveys/{id}/export.xlsx",
+        "/api/v1/surveys/{id}/responses.sav",
+        "/api/v1/surveys/{id}/responses.dta",
         "/api/v1/surveys/{id}/regression/",
     ],
 )

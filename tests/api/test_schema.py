@@ -85,6 +85,16 @@ def test_bundled_downloads_are_documented_with_their_media_types(schema):
         assert {"400", "401", "404"} <= set(responses)
 
 
+def test_spss_and_stata_downloads_are_documented_with_their_media_types(schema):
+    for path, media_type in (
+        ("/api/v1/surveys/{survey_id}/responses.sav", "application/x-spss-sav"),
+        ("/api/v1/surveys/{survey_id}/responses.dta", "application/x-stata-dta"),
+    ):
+        responses = schema["paths"][path]["get"]["responses"]
+        assert list(responses["200"]["content"]) == [media_type]
+        assert {"401", "404"} <= set(responses)
+
+
 def test_the_question_schema_documents_types_and_their_parameters(schema):
     components = schema["components"]["schemas"]
     question = components["Question"]["properties"]
@@ -93,6 +103,7 @@ def test_the_question_schema_documents_types_and_their_parameters(schema):
         "yes_no",
         "choice",
         "numeric",
+        "text",
     ]
     assert question["type"]["default"] == "yes_no"
     assert set(question["design"]["properties"]["kind"]["enum"]) == {

@@ -105,7 +105,7 @@ def test_padded_bodies_of_every_pattern_have_one_length_and_are_stored_alike(
         ("\t", "Must be spaces only."),
         (17, "Must be spaces only."),
         (None, "Must be spaces only."),
-        (" " * 8193, "At most 8192 characters, got 8193."),
+        (" " * 12289, "At most 12288 characters, got 12289."),
     ],
 )
 def test_padding_other_than_spaces_is_a_400_naming_it_and_stores_nothing(

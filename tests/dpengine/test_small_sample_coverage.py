@@ -14,11 +14,14 @@ method, at ranges 0-5 to 0-1000 and epsilon 0.5 to 2.2.
   probability below 0.1 % (3.1 standard errors at R = 2000). So the check measures "at least
   about 0.92", and each seed is fixed per setting, so a run is reproducible in any order.
 
-Known shortfalls, found by this module and left to a decision (they are properties of the
-textbook methods, not of the mechanisms): the Wald interval everywhere at small n, and the
-Wilson and Jeffreys intervals at some prevalences for n <= 20 (yes/no) or Wilson's Bonferroni
-intervals for 4 or 8 options at n <= 20 or 50. Those cases are ``xfail(strict=True)``: they
-fail today, and the day they are fixed the strict mark fails, so the list cannot go stale.
+What the product shows, and the textbook methods' own record. The Wald interval everywhere at
+small n, and the Wilson and Jeffreys intervals at some prevalences for n <= 20 (yes/no) or
+Wilson's Bonferroni intervals for 4 or 8 options at n <= 20 or 50, fall short of 0.93. The
+product does not show them there: ``dpengine.guarantee`` replaces an interval that cannot keep
+``confidence - 0.02`` at that n with the exact (Clopper-Pearson) one. So the tests of the
+acceptance run on the interval the product shows (``interval_method`` /
+``choice_interval_method``), and separate tests keep the textbook methods' shortfalls on
+record (the statistics page's tables), failing if the record goes stale either way.
 """
 
 import functools
@@ -33,9 +36,12 @@ from dpengine import (
     METHODS,
     BoundedNumeric,
     KaryRandomizedResponse,
+    choice_interval_method,
     discrete_laplace_pmf,
     estimate_share_above,
     exact_coverage,
+    interval_method,
+    minimum_coverage,
     share_above_probabilities,
     simulate_choice_coverage,
     simulate_mean_coverage,
@@ -52,15 +58,12 @@ EPSILONS = (0.5, 1.0, math.log(3), 2.2)
 FLOAT_SLACK = 1e-12
 
 
-def shortfall(condition, reason):
-    return [pytest.mark.xfail(strict=True, reason=reason)] if condition else []
-
-
 # --- yes/no: exact enumeration, every design and interval method -------------------------------
 
-# (method, design) -> the sizes at which the minimum over prevalences is below 0.93, as computed
-# by exact_coverage (e.g. wilson 0.9192 at n = 10 and 0.9265-0.9289 at n = 20; jeffreys 0.8681
-# to 0.899 at n = 10 and unrelated_question 0.9242 at n = 50; wald 0.73-0.93 up to n = 100).
+# (method, design) -> the sizes at which the textbook method's least coverage over every
+# prevalence is below 0.93 (dpengine.minimum_coverage: wilson 0.9191 at n = 10 and 0.9263-0.9289
+# at n = 20; jeffreys 0.8681 to 0.899 at n = 10 and unrelated_question 0.9241 at n = 50; wald
+# 0.73-0.93 up to n = 100). The product shows the exact interval there.
 YES_NO_SHORTFALLS = {
     "wald": {kind: {10, 20, 50, 100} for kind in DESIGNS},
     "wilson": {kind: {10, 20} for kind in DESIGNS},
@@ -71,28 +74,36 @@ YES_NO_SHORTFALLS = {
 }
 
 
-def yes_no_cases():
-    cases = []
-    for kind in DESIGNS:
-        for method in METHODS:
-            for n in SIZES:
-                known = n in YES_NO_SHORTFALLS[method].get(kind, set())
-                reason = f"{method} dips below 0.93 at some prevalence at n = {n}"
-                cases.append(pytest.param(kind, method, n, marks=shortfall(known, reason)))
-    return cases
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("kind", DESIGNS)
+def test_yes_no_interval_shown_covers_at_least_93_percent_at_every_prevalence(kind, method, n):
+    design = DESIGNS[kind]()
+    shown = interval_method(design=design, n=n, method=method)
+    least = minimum_coverage(design=design, n=n, method=shown.method)
+    assert least >= FLOOR, (shown, least)
+    # Replaced exactly where the textbook method falls short (the record below).
+    assert shown.replaced == (n in YES_NO_SHORTFALLS[method].get(kind, set()))
 
 
-@pytest.mark.parametrize(("kind", "method", "n"), yes_no_cases())
-def test_yes_no_interval_covers_at_least_93_percent_at_every_prevalence(kind, method, n):
-    profile = exact_coverage(design=DESIGNS[kind](), n=n, method=method)
-    assert profile.min_coverage >= FLOOR, (profile.min_coverage, profile.argmin_p)
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("kind", DESIGNS)
+def test_the_textbook_yes_no_shortfalls_are_on_record(kind, method):
+    design = DESIGNS[kind]()
+    short = {n for n in SIZES if minimum_coverage(design=design, n=n, method=method) < FLOOR}
+    assert short == YES_NO_SHORTFALLS[method].get(kind, set())
+    # The 1001-point grid of the tables sees the same shortfalls.
+    on_grid = {
+        n for n in SIZES if exact_coverage(design=design, n=n, method=method).min_coverage < FLOOR
+    }
+    assert on_grid == short
 
 
 @pytest.mark.parametrize("n", SIZES)
 @pytest.mark.parametrize("kind", DESIGNS)
 def test_exact_yes_no_interval_never_covers_less_than_95_percent(kind, n):
-    profile = exact_coverage(design=DESIGNS[kind](), n=n, method="exact")
-    assert profile.min_coverage >= 0.95 - FLOAT_SLACK, profile.argmin_p
+    least = minimum_coverage(design=DESIGNS[kind](), n=n, method="exact")
+    assert least >= 0.95 - FLOAT_SLACK
 
 
 # --- multiple choice: joint coverage of the Bonferroni intervals --------------------------------
@@ -121,29 +132,46 @@ def choice_truths(k):
     }
 
 
-def choice_cases():
-    cases = []
-    for k in CHOICE_OPTIONS:
-        for method in METHODS:
-            for n in SIZES:
-                known = n in CHOICE_SHORTFALLS.get((method, k), set())
-                reason = f"{method} Bonferroni intervals for {k} options undercover at n = {n}"
-                cases.append(pytest.param(k, method, n, marks=shortfall(known, reason)))
-    return cases
-
-
-@pytest.mark.parametrize(("k", "method", "n"), choice_cases())
-def test_choice_intervals_hold_every_share_at_once_at_least_93_percent(k, method, n):
+@functools.cache
+def choice_worst(k, method, n):
+    """Per epsilon, the lowest joint coverage of ``method``'s Bonferroni intervals over the true
+    shares, 2000 surveys each, seeded per setting: ((coverage, epsilon, truth), ...)."""
     worst = []
     for e_index, epsilon in enumerate(CHOICE_EPSILONS):
         mechanism = KaryRandomizedResponse(k=k, epsilon=epsilon)
+        seen = []
         for t_index, (name, shares) in enumerate(choice_truths(k).items()):
             rng = np.random.default_rng([23, k, n, METHODS.index(method), e_index, t_index])
             result = simulate_choice_coverage(
                 shares=shares, n=n, mechanism=mechanism, replications=2000, rng=rng, method=method
             )
-            worst.append((result.coverage, round(epsilon, 3), name))
-    assert min(worst)[0] >= FLOOR, min(worst)
+            seen.append((result.coverage, round(epsilon, 3), name))
+        worst.append(min(seen))
+    return tuple(worst)
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("k", CHOICE_OPTIONS)
+def test_choice_intervals_shown_hold_every_share_at_once_at_least_93_percent(k, method, n):
+    shown = []
+    for e_index, epsilon in enumerate(CHOICE_EPSILONS):
+        mechanism = KaryRandomizedResponse(k=k, epsilon=epsilon)
+        used = choice_interval_method(mechanism=mechanism, n=n, method=method).method
+        shown.append(used)
+        # This epsilon's intervals, with the method the product shows for them.
+        assert choice_worst(k, used, n)[e_index][0] >= FLOOR, (used, choice_worst(k, used, n))
+    # Every recorded shortfall is replaced (the rule may replace more: it is sufficient only).
+    if n in CHOICE_SHORTFALLS.get((method, k), set()):
+        assert set(shown) == {"exact"}
+
+
+@pytest.mark.parametrize("n", SIZES)
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("k", CHOICE_OPTIONS)
+def test_the_textbook_choice_shortfalls_are_on_record(k, method, n):
+    known = n in CHOICE_SHORTFALLS.get((method, k), set())
+    assert (min(choice_worst(k, method, n))[0] < FLOOR) == known, choice_worst(k, method, n)
 
 
 # --- numeric questions: the mean and the share above a threshold --------------------------------

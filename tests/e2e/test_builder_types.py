@@ -92,7 +92,9 @@ def test_each_type_is_built_through_the_page_with_its_live_epsilon(
     page.locator("#id_maximum").fill("5")
     page.locator("#id_text").fill("Broken?")
     page.get_by_role("button", name="Add question").click()
-    expect(page.locator(".error-summary")).to_contain_text("Must be greater than min (5).")
+    expect(page.locator(".error-summary")).to_contain_text(
+        "Must be greater than “Smallest answer (number)” (5)."
+    )
     expect(page.locator('[data-for-type="numeric"] .errorlist')).to_contain_text("greater")
 
     assert [question_type_spec(q) for q in survey.questions.all()] == [

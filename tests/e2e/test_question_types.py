@@ -157,8 +157,22 @@ def test_a_number_must_be_whole_and_an_empty_required_one_is_named(live_server, 
     assert page.evaluate("() => document.activeElement.id") == f"q-{numeric}-value"
     assert posts == []
 
-    page.fill(f"#q-{numeric}-value", "400")  # above the range: accepted, kept within it
+    # Outside the range: said while typing (issue 24: 45 for 0–30 was clamped without a word),
+    # and refused on sending, since the randomizer would send a number nobody typed.
+    page.fill(f"#q-{numeric}-value", "45")
     expect(errors.locator("li")).to_have_count(0)
+    expect(page.locator(f"#q-{numeric}-error")).to_have_text("Enter a whole number from 0 to 30.")
+    assert page.locator(f"#q-{numeric}").get_attribute("aria-invalid") == "true"
+    send.click()
+    expect(errors).to_contain_text("Question 3 needs a number from 0 to 30")
+    assert page.evaluate("() => document.activeElement.id") == f"q-{numeric}-value"
+    page.fill(f"#q-{numeric}-value", "-1")
+    expect(page.locator(f"#q-{numeric}-error")).to_have_text("Enter a whole number from 0 to 30.")
+    assert posts == []
+
+    page.fill(f"#q-{numeric}-value", "30")
+    expect(errors.locator("li")).to_have_count(0)
+    expect(page.locator(f"#q-{numeric}-error")).to_be_hidden()
     body = submit_answers(page)
     assert type(body["answers"][numeric]) is int
     assert len(posts) == 1

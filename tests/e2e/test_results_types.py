@@ -17,6 +17,24 @@ MIXED = [
 ]
 
 
+# The texts of every chart whose box (in the chart's own units, as drawn with the page's
+# style) leaves the chart's viewBox, where an SVG clips.
+TEXT_OUTSIDE_ITS_CHART = """
+() => [...document.querySelectorAll("svg.results-chart, svg.choice-chart, svg.numeric-chart")]
+  .flatMap((svg) => {
+    const view = svg.viewBox.baseVal;
+    return [...svg.querySelectorAll("text")]
+      .filter((text) => {
+        const box = text.getBBox();
+        return box.x < view.x - 0.5 || box.y < view.y - 0.5 ||
+          box.x + box.width > view.x + view.width + 0.5 ||
+          box.y + box.height > view.y + view.height + 0.5;
+      })
+      .map((text) => `${svg.getAttribute("class")}: ${text.textContent}`);
+  })
+"""
+
+
 @pytest.fixture
 def mixed_survey(make_survey):
     survey = make_survey(questions=MIXED, min_n=20)
@@ -42,6 +60,9 @@ def test_mixed_results_are_drawn_and_accessible(
     violations = axe_violations(page)
     assert violations == [], violations
     assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+    # Every label inside its chart (issue 24: "100%" was clipped at 390 px, where the page's
+    # style draws the chart's text larger than the SVG's own size).
+    assert page.evaluate(TEXT_OUTSIDE_ITS_CHART) == []
 
 
 def test_the_threshold_field_updates_the_share_above(

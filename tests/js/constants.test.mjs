@@ -39,7 +39,7 @@ describe("run-time constants", () => {
 
   it("are not copied by hand into the modules that use them", () => {
     // The one place each value is written in static/js is the generated module.
-    for (const name of ["coins.js", "designs.js", "respond.js", "builder.js"]) {
+    for (const name of ["coins.js", "designs.js", "respond.js", "questions.js", "builder.js"]) {
       const source = readFileSync(new URL(`../../static/js/${name}`, import.meta.url), "utf8");
       const code = source.replace(/\/\/.*|\/\*[\s\S]*?\*\//g, ""); // comments may name them
       assert.ok(!code.includes(`"${PREFER_NOT_TO_SAY}"`), name);

@@ -1,5 +1,5 @@
-// Test doubles for coins.js: random sources whose every value the test chooses, and a
-// Map-backed Storage.
+// Test doubles: random sources whose every value the test chooses, a Map-backed Storage, and
+// a fetch that answers from a script and records every request.
 
 export const TWO_POW_32 = 2 ** 32;
 
@@ -109,4 +109,31 @@ export function exactDistribution(experiment, { gridSize = 16 } = {}) {
   };
   explore([]);
   return outcomes;
+}
+
+/**
+ * A fetch that records each call (`calls`: `{url, init}`) and answers from `replies`, one per
+ * call in order: `{status, json}` (a Response with that status and JSON body), `{status,
+ * text}` (a body that is not JSON), or an Error (the request fails, as fetch rejects on a
+ * lost connection). Throws when called more often than scripted.
+ */
+export function scriptedFetch(replies) {
+  const queue = [...replies];
+  const calls = [];
+  const fetch = async (url, init = {}) => {
+    calls.push({ url, init });
+    if (queue.length === 0) {
+      throw new Error(`scripted fetch exhausted after ${calls.length - 1} requests`);
+    }
+    const reply = queue.shift();
+    if (reply instanceof Error) {
+      throw reply;
+    }
+    const body = "json" in reply ? JSON.stringify(reply.json) : (reply.text ?? null);
+    return new Response(reply.status === 204 ? null : body, {
+      status: reply.status,
+      headers: { "Content-Type": "json" in reply ? "application/json" : "text/plain" },
+    });
+  };
+  return { fetch, calls };
 }

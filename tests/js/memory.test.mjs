@@ -1,8 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { reportsFor } from "../../static/js/coins.js";
-import { forgetSurvey, loadMemo, memoKey, storeMemo } from "../../static/js/memory.js";
+import { memoRecord, reportsFor } from "../../static/js/coins.js";
+import {
+  forgetSurvey,
+  loadMemo,
+  memoKey,
+  storeMemo,
+  surveyMemory,
+} from "../../static/js/memory.js";
 import { mapStorage, seededSource } from "./fakes.mjs";
 
 const CLASSIC = { p_truth: 0.5, p_forced_yes: 0.5 };
@@ -126,5 +132,78 @@ describe("memory", () => {
     ]) {
       assert.throws(() => memoKey(slug, fingerprint), TypeError);
     }
+  });
+});
+
+describe("the memo's entries", () => {
+  it("are written in one shape: tables only when there are any, nothing unknown", () => {
+    const memo = memoFor({ 1: true }, 5);
+    assert.deepEqual(Object.keys(memoRecord({ ...memo, tables: {}, truth: true })), [
+      "submissionId",
+      "sent",
+      "pairs",
+    ]);
+    const tables = { 2: [0, 1, 2] };
+    assert.deepEqual(memoRecord({ ...memo, tables }), { ...memo, tables });
+    const storage = mapStorage();
+    storeMemo(storage, SLUG, DESIGN_A, { ...memo, tables, truth: true });
+    assert.deepEqual(JSON.parse(storage.getItem(memoKey(SLUG, DESIGN_A))), { ...memo, tables });
+  });
+});
+
+describe("a survey's memory on the respondent page", () => {
+  const open = (storage, { fingerprint = DESIGN_A, sharedDevice = false } = {}) =>
+    surveyMemory({ storage, slug: SLUG, fingerprint, sharedDevice });
+
+  it("on a personal device keeps each attempt's memo and replays it on the next visit", () => {
+    const storage = mapStorage();
+    const first = open(storage);
+    assert.equal(first.memo, null);
+    assert.equal(first.alreadySent, false);
+    const memo = memoFor({ 1: true, 2: false }, 11);
+    first.update(memo);
+    // Kept before sending: a reload meanwhile reuses the same draws and submission id.
+    assert.deepEqual(loadMemo(storage, SLUG, DESIGN_A), memo);
+    assert.equal(open(storage).alreadySent, false);
+    first.markSent();
+    assert.deepEqual(first.memo, { ...memo, sent: true });
+
+    const retake = open(storage);
+    assert.equal(retake.alreadySent, true);
+    assert.deepEqual(retake.memo, { ...memo, sent: true });
+  });
+
+  it("on a shared device keeps nothing, and forgets the memo once the answers are stored", () => {
+    const earlier = JSON.stringify(memoFor({ 1: true }, 2));
+    const storage = mapStorage([[memoKey(SLUG, DESIGN_A), earlier]]);
+    const person = open(storage, { sharedDevice: true });
+    assert.equal(storage.map.size, 0, "an earlier visit's memo is removed, this design's too");
+    assert.equal(person.memo, null);
+    const memo = memoFor({ 1: true }, 3);
+    person.update(memo);
+    assert.deepEqual(person.memo, memo, "kept in the page until the answers are sent");
+    assert.equal(storage.map.size, 0);
+    person.markSent();
+    assert.equal(person.memo, null, "the next person starts from nothing");
+    assert.equal(person.alreadySent, false);
+    assert.equal(storage.map.size, 0);
+  });
+
+  it("drops the pilot's memo when the study opens under its own fingerprint", () => {
+    const storage = mapStorage();
+    const pilot = open(storage, { fingerprint: DESIGN_A });
+    pilot.update(memoFor({ 1: true }, 4));
+    pilot.markSent();
+    const study = open(storage, { fingerprint: DESIGN_B });
+    assert.equal(study.memo, null);
+    assert.equal(study.alreadySent, false);
+    assert.deepEqual([...storage.map.keys()], []);
+  });
+
+  it("touches no storage in the researcher's preview", () => {
+    const preview = open(null);
+    preview.update(memoFor({ 1: true }, 6));
+    preview.markSent();
+    assert.equal(preview.memo.sent, true);
   });
 });

@@ -9,6 +9,7 @@ import { MAX_TABLE_SIZE, drawTable, memoReports, parseMemo } from "../../static/
 import {
   choiceRandomizer,
   numericRandomizer,
+  outsideRange,
   questionRandomizer,
   randomizeChoice,
   randomizeYesNo,
@@ -299,5 +300,20 @@ describe("wholeNumber", () => {
     // An entry drawn before the bounds were sent, beyond them: sent as the nearest bound.
     assert.deepEqual([1000, -1000, 7].map(bounded.report), [35, -5, 7]);
     assert.equal(questionRandomizer({ type: "numeric", ...NUMERIC }, COINS).report(1000), 1000);
+  });
+});
+
+describe("outsideRange", () => {
+  it("is a whole number below min or above max, nothing else", () => {
+    const range = { min: 0, max: 30 };
+    assert.equal(outsideRange(45, range), true); // issue 24: clamped to 30 without a word
+    assert.equal(outsideRange(-1, range), true);
+    assert.equal(outsideRange(wholeNumber("9".repeat(400)), range), true);
+    for (const inside of [0, 17, 30]) {
+      assert.equal(outsideRange(inside, range), false, String(inside));
+    }
+    // No answer, or not a whole number: other messages say so.
+    assert.equal(outsideRange(null, range), false);
+    assert.equal(outsideRange(Number.NaN, range), false);
   });
 });

@@ -83,6 +83,8 @@ def page_paths(owner, make_survey, submit):
         "survey_id": [answered.pk],
         "slug": [answered.slug, closed.slug, draft.slug, "no-such-survey"],
         "token_id": [1],
+        "invitation_id": [1],  # none such: the 404 carries the policy too
+        "iid": [1],
         "uid": [owner.pk],  # a member (co-researchers); the routes are POST-only
         "user_id": [owner.pk],
         # A reset link that is not valid: the page says so (a valid one is tested elsewhere).

@@ -99,7 +99,15 @@ class YesNoEstimateSerializer(QuestionRowSerializer):
     std_error = serializers.FloatField(source="estimate.std_error", allow_null=True)
     ci_low = serializers.FloatField(source="estimate.ci_low", allow_null=True)
     ci_high = serializers.FloatField(source="estimate.ci_high", allow_null=True)
-    method = serializers.CharField(source="estimate.method")
+    method = serializers.CharField(
+        source="estimate.method",
+        help_text="The interval method used: the requested one where it keeps the level at this "
+        "n, else exact (Clopper-Pearson).",
+    )
+    requested_method = serializers.CharField(
+        source="estimate.requested_method",
+        help_text="The interval method asked for (the query's method or the survey's).",
+    )
     confidence = serializers.FloatField(source="estimate.confidence")
 
     def to_representation(self, row):
@@ -146,7 +154,15 @@ class ChoiceEstimateSerializer(QuestionRowSerializer):
         help_text="The consistent shares in option order (each option's `estimate`): >= 0, "
         "summing to 1; null when withheld."
     )
-    method = serializers.CharField(source="estimate.method")
+    method = serializers.CharField(
+        source="estimate.method",
+        help_text="The interval method used: the requested one where Bonferroni's inequality "
+        "shows it holds jointly at this n, else exact (Clopper-Pearson).",
+    )
+    requested_method = serializers.CharField(
+        source="estimate.requested_method",
+        help_text="The interval method asked for (the query's method or the survey's).",
+    )
     confidence = serializers.FloatField(
         source="estimate.confidence", help_text="Joint level of the k intervals."
     )
@@ -261,10 +277,66 @@ class NumericEstimateSerializer(QuestionRowSerializer):
         return None if check is None else ManipulationCheckSerializer(check).data
 
 
+class DirectShareSerializer(serializers.Serializer):
+    answer = serializers.CharField(
+        help_text="yes or no (a yes/no question), else the option's label."
+    )
+    count = serializers.IntegerField()
+    share = serializers.FloatField(allow_null=True)
+    ci_low = serializers.FloatField(allow_null=True)
+    ci_high = serializers.FloatField(allow_null=True)
+
+
+class DirectMeanSerializer(serializers.Serializer):
+    mean = serializers.FloatField(allow_null=True)
+    std_dev = serializers.FloatField(allow_null=True)
+    ci_low = serializers.FloatField(allow_null=True)
+    ci_high = serializers.FloatField(allow_null=True)
+
+
+class DirectEstimateSerializer(QuestionRowSerializer):
+    """A question asked directly (``type`` direct): its answers as given, counted. yes/no and
+    choice: ``shares`` (ordinary binomial intervals by ``method``, each on its own); numeric:
+    ``mean`` (normal interval within the range); text: ``n`` only (the answers are in the
+    exports). No ε: nothing randomizes them."""
+
+    epsilon = serializers.FloatField(allow_null=True, help_text="Null: no ε covers it.")
+    question_type = serializers.CharField(
+        source="type", help_text="yes_no, choice, numeric or text."
+    )
+    n = serializers.IntegerField(help_text="Answers received.")
+    shares = serializers.SerializerMethodField()
+    mean = serializers.SerializerMethodField()
+
+    @extend_schema_field(DirectShareSerializer(many=True))
+    def get_shares(self, row):
+        return [
+            {
+                "answer": label,
+                "count": share.count,
+                **{
+                    name: None if row.suppressed else finite(getattr(share, name))
+                    for name in ("share", "ci_low", "ci_high")
+                },
+            }
+            for label, share in row.options
+        ]
+
+    @extend_schema_field(DirectMeanSerializer(allow_null=True))
+    def get_mean(self, row):
+        if row.mean is None:
+            return None
+        return {
+            name: None if row.suppressed else finite(getattr(row.mean, name))
+            for name in ("mean", "std_dev", "ci_low", "ci_high")
+        }
+
+
 ROW_SERIALIZERS = {
     "yes_no": YesNoEstimateSerializer,
     "choice": ChoiceEstimateSerializer,
     "numeric": NumericEstimateSerializer,
+    "direct": DirectEstimateSerializer,
 }
 
 
@@ -300,7 +372,13 @@ class SurveyEstimatesSerializer(serializers.Serializer):
         source="ledger.total_epsilon",
         help_text="The privacy ledger: the sum of every question's ε.",
     )
-    method = serializers.CharField()
+    method = serializers.CharField(
+        help_text="The interval method requested; each row's `method` is the one it used."
+    )
     confidence = serializers.FloatField()
+    coverage_floor = serializers.FloatField(
+        help_text="confidence − 0.02: every yes/no and multiple-choice interval covers the true "
+        "value at least this often, whatever it is (exact where the requested method does not)."
+    )
     generated_at = serializers.DateTimeField()
     estimates = EstimateRowsField(source="rows")

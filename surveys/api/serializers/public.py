@@ -74,6 +74,16 @@ class PublicQuestionSerializer(serializers.Serializer):
     max = serializers.IntegerField(
         required=False, help_text="`numeric` only: an answer above is sent as `max` plus noise."
     )
+    direct = serializers.BooleanField(
+        required=False,
+        help_text="Present and true for a question asked directly: the submission sends the "
+        "answer itself, not a randomized report (yes/no a boolean, choice an option index, "
+        "numeric a whole number in [`min`, `max`], text the answer's UTF-8 bytes padded with "
+        "NUL bytes to `max_bytes` and base64url-encoded). `epsilon` is then null.",
+    )
+    max_bytes = serializers.IntegerField(
+        required=False, help_text="`text` only: the most bytes of UTF-8 an answer may have."
+    )
     report_min = serializers.IntegerField(
         required=False,
         help_text="`numeric` only: the lowest report accepted (`min` less about 20.7 noise "
@@ -89,7 +99,8 @@ class PublicQuestionSerializer(serializers.Serializer):
     def to_representation(self, question):
         survey = self.context["survey"]
         parameters = selectors.browser_parameters(question, survey=survey)
-        epsilon = self.context["epsilons"][question.pk]
+        # None for a direct question: no ε covers it (``direct`` says so).
+        epsilon = self.context["epsilons"].get(question.pk)
         data = {
             "id": question.pk,
             "text": question.text,

@@ -109,8 +109,10 @@ DESIGN_PARAMETERS = {
         "type": "string",
         "enum": list(Question.Kind.values),
         "default": Question.Kind.YES_NO,
-        "description": "`yes_no` (the default), `choice` (one of `options`) or `numeric` (a "
-        "whole number in [`min`, `max`]).",
+        "description": "`yes_no` (the default), `choice` (one of `options`), `numeric` (a "
+        "whole number in [`min`, `max`]) or `text` (a short text of at most "
+        f"{limits.DIRECT_TEXT_MAX_BYTES} bytes of UTF-8; asked directly only, so it needs "
+        "`randomized: false`).",
     }
 )
 class QuestionTypeField(SpecField):
@@ -192,9 +194,24 @@ class EpsilonField(SpecField):
     pass
 
 
+@extend_schema_field(
+    {
+        "type": "boolean",
+        "default": True,
+        "description": "False: the question is asked directly, without randomization. The "
+        "answer is sent and stored as the respondent gives it, the page says so at the "
+        "question, and no ε covers it (the privacy ledger lists it apart). No `design` or "
+        "`epsilon` then. `text` questions are only asked directly.",
+    }
+)
+class RandomizedField(SpecField):
+    pass
+
+
 # The type spec's fields (services.question_types) and the question's attribute of each.
 SPEC_SOURCES = {
     "type": "kind",
+    "randomized": "randomized",
     "design": "design",
     "options": "options",
     "min": "min_value",
@@ -203,9 +220,10 @@ SPEC_SOURCES = {
 }
 # The fields each type uses; the others read as null.
 TYPE_SPEC_FIELDS = {
-    Question.Kind.YES_NO: ("type", "design", "epsilon"),
-    Question.Kind.CHOICE: ("type", "options", "epsilon"),
-    Question.Kind.NUMERIC: ("type", "min", "max", "epsilon"),
+    Question.Kind.YES_NO: ("type", "randomized", "design", "epsilon"),
+    Question.Kind.CHOICE: ("type", "randomized", "options", "epsilon"),
+    Question.Kind.NUMERIC: ("type", "randomized", "min", "max", "epsilon"),
+    Question.Kind.TEXT: ("type", "randomized"),
 }
 
 
@@ -225,6 +243,7 @@ class QuestionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         "at the first opening.",
     )
     type = QuestionTypeField(source="kind")
+    randomized = RandomizedField()
     design = DesignField()
     options = OptionsField()
     min = MinimumField(source="min_value")
@@ -233,7 +252,7 @@ class QuestionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     design_name = serializers.SerializerMethodField(
         help_text="The question's randomization: a yes/no design's kind (`forced_response` "
         "for the survey's coins, `warner`, `unrelated_question`, `kuk`, `mangat`), or "
-        "`choice` / `numeric`."
+        "`choice` / `numeric`; `direct` for a question asked directly."
     )
 
     def get_design_name(self, question) -> str:
@@ -245,7 +264,9 @@ class QuestionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         for name in SPEC_SOURCES:
             if name not in used:
                 data[name] = None
-        if question.kind == Question.Kind.YES_NO:
+        if not question.randomized:
+            data["design"] = data["epsilon"] = None
+        elif question.kind == Question.Kind.YES_NO:
             data["epsilon"] = selectors.question_mechanism(question, survey=question.survey).epsilon
         return data
 
@@ -339,6 +360,11 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         allow_null=True,
         help_text="Set with the schedule endpoint: no responses from this time on.",
     )
+    time_zone = serializers.CharField(
+        read_only=True,
+        help_text="Set with the schedule endpoint: the IANA time zone (`Asia/Seoul`) the "
+        "schedule is shown in, on the pages and to respondents; empty until chosen (UTC).",
+    )
     accepting_responses = serializers.SerializerMethodField(
         help_text="Whether the respondent link takes responses now: a pilot, or an open survey "
         "within its schedule."
@@ -395,7 +421,7 @@ def question_spec(question) -> dict:
     for name, source in SPEC_SOURCES.items():
         if source in question:
             spec[name] = question[source]
-    if spec.get("type") in (None, Question.Kind.YES_NO):
+    if spec.get("type") in (None, Question.Kind.YES_NO) and spec.get("randomized") is not False:
         # Read-only for yes/no (the design's ε): an echoed value is ignored, as read-only
         # fields are.
         spec.pop("epsilon", None)
@@ -417,6 +443,15 @@ class SurveyScheduleSerializer(RejectUnknownFieldsMixin, serializers.Serializer)
         required=False,
         default=None,
         help_text="When responses stop (in the future, after `opens_at`), or null (the default).",
+    )
+    time_zone = StrictCharField(
+        required=False,
+        allow_blank=True,
+        default=None,
+        max_length=limits.TIME_ZONE_MAX_LENGTH,
+        help_text="The IANA time zone (`Asia/Seoul`, `UTC`) in which the pages and the respondent "
+        "page show the schedule; omitted: unchanged. The times themselves are instants (give an "
+        "offset, e.g. `2026-12-01T09:00:00+09:00`; without one they are UTC).",
     )
 
 

@@ -43,17 +43,22 @@ def test_each_group_is_estimated_from_its_own_reports_and_compared_with_the_rest
     first = result.rows[0]
     sales, research, support = first.cells
     assert [c.label for c in first.cells] == ["Sales", "Research", "Support"]
-    assert sales.estimate == dpengine.estimate(
+    # So few reports that Wald cannot keep 90 % (dpengine.guarantee): the exact interval.
+    assert sales.estimate == dpengine.estimate_with_coverage(
         yes=7, n=10, design=design, confidence=0.9, method="wald"
     )
-    assert sales.rest == dpengine.estimate(
+    assert (sales.estimate.method, sales.estimate.requested_method) == ("exact", "wald")
+    assert sales.estimate.ci == dpengine.prevalence_interval(
+        yes=7, n=10, design=design, confidence=0.9, method="exact"
+    )
+    assert sales.rest == dpengine.estimate_with_coverage(
         yes=2, n=14, design=design, confidence=0.9, method="wald"
     )
     assert sales.comparison == dpengine.compare(
         group=sales.estimate, rest=sales.rest, confidence=0.9
     )
     assert research.estimate.n == 8 and support.estimate.n == 6
-    assert first.overall == dpengine.estimate(
+    assert first.overall == dpengine.estimate_with_coverage(
         yes=9, n=24, design=design, confidence=0.9, method="wald"
     )
     assert [o.respondents for o in result.options] == [10, 8, 6]

@@ -9,6 +9,7 @@ import csv
 import html
 import io
 import re
+import urllib.parse
 import uuid
 import zipfile
 
@@ -22,6 +23,7 @@ from rest_framework.test import APIClient
 import dpengine
 from surveys import services, tokens
 from surveys.exports import bundles as export_bundles
+from surveys.exports import r as r_export
 from surveys.models import GroupAnswer, Submission, TallyShard
 from surveys.services import grouping
 from surveys.templatetags.researcher_tags import grouped, pct
@@ -128,7 +130,7 @@ def recompute(report_rows, codebook_rows):
         design = dpengine.ForcedResponse(
             p_truth=float(column["p_truth"]), p_forced_yes=float(column["p_forced_yes"])
         )
-        results[name] = dpengine.estimate(
+        results[name] = dpengine.estimate_with_coverage(
             yes=answered.count("1"),
             n=len(answered),
             design=design,
@@ -269,10 +271,134 @@ def test_the_codebook_describes_every_column_with_the_cells_as_written(study, ap
     assert float(columns["Q1"]["epsilon"]) == design.epsilon
     assert columns["G1"]["epsilon"] == ""  # grouping answers are not randomized
     # Every option, unused ones too, in builder order, escaped exactly as in the data file.
-    assert list(values["G1"]) == ["'=Sales", "''Quoted", "Research", "Nobody", ""]
     assert list(values["Q1"]) == ["1", "0", ""]
-    assert values["Q1"][""] == values["G1"][""] == "Not answered."
+    assert list(values["G1"]) == [
+        "'=Sales",
+        "''Quoted",
+        "Research",
+        "Nobody",
+        "prefer_not_to_say",
+        "",
+    ]
+    assert values["Q1"][""] == values["G1"][""] == "Skipped: not answered."
     assert not any(cell.startswith(("=", "+", "-", "@")) for row in rows for cell in row)
+
+
+def test_every_export_tells_prefer_not_to_say_from_a_skip(study, api, respondent):
+    """Issue 24: both were an empty cell and "Not answered." in the codebook, although the
+    database keeps them apart. One respondent declines G2; six (the fixture's) skipped it."""
+    questions = list(study.questions.values_list("id", flat=True))
+    team, age = study.grouping_questions.all()
+    body = {
+        "submission_id": str(uuid.uuid4()),
+        "answers": {str(q): True for q in questions},
+        "groups": {str(team.pk): str(team.options.first().pk), str(age.pk): "prefer_not_to_say"},
+    }
+    sent = respondent.post(f"/api/v1/public/surveys/{study.slug}/responses/", body, format="json")
+    assert sent.status_code == 201
+
+    def g2_cells(rows):
+        index = rows[0].index("G2")
+        return sorted(row[index] for row in rows[1:] if row[index] not in AGES)
+
+    for path in ("responses.csv", "for-r.csv"):
+        rows = csv_text(
+            b"".join(api.get(f"/api/v1/surveys/{study.pk}/{path}").streaming_content).decode()
+        )
+        assert g2_cells(rows) == [""] * 6 + ["prefer_not_to_say"], path
+    book = openpyxl.load_workbook(
+        io.BytesIO(b"".join(api.get(f"/api/v1/surveys/{study.pk}/export.xlsx").streaming_content))
+    )
+    assert g2_cells(sheet_rows(book, "reports")) == [""] * 6 + ["prefer_not_to_say"]
+    codebook = csv_text(
+        b"".join(api.get(f"/api/v1/surveys/{study.pk}/codebook.csv").streaming_content).decode()
+    )
+    _facts, _columns, values = read_codebook(codebook)
+    assert values["G2"]["prefer_not_to_say"] != values["G2"][""]
+    assert "Prefer not to say" in values["G2"]["prefer_not_to_say"]
+    assert values["G2"][""] == "Skipped: not answered."
+    _facts, _columns, values = read_codebook(sheet_rows(book, "codebook"))
+    assert set(values["G2"]) == {"Under 30", "30 or over", "prefer_not_to_say", ""}
+
+
+EXPORT_FILES = (
+    "estimates.csv",
+    "responses.csv",
+    "codebook.csv",
+    "export.zip",
+    "export.xlsx",
+    "for-r.csv",
+)
+
+
+@pytest.mark.parametrize(
+    ("title", "stem"),
+    [
+        ("Workplace habits: 2026 / Wave 2?", "workplace-habits-2026-wave-2"),
+        ("직장 습관 조사", "직장-습관-조사"),
+        ("???", "survey"),
+    ],
+)
+def test_export_file_names_carry_the_title_and_date_never_the_link_code(
+    make_survey, owner_client, api, title, stem
+):
+    """Issue 24: ``rrsurvey-<respondent-link code>-export-….xlsx`` leaked the link to anyone
+    the file was emailed to."""
+    survey = make_survey(title=title)
+    today = timezone.localdate().isoformat()
+    for name in EXPORT_FILES:
+        kind, extension = name.split(".")
+        kind = {"responses": "reports", "for-r": "for-r"}.get(kind, kind)
+        expected = f"{stem}-{kind}-{today}.{extension}"
+        for response in (
+            api.get(f"/api/v1/surveys/{survey.pk}/{name}"),
+            owner_client.get(f"/surveys/{survey.pk}/{name}"),
+        ):
+            assert response.status_code == 200, name
+            disposition = urllib.parse.unquote(response["Content-Disposition"])
+            assert survey.slug not in disposition
+            assert disposition.startswith("attachment; filename")
+            assert disposition.endswith((f'"{expected}"', f"''{expected}")), disposition
+    # The R code reads the file under the name it is downloaded with.
+    assert f'read.csv("{stem}-for-r-{today}.csv"' in r_export.r_estimates_script(survey=survey)
+
+
+def test_the_workbook_is_readable_as_opened_frozen_filterable_sized_and_annotated(study, api):
+    """Issue 24: no frozen header, no filters, default widths, and the question texts only
+    on the codebook sheet."""
+    response = api.get(f"/api/v1/surveys/{study.pk}/export.xlsx")
+    book = openpyxl.load_workbook(io.BytesIO(b"".join(response.streaming_content)))
+    for sheet in book.worksheets:
+        assert sheet.freeze_panes == "A2", sheet.title
+        assert (
+            sheet.auto_filter.ref
+            == f"A1:{sheet.cell(1, sheet.max_column).column_letter}{sheet.max_row}"
+        )
+        assert all(cell.font.bold for cell in sheet[1])
+        widths = [sheet.column_dimensions[cell.column_letter].width for cell in sheet[1]]
+        assert all(8 <= width <= 60 for width in widths), (sheet.title, widths)
+    reports = book["reports"]
+    assert reports.max_row == 301  # one header row: programs read the sheet as before
+    widths = {
+        cell.value: reports.column_dimensions[cell.column_letter].width for cell in reports[1]
+    }
+    assert widths["submission_id"] >= 38  # a whole UUID is visible
+    assert widths["Q1"] < widths["submission_id"]
+    notes = {cell.value: cell.comment.text if cell.comment else None for cell in reports[1]}
+    assert [notes[name] for name in ("Q1", "Q2", "Q3")] == list(QUESTIONS)
+    assert (notes["G1"], notes["G2"]) == ("@Team?", "Age?")
+    assert "Random id" in notes["submission_id"]
+    # The long question column of the estimates is capped, the short ones are not stretched.
+    estimates = {cell.value: cell.column_letter for cell in book["estimates"][1]}
+    dims = book["estimates"].column_dimensions
+    assert dims[estimates["question"]].width == len(QUESTIONS[0]) + 2
+    assert dims[estimates["n"]].width == 8
+
+
+def test_sheet_columns_are_sized_for_wide_scripts_and_capped():
+    header, *rows = [["a", "직장 습관"], ["x" * 200, None], ["abcdefgh", "습관"]]
+    assert export_bundles.column_widths([header, *rows]) == [60, 9 + 5]
+    assert export_bundles.column_widths([["n"], ["3000"]]) == [8]
 
 
 def test_the_workbook_keeps_text_as_text_never_a_formula(study, api):

@@ -23,7 +23,7 @@ def test_breakdown_covers_yes_no_questions_with_their_own_designs(mixed_grouped)
     assert warner.overall.design == dpengine.Warner(p=0.75)
     tallies = selectors.survey_tallies(survey=survey)
     reports, yes = tallies.of(warner.question_id)
-    assert warner.overall == dpengine.estimate(
+    assert warner.overall == dpengine.estimate_with_coverage(
         yes=yes, n=reports, design=dpengine.Warner(p=0.75), method=survey.ci_method
     )
 

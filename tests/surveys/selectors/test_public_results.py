@@ -228,7 +228,7 @@ def test_estimates_are_computed_from_the_noisy_counts(answered, monkeypatch):
     results = published(slug=answered.slug, now=on(START + timedelta(days=1)))
     question = answered.questions.first()
     assert results.respondents == 127  # release 1: one tree node per count, +7 each
-    assert results.rows[0].estimate == dpengine.estimate(
+    assert results.rows[0].estimate == dpengine.estimate_with_coverage(
         yes=selectors.survey_tallies(survey=answered).of(question.pk)[1] + 7,
         n=127,
         design=dpengine.CLASSIC,

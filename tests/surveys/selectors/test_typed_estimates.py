@@ -46,12 +46,12 @@ def test_yes_no_questions_debias_with_their_own_design(mixed_survey, method):
     forced, warner = estimates.rows[0], estimates.rows[1]
     assert forced.kind == "yes_no" and forced.design_name == "forced_response"
     assert warner.design_name == "warner"
-    expected = dpengine.estimate(
+    expected = dpengine.estimate_with_coverage(
         yes=sum(_column(1)), n=6, design=Warner(p=0.75), confidence=0.9, method=method
     )
     assert warner.estimate == expected
     coins = selectors.survey_design(survey=mixed_survey)
-    assert forced.estimate == dpengine.estimate(
+    assert forced.estimate == dpengine.estimate_with_coverage(
         yes=sum(_column(0)), n=6, design=coins, confidence=0.9, method=method
     )
     assert warner.epsilon == pytest.approx(math.log(3))
@@ -62,7 +62,7 @@ def test_choice_question_has_every_option_with_simultaneous_intervals(mixed_surv
     row = estimates.rows[2]
     assert row.kind == "choice"
     question = mixed_survey.questions.all()[2]
-    expected = dpengine.estimate_choice(
+    expected = dpengine.estimate_choice_with_coverage(
         counts=[2, 3, 1],
         mechanism=KaryRandomizedResponse(k=3, epsilon=question.epsilon),
         confidence=mixed_survey.confidence,

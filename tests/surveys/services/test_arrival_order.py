@@ -25,7 +25,8 @@ from surveys import services
 from surveys.exports.codebook import survey_codebook
 from surveys.exports.csv import report_csv_rows
 from surveys.models import GroupAnswer, Submission
-from surveys.services import grouping, submission_sql
+from surveys.services import grouping
+from surveys.services.submissions import postgres, sqlite
 
 pytestmark = pytest.mark.django_db
 
@@ -156,7 +157,8 @@ def test_a_key_already_taken_is_drawn_again(grouped_survey, monkeypatch):
     first = send_in_order(grouped_survey, 1)[0]
     taken = Submission.objects.get(submission_id=first).pk
     draws = iter([taken, 7, 8, 9, 10])
-    monkeypatch.setattr(submission_sql, "random_key", lambda: next(draws))
+    for store in (postgres, sqlite):
+        monkeypatch.setattr(store, "random_key", lambda: next(draws))
     second = send_in_order(grouped_survey, 1)[0]
     stored = Submission.objects.get(submission_id=second)
     assert stored.pk in (7, 8, 9, 10)  # a fresh draw (the grouping answer took the next)

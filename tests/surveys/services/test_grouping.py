@@ -5,10 +5,10 @@ import uuid
 import pytest
 from django.core.exceptions import ValidationError
 
-from surveys import services
+from surveys import languages, services
 from surveys.models import GroupAnswer, GroupingOption, GroupingQuestion, GroupTally, Submission
-from surveys.services import grouping
-from tests.helpers import DEPARTMENTS
+from surveys.services import grouping, translations
+from tests.helpers import DEPARTMENTS, translation_texts
 
 pytestmark = pytest.mark.django_db
 
@@ -230,3 +230,99 @@ def test_tallies_missing_after_a_bulk_import_are_recounted(grouped_survey, optio
     )
     assert tallies(grouped_survey)[(0, "Sales")] == (2, 2)
     assert tallies(grouped_survey)[(1, "Support")] == (1, 0)
+
+
+# --- "Prefer not to say" is built in (issue 24) ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "typed",
+    [
+        "Prefer not to say",
+        "prefer not to say.",
+        "PREFER-NOT-TO-SAY",
+        "prefer_not_to_say",
+        "응답하지 않겠습니다",
+        "不愿透露",
+    ],
+)
+def test_a_typed_prefer_not_to_say_in_any_language_is_refused_pointing_to_the_built_in(
+    make_survey, typed
+):
+    survey = make_survey(status="draft")
+    with pytest.raises(ValidationError) as error:
+        grouping.grouping_question_add(survey=survey, text="Team?", options=["Sales", typed])
+    [message] = error.value.message_dict["options"]
+    assert typed in message and "built-in “Prefer not to say”" in message
+    assert not survey.grouping_questions.exists()
+    gq = grouping.grouping_question_add(survey=survey, text="Team?", options=["Sales", "Office"])
+    with pytest.raises(ValidationError):
+        grouping.grouping_question_update(grouping_question=gq, text="Team?", options=[typed, "A"])
+    assert [o.label for o in gq.options.all()] == ["Sales", "Office"]
+
+
+def test_options_that_merely_mention_it_are_kept(make_survey):
+    survey = make_survey(status="draft")
+    gq = grouping.grouping_question_add(
+        survey=survey, text="Why?", options=["I prefer not to say why", "Other"]
+    )
+    assert gq.options.count() == 2
+
+
+@pytest.mark.parametrize("typed", ["응답하지 않겠습니다", "Prefer not to say", "不愿透露"])
+def test_an_option_translated_into_prefer_not_to_say_is_refused(grouped_draft, typed):
+    option = grouped_draft.grouping_questions.get().options.first()
+    with pytest.raises(ValidationError) as error:
+        translations.survey_translations_save(
+            survey=grouped_draft, texts={f"ko-o{option.pk}": typed}
+        )
+    assert list(error.value.message_dict) == [f"ko-o{option.pk}"]
+    option.refresh_from_db()
+    assert option.translations == {}
+
+
+# --- editing keeps the translations of unchanged options (issue 24) ----------------------
+
+
+@pytest.fixture
+def translated_grouping(grouped_draft):
+    """``grouped_draft`` with every text in Korean and Chinese: offered in both."""
+    translations.survey_translations_save(
+        survey=grouped_draft, texts=translation_texts(grouped_draft)
+    )
+    grouped_draft.refresh_from_db()
+    assert languages.survey_languages(survey=grouped_draft) == ["en", "ko", "zh-hans"]
+    return grouped_draft
+
+
+def option_translations(gq):
+    return {o.label: o.translations for o in gq.options.all()}
+
+
+def test_removing_an_option_keeps_every_other_translation_and_every_language(
+    translated_grouping,
+):
+    gq = translated_grouping.grouping_questions.get()
+    before = option_translations(gq)
+    saved = grouping.grouping_question_update(
+        grouping_question=gq, text=gq.text, options=["Support", "sales"]
+    )
+    assert saved.languages_dropped == []
+    # Matched by text (case aside), in the new order; the removed option's are gone.
+    assert option_translations(gq) == {"Support": before["Support"], "sales": before["Sales"]}
+    assert before["Sales"] == {
+        "ko": {"label": "Sales [ko]"},
+        "zh-hans": {"label": "Sales [zh-hans]"},
+    }
+    assert languages.survey_languages(survey=translated_grouping) == ["en", "ko", "zh-hans"]
+
+
+def test_a_new_option_names_the_languages_it_stops_offering(translated_grouping):
+    gq = translated_grouping.grouping_questions.get()
+    saved = grouping.grouping_question_update(
+        grouping_question=gq, text=gq.text, options=[*DEPARTMENTS, "Legal"]
+    )
+    assert saved.languages_dropped == ["ko", "zh-hans"]
+    assert saved.grouping_question == gq
+    assert option_translations(gq)["Legal"] == {}
+    assert option_translations(gq)["Research"]["ko"] == {"label": "Research [ko]"}

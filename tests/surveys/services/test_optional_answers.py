@@ -193,8 +193,12 @@ def test_estimates_use_each_questions_own_n(
     design = dpengine.CLASSIC
     estimates = selectors.survey_estimates(survey=survey)
     assert [row.estimate for row in estimates.rows] == [
-        dpengine.estimate(yes=3, n=5, design=design, confidence=0.95, method="wilson"),
-        dpengine.estimate(yes=1, n=3, design=design, confidence=0.95, method="wilson"),
+        dpengine.estimate_with_coverage(
+            yes=3, n=5, design=design, confidence=0.95, method="wilson"
+        ),
+        dpengine.estimate_with_coverage(
+            yes=1, n=3, design=design, confidence=0.95, method="wilson"
+        ),
     ]
     # The results page shows each question's own n.
     page = owner_client.get(f"/surveys/{survey.pk}/results/").content.decode()
@@ -230,12 +234,17 @@ def test_regression_leaves_out_reports_without_a_group_answer(survey, respondent
     assert [level.respondents for level in covariate.levels] == [3, 3]
 
 
-def test_r_export_has_empty_cells_for_skipped_and_declined(survey, respondent):
+def test_r_export_keeps_skipped_and_declined_apart(survey, respondent):
+    """A skip is an empty cell, "Prefer not to say" its code (issue 24: both were empty)."""
     q1, _q2, gq, red, _blue = ids_of(survey)
     for chosen in ({str(gq): red}, {str(gq): PREFER_NOT_TO_SAY}, {}):
         assert post(respondent, survey, {str(q1): True}, chosen).status_code == 201
     header, *rows = list(r_export_rows(survey=survey))
-    assert sorted(row[header.index("G1")] or "" for row in rows) == ["", "", "Red"]
+    assert sorted(row[header.index("G1")] or "" for row in rows) == [
+        "",
+        "Red",
+        PREFER_NOT_TO_SAY,
+    ]
 
 
 def test_a_retake_that_answers_a_skipped_question_is_stored_once_as_first_sent(survey, respondent):

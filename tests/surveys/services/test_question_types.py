@@ -181,7 +181,7 @@ def test_the_database_refuses_a_numeric_question_without_a_range(open_survey):
         Question.objects.create(survey=open_survey, position=9, text="x", kind="numeric")
 
 
-# --- the one-statement store of typed reports (submission_sql's typed form) -----------------
+# --- the one-statement store of typed reports (submissions/postgres.py's typed form) ---------
 
 
 def _store_everything(survey, rows, *, groups=None):
@@ -233,8 +233,9 @@ def test_a_typed_submission_is_one_statement_on_postgresql(mixed_survey, respond
         if ("surveys_" in q["sql"] or q["sql"].startswith("EXECUTE"))
         and not q["sql"].startswith("PREPARE")
     ]
-    # PostgreSQL: the typed form of the one statement; SQLite: in one transaction, the check,
-    # the questions' types, the submission, and the tally row read and written.
+    # PostgreSQL: the typed form of the one statement; SQLite: in one transaction, the survey
+    # read for the contract (its row, its questions and options, the typed questions' ranges),
+    # the submission, and the tally row read and written.
     assert len(ours) == (1 if connection.vendor == "postgresql" else 6), ours
     assert Submission.objects.count() == 1
 
@@ -273,14 +274,14 @@ def test_a_report_beyond_the_bound_is_a_400_naming_the_answer(mixed_survey, resp
     connection.vendor != "postgresql", reason="the statement's SQL runs on PostgreSQL only"
 )
 def test_the_statement_computes_every_numeric_slack_as_dpengine_does(make_survey):
-    """The statement's slack (submission_sql.NUMERIC_SLACK_SQL) on 400 stored questions with
+    """The statement's slack (submissions.postgres.NUMERIC_SLACK_SQL) on 400 stored questions with
     random ranges and ε against dpengine.report_bounds: equal to the unit."""
     import random
 
     from django.db import connection as db
 
     from dpengine import BoundedNumeric, report_bounds
-    from surveys.services.submission_sql import NUMERIC_SLACK_SQL
+    from surveys.services.submissions.postgres import NUMERIC_SLACK_SQL
 
     survey = make_survey(questions=[{"text": "Q?"}], status="draft")
     rng = random.Random(23)

@@ -2,8 +2,10 @@
 by comparing with the current time on the submission path (both databases) and the respondent
 page; ``apply_schedule`` only brings the stored status in line."""
 
+import re
 import uuid
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -255,3 +257,89 @@ def test_nothing_about_consent_rides_with_a_submission(make_survey, submit, resp
         f"/api/v1/public/surveys/{survey.slug}/responses/", body, format="json"
     )
     assert refused.status_code == 400 and "consent" in refused.json()["errors"]
+
+
+# --- the survey's time zone (issue 24: times were UTC only) --------------------------------
+
+SEOUL = ZoneInfo("Asia/Seoul")
+
+
+def seoul_evening(days=10):
+    """18:00 in Seoul some days from now (09:00 UTC), as a researcher there means it."""
+    day = timezone.now().astimezone(SEOUL).date() + timedelta(days=days)
+    return datetime(day.year, day.month, day.day, 18, 0, tzinfo=SEOUL)
+
+
+def test_a_time_zone_is_stored_with_the_schedule_and_checked(make_survey):
+    survey = make_survey(status="draft")
+    assert survey.time_zone == "" and survey.zone_name == "UTC"
+    closes = seoul_evening()
+    saved = services.survey_schedule(
+        survey=survey, opens_at=None, closes_at=closes, time_zone="Asia/Seoul"
+    )
+    assert (saved.time_zone, saved.closes_at) == ("Asia/Seoul", closes)
+    assert saved.closes_at.astimezone(UTC).hour == 9  # stored as the instant it is
+    # None leaves the zone as it is; "" goes back to none chosen (UTC).
+    services.survey_schedule(survey=survey, opens_at=None, closes_at=closes)
+    survey.refresh_from_db()
+    assert survey.time_zone == "Asia/Seoul"
+    for bad in ("Mars/Olympus_Mons", "KST", "+09:00", "asia/seoul"):
+        with pytest.raises(ValidationError) as error:
+            services.survey_schedule(survey=survey, opens_at=None, closes_at=None, time_zone=bad)
+        assert list(error.value.message_dict) == ["time_zone"]
+    survey.refresh_from_db()
+    assert (survey.time_zone, survey.closes_at) == ("Asia/Seoul", closes)  # nothing half-way
+
+
+def test_a_duplicate_keeps_the_time_zone(make_survey):
+    survey = make_survey(status="draft")
+    services.survey_schedule(survey=survey, opens_at=None, closes_at=None, time_zone="Asia/Seoul")
+    survey.refresh_from_db()
+    assert services.survey_duplicate(survey=survey).time_zone == "Asia/Seoul"
+
+
+def test_the_builder_takes_and_shows_the_schedule_in_the_surveys_zone(make_survey, owner_client):
+    survey = make_survey(status="draft")
+    closes = seoul_evening()
+    response = owner_client.post(
+        f"/surveys/{survey.pk}/schedule/",
+        {"time_zone": "Asia/Seoul", "closes_at": closes.strftime("%Y-%m-%dT18:00")},
+    )
+    assert response.status_code == 302
+    survey.refresh_from_db()
+    assert survey.closes_at == closes and survey.time_zone == "Asia/Seoul"
+    page = owner_client.get(f"/surveys/{survey.pk}/").content.decode()
+    # The input shows the wall-clock time as typed, the card the same time with the zone named.
+    assert f'value="{closes.strftime("%Y-%m-%dT18:00")}"' in page
+    assert "6 p.m. (Asia/Seoul time)" in page
+    assert '<option value="Asia/Seoul" selected>' in page
+
+
+@pytest.mark.parametrize(
+    ("language", "shown"),
+    [
+        ("en", "6 p.m. (Asia/Seoul time)"),
+        ("ko", "6:00 오후 (Asia/Seoul 기준)"),
+        ("zh-hans", "18:00（Asia/Seoul 时间）"),
+    ],
+)
+def test_respondents_read_the_closing_time_in_the_surveys_zone_named(
+    make_translated_survey, client, language, shown
+):
+    survey = make_translated_survey(status="draft")
+    services.survey_schedule(
+        survey=survey, opens_at=None, closes_at=seoul_evening(), time_zone="Asia/Seoul"
+    )
+    services.survey_open(survey=survey)
+    page = client.get(f"/s/{survey.slug}/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    closes = re.search(r'id="respond-closes">([^<]*)<', page).group(1)
+    assert shown in closes, closes
+    assert "UTC" not in closes
+    # Before it opens, the notice names the zone too.
+    later = make_translated_survey(status="draft")
+    services.survey_schedule(
+        survey=later, opens_at=seoul_evening(3), closes_at=None, time_zone="Asia/Seoul"
+    )
+    page = client.get(f"/s/{later.slug}/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    notice = re.search(r"<p>([^<]*Asia/Seoul[^<]*)<span", page)
+    assert notice and shown[-12:] in notice.group(1), page[-3000:]

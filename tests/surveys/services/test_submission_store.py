@@ -1,6 +1,6 @@
 """The submission write path: all or nothing and idempotent, on the one-statement path
-(PostgreSQL, surveys/services/submission_sql.py) as on the ORM transaction (SQLite, or the
-statement switched off)."""
+(PostgreSQL, surveys/services/submissions/postgres.py), the SQLite writes
+(surveys/services/submissions/sqlite.py) and the ORM transaction (the statement switched off)."""
 
 import uuid
 
@@ -17,7 +17,7 @@ from surveys.models import (
     Submission,
     Survey,
 )
-from surveys.services import grouping, submission_sql
+from surveys.services import grouping, submissions
 from tests.helpers import answers_for, question_tallies
 
 
@@ -42,17 +42,15 @@ postgresql_only = pytest.mark.skipif(
 )
 
 
-def statement_insert(survey, answers, **changes):
-    """Whether the one statement stored the submission."""
-    kwargs = {
-        "slug": survey.slug,
-        "submission_uuid": uuid.uuid4(),
-        "received_on": survey.created_at.date(),
-        "answers": answers,
-        "groups": {},
-        "shard": services.tally_shard_pick(),  # any: the tallies are the sum of the shards
-    }
-    return submission_sql.submission_insert(**kwargs | changes) is not None
+def statement_insert(survey, answers, *, slug=None, submission_uuid=None, **changes):
+    """Whether the database's path (PostgreSQL: the one statement) stored the submission."""
+    clean = submissions.CleanSubmission(
+        submission_uuid=submission_uuid or uuid.uuid4(),
+        answers=answers,
+        groups=changes.get("groups", {}),
+        fingerprint=changes.get("design_fingerprint"),
+    )
+    return submissions.submission_insert(slug=slug or survey.slug, clean=clean)
 
 
 @pytest.mark.django_db
@@ -180,9 +178,10 @@ def test_public_submission_is_few_statements(frozen_survey, respondent):
         if ("surveys_" in q["sql"] or q["sql"].startswith("EXECUTE"))
         and not q["sql"].startswith("PREPARE")
     ]
-    # PostgreSQL: one statement that checks and writes; SQLite: in one transaction, the check
-    # of the survey, the INSERT of the submission and the upsert of its tally shard.
-    assert len(ours) == (1 if connection.vendor == "postgresql" else 3), ours
+    # PostgreSQL: one statement that checks and writes; SQLite: in one transaction, the survey
+    # read for the contract (its row; its questions and options), the INSERT of the submission
+    # and its tally row read and written.
+    assert len(ours) == (1 if connection.vendor == "postgresql" else 5), ours
 
 
 @pytest.mark.django_db

@@ -9,8 +9,10 @@ import numpy as np
 import pytest
 from django.urls import reverse
 
+from surveys import selectors
 from surveys.models import GroupingQuestion
-from surveys.services import grouping
+from surveys.services import grouping, translations
+from tests.helpers import translation_texts
 from tests.surveys.views.test_pages import markup
 
 pytestmark = pytest.mark.django_db
@@ -189,6 +191,29 @@ def test_the_breakdown_page_shows_n_per_group_and_why_cells_are_withheld(
     assert "Withheld: 3 responses in this group, fewer than the survey’s minimum of 5" in page
 
 
+def test_the_breakdown_says_where_the_exact_interval_replaces_the_requested_one(
+    grouped_survey, options, simulate, owner_client
+):
+    sales, research, support = options
+    rows = [[sales]] * 8 + [[research]] * 300 + [[support]] * 6
+    rng = np.random.default_rng(7)
+    simulate(grouped_survey, rng.random((len(rows), 2)) < 0.5, rows)
+    result = selectors.survey_breakdown(
+        survey=grouped_survey, grouping_question=grouped_survey.grouping_questions.get()
+    )
+    cells = result.rows[0].cells
+    # 8 and 6 reports: Wilson could cover less than 93 %, so exact; 300 keep Wilson.
+    assert [cell.estimate.method for cell in cells] == ["exact", "wilson", "exact"]
+    assert {cell.estimate.requested_method for cell in cells} == {"wilson"}
+    # Two questions, two small groups shown each (the minimum n is 5).
+    assert result.methods_replaced == 4
+    page = text_of(owner_client.get(url("breakdown", grouped_survey)))
+    assert (
+        "Where a group has so few reports that a 95% Wilson score interval could hold the true "
+        "share less than 93% of the time, the exact (Clopper–Pearson) interval is shown instead"
+    ) in page
+
+
 def test_the_regression_page_shows_the_model_and_the_r_code(
     grouped_survey, options, simulate, owner_client
 ):
@@ -273,3 +298,52 @@ def test_the_planner_of_a_mixed_survey_gives_each_question_its_sample_size(
     assert 'id="per-question-plan"' in page
     for kind in ("yes_no", "choice", "numeric"):
         assert f'data-kind="{kind}"' in page
+
+
+@pytest.mark.parametrize("typed", ["Prefer not to say", "응답하지 않겠습니다", "不愿透露"])
+def test_the_builder_refuses_a_typed_prefer_not_to_say_and_names_the_built_in(
+    make_survey, owner_client, typed
+):
+    survey = make_survey(status="draft")
+    response = owner_client.post(
+        url("grouping-add", survey),
+        {"grouping-text": "Team?", "grouping-options": f"Sales\r\n{typed}\r\nOffice"},
+    )
+    assert response.status_code == 400
+    assert "the built-in “Prefer not to say”" in html.unescape(text_of(response))
+    assert not survey.grouping_questions.exists()
+
+
+def test_the_translations_page_refuses_an_option_translated_into_prefer_not_to_say(
+    grouped_draft, owner_client
+):
+    option = grouped_draft.grouping_questions.get().options.first()
+    response = owner_client.post(
+        reverse("surveys:translations", args=[grouped_draft.pk]),
+        {f"zh-hans-o{option.pk}": "不愿透露"},
+    )
+    assert response.status_code == 400
+    assert "the built-in “Prefer not to say”" in html.unescape(text_of(response))
+    option.refresh_from_db()
+    assert option.translations == {}
+
+
+@pytest.mark.parametrize(
+    ("lang", "named"), [("en", "Korean"), ("ko", "한국어"), ("zh-hans", "韩语")]
+)
+def test_editing_a_grouping_question_says_which_language_it_stops_offering(
+    grouped_draft, owner_client, lang, named
+):
+    """Issue 24: an edit wiped the options' translations and said only "saved"."""
+    translations.survey_translations_save(
+        survey=grouped_draft, texts=translation_texts(grouped_draft, into=("ko",))
+    )
+    gq = grouped_draft.grouping_questions.get()
+    edit = url("grouping-edit", grouped_draft, gid=gq.pk)
+    form = {"text": gq.text, "options": "Sales\nSupport"}
+    response = owner_client.post(edit, form, follow=True, HTTP_ACCEPT_LANGUAGE=lang)
+    assert "message--warning" not in response.content.decode()  # nothing lost: no warning
+    form["options"] = "Sales\nSupport\nLegal"
+    response = owner_client.post(edit, form, follow=True, HTTP_ACCEPT_LANGUAGE=lang)
+    warning = re.search(r'class="message message--warning">([^<]*)<', response.content.decode())
+    assert named in html.unescape(warning.group(1))

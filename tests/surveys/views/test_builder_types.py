@@ -7,6 +7,7 @@ import re
 
 import pytest
 from django.urls import reverse
+from django.utils import translation
 
 import dpengine
 from dpengine import Kuk, Mangat, UnrelatedQuestion, Warner
@@ -144,11 +145,20 @@ def test_a_paste_adds_several_questions_of_the_chosen_type(draft, owner_client):
 @pytest.mark.parametrize(
     ("post", "field", "message"),
     [
-        ({"question_type": "yes_no", "design": "warner", "warner_p": "0.5"}, "warner_p", "p must"),
+        (
+            {"question_type": "yes_no", "design": "warner", "warner_p": "0.5"},
+            "warner_p",
+            "a report would say nothing about the true answer",
+        ),
+        (
+            {"question_type": "yes_no", "design": "warner", "warner_p": "0.3"},
+            "warner_p",
+            "Outside the values this design allows.",
+        ),
         (
             {"question_type": "yes_no", "design": "mangat", "mangat_p": "0.75", "mangat_t": "0"},
             "mangat_t",
-            "t must",
+            "some report would reveal the true answer",
         ),
         (
             {"question_type": "yes_no", "design": "warner", "warner_p": "0.99"},
@@ -162,7 +172,11 @@ def test_a_paste_adds_several_questions_of_the_chosen_type(draft, owner_client):
             "epsilon",
             "ceiling",
         ),
-        ({"question_type": "numeric", "minimum": "5", "maximum": "5"}, "maximum", "greater"),
+        (
+            {"question_type": "numeric", "minimum": "30", "maximum": "10"},
+            "maximum",
+            "Must be greater than “Smallest answer (number)” (30).",
+        ),
         ({"question_type": "numeric", "minimum": "", "maximum": "5"}, "minimum", "Required"),
         ({"question_type": "numeric", "minimum": "0", "maximum": "5000"}, "maximum", "at most"),
     ],
@@ -180,6 +194,54 @@ def test_errors_show_next_to_their_field_and_nothing_is_stored(
     page = owner_client.post(add_url(draft), {"text": "How?", **post})
     assert page.status_code == 400
     assert f'href="#id_{field}"' in page.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("post", "field", "api_words"),
+    [
+        ({"question_type": "numeric", "minimum": "30", "maximum": "10"}, "maximum", "min"),
+        ({"question_type": "yes_no", "design": "warner", "warner_p": "0.5"}, "warner_p", "p "),
+        (
+            {"question_type": "yes_no", "design": "kuk", "kuk_theta1": "0.5", "kuk_theta2": "0.5"},
+            "kuk_theta2",
+            "theta",
+        ),
+    ],
+)
+def test_builder_errors_use_the_forms_labels_in_the_pages_language(
+    draft, owner_client, post, field, api_words
+):
+    """Issue 24: the builder said "Must be greater than min (30)", the API's field names (and
+    dpengine's English for a design)."""
+    english = None
+    for language in ("en", "ko", "zh-hans"):
+        response = owner_client.post(
+            add_url(draft), {"text": "How?", **post}, HTTP_ACCEPT_LANGUAGE=language, **JSON
+        )
+        [error] = response.json()["errors"][field]
+        assert api_words not in error["message"], (language, error)
+        english = english or error["message"]
+        assert language == "en" or error["message"] != english  # translated
+    if field == "maximum":
+        with translation.override("en"):
+            assert str(QuestionAddForm().fields["minimum"].label) in english
+
+
+def test_the_api_keeps_its_own_field_names_in_errors(draft, owner_api):
+    response = owner_api.patch(
+        f"/api/v1/surveys/{draft.pk}/",
+        {"questions": [{"text": "How many?", "type": "numeric", "min": 30, "max": 10}]},
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "Must be greater than min (30)." in str(response.json())
+
+
+def test_every_design_error_code_is_a_dpengine_reason():
+    from dpengine.errors import Reason
+    from surveys.forms.researcher import DESIGN_ERROR_MESSAGES
+
+    assert set(DESIGN_ERROR_MESSAGES) <= {reason.value for reason in Reason}
 
 
 def test_the_field_map_covers_every_spec_path():

@@ -38,6 +38,8 @@ GET_STATUS_FOR_OWNER = {
     "results": 200,
     "estimates-csv": 200,
     "responses-csv": 200,
+    "responses-sav": 200,
+    "responses-dta": 200,
     "codebook-csv": 200,
     "export-zip": 200,
     "export-xlsx": 200,

@@ -172,7 +172,8 @@ def test_the_codebook_carries_the_provenance_and_the_chosen_interval(answered, o
     assert not any(row and row[0] == "#" for row in rows)  # no comment lines for Excel
     meta = codebook_facts(rows)
     assert meta["title"] == answered.title
-    assert meta["slug"] == answered.slug
+    assert meta["survey_id"] == str(answered.pk)
+    assert answered.slug not in {cell for row in rows for cell in row}  # the link's secret code
     assert meta["design"] == "forced response"
     assert float(meta["epsilon_per_answer"]) == pytest.approx(np.log(3))
     assert float(meta["total_epsilon"]) == pytest.approx(2 * np.log(3))
@@ -384,3 +385,57 @@ def test_codebook_documents_each_questions_type_design_and_epsilon(owner_client,
     facts = {row[1]: row[3] for row in rows if row[0] == "survey"}
     assert float(facts["total_epsilon"]) == ledger.total_epsilon
     assert facts["design"] == "per question"
+
+
+# --- the interval method shown (dpengine.guarantee) -----------------------------------------
+
+
+def test_few_reports_show_the_exact_interval_and_say_why(owner_client, make_survey):
+    # 12 respondents: Wilson could hold the truth less than 93 % of the time at 95 %, so both
+    # yes/no questions (and the choice question) show Clopper-Pearson, and the page says so.
+    survey = simulate_responses(make_survey(questions=MIXED_QUESTIONS, min_n=10), n=12, seed=5)
+    estimates = selectors.survey_estimates(survey=survey)
+    yes_no = estimates.yes_no_rows[0]
+    assert (yes_no.estimate.method, yes_no.estimate.requested_method) == ("exact", "wilson")
+    exact = dpengine.prevalence_interval(
+        yes=yes_no.estimate.yes, n=12, design=yes_no.estimate.design, method="exact"
+    )
+    assert yes_no.estimate.ci == exact
+    page = results(owner_client, survey).content.decode()
+    assert f"{percent(exact.low)} – {percent(exact.high)}" in page
+    for row in estimates.yes_no_rows:
+        assert f'data-method-replaced="{row.question_id}"' in page
+    assert (
+        "Q1: with 12 reports, a 95% Wilson score interval can hold the true share less than 93% "
+        "of the time; the exact (Clopper–Pearson) interval, never below 95%, is shown instead."
+    ) in page
+    choice = estimates.choice_rows[0]
+    assert choice.estimate.method == "exact"
+    assert f'data-method-replaced="{choice.question_id}"' in page
+    assert "With 12 reports, 95% Wilson score intervals for 3 options cannot be shown" in page
+    assert "each option’s Clopper–Pearson (exact) interval is computed at 98.33%" in page
+
+
+def test_enough_reports_keep_the_requested_method_without_a_note(answered, owner_client):
+    estimates = selectors.survey_estimates(survey=answered)
+    assert {row.estimate.method for row in estimates.yes_no_rows} == {"wilson"}
+    assert "data-method-replaced" not in results(owner_client, answered).content.decode()
+
+
+def test_the_replaced_method_note_is_translated(owner_client, make_survey):
+    survey = simulate_responses(make_survey(questions=MIXED_QUESTIONS, min_n=10), n=12, seed=5)
+    for language, words in (("ko", "정확(Clopper–Pearson) 구간을 보여 줍니다"),
+                            ("zh-hans", "因此改为显示精确（Clopper–Pearson）区间")):  # fmt: skip
+        owner_client.cookies[settings.LANGUAGE_COOKIE_NAME] = language
+        page = results(owner_client, survey).content.decode()
+        assert words in page
+        assert "is shown instead" not in page and "are shown instead" not in page
+
+
+def test_the_estimates_csv_names_the_method_used_and_the_one_requested(owner_client, make_survey):
+    survey = simulate_responses(make_survey(questions=MIXED_QUESTIONS, min_n=10), n=12, seed=5)
+    rows = download(owner_client, "estimates-csv", survey)
+    cell = {name: index for index, name in enumerate(rows[0])}
+    used = [(r[cell["ci_method"]], r[cell["requested_ci_method"]]) for r in rows[1:]]
+    # Two yes/no rows and three option rows: exact for Wilson; the numeric rows: normal.
+    assert used == [("exact", "wilson")] * 5 + [("normal", "normal")] * 2

@@ -160,7 +160,8 @@ def test_page_has_no_inline_script_or_style(client, open_survey):
             assert script["text"].strip() == ""  # Django's JS catalog: a file, not inline
             continue
         assert script["attrs"].get("type") == "module"
-        assert script["attrs"].get("src", "").endswith("js/respond.js")
+        # The page's script, and the one that adds the respondent's own time to a closing time.
+        assert script["attrs"].get("src", "").endswith(("js/respond.js", "js/localtime.js"))
         assert script["text"].strip() == ""
     assert "<style" not in client.get(page_url(open_survey)).content.decode()
 

@@ -111,6 +111,8 @@ def test_viewers_read_and_editors_build_as_the_readme_says():
         "results",
         "estimates-csv",
         "responses-csv",
+        "responses-sav",
+        "responses-dta",
         "codebook-csv",
         "export-zip",
         "export-xlsx",

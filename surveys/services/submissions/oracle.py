@@ -1,0 +1,70 @@
+"""A submission stored by the ORM, in one transaction: written apart from the statement
+(``postgres``) and the SQLite writes (``sqlite``), as the oracle they are held against
+(tests/surveys/services/test_submission_contract.py), and the way out with
+``settings.SUBMISSION_STATEMENT`` off (the benchmark's "ORM only" row).
+"""
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+import dpengine
+
+from ...models import Question, Submission, question_key
+from ..tallies import group_answers_record, tally_add, tally_shard_pick
+
+
+def orm_store(*, survey_id, clean) -> bool:
+    """Store ``clean`` (``contract.CleanSubmission``, checked by the caller) unless its
+    questions changed since, or this id is stored already. Whether it stored."""
+    try:
+        with transaction.atomic():
+            # Reports name questions, no foreign key would notice one deleted since validation,
+            # nor a required one added (a database shell: the design is frozen once open).
+            questions = {
+                qid: (required, kind)
+                for qid, required, kind in Question.objects.filter(survey_id=survey_id).values_list(
+                    "id", "required", "kind"
+                )
+            }
+            if not clean.answers.keys() <= questions.keys() or any(
+                required and qid not in clean.answers
+                for qid, (required, _kind) in questions.items()
+            ):
+                return False
+            if any(
+                isinstance(clean.answers[qid], bool) != (kind == Question.Kind.YES_NO)
+                or isinstance(clean.answers[qid], str) != (kind == Question.Kind.TEXT)
+                for qid, (_required, kind) in questions.items()
+                if qid in clean.answers
+            ):
+                return False  # a question's type changed since validation (a database shell)
+            submission = Submission.objects.create(
+                survey_id=survey_id,
+                submission_id=clean.submission_uuid,
+                received_on=timezone.now().date(),
+                reports={question_key(qid): bit for qid, bit in clean.answers.items()},
+            )
+            if clean.groups:
+                # Breakdowns by group cover the yes/no questions (their tallies count yes).
+                group_answers_record(
+                    survey_id=survey_id,
+                    submission=submission,
+                    answers={
+                        qid: report
+                        for qid, report in clean.answers.items()
+                        if questions[qid][1] == Question.Kind.YES_NO
+                    },
+                    chosen=clean.groups,
+                )
+            tally_add(
+                survey_id,
+                responses=1,
+                reports={
+                    qid: dpengine.report_tally(questions[qid][1], report)
+                    for qid, report in clean.answers.items()
+                },
+                shard=tally_shard_pick(),
+            )
+    except IntegrityError:  # this id is stored already (a replay, or a concurrent retry)
+        return False
+    return True

@@ -1,0 +1,133 @@
+"""A submission's writes on SQLite, in plain SQL inside the caller's transaction.
+
+SQLite has no data-modifying CTEs, so there is no one statement: the caller checks the
+contract (``contract.submission_validate``) inside a transaction that holds the database's
+write lock from BEGIN (IMMEDIATE, config/settings.py), so what it checked still holds when
+these writes commit. Plain SQL, not the ORM, so that the lock is held for as short a time as
+can be: the other workers wait for it.
+"""
+
+import json
+
+from django.db import IntegrityError, connection, transaction
+
+import dpengine
+
+from ...models import (
+    GroupAnswer,
+    GroupingOption,
+    GroupingQuestion,
+    GroupTally,
+    Question,
+    Submission,
+    TallyShard,
+    question_key,
+    random_key,
+)
+from .postgres import Stored
+
+YES_NO = Question.Kind.YES_NO.value
+_KEY_DRAWS = 3
+
+
+def _marks(count):
+    return ", ".join(["%s"] * count)
+
+
+def submission_insert(*, target, clean, received_on) -> Stored | None:
+    """Store ``clean``, which the contract accepted for ``target`` in the caller's
+    transaction. None: this submission id is stored for the survey already (a replay)."""
+    # The rows' keys are random (models.random_key). Should one meet a key already taken
+    # (about n²/2⁶⁴ for n rows), nothing was stored and a new draw is stored instead.
+    for attempt in range(_KEY_DRAWS):
+        try:
+            with transaction.atomic():
+                return _insert(target=target, clean=clean, received_on=received_on)
+        except IntegrityError:
+            if attempt == _KEY_DRAWS - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _insert(*, target, clean, received_on):
+    answers, groups = clean.answers, clean.groups
+    kinds = {qid: target.report_ranges.get(qid, (YES_NO,))[0] for qid in answers}
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {Submission._meta.db_table}"
+            " (id, survey_id, submission_id, received_on, reports)"
+            " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (survey_id, submission_id) DO NOTHING"
+            " RETURNING id",
+            [
+                random_key(),
+                target.survey_id,
+                clean.submission_uuid.hex,
+                received_on.isoformat(),
+                json.dumps({question_key(qid): report for qid, report in answers.items()}),
+            ],
+        )
+        row = cursor.fetchone()
+        if row is None:  # a replay
+            return None
+        incomplete = bool(groups) and _group_writes(
+            cursor, submission_pk=row[0], answers=answers, kinds=kinds, groups=groups
+        )
+        _tally_add(cursor, survey_id=target.survey_id, answers=answers, kinds=kinds)
+    return Stored(survey_id=target.survey_id, group_tallies_incomplete=incomplete)
+
+
+def _group_writes(cursor, *, submission_pk, answers, kinds, groups):
+    """Store the grouping answers, count them on their options (or as declined) and add the
+    yes/no reports to the per-(question, option) tallies. True: some tally rows were missing."""
+    cursor.execute(
+        f"INSERT INTO {GroupAnswer._meta.db_table}"
+        " (id, submission_id, grouping_question_id, option_id)"
+        f" VALUES {', '.join(['(%s, %s, %s, %s)'] * len(groups))}",
+        [value for gid, oid in groups.items() for value in (random_key(), submission_pk, gid, oid)],
+    )
+    declined = [gid for gid, oid in groups.items() if oid is None]
+    if declined:
+        cursor.execute(
+            f"UPDATE {GroupingQuestion._meta.db_table} SET declined_count = declined_count + 1"
+            f" WHERE id IN ({_marks(len(declined))})",
+            declined,
+        )
+    options = [oid for oid in groups.values() if oid is not None]
+    if not options:
+        return False
+    cursor.execute(
+        f"UPDATE {GroupingOption._meta.db_table} SET respondent_count = respondent_count + 1"
+        f" WHERE id IN ({_marks(len(options))})",
+        options,
+    )
+    bits = [qid for qid in sorted(answers) if kinds[qid] == YES_NO]
+    if not bits:
+        return False
+    yes = [qid for qid in bits if answers[qid]]
+    cursor.execute(
+        f"UPDATE {GroupTally._meta.db_table} SET report_count = report_count + 1,"
+        f" yes_count = yes_count + (question_id IN ({_marks(len(yes)) or '-1'}))"
+        f" WHERE option_id IN ({_marks(len(options))}) AND question_id IN ({_marks(len(bits))})",
+        [*yes, *options, *bits],
+    )
+    return cursor.rowcount != len(options) * len(bits)
+
+
+def _tally_add(cursor, *, survey_id, answers, kinds):
+    """Count the response and add each report's tally vector (``dpengine.report_tally``) to
+    the survey's tally row, read and written inside the caller's transaction. One shard:
+    SQLite takes one write at a time anyway, so more rows would spread nothing."""
+    table = TallyShard._meta.db_table
+    cursor.execute(f"SELECT reports FROM {table} WHERE survey_id = %s AND shard = 0", [survey_id])
+    row = cursor.fetchone()
+    reports = json.loads(row[0]) if row else {}
+    for qid, report in answers.items():
+        key = question_key(qid)
+        added = dpengine.report_tally(kinds[qid], report)
+        reports[key] = dpengine.tally_sum(reports.get(key, ()), added)
+    cursor.execute(
+        f"INSERT INTO {table} (survey_id, shard, responses, reports) VALUES (%s, 0, 1, %s)"
+        " ON CONFLICT (survey_id, shard) DO UPDATE"
+        " SET responses = responses + 1, reports = excluded.reports",
+        [survey_id, json.dumps(reports)],
+    )
