@@ -103,3 +103,17 @@ PUBLIC_EPSILON_MIN = 0.05
 PUBLIC_EPSILON_MAX = 10.0
 PUBLIC_RELEASE_DAYS_MIN, PUBLIC_RELEASE_DAYS_MAX = 1, 365
 PUBLIC_RELEASES_MIN, PUBLIC_RELEASES_MAX = 1, 365
+
+# --- invitations (docs/invitations.md) ----------------------------------------------------
+# Invitations made in one request, and held by one survey.
+INVITATIONS_PER_REQUEST = 1000
+MAX_INVITATIONS_PER_SURVEY = 20_000
+EMAIL_MAX_LENGTH = 254
+# An invitation code: 20 random bytes (160 bits), base32 without padding, 32 characters.
+INVITATION_CODE_BYTES = 20
+INVITATION_CODE_LENGTH = 32
+# A token's prepared message (RFC 9474 §4.1): the 32-byte random prefix and a 32-byte random
+# message, always this long, so every token adds the same bytes to a submission body.
+TOKEN_PREPARED_MESSAGE_BYTES = 64
+# Sends of one invitation email that fail before ``send_invitations`` stops retrying it.
+MAIL_ATTEMPTS_MAX = 5

@@ -64,6 +64,7 @@ def design_fingerprint_of(
     shared_devices=False,
     shuffle_questions=False,
     pilot=False,
+    access="link",
 ) -> str:
     """A short digest of everything a respondent's page randomizes with and asks.
 
@@ -80,7 +81,7 @@ def design_fingerprint_of(
     each browser draws its own question order) and ``pilot`` (a pilot's design,
     so that the real opening names another one and every browser drops its pilot memo: a fresh
     submission id and fresh coins, which nothing joins to the pilot's) are added only when
-    true, likewise.
+    true, likewise; ``access`` (who may answer) only when it is not ``"link"``.
     """
     design = {
         "coins": [repr(float(p_truth)), repr(float(p_forced_yes))],
@@ -103,6 +104,9 @@ def design_fingerprint_of(
         design["shuffle_questions"] = True
     if pilot:
         design["pilot"] = True
+    if access != "link":
+        # Likewise only when not the default, so every link survey keeps its fingerprint.
+        design["access"] = access
     canonical = json.dumps(design, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()[:32]
 
@@ -179,6 +183,16 @@ class Survey(models.Model):
     # Each respondent's browser shows the questions in its own random order, drawn there and
     # never sent (static/js/order.js), against order effects; grouping questions stay put.
     shuffle_questions = models.BooleanField(default=False)
+
+    class Access(models.TextChoices):
+        LINK = "link", _("Anyone with the link")
+        INVITATION = "invitation", _("Invitation only")
+        BOTH = "both", _("The link and invitations")
+
+    # Who may answer (docs/invitations.md): part of the frozen design once opened.
+    access = models.CharField(max_length=10, choices=Access.choices, default=Access.LINK)
+    # How many invitations were given a new code: each reset lets one person answer twice.
+    invitation_resets = models.PositiveIntegerField(default=0, editable=False)
     # Set when the survey first opens and never cleared: from then on coins and questions are
     # frozen (respondents may already hold the page), and design_fingerprint names that design.
     opened_at = models.DateTimeField(null=True, blank=True, editable=False)
@@ -253,6 +267,9 @@ class Survey(models.Model):
                 | Q(closes_at__isnull=True)
                 | Q(closes_at__gt=models.F("opens_at")),
                 name="survey_closes_after_opening",
+            ),
+            models.CheckConstraint(
+                condition=Q(access__in=["link", "invitation", "both"]), name="survey_access_valid"
             ),
         ]
 
@@ -755,3 +772,98 @@ class ExportJob(models.Model):
 
     def __str__(self):
         return f"{self.kind} export of survey {self.survey_id} ({self.status})"
+class SurveyTokenKey(models.Model):
+    """A survey's RSA key pair for invitation tokens (RFC 9474 blind signatures), made when
+    invitations are first enabled and never replaced once the survey has opened: every
+    invitee's token must be signed with the one key the frozen definition publishes, or the
+    key would tell them apart (a pilot's discarded tokens take the pilot's key with them:
+    ``services.pilot.pilot_tokens_discard``).
+
+    The private key is sealed (``blindrsa.private_key_encrypt``: AES-256-GCM under a key
+    derived from ``SECRET_KEY``, the survey's id as associated data), so a copy of the
+    database alone cannot sign.
+    """
+
+    survey = models.OneToOneField(
+        Survey, on_delete=models.CASCADE, primary_key=True, related_name="token_key"
+    )
+    public_key = models.TextField()  # SubjectPublicKeyInfo DER, base64url: ``token_key``
+    sealed_private_key = models.BinaryField()
+
+    def __str__(self):
+        return f"token key of survey {self.survey_id}"
+
+
+class Invitation(models.Model):
+    """One person's invitation to answer an invitation-only survey: a random code that can
+    obtain one token, once (``surveys/services/invitations.py``).
+
+    The code is stored sealed (AES-GCM under a key derived from ``SECRET_KEY``) because
+    editors and the owner must be able to read it again (to resend a link, to print a
+    sheet), and found by ``code_digest``, an HMAC of the code under another key derived from
+    ``SECRET_KEY``: a copy of the database alone yields no code that could obtain a token.
+    Nothing here records when a token was obtained, and nothing joins an invitation to a
+    submission: a token is spent by a digest of its message (``SpentToken``), which the
+    server never saw when it signed.
+    """
+
+    class Status(models.TextChoices):
+        UNUSED = "unused", _("Not used yet")
+        ISSUED = "issued", _("Token obtained")
+        REVOKED = "revoked", _("Revoked")
+
+    class Mail(models.TextChoices):
+        NONE = "", _("Nothing to send")
+        INVITATION = "invitation", _("Invitation to send")
+        REMINDER = "reminder", _("Reminder to send")
+
+    survey = models.ForeignKey(
+        Survey, on_delete=models.CASCADE, related_name="respondent_invitations"
+    )
+    email = models.CharField(max_length=limits.EMAIL_MAX_LENGTH, blank=True)  # "": anonymous
+    code_digest = models.CharField(max_length=64, unique=True)
+    sealed_code = models.BinaryField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.UNUSED)
+    # Email: what waits to be sent by ``manage.py send_invitations``, its failed attempts and
+    # the last error (shown on the page), emails sent, and whether the invitee opted out.
+    mail_pending = models.CharField(max_length=12, choices=Mail.choices, blank=True, default="")
+    mail_attempts = models.PositiveSmallIntegerField(default=0)
+    mail_error = models.CharField(max_length=500, blank=True)
+    mails_sent = models.PositiveSmallIntegerField(default=0)
+    unsubscribed = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["survey", "email"],
+                condition=~Q(email=""),
+                name="invitation_one_per_email",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=["unused", "issued", "revoked"]),
+                name="invitation_status_valid",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.email or 'anonymous'} ({self.status})"
+
+
+class SpentToken(models.Model):
+    """A token that was spent on a submission: the SHA-256 of its prepared message, and
+    nothing else (no time, no code, no submission), stored in the submission's transaction.
+    The key is random (``random_key``) so that row order says nothing about arrival order."""
+
+    id = RandomKeyField()
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="spent_tokens")
+    digest = models.BinaryField(max_length=32)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["survey", "digest"], name="spent_token_once"),
+        ]
+
+    def __str__(self):
+        return f"spent token of survey {self.survey_id}"

@@ -6,6 +6,7 @@ from django.urls import path
 from .views import (
     analysis,
     export_jobs,
+    invitations,
     members,
     questions,
     researcher,
@@ -82,9 +83,22 @@ urlpatterns = [
     survey_path(
         "invitations/<int:iid>/withdraw/", members.invitation_withdraw, "invitation-withdraw"
     ),
+    # views/invitations.py: respondent invitations (docs/invitations.md)
+    survey_path("invitees/", invitations.invitees_page, "invitees"),
+    survey_path("invitees/remind/", invitations.invitees_remind, "invitees-remind"),
+    survey_path("invitees/links.csv", invitations.invitees_links_csv, "invitees-links-csv"),
+    survey_path("invitees/export.csv", invitations.invitees_export_csv, "invitees-export-csv"),
+    survey_path("invitees/sheet/", invitations.invitees_sheet, "invitees-sheet"),
+    survey_path("invitees/<int:iid>/reset/", invitations.invitee_reset, "invitee-reset"),
+    survey_path("invitees/<int:iid>/revoke/", invitations.invitee_revoke, "invitee-revoke"),
     path("invitations/<int:iid>/accept/", members.invitation_accept, name="invitation-accept"),
     path("invitations/<int:iid>/decline/", members.invitation_decline, name="invitation-decline"),
     # views/respondent.py: the pages anyone may open
     path("s/<str:slug>/", respondent.respond, name="respond"),
+    path(
+        "s/unsubscribe/<str:token>/",
+        invitations.invitation_unsubscribe,
+        name="invitation-unsubscribe",
+    ),
     path("r/<str:slug>/", respondent.public_results_page, name="public-results"),
 ]

@@ -225,6 +225,20 @@ function plainObject(value) {
  * that shape (then the page starts afresh). A memo written before typed questions existed
  * (pairs only) reads as it always did.
  */
+const BASE64URL = /^[A-Za-z0-9_-]+$/;
+
+/** Whether `token` is an invitation token's shape: `{message, signature}`, base64url text. */
+export function validToken(token) {
+  return (
+    plainObject(token) &&
+    Object.keys(token).length === 2 &&
+    typeof token.message === "string" &&
+    typeof token.signature === "string" &&
+    BASE64URL.test(token.message) &&
+    BASE64URL.test(token.signature)
+  );
+}
+
 export function parseMemo(raw) {
   if (typeof raw !== "string") {
     return null;
@@ -263,6 +277,12 @@ export function parseMemo(raw) {
   if (Object.keys(tables).length > 0) {
     memo.tables = tables;
   }
+  if (value.token !== undefined) {
+    if (!validToken(value.token)) {
+      return null;
+    }
+    memo.token = { message: value.token.message, signature: value.token.signature };
+  }
   return memo;
 }
 
@@ -272,12 +292,14 @@ export function parseMemo(raw) {
  * are any, so a yes/no survey's memo keeps the shape it always had. An entry added to the
  * memo is added here and to `parseMemo`; anything else on `memo` is dropped.
  */
-export function memoRecord({ submissionId, sent, pairs, tables }) {
+export function memoRecord({ submissionId, sent, pairs, tables, token }) {
   return {
     submissionId,
     sent,
     pairs,
     ...(tables && Object.keys(tables).length > 0 ? { tables } : {}),
+    // An invitation survey's token (invitation.js), kept with the submission id it goes with.
+    ...(token ? { token } : {}),
   };
 }
 

@@ -16,7 +16,7 @@
 // localStorage) and every call is guarded: storage that is switched off or throws (private
 // browsing, quota) only costs the retake protection, never the answer.
 
-import { memoRecord, parseMemo } from "./coins.js";
+import { memoRecord, memoReports, parseMemo } from "./coins.js";
 
 const PREFIX = "rrsurvey:";
 const VERSION = "v2";
@@ -137,6 +137,21 @@ export function surveyMemory({ storage, slug, fingerprint, sharedDevice }) {
     /** Take the memo of a new attempt, kept before sending: a reload meanwhile reuses it. */
     update(next) {
       memo = next;
+      keep();
+    },
+    /** An invitation survey's token (invitation.js), or null. */
+    get token() {
+      return memo?.token ?? null;
+    },
+    /**
+     * Keep an invitation's token with this person's memo (a memo with no draws yet, and so
+     * a submission id, when there is none): obtained when the link was opened, sent with the
+     * answers later. On a shared device it stays in the page only, and goes once sent.
+     */
+    keepToken(token, randomSource) {
+      const base =
+        memo ?? memoReports({ randomizers: {}, truths: {}, memo: null, randomSource }).memo;
+      memo = { ...base, token };
       keep();
     },
     /** The answers were stored. */

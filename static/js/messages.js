@@ -62,6 +62,22 @@ export const STRINGS = Object.freeze({
   designChanged: gettext(
     "This survey changed since the page was opened, so nothing was sent. The page is reloading with the current survey; please answer again.",
   ),
+  invitationBusy: gettext("Checking your invitation…"),
+  invitationReady: gettext(
+    "Your invitation is confirmed. Your answers will go with an anonymous token that cannot be traced back to your invitation.",
+  ),
+  invitationUsed: gettext(
+    "This invitation has already been used: each invitation answers once. If it is yours and you have not answered, ask the researcher for a new code.",
+  ),
+  invitationUnknown: gettext(
+    "This invitation code is not valid. Check the link or the code, or ask the researcher for a new one.",
+  ),
+  invitationNeeded: gettext(
+    "This survey is by invitation only. Open the personal link from your invitation, or enter the code printed on your slip.",
+  ),
+  invitationFailed: gettext(
+    "Your invitation could not be checked just now. Please reload the page to try again.",
+  ),
 });
 
 /**

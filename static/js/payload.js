@@ -86,6 +86,10 @@ export function prepareSubmission({ survey, questions, truths, groups, memo, ran
     fingerprint: survey.design_fingerprint,
     groups: grouped ? groups : null,
   });
+  if (drawn.memo.token) {
+    // An invitation survey's token (invitation.js), obtained when the link was opened.
+    payload.token = drawn.memo.token;
+  }
   return {
     answers: shown,
     groups,

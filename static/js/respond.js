@@ -6,6 +6,7 @@
 // messages.js (every string shown), and under them coins.js, designs.js and exact.js (the
 // randomization). This file reads and writes the page and binds its events, nothing else.
 
+import { Outcome, obtainToken, takeCode } from "./invitation.js";
 import { messageText } from "./messages.js";
 import { surveyMemory } from "./memory.js";
 import {
@@ -141,6 +142,69 @@ function setupPage(definition) {
     status.dataset.tone = tone ?? "";
   }
 
+  // An invitation survey (docs/invitations.md): the code in the link's fragment is traded for
+  // a token when the page opens, not when the answers are sent, so the two requests are apart
+  // in time; the token is kept in the memo (in memory only on a shared device).
+  const invited = survey.access === "invitation" || survey.access === "both";
+  const invitationBox = document.getElementById("respond-invitation");
+  const invitationStatus = document.getElementById("respond-invitation-status");
+  const codeForm = document.getElementById("respond-code-form");
+
+  function showInvitation(key, tone, { askCode = false } = {}) {
+    if (!invitationBox) return;
+    invitationBox.hidden = false;
+    invitationStatus.textContent = messageText({ key });
+    invitationStatus.dataset.tone = tone ?? "";
+    codeForm.hidden = !askCode;
+  }
+
+  async function useCode(code) {
+    showInvitation("invitationBusy", "busy");
+    let result;
+    try {
+      result = await obtainToken({
+        tokenKey: survey.token_key,
+        scheme: survey.token_scheme,
+        tokensUrl: definition.tokens_url,
+        code,
+        fetcher: (...args) => globalThis.fetch(...args),
+        randomSource: globalThis.crypto,
+      });
+    } catch {
+      result = { outcome: Outcome.REFUSED };
+    }
+    if (result.outcome === Outcome.OK) {
+      memory.keepToken(result.token, globalThis.crypto);
+      showInvitation("invitationReady", "info");
+      return;
+    }
+    const key =
+      { [Outcome.USED]: "invitationUsed", [Outcome.UNKNOWN]: "invitationUnknown" }[
+        result.outcome
+      ] ?? "invitationFailed";
+    showInvitation(key, "error", {
+      askCode: result.outcome === Outcome.UNKNOWN && survey.access === "invitation",
+    });
+  }
+
+  function setUpInvitation() {
+    if (!invited || preview) return;
+    // Read and removed from the address bar at once, used or not.
+    const code = takeCode(globalThis.location, globalThis.history);
+    if (memory.token) {
+      showInvitation("invitationReady", "info");
+    } else if (code && globalThis.crypto?.subtle) {
+      useCode(code);
+    } else if (survey.access === "invitation") {
+      showInvitation("invitationNeeded", "error", { askCode: true });
+    }
+    codeForm?.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const typed = document.getElementById("respond-code").value.trim();
+      if (typed) useCode(typed);
+    });
+  }
+
   function setBusy(busy) {
     button.disabled = busy;
     if (busy) {
@@ -201,6 +265,11 @@ function setupPage(definition) {
       showDone(attempt);
     } else {
       setStatus(outcomeMessage(outcome), "error");
+      if (outcome.kind === "invitation_used" || outcome.kind === "invitation_needed") {
+        showInvitation(outcomeMessage(outcome).key, "error", {
+          askCode: outcome.kind === "invitation_needed" && survey.access === "invitation",
+        });
+      }
       if (reloads(outcome)) {
         globalThis.location.reload();
       }
@@ -228,6 +297,11 @@ function setupPage(definition) {
     if (!globalThis.crypto?.getRandomValues) {
       // Never fall back to a predictable generator: the coins are the privacy.
       setStatus({ key: "noCrypto" }, "error");
+      return;
+    }
+    if (survey.access === "invitation" && !memory.token) {
+      setStatus({ key: "invitationNeeded" }, "error");
+      showInvitation("invitationNeeded", "error", { askCode: true });
       return;
     }
     send(read);
@@ -262,6 +336,7 @@ function setupPage(definition) {
     });
   }
   button.addEventListener("click", onSubmit);
+  setUpInvitation();
   document
     .getElementById("respond-next-person")
     ?.addEventListener("click", () => globalThis.location.reload());

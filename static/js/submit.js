@@ -67,6 +67,14 @@ export async function responseOutcome(response) {
   if (response.status === 409 && fields?.design_fingerprint) {
     return { kind: "design_changed" };
   }
+  // An invitation survey (docs/invitations.md): the token was spent on another submission,
+  // or an invitation-only survey got none.
+  if (response.status === 409 && fields?.token) {
+    return { kind: "invitation_used" };
+  }
+  if (response.status === 403 && fields?.token) {
+    return { kind: "invitation_needed" };
+  }
   if (response.status >= 400 && response.status < 500 && detail) {
     return { kind: "refused", detail };
   }
@@ -167,6 +175,10 @@ export function outcomeMessage(outcome) {
       return { key: "serverError", values: { status: outcome.status } };
     case "network_error":
       return { key: "networkError" };
+    case "invitation_used":
+      return { key: "invitationUsed" };
+    case "invitation_needed":
+      return { key: "invitationNeeded" };
     default:
       throw new RangeError(`unknown outcome ${outcome.kind}`);
   }

@@ -20,6 +20,7 @@ from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from ..services import SurveyConflict
+from ..services.errors import AccessRefused
 from .limits import RequestTooLarge, too_large_message
 from .serializers import ErrorSerializer
 
@@ -93,6 +94,11 @@ def api_exception_handler(exc, context):
     if isinstance(exc, SurveyConflict):
         errors = {exc.field: [exc.message]} if exc.field else {}
         return Response(error_body(errors, detail=exc.message), status=status.HTTP_409_CONFLICT)
+    if isinstance(exc, AccessRefused):
+        return Response(
+            error_body({exc.field: [exc.message]}, detail=exc.message),
+            status=status.HTTP_403_FORBIDDEN,
+        )
     if isinstance(exc, RequestDataTooBig):
         # Django's own cap on a body read as a form (e.g. by the CSRF check of a session
         # write): the same 413 as the API's, in the error shape rather than an HTML page.

@@ -5,7 +5,7 @@ Researcher routes take ``survey_id``.
 
 from django.urls import path, re_path
 
-from . import analysis, auth, export_jobs, exports, members, public, researcher
+from . import analysis, auth, export_jobs, exports, invitations, members, public, researcher
 from .errors import NotFoundView
 
 app_name = "api"
@@ -114,14 +114,35 @@ urlpatterns = [
         name="survey-transfer",
     ),
     path(
-        "surveys/<int:survey_id>/invitations/",
+        "surveys/<int:survey_id>/member-invitations/",
         members.SurveyInvitationsView.as_view(),
+        name="survey-member-invitations",
+    ),
+    path(
+        "surveys/<int:survey_id>/member-invitations/<int:invitation_id>/",
+        members.SurveyInvitationDetailView.as_view(),
+        name="survey-member-invitation-detail",
+    ),
+    # Respondent invitations (docs/invitations.md).
+    path(
+        "surveys/<int:survey_id>/invitations/",
+        invitations.SurveyInvitationsView.as_view(),
         name="survey-invitations",
     ),
     path(
+        "surveys/<int:survey_id>/invitations/remind/",
+        invitations.SurveyRemindersView.as_view(),
+        name="survey-invitations-remind",
+    ),
+    path(
         "surveys/<int:survey_id>/invitations/<int:invitation_id>/",
-        members.SurveyInvitationDetailView.as_view(),
+        invitations.SurveyInvitationDetailView.as_view(),
         name="survey-invitation-detail",
+    ),
+    path(
+        "surveys/<int:survey_id>/invitations/<int:invitation_id>/reset/",
+        invitations.SurveyInvitationResetView.as_view(),
+        name="survey-invitation-reset",
     ),
     path("invitations/", members.InvitationListView.as_view(), name="invitation-list"),
     path(
@@ -139,6 +160,11 @@ urlpatterns = [
         "public/surveys/<str:slug>/responses/",
         public.response_create,
         name="public-responses",
+    ),
+    path(
+        "public/surveys/<str:slug>/tokens/",
+        invitations.PublicTokenView.as_view(),
+        name="public-tokens",
     ),
     # Last: any other address under /api/v1/ is a 404 in the API's error shape.
     re_path(r"^[\s\S]*$", NotFoundView.as_view(), name="not-found"),  # newlines too

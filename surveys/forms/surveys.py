@@ -5,7 +5,7 @@ from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
 from .. import limits
-from ..models import CI_METHODS
+from ..models import CI_METHODS, Survey
 from ..selectors import preset_for
 from .fields import (
     COIN_LABELS,
@@ -66,6 +66,17 @@ class SurveyForm(PageForm):
             "keep your order."
         ),
     )
+    access = forms.ChoiceField(
+        label=_("Who may answer"),
+        choices=Survey.Access.choices,
+        widget=forms.RadioSelect,
+        required=False,  # left out: unchanged (a new survey: the link)
+        help_text=_(
+            "Invitation only: each invitee answers once with a personal link or a printed "
+            "code, and nobody, you included, can tell which answer came from which "
+            "invitation. Locked when the survey opens."
+        ),
+    )
     ci_method = forms.ChoiceField(label=_("Default interval method"), choices=CI_METHODS)
     confidence = forms.TypedChoiceField(label=_("Default confidence level"), coerce=float)
     min_n = forms.IntegerField(
@@ -97,12 +108,14 @@ class SurveyForm(PageForm):
 
     # shared_devices decides whether browsers keep their memo: switching it under respondents
     # would let the same browser draw fresh coins (services.DESIGN_FIELDS).
+    # So does access: opening an invitation study to the link would break its promise.
     DESIGN_FIELDS = (
         "preset",
         "p_truth",
         "p_forced_yes",
         "shared_devices",
         "shuffle_questions",
+        "access",
         "consent_text",
     )
 
@@ -138,6 +151,7 @@ class SurveyForm(PageForm):
             "min_n": survey.min_n,
             "shared_devices": survey.shared_devices,
             "shuffle_questions": survey.shuffle_questions,
+            "access": survey.access,
             "consent_text": survey.consent_text,
             "response_target": survey.response_target,
         }
@@ -166,6 +180,8 @@ class SurveyForm(PageForm):
             )
         }
         if not self.frozen:
+            if self.cleaned_data.get("access"):
+                data["access"] = self.cleaned_data["access"]
             data["p_truth"] = self.cleaned_data["p_truth"]
             data["p_forced_yes"] = self.cleaned_data["p_forced_yes"]
             data["consent_text"] = self.cleaned_data["consent_text"]

@@ -11,6 +11,8 @@ of a survey sends the same number of bytes whatever they answered or skipped.
 
 import json
 
+import blindrsa
+
 from .. import limits
 from ..models import PREFER_NOT_TO_SAY
 from .mechanisms import CHOICE, NUMERIC, TEXT, report_range
@@ -39,9 +41,12 @@ def _widest_group_answer(grouping_question):
     return max([PREFER_NOT_TO_SAY, *options], key=len)
 
 
-def submission_length(*, questions, grouping_questions, design_fingerprint) -> int:
+def submission_length(*, questions, grouping_questions, design_fingerprint, token_key=None) -> int:
     """The length in bytes of the widest submission body (UTF-8; every character is ASCII),
-    with the padding member present and empty: what every body is padded to."""
+    with the padding member present and empty: what every body is padded to. With a
+    ``token_key`` (an invitation survey) the widest body carries a token, which is always
+    as long (a 64-byte prepared message, a signature of the modulus' length), so a body
+    with a token and one without have one length too."""
     body = {
         "submission_id": _SUBMISSION_ID,
         "answers": {str(question.pk): widest_report(question) for question in questions},
@@ -50,6 +55,12 @@ def submission_length(*, questions, grouping_questions, design_fingerprint) -> i
     if grouping_questions:
         # The page sends "groups" only when the survey asks grouping questions.
         body["groups"] = {str(gq.pk): _widest_group_answer(gq) for gq in grouping_questions}
+    if token_key:
+        signature = blindrsa.modulus_length(blindrsa.public_key_decode(token_key))
+        body["token"] = {
+            "message": blindrsa.b64url_encode(bytes(limits.TOKEN_PREPARED_MESSAGE_BYTES)),
+            "signature": blindrsa.b64url_encode(bytes(signature)),
+        }
     body[PADDING_FIELD] = ""
     # As JSON.stringify writes it: no spaces.
     return len(json.dumps(body, separators=(",", ":")).encode())

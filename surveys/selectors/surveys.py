@@ -235,6 +235,7 @@ class SubmissionTarget:
     # What each question that is not yes/no accepts as its report (mechanisms.report_range):
     # {question id: (kind, lowest, highest)}. Yes/no questions, absent, take a boolean.
     report_ranges: dict = field(default_factory=dict)
+    access: str = "link"  # who may answer: Survey.Access
 
 
 def submission_target(*, slug) -> SubmissionTarget:
@@ -244,12 +245,12 @@ def submission_target(*, slug) -> SubmissionTarget:
         raise Http404("No such survey.")
     row = (
         Survey.objects.filter(slug=slug)
-        .values_list("id", "status", "design_fingerprint", "opens_at", "closes_at")
+        .values_list("id", "status", "design_fingerprint", "opens_at", "closes_at", "access")
         .first()
     )
     if row is None:
         raise Http404("No such survey.")
-    survey_id, status, fingerprint, opens_at, closes_at = row
+    survey_id, status, fingerprint, opens_at, closes_at, access = row
     questions = Question.objects.filter(survey_id=survey_id).values_list(
         "id", Value(None, output_field=BigIntegerField()), "required", "kind"
     )
@@ -285,6 +286,7 @@ def submission_target(*, slug) -> SubmissionTarget:
         required_groupings=frozenset(required_groupings),
         opens_at=opens_at,
         closes_at=closes_at,
+        access=access,
         # A third query, only for surveys with multiple-choice or numeric questions.
         report_ranges={
             question.pk: mechanisms.report_range(question)
@@ -320,6 +322,7 @@ def survey_design_fingerprint(*, survey, pilot=None) -> str:
         shared_devices=survey.shared_devices,
         shuffle_questions=survey.shuffle_questions,
         pilot=pilot,
+        access=survey.access,
     )
 
 

@@ -35,6 +35,12 @@ class Reason(StrEnum):
     CHANGED_MEANWHILE = "changed_meanwhile"
     #: The owner tried to leave their own survey.
     OWNER_CANNOT_LEAVE = "owner_cannot_leave"
+    #: The invitation's code has already obtained its one token (or was revoked meanwhile).
+    INVITATION_USED = "invitation_used"
+    #: The token was spent on another submission.
+    TOKEN_SPENT = "token_spent"
+    #: The survey does not take invitations (its ``access`` is ``link``).
+    NO_INVITATIONS = "no_invitations"
 
 
 class SurveyConflict(Exception):
@@ -61,6 +67,16 @@ class DesignChanged(SurveyConflict):
     """The submission was randomized with another design than the survey's (a stale page)."""
 
     default_reason = Reason.DESIGN_CHANGED
+
+
+class AccessRefused(Exception):
+    """The request is well formed but its sender may not do this (HTTP 403): a submission
+    without a token to an invitation-only survey. ``field`` names what is missing."""
+
+    def __init__(self, message, *, field):
+        super().__init__(message)
+        self.message = message
+        self.field = field
 
 
 FROZEN_MESSAGE = gettext_lazy(

@@ -11,7 +11,17 @@ transaction, with the survey's row locked.
 from django.utils import timezone
 
 from .. import selectors
-from ..models import GroupingOption, GroupTally, PublicRelease, Submission, Survey, TallyShard
+from ..models import (
+    GroupingOption,
+    GroupTally,
+    Invitation,
+    PublicRelease,
+    SpentToken,
+    Submission,
+    Survey,
+    SurveyTokenKey,
+    TallyShard,
+)
 
 
 def pilot_responses_delete(*, survey) -> int:
@@ -22,11 +32,30 @@ def pilot_responses_delete(*, survey) -> int:
     GroupTally.objects.filter(question__survey=survey).update(report_count=0, yes_count=0)
     GroupingOption.objects.filter(grouping_question__survey=survey).update(respondent_count=0)
     PublicRelease.objects.filter(survey=survey).delete()
+    pilot_tokens_discard(survey=survey)
     if survey.public_started_on is not None:
         # The public page's release schedule starts again from the real study's first day.
         survey.public_started_on = timezone.now().date()
         survey.save(update_fields=["public_started_on"])
     return count
+
+
+def pilot_tokens_discard(*, survey) -> None:
+    """An invitation pilot's tokens go with its responses: the spent digests are deleted, the
+    codes that obtained a token in the pilot may obtain one again, and the survey gets a new
+    key, so that no token of the pilot verifies in the study (a replaced key is safe here: the
+    design, and the definition that publishes the key, are not frozen yet)."""
+    issued = Invitation.objects.filter(survey=survey, status=Invitation.Status.ISSUED)
+    spent = SpentToken.objects.filter(survey=survey)
+    if not issued.exists() and not spent.exists():
+        return
+    # Imported here: invitations reads the schedule, which imports the survey services.
+    from .invitations import token_key_ensure
+
+    spent.delete()
+    issued.update(status=Invitation.Status.UNUSED)
+    SurveyTokenKey.objects.filter(survey=survey).delete()
+    token_key_ensure(survey=survey)
 
 
 def pilot_design_refresh(*, survey_id) -> None:

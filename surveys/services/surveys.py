@@ -18,6 +18,7 @@ from django.utils.translation import gettext as _
 from .. import limits, selectors
 from ..models import GroupingOption, Question, Survey
 from .errors import Reason, SurveyConflict
+from .invitations import token_key_ensure
 from .pilot import pilot_design_refresh, pilot_responses_delete
 from .question_types import TYPE_FIELDS
 from .questions import clean_question_specs, questions_create
@@ -53,7 +54,15 @@ def survey_create(*, owner, title, questions=(), **fields) -> Survey:
     _consent_versioned(survey, consent_text)
     survey.save()
     questions_create(survey=survey, specs=specs)
+    _token_key_if_invited(survey)
     return survey
+
+
+def _token_key_if_invited(survey):
+    # The key is made when invitations are first enabled, so that the definition publishes
+    # it, unchanged from then on, on the first page a respondent could hold.
+    if survey.access != Survey.Access.LINK:
+        token_key_ensure(survey=survey)
 
 
 @transaction.atomic
@@ -82,6 +91,7 @@ def survey_update(*, survey, data: Mapping, questions=None) -> Survey:
         )
         survey.questions.all().delete()
         questions_create(survey=survey, specs=specs)
+    _token_key_if_invited(survey)
     pilot_design_refresh(survey_id=survey.pk)
     return survey
 
@@ -122,6 +132,8 @@ def survey_duplicate(*, survey) -> Survey:
         grouping_question.declined_count = 0
         grouping_question.save()
         _copies(GroupingOption, options, ("label",), grouping_question=grouping_question)
+    # Its own key and no invitations: the copy is another study.
+    _token_key_if_invited(copy)
     return copy
 
 

@@ -34,12 +34,14 @@ EDITABLE_SURVEY_FIELDS = (
     "min_n",
     "shared_devices",
     "shuffle_questions",
+    "access",
     "consent_text",
     "response_target",
 )
 # Changing any of these once the survey has been open would make reports mean something else,
-# or (shared_devices) let one browser answer again with fresh coins, or delete its memo.
-DESIGN_FIELDS = ("p_truth", "p_forced_yes", "shared_devices", "shuffle_questions")
+# or (shared_devices) let one browser answer again with fresh coins, or delete its memo, or
+# (access) let anyone with the link into a study whose invitees were promised one answer each.
+DESIGN_FIELDS = ("p_truth", "p_forced_yes", "shared_devices", "shuffle_questions", "access")
 
 
 def clean_text(field, value, *, max_length, required=True):
@@ -212,6 +214,19 @@ def _flag(field, value):
     return value
 
 
+def _access(value):
+    if value not in Survey.Access.values:
+        raise ValidationError(
+            {
+                "access": [
+                    _("Must be one of %(choices)s, got %(v)r.")
+                    % {"choices": ", ".join(Survey.Access.values), "v": value}
+                ]
+            }
+        )
+    return value
+
+
 def _confidence(value):
     # The message keeps the bounds in its text (translated as such); limits names them.
     if not _is_number(value) or not limits.CONFIDENCE_MIN <= value < limits.CONFIDENCE_MAX:
@@ -253,6 +268,7 @@ _CHECK_ORDER = (
     "ci_method",
     "shared_devices",
     "shuffle_questions",
+    "access",
     "min_n",
     "consent_text",
     "response_target",
@@ -267,6 +283,7 @@ _FIELD_CLEANERS = {
     "ci_method": _ci_method,
     "shared_devices": lambda value: _flag("shared_devices", value),
     "shuffle_questions": lambda value: _flag("shuffle_questions", value),
+    "access": _access,
     "min_n": _min_n,
     "consent_text": lambda value: clean_text(
         "consent_text", value, max_length=limits.CONSENT_MAX_LENGTH, required=False

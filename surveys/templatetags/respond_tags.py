@@ -36,6 +36,9 @@ def respond_definition(survey, preview=False, ledger=None):
         "definition_url": reverse("api:public-survey", kwargs={"slug": survey.slug}),
         "preview": bool(preview),
     }
+    if survey.access != "link":
+        # Where an invitee's page trades its code for a blind signature (respond.js).
+        payload["tokens_url"] = reverse("api:public-tokens", kwargs={"slug": survey.slug})
     return json_script(payload, DEFINITION_ELEMENT_ID)
 
 

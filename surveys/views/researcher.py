@@ -88,7 +88,7 @@ def survey_new(request):
     # The form starts from the model's own defaults, so the page cannot drift from them.
     initial = {
         name: Survey._meta.get_field(name).get_default()
-        for name in ("p_truth", "p_forced_yes", "ci_method", "confidence", "min_n")
+        for name in ("p_truth", "p_forced_yes", "ci_method", "confidence", "min_n", "access")
     }
     initial["language"] = get_language() if get_language() in dict(settings.LANGUAGES) else "en"
     initial["preset"] = selectors.preset_for(

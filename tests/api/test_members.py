@@ -67,7 +67,7 @@ def test_an_invitee_gets_404_until_they_accept(owner_api, open_survey, editor, v
         assert client.get(survey_url(open_survey)).status_code == 404
         assert client.get(f"{survey_url(open_survey)}responses.csv").status_code == 404
         assert client.get("/api/v1/surveys/").json() == []
-    pending = owner_api.get(f"{survey_url(open_survey)}invitations/").json()
+    pending = owner_api.get(f"{survey_url(open_survey)}member-invitations/").json()
     assert [(p["email"], p["username"], p["role"]) for p in pending] == [
         ("edith@example.org", None, "editor"),
         (None, "vic", "viewer"),
@@ -94,7 +94,7 @@ def test_an_invitee_gets_404_until_they_accept(owner_api, open_survey, editor, v
         ("vic", "viewer"),
     ]
     assert listed[0]["created_at"] is None and listed[1]["invited_by"] == "owner"
-    assert owner_api.get(f"{survey_url(open_survey)}invitations/").json() == []
+    assert owner_api.get(f"{survey_url(open_survey)}member-invitations/").json() == []
 
 
 def test_a_declined_or_withdrawn_invitation_grants_nothing(owner_api, open_survey, viewer):
@@ -103,7 +103,7 @@ def test_a_declined_or_withdrawn_invitation_grants_nothing(owner_api, open_surve
     assert client.post(f"/api/v1/invitations/{first['id']}/decline/").status_code == 204
     assert accept(client, first["id"]).status_code == 404
     second = invite(owner_api, open_survey, "vic").json()
-    withdraw = owner_api.delete(f"{survey_url(open_survey)}invitations/{second['id']}/")
+    withdraw = owner_api.delete(f"{survey_url(open_survey)}member-invitations/{second['id']}/")
     assert withdraw.status_code == 204
     assert accept(client, second["id"]).status_code == 404
     assert client.get(survey_url(open_survey)).status_code == 404

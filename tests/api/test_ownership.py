@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from surveys.models import Survey, SurveyInvitation, SurveyMember
 from surveys.selectors import ROLE_RANK
-from surveys.services import export_jobs, members, tokens
+from surveys.services import export_jobs, invitations, members, tokens
 from tests.helpers import add_member
 
 pytestmark = pytest.mark.django_db
@@ -89,8 +89,13 @@ def test_the_matrix_covers_every_researcher_route():
         ("<int:survey_id>/members/<int:user_id>/", "patch"),
         ("<int:survey_id>/members/<int:user_id>/", "delete"),
         ("<int:survey_id>/transfer/", "post"),
+        ("<int:survey_id>/member-invitations/", "get"),
+        ("<int:survey_id>/member-invitations/<int:invitation_id>/", "delete"),
         ("<int:survey_id>/invitations/", "get"),
+        ("<int:survey_id>/invitations/", "post"),
         ("<int:survey_id>/invitations/<int:invitation_id>/", "delete"),
+        ("<int:survey_id>/invitations/<int:invitation_id>/reset/", "post"),
+        ("<int:survey_id>/invitations/remind/", "post"),
     }
 
 
@@ -110,6 +115,7 @@ BODIES = {
     ("members/", "post"): lambda cast: {"user": cast.newcomer.username, "role": "viewer"},
     ("members/<int:user_id>/", "patch"): lambda cast: {"role": "editor"},
     ("transfer/", "post"): lambda cast: {"user_id": cast.target.pk},
+    ("invitations/", "post"): lambda cast: {"count": 1},
 }
 
 
@@ -150,6 +156,12 @@ def cast(request, owner, make_survey, submit, settings, tmp_path):
     settings.EXPORT_DIR = tmp_path / "exports"
     job = export_jobs.export_job_start(survey=survey, user=owner, kind="reports", options={})
     team.job = export_jobs.export_job_run(job_id=job.pk)
+    if route.split("/", 3)[-1].startswith("<int:survey_id>/invitations/"):
+        # Respondent invitations (docs/invitations.md): the routes act on one of those.
+        Survey.objects.filter(pk=survey.pk).update(access="both")
+        survey.refresh_from_db()
+        (made,) = invitations.invitations_create(survey=survey, count=1)
+        team.invitation = SimpleNamespace(pk=made.id)
     return team
 
 
@@ -238,8 +250,12 @@ def test_viewers_read_and_editors_build_as_the_readme_says():
     assert roles[("", "delete")] == "owner"
     assert roles[("transfer/", "post")] == "owner"
     assert roles[("members/", "post")] == "owner"
-    assert roles[("invitations/", "get")] == "owner"
-    assert roles[("invitations/<int:invitation_id>/", "delete")] == "owner"
+    assert roles[("member-invitations/", "get")] == "owner"
+    assert roles[("member-invitations/<int:invitation_id>/", "delete")] == "owner"
+    assert roles[("invitations/", "get")] == "viewer"
+    assert roles[("invitations/", "post")] == "editor"
+    assert roles[("invitations/<int:invitation_id>/", "delete")] == "editor"
+    assert roles[("invitations/<int:invitation_id>/reset/", "post")] == "editor"
 
 
 @pytest.mark.parametrize(("route", "method"), ROUTES)

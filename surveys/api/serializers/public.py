@@ -6,9 +6,10 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from ... import limits, selectors
-from ...models import PREFER_NOT_TO_SAY, Question, Survey
+from ...models import PREFER_NOT_TO_SAY, Question, Survey, SurveyTokenKey
 from ...selectors import PADDING_FIELD, languages
 from ...services import schedule
+from ...services.invitations import TOKEN_SCHEME
 from .fields import RejectUnknownFieldsMixin
 
 # --- public: what a respondent's browser needs --------------------------------------------
@@ -188,6 +189,19 @@ class PublicSurveySerializer(serializers.Serializer):
         help_text="True when the browser shows the questions in its own random order (drawn "
         "with crypto.getRandomValues, never sent); grouping questions keep their places."
     )
+    access = serializers.ChoiceField(
+        choices=Survey.Access.choices,
+        help_text="Who may answer: `link` (anyone with it), `invitation` (only with a token "
+        "obtained with an invitation's code) or `both`.",
+    )
+    token_key = serializers.SerializerMethodField(
+        help_text="The survey's RSA public key for invitation tokens, SubjectPublicKeyInfo DER "
+        "in base64url; null when `access` is `link`. Made once and never replaced: finalize "
+        "and check every token with this key, never with one from elsewhere."
+    )
+    token_scheme = serializers.SerializerMethodField(
+        help_text='`"RSABSSA-SHA384-PSS-Randomized"` (RFC 9474) when `token_key` is set.'
+    )
     submission_length = serializers.SerializerMethodField(
         help_text="The length in bytes every submission body of this survey is padded to "
         "with spaces in `padding`, so that a body's size says nothing about what was answered "
@@ -233,11 +247,23 @@ class PublicSurveySerializer(serializers.Serializer):
     def get_design_fingerprint(self, survey) -> str:
         return selectors.survey_design_fingerprint(survey=survey)
 
+    def get_token_key(self, survey) -> str | None:
+        if survey.access == Survey.Access.LINK:
+            return None
+        key = SurveyTokenKey.objects.filter(survey_id=survey.pk).values_list(
+            "public_key", flat=True
+        )
+        return key.first()
+
+    def get_token_scheme(self, survey) -> str | None:
+        return TOKEN_SCHEME if self.get_token_key(survey) else None
+
     def get_submission_length(self, survey) -> int:
         return selectors.submission_length(
             questions=survey.questions.all(),
             grouping_questions=list(survey.grouping_questions.all()),
             design_fingerprint=self.get_design_fingerprint(survey),
+            token_key=self.get_token_key(survey),
         )
 
     def get_accepting_responses(self, survey) -> bool:
@@ -290,6 +316,29 @@ class GroupsField(serializers.DictField):
     child = serializers.CharField(max_length=20)
 
 
+class TokenSerializer(serializers.Serializer):
+    message = serializers.CharField(
+        help_text="The prepared message (RFC 9474 §4.1: 32 random bytes, then the 32-byte "
+        "message), base64url without padding."
+    )
+    signature = serializers.CharField(
+        help_text="The finalized blind signature (RSASSA-PSS, SHA-384), base64url."
+    )
+
+
+class BlindTokenRequestSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="The invitation's code, from its personal link.")
+    blinded_message = serializers.CharField(
+        help_text="RFC 9474 §4.2 Blind's output under the definition's `token_key`, base64url."
+    )
+
+
+class BlindSignatureSerializer(serializers.Serializer):
+    blind_signature = serializers.CharField(
+        help_text="RFC 9474 §4.3 BlindSign's output, base64url."
+    )
+
+
 class SubmissionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     """The submission body as the OpenAPI schema documents it.
 
@@ -324,6 +373,14 @@ class SubmissionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         help_text="The `design_fingerprint` of the survey definition the answers were "
         "randomized with. Optional; when present and not the survey's, the submission is "
         "refused with 409 and nothing is stored (reload the definition).",
+    )
+    token = TokenSerializer(
+        required=False,
+        help_text="An invitation survey's one-time token (docs/invitations.md): required when "
+        "`access` is `invitation` (403 naming `token` without it), optional when `both`, "
+        "ignored when `link`. Malformed or not signed with the survey's `token_key`: 400 "
+        "naming `token`; spent on another submission: 409. A retry with the same "
+        "`submission_id` and token answers as the first time did.",
     )
     padding = serializers.CharField(
         required=False,

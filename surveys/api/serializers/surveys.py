@@ -166,6 +166,13 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         "there and never sent; grouping questions keep their places. Results and exports keep "
         "the survey's order. Part of the frozen design. Default false.",
     )
+    access = serializers.ChoiceField(
+        choices=Survey.Access.choices,
+        required=False,
+        help_text="Who may answer: `link` (default: anyone with the link), `invitation` (only "
+        "invitees, each once, with a one-time token; docs/invitations.md) or `both`. Part of "
+        "the design: frozen once the survey has opened (409 naming `access`).",
+    )
     epsilon = serializers.SerializerMethodField(
         help_text="Privacy loss of one answer randomized with the survey's coins."
     )

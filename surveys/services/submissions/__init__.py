@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 
 from ... import selectors
 from ...models import Survey, is_slug
+from .. import spent_tokens
 from ..errors import Reason, SurveyConflict
 from ..tallies import group_tallies_rebuild, tally_shard_pick
 from . import oracle, postgres, sqlite
@@ -49,7 +50,7 @@ def _store_path():
 
 
 def submission_receive(
-    *, slug, submission_id, answers, groups=None, design_fingerprint=None
+    *, slug, submission_id, answers, groups=None, design_fingerprint=None, token=None
 ) -> SubmissionOutcome:
     """A respondent's submission to the survey at ``slug``, as the public endpoint receives it.
 
@@ -57,7 +58,8 @@ def submission_receive(
     first, before anything is read; when it stores nothing (no such survey, not open, wrong
     answers, another design, a replay), the survey is read only to explain why with
     ``submission_validate``: the error that names the field, or the replay's outcome. On
-    SQLite the survey is read, checked and written in one transaction.
+    SQLite the survey is read, checked and written in one transaction. A body with a ``token``
+    (an invitation survey) takes ``_submission_tokened``.
     """
     body = {
         "submission_id": submission_id,
@@ -65,6 +67,8 @@ def submission_receive(
         "groups": groups,
         "design_fingerprint": design_fingerprint,
     }
+    if token is not None:
+        return _submission_tokened(slug=slug, token=token, body=body)
     path = _store_path()
     if path == "sqlite":
         with transaction.atomic():
@@ -116,6 +120,7 @@ def submission_record(
             required_groupings=frozenset(options),
             opens_at=survey.opens_at,
             closes_at=survey.closes_at,
+            access=survey.access,
         )
     return _submission_store(
         target=target,
@@ -183,9 +188,14 @@ def _not_stored(*, survey_id, clean):
     )
 
 
-def _postgres_store(*, slug, clean, now) -> bool:
+def _postgres_store(*, slug, clean, now, tokened=False) -> bool:
     stored = postgres.submission_insert(
-        slug=slug, clean=clean, received_on=now.date(), shard=tally_shard_pick(), now=now
+        slug=slug,
+        clean=clean,
+        received_on=now.date(),
+        shard=tally_shard_pick(),
+        now=now,
+        tokened=tokened,
     )
     return stored is not None and _recounted(stored)
 
@@ -202,3 +212,74 @@ def _recounted(stored):
         # before that, or rows removed): recount from the stored rows, this submission included.
         group_tallies_rebuild(survey=Survey.objects.get(pk=stored.survey_id))
     return True
+
+
+class _NothingStored(Exception):
+    """Raised inside the token's transaction to undo the spend when the store did nothing."""
+
+
+def _submission_tokened(*, slug, token, body) -> SubmissionOutcome:
+    """A submission that carries a token (docs/invitations.md): the token is checked, then
+    spent in the same transaction as the submission is stored, so neither is kept without the
+    other. A spent token with another submission id is a 409; a retry with the same id
+    answers as the first time did. On PostgreSQL the spend is a second statement before the
+    one statement, in one transaction; a link survey's submission stays one statement."""
+    target = spent_tokens.token_target(slug=slug)
+    if target.access == Survey.Access.LINK:
+        # The link is enough: the token is not needed, and not spent.
+        return submission_receive(slug=slug, **body)
+    token = spent_tokens.token_clean(token)
+    spent_tokens.token_verify(target=target, token=token)
+    now = timezone.now()
+    path = _store_path()
+    if path == "postgresql":
+        shaped = submission_shape(**body)
+        if shaped is not None:
+            outcome = _spend_and_store(
+                survey_id=target.survey_id,
+                token=token,
+                clean=shaped,
+                store=lambda: _postgres_store(slug=slug, clean=shaped, now=now, tokened=True),
+            )
+            if outcome is not None:
+                return outcome
+        full = selectors.submission_target(slug=slug)
+        clean = submission_validate(target=full, now=now, tokened=True, **body)
+        if isinstance(clean, SubmissionOutcome):
+            return clean
+        return _not_stored(survey_id=full.survey_id, clean=clean)
+    try:
+        with transaction.atomic():
+            # On SQLite, IMMEDIATE (config/settings.py): what is checked here holds at commit.
+            full = selectors.submission_target(slug=slug)
+            clean = submission_validate(target=full, now=now, tokened=True, **body)
+            if isinstance(clean, SubmissionOutcome):
+                return clean
+            if path == "sqlite":
+                store = lambda: _sqlite_store(target=full, clean=clean, now=now)  # noqa: E731
+            else:
+                store = lambda: oracle.orm_store(survey_id=full.survey_id, clean=clean)  # noqa: E731
+            outcome = _spend_and_store(
+                survey_id=full.survey_id, token=token, clean=clean, store=store
+            )
+    except _NothingStored:
+        outcome = None
+    return outcome or _not_stored(survey_id=full.survey_id, clean=clean)
+
+
+def _spend_and_store(*, survey_id, token, clean, store) -> SubmissionOutcome | None:
+    """Spend ``token`` and ``store()`` in one transaction: the outcome, or None when the store
+    did nothing (then the spend is undone, and the caller explains why)."""
+    try:
+        with transaction.atomic():
+            if not spent_tokens.token_spend(survey_id=survey_id, token=token):
+                # Spent before: by this very submission (a retry), or by another one.
+                replay = replay_outcome(survey_id=survey_id, submission_uuid=clean.submission_uuid)
+                if replay is not None:
+                    return replay
+                raise spent_tokens.token_spent_conflict()
+            if not store():
+                raise _NothingStored
+    except _NothingStored:
+        return None
+    return clean.outcome(created=True)

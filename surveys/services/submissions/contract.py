@@ -25,8 +25,8 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from ...models import PREFER_NOT_TO_SAY, Submission
-from .. import schedule
+from ...models import PREFER_NOT_TO_SAY, Submission, Survey
+from .. import schedule, spent_tokens
 from ..answers import (
     answer_reports,
     clean_answers,
@@ -36,7 +36,7 @@ from ..answers import (
     group_choices,
     text_answer_encode,
 )
-from ..errors import DesignChanged, SurveyNotAcceptingResponses
+from ..errors import AccessRefused, DesignChanged, SurveyNotAcceptingResponses
 
 
 class Rule(StrEnum):
@@ -66,6 +66,9 @@ class Rule(StrEnum):
     #: The design the page randomized with, when named, is the survey's. [409,
     #: design_fingerprint]
     DESIGN = "design"
+    #: An invitation-only survey takes a submission only with a valid token, spent in the same
+    #: transaction (``services.spent_tokens``; docs/invitations.md). [403, token]
+    ACCESS = "access"
     #: Stored at most once per (survey, submission id): a replay answers as the first time
     #: did, even if the survey closed or the body is no longer valid since.
     ONCE = "once"
@@ -125,12 +128,13 @@ def submission_shape(*, submission_id, answers, groups, design_fingerprint):
 
 
 def submission_validate(
-    *, target, submission_id, answers, groups, design_fingerprint, now=None
+    *, target, submission_id, answers, groups, design_fingerprint, now=None, tokened=False
 ) -> CleanSubmission | SubmissionOutcome:
     """Every ``Rule`` against the survey ``target`` (``selectors.SubmissionTarget``) at
     ``now`` (by default the current time). Raises the error that names the field, or returns
     the outcome of an earlier submission with this id (``Rule.ONCE``: a replay answers as the
-    first time did)."""
+    first time did). ``tokened``: the caller checked the body's token and spends it in the
+    transaction that stores (``Rule.ACCESS``)."""
     submission_uuid = clean_submission_id(submission_id)
     phase = schedule.phase(
         status=target.status,
@@ -157,7 +161,9 @@ def submission_validate(
                 ),
                 field="design_fingerprint",
             )
-    except (ValidationError, DesignChanged):
+        if target.access == Survey.Access.INVITATION and not tokened:
+            raise spent_tokens.token_required()
+    except (ValidationError, DesignChanged, AccessRefused):
         replay = replay_outcome(survey_id=target.survey_id, submission_uuid=submission_uuid)
         if replay is None:
             raise

@@ -70,6 +70,7 @@ _PARAMETERS = (
     ("shard", "smallint"),
     ("key", "bigint"),
     ("answer_keys", "bigint[]"),
+    ("tokened", "boolean"),
 )
 # The typed form (a submission with multiple-choice, numeric or text reports) takes two more
 # arrays, aligned with ``questions``: the integer report of each choice or numeric question,
@@ -130,6 +131,10 @@ def _checks(*, typed, p):
         Rule.DESIGN: sql.SQL(
             "({fingerprint} IS NULL OR v.design_fingerprint = {fingerprint})"
         ).format(**p),
+        # The token itself is checked and spent by the caller, in this transaction.
+        Rule.ACCESS: sql.SQL("({tokened} OR v.access <> {invitation})").format(
+            **p, invitation=sql.Literal(Survey.Access.INVITATION.value)
+        ),
         Rule.ONCE: sql.SQL("ON CONFLICT (survey_id, submission_id) DO NOTHING"),
     }
 
@@ -141,6 +146,7 @@ _SURVEY = """WITH survey AS (
     WHERE v.slug = {slug}
         AND {accepting}
         AND {design}
+        AND {access}
         AND (
             SELECT count({answered}) FILTER (WHERE {known_questions} AND {reports_fit})
                     = cardinality({questions})
@@ -269,6 +275,7 @@ def _statement(*, typed, grouped, p):
             **p,
             accepting=rules[Rule.ACCEPTING],
             design=rules[Rule.DESIGN],
+            access=rules[Rule.ACCESS],
             answered=sql.SQL("a.question_id" if typed else "*"),
             known_questions=rules[Rule.KNOWN_QUESTIONS],
             reports_fit=rules[Rule.REPORTS_FIT],
@@ -387,22 +394,30 @@ def _text(report):
     return '"' + report.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def submission_insert(*, slug, clean, received_on, shard, now) -> Stored | None:
+def submission_insert(*, slug, clean, received_on, shard, now, tokened=False) -> Stored | None:
     """Store ``clean`` (``contract.CleanSubmission``, of the right types but checked against no
     survey) to the survey at ``slug`` if every rule of the contract holds at ``now``, counted
-    in tally shard ``shard``. None: nothing stored (a rule failed, or a replay)."""
+    in tally shard ``shard``. None: nothing stored (a rule failed, or a replay). ``tokened``:
+    the caller spent the body's token in the transaction this runs in (``Rule.ACCESS``)."""
     # The rows' keys are random (models.random_key). Should one meet a key already taken
     # (about n²/2⁶⁴ for n rows), nothing was stored and a new draw is stored instead.
     for attempt in range(_KEY_DRAWS):
         try:
-            return _insert(slug=slug, clean=clean, received_on=received_on, shard=shard, now=now)
+            return _insert(
+                slug=slug,
+                clean=clean,
+                received_on=received_on,
+                shard=shard,
+                now=now,
+                tokened=tokened,
+            )
         except IntegrityError:
             if attempt == _KEY_DRAWS - 1:
                 raise
     raise AssertionError("unreachable")
 
 
-def _insert(*, slug, clean, received_on, shard, now):
+def _insert(*, slug, clean, received_on, shard, now, tokened):
     answers, groups = clean.answers, clean.groups
     questions = sorted(answers)
     groupings = sorted(groups)
@@ -425,6 +440,7 @@ def _insert(*, slug, clean, received_on, shard, now):
         "shard": shard,
         "key": random_key(),
         "answer_keys": _array(str(random_key()) for _grouping in groupings),
+        "tokened": tokened,
     }
     if typed:
         params["reports"] = _array(

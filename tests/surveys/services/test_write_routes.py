@@ -37,14 +37,16 @@ from surveys import services
 from surveys.models import (
     ApiToken,
     GroupingQuestion,
+    Invitation,
     Submission,
     Survey,
     SurveyInvitation,
     SurveyMember,
+    SurveyTokenKey,
     VerifiedEmail,
 )
 from surveys.services import accounts as account_services
-from surveys.services import grouping, members
+from surveys.services import grouping, invitations, members
 from tests.helpers import PASSWORD, add_member, lock_recorder, token_client
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -844,11 +846,11 @@ def _member_invite_by_email_api(w):
     assert [message.to for message in mail.outbox] == [["colleague@example.org"]]
 
 
-@writes("api/v1/surveys/<int:survey_id>/invitations/<int:invitation_id>/", "DELETE")
+@writes("api/v1/surveys/<int:survey_id>/member-invitations/<int:invitation_id>/", "DELETE")
 def _invitation_withdraw_api(w):
     survey = w.survey(members_too=False)
     invitation = invite(w, survey)
-    assert w.api.delete(api(survey, f"invitations/{invitation.pk}/")).status_code == 204
+    assert w.api.delete(api(survey, f"member-invitations/{invitation.pk}/")).status_code == 204
     assert pending(survey) == []
     assert not SurveyMember.objects.filter(survey=survey).exists()
 
@@ -946,6 +948,133 @@ STORES_NOTHING = {
     ("accounts/password/reset/", "PUT"): "the reset request form, empty",
     ("accounts/password/reset/<uidb64>/<token>/", "PUT"): "the new-password form, empty",
 }
+
+
+# --- respondent invitations (docs/invitations.md) ------------------------------------------
+
+
+def invitation_study(w, access="invitation"):
+    survey = w.survey(status=Survey.Status.DRAFT)
+    services.survey_update(survey=survey, data={"access": access})
+    return Survey.all_objects.get(pk=services.survey_open(survey=survey).pk)
+
+
+def respondent_invitations(survey):
+    return sorted(
+        Invitation.objects.filter(survey=survey).values_list("email", "status", "mail_pending")
+    )
+
+
+@writes("api/v1/surveys/<int:survey_id>/invitations/")
+def _invitations_create_api(w):
+    survey = invitation_study(w)
+    body = {"emails": ["a@example.org", "B@example.org"]}
+    assert w.member_api.post(api(survey, "invitations/"), body, format="json").status_code == 201
+    assert respondent_invitations(survey) == [
+        ("a@example.org", "unused", "invitation"),
+        ("b@example.org", "unused", "invitation"),
+    ]
+    assert SurveyTokenKey.objects.filter(survey=survey).exists()
+
+
+@writes("api/v1/surveys/<int:survey_id>/invitations/<int:invitation_id>/", "DELETE")
+def _invitation_revoke_api(w):
+    survey = invitation_study(w)
+    (made,) = invitations.invitations_create(survey=survey, count=1)
+    assert w.api.delete(api(survey, f"invitations/{made.id}/")).status_code == 204
+    assert respondent_invitations(survey) == [("", "revoked", "")]
+
+
+@writes("api/v1/surveys/<int:survey_id>/invitations/<int:invitation_id>/reset/")
+def _invitation_reset_api(w):
+    survey = invitation_study(w)
+    (made,) = invitations.invitations_create(survey=survey, count=1)
+    response = w.api.post(api(survey, f"invitations/{made.id}/reset/"))
+    assert response.status_code == 200
+    assert response.json()["code"] != made.code
+    assert row(survey).invitation_resets == 1
+
+
+@writes("api/v1/surveys/<int:survey_id>/invitations/remind/")
+def _invitations_remind_api(w):
+    survey = invitation_study(w)
+    invitations.invitations_create(survey=survey, emails=["a@example.org"])
+    Invitation.objects.filter(survey=survey).update(mail_pending="")
+    assert w.api.post(api(survey, "invitations/remind/")).status_code == 202
+    assert respondent_invitations(survey) == [("a@example.org", "unused", "reminder")]
+
+
+@writes("api/v1/public/surveys/<str:slug>/tokens/")
+def _token_issue_api(w):
+    import blindrsa
+
+    survey = invitation_study(w)
+    (made,) = invitations.invitations_create(survey=survey, count=1)
+    key = blindrsa.public_key_decode(SurveyTokenKey.objects.get(survey=survey).public_key)
+    prepared = blindrsa.prepare(message=bytes(32))
+    blinded = blindrsa.blind(public_key=key, prepared_message=prepared)
+    body = {"code": made.code, "blinded_message": blindrsa.b64url_encode(blinded.blinded_message)}
+    response = w.anon.post(f"/api/v1/public/surveys/{survey.slug}/tokens/", body, format="json")
+    assert response.status_code == 201
+    assert respondent_invitations(survey) == [("", "issued", "")]
+    assert (
+        w.anon.post(
+            f"/api/v1/public/surveys/{survey.slug}/tokens/", body, format="json"
+        ).status_code
+        == 409
+    )
+
+
+@writes("surveys/<int:pk>/invitees/")
+def _invitations_create_page(w):
+    survey = invitation_study(w)
+    page = builder(survey, "invitees/")
+    response = w.page.post(page, {"emails": "a@example.org\n\nb@example.org"})
+    assert response.status_code == 302
+    assert w.page.post(page, {"count": "2"}).status_code == 302
+    assert [email for email, _s, _m in respondent_invitations(survey)] == [
+        "",
+        "",
+        "a@example.org",
+        "b@example.org",
+    ]
+
+
+@writes("surveys/<int:pk>/invitees/<int:iid>/reset/")
+def _invitation_reset_page(w):
+    survey = invitation_study(w)
+    (made,) = invitations.invitations_create(survey=survey, count=1)
+    assert w.page.post(builder(survey, f"invitees/{made.id}/reset/")).status_code == 302
+    assert row(survey).invitation_resets == 1
+
+
+@writes("surveys/<int:pk>/invitees/<int:iid>/revoke/")
+def _invitation_revoke_page(w):
+    survey = invitation_study(w)
+    (made,) = invitations.invitations_create(survey=survey, count=1)
+    assert w.page.post(builder(survey, f"invitees/{made.id}/revoke/")).status_code == 302
+    assert respondent_invitations(survey) == [("", "revoked", "")]
+
+
+@writes("surveys/<int:pk>/invitees/remind/")
+def _invitations_remind_page(w):
+    survey = invitation_study(w, access="both")
+    invitations.invitations_create(survey=survey, emails=["a@example.org"])
+    Invitation.objects.filter(survey=survey).update(mail_pending="")
+    assert w.page.post(builder(survey, "invitees/remind/")).status_code == 302
+    assert respondent_invitations(survey) == [("a@example.org", "unused", "reminder")]
+
+
+@writes("s/unsubscribe/<str:token>/")
+def _invitation_unsubscribe(w):
+    from surveys.services import invitation_mail
+
+    survey = invitation_study(w)
+    (made,) = invitations.invitations_create(survey=survey, emails=["a@example.org"])
+    url = f"/s/unsubscribe/{invitation_mail.unsubscribe_token(made.id)}/"
+    assert w.anon.post(url).status_code == 200
+    assert Invitation.objects.get(pk=made.id).unsubscribed
+    assert respondent_invitations(survey) == [("a@example.org", "unused", "")]
 
 
 def table_counts():

@@ -62,6 +62,13 @@ GET_STATUS_FOR_OWNER = {
     "export-job-status": 200,
     "export-job-file": 200,
     "export-job-codebook": 200,
+    "invitees": 200,
+    "invitees-remind": 405,
+    "invitees-links-csv": 200,
+    "invitees-export-csv": 200,
+    "invitees-sheet": 200,
+    "invitee-reset": 405,
+    "invitee-revoke": 405,
 }
 
 
@@ -84,7 +91,9 @@ def route_url(pattern, survey):
     if "uid" in pattern.pattern.converters:
         member = survey.members.first()
         kwargs["uid"] = member.user_id if member else survey.owner_id
-    if "iid" in pattern.pattern.converters:
+    if "iid" in pattern.pattern.converters and pattern.name.startswith("invitee-"):
+        kwargs["iid"] = respondent_invitation(survey).pk
+    elif "iid" in pattern.pattern.converters:
         invitation = survey.invitations.first()
         kwargs["iid"] = invitation.pk if invitation else 0
     if "job_id" in pattern.pattern.converters:
@@ -96,6 +105,22 @@ def finished_export(survey):
     """A responses CSV written by an export job, as the worker would."""
     job = export_jobs.export_job_start(survey=survey, user=survey.owner, kind="reports", options={})
     return export_jobs.export_job_run(job_id=job.pk)
+
+
+def respondent_invitation(survey):
+    """An invitation of ``survey`` to answer it (docs/invitations.md), stored directly."""
+    from surveys.models import Invitation
+    from surveys.services import invitations
+
+    found = Invitation.objects.filter(survey=survey).first()
+    if found is not None:
+        return found
+    code = invitations.new_code()
+    return Invitation.objects.create(
+        survey=survey,
+        code_digest=invitations.code_digest(code),
+        sealed_code=invitations.code_seal(code, survey_id=survey.pk),
+    )
 
 
 def with_grouping_question(survey):

@@ -1,0 +1,259 @@
+"""Respondent invitations over the API (docs/invitations.md): a survey's invitation list,
+reset and revoke for editors and the owner, and the public token endpoint an invitee's page
+calls with its code.
+
+Codes are shown to editors and the owner only; a viewer sees the list and the counts, with
+``code`` and ``link`` null.
+"""
+
+from django.utils.translation import gettext as _
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import exceptions, serializers, status
+from rest_framework.permissions import AllowAny
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from blindrsa import b64url_encode
+
+from .. import selectors
+from ..selectors import invitations as invitation_selectors
+from ..selectors.surveys import ROLE_RANK
+from ..services import invitations
+from .errors import error_responses
+from .researcher import OwnedSurveyView
+from .serializers import RejectUnknownFieldsMixin
+from .serializers.public import BlindSignatureSerializer, BlindTokenRequestSerializer
+from .throttling import ClientRateThrottle
+
+TAG = "invitations"
+
+
+class RespondentInvitationSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    email = serializers.CharField(allow_null=True, help_text="Null for an anonymous code.")
+    code = serializers.CharField(
+        allow_null=True, help_text="The invitation's code; null for a viewer."
+    )
+    link = serializers.CharField(
+        allow_null=True,
+        help_text="The personal link (the code in its fragment, which no server log sees); "
+        "null for a viewer.",
+    )
+    status = serializers.CharField(
+        help_text="`unused`, `issued` (the code obtained its token) or `revoked`.",
+    )
+    mail = serializers.DictField(
+        help_text="`pending` (`invitation`, `reminder` or empty), `attempts` and `error` of "
+        "the last failed send, `sent` (emails sent), `unsubscribed`."
+    )
+
+
+class RespondentInvitationCountsSerializer(serializers.Serializer):
+    invited = serializers.IntegerField(help_text="Invitations not revoked.")
+    opened = serializers.IntegerField(help_text="Codes that obtained their token.")
+    answered = serializers.IntegerField(help_text="Tokens spent on a submission.")
+    revoked = serializers.IntegerField()
+    resets = serializers.IntegerField(
+        help_text="Codes replaced by a reset: each lets one person answer twice."
+    )
+    mail_waiting = serializers.IntegerField()
+    mail_failed = serializers.IntegerField()
+
+
+class RespondentInvitationListSerializer(serializers.Serializer):
+    invitations = RespondentInvitationSerializer(many=True)
+    counts = RespondentInvitationCountsSerializer()
+
+
+class RespondentInvitationCreateSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    emails = serializers.ListField(
+        child=serializers.JSONField(),
+        required=False,
+        help_text="Addresses to invite (deduplicated; one already invited is skipped).",
+    )
+    count = serializers.JSONField(required=False, help_text="How many anonymous codes to make.")
+
+
+class RespondentInvitationsMadeSerializer(serializers.Serializer):
+    invitations = RespondentInvitationSerializer(many=True)
+
+
+def invitation_data(view, *, survey, request) -> dict:
+    return {
+        "id": view.id,
+        "email": view.email,
+        "code": view.code,
+        "link": invitations.invitation_link(
+            slug=survey.slug, code=view.code, base_url=request.build_absolute_uri("/")
+        )
+        if view.code
+        else None,
+        "status": view.status,
+        "mail": {
+            "pending": view.mail_pending,
+            "attempts": view.mail_attempts,
+            "error": view.mail_error,
+            "sent": view.mails_sent,
+            "unsubscribed": view.unsubscribed,
+        },
+    }
+
+
+@extend_schema(tags=[TAG])
+class SurveyInvitationsView(OwnedSurveyView):
+    survey_roles = {"get": selectors.VIEWER, "post": selectors.EDITOR}
+
+    @extend_schema(
+        operation_id="respondent_invitations_list",
+        summary="A survey's invitations and their counts",
+        description="Codes and links for editors and the owner only (null for a viewer).",
+        responses={200: RespondentInvitationListSerializer, **error_responses(401, 404)},
+    )
+    def get(self, request, survey_id):
+        with_code = ROLE_RANK[self.survey.access_role] >= ROLE_RANK[selectors.EDITOR]
+        rows = [
+            invitation_data(
+                invitations.invitation_view(invitation, with_code=with_code),
+                survey=self.survey,
+                request=request,
+            )
+            for invitation in invitation_selectors.survey_invitations(survey=self.survey)
+        ]
+        counts = invitation_selectors.invitation_counts(survey=self.survey)
+        return Response({"invitations": rows, "counts": counts.__dict__})
+
+    @extend_schema(
+        operation_id="respondent_invitations_create",
+        summary="Invite by email, or make anonymous codes",
+        description=(
+            '`{"emails": [...]}` (each address once; a bad one is a 400 naming its line) or '
+            '`{"count": N}`. The survey\'s `access` must be `invitation` or `both` (409 naming '
+            "`access` otherwise). Emails are sent in the background by `manage.py "
+            "send_invitations`."
+        ),
+        request=RespondentInvitationCreateSerializer,
+        responses={
+            201: RespondentInvitationsMadeSerializer,
+            **error_responses(400, 401, 403, 404, 409),
+        },
+    )
+    def post(self, request, survey_id):
+        body = RespondentInvitationCreateSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        made = invitations.invitations_create(survey=self.survey, **body.validated_data)
+        return Response(
+            {
+                "invitations": [
+                    invitation_data(view, survey=self.survey, request=request) for view in made
+                ]
+            },
+            status=status.HTTP_201_CREATED,
+        )
+
+
+@extend_schema(tags=[TAG])
+class SurveyInvitationDetailView(OwnedSurveyView):
+    survey_roles = {"delete": selectors.EDITOR}
+
+    @extend_schema(
+        operation_id="respondent_invitations_revoke",
+        summary="Revoke an unused invitation",
+        description="Its code obtains nothing from now on. 409 once it has obtained its token.",
+        responses={
+            204: OpenApiResponse(description="Revoked."),
+            **error_responses(401, 403, 404, 409),
+        },
+    )
+    def delete(self, request, survey_id, invitation_id):
+        invitations.invitation_revoke(survey=self.survey, invitation_id=invitation_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+@extend_schema(tags=[TAG])
+class SurveyInvitationResetView(OwnedSurveyView):
+    survey_roles = {"post": selectors.EDITOR}
+
+    @extend_schema(
+        operation_id="respondent_invitations_reset",
+        summary="A new code for a lost invitation",
+        description=(
+            "The old code stops working. Counted in `resets`: if the old code had obtained a "
+            "token, that token still counts, so a reset lets one person answer twice."
+        ),
+        request=None,
+        responses={200: RespondentInvitationSerializer, **error_responses(401, 403, 404, 409)},
+    )
+    def post(self, request, survey_id, invitation_id):
+        view = invitations.invitation_reset(survey=self.survey, invitation_id=invitation_id)
+        return Response(invitation_data(view, survey=self.survey, request=request))
+
+
+@extend_schema(tags=[TAG])
+class SurveyRemindersView(OwnedSurveyView):
+    survey_roles = {"post": selectors.EDITOR}
+
+    @extend_schema(
+        operation_id="respondent_invitations_remind",
+        summary="Queue reminders to invitees whose code has not obtained a token",
+        request=None,
+        responses={
+            202: OpenApiResponse(description='`{"queued": n}`'),
+            **error_responses(401, 403, 404, 409),
+        },
+    )
+    def post(self, request, survey_id):
+        queued = invitations.reminders_queue(survey=self.survey)
+        return Response({"queued": queued}, status=status.HTTP_202_ACCEPTED)
+
+
+class TokenIssueThrottle(ClientRateThrottle):
+    """Throttled like submissions (codes are unguessable; this slows any trying)."""
+
+    scope = "invitation-tokens"
+    rate_setting = "RESPONSE_RATE_LIMIT"
+
+
+@extend_schema(tags=["public"])
+class PublicTokenView(APIView):
+    permission_classes = [AllowAny]
+    authentication_classes = []
+    throttle_classes = [TokenIssueThrottle]
+
+    @extend_schema(
+        operation_id="public_token_create",
+        summary="Trade an invitation code for one blind signature",
+        description=(
+            "RFC 9474 BlindSign of `blinded_message` with the survey's key, once per code. "
+            "The server never sees the message it signs, so it cannot tell which invitation "
+            "a token spent later came from."
+        ),
+        request=BlindTokenRequestSerializer,
+        responses={
+            201: BlindSignatureSerializer,
+            **error_responses(
+                described={
+                    400: "Malformed; `errors` names the field.",
+                    404: "No such survey, or no such invitation (or revoked).",
+                    409: "This invitation has been used (or the survey is not open).",
+                    429: "Too many requests; retry later.",
+                }
+            ),
+        },
+        auth=[],
+    )
+    def post(self, request, slug):
+        data = request.data
+        if not isinstance(data, dict):
+            raise exceptions.ValidationError({"non_field_errors": [_("Must be a JSON object.")]})
+        unknown = sorted(set(data) - {"code", "blinded_message"})
+        if unknown:
+            raise exceptions.ValidationError({unknown[0]: [_("Unknown field.")]})
+        for name in ("code", "blinded_message"):
+            if name not in data:
+                raise exceptions.ValidationError({name: [_("This field is required.")]})
+        signature = invitations.token_issue(
+            slug=slug, code=data["code"], blinded_message=data["blinded_message"]
+        )
+        return Response(
+            {"blind_signature": b64url_encode(signature)}, status=status.HTTP_201_CREATED
+        )

@@ -1,0 +1,139 @@
+"""Invitation and reminder emails, sent in the background, never inside a request
+(docs/deploying.md, "Invitation emails").
+
+``invitations_send`` sends what waits (``Invitation.mail_pending``), one invitation at a time:
+``manage.py send_invitations`` runs it, and a task queue can run it as it is. Each attempt is
+claimed first by a conditional update of the invitation's attempt counter, so two runners
+never send the same mail at once; a failed send keeps the mail waiting, with its error
+shown on the invitations page, and is tried again on the next run, up to
+``limits.MAIL_ATTEMPTS_MAX`` attempts. Running it again sends nothing twice: a sent mail is
+no longer waiting.
+"""
+
+import logging
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core import signing
+from django.core.mail import EmailMessage, get_connection
+from django.db.models import F
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext as _
+
+from .. import limits
+from ..models import Invitation
+from .invitations import code_open, invitation_link
+
+logger = logging.getLogger(__name__)
+
+_UNSUBSCRIBE_SALT = "rrsurvey.invitation.unsubscribe"
+
+
+@dataclass(frozen=True)
+class SendReport:
+    sent: int
+    failed: int
+
+
+def unsubscribe_token(invitation_id) -> str:
+    return signing.dumps(int(invitation_id), salt=_UNSUBSCRIBE_SALT, compress=True)
+
+
+def unsubscribe_read(token) -> int | None:
+    """The invitation id an unsubscribe link names, or None for a link that is not one."""
+    try:
+        return int(signing.loads(token, salt=_UNSUBSCRIBE_SALT))
+    except (signing.BadSignature, TypeError, ValueError):
+        return None
+
+
+def invitation_unsubscribe(*, invitation_id) -> bool:
+    """No more reminders for this invitation (its link still works)."""
+    return bool(
+        Invitation.objects.filter(pk=invitation_id).update(
+            unsubscribed=True, mail_pending=Invitation.Mail.NONE
+        )
+    )
+
+
+def _waiting():
+    return (
+        Invitation.objects.exclude(mail_pending=Invitation.Mail.NONE)
+        .exclude(email="")
+        .filter(mail_attempts__lt=limits.MAIL_ATTEMPTS_MAX)
+    )
+
+
+def _message(invitation, *, base_url):
+    survey = invitation.survey
+    code = code_open(invitation.sealed_code, survey_id=survey.pk)
+    if code is None:
+        raise ValueError("the invitation's code cannot be opened with this SECRET_KEY")
+    base = base_url.rstrip("/")
+    context = {
+        "survey": survey,
+        "link": invitation_link(slug=survey.slug, code=code, base_url=base),
+        "contact": survey.owner.email,
+        "researcher": survey.owner.get_username(),
+        "unsubscribe": base
+        + reverse(
+            "surveys:invitation-unsubscribe", kwargs={"token": unsubscribe_token(invitation.pk)}
+        ),
+        "reminder": invitation.mail_pending == Invitation.Mail.REMINDER,
+    }
+    with translation.override(survey.language):
+        subject = (
+            _("Reminder: %(title)s") if context["reminder"] else _("You are invited: %(title)s")
+        ) % {"title": survey.title}
+        body = render_to_string("surveys/invitation_email.txt", context)
+    return EmailMessage(
+        subject=subject,
+        body=body,
+        to=[invitation.email],
+        reply_to=[survey.owner.email] if survey.owner.email else None,
+    )
+
+
+def invitations_send(*, base_url, limit=None, connection=None) -> SendReport:
+    """Send every invitation and reminder email that waits (at most ``limit``); links start
+    with ``base_url`` (the site's address, e.g. ``https://surveys.example.org``)."""
+    sent = failed = 0
+    candidates = _waiting().order_by("pk").values_list("pk", "mail_attempts")
+    if limit is not None:
+        candidates = candidates[:limit]
+    connection = connection or get_connection(fail_silently=False)
+    for pk, attempts in list(candidates):
+        # Claimed by moving its counter on: a concurrent runner's update then matches nothing.
+        claimed = Invitation.objects.filter(
+            pk=pk, mail_attempts=attempts, status=Invitation.Status.UNUSED, unsubscribed=False
+        ).exclude(mail_pending=Invitation.Mail.NONE)
+        if not claimed.update(mail_attempts=F("mail_attempts") + 1):
+            # Taken by another runner, or used, revoked or unsubscribed meanwhile.
+            Invitation.objects.filter(pk=pk).exclude(status=Invitation.Status.UNUSED).update(
+                mail_pending=Invitation.Mail.NONE
+            )
+            continue
+        invitation = Invitation.objects.select_related("survey__owner").get(pk=pk)
+        try:
+            message = _message(invitation, base_url=base_url)
+            message.connection = connection
+            message.send()
+        except Exception as error:  # any SMTP or network failure: kept, shown, retried
+            failed += 1
+            Invitation.objects.filter(pk=pk).update(mail_error=str(error)[:500] or repr(error))
+            logger.warning("An invitation email could not be sent (attempt %d).", attempts + 1)
+            continue
+        sent += 1
+        Invitation.objects.filter(pk=pk).update(
+            mail_pending=Invitation.Mail.NONE,
+            mail_attempts=0,
+            mail_error="",
+            mails_sent=F("mails_sent") + 1,
+        )
+    return SendReport(sent=sent, failed=failed)
+
+
+def mail_configured() -> bool:
+    return bool(settings.MAIL_ENABLED)

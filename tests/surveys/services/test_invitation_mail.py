@@ -1,0 +1,150 @@
+"""Invitation and reminder emails through a real SMTP server on loopback (aiosmtpd): the
+links are right, a failed send is kept, shown and retried, and nothing is sent twice."""
+
+import email
+import re
+import socket
+
+import pytest
+from aiosmtpd.controller import Controller
+from django.core.management import CommandError, call_command
+
+from surveys.models import Invitation
+from surveys.services import invitation_mail, invitations
+
+BASE_URL = "https://surveys.example.org"
+
+
+class Inbox:
+    """An SMTP handler that keeps what it receives; ``refuse`` addresses get a 451 (a
+    temporary failure) as long as they are listed."""
+
+    def __init__(self):
+        self.messages = []
+        self.refuse = set()
+
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+        if address in self.refuse:
+            return "451 4.3.0 Mailbox temporarily unavailable"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server, session, envelope):
+        self.messages.append(
+            (envelope.rcpt_tos, email.message_from_bytes(envelope.original_content))
+        )
+        return "250 Message accepted"
+
+    def bodies(self, to):
+        return [
+            message.get_payload(decode=True).decode()
+            for recipients, message in self.messages
+            if to in recipients
+        ]
+
+
+@pytest.fixture
+def smtp(settings):
+    inbox = Inbox()
+    with socket.socket() as probe:  # a free port on loopback (the controller needs a number)
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    controller = Controller(inbox, hostname="127.0.0.1", port=port)
+    controller.start()
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST = "127.0.0.1"
+    settings.EMAIL_PORT = port
+    settings.EMAIL_USE_TLS = settings.EMAIL_USE_SSL = False
+    settings.EMAIL_HOST_USER = settings.EMAIL_HOST_PASSWORD = ""
+    settings.MAIL_ENABLED = True
+    yield inbox
+    controller.stop()
+
+
+@pytest.fixture
+def study(make_survey, owner):
+    owner.email = "researcher@example.org"
+    owner.save()
+    return make_survey(access="invitation", intro="A short staff survey.")
+
+
+def links_in(text):
+    return re.findall(r"https://\S+", text)
+
+
+def test_invitations_arrive_with_their_personal_links(smtp, study):
+    made = invitations.invitations_create(
+        survey=study, emails=["ann@example.org", "bo@example.org"]
+    )
+    report = invitation_mail.invitations_send(base_url=BASE_URL)
+    assert (report.sent, report.failed) == (2, 0)
+    for view in made:
+        (body,) = smtp.bodies(view.email)
+        personal, unsubscribe = links_in(body)
+        assert personal == f"{BASE_URL}/s/{study.slug}/#invitation={view.code}"
+        assert unsubscribe.startswith(f"{BASE_URL}/s/unsubscribe/")
+        assert "A short staff survey." in body
+        assert "researcher@example.org" in body
+    # Nothing waits any more, so a second run sends nothing.
+    assert invitation_mail.invitations_send(base_url=BASE_URL).sent == 0
+    assert len(smtp.messages) == 2
+    assert list(Invitation.objects.values_list("mails_sent", "mail_pending")) == [(1, "")] * 2
+
+
+def test_a_failed_send_is_kept_shown_and_retried(smtp, study, owner_client):
+    invitations.invitations_create(survey=study, emails=["ann@example.org", "bo@example.org"])
+    smtp.refuse.add("bo@example.org")
+    with pytest.raises(CommandError):
+        call_command("send_invitations", base_url=BASE_URL)
+    failed = Invitation.objects.get(email="bo@example.org")
+    assert (failed.mail_pending, failed.mail_attempts) == ("invitation", 1)
+    assert "451" in failed.mail_error
+    page = owner_client.get(f"/surveys/{study.pk}/invitees/").content.decode()
+    assert "Not sent yet (attempts: 1)" in page and "451" in page
+    # The server takes it again: the next run sends it, and only it.
+    smtp.refuse.clear()
+    call_command("send_invitations", base_url=BASE_URL)
+    assert len(smtp.bodies("bo@example.org")) == 1
+    assert len(smtp.bodies("ann@example.org")) == 1
+    failed.refresh_from_db()
+    assert (failed.mail_pending, failed.mail_attempts, failed.mail_error) == ("", 0, "")
+
+
+def test_sending_gives_up_after_the_last_attempt(smtp, study, settings):
+    invitations.invitations_create(survey=study, emails=["bo@example.org"])
+    smtp.refuse.add("bo@example.org")
+    for _attempt in range(8):
+        invitation_mail.invitations_send(base_url=BASE_URL)
+    invitation = Invitation.objects.get()
+    assert invitation.mail_attempts == 5  # limits.MAIL_ATTEMPTS_MAX
+    assert invitation.mail_pending == "invitation"
+
+
+def test_reminders_go_only_to_those_whose_code_has_not_obtained_a_token(smtp, study, anonymous_api):
+    made = invitations.invitations_create(
+        survey=study, emails=["ann@example.org", "bo@example.org", "cy@example.org"]
+    )
+    invitation_mail.invitations_send(base_url=BASE_URL)
+    Invitation.objects.filter(email="bo@example.org").update(status="issued")
+    # Cy opts out with the link in the email (a GET only asks; the POST acts).
+    (body,) = smtp.bodies("cy@example.org")
+    unsubscribe = links_in(body)[1].removeprefix(BASE_URL)
+    assert anonymous_api.get(unsubscribe).status_code == 200
+    assert not Invitation.objects.get(email="cy@example.org").unsubscribed
+    assert anonymous_api.post(unsubscribe).status_code == 200
+    assert Invitation.objects.get(email="cy@example.org").unsubscribed
+    assert invitations.reminders_queue(survey=study) == 1
+    assert invitation_mail.invitations_send(base_url=BASE_URL).sent == 1
+    (reminder,) = smtp.bodies("ann@example.org")[1:]
+    assert "reminder" in reminder.lower()
+    assert links_in(reminder)[0].endswith(f"#invitation={made[0].code}")
+    assert len(smtp.bodies("bo@example.org")) == len(smtp.bodies("cy@example.org")) == 1
+
+
+def test_a_forged_unsubscribe_link_is_a_404(anonymous_api, db):
+    assert anonymous_api.post("/s/unsubscribe/not-a-token/").status_code == 404
+
+
+def test_the_command_needs_the_sites_address(db):
+    with pytest.raises(CommandError, match="base-url"):
+        call_command("send_invitations")
