@@ -4,7 +4,8 @@ Pure Python + NumPy/SciPy, no I/O. The stable entry points are :class:`ForcedRes
 :func:`estimate` and :func:`required_sample_size`; see each module for the rest:
 ``designs`` (yes/no designs), ``cheating`` (the two-group cheating-detection designs CDM
 and SLD), ``choice`` (multiple choice), ``numeric`` (bounded numbers), ``comparison`` (two
-groups; randomized against direct questioning), ``errors`` (typed refusals),
+groups; randomized against direct questioning), ``exact_differences`` (the exact intervals
+of a difference and of log-odds that pages show), ``errors`` (typed refusals),
 ``randomness`` (the one random-source protocol).
 
 SciPy is imported inside the functions that use it (scipy.stats, scipy.special), not at
@@ -44,18 +45,10 @@ from dpengine.choice import (
     required_sample_size_choice,
 )
 from dpengine.comparison import (
-    DIFFERENCE_METHOD,
     Comparison,
-    DifferenceInterval,
     DirectComparison,
     compare,
     compare_direct,
-    difference_coverage,
-    difference_interval,
-    difference_interval_table,
-    log_odds_interval,
-    log_odds_ratio_interval,
-    log_odds_ratio_interval_table,
 )
 from dpengine.continual import (
     ContinualCounts,
@@ -93,6 +86,16 @@ from dpengine.designs import (
 from dpengine.direct import DirectMean, DirectShare, direct_mean, direct_shares
 from dpengine.errors import DPEngineError, Reason
 from dpengine.estimation import Estimate, estimate, required_sample_size
+from dpengine.exact_differences import (
+    DIFFERENCE_METHOD,
+    DifferenceInterval,
+    difference_coverage,
+    difference_interval,
+    difference_interval_table,
+    log_odds_interval,
+    log_odds_ratio_interval,
+    log_odds_ratio_interval_table,
+)
 from dpengine.guarantee import (
     CHECK_LIMIT,
     COVERAGE_TOLERANCE,

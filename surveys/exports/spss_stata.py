@@ -17,14 +17,14 @@ The same rows as the CSV (``exports.csv.report_rows``) and the same meanings as 
 - the file label is the survey's title; the notes hold the codebook's facts about the survey
   (design, ε, interval method…), every column's full text and provenance (p_truth,
   p_forced_yes, a, b, ε, design, parameters) and every code's full meaning, because the formats
-  cut labels short (``LIMITS``). pyreadstat writes no notes to a .dta file, so they are added
-  as Stata writes them (``stata_notes_add``): ``notes`` lists them in Stata.
+  cut labels short (``LIMITS``, in ``format_limits.py``). pyreadstat writes no notes to a .dta
+  file, so they are added as Stata writes them (``stata_notes.py``): ``notes`` lists them in
+  Stata.
 
 The writers take a path (pyreadstat writes to one), so a background job can write into its own
 file; the responses send a temporary file.
 """
 
-import struct
 from dataclasses import dataclass, field
 
 from django.utils.translation import gettext as _
@@ -41,6 +41,8 @@ from .codebook import (
     codebook_rows,
 )
 from .csv import report_rows
+from .format_limits import LIMITS, Limits, note_lines, shorten
+from .stata_notes import stata_notes_add
 
 SPSS_CONTENT_TYPE = "application/x-spss-sav"
 STATA_CONTENT_TYPE = "application/x-stata-dta"
@@ -53,65 +55,6 @@ STATA_SKIPPED = "a"
 STATA_PREFER_NOT = "b"
 # Stata 14's format (dta 118): read by Stata 14 and later, R's haven and pandas.
 STATA_VERSION = 14
-
-
-@dataclass(frozen=True)
-class Limits:
-    """How much of a text a format keeps, and in what unit."""
-
-    file_label: int
-    variable_label: int
-    value_label: int
-    note: int | None  # one note's length (SPSS: a document line); None: no practical limit
-    in_bytes: bool  # lengths in UTF-8 bytes (SPSS) or in characters (Stata)
-
-
-# SPSS: file label 64 bytes, variable label 256, value label 120, document lines 80 (IBM SPSS
-# Statistics' system file format); Stata 14+: 80 characters for file and variable labels,
-# 32,000 for a value label (Stata's [D] limits). pyreadstat refuses or cuts longer ones.
-LIMITS = {
-    "sav": Limits(file_label=64, variable_label=256, value_label=120, note=80, in_bytes=True),
-    "dta": Limits(file_label=80, variable_label=80, value_label=32000, note=None, in_bytes=False),
-}
-ELLIPSIS = "…"
-
-
-def shorten(text: str, *, limit: int, in_bytes: bool) -> str:
-    """``text`` cut to ``limit`` characters (or UTF-8 bytes), ending in "…" when cut; never
-    in the middle of a character."""
-
-    def size(value):
-        return len(value.encode()) if in_bytes else len(value)
-
-    if size(text) <= limit:
-        return text
-    room = limit - size(ELLIPSIS)
-    kept = text
-    while size(kept) > room:
-        kept = kept[: max(0, len(kept) - max(1, (size(kept) - room) // 4))]
-    return kept.rstrip() + ELLIPSIS
-
-
-def note_lines(text: str, *, limit: int | None) -> list[str]:
-    """``text`` as notes of at most ``limit`` UTF-8 bytes, broken between words where it can
-    (SPSS's document lines); continuation lines are indented."""
-    if limit is None or len(text.encode()) <= limit:
-        return [text]
-    lines, current = [], ""
-    for word in text.split(" "):
-        candidate = f"{current} {word}" if current else word
-        if len(candidate.encode()) <= limit:
-            current = candidate
-            continue
-        if current:
-            lines.append(current)
-        current = "  " + word
-        while len(current.encode()) > limit:  # a word longer than a line: cut it
-            head = shorten(current, limit=limit, in_bytes=True)[:-1]
-            lines.append(head)
-            current = "  " + current[len(head) :]
-    lines.append(current)
-    return lines
 
 
 @dataclass(frozen=True)
@@ -410,44 +353,6 @@ def write_dta(codebook: Codebook, path) -> None:
         variable_format={v.name: "%9.0g" for v in codes},
     )
     stata_notes_add(path, notes(codebook, variables, stata=True))
-
-
-# The <map> of a dta 117+ file: 14 little- or big-endian 8-byte offsets, of which these
-# follow the characteristics and move when notes are put in them (Stata's "help dta": data,
-# strls, value labels, the closing tag, the end of file).
-_MAP_ENTRIES = 14
-# Stata keeps a characteristic's text up to 67,784 bytes.
-STATA_NOTE_MAX_BYTES = 67_784
-
-
-def stata_notes_add(path, texts: list[str]) -> None:
-    """Put ``texts`` into a dta 117–119 file's characteristics as Stata's ``notes`` stores
-    them: ``_dta[note0]`` the count, ``_dta[note1]``… the texts; the map's later offsets
-    move by as much. The file must have no characteristics yet (pyreadstat writes none)."""
-    with open(path, "rb") as handle:
-        data = handle.read()
-    release = int(data[data.index(b"<release>") + 9 : data.index(b"</release>")])
-    order = "<" if b"<byteorder>LSF</byteorder>" in data[:200] else ">"
-    name_bytes = 33 if release == 117 else 129
-    empty = b"<characteristics></characteristics>"
-    at = data.index(empty) + len(b"<characteristics>")
-
-    def characteristic(name, text):
-        encoded = shorten(text, limit=STATA_NOTE_MAX_BYTES - 1, in_bytes=True).encode()
-        body = b"_dta".ljust(name_bytes, b"\0") + name.encode().ljust(name_bytes, b"\0")
-        body += encoded + b"\0"
-        return b"<ch>" + struct.pack(order + "I", len(body)) + body + b"</ch>"
-
-    blob = characteristic("note0", str(len(texts))) + b"".join(
-        characteristic(f"note{number}", text) for number, text in enumerate(texts, start=1)
-    )
-    start = data.index(b"<map>") + len(b"<map>")
-    fmt = f"{order}{_MAP_ENTRIES}Q"
-    offsets = struct.unpack(fmt, data[start : start + struct.calcsize(fmt)])
-    moved = struct.pack(fmt, *(o + len(blob) if o >= at else o for o in offsets))
-    data = data[:start] + moved + data[start + len(moved) : at] + blob + data[at:]
-    with open(path, "wb") as handle:
-        handle.write(data)
 
 
 # --- downloads --------------------------------------------------------------------------------
