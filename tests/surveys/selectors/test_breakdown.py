@@ -108,6 +108,7 @@ def test_identical_reports_on_both_sides_leave_the_test_undefined(
     assert sales.comparison_status == ComparisonStatus.UNDEFINED
 
 
+@pytest.mark.slow
 def test_a_breakdown_costs_the_same_queries_at_any_number_of_responses(
     grouped_survey, options, simulate, django_assert_num_queries
 ):
