@@ -8,7 +8,7 @@ PORT ?= 8000
 # tests with DEBUG off). Production reads DEBUG/SECRET_KEY from the environment instead.
 DEV_ENV := DEBUG=1
 
-.PHONY: run test test-python test-js constants test-browser-deps test-proxy-deps gettext-deps messages lint format bench serve migrate clean
+.PHONY: run test test-fast test-python test-js constants test-browser-deps test-proxy-deps gettext-deps messages lint format bench serve migrate clean
 
 $(VENV)/.runtime-installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -94,6 +94,13 @@ messages: $(VENV)/.runtime-installed gettext-deps
 PYTEST_WORKERS ?= auto
 test-python: $(VENV)/.dev-installed test-browser-deps test-proxy-deps gettext-deps
 	$(DEV_ENV) $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+
+## make test-fast: the inner loop, under 2 minutes — everything but the browser (e2e) and the
+## tests marked slow (live servers, statistical sweeps: over ~2 s each), then node --test.
+## `make test` (and CI, .ci/run) still runs everything. PYTEST_ARGS narrows it as for test-python.
+test-fast: $(VENV)/.dev-installed gettext-deps
+	$(DEV_ENV) $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not slow and not e2e" $(PYTEST_ARGS)
+	node --test tests/js/
 
 test-js: test-browser-deps
 	node --test tests/js/

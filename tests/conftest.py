@@ -2,6 +2,7 @@
 browser and over the API. (Plain helpers are in tests/helpers.py.)"""
 
 import uuid
+from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -21,6 +22,16 @@ from tests.helpers import (
     token_client,
     translation_texts,
 )
+
+E2E_FOLDER = Path(__file__).parent / "e2e"
+
+
+def pytest_collection_modifyitems(items):
+    """Every test under tests/e2e/ is marked ``e2e`` by where it lives, so ``make test-fast``
+    (``-m "not slow and not e2e"``) leaves out a browser test whose module forgot its mark."""
+    for item in items:
+        if E2E_FOLDER in item.path.parents:
+            item.add_marker(pytest.mark.e2e)
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -92,6 +92,7 @@ def test_unsupported_media_type_is_415(owner_api):
     _assert_error_shape(response)
 
 
+@pytest.mark.slow
 def test_a_12_mib_body_is_413_in_the_error_shape(owner_api, open_survey):
     padding = "x" * TWELVE_MIB
     body = json.dumps({"submission_id": str(uuid.uuid4()), "answers": {"1": True}, "pad": padding})

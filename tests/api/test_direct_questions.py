@@ -121,6 +121,7 @@ def test_the_fingerprint_changes_with_randomized(make_survey):
     assert len(fingerprints) == 4
 
 
+@pytest.mark.slow
 def test_text_answers_are_stored_as_written_in_a_body_of_the_one_length(respondent, make_survey):
     survey = make_survey(status="draft", questions=DIRECT)
     survey = services.survey_open(survey=survey)

@@ -306,6 +306,7 @@ def test_numeric_threshold_defaults_to_the_middle_of_the_range(owner_api, mixed_
 
 @pytest.mark.parametrize("value", ["30", "-1", "abc", "2.5"])
 @pytest.mark.parametrize("path", ["estimates/", "estimates.csv", "export.zip"])
+@pytest.mark.slow
 def test_bad_threshold_is_a_400_naming_the_parameter(owner_api, mixed_survey, value, path):
     numeric = mixed_survey.questions.all()[3]
     field = f"threshold_q{numeric.pk}"

@@ -193,6 +193,7 @@ def _shape(body):
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.slow
 def test_adding_by_email_answers_the_same_whether_or_not_the_address_has_an_account(
     owner, make_survey, settings
 ):

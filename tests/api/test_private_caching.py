@@ -13,6 +13,7 @@ def private_and_unstored(response):
     return {"private", "no-store"} <= directives
 
 
+@pytest.mark.slow
 def test_every_owner_page_and_export_is_private_and_not_stored(owner_client, open_survey):
     checked = []
     for pattern in owner_routes():

@@ -15,6 +15,7 @@ def schema(django_db_blocker):
     return response.json()
 
 
+@pytest.mark.slow
 def test_schema_generates_valid_without_warnings(tmp_path):
     out = tmp_path / "schema.yaml"
     call_command("spectacular", "--validate", "--fail-on-warn", "--file", str(out))

@@ -112,6 +112,7 @@ def test_pss_encoding_reproduces_the_vector(vector):
     assert encoded == hex_bytes(vector["encoded_msg"])
 
 
+@pytest.mark.slow
 def test_blind_reproduces_the_blinded_message(vector):
     key = vector_key(vector).public_key()
     variant = bs.VARIANTS[vector["name"]]

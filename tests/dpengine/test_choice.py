@@ -121,6 +121,7 @@ def test_rational_odds_sampler_has_exactly_the_k_ary_distribution():
 
 
 @pytest.mark.parametrize("mechanism", [LN3_FOUR, EPS1_THREE])
+@pytest.mark.slow
 def test_sampled_reports_pass_a_chi_square_test_against_p_and_q(mechanism):
     # 6000 seeded draws per truth; the test fails if the chi-square p-value is below 0.001.
     source = SeededRandomSource(20261124)
@@ -177,6 +178,7 @@ def test_counts_must_match_the_options():
 
 
 @pytest.mark.parametrize(("method", "floor"), [("wilson", 0.935), ("exact", 0.945)])
+@pytest.mark.slow
 def test_bonferroni_intervals_cover_all_shares_simultaneously(method, floor):
     # 2000 seeded survey replications of n = 400 reports (counts drawn from the exact
     # multinomial of the reports). Joint coverage has simulation SE ~0.005; Wilson may
@@ -289,6 +291,7 @@ def _joint_coverage(mechanism, n, truths, method):
 @pytest.mark.parametrize(
     ("method", "floor"), [("exact", 0.95), ("wilson", 0.93), ("jeffreys", 0.93)]
 )
+@pytest.mark.slow
 def test_bonferroni_joint_coverage_computed_exactly(mechanism, n, method, floor):
     # Joint coverage over the exact multinomial of the counts, at the uniform share, a point
     # mass and 25 shares drawn from a flat Dirichlet (seed 17). Acceptance: Clopper–Pearson
@@ -305,6 +308,7 @@ def test_bonferroni_joint_coverage_computed_exactly(mechanism, n, method, floor)
 @pytest.mark.parametrize(
     ("method", "floor"), [("wilson", 0.935), ("jeffreys", 0.935), ("exact", 0.945)]
 )
+@pytest.mark.slow
 def test_bonferroni_intervals_cover_eight_shares_simultaneously(method, floor):
     # k = 8 at odds 3 (eps = ln 3), n = 1000, one option with true share 0: 2000 seeded
     # replications (seed 1724, counts from the exact multinomial of the reports), simulation
@@ -336,6 +340,7 @@ def projection_by_bisection(values):
     return np.maximum(values - (low + high) / 2, 0)
 
 
+@pytest.mark.slow
 def test_projection_matches_the_bisection_oracle_and_lies_on_the_simplex():
     rng = np.random.default_rng(23)
     for _ in range(2000):

@@ -91,6 +91,7 @@ def _rejection_rate(*, p_first, p_second, n, design, pairs, rng):
     return rejections / pairs
 
 
+@pytest.mark.slow
 def test_false_positive_rate_is_near_the_nominal_five_percent():
     # 2000 pairs of groups with the same prevalence; binomial SE of the rate 0.005.
     rate = _rejection_rate(
@@ -99,6 +100,7 @@ def test_false_positive_rate_is_near_the_nominal_five_percent():
     assert 0.03 <= rate <= 0.07
 
 
+@pytest.mark.slow
 def test_power_matches_the_planning_formula():
     # Per-group n for 80 % power at a 10-point difference; 2000 simulated pairs give a
     # rejection rate with SE 0.009, so +/- 0.05 allows for sampling and the normal

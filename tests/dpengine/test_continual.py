@@ -123,6 +123,7 @@ def test_the_discrete_laplace_variance_formula_matches_its_pmf(scale):
     assert discrete_laplace_variance(scale) == pytest.approx(direct, rel=1e-12)
 
 
+@pytest.mark.slow
 def test_the_noise_variance_at_each_step_matches_a_seeded_simulation():
     # 3000 seeded runs of a 16-step stream of zeros (L = 5, epsilon 2: node scale 5/2,
     # node variance 2q/(1-q)^2 = 12.58). The sample variance of heavy-tailed discrete

@@ -52,6 +52,7 @@ def rarest(a, b):
 @pytest.mark.parametrize("n", [1, 7, 10, 20, 43, 100])
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("kind", ["forced_response", "unrelated_question", "mangat"])
+@pytest.mark.slow
 def test_minimum_coverage_is_the_least_coverage_at_any_prevalence(kind, method, n):
     design = DESIGNS[kind]()
     least = minimum_coverage(design=design, n=n, method=method)
@@ -105,6 +106,7 @@ def test_a_method_is_kept_exactly_when_its_least_coverage_reaches_the_floor(
         assert chosen.replaced == (least < floor)
 
 
+@pytest.mark.slow
 def test_wilson_is_shown_from_43_reports_at_95_percent_under_the_classic_design():
     # The docs' promise in one number: up to 42 reports (0.92985 there) the default Wilson
     # interval can hold the truth less than 93 % of the time at some prevalences, so the exact

@@ -48,6 +48,7 @@ def test_classic_randomized_response_is_exactly_ln_3_private():
 
 
 @pytest.mark.parametrize("gamma", [Fraction(0), Fraction(1, 3), Fraction(1), Fraction(5, 2)])
+@pytest.mark.slow
 def test_bernoulli_exp_is_true_with_probability_exp_minus_gamma(gamma):
     # 40 000 draws: standard error below 0.0025; tolerance 4.5 standard errors.
     source = SeededRandomSource(11)
@@ -90,6 +91,7 @@ def test_discrete_laplace_sampler_matches_its_pmf():
     assert 0.5 * np.abs(observed / draws - expected / draws).sum() < 0.01
 
 
+@pytest.mark.slow
 def test_geometric_mechanism_frequency_ratios_stay_within_e_to_the_epsilon():
     # The epsilon-DP inequality P(out | value 0) <= e^eps P(out | value 1), measured.
     # For the discrete Laplace the bound is attained at every output, so every
@@ -111,6 +113,7 @@ def test_geometric_mechanism_frequency_ratios_stay_within_e_to_the_epsilon():
         assert ratio == pytest.approx(expected, rel=0.1)
 
 
+@pytest.mark.slow
 def test_geometric_mechanism_noise_scale_follows_sensitivity_over_epsilon():
     # Variance of the discrete Laplace with q = e^(-eps / sensitivity) is 2q / (1 - q)^2.
     source = SeededRandomSource(5)
@@ -156,6 +159,7 @@ def test_laplace_mechanism_default_grid_is_a_1024th_of_the_sensitivity():
     assert (Fraction(output) / Fraction(2, 1024)).denominator == 1
 
 
+@pytest.mark.slow
 def test_laplace_mechanism_is_centred_with_laplace_like_spread():
     # Laplace(b = 2) has variance 2 b^2 = 8; the fine grid changes that by < 1 %.
     source = SeededRandomSource(12)

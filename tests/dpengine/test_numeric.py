@@ -125,6 +125,7 @@ def test_mean_estimate_uses_the_known_noise_variance_as_a_floor():
 
 
 @pytest.mark.parametrize("question", [SMALL, BoundedNumeric(lo=0, hi=10, epsilon=2)])
+@pytest.mark.slow
 def test_mean_and_share_intervals_cover_at_about_95_percent(question):
     # 1000 seeded surveys of 1000 respondents each; coverage SE ~0.007, tolerance 0.025.
     rng = np.random.default_rng(99)
@@ -271,6 +272,7 @@ def test_mean_and_share_intervals_cover_when_answers_leave_the_range():
 
 
 @pytest.mark.parametrize("question", [SMALL, DRINKS, WIDE], ids=["1-5", "0-30", "0-1000"])
+@pytest.mark.slow
 def test_share_variance_floor_is_the_least_noise_variance_of_the_filter(question):
     # Var_Z h(x + Z) summed over the truncated pmf for every answer x in the range (the filter
     # applied to x + z, so independent of the closed-form tails the floor uses); the dropped

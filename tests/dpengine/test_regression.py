@@ -42,6 +42,7 @@ def test_fit_with_an_asymmetric_design_recovers_the_coefficients():
     assert np.all(np.abs(fit.coef - TRUE_BETA) < 4 * fit.std_error)
 
 
+@pytest.mark.slow
 def test_wald_intervals_cover_the_true_coefficients_at_about_the_nominal_rate():
     # 200 replications of n = 2000: each coefficient's coverage count is Binomial(200,
     # 0.95) if the intervals are right, so 178..199 holds with probability > 0.999.

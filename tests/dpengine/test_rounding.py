@@ -43,6 +43,7 @@ def readings(value: float) -> tuple[Fraction, Fraction]:
     return Fraction(value), Fraction(repr(value))
 
 
+@pytest.mark.slow
 def test_for_epsilon_never_spends_more_than_asked_over_10000_random_requests():
     rng = random.Random(20231123)
     for _ in range(10_000):
@@ -75,6 +76,7 @@ def test_for_epsilon_is_still_as_close_as_a_float_allows():
         assert not all(exp_at_least(above.likelihood_ratio, r) for r in readings(epsilon))
 
 
+@pytest.mark.slow
 def test_every_yes_no_design_charges_at_least_its_exact_loss_over_random_parameters():
     rng = random.Random(99)
     samples = {

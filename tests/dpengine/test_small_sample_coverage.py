@@ -153,6 +153,7 @@ def choice_worst(k, method, n):
 @pytest.mark.parametrize("n", SIZES)
 @pytest.mark.parametrize("method", METHODS)
 @pytest.mark.parametrize("k", CHOICE_OPTIONS)
+@pytest.mark.slow
 def test_choice_intervals_shown_hold_every_share_at_once_at_least_93_percent(k, method, n):
     shown = []
     for e_index, epsilon in enumerate(CHOICE_EPSILONS):
@@ -316,6 +317,7 @@ def test_report_probabilities_match_the_summed_pmf(hi, epsilon):
         (10, 1.0, 5, list(range(11)) * 5),
     ],
 )
+@pytest.mark.slow
 def test_counts_shortcut_agrees_with_whole_surveys_through_the_estimator(
     hi, epsilon, threshold, answers
 ):

@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from tests.production.test_deploy_settings import PRODUCTION, run
 
 SHOW = """
@@ -48,6 +50,7 @@ def test_email_url_configures_smtp():
     assert (implicit["EMAIL_PORT"], implicit["EMAIL_USE_SSL"]) == (2465, True)
 
 
+@pytest.mark.slow
 def test_a_bad_email_url_stops_start_up_naming_it():
     result = run(["-c", SHOW], **PRODUCTION, EMAIL_URL="http://smtp.example.org")
     assert result.returncode != 0

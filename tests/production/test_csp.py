@@ -140,6 +140,7 @@ def test_no_page_has_inline_script_style_or_handlers(client, owner, page_paths):
 
 
 @pytest.mark.django_db
+@pytest.mark.slow
 def test_anonymous_pages_carry_the_strict_policy_too(client, page_paths):
     # Signed out, researcher routes redirect to the login page: those responses count too.
     for path in page_paths:

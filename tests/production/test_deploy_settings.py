@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # What a deployment behind one TLS-terminating proxy sets (docs/deploying.md, "Deploying rrsurvey").
@@ -67,6 +69,7 @@ def test_deploy_check_passes_with_production_environment():
     assert "no issues" in result.stdout
 
 
+@pytest.mark.slow
 def test_deploy_check_fails_when_https_is_switched_off():
     result = deploy_check(**(PRODUCTION | {"SECURE_SSL_REDIRECT": "off"}))
     assert result.returncode != 0
@@ -85,6 +88,7 @@ def test_missing_secret_key_stops_start_up_with_a_clear_message():
     assert "SECRET_KEY must be set when DEBUG is off" in result.stderr
 
 
+@pytest.mark.slow
 def test_production_settings_are_https_only_with_hashed_compressed_static_files():
     settings = production_settings(**PRODUCTION)
     assert settings["DEBUG"] is False

@@ -134,6 +134,7 @@ def test_spss_and_stata_hold_direct_numbers_and_texts(study, tmp_path, kind):
     assert "Q2" in meta.variable_value_labels  # a direct yes/no is coded and labelled
 
 
+@pytest.mark.slow
 def test_the_estimates_api_and_csv_carry_direct_rows(study, owner_api):
     body = owner_api.get(f"/api/v1/surveys/{study.pk}/estimates/").json()
     direct = [row for row in body["estimates"] if row["type"] == "direct"]

@@ -11,7 +11,7 @@ submission derives from these two:
 - SQLite (``sqlite``): ``submission_validate`` itself, run inside the write transaction
   (which holds the database's write lock from BEGIN), then the writes.
 - the ORM transaction (``oracle``): written separately, with the ORM, as the oracle that
-  tests/surveys/services/test_submission_contract.py holds both paths against.
+  tests/surveys/services/test_submissions_contract.py holds both paths against.
 
 What a stored submission adds to the tallies is ``dpengine.report_tally`` (the tally vector).
 """

@@ -1,6 +1,6 @@
 """A submission stored by the ORM, in one transaction: written apart from the statement
 (``postgres``) and the SQLite writes (``sqlite``), as the oracle they are held against
-(tests/surveys/services/test_submission_contract.py), and the way out with
+(tests/surveys/services/test_submissions_contract.py), and the way out with
 ``settings.SUBMISSION_STATEMENT`` off (the benchmark's "ORM only" row).
 """
 

@@ -119,6 +119,7 @@ def test_identical_reports_on_both_sides_still_show_the_exact_difference(
     assert shown.p_value == 1.0
 
 
+@pytest.mark.slow
 def test_a_breakdown_costs_the_same_queries_at_any_number_of_responses(
     grouped_survey, options, simulate, django_assert_num_queries
 ):

@@ -28,6 +28,7 @@ def test_breakdown_covers_yes_no_questions_with_their_own_designs(mixed_grouped)
     )
 
 
+@pytest.mark.slow
 def test_regression_uses_the_questions_own_design(mixed_grouped):
     survey = mixed_grouped
     warner = survey.questions.all()[1]

@@ -56,6 +56,7 @@ def test_the_fit_is_dpengines_fit_on_the_dummy_coded_reports(grouped_survey, opt
     assert research.odds_ratio == pytest.approx(np.exp(research.estimate))
 
 
+@pytest.mark.slow
 def test_the_true_coefficients_are_recovered(grouped_survey, options, simulate):
     # Seeded; each estimate within 4 of its own standard errors (which must be small).
     truth = [-1.0, 1.2, -0.5]

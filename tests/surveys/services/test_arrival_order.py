@@ -68,6 +68,7 @@ def grouped_survey(make_survey):
 
 
 @PATHS
+@pytest.mark.slow
 def test_no_key_follows_the_order_of_arrival(grouped_survey, statement):
     with override_settings(SUBMISSION_STATEMENT=statement):
         sent = send_in_order(grouped_survey, COUNT)
@@ -95,6 +96,7 @@ def test_no_key_follows_the_order_of_arrival(grouped_survey, statement):
 
 
 @pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's rowid")
+@pytest.mark.slow
 def test_sqlite_rowids_and_table_scans_are_the_random_keys(grouped_survey):
     sent = send_in_order(grouped_survey, COUNT)
     tables = {
@@ -117,6 +119,7 @@ def test_sqlite_rowids_and_table_scans_are_the_random_keys(grouped_survey):
     assert abs(rho(sent, answers)) < BOUND
 
 
+@pytest.mark.slow
 def test_no_export_follows_the_order_of_arrival(grouped_survey, owner_api, owner_client):
     sent = send_in_order(grouped_survey, COUNT)
     files = {

@@ -29,6 +29,7 @@ def migrate(targets):
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.slow
 def test_question_tallies_move_to_the_survey_and_back(owner):
     apps = migrate(BEFORE)
     Survey = apps.get_model("surveys", "Survey")
@@ -62,6 +63,7 @@ def test_question_tallies_move_to_the_survey_and_back(owner):
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.slow
 def test_report_rows_move_into_their_submission_and_back(owner):
     apps = migrate(AFTER)
     Survey = apps.get_model("surveys", "Survey")
@@ -95,6 +97,7 @@ def test_report_rows_move_into_their_submission_and_back(owner):
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.slow
 def test_surveys_already_opened_are_frozen_with_their_fingerprint(owner):
     from surveys.models import design_fingerprint_of
 
@@ -165,6 +168,7 @@ RANDOM_KEYS = [("surveys", "0017_random_row_keys")]
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.slow
 def test_stored_submissions_and_grouping_answers_lose_their_counted_keys(owner):
     apps = migrate(COUNTED_KEYS)
     Survey = apps.get_model("surveys", "Survey")

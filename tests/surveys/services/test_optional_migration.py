@@ -11,6 +11,7 @@ OPTIONAL = [("surveys", "0012_optional_answers")]
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.slow
 def test_questions_that_existed_keep_being_required(owner):
     apps = migrate(SHARDED)
     Survey = apps.get_model("surveys", "Survey")

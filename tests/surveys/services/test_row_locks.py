@@ -201,6 +201,7 @@ def _sources(**replaced):
     return sources
 
 
+@pytest.mark.slow
 def test_every_row_lock_in_surveys_is_inside_transaction_atomic():
     problems = unguarded_locks(_sources())
     assert problems == [], (
@@ -210,6 +211,7 @@ def test_every_row_lock_in_surveys_is_inside_transaction_atomic():
     )
 
 
+@pytest.mark.slow
 def test_the_static_check_finds_the_survey_delete_bug():
     """Take the ``atomic`` off ``survey_delete`` again: the check names the lock and the two
     routes that reach it (the page and the API)."""

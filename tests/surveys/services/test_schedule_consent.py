@@ -298,6 +298,7 @@ def test_a_duplicate_keeps_the_time_zone(make_survey):
     assert services.survey_duplicate(survey=survey).time_zone == "Asia/Seoul"
 
 
+@pytest.mark.slow
 def test_the_builder_takes_and_shows_the_schedule_in_the_surveys_zone(make_survey, owner_client):
     survey = make_survey(status="draft")
     closes = seoul_evening()

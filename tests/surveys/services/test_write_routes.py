@@ -1104,11 +1104,13 @@ def test_a_route_that_writes_nothing_stores_nothing(w, route):
         for check in checks
     ],
 )
+@pytest.mark.slow
 def test_each_write_route_stores_its_effect_outside_a_test_transaction(w, check):
     check(w)
 
 
 @pytest.mark.django_db
+@pytest.mark.slow
 def test_every_write_route_is_listed(w):
     survey = w.survey()
     trashed = w.survey()

@@ -66,6 +66,7 @@ def test_a_frozen_surveys_coins_and_questions_cannot_change_in_the_admin(
     assert list(frozen_survey.questions.values_list("text", flat=True)) == texts
 
 
+@pytest.mark.slow
 def test_an_unfrozen_survey_stays_editable_in_the_admin(admin_browser, make_survey):
     survey = make_survey(status=Survey.Status.DRAFT)
     page = admin_browser.get(change_url(survey))

@@ -45,6 +45,7 @@ def test_the_builder_adds_a_grouping_question_with_one_option_per_line(make_surv
     assert "Not randomized." in text_of(page)
 
 
+@pytest.mark.slow
 def test_a_grouping_question_with_one_option_is_refused_on_the_builder(make_survey, owner_client):
     survey = make_survey(status="draft")
     response = owner_client.post(
@@ -331,6 +332,7 @@ def test_the_planner_of_a_mixed_survey_gives_each_question_its_sample_size(
 
 
 @pytest.mark.parametrize("typed", ["Prefer not to say", "응답하지 않겠습니다", "不愿透露"])
+@pytest.mark.slow
 def test_the_builder_refuses_a_typed_prefer_not_to_say_and_names_the_built_in(
     make_survey, owner_client, typed
 ):
@@ -361,6 +363,7 @@ def test_the_translations_page_refuses_an_option_translated_into_prefer_not_to_s
 @pytest.mark.parametrize(
     ("lang", "named"), [("en", "Korean"), ("ko", "한국어"), ("zh-hans", "韩语")]
 )
+@pytest.mark.slow
 def test_editing_a_grouping_question_says_which_language_it_stops_offering(
     grouped_draft, owner_client, lang, named
 ):

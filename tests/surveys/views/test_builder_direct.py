@@ -37,6 +37,7 @@ def draft(make_survey):
         ({"question_type": "text"}, {"type": "text", "randomized": False}),
     ],
 )
+@pytest.mark.slow
 def test_a_direct_question_needs_the_confirmation(draft, owner_client, post, spec):
     refused = owner_client.post(add_url(draft), {"text": "Asked?", **post})
     assert refused.status_code == 400

@@ -181,6 +181,7 @@ def test_a_paste_adds_several_questions_of_the_chosen_type(draft, owner_client):
         ({"question_type": "numeric", "min": "0", "max": "5000"}, "max", "at most"),
     ],
 )
+@pytest.mark.slow
 def test_errors_show_next_to_their_field_and_nothing_is_stored(
     draft, owner_client, post, field, message
 ):
@@ -256,6 +257,7 @@ def test_the_field_map_covers_every_spec_path():
     assert form.field_for_service_error("__all__") is None
 
 
+@pytest.mark.slow
 def test_the_list_shows_each_questions_type_design_and_epsilon(make_survey, owner_client):
     survey = make_survey(
         status="draft",

@@ -44,6 +44,7 @@ def dashboard(client, **query):
     return client.get(reverse("surveys:dashboard"), query)
 
 
+@pytest.mark.slow
 def test_sixty_surveys_come_twenty_a_page_newest_first(owner_client, sixty):
     first = dashboard(owner_client)
     assert listed(first) == [f"Survey {i:02d}" + (" on Honesty" if i % 7 == 0 else "")
@@ -88,10 +89,12 @@ def test_a_search_without_match_says_so_and_offers_the_whole_list(owner_client, 
         ("responses", ["Survey 31", "Survey 04", "Survey 58"]),
     ],
 )
+@pytest.mark.slow
 def test_each_sort_orders_the_list(owner_client, sixty, sort, top):
     assert listed(dashboard(owner_client, sort=sort))[:3] == top
 
 
+@pytest.mark.slow
 def test_status_sort_puts_drafts_before_closed_surveys(owner_client, sixty):
     titles = listed(dashboard(owner_client, sort="status", page=2))
     statuses = [Survey.objects.get(owner=sixty[0].owner, title=t).status for t in titles]
@@ -103,6 +106,7 @@ def test_status_sort_puts_drafts_before_closed_surveys(owner_client, sixty):
     ("query", "field", "bad"),
     [({"sort": "size"}, "Sort by", "size"), ({"page": "abc"}, "Page", None)],
 )
+@pytest.mark.slow
 def test_bad_parameters_are_a_400_naming_the_field(owner_client, sixty, query, field, bad):
     response = dashboard(owner_client, **query)
     assert response.status_code == 400

@@ -103,6 +103,7 @@ def assert_inside(pairs, where):
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)
+@pytest.mark.slow
 def test_no_page_shows_an_estimate_outside_its_interval(scenario, make_survey, owner_client):
     survey = grouped_extreme_survey(make_survey, sizes=SCENARIOS[scenario])
     for name in ("surveys:results", "surveys:breakdown"):

@@ -53,6 +53,7 @@ def test_wrong_passwords_then_the_right_one_is_refused_until_the_window_passes(
     assert signed_in(client)
 
 
+@pytest.mark.slow
 def test_fewer_failures_than_the_limit_do_not_block(client, owner, limits):
     for i in range(limits - 1):
         page_login(client, f"guess-{i}")

@@ -202,6 +202,7 @@ def test_anonymous_visitors_are_sent_to_sign_in(pattern, open_survey, client):
 
 
 @pytest.mark.parametrize("pattern", owner_routes(), ids=lambda p: p.name)
+@pytest.mark.slow
 def test_every_route_answers_its_owner(pattern, open_survey, owner_client):
     response = owner_client.get(route_url(pattern, open_survey))
     assert response.status_code == GET_STATUS_FOR_OWNER[pattern.name]
@@ -431,6 +432,7 @@ def test_builder_adds_edits_moves_and_deletes_questions(make_survey, owner_clien
     assert texts() == ["First, reworded?", "Second?"]
 
 
+@pytest.mark.slow
 def test_blank_question_is_refused_naming_the_field(make_survey, owner_client):
     survey = make_survey(status="draft")
     response = owner_client.post(
@@ -497,6 +499,7 @@ def test_frozen_survey_refuses_question_changes_with_the_explanation(
     assert list(answered_survey.questions.values_list("id", "position", "text")) == before
 
 
+@pytest.mark.slow
 def test_frozen_survey_keeps_its_coins_but_saves_other_settings(answered_survey, owner_client):
     data = new_survey_form(title="New title", preset="custom", p_truth="0.9", p_forced_yes="0.1")
     response = owner_client.post(

@@ -233,6 +233,7 @@ def test_formula_cells_are_neutralised(make_survey, owner_client):
         assert not any(cell.startswith(("=", "+", "@")) for row in rows for cell in row)
 
 
+@pytest.mark.slow
 def test_responses_csv_has_one_row_per_submission(answered, owner_client):
     rows = download(owner_client, "responses-csv", answered)
     header, body = rows[0], rows[1:]

@@ -201,6 +201,7 @@ def test_the_builders_live_numbers_explain_the_total_in_plain_words(
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.slow
 def test_the_builder_page_explains_the_saved_surveys_total(owner_client, make_survey, language):
     survey = make_survey(status="draft", questions=[f"Question {i}?" for i in range(4)])
     html = owner_client.get(

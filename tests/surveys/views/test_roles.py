@@ -93,6 +93,7 @@ def state(survey):
 
 
 @pytest.mark.parametrize(("pattern", "method", "role"), CASES)
+@pytest.mark.slow
 def test_each_role_gets_what_the_route_declares(team, pattern, method, role):
     expected = _case(pattern, method, role)
     before = state(team.survey)
@@ -201,6 +202,7 @@ def members_url(survey):
     return reverse("surveys:members", kwargs={"pk": survey.pk})
 
 
+@pytest.mark.slow
 def test_the_owner_invites_by_username_or_email_and_nothing_is_granted_before_acceptance(
     owner, make_survey
 ):

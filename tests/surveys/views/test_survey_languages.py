@@ -350,6 +350,7 @@ def test_exports_name_the_languages_only_in_aggregate(owner_client, make_transla
     assert survey.questions.first().text in results and "[ko]" not in results
 
 
+@pytest.mark.slow
 def test_duplicating_copies_every_translation(grouped_draft):
     translations.survey_translations_save(
         survey=grouped_draft, texts=translation_texts(grouped_draft, into=("ko", "zh-hans"))

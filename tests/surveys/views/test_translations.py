@@ -86,6 +86,7 @@ def templates_pot(tmp_path_factory):
 
 @pytest.mark.parametrize("domain", DOMAINS)
 @pytest.mark.parametrize("locale", LOCALES)
+@pytest.mark.slow
 def test_every_string_in_the_sources_is_translated(templates_pot, locale, domain):
     pot = templates_pot[domain]
     assert pot.exists(), f"makemessages found no {domain} strings at all"

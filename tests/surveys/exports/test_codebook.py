@@ -221,6 +221,7 @@ def test_a_stranger_recomputes_the_api_numbers_from_the_plain_csv_files(study, a
         )
 
 
+@pytest.mark.slow
 def test_a_stranger_recomputes_the_results_page_from_the_workbook(study, owner_client, api):
     response = owner_client.get(reverse("surveys:export-xlsx", kwargs={"pk": study.pk}))
     assert response.status_code == 200
@@ -287,6 +288,7 @@ def test_the_codebook_describes_every_column_with_the_cells_as_written(study, ap
     assert not any(cell.startswith(("=", "+", "-", "@")) for row in rows for cell in row)
 
 
+@pytest.mark.slow
 def test_every_export_tells_prefer_not_to_say_from_a_skip(study, api, respondent):
     """Issue 24: both were an empty cell and "Not answered." in the codebook, although the
     database keeps them apart. One respondent declines G2; six (the fixture's) skipped it."""
@@ -417,6 +419,7 @@ def test_the_workbook_keeps_text_as_text_never_a_formula(study, api):
     assert {row[3] for row in reports[1:]} == {"0", "1", ""}
 
 
+@pytest.mark.slow
 def test_the_r_export_is_the_raw_reports_file(study, api):
     def body(path):
         return b"".join(api.get(path).streaming_content)
@@ -426,6 +429,7 @@ def test_the_r_export_is_the_raw_reports_file(study, api):
     )
 
 
+@pytest.mark.slow
 def test_the_zip_is_streamed_in_chunks_for_a_large_survey(make_survey, api):
     survey = make_survey(questions=[f"Question {i}?" for i in range(10)])
     rng = np.random.default_rng(1)

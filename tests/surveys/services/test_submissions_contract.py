@@ -329,6 +329,7 @@ def run(settings, survey, steps, *, statement):
     return seen
 
 
+@pytest.mark.slow
 def test_the_database_path_agrees_with_the_orm_oracle(make_survey, settings):
     rng = random.Random(SEED)
     foreign_survey = make_survey(title="Foreign", status="draft")
