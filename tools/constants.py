@@ -227,6 +227,11 @@ def _codes() -> dict:
 
     return {
         "question_types": list(Question.Kind.values),
+        # A short-text question is only ever asked directly (the model's question_text_direct
+        # constraint): every other type has a randomizer in the browser.
+        "randomized_question_types": [
+            kind for kind in Question.Kind.values if kind != Question.Kind.TEXT
+        ],
         "prefer_not_to_say": PREFER_NOT_TO_SAY,
     }
 
