@@ -430,7 +430,7 @@ def exists(path):
     """A path from the top, or a template's name (``surveys/results.html``, as Django and the
     templates' own {% include %} name it)."""
     return (ROOT / path).exists() or (
-        path.endswith(".html") and (ROOT / "templates" / path).exists()
+        path.endswith((".html", ".txt")) and (ROOT / "templates" / path).exists()
     )
 
 
