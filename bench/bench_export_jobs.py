@@ -10,7 +10,7 @@ BENCH_SCALE submissions of a 10-question survey with one grouping question (3 op
 submission answering it), as ``_common.populate`` does, inside the database. Then, each in a
 fresh child process:
 
-- csv job: ``services.export_jobs.export_job_run`` (what the worker runs) writing the responses
+- csv job: ``exports.jobs.export_job_run`` (what the worker runs) writing the responses
   CSV into its file: rows/s, peak RSS; the file's rows and SHA-256 checked against the job;
 - baselines (PostgreSQL): ``COPY (the same joined query) TO STDOUT WITH CSV`` into a file, and
   Python's csv writer over a plain psycopg server-side cursor of the same query: the export's
@@ -104,18 +104,20 @@ def top_up(survey, total):
 
 
 def _run_job(survey_id, kind):
+    from surveys.exports import jobs as export_files
     from surveys.models import Survey
+    from surveys.selectors.export_jobs import export_path
     from surveys.services import export_jobs
 
     survey = Survey.objects.get(pk=survey_id)
     owner = survey.owner
     job = export_jobs.export_job_start(survey=survey, user=owner, kind=kind, options={})
     started, cpu = time.perf_counter(), time.process_time()
-    done = export_jobs.export_job_run(job_id=job.pk)
+    done = export_files.export_job_run(job_id=job.pk)
     seconds = time.perf_counter() - started
     # The job's own CPU time: on a loaded machine the wall time is mostly waiting for a core
     # (this process's, or the database's), and this says what the code itself costs.
-    return done, seconds, time.process_time() - cpu, export_jobs.export_path(done)
+    return done, seconds, time.process_time() - cpu, export_path(done)
 
 
 def child_csv_job(survey_id, scale):

@@ -772,6 +772,8 @@ class ExportJob(models.Model):
 
     def __str__(self):
         return f"{self.kind} export of survey {self.survey_id} ({self.status})"
+
+
 class SurveyTokenKey(models.Model):
     """A survey's RSA key pair for invitation tokens (RFC 9474 blind signatures), made when
     invitations are first enabled and never replaced once the survey has opened: every

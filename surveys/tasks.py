@@ -26,7 +26,7 @@ def enqueue_after_commit(task_to_run, *args, **kwargs) -> None:
 
 @task()
 def export_job_task(job_id: str) -> None:
-    """Write an export job's file (``services.export_jobs.export_job_run``)."""
-    from .services.export_jobs import export_job_run
+    """Write an export job's file (``exports.jobs.export_job_run``)."""
+    from .exports.jobs import export_job_run
 
     export_job_run(job_id=job_id)

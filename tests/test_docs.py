@@ -427,8 +427,9 @@ MADE_UP_PATHS = ("test_docs.py", "test_readme.py")
 
 
 def exists(path):
-    """A path from the top, or a template's name (``surveys/results.html``, as Django and the
-    templates' own {% include %} name it)."""
+    """A path from the top, or a template's name (``surveys/results.html``, or an e-mail's
+    ``surveys/invitation_email.txt``, as Django and the templates' own {% include %} name
+    it)."""
     return (ROOT / path).exists() or (
         path.endswith((".html", ".txt")) and (ROOT / "templates" / path).exists()
     )

@@ -10,10 +10,10 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
 from .. import selectors
+from ..exports import jobs as export_files
 from ..exports.kinds import EXPORT_KINDS, file_response
 from ..models import ExportJob
 from ..selectors import export_jobs as job_reads
-from ..services import export_jobs
 from .errors import error_responses
 from .researcher import CSVNegotiation, OwnedSurveyView
 
@@ -72,7 +72,7 @@ def job_body(request, job) -> dict:
 
 def deliver(request, survey, *, kind, options, headers=None):
     """``kind`` of ``survey``: the whole file (200), or its job (202)."""
-    delivery = export_jobs.export_deliver(
+    delivery = export_files.export_deliver(
         survey=survey, user=request.user, kind=kind, options=options
     )
     if delivery.job is not None:

@@ -7,7 +7,7 @@ Every raw export (the responses CSV, the CSV for R, the ZIP, the Excel workbook)
   temporary file with a time budget (``build_direct``): the response is sent only once the
   file is whole, with its length, so a download is never a truncated 200; past the budget the
   export becomes a job instead;
-- by the worker (``services.export_jobs``) into the job's file, reporting progress.
+- by the worker (``exports.jobs``) into the job's file, reporting progress.
 
 Adding an export (SPSS, Stata...) is one entry in ``EXPORT_KINDS``: a function writing the file
 from the survey and the request's options, calling ``progress(rows)`` as rows go out.

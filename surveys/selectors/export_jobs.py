@@ -1,11 +1,17 @@
-"""Reads of export jobs (``services.export_jobs`` writes them)."""
+"""Reads of export jobs (``services.export_jobs`` writes them; ``exports.jobs`` writes their
+files and their codebooks)."""
 
-from dataclasses import replace
+from pathlib import Path
 
+from django.conf import settings
 from django.http import Http404
 
-from ..exports.codebook import RawFileFacts, survey_codebook
 from ..models import ExportJob
+
+
+def export_path(job: ExportJob) -> Path:
+    """Where a job's file is (or will be) on disk."""
+    return Path(settings.EXPORT_DIR) / job.file_name
 
 
 def export_job_for(*, survey, job_id) -> ExportJob:
@@ -20,8 +26,6 @@ def export_job_for(*, survey, job_id) -> ExportJob:
 def export_job_open(job: ExportJob):
     """A finished job's file, open for reading, or 404: not written yet, failed, or expired
     and deleted."""
-    from ..services.export_jobs import export_path
-
     if job.status != ExportJob.Status.DONE:
         raise Http404("This export is not ready.")
     try:
@@ -37,15 +41,3 @@ def export_job_progress(job: ExportJob) -> float | None:
     if not job.rows_total:
         return None
     return min(job.rows_written / job.rows_total, 1.0)
-
-
-def export_job_codebook(job: ExportJob):
-    """The codebook of a finished job's CSV file, with its rows and checksum."""
-    facts = RawFileFacts(name=job.download_name, rows=job.rows or 0, sha256=job.sha256)
-    codebook = survey_codebook(
-        survey=job.survey,
-        method=job.options.get("method"),
-        confidence=job.options.get("confidence"),
-    )
-
-    return replace(codebook, raw_file=facts)

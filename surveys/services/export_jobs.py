@@ -1,43 +1,33 @@
-"""Export jobs: a large raw export written by the background worker, then kept for a while.
+"""Export jobs' rows: a large raw export written by the background worker, then kept a while.
 
 ``export_job_start`` records the job and enqueues ``tasks.export_job_task`` once the
-transaction commits; the worker (``manage.py db_worker``) calls ``export_job_run``, which
-writes the file under ``settings.EXPORT_DIR`` with a random name, reporting progress in the
-job's row; ``export_jobs_purge`` deletes what has expired. What each export writes is
-``exports.kinds``.
+transaction commits; the worker (``manage.py db_worker``) calls ``exports.jobs.export_job_run``,
+which writes the file under ``settings.EXPORT_DIR`` with a random name and records its state
+here (claimed, progress, done or failed); ``export_jobs_purge`` deletes what has expired. The
+files themselves are the exports layer's (``exports.jobs``, ``exports.kinds``): a write never
+depends on a file (tests/test_layers.py).
 """
 
-import hashlib
-import logging
-import secrets
-from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
 
-from ..exports.kinds import EXPORT_KINDS, DirectExportTooSlow, ExportKind, build_direct
 from ..models import ExportJob
-
-logger = logging.getLogger(__name__)
+from ..selectors.export_jobs import export_path
 
 # The jobs that may still write: a request for the same export joins one of them.
 ACTIVE = (ExportJob.Status.QUEUED, ExportJob.Status.RUNNING)
 
 
-def export_path(job: ExportJob) -> Path:
-    return Path(settings.EXPORT_DIR) / job.file_name
-
-
 def export_job_start(*, survey, user, kind: str, options: dict) -> ExportJob:
     """The job writing ``kind`` of ``survey`` with ``options``: a waiting or running job of
     the same user, kind and options when there is one (a reload or double click does not
-    queue the export twice), else a new one, enqueued once this transaction commits."""
-    if kind not in EXPORT_KINDS:
-        raise ValidationError({"kind": [f"Unknown export kind {kind!r}."]})
+    queue the export twice), else a new one, enqueued once this transaction commits. ``kind``
+    is a name of ``exports.kinds.EXPORT_KINDS``, checked by ``exports.jobs.export_deliver``
+    (the requests' way in) before this is called."""
     with transaction.atomic():
         existing = (
             ExportJob.objects.select_for_update()
@@ -60,10 +50,10 @@ def export_job_start(*, survey, user, kind: str, options: dict) -> ExportJob:
     return job
 
 
-def export_job_run(*, job_id) -> ExportJob | None:
-    """Write the job's file (the worker's side). The file appears complete or not at all:
-    it is written under a temporary name and renamed when whole. A job that is not waiting
-    (already run, or its survey deleted) is left alone: ``None``."""
+def export_job_claim(*, job_id) -> ExportJob | None:
+    """Mark a waiting job running and return it (with its survey), for the worker to write;
+    ``None`` when it is not waiting (already run, or its survey deleted), so a task run twice
+    writes once."""
     with transaction.atomic():
         job = (
             ExportJob.objects.select_for_update()
@@ -75,54 +65,46 @@ def export_job_run(*, job_id) -> ExportJob | None:
             return None
         job.status = ExportJob.Status.RUNNING
         job.save(update_fields=["status"])
-    export_jobs_purge()
-    kind = EXPORT_KINDS[job.kind]
-    directory = Path(settings.EXPORT_DIR)
-    directory.mkdir(parents=True, exist_ok=True)
-    name = f"{secrets.token_urlsafe(24)}.{kind.extension}"
-    partial = directory / f"{name}.partial"
-    # Recorded before the file exists, so another worker's purge never takes it for an orphan.
-    ExportJob.objects.filter(pk=job.pk).update(file_name=name)
+    return job
 
-    def progress(rows):
-        ExportJob.objects.filter(pk=job.pk).update(rows_written=rows)
 
-    try:
-        with open(partial, "wb", buffering=2**20) as handle:
-            written = kind.write(handle, survey=job.survey, options=job.options, progress=progress)
-        digest = _file_sha256(partial)
-        size = partial.stat().st_size
-        partial.rename(directory / name)
-    except Exception:
-        # The researcher sees that it failed and may ask again; the details go to the log.
-        logger.exception("export job %s failed", job.pk)
-        partial.unlink(missing_ok=True)
-        ExportJob.objects.filter(pk=job.pk).update(
-            status=ExportJob.Status.FAILED, finished_at=timezone.now(), error="export failed"
-        )
-        raise
+# Updates, not saves, below: a job deleted meanwhile (its survey purged) is not recreated.
+
+
+def export_job_named(job: ExportJob, *, file_name: str) -> None:
+    """Record the file's name before the file exists, so a purge never takes it for an
+    orphan."""
+    ExportJob.objects.filter(pk=job.pk).update(file_name=file_name)
+
+
+def export_job_progressed(job: ExportJob, *, rows: int) -> None:
+    ExportJob.objects.filter(pk=job.pk).update(rows_written=rows)
+
+
+def export_job_failed(job: ExportJob, *, error: str) -> None:
+    ExportJob.objects.filter(pk=job.pk).update(
+        status=ExportJob.Status.FAILED, finished_at=timezone.now(), error=error
+    )
+
+
+def export_job_done(
+    job: ExportJob, *, file_name: str, download_name: str, size: int, rows, sha256: str
+) -> ExportJob | None:
+    """Record a whole file written, kept ``settings.EXPORT_RETENTION_HOURS``; the job as it
+    is now, or ``None`` when it was deleted meanwhile."""
     now = timezone.now()
-    # An update, not a save: a job deleted meanwhile (its survey purged) is not recreated.
     ExportJob.objects.filter(pk=job.pk).update(
         status=ExportJob.Status.DONE,
-        file_name=name,
-        download_name=kind.filename(job.survey),
+        file_name=file_name,
+        download_name=download_name,
         size=size,
-        rows=written.rows,
-        rows_written=written.rows or 0,
-        sha256=digest,
+        rows=rows,
+        rows_written=rows or 0,
+        sha256=sha256,
         finished_at=now,
         expires_at=now + timedelta(hours=settings.EXPORT_RETENTION_HOURS),
     )
     return ExportJob.objects.filter(pk=job.pk).first()
-
-
-def _file_sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as handle:
-        while block := handle.read(2**20):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 def export_jobs_purge(*, now=None) -> int:
@@ -153,32 +135,3 @@ def export_jobs_purge(*, now=None) -> int:
         elif path.name not in kept:
             path.unlink(missing_ok=True)
     return count
-
-
-@dataclass(frozen=True)
-class Delivery:
-    """A raw export as the request gets it: the whole file built in the request (``handle``
-    at its start, ``size`` bytes) or the job that writes it (``job``)."""
-
-    kind: ExportKind
-    handle: object = None
-    size: int = 0
-    job: ExportJob | None = None
-
-
-def export_deliver(*, survey, user, kind: str, options: dict) -> Delivery:
-    """A raw export for a request: built whole in the request below
-    ``settings.EXPORT_JOB_THRESHOLD`` responses, unless that takes longer than
-    ``settings.EXPORT_DIRECT_SECONDS``; otherwise (and then) a job. Never a part of a file."""
-    if kind not in EXPORT_KINDS:
-        raise ValidationError({"kind": [f"Unknown export kind {kind!r}."]})
-    export_kind = EXPORT_KINDS[kind]
-    if survey.response_count < settings.EXPORT_JOB_THRESHOLD:
-        try:
-            handle, size = build_direct(kind=export_kind, survey=survey, options=options)
-        except DirectExportTooSlow:
-            pass
-        else:
-            return Delivery(kind=export_kind, handle=handle, size=size)
-    job = export_job_start(survey=survey, user=user, kind=kind, options=options)
-    return Delivery(kind=export_kind, job=job)

@@ -10,16 +10,16 @@ from django.shortcuts import render
 from django.urls import reverse
 
 from ..exports import csv as csv_export
+from ..exports import jobs as export_files
 from ..exports.kinds import EXPORT_KINDS, file_response
 from ..models import ExportJob
 from ..selectors import export_jobs as job_reads
-from ..services import export_jobs
 from .common import VIEWER, member_view
 
 
 def deliver(request, survey, *, kind, options, headers=None):
     """``kind`` of ``survey`` for this request: the file, or a 303 to its job's page."""
-    delivery = export_jobs.export_deliver(
+    delivery = export_files.export_deliver(
         survey=survey, user=request.user, kind=kind, options=options
     )
     if delivery.job is not None:
@@ -106,4 +106,4 @@ def export_job_codebook(request, survey, job_id):
     job = job_reads.export_job_for(survey=survey, job_id=job_id)
     if job.status != ExportJob.Status.DONE or job.kind not in CODEBOOK_KINDS:
         raise Http404("This export has no codebook of its own.")
-    return csv_export.codebook_csv_response(job_reads.export_job_codebook(job))
+    return csv_export.codebook_csv_response(export_files.export_job_codebook(job))

@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
+from surveys.exports import jobs as export_files
 from surveys.models import Survey, SurveyInvitation, SurveyMember
 from surveys.selectors import ROLE_RANK
 from surveys.services import export_jobs, invitations, members, tokens
@@ -155,7 +156,7 @@ def cast(request, owner, make_survey, submit, settings, tmp_path):
     # A finished export job, for the routes that read one.
     settings.EXPORT_DIR = tmp_path / "exports"
     job = export_jobs.export_job_start(survey=survey, user=owner, kind="reports", options={})
-    team.job = export_jobs.export_job_run(job_id=job.pk)
+    team.job = export_files.export_job_run(job_id=job.pk)
     if route.split("/", 3)[-1].startswith("<int:survey_id>/invitations/"):
         # Respondent invitations (docs/invitations.md): the routes act on one of those.
         Survey.objects.filter(pk=survey.pk).update(access="both")

@@ -13,8 +13,8 @@ import pytest
 from playwright.sync_api import expect
 
 from surveys import services
+from surveys.exports import jobs as export_files
 from surveys.exports import kinds
-from surveys.services import export_jobs
 
 pytestmark = pytest.mark.e2e
 
@@ -61,7 +61,7 @@ def test_a_large_export_shows_its_progress_then_the_file(
     expect(page.locator("#export-job-status")).to_contain_text("Waiting for the worker")
     job_id = re.search(r"/exports/([0-9a-f-]+)/", page.url).group(1)
 
-    worker = threading.Thread(target=export_jobs.export_job_run, kwargs={"job_id": job_id})
+    worker = threading.Thread(target=export_files.export_job_run, kwargs={"job_id": job_id})
     worker.start()
     try:
         # The page follows the worker: 10 of 40 rows is a quarter of the bar.

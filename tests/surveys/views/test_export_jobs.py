@@ -12,8 +12,10 @@ from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
 from surveys.exports import csv as csv_export
+from surveys.exports import jobs as export_files
 from surveys.exports.codebook import survey_codebook
 from surveys.models import PREFER_NOT_TO_SAY, ExportJob, GroupAnswer, Submission, question_key
+from surveys.selectors.export_jobs import export_path
 from surveys.services import export_jobs
 from surveys.tasks import export_job_task
 from tests.helpers import simulate_responses
@@ -216,12 +218,12 @@ def test_failed_job_keeps_no_file(grouped, owner, export_dir, monkeypatch):
         handle.write(b"submission_id,received_on\n")
         raise RuntimeError("disk full")
 
-    kind = export_jobs.EXPORT_KINDS["reports"]
+    kind = export_files.EXPORT_KINDS["reports"]
     monkeypatch.setitem(
-        export_jobs.EXPORT_KINDS, "reports", type(kind)(**{**kind.__dict__, "write": broken})
+        export_files.EXPORT_KINDS, "reports", type(kind)(**{**kind.__dict__, "write": broken})
     )
     with pytest.raises(RuntimeError):
-        export_jobs.export_job_run(job_id=job.pk)
+        export_files.export_job_run(job_id=job.pk)
     job.refresh_from_db()
     assert job.status == ExportJob.Status.FAILED
     assert list(Path(export_dir).iterdir()) == []
@@ -230,8 +232,8 @@ def test_failed_job_keeps_no_file(grouped, owner, export_dir, monkeypatch):
 def test_expired_exports_are_deleted(grouped, owner, settings):
     settings.EXPORT_RETENTION_HOURS = 2
     job = export_jobs.export_job_start(survey=grouped, user=owner, kind="reports", options={})
-    done = export_jobs.export_job_run(job_id=job.pk)
-    path = export_jobs.export_path(done)
+    done = export_files.export_job_run(job_id=job.pk)
+    path = export_path(done)
     assert path.exists()
     assert export_jobs.export_jobs_purge(now=timezone.now() + timedelta(hours=1)) == 0
     assert export_jobs.export_jobs_purge(now=timezone.now() + timedelta(hours=3)) == 1
@@ -271,7 +273,7 @@ def test_a_survey_without_grouping_questions_exports_from_one_query(owner_client
 
 def test_a_deleted_surveys_export_files_go_with_the_next_purge(grouped, owner):
     job = export_jobs.export_job_start(survey=grouped, user=owner, kind="reports", options={})
-    path = export_jobs.export_path(export_jobs.export_job_run(job_id=job.pk))
+    path = export_path(export_files.export_job_run(job_id=job.pk))
     grouped.delete()  # as purge_trash does, for good: the job goes with its survey
     assert path.exists()
     export_jobs.export_jobs_purge()

@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from surveys import selectors, services
 from surveys import urls as page_urls
+from surveys.exports import jobs as export_files
 from surveys.formatting import epsilon_text
 from surveys.models import GroupingOption, GroupingQuestion, Survey
 from surveys.services import export_jobs
@@ -104,7 +105,7 @@ def route_url(pattern, survey):
 def finished_export(survey):
     """A responses CSV written by an export job, as the worker would."""
     job = export_jobs.export_job_start(survey=survey, user=survey.owner, kind="reports", options={})
-    return export_jobs.export_job_run(job_id=job.pk)
+    return export_files.export_job_run(job_id=job.pk)
 
 
 def respondent_invitation(survey):

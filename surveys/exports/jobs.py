@@ -1,0 +1,120 @@
+"""Export jobs, the file side: the worker's writing of a job's file, a request's choice between
+a whole file and a job, and a finished job's codebook.
+
+What each export writes is ``exports.kinds``; the job's row (queued, running, done, failed,
+purged) is written by ``services.export_jobs``, and read by ``selectors.export_jobs``. Here,
+not in the services: a write never depends on a file (tests/test_layers.py).
+"""
+
+import hashlib
+import logging
+import secrets
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+
+from ..models import ExportJob
+from ..services.export_jobs import (
+    export_job_claim,
+    export_job_done,
+    export_job_failed,
+    export_job_named,
+    export_job_progressed,
+    export_job_start,
+    export_jobs_purge,
+)
+from .codebook import RawFileFacts, survey_codebook
+from .kinds import EXPORT_KINDS, DirectExportTooSlow, ExportKind, build_direct
+
+logger = logging.getLogger(__name__)
+
+
+def export_job_run(*, job_id) -> ExportJob | None:
+    """Write the job's file (the worker's side, ``tasks.export_job_task``). The file appears
+    complete or not at all: it is written under a temporary name and renamed when whole. A job
+    that is not waiting (already run, or its survey deleted) is left alone: ``None``."""
+    job = export_job_claim(job_id=job_id)
+    if job is None:
+        return None
+    export_jobs_purge()
+    kind = EXPORT_KINDS[job.kind]
+    directory = Path(settings.EXPORT_DIR)
+    directory.mkdir(parents=True, exist_ok=True)
+    name = f"{secrets.token_urlsafe(24)}.{kind.extension}"
+    partial = directory / f"{name}.partial"
+    # Recorded before the file exists, so another worker's purge never takes it for an orphan.
+    export_job_named(job, file_name=name)
+
+    def progress(rows):
+        export_job_progressed(job, rows=rows)
+
+    try:
+        with open(partial, "wb", buffering=2**20) as handle:
+            written = kind.write(handle, survey=job.survey, options=job.options, progress=progress)
+        digest = _file_sha256(partial)
+        size = partial.stat().st_size
+        partial.rename(directory / name)
+    except Exception:
+        # The researcher sees that it failed and may ask again; the details go to the log.
+        logger.exception("export job %s failed", job.pk)
+        partial.unlink(missing_ok=True)
+        export_job_failed(job, error="export failed")
+        raise
+    return export_job_done(
+        job,
+        file_name=name,
+        download_name=kind.filename(job.survey),
+        size=size,
+        rows=written.rows,
+        sha256=digest,
+    )
+
+
+def _file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while block := handle.read(2**20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """A raw export as the request gets it: the whole file built in the request (``handle``
+    at its start, ``size`` bytes) or the job that writes it (``job``)."""
+
+    kind: ExportKind
+    handle: object = None
+    size: int = 0
+    job: ExportJob | None = None
+
+
+def export_deliver(*, survey, user, kind: str, options: dict) -> Delivery:
+    """A raw export for a request: built whole in the request below
+    ``settings.EXPORT_JOB_THRESHOLD`` responses, unless that takes longer than
+    ``settings.EXPORT_DIRECT_SECONDS``; otherwise (and then) a job. Never a part of a file."""
+    if kind not in EXPORT_KINDS:
+        raise ValidationError({"kind": [f"Unknown export kind {kind!r}."]})
+    export_kind = EXPORT_KINDS[kind]
+    if survey.response_count < settings.EXPORT_JOB_THRESHOLD:
+        try:
+            handle, size = build_direct(kind=export_kind, survey=survey, options=options)
+        except DirectExportTooSlow:
+            pass
+        else:
+            return Delivery(kind=export_kind, handle=handle, size=size)
+    job = export_job_start(survey=survey, user=user, kind=kind, options=options)
+    return Delivery(kind=export_kind, job=job)
+
+
+def export_job_codebook(job: ExportJob):
+    """The codebook of a finished job's CSV file, with its rows and checksum."""
+    facts = RawFileFacts(name=job.download_name, rows=job.rows or 0, sha256=job.sha256)
+    codebook = survey_codebook(
+        survey=job.survey,
+        method=job.options.get("method"),
+        confidence=job.options.get("confidence"),
+    )
+    return replace(codebook, raw_file=facts)
