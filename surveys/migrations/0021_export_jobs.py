@@ -8,7 +8,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("surveys", "0022_question_direct"),
+        ("surveys", "0020_question_direct"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('surveys', '0024_survey_shuffle_questions'),
+        ('surveys', '0022_survey_shuffle_questions'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
