@@ -31,6 +31,9 @@ def sign_in_with_the_form(page, live_server, username):
 def build_survey(page):
     """Create the survey through the pages and return it as stored."""
     page.get_by_role("link", name="New survey").click()
+    # The page's module scripts run before its load event; a coin choice made sooner (as no
+    # person could) would change the form before builder.js listens.
+    page.wait_for_load_state("load")
     page.get_by_label("Title").fill("Exam honesty")
     page.get_by_label("Minimum responses before a question’s estimate is shown").fill("2")
 
