@@ -68,11 +68,16 @@ from .estimates import (
     survey_tallies,
 )
 from .mechanisms import (
+    CHEATING_KINDS,
+    GROUP_SHARE,
     LedgerEntry,
+    OneSidedEntry,
     PrivacyLedger,
     browser_parameters,
+    cheating_design,
     design_name,
     exceeds_epsilon_ceiling,
+    is_cheating_detection,
     privacy_ledger,
     question_design,
     question_mechanism,
@@ -142,10 +147,12 @@ from .surveys import (
 )
 
 __all__ = [
+    "CHEATING_KINDS",
     "CUSTOM_DESIGN",
     "DASHBOARD_SORTS",
     "DESIGN_LABELS",
     "EDITOR",
+    "GROUP_SHARE",
     "OWNER",
     "PADDING_FIELD",
     "PLANNING_CONFIDENCE",
@@ -168,6 +175,7 @@ __all__ = [
     "LedgerEntry",
     "LevelCount",
     "NumericQuestionEstimate",
+    "OneSidedEntry",
     "OptionCount",
     "OptionEstimate",
     "Plan",
@@ -192,6 +200,7 @@ __all__ = [
     "SurveyRoleRequired",
     "SurveyTallies",
     "browser_parameters",
+    "cheating_design",
     "coins_privacy",
     "default_threshold",
     "design_from_coins",
@@ -204,6 +213,7 @@ __all__ = [
     "exceeds_epsilon_ceiling",
     "grouping_question_for_survey",
     "headline",
+    "is_cheating_detection",
     "noisy_counts",
     "numeric_reports",
     "parameters_text",
