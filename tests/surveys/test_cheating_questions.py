@@ -1,0 +1,192 @@
+"""Cheating-detection questions (issue 27 item 3): CDM and SLD designs on yes/no questions,
+validated with dpengine's errors naming the field, part of the design fingerprint, reported as
+one code 2 × (group - 1) + bit, estimated from the tallies (dpengine.estimate_cheating) with
+min_n applied, and in the privacy ledger outside ε with their one-sided bound."""
+
+import math
+import uuid
+
+import numpy as np
+import pytest
+from django.core.exceptions import ValidationError
+
+import dpengine
+from surveys import selectors, services
+from surveys.selectors.cheating_rows import group_counts
+from surveys.services.question_types import clean_question_type
+
+pytestmark = pytest.mark.django_db
+
+CDM = {"kind": "cdm", "p": [0.25, 0.75]}
+SLD = {"kind": "sld", "p": [0.2, 0.8], "group_share": 0.4}
+QUESTIONS = [
+    {"text": "Ever taken supplies home?"},
+    {"text": "Ever called in sick when well?", "design": CDM},
+    {"text": "Ever falsified a timesheet?", "design": SLD},
+]
+
+
+@pytest.fixture
+def study(make_survey):
+    survey = make_survey(status="draft", questions=QUESTIONS, title="Cheating study")
+    survey.min_n = 5
+    survey.save(update_fields=["min_n"])
+    return services.survey_open(survey=survey)
+
+
+def _send(survey, codes):
+    ids = list(survey.questions.values_list("id", flat=True))
+    for cdm_code, sld_code in codes:
+        answers = {str(ids[0]): True, str(ids[1]): cdm_code, str(ids[2]): sld_code}
+        services.submission_receive(slug=survey.slug, submission_id=uuid.uuid4(), answers=answers)
+
+
+def test_designs_are_stored_in_rrreg_parametrisation_with_the_group_share():
+    assert clean_question_type({"design": CDM})["design"] == {
+        "kind": "cdm",
+        "p": [0.25, 0.75],
+        "group_share": 0.5,
+    }
+    assert clean_question_type({"design": SLD})["design"] == {
+        "kind": "sld",
+        "p": [0.2, 0.8],
+        "group_share": 0.4,
+    }
+
+
+@pytest.mark.parametrize(
+    ("design", "field"),
+    [
+        ({"kind": "cdm", "p": [0.5, 0.5]}, "design.p"),
+        ({"kind": "cdm", "p": [0, 0.5]}, "design.p"),
+        ({"kind": "sld", "p": [0.2]}, "design.p"),
+        ({"kind": "sld", "p": "0.2,0.8"}, "design.p"),
+        ({"kind": "sld", "p": [0.2, True]}, "design.p"),
+        ({"kind": "cdm", "p": [0.2, 0.8], "group_share": 1}, "design.group_share"),
+        ({"kind": "cdm", "p": [0.2, 0.8], "group_share": "half"}, "design.group_share"),
+        ({"kind": "cdm", "p": [0.2, 0.8], "share": 0.5}, "design"),
+        # A "yes" 1 / 0.1 = 10 times as likely from a carrier: above the ceiling of 9.
+        ({"kind": "cdm", "p": [0.1, 0.8]}, "design"),
+    ],
+)
+def test_bad_parameters_are_refused_naming_the_field(design, field):
+    with pytest.raises(ValidationError) as info:
+        clean_question_type({"design": design}, prefix="questions.1.")
+    assert list(info.value.message_dict) == [f"questions.1.{field}"]
+
+
+@pytest.mark.parametrize("kind", ["choice", "numeric"])
+def test_only_yes_no_questions_take_a_design(kind):
+    spec = {"type": kind, "options": ["a", "b"], "min": 0, "max": 3, "design": CDM}
+    spec = {k: v for k, v in spec.items() if k != ("min" if kind == "choice" else "options")}
+    if kind == "choice":
+        spec.pop("max")
+    with pytest.raises(ValidationError) as info:
+        clean_question_type(spec)
+    assert "design" in info.value.message_dict
+
+
+def test_a_direct_question_takes_no_cheating_design():
+    with pytest.raises(ValidationError) as info:
+        clean_question_type({"randomized": False, "design": CDM})
+    assert "design" in info.value.message_dict
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        {"kind": "cdm", "p": [0.25, 0.7]},
+        {"kind": "cdm", "p": [0.25, 0.75], "group_share": 0.6},
+        {"kind": "sld", "p": [0.25, 0.75]},
+    ],
+)
+def test_the_fingerprint_changes_with_each_parameter(make_survey, changed):
+    survey = make_survey(status="draft", questions=[{"text": "Q", "design": CDM}])
+    question = survey.questions.get()
+    first_print = selectors.survey_design_fingerprint(survey=survey)
+    question.design = clean_question_type({"design": changed})["design"]
+    question.save(update_fields=["design"])
+    assert selectors.survey_design_fingerprint(survey=survey) != first_print
+    question.design = clean_question_type({"design": CDM})["design"]
+    question.save(update_fields=["design"])
+    assert selectors.survey_design_fingerprint(survey=survey) == first_print
+
+
+def test_reports_are_codes_0_to_3_and_a_bit_is_refused(study):
+    target = selectors.submission_target(slug=study.slug)
+    ids = list(study.questions.values_list("id", flat=True))
+    assert target.report_ranges == {ids[1]: ("choice", 0, 3), ids[2]: ("choice", 0, 3)}
+    for bad in (True, 4, -1):
+        answers = {str(ids[0]): True, str(ids[1]): bad, str(ids[2]): 0}
+        with pytest.raises(ValidationError) as info:
+            services.submission_receive(
+                slug=study.slug, submission_id=uuid.uuid4(), answers=answers
+            )
+        assert f"answers.{ids[1]}" in str(info.value.message_dict)
+    assert study.submissions.count() == 0
+
+
+def test_group_counts_split_the_codes():
+    assert group_counts((5, 7, 2, 9)) == group_counts([5, 7, 2, 9])
+    counts = group_counts((5, 7, 2, 9))
+    assert (counts.n1, counts.yes1, counts.n2, counts.yes2) == (12, 7, 11, 9)
+    assert group_counts((3, 1)).n2 == 0  # a tally that never saw codes 2 or 3
+
+
+def test_estimates_are_dpengines_from_the_groups_counts_and_withheld_below_min_n(study):
+    # CDM codes: group 1 (p 0.25) 2 no, 2 yes; group 2 (p 0.75) 1 no, 3 yes.
+    codes = [(0, 1), (0, 3), (1, 2), (1, 3), (2, 0), (3, 1), (3, 3), (3, 3)]
+    _send(study, codes[:4])
+    rows = [row for row in selectors.survey_estimates(survey=study).rows if row.kind == "cheating"]
+    assert [row.suppressed for row in rows] == [True, True]
+    _send(study, codes[4:])
+    rows = [row for row in selectors.survey_estimates(survey=study).rows if row.kind == "cheating"]
+    cdm, sld = rows
+    assert not cdm.suppressed and cdm.design_name == "cdm" and sld.design_name == "sld"
+    expected = dpengine.estimate_cheating(
+        design=dpengine.CheatingDetection(p=(0.25, 0.75)),
+        n1=4,
+        yes1=2,
+        n2=4,
+        yes2=3,
+        confidence=study.confidence,
+    )
+    assert cdm.estimate == expected
+    # SLD codes: group 1 (0, 1): 1 no, 3 yes; group 2 (2, 3): 1 no, 3 yes.
+    assert (sld.estimate.n1, sld.estimate.yes1, sld.estimate.n2, sld.estimate.yes2) == (
+        4,
+        3,
+        4,
+        3,
+    )
+    assert sld.estimate.design == dpengine.StochasticLieDetector(p=(0.2, 0.8), share=0.4)
+    assert [p.name for p in sld.shown_parameters] == ["pi", "t"]
+    for parameter in cdm.shown_parameters:
+        if parameter.estimate is not None:
+            assert parameter.ci_low <= parameter.estimate <= parameter.ci_high
+    assert cdm.as_dict()["gamma"]["estimate"] == cdm.shown("gamma").estimate
+
+
+def test_simulated_respondents_go_through_dpengines_samplers(study):
+    rng = np.random.default_rng(27)
+    reports = services.simulated_reports_draw(survey=study, shares=[0.3, 0.3, 0.3], n=4000, rng=rng)
+    assert set(np.unique(reports[:, 1])) == {0, 1, 2, 3}
+    services.simulated_submissions_record(survey=study, reports=reports)
+    cdm = next(r for r in selectors.survey_estimates(survey=study).rows if r.kind == "cheating")
+    # Everyone complies: gamma near 0, pi near 0.3 (four standard errors).
+    assert abs(cdm.estimate["pi"].estimate - 0.3) <= 4 * cdm.estimate["pi"].std_error
+    assert abs(cdm.estimate["gamma"].estimate) <= 4 * cdm.estimate["gamma"].std_error
+    # Group 2 holds about 1 - 0.5 of the respondents (binomial, four standard deviations).
+    assert abs(cdm.estimate.n2 - 2000) <= 4 * math.sqrt(4000 * 0.25)
+
+
+def test_the_ledger_lists_them_outside_epsilon_with_the_one_sided_bound(study):
+    ledger = selectors.privacy_ledger(survey=study)
+    assert [entry.design for entry in ledger.entries] == ["forced_response"]
+    assert math.isfinite(ledger.total_epsilon)
+    assert ledger.total_epsilon == pytest.approx(selectors.survey_coins(study).epsilon)
+    cdm, sld = ledger.one_sided
+    assert (cdm.design, sld.design) == ("cdm", "sld")
+    assert cdm.yes_odds == pytest.approx(4)  # 1 / min(p) = 1 / 0.25
+    assert sld.yes_odds == pytest.approx(5)  # 1 / min(1 - p) = 1 / 0.2
+    assert math.isinf(selectors.question_mechanism(study.questions.all()[1], survey=study).epsilon)
