@@ -152,13 +152,9 @@ def test_estimates_are_dpengines_from_the_groups_counts_and_withheld_below_min_n
         confidence=study.confidence,
     )
     assert cdm.estimate == expected
-    # SLD codes: group 1 (0, 1): 1 no, 3 yes; group 2 (2, 3): 1 no, 3 yes.
-    assert (sld.estimate.n1, sld.estimate.yes1, sld.estimate.n2, sld.estimate.yes2) == (
-        4,
-        3,
-        4,
-        3,
-    )
+    # SLD codes 1, 3, 2, 3, 0, 1, 3, 3: group 1 (codes 0, 1) 1 no, 2 yes; group 2 1 no, 4 yes.
+    counts = (sld.estimate.n1, sld.estimate.yes1, sld.estimate.n2, sld.estimate.yes2)
+    assert counts == (3, 2, 5, 4)
     assert sld.estimate.design == dpengine.StochasticLieDetector(p=(0.2, 0.8), share=0.4)
     assert [p.name for p in sld.shown_parameters] == ["pi", "t"]
     for parameter in cdm.shown_parameters:
