@@ -9,6 +9,7 @@ import uuid
 import numpy as np
 import pytest
 from django.core.exceptions import ValidationError
+from django.urls import reverse
 
 import dpengine
 from surveys import selectors, services
@@ -186,3 +187,59 @@ def test_the_ledger_lists_them_outside_epsilon_with_the_one_sided_bound(study):
     assert cdm.yes_odds == pytest.approx(4)  # 1 / min(p) = 1 / 0.25
     assert sld.yes_odds == pytest.approx(5)  # 1 / min(1 - p) = 1 / 0.2
     assert math.isinf(selectors.question_mechanism(study.questions.all()[1], survey=study).epsilon)
+
+
+@pytest.fixture
+def answered(study):
+    rng = np.random.default_rng(3)
+    reports = services.simulated_reports_draw(survey=study, shares=[0.3, 0.3, 0.3], n=60, rng=rng)
+    services.simulated_submissions_record(survey=study, reports=reports)
+    return study
+
+
+SURVEY_PAGES = [
+    "builder",
+    "preview",
+    "results",
+    "estimates-csv",
+    "responses-csv",
+    "responses-sav",
+    "responses-dta",
+    "codebook-csv",
+    "export-zip",
+    "export-xlsx",
+    "breakdown",
+    "regression",
+    "r-export",
+    "planner",
+    "public-settings",
+]
+API_READS = [
+    "survey-detail",
+    "survey-estimates",
+    "survey-estimates-csv",
+    "survey-responses-csv",
+    "survey-codebook-csv",
+    "survey-regression",
+    "survey-r-export",
+]
+
+
+@pytest.mark.parametrize("name", SURVEY_PAGES)
+def test_every_page_and_export_of_a_survey_with_cheating_questions_works(
+    answered, owner_client, name
+):
+    response = owner_client.get(reverse(f"surveys:{name}", kwargs={"pk": answered.pk}))
+    assert response.status_code == 200, name
+
+
+@pytest.mark.parametrize("name", API_READS)
+def test_every_api_read_of_a_survey_with_cheating_questions_works(answered, owner_api, name):
+    response = owner_api.get(reverse(f"api:{name}", kwargs={"survey_id": answered.pk}))
+    assert response.status_code == 200, name
+
+
+def test_the_respondent_page_and_public_definition_work(answered, client):
+    assert client.get(reverse("surveys:respond", kwargs={"slug": answered.slug})).status_code == 200
+    public = client.get(reverse("api:public-survey", kwargs={"slug": answered.slug}))
+    assert public.status_code == 200
