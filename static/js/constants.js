@@ -7,3 +7,9 @@ export const MAX_TABLE_SIZE = 1001;
 
 /** What a grouping question answered "Prefer not to say" sends (surveys.models). */
 export const PREFER_NOT_TO_SAY = "prefer_not_to_say";
+
+/** The cheating-detection designs' kinds (dpengine.CHEATING_DESIGNS). */
+export const CHEATING_KINDS = Object.freeze(["cdm", "sld"]);
+
+/** A cheating-detection report: 2 × (group − 1) + bit, 0 to CHEATING_CODES − 1. */
+export const CHEATING_CODES = 4;

@@ -7,6 +7,7 @@
 // for dyadic values such as 3/4 and 5/8); k-ary randomized response uses the exact integer
 // and rational helpers of exact.js.
 
+import { cheatingRandomizer, isCheatingDesign } from "./cheating.js";
 import { bernoulli, MAX_TABLE_SIZE, pairRandomizer, randomizeAnswer } from "./coins.js";
 import {
   bernoulliExp,
@@ -381,6 +382,10 @@ export function questionRandomizer(question, surveyCoins) {
   }
   if (type !== "yes_no") {
     throw new RangeError(`unknown question type ${type}`);
+  }
+  if (isCheatingDesign(question.design)) {
+    // CDM or SLD (cheating.js): a code 2 × (group − 1) + bit instead of a bit.
+    return cheatingRandomizer(question.design);
   }
   return yesNoRandomizer(question.design ?? { kind: "forced_response", ...surveyCoins });
 }

@@ -75,6 +75,13 @@ def is_cheating_detection(question) -> bool:
     )
 
 
+def reports_a_bit(question) -> bool:
+    """Whether ``question`` is randomized yes/no with a one-bit report (its design a
+    ``dpengine.designs`` one): what the per-group tallies, breakdowns, regression and public
+    releases count. A cheating-detection question sends a code instead."""
+    return question.kind == YES_NO and question.randomized and not is_cheating_detection(question)
+
+
 def cheating_design(*, kind, parameters):
     """The ``dpengine.cheating`` design of ``kind`` from stored (or API) parameters: ``p``
     and ``group_share`` (default ½). Raises ``DPEngineError`` naming the parameter (``p``,

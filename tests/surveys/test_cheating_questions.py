@@ -243,3 +243,11 @@ def test_the_respondent_page_and_public_definition_work(answered, client):
     assert client.get(reverse("surveys:respond", kwargs={"slug": answered.slug})).status_code == 200
     public = client.get(reverse("api:public-survey", kwargs={"slug": answered.slug}))
     assert public.status_code == 200
+
+
+def test_only_one_bit_questions_are_released_or_broken_down(study):
+    from surveys.selectors.public_results import released_questions
+
+    released = list(released_questions(study))
+    assert [question.text for question in released] == [QUESTIONS[0]["text"]]
+    assert [selectors.reports_a_bit(q) for q in study.questions.all()] == [True, False, False]

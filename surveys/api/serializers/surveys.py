@@ -127,6 +127,8 @@ class QuestionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
                 data[name] = None
         if not question.randomized:
             data["design"] = data["epsilon"] = None
+        elif selectors.is_cheating_detection(question):
+            data["epsilon"] = None  # no finite ε: see the ledger's one-sided bound
         elif question.kind == Question.Kind.YES_NO:
             data["epsilon"] = selectors.question_mechanism(question, survey=question.survey).epsilon
         return data
