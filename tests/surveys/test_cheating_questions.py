@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import gettext
 
 import dpengine
 from surveys import selectors, services
@@ -251,3 +253,64 @@ def test_only_one_bit_questions_are_released_or_broken_down(study):
     released = list(released_questions(study))
     assert [question.text for question in released] == [QUESTIONS[0]["text"]]
     assert [selectors.reports_a_bit(q) for q in study.questions.all()] == [True, False, False]
+
+
+def test_the_results_page_shows_pi_gamma_and_t_and_says_gamma_is_a_bound(answered, owner_client):
+    page = owner_client.get(reverse("surveys:results", kwargs={"pk": answered.pk}))
+    html = page.content.decode()
+    assert html.count('data-kind="cheating"') == 2
+    for parameter in ("pi", "beta", "gamma", "t"):
+        assert f'data-parameter="{parameter}"' in html
+    assert "It is only a lower bound on not following the instructions" in html
+    cdm = next(r for r in selectors.survey_estimates(survey=answered).rows if r.kind == "cheating")
+    assert f"Group 1: {cdm.estimate.yes1} “yes” of {cdm.estimate.n1} reports" in html
+
+
+def test_below_min_n_the_results_page_withholds_the_numbers(study, owner_client):
+    _send(study, [(1, 1)])
+    html = owner_client.get(reverse("surveys:results", kwargs={"pk": study.pk})).content.decode()
+    assert html.count("Not enough responses yet (1 of 5)") >= 2
+    assert 'data-parameter="gamma"' not in html
+
+
+# Sentences of the respondent page that a cheating-detection question makes false or needs.
+NO_ANSWER_PROVES = (
+    "Sometimes it sends your true answer, sometimes a random one, so no answer proves what you "
+    "said."
+)
+QUALIFIED = "Sometimes it sends your true answer, sometimes a random one."
+ONE_SIDED_NOTE = (
+    "In the questions that put you in group 1 or 2, a “no” sent shows that your answer is no."
+)
+
+
+@pytest.mark.parametrize("language", ["en", "ko", "zh-hans"])
+def test_no_answer_proves_what_you_said_is_never_said_when_a_no_is_conclusive(
+    client, make_survey, language
+):
+    """An honest "no" under CDM or SLD proves the true answer is no (dpengine: epsilon is
+    inf), so the page must not promise that no answer proves anything, in any language; it
+    says which questions are the exception and lists them outside ε in the ledger."""
+    from tests.surveys.views.test_privacy_statements import plain_text
+
+    def page(questions):
+        survey = make_survey(language=language, questions=questions)
+        html = client.get(reverse("surveys:respond", args=[survey.slug]), {"lang": language})
+        return plain_text(html.content.decode()), html.content.decode()
+
+    with translation.override(language):
+        promise, qualified, note = (
+            gettext(NO_ANSWER_PROVES),
+            gettext(QUALIFIED),
+            gettext(ONE_SIDED_NOTE),
+        )
+    if language != "en":
+        assert promise != NO_ANSWER_PROVES and qualified != QUALIFIED and note != ONE_SIDED_NOTE
+    for design in (CDM, SLD):
+        text, html = page([{"text": "Ever?"}, {"text": "Cheated?", "design": design}])
+        assert promise not in text
+        assert qualified in text and note in text
+        # The question says a "no" is conclusive, and the ledger lists it outside ε.
+        assert 'data-stat="one-sided"' in html and 'data-stat="one-sided-questions"' in html
+    text, html = page([{"text": "Ever?"}])
+    assert promise in text and note not in text and "one-sided" not in html
