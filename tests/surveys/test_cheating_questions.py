@@ -314,3 +314,75 @@ def test_no_answer_proves_what_you_said_is_never_said_when_a_no_is_conclusive(
         assert 'data-stat="one-sided"' in html and 'data-stat="one-sided-questions"' in html
     text, html = page([{"text": "Ever?"}])
     assert promise in text and note not in text and "one-sided" not in html
+
+
+def _add_url(survey):
+    return reverse("surveys:question-add", kwargs={"pk": survey.pk})
+
+
+CDM_POST = {
+    "text": "Cheated?",
+    "question_type": "yes_no",
+    "design": "cdm",
+    "cdm_p1": "0.2",
+    "cdm_p2": "0.7",
+    "cdm_group_share": "0.6",
+}
+
+
+def test_the_builder_asks_to_confirm_and_stores_the_design(make_survey, owner_client):
+    draft = make_survey(status="draft", questions=[])
+    refused = owner_client.post(_add_url(draft), CDM_POST)
+    assert refused.status_code == 400
+    assert "Tick this to use cheating detection" in refused.content.decode()
+    assert not draft.questions.exists()
+    stored = owner_client.post(_add_url(draft), {**CDM_POST, "cheating_confirmed": "on"})
+    assert stored.status_code == 302
+    assert draft.questions.get().design == {"kind": "cdm", "p": [0.2, 0.7], "group_share": 0.6}
+    page = owner_client.get(reverse("surveys:builder", kwargs={"pk": draft.pk})).content.decode()
+    assert "cheating detection (CDM), no ε" in page
+    assert 'data-stat="one-sided-questions"' in page  # the builder's ledger lists it apart
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [({"cdm_p2": "0.2"}, "cdm_p1"), ({"cdm_group_share": "1"}, "cdm_group_share")],
+)
+def test_the_builder_refuses_bad_parameters_next_to_their_box(
+    make_survey, owner_client, change, field
+):
+    draft = make_survey(status="draft", questions=[])
+    response = owner_client.post(
+        _add_url(draft), {**CDM_POST, "cheating_confirmed": "on", **change}
+    )
+    assert response.status_code == 400
+    assert not draft.questions.exists()
+    assert f'id="id_{field}_error"' in response.content.decode()
+
+
+def test_the_api_refuses_bad_parameters_naming_the_field(owner_api):
+    response = owner_api.post(
+        reverse("api:survey-list"),
+        {
+            "title": "T",
+            "p_truth": 0.5,
+            "p_forced_yes": 0.5,
+            "questions": [{"text": "Q", "design": {"kind": "sld", "p": [0.3, 0.3]}}],
+        },
+        format="json",
+    )
+    assert response.status_code == 400
+    assert "questions.0.design.p" in response.content.decode()
+    ok = owner_api.post(
+        reverse("api:survey-list"),
+        {
+            "title": "T",
+            "p_truth": 0.5,
+            "p_forced_yes": 0.5,
+            "questions": [{"text": "Q", "design": SLD}],
+        },
+        format="json",
+    )
+    assert ok.status_code == 201
+    assert ok.json()["questions"][0]["design"] == SLD
+    assert ok.json()["questions"][0]["epsilon"] is None
