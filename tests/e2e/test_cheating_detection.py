@@ -79,9 +79,7 @@ def test_the_page_sends_one_code_per_question_and_never_the_true_answer(
         assert stored == {f"q{qid}": value for qid, value in body["answers"].items()}
 
 
-def test_group_assignment_and_codes_follow_the_published_design(
-    live_server, page, cheating_survey
-):
+def test_group_assignment_and_codes_follow_the_published_design(live_server, page, cheating_survey):
     cdm, sld = ids_of(cheating_survey)
     page.goto(f"{live_server.url}/s/{cheating_survey.slug}/")
     draws = 4000
@@ -98,3 +96,31 @@ def test_group_assignment_and_codes_follow_the_published_design(
     # A true "yes" under SLD: always "yes" (odd codes), the group with share 0.5.
     assert all(code % 2 == 1 for code in sld_codes)
     assert binomtest(sld_codes.count(1), draws, 0.5).pvalue > ALPHA
+
+
+@pytest.mark.parametrize("language", ["en", "ko", "zh-hans"])
+def test_axe_finds_no_violation_on_the_cheating_detection_pages(
+    live_server, new_context, sign_in, owner, make_survey, language
+):
+    import numpy as np
+
+    from surveys import services
+    from tests.e2e.test_accessibility import LANGUAGES, check_page, open_page
+
+    survey = make_survey(title="Cheating detection", questions=QUESTIONS, language=language)
+    rng = np.random.default_rng(5)
+    reports = services.simulated_reports_draw(survey=survey, shares=[0.3, 0.3], n=200, rng=rng)
+    services.simulated_submissions_record(survey=survey, reports=reports)
+    locale = LANGUAGES[language][0]
+    for name, path in (
+        ("respondent", f"/s/{survey.slug}/"),
+        ("results", f"/surveys/{survey.pk}/results/"),
+        ("builder", f"/surveys/{survey.pk}/"),
+    ):
+        page = open_page(
+            new_context, sign_in, live_server, owner, path=path, locale=locale, width=390
+        )
+        if name == "respondent":
+            page.locator("#privacy-details > summary").click()  # the ledger's one-sided lines
+        check_page(page, name=name, language=language, width=390)
+        page.context.close()
