@@ -386,3 +386,11 @@ def test_the_api_refuses_bad_parameters_naming_the_field(owner_api):
     assert ok.status_code == 201
     assert ok.json()["questions"][0]["design"] == SLD
     assert ok.json()["questions"][0]["epsilon"] is None
+
+
+def test_the_admin_shows_the_design_with_no_finite_epsilon(answered, admin_client):
+    page = admin_client.get(
+        reverse("admin:surveys_survey_change", args=[answered.pk])
+    ).content.decode()
+    assert "cdm, p=0.25/0.75, group_share=0.5 · ε = ∞, ε_yes = 1.39" in page
+    assert "sld, p=0.2/0.8, group_share=0.4 · ε = ∞, ε_yes = 1.61" in page
