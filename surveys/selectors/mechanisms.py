@@ -266,6 +266,7 @@ class OneSidedEntry:
     design: str  # design_name(): cdm or sld
     epsilon_yes: float
     required: bool
+    number: int = 0  # the question's number as the page shows it (1, 2, ...)
 
     @property
     def yes_odds(self) -> float:
@@ -323,8 +324,9 @@ def privacy_ledger(*, survey, questions=None) -> PrivacyLedger:
             design=design_name(question),
             epsilon_yes=question_design(question, survey=survey).epsilon_yes,
             required=question.required,
+            number=index + 1,
         )
-        for question in questions
+        for index, question in enumerate(questions)
         if is_cheating_detection(question)
     )
     questions = [

@@ -186,6 +186,7 @@ def test_the_ledger_lists_them_outside_epsilon_with_the_one_sided_bound(study):
     assert ledger.total_epsilon == pytest.approx(selectors.survey_coins(study).epsilon)
     cdm, sld = ledger.one_sided
     assert (cdm.design, sld.design) == ("cdm", "sld")
+    assert (cdm.number, sld.number) == (2, 3)  # as the page numbers them
     assert cdm.yes_odds == pytest.approx(4)  # 1 / min(p) = 1 / 0.25
     assert sld.yes_odds == pytest.approx(5)  # 1 / min(1 - p) = 1 / 0.2
     assert math.isinf(selectors.question_mechanism(study.questions.all()[1], survey=study).epsilon)
