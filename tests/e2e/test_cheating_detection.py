@@ -124,3 +124,38 @@ def test_axe_finds_no_violation_on_the_cheating_detection_pages(
             page.locator("#privacy-details > summary").click()  # the ledger's one-sided lines
         check_page(page, name=name, language=language, width=390)
         page.context.close()
+
+
+def test_the_memo_and_the_body_length_say_nothing_about_the_answer(
+    live_server, new_context, make_survey
+):
+    """As tests/e2e/test_submission_shape.py checks for the other types: with the same coins,
+    the memo a browser keeps (both codes drawn in advance) is the same whether the answer was
+    yes, no or skipped, and every body has the survey's one length."""
+    from tests.e2e.test_submission_shape import respond
+    from tests.helpers import DETERMINISTIC_COINS
+
+    survey = make_survey(
+        title="Cheating memo",
+        questions=[{**question, "required": False} for question in QUESTIONS],
+    )
+    cdm, sld = ids_of(survey)
+    patterns = {
+        "all yes": {f"q-{cdm}-yes": None, f"q-{sld}-yes": None},
+        "all no": {f"q-{cdm}-no": None, f"q-{sld}-no": None},
+        "skipped": {},
+    }
+    kept, lengths = {}, set()
+    for name, pattern in patterns.items():
+        context = new_context()
+        context.add_init_script(DETERMINISTIC_COINS)
+        body, memos = respond(context, live_server, survey, pattern)
+        lengths.add(len(body))
+        ((_key, memo),) = memos
+        assert set(memo["tables"]) == {cdm, sld}, name
+        kept[name] = {"tables": memo["tables"], "sent": memo["sent"]}
+        sent = json.loads(body)["answers"]
+        for qid in sent:  # the code sent is the memo's entry for the answer given
+            assert sent[qid] == memo["tables"][qid][0 if name == "all yes" else 1]
+    assert kept["all yes"] == kept["all no"] == kept["skipped"]
+    assert len(lengths) == 1
