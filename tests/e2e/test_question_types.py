@@ -234,7 +234,9 @@ def test_the_memo_of_a_numeric_question_is_as_small_for_0_to_1000_as_for_0_to_1(
         kept.append(memo)
     assert [set(memo["secrets"]) and len(memo["secrets"]) for memo in kept] == [1, 1]
     # The question ids differ by their number of digits at most; the rest is the same size.
-    sizes = [len(json.dumps(memo["secrets"]).replace(next(iter(memo["secrets"])), "")) for memo in kept]
+    sizes = [
+        len(json.dumps(memo["secrets"]).replace(next(iter(memo["secrets"])), "")) for memo in kept
+    ]
     assert sizes[0] == sizes[1] < 60
 
 
