@@ -36,12 +36,14 @@ def test_the_respondent_page_is_compressed_and_reads_the_same(respondent, open_s
     assert response.cookies == {}
 
 
-def test_the_public_results_page_is_compressed(respondent, open_survey):
+def test_the_public_results_page_and_the_api_docs_are_compressed(respondent, open_survey):
     Survey.objects.filter(pk=open_survey.pk).update(public_results=True)
     response = respondent.get(f"/r/{open_survey.slug}/", **GZIP)
     assert response.status_code == 200
     assert compressed(response)
     assert open_survey.title in html(response)
+    docs = respondent.get("/api/docs/", **GZIP)
+    assert docs.status_code == 200 and compressed(docs)
 
 
 def test_a_page_with_a_csrf_token_is_not_compressed_even_when_it_reflects_the_address():
