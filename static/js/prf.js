@@ -165,6 +165,8 @@ export function base64urlToBytes(text) {
   if (typeof text !== "string" || !/^[A-Za-z0-9_-]*$/.test(text) || text.length % 4 === 1) {
     return null;
   }
-  const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
+  // Padded back: older browsers' atob wants whole groups of four.
+  const padded = text + "=".repeat((4 - (text.length % 4)) % 4);
+  const binary = atob(padded.replaceAll("-", "+").replaceAll("_", "/"));
   return Uint8Array.from(binary, (character) => character.charCodeAt(0));
 }
