@@ -80,15 +80,15 @@ export function decodeCheatingReport(code) {
 }
 
 /**
- * A cheating-detection question's randomizer for coins.js `memoReports` ("Memoisation"): a
- * table of two codes drawn before the answer is looked at, entry 0 for a true "yes", entry 1
- * for a true "no" (as a yes/no pair), each with its own group draw; the entry of the true
- * answer is sent. A true "yes" entry always reports "yes" (an odd code).
+ * A cheating-detection question's randomizer for coins.js `memoReports` ("Memoisation"): the
+ * report for each possible true answer (index 0 a true "yes", 1 a true "no", as a yes/no
+ * pair) is derived from the question's secret, its own group draw included, so the code sent
+ * for an answer is fixed before the answer is read. A true "yes" always reports "yes" (an
+ * odd code). `cheating: true` tells the page to show what was sent as a group and an answer.
  */
 export function cheatingRandomizer(design) {
   checkCheatingDesign(design);
   return {
-    store: "tables",
     size: 2,
     cheating: true,
     draw: (index, randomSource) => cheatingReport(index === 0, design, randomSource),
@@ -98,11 +98,5 @@ export function cheatingRandomizer(design) {
       }
       return truth ? 0 : 1;
     },
-    report: (entry) => entry,
-    accepts: (table) =>
-      Array.isArray(table) &&
-      table.length === 2 &&
-      table.every((entry) => Number.isSafeInteger(entry) && entry >= 0 && entry < CHEATING_CODES) &&
-      table[0] % 2 === 1,
   };
 }

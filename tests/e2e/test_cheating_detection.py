@@ -130,8 +130,9 @@ def test_the_memo_and_the_body_length_say_nothing_about_the_answer(
     live_server, new_context, make_survey
 ):
     """As tests/e2e/test_submission_shape.py checks for the other types: with the same coins,
-    the memo a browser keeps (both codes drawn in advance) is the same whether the answer was
-    yes, no or skipped, and every body has the survey's one length."""
+    the memo a browser keeps (a secret per question, from which the code of either answer is
+    derived) is the same whether the answer was yes, no or skipped, and every body has the
+    survey's one length."""
     from tests.e2e.test_submission_shape import respond
     from tests.helpers import DETERMINISTIC_COINS
 
@@ -152,10 +153,10 @@ def test_the_memo_and_the_body_length_say_nothing_about_the_answer(
         body, memos = respond(context, live_server, survey, pattern)
         lengths.add(len(body))
         ((_key, memo),) = memos
-        assert set(memo["tables"]) == {cdm, sld}, name
-        kept[name] = {"tables": memo["tables"], "sent": memo["sent"]}
-        sent = json.loads(body)["answers"]
-        for qid in sent:  # the code sent is the memo's entry for the answer given
-            assert sent[qid] == memo["tables"][qid][0 if name == "all yes" else 1]
+        assert set(memo["secrets"]) == {cdm, sld}, name
+        kept[name] = {"secrets": memo["secrets"], "sent": memo["sent"]}
+        for code in json.loads(body)["answers"].values():
+            assert type(code) is int and 0 <= code <= 3
+            assert name != "all yes" or code % 2 == 1
     assert kept["all yes"] == kept["all no"] == kept["skipped"]
     assert len(lengths) == 1

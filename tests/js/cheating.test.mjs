@@ -13,7 +13,7 @@ import {
   decodeCheatingReport,
   randomizeInGroup,
 } from "../../static/js/cheating.js";
-import { drawTable } from "../../static/js/coins.js";
+import { memoReports } from "../../static/js/coins.js";
 import { CHEATING_CODES, CHEATING_KINDS } from "../../static/js/constants.js";
 import { questionRandomizer } from "../../static/js/designs.js";
 import { messageText } from "../../static/js/messages.js";
@@ -112,17 +112,36 @@ describe("a cheating-detection question on the page", () => {
     }
   });
 
-  it("pre-draws a table of two codes, the one for yes odd, and accepts only such tables", () => {
+  it("derives both codes from the question's secret: a true yes always reports yes", () => {
     const randomizer = questionRandomizer({ id: 7, type: "yes_no", design: cdm }, {});
-    assert.equal(randomizer.store, "tables");
-    const table = drawTable(randomizer, seededSource(5));
-    assert.ok(randomizer.accepts(table), JSON.stringify(table));
-    assert.equal(table[0] % 2, 1);
-    assert.equal(randomizer.report(table[randomizer.indexOf(false)]), table[1]);
-    assert.equal(randomizer.accepts([0, 1]), false); // a "no" for a true yes: impossible
-    assert.equal(randomizer.accepts([1, 4]), false);
-    assert.equal(randomizer.accepts([true, false]), false);
+    assert.equal(randomizer.size, 2);
     assert.throws(() => randomizer.indexOf(1), TypeError);
+    for (let seed = 1; seed <= 40; seed += 1) {
+      const source = seededSource(seed);
+      const first = memoReports({
+        randomizers: { 7: randomizer },
+        truths: { 7: true },
+        memo: null,
+        randomSource: source,
+      });
+      const code = first.answers[7];
+      assert.ok(Number.isSafeInteger(code) && code >= 0 && code < 4 && code % 2 === 1, code);
+      // The memo's secret fixes the code of either answer: asked again, the same code.
+      const again = memoReports({
+        randomizers: { 7: randomizer },
+        truths: { 7: true },
+        memo: first.memo,
+        randomSource: source,
+      });
+      assert.equal(again.answers[7], code);
+      const no = memoReports({
+        randomizers: { 7: randomizer },
+        truths: { 7: false },
+        memo: first.memo,
+        randomSource: source,
+      });
+      assert.ok(no.answers[7] >= 0 && no.answers[7] < 4);
+    }
   });
 
   it("shows what was sent as the group and its answer", () => {
