@@ -62,7 +62,8 @@ class QuestionRowSerializer(serializers.Serializer):
     design = serializers.CharField(
         source="design_name",
         help_text="yes/no: forced_response (the survey's coins or its own), warner, "
-        "unrelated_question, kuk or mangat; otherwise choice or numeric.",
+        "unrelated_question, kuk or mangat; cdm or sld (type `cheating`); otherwise choice or "
+        "numeric.",
     )
     parameters = serializers.DictField(
         child=serializers.FloatField(),
