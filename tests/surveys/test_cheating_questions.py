@@ -395,3 +395,50 @@ def test_the_admin_shows_the_design_with_no_finite_epsilon(answered, admin_clien
     ).content.decode()
     assert "cdm, p=0.25/0.75, group_share=0.5 · ε = ∞, ε_yes = 1.39" in page
     assert "sld, p=0.2/0.8, group_share=0.4 · ε = ∞, ε_yes = 1.61" in page
+
+
+def test_the_codebook_documents_the_codes_and_the_one_sided_bound(answered):
+    from surveys.exports.codebook import TYPE_CHEATING, codebook_rows, survey_codebook
+
+    rows = list(codebook_rows(survey_codebook(survey=answered)))
+    header = rows[0]
+    at = {name: index for index, name in enumerate(header)}
+    columns = {row[at["name"]]: row for row in rows if row[at["section"]] == "column"}
+    assert columns["Q2"][at["type"]] == TYPE_CHEATING == columns["Q3"][at["type"]]
+    assert columns["Q2"][at["epsilon"]] is None and columns["Q2"][at["design"]] == "cdm"
+    assert columns["Q2"][at["parameters"]].startswith("p1 = 0.25, p2 = 0.75, group_share = 0.5")
+    assert "epsilon_yes = 1.38629" in columns["Q2"][at["parameters"]]
+    values = {
+        row[at["value"]]: row[at["text"]]
+        for row in rows
+        if row[at["section"]] == "value" and row[at["name"]] == "Q2"
+    }
+    assert set(values) == {0, 1, 2, 3, ""}
+    assert values[2].startswith("Group 2, reported no") and values[1].startswith(
+        "Group 1, reported yes"
+    )
+
+
+def test_the_estimates_csv_has_the_groups_and_each_parameter(answered):
+    from surveys.exports.csv import ESTIMATE_HEADER, estimate_csv_rows
+
+    estimates = selectors.survey_estimates(survey=answered)
+    rows = [dict(zip(ESTIMATE_HEADER, row, strict=True)) for row in estimate_csv_rows(estimates)]
+    cdm = [row for row in rows[1:] if row["column"] == "Q2"]
+    assert [row["statistic"] for row in cdm] == ["group_1", "group_2", "pi", "beta", "gamma"]
+    sld = [row for row in rows[1:] if row["column"] == "Q3"]
+    assert [row["statistic"] for row in sld] == ["group_1", "group_2", "pi", "t"]
+    row = next(r for r in estimates.rows if r.kind == "cheating")
+    assert (cdm[0]["n"], cdm[0]["reported_yes"]) == (row.estimate.n1, row.estimate.yes1)
+    assert cdm[4]["unbiased"] == row.estimate["gamma"].estimate
+    assert cdm[4]["epsilon"] is None and cdm[4]["type"] == "cheating"
+    assert sld[3]["ci_method"] == "fieller"
+
+
+def test_the_r_script_fits_rruni_with_the_group(answered):
+    from surveys.exports.r import r_estimates_script
+
+    script = r_estimates_script(survey=answered)
+    assert "summary(RRuni(response = y %% 2, group = y %/% 2 + 1," in script
+    assert 'model = "CDM", p = c(0.25, 0.75)' in script
+    assert 'model = "SLD", p = c(0.2, 0.8)' in script
