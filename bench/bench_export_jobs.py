@@ -54,8 +54,8 @@ def child_populate(scale):
     _common.django_setup()
     from django.contrib.auth import get_user_model
 
-    from surveys import services, tokens
-    from surveys.services import grouping
+    from surveys import services
+    from surveys.services import grouping, tokens
 
     owner = get_user_model().objects.create_user("bench-researcher")
     survey = services.survey_create(
