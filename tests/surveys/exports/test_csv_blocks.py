@@ -183,3 +183,27 @@ def test_blocks_closed_half_way_leave_the_connection_usable(hostile):
         b.data for b in report_csv_blocks(survey_codebook(survey=hostile), rows_per_block=5)
     )
     assert again == python_csv(hostile)
+
+
+@pytest.mark.skipif("connection.vendor != 'postgresql'")
+def test_a_copy_stopped_while_the_database_still_sends_leaves_the_transaction_usable(
+    make_survey,
+):
+    # Enough rows that the database is still sending when reading stops: the COPY is
+    # cancelled (not merely read to its end), inside a savepoint of its own.
+    survey = make_survey()
+    keys = [question_key(pk) for pk in survey.questions.values_list("id", flat=True)]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO surveys_submission (id, survey_id, submission_id, received_on, reports) "
+            "SELECT (random() * 9e18)::bigint, %s, gen_random_uuid(), current_date, "
+            "jsonb_build_object(%s, random() < 0.5, %s, random() < 0.5) "
+            "FROM generate_series(1, 200000)",
+            [survey.pk, *keys],
+        )
+    blocks = report_csv_blocks(survey_codebook(survey=survey), rows_per_block=1000)
+    with closing(blocks):
+        assert [next(blocks).rows, next(blocks).rows] == [0, 1000]
+        with connection.cursor() as cursor:
+            assert cursor.connection.info.transaction_status.name == "ACTIVE"  # still sending
+    assert Submission.objects.filter(survey=survey).count() == 200000
