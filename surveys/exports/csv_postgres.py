@@ -1,7 +1,7 @@
 """The raw reports CSV written by PostgreSQL itself: one ``COPY (SELECT ...) TO STDOUT``.
 
 The same bytes as Python's ``csv`` writer over ``exports.csv.report_csv_text_rows`` (the
-SQLite path, and the oracle of tests/surveys/exports/test_csv_postgres.py), at a fraction of
+SQLite path, and the oracle of tests/surveys/exports/test_csv_blocks.py), at a fraction of
 the cost (issue 28): the database takes each report out of the JSON, writes it as the CSV
 does (a yes/no report 1/0, a skip empty), puts each grouping answer's cell beside it (one
 left join per grouping question, each at most one row: a submission answers a question once)
