@@ -11,6 +11,9 @@ Every raw export (the responses CSV, the CSV for R, the ZIP, the Excel workbook)
 
 Adding an export (SPSS, Stata...) is one entry in ``EXPORT_KINDS``: a function writing the file
 from the survey and the request's options, calling ``progress(rows)`` as rows go out.
+``progress`` never uses this thread's database connection: on PostgreSQL the connection may be
+in the middle of a ``COPY`` when it is called (``exports.csv_blocks``; a job records its
+progress from a thread of its own, ``exports.jobs.job_progress``).
 """
 
 import dataclasses
