@@ -28,8 +28,9 @@ from collections.abc import Iterator
 
 from psycopg import sql
 
-from ..models import PREFER_NOT_TO_SAY, Question, question_key
+from ..models import PREFER_NOT_TO_SAY, GroupAnswer, Question, Submission, question_key
 from .codebook import Codebook
+from .csv import FORMULA_PREFIXES
 
 # Bytes sent to the file at once: a few hundred kilobytes, thousands of rows.
 BLOCK_BYTES = 512 * 1024
@@ -48,8 +49,7 @@ _ESCAPE = re.compile(rb"\\(.)", re.DOTALL)
 
 # A cell starting with one of these is escaped with a leading quote (exports.csv.escape_label,
 # which also escapes a leading quote itself so that the escape can be undone).
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r", "'")
-
+_ESCAPED_STARTS = (*FORMULA_PREFIXES, "'")
 
 # What makes Python's writer quote a cell: the delimiter, the quote, a line end's characters.
 MUST_QUOTE = '[",\r\n]'
@@ -76,7 +76,7 @@ def _report_cell(question) -> sql.Composable:
     if question.kind == Question.Kind.TEXT:
         escaped = sql.SQL("CASE WHEN left({r}, 1) IN ({starts}) THEN '''' || {r} ELSE {r} END")
         escaped = escaped.format(
-            r=report, starts=sql.SQL(", ").join(sql.Literal(s) for s in _FORMULA_STARTS)
+            r=report, starts=sql.SQL(", ").join(sql.Literal(s) for s in _ESCAPED_STARTS)
         )
         return sql.SQL(
             "CASE WHEN {r} IS NULL THEN '' WHEN {e} ~ {must_quote} "
@@ -125,16 +125,21 @@ def report_lines_query(codebook: Codebook, *, label) -> sql.Composed:
         alias = sql.Identifier(f"g{index}")
         joins.append(
             sql.SQL(
-                "LEFT JOIN surveys_groupanswer {a} "
+                "LEFT JOIN {answers} {a} "
                 "ON {a}.submission_id = s.id AND {a}.grouping_question_id = {gq}"
-            ).format(a=alias, gq=sql.Literal(grouping_question.pk))
+            ).format(
+                answers=sql.Identifier(GroupAnswer._meta.db_table),
+                a=alias,
+                gq=sql.Literal(grouping_question.pk),
+            )
         )
         cells.append(_grouping_cell(alias, grouping_question, label))
     return sql.SQL(
-        "SELECT {line} FROM surveys_submission s {joins} "
+        "SELECT {line} FROM {submissions} s {joins} "
         "WHERE s.survey_id = {survey} ORDER BY s.submission_id"
     ).format(
         line=sql.SQL(" || ',' || ").join(cells),
+        submissions=sql.Identifier(Submission._meta.db_table),
         joins=sql.SQL(" ").join(joins),
         survey=sql.Literal(codebook.survey.pk),
     )
