@@ -1,23 +1,26 @@
-"""Export jobs at a million responses: CSV rows/s against baselines outside the project, the
-xlsx at a full sheet, and respondents' submission latency while two exports run (issue 28).
+"""Export jobs at a million responses: rows/s of the CSV and ZIP jobs against a bare COPY of
+the same rows, the xlsx at a full sheet, and respondents' submission latency while two exports
+run (issue 28).
 
     .venv/bin/python bench/bench_export_jobs.py                  # BENCH_SCALE=100000
     BENCH_SCALE=1000000 .venv/bin/python bench/bench_export_jobs.py   # the documented figures
-    BENCH_XLSX=on ...     # also the workbook at 1,048,575 rows (a few minutes more)
+    BENCH_XLSX=on ...     # also the workbook at 1,048,575 rows (many minutes more)
 
 For each database (BENCH_DATABASES, default PostgreSQL then SQLite): a child process stores
 BENCH_SCALE submissions of a 10-question survey with one grouping question (3 options, every
 submission answering it), as ``_common.populate`` does, inside the database. Then, each in a
 fresh child process:
 
-- csv job: ``exports.jobs.export_job_run`` (what the worker runs) writing the responses
-  CSV into its file: rows/s, peak RSS; the file's rows and SHA-256 checked against the job;
-- baselines (PostgreSQL): ``COPY (the same joined query) TO STDOUT WITH CSV`` into a file, and
-  Python's csv writer over a plain psycopg server-side cursor of the same query: the export's
-  rows/s as a ratio of each;
+- baseline (PostgreSQL): ``COPY (SELECT id FROM surveys_submission WHERE survey_id = ...) TO
+  STDOUT`` into a file through psycopg, the least any export of these rows can cost;
+- csv job and zip job: ``exports.jobs.export_job_run`` (what the worker runs) writing the
+  responses CSV, then the ZIP, into its file: rows/s, the ratio to the baseline, rows per CPU
+  second of the job's own process, peak RSS; the CSV's lines and SHA-256 checked against the
+  job;
 - xlsx job (BENCH_XLSX=on): the survey topped up to 1,048,575 responses, the workbook job;
 - submissions: gunicorn with the production configuration (2 sync workers) and two
-  ``manage.py db_worker`` processes; the median latency of sequential submissions (one
+  ``manage.py db_worker`` processes (as docs/deploying.md runs them: beside the web workers,
+  never in them); the median and 95th percentile latency of sequential submissions (one
   respondent) while idle, then while both workers write an export of the survey (a CSV and a
   ZIP, requested through the API: 202), until they finish. Target: median ≤ 2× idle.
 """
@@ -54,8 +57,8 @@ def child_populate(scale):
     _common.django_setup()
     from django.contrib.auth import get_user_model
 
-    from surveys import services, tokens
-    from surveys.services import grouping
+    from surveys import services
+    from surveys.services import grouping, tokens
 
     owner = get_user_model().objects.create_user("bench-researcher")
     survey = services.survey_create(
@@ -120,17 +123,26 @@ def _run_job(survey_id, kind):
     return done, seconds, time.process_time() - cpu, export_path(done)
 
 
-def child_csv_job(survey_id, scale):
+def child_job(kind, survey_id, scale):
+    """One export job of ``kind`` (``reports``: the responses CSV, ``zip``, ``xlsx``) as the
+    worker runs it; the file checked against the job: its rows, and for the CSV its lines and
+    SHA-256."""
     _common.django_setup(migrate=False)
-    job, seconds, cpu, path = _run_job(survey_id, "reports")
-    digest = hashlib.sha256()
-    lines = 0
-    with open(path, "rb") as handle:
-        while block := handle.read(2**20):
-            digest.update(block)
-            lines += block.count(b"\n")
-    assert job.rows == lines - 1 == scale, (job.rows, lines, scale)
-    assert digest.hexdigest() == job.sha256
+    if kind == "xlsx" and scale == XLSX_ROWS:
+        from surveys.models import Survey
+
+        top_up(Survey.objects.get(pk=survey_id), XLSX_ROWS)
+    job, seconds, cpu, path = _run_job(survey_id, kind)
+    assert job.rows == scale, (job.rows, scale)
+    if kind == "reports":
+        digest = hashlib.sha256()
+        lines = 0
+        with open(path, "rb") as handle:
+            while block := handle.read(2**20):
+                digest.update(block)
+                lines += block.count(b"\n")
+        assert lines - 1 == scale, (lines, scale)
+        assert digest.hexdigest() == job.sha256
     size = path.stat().st_size
     path.unlink()
     print(
@@ -143,101 +155,33 @@ def child_csv_job(survey_id, scale):
                 "rss": _peak_rss_mb(),
             }
         )
-    )
-
-
-def child_xlsx_job(survey_id):
-    _common.django_setup(migrate=False)
-    from surveys.models import Survey
-
-    top_up(Survey.objects.get(pk=survey_id), XLSX_ROWS)
-    job, seconds, cpu, path = _run_job(survey_id, "xlsx")
-    assert job.rows == XLSX_ROWS, job.rows
-    size = path.stat().st_size
-    path.unlink()
-    print(
-        json.dumps(
-            {
-                "seconds": seconds,
-                "cpu": cpu,
-                "rows": job.rows,
-                "mb": size / 2**20,
-                "rss": _peak_rss_mb(),
-            }
-        )
-    )
-
-
-def _joined_query(survey_id):
-    """The export's rows in plain SQL: each submission's ten reports as 1/0 and its option's
-    label, in submission-id order."""
-    from surveys.models import Survey, question_key
-
-    survey = Survey.objects.get(pk=survey_id)
-    keys = [question_key(qid) for qid in survey.questions.values_list("id", flat=True)]
-    reports = ", ".join(f"(s.reports->>'{key}')::boolean::int" for key in keys)
-    return (
-        f"SELECT s.submission_id, s.received_on, {reports}, o.label "
-        "FROM surveys_submission s "
-        "LEFT JOIN surveys_groupanswer a ON a.submission_id = s.id "
-        "LEFT JOIN surveys_groupingoption o ON o.id = a.option_id "
-        f"WHERE s.survey_id = {int(survey_id)} ORDER BY s.submission_id"
     )
 
 
 def child_copy_baseline(survey_id, scale, directory):
-    """PostgreSQL writes the same rows as CSV itself: ``COPY (...) TO STDOUT``."""
+    """The least any export of these rows can cost: PostgreSQL sends each submission's id
+    (``COPY (SELECT id ...) TO STDOUT``, nothing computed, no order) into a file, through the
+    same psycopg COPY as the job."""
     _common.django_setup(migrate=False)
     import psycopg
     from django.conf import settings
 
-    query = _joined_query(survey_id)
     db = settings.DATABASES["default"]
     target = Path(directory) / f"copy-{uuid.uuid4().hex}.csv"
-    started = time.perf_counter()
-    with (
-        psycopg.connect(
-            host=db["HOST"], port=db["PORT"], user=db["USER"], dbname=db["NAME"]
-        ) as conn,
-        conn.cursor() as cursor,
-        open(target, "wb") as handle,
-        cursor.copy(f"COPY ({query}) TO STDOUT WITH CSV HEADER") as copy,
-    ):
-        for data in copy:
-            handle.write(data)
-    seconds = time.perf_counter() - started
-    with open(target, "rb") as handle:
-        lines = sum(block.count(b"\n") for block in iter(lambda: handle.read(2**20), b""))
-    target.unlink()
-    assert lines - 1 == scale, (lines, scale)
-    print(json.dumps({"seconds": seconds, "rows": scale}))
-
-
-def child_python_baseline(survey_id, scale, directory):
-    """Python's csv writer over a plain psycopg server-side cursor of the same query."""
-    _common.django_setup(migrate=False)
-    import csv
-
-    import psycopg
-    from django.conf import settings
-
-    query = _joined_query(survey_id)
-    db = settings.DATABASES["default"]
-    target = Path(directory) / f"plain-{uuid.uuid4().hex}.csv"
+    query = f"SELECT id FROM surveys_submission WHERE survey_id = {int(survey_id)}"
     rows = 0
     started = time.perf_counter()
     with (
         psycopg.connect(
             host=db["HOST"], port=db["PORT"], user=db["USER"], dbname=db["NAME"]
         ) as conn,
-        conn.cursor(name="baseline") as cursor,
-        open(target, "w", newline="", buffering=2**20) as handle,
+        conn.cursor() as cursor,
+        open(target, "wb", buffering=2**20) as handle,
+        cursor.copy(f"COPY ({query}) TO STDOUT") as copy,
     ):
-        writer = csv.writer(handle)
-        cursor.execute(query)
-        while chunk := cursor.fetchmany(10_000):
-            writer.writerows(chunk)
-            rows += len(chunk)
+        for data in copy:
+            handle.write(data)
+            rows += 1
     seconds = time.perf_counter() - started
     target.unlink()
     assert rows == scale, (rows, scale)
@@ -334,11 +278,29 @@ def _latencies(server, made):
     assert states == ["done", "done"], states
     return {
         "idle_ms": 1000 * statistics.median(idle),
+        "idle_p95_ms": 1000 * sorted(idle)[int(0.95 * (len(idle) - 1))],
         "busy_ms": 1000 * statistics.median(busy) if busy else None,
         "busy_p95_ms": 1000 * sorted(busy)[int(0.95 * (len(busy) - 1))] if busy else None,
         "busy_samples": len(busy),
         "exports_seconds": time.perf_counter() - started,
     }
+
+
+def _job_row(engine, label, job, baseline):
+    rate = job["rows"] / job["seconds"]
+    return [
+        engine,
+        label,
+        f"{job['seconds']:.1f}",
+        f"{rate:,.0f}",
+        f"{job['rows'] / job['cpu']:,.0f}",
+        f"{job['rss']:.0f}",
+        f"{rate / baseline:.2f}" if baseline else "–",
+    ]
+
+
+def _on(name):
+    return os.environ.get(name, "off").lower() in {"on", "1", "yes", "true"}
 
 
 def main():
@@ -348,7 +310,7 @@ def main():
     print(f"Export jobs: 10-question survey with a grouping question, {scale:,} submissions")
     print(f"Machine: {_common.machine()}")
     wanted = [e for e in ("postgresql", "sqlite") if e in _common.engines()]
-    job_rows, latency_rows = [], []
+    job_rows, latency_rows, baselines = [], [], []
     for engine in wanted:
         with (
             _common.scratch_database(engine) as url,
@@ -357,58 +319,39 @@ def main():
             env = _common.production_env(url, EXPORT_DIR=directory)
             made = _common.run_child(__file__, "--populate", str(scale), env=env)
             survey = str(made["survey"])
-            job = _common.run_child(__file__, "--csv-job", survey, str(scale), env=env)
-            rate = job["rows"] / job["seconds"]
-            row = [
-                engine,
-                "csv job",
-                f"{job['seconds']:.1f}",
-                f"{rate:,.0f}",
-                f"{job['rows'] / job['cpu']:,.0f}",
-                f"{job['rss']:.0f}",
-            ]
+            baseline = None
             if engine == "postgresql":
                 copy = _common.run_child(__file__, "--copy", survey, str(scale), directory, env=env)
-                plain = _common.run_child(
-                    __file__, "--plain", survey, str(scale), directory, env=env
-                )
-                copy_rate = copy["rows"] / copy["seconds"]
-                plain_rate = plain["rows"] / plain["seconds"]
-                row += [
-                    f"{copy_rate:,.0f}",
-                    f"{rate / copy_rate:.2f}",
-                    f"{plain_rate:,.0f}",
-                    f"{rate / plain_rate:.2f}",
-                ]
-            else:
-                row += ["–"] * 4
-            job_rows.append(row)
+                baseline = copy["rows"] / copy["seconds"]
+                baselines.append([engine, f"{copy['seconds']:.2f}", f"{baseline:,.0f}"])
+            for kind, label in (("reports", "csv job"), ("zip", "zip job")):
+                job = _common.run_child(__file__, "--job", kind, survey, str(scale), env=env)
+                job_rows.append(_job_row(engine, label, job, baseline))
             latency = submissions_under_exports(url, made, directory)
+            busy = latency["busy_ms"]
             latency_rows.append(
                 [
                     engine,
                     f"{latency['idle_ms']:.1f}",
-                    f"{latency['busy_ms']:.1f}" if latency["busy_ms"] else "–",
-                    f"{latency['busy_p95_ms']:.1f}" if latency["busy_p95_ms"] else "–",
+                    f"{latency['idle_p95_ms']:.1f}",
+                    f"{busy:.1f}" if busy else "–",
+                    f"{latency['busy_p95_ms']:.1f}" if busy else "–",
                     latency["busy_samples"],
-                    f"{latency['busy_ms'] / latency['idle_ms']:.2f}" if latency["busy_ms"] else "–",
+                    f"{busy / latency['idle_ms']:.2f}" if busy else "–",
                     f"{latency['exports_seconds']:.1f}",
                 ]
             )
-            if os.environ.get("BENCH_XLSX", "off").lower() in {"on", "1", "yes", "true"}:
-                xlsx = _common.run_child(__file__, "--xlsx-job", survey, env=env, timeout=7200)
-                job_rows.append(
-                    [
-                        engine,
-                        "xlsx job",
-                        f"{xlsx['seconds']:.1f}",
-                        f"{xlsx['rows'] / xlsx['seconds']:,.0f}",
-                        f"{xlsx['rows'] / xlsx['cpu']:,.0f}",
-                        f"{xlsx['rss']:.0f}",
-                        *["–"] * 4,
-                    ]
+            if _on("BENCH_XLSX"):
+                xlsx = _common.run_child(
+                    __file__, "--job", "xlsx", survey, str(XLSX_ROWS), env=env, timeout=7200
                 )
+                job_rows.append(_job_row(engine, "xlsx job, a full sheet", xlsx, None))
     print()
+    print(_common.table(["database", "bare COPY s", "bare COPY rows/s"], baselines))
+    print(
+        "\nBaseline: `COPY (SELECT id FROM surveys_submission WHERE survey_id = ...) TO STDOUT` "
+        "into a file, the least any export of these rows can cost.\n"
+    )
     print(
         _common.table(
             [
@@ -418,27 +361,25 @@ def main():
                 "rows/s",
                 "rows per CPU s",
                 "peak RSS MB",
-                "COPY rows/s",
-                "job / COPY",
-                "psycopg+csv rows/s",
-                "job / psycopg+csv",
+                "job / bare COPY",
             ],
             job_rows,
         )
     )
     print(
         f"\nTarget: csv job ≥ {TARGET_ROWS_PER_SECOND:,} rows/s. Rows per CPU s: rows over "
-        "the job process's own CPU time (the database's work is on its own process).\n"
+        "the job process's own CPU time (the database's work is on its own processes).\n"
     )
     print(
         _common.table(
             [
                 "database",
                 "idle median ms",
+                "idle p95 ms",
                 "during exports median ms",
                 "during p95 ms",
                 "samples",
-                "ratio",
+                "median ratio",
                 "exports s",
             ],
             latency_rows,
@@ -451,13 +392,9 @@ if __name__ == "__main__":
     command = sys.argv[1:2]
     if command == ["--populate"]:
         child_populate(int(sys.argv[2]))
-    elif command == ["--csv-job"]:
-        child_csv_job(sys.argv[2], int(sys.argv[3]))
-    elif command == ["--xlsx-job"]:
-        child_xlsx_job(sys.argv[2])
+    elif command == ["--job"]:
+        child_job(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif command == ["--copy"]:
         child_copy_baseline(sys.argv[2], int(sys.argv[3]), sys.argv[4])
-    elif command == ["--plain"]:
-        child_python_baseline(sys.argv[2], int(sys.argv[3]), sys.argv[4])
     else:
         main()

@@ -13,6 +13,7 @@ import unicodedata
 import zipfile
 from collections.abc import Iterable, Iterator
 from itertools import chain, islice
+from typing import NamedTuple
 
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -20,10 +21,8 @@ from django.utils.translation import gettext as _
 from ..selectors import SurveyEstimates, survey_estimates
 from .codebook import Codebook, codebook_rows, survey_codebook
 from .csv import (
-    codebook_csv_rows,
     csv_safe,
     estimate_csv_rows,
-    report_csv_rows,
     report_rows,
 )
 
@@ -64,7 +63,7 @@ class _Sink(io.RawIOBase):
         return data
 
 
-def _reports_may_be_large(codebook: Codebook) -> bool:
+def reports_may_be_large(codebook: Codebook) -> bool:
     # A generous bound on a row's bytes: id, date, a bit per question, a quoted label per
     # grouping question (UTF-8, quotes doubled).
     longest = [max((len(o.label) for o in gq.options.all()), default=0) for gq in codebook.grouping]
@@ -72,14 +71,21 @@ def _reports_may_be_large(codebook: Codebook) -> bool:
     return codebook.survey.response_count * row_bytes >= _ZIP64_FROM_BYTES
 
 
+class EncodedCsv(NamedTuple):
+    """A ZIP member already written as CSV: blocks of whole lines, encoded (the raw reports
+    of ``exports.csv_blocks``), stored as they come."""
+
+    blocks: Iterable[bytes]
+
+
 def zip_stream(
-    members: Iterable[tuple[str, Iterable[list], bool]], *, digests=None
+    members: Iterable[tuple[str, Iterable[list] | EncodedCsv, bool]], *, digests=None
 ) -> Iterator[bytes]:
     """A ZIP archive of CSV files, yielded in chunks as it is written.
 
-    ``members`` are ``(file name, rows, may exceed 2 GiB)``; cells are neutralised as in
-    every CSV (``exports.csv_safe``). ``digests`` (``{file name: hashlib object}``) are
-    updated with those members' bytes as written, before compression.
+    ``members`` are ``(file name, rows or EncodedCsv, may exceed 2 GiB)``; cells of rows are
+    neutralised as in every CSV (``exports.csv_safe``). ``digests`` (``{file name: hashlib
+    object}``) are updated with those members' bytes as written, before compression.
     """
     digests = digests or {}
     sink = _Sink()
@@ -91,6 +97,14 @@ def zip_stream(
             info.compress_type = zipfile.ZIP_DEFLATED
             digest = digests.get(name)
             with archive.open(info, "w", force_zip64=large) as member:
+                if isinstance(rows, EncodedCsv):
+                    for data in rows.blocks:
+                        if digest is not None:
+                            digest.update(data)
+                        member.write(data)
+                        if sink.size >= CHUNK_BYTES:
+                            yield sink.take()
+                    rows = ()
                 lines = []
                 for row in rows:
                     lines.append(writer.writerow([csv_safe(cell) for cell in row]))
@@ -109,14 +123,6 @@ def _write_member(member, lines, digest):
     if digest is not None:
         digest.update(data)
     member.write(data)
-
-
-def zip_members(*, codebook: Codebook, estimates: SurveyEstimates):
-    return [
-        ("codebook.csv", codebook_csv_rows(codebook), False),
-        ("estimates.csv", estimate_csv_rows(estimates), False),
-        ("reports.csv", report_csv_rows(codebook), _reports_may_be_large(codebook)),
-    ]
 
 
 def survey_bundle(*, survey, method=None, confidence=None, thresholds=None) -> dict:

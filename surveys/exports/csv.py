@@ -379,8 +379,9 @@ _REPORT_TEXT = {"true": "1", "false": "0", None: "", True: "1", False: "0"}
 
 def report_csv_text_rows(codebook: Codebook, *, chunk_size=20000) -> Iterator[list]:
     """The raw reports file as ``report_csv_rows`` writes it, every cell already text that
-    needs no formula escape (labels escaped once per option): the CSV jobs' fast path, with
-    no JSON decoded in Python and nothing checked per cell."""
+    needs no formula escape (labels escaped once per option), with no JSON decoded in Python
+    and nothing checked per cell: the SQLite path of ``exports.csv_blocks`` (on PostgreSQL the
+    database writes the lines itself, ``exports.csv_postgres``)."""
     grouping_index = {gq.pk: index for index, gq in enumerate(codebook.grouping)}
     labels = {None: PREFER_NOT_TO_SAY}
     for gq in codebook.grouping:

@@ -9,11 +9,13 @@ not in the services: a write never depends on a file (tests/test_layers.py).
 import hashlib
 import logging
 import secrets
+import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.db import connection
 
 from ..models import ExportJob
 from ..services.export_jobs import (
@@ -47,16 +49,17 @@ def export_job_run(*, job_id) -> ExportJob | None:
     # Recorded before the file exists, so another worker's purge never takes it for an orphan.
     export_job_named(job, file_name=name)
 
-    def progress(rows):
-        export_job_progressed(job, rows=rows)
-
+    progress = job_progress(job)
     try:
         with open(partial, "wb", buffering=2**20) as handle:
             written = kind.write(handle, survey=job.survey, options=job.options, progress=progress)
+        # Every progress written before the job is done: a late one would undo its count.
+        progress.close()
         digest = _file_sha256(partial)
         size = partial.stat().st_size
         partial.rename(directory / name)
     except Exception:
+        progress.close()
         # The researcher sees that it failed and may ask again; the details go to the log.
         logger.exception("export job %s failed", job.pk)
         partial.unlink(missing_ok=True)
@@ -70,6 +73,71 @@ def export_job_run(*, job_id) -> ExportJob | None:
         rows=written.rows,
         sha256=digest,
     )
+
+
+class ProgressWriter:
+    """A running job's progress, recorded at once (``export_job_progressed``)."""
+
+    def __init__(self, job: ExportJob):
+        self.job = job
+
+    def __call__(self, rows: int) -> None:
+        export_job_progressed(self.job, rows=rows)
+
+    def close(self) -> None:
+        """Nothing left to write."""
+
+
+class ThreadedProgressWriter(ProgressWriter):
+    """A running job's progress, recorded by a thread of its own on its own database
+    connection: on PostgreSQL the job's connection is busy sending the file's rows (one
+    ``COPY``, ``exports.csv_postgres``) while they are counted. The file never waits for a
+    progress write: the latest count waits while one is written, and replaces any older one."""
+
+    def __init__(self, job: ExportJob):
+        super().__init__(job)
+        self._pending = None
+        self._closed = False
+        self._changed = threading.Condition()
+        self._thread = threading.Thread(target=self._record, name=f"export-progress-{job.pk}")
+        self._thread.start()
+
+    def __call__(self, rows: int) -> None:
+        with self._changed:
+            self._pending = rows
+            self._changed.notify()
+
+    def close(self) -> None:
+        """Write the last count, then stop (waits for the thread; may be called twice)."""
+        with self._changed:
+            self._closed = True
+            self._changed.notify()
+        self._thread.join()
+
+    def _record(self) -> None:
+        try:
+            while True:
+                with self._changed:
+                    while self._pending is None and not self._closed:
+                        self._changed.wait()
+                    rows, self._pending = self._pending, None
+                if rows is None:
+                    return
+                export_job_progressed(self.job, rows=rows)
+        except Exception:
+            # A progress bar that stops is no reason to fail the file.
+            logger.exception("export job %s: progress not recorded", self.job.pk)
+        finally:
+            connection.close()  # this thread's own
+
+
+def job_progress(job: ExportJob) -> ProgressWriter:
+    """How ``job`` records its progress: from a thread on PostgreSQL (whose connection may be
+    in a COPY), at once on SQLite (whose file takes one writer at a time, and whose rows come
+    through Python between the counts)."""
+    if connection.vendor == "postgresql":
+        return ThreadedProgressWriter(job)
+    return ProgressWriter(job)
 
 
 def _file_sha256(path: Path) -> str:

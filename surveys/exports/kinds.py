@@ -11,15 +11,18 @@ Every raw export (the responses CSV, the CSV for R, the ZIP, the Excel workbook)
 
 Adding an export (SPSS, Stata...) is one entry in ``EXPORT_KINDS``: a function writing the file
 from the survey and the request's options, calling ``progress(rows)`` as rows go out.
+``progress`` never uses this thread's database connection: on PostgreSQL the connection may be
+in the middle of a ``COPY`` when it is called (``exports.csv_blocks``; a job records its
+progress from a thread of its own, ``exports.jobs.job_progress``).
 """
 
 import dataclasses
 import hashlib
-import io
 import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,20 +32,20 @@ from django.http import FileResponse
 from . import spss_stata
 from .bundles import (
     XLSX_CONTENT_TYPE,
+    EncodedCsv,
+    reports_may_be_large,
     survey_bundle,
     write_workbook,
     xlsx_fits,
-    zip_members,
     zip_stream,
 )
 from .codebook import RawFileFacts, survey_codebook
-from .csv import codebook_csv_rows, csv_safe, export_filename, report_csv_text_rows
+from .csv import codebook_csv_rows, estimate_csv_rows, export_filename
+from .csv_blocks import CsvBlock, report_csv_blocks
 
 # How often a running export reports its progress (a row update per report) and checks its
 # time budget: often enough for a smooth progress bar, rare enough to cost nothing.
 PROGRESS_EVERY_ROWS = 20_000
-# Rows formatted per write: one large write per chunk, never one per row (issue 28).
-ROWS_PER_WRITE = 5_000
 # A direct export is built in memory up to this size, then in a temporary file on disk.
 DIRECT_MEMORY_BYTES = 8 * 2**20
 
@@ -87,44 +90,23 @@ def counted(rows: Iterable, progress: Progress) -> Iterator:
     progress(max(count + 1, 0))
 
 
-def write_csv(
-    handle, rows: Iterable[list], *, progress: Progress = no_progress, safe=False
-) -> Written:
-    """``rows`` (the header first) as CSV into the binary ``handle``, cells neutralised as in
-    every CSV (``csv_safe``; ``safe=True``: the rows are text that needs none), in chunks of
-    ``ROWS_PER_WRITE`` rows, hashing what is written."""
-    import csv
-
+def write_blocks(handle, blocks: Iterator[CsvBlock], *, progress: Progress) -> Written:
+    """CSV ``blocks`` (``exports.csv_blocks``) into the binary ``handle``, hashing what is
+    written and reporting the rows so far after each block; ``blocks`` closed in any case."""
     digest = hashlib.sha256()
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    count = -1
-    chunk = []
-    for count, row in enumerate(rows, start=-1):
-        chunk.append(row if safe else [csv_safe(cell) for cell in row])
-        if len(chunk) >= ROWS_PER_WRITE:
-            _flush(writer, buffer, chunk, handle, digest)
-            if count % PROGRESS_EVERY_ROWS < ROWS_PER_WRITE:
-                progress(count + 1)
-    _flush(writer, buffer, chunk, handle, digest)
-    rows_written = max(count + 1, 0)
-    progress(rows_written)
-    return Written(rows=rows_written, sha256=digest.hexdigest())
-
-
-def _flush(writer, buffer, chunk, handle, digest):
-    writer.writerows(chunk)
-    chunk.clear()
-    data = buffer.getvalue().encode()
-    buffer.seek(0)
-    buffer.truncate()
-    digest.update(data)
-    handle.write(data)
+    rows = 0
+    with closing(blocks):
+        for block in blocks:
+            handle.write(block.data)
+            digest.update(block.data)
+            rows += block.rows
+            progress(rows)
+    return Written(rows=rows, sha256=digest.hexdigest())
 
 
 def write_reports_csv(handle, *, survey, options, progress=no_progress) -> Written:
-    rows = report_csv_text_rows(survey_codebook(survey=survey))
-    return write_csv(handle, rows, progress=progress, safe=True)
+    blocks = report_csv_blocks(survey_codebook(survey=survey), rows_per_block=PROGRESS_EVERY_ROWS)
+    return write_blocks(handle, blocks, progress=progress)
 
 
 def _interval(survey, options):
@@ -138,30 +120,32 @@ def _interval(survey, options):
 
 
 def write_zip(handle, *, survey, options, progress=no_progress) -> Written:
-    """The ZIP of the results page; ``reports.csv`` is hashed as it is compressed and its rows
-    and checksum go into ``codebook.csv``, which therefore comes last."""
+    """The ZIP of the results page; ``reports.csv`` (the same blocks as the responses CSV)
+    is hashed as it is compressed and its rows and checksum go into ``codebook.csv``, which
+    therefore comes last."""
     bundle = _interval(survey, options)
-    members = {name: (rows, large) for name, rows, large in zip_members(**bundle)}
     digest = hashlib.sha256()
-    counter = []
+    counter = [0]
 
-    def reports():
-        rows, _large = members["reports.csv"]
-        for count, row in enumerate(counted(rows, progress)):
-            counter[:] = [count]
-            yield row
+    def reports(blocks):
+        for block in blocks:
+            counter[0] += block.rows
+            yield block.data
+            progress(counter[0])
 
     def codebook():
         facts = RawFileFacts(name="reports.csv", rows=counter[0], sha256=digest.hexdigest())
         yield from codebook_csv_rows(dataclasses.replace(bundle["codebook"], raw_file=facts))
 
-    ordered = [
-        ("reports.csv", reports(), members["reports.csv"][1]),
-        ("estimates.csv", *members["estimates.csv"]),
-        ("codebook.csv", codebook(), False),
-    ]
-    for chunk in zip_stream(ordered, digests={"reports.csv": digest}):
-        handle.write(chunk)
+    blocks = report_csv_blocks(bundle["codebook"], rows_per_block=PROGRESS_EVERY_ROWS)
+    with closing(blocks):
+        ordered = [
+            ("reports.csv", EncodedCsv(reports(blocks)), reports_may_be_large(bundle["codebook"])),
+            ("estimates.csv", estimate_csv_rows(bundle["estimates"]), False),
+            ("codebook.csv", codebook(), False),
+        ]
+        for chunk in zip_stream(ordered, digests={"reports.csv": digest}):
+            handle.write(chunk)
     return Written(rows=counter[0], sha256=digest.hexdigest())
 
 

@@ -13,6 +13,7 @@ from django_tasks_db.models import DBTaskResult
 
 from surveys.exports import csv as csv_export
 from surveys.exports import jobs as export_files
+from surveys.exports import kinds
 from surveys.exports.codebook import survey_codebook
 from surveys.models import PREFER_NOT_TO_SAY, ExportJob, GroupAnswer, Submission, question_key
 from surveys.selectors.export_jobs import export_path
@@ -292,3 +293,22 @@ def test_spss_and_stata_jobs_write_the_direct_file(owner_client, grouped, settin
     assert hashlib.sha256(body).hexdigest() == state["sha256"]
     # The same file but for the moment it was written (SPSS stamps it): same length.
     assert len(body) == len(direct)
+
+
+@pytest.mark.parametrize("kind", ["reports", "zip"])
+def test_an_export_out_of_time_half_way_is_stopped_and_the_next_is_whole(
+    owner_client, grouped, monkeypatch, kind
+):
+    # The budget runs out after the first 50 rows (on PostgreSQL inside the COPY): nothing is
+    # sent, and the connection is left as it was (the request goes on to start a job).
+    monkeypatch.setattr(kinds, "PROGRESS_EVERY_ROWS", 50)
+    ticks = iter([0, 0, 0, 0, 10**6])  # deadline, before the first row, header, 50 rows, ...
+
+    def clock():
+        return next(ticks, 10**6)
+
+    with pytest.raises(kinds.DirectExportTooSlow):
+        kinds.build_direct(kind=kinds.EXPORT_KINDS[kind], survey=grouped, options={}, clock=clock)
+    assert next(ticks, None) is None  # stopped at the first check past the deadline
+    response = owner_client.get(f"/surveys/{grouped.pk}/responses.csv")
+    assert body_of(response) == legacy_reports_csv(grouped)
