@@ -29,6 +29,9 @@ YES_NO, CHOICE, NUMERIC = Question.Kind.YES_NO, Question.Kind.CHOICE, Question.K
 TEXT = Question.Kind.TEXT
 DIRECT = "direct"  # design_name of a question asked directly
 FORCED_RESPONSE = ForcedResponse.kind
+# The report codes of a yes/no question compared with asking directly (Question.compare_direct):
+# the randomized report no/yes, then the direct answer no/yes; also its tally's four options.
+COMPARE_CODES = ("randomized_no", "randomized_yes", "direct_no", "direct_yes")
 # The slack under which an ε computed in floating point still counts as at the ceiling (a
 # ceiling typed as ln 9 must admit coins whose ε is ln 9 up to rounding).
 EPSILON_CEILING_SLACK = 1e-12
@@ -95,7 +98,11 @@ def report_range(question) -> tuple[str, int, int]:
     1e-9 (about 20.7 noise scales), so absurd values are refused. A direct question's report
     is its answer: a numeric one within [min_value, max_value]; a text one, the answer's
     length in bytes of UTF-8, within [0, limits.DIRECT_TEXT_MAX_BYTES]. A direct yes/no
-    question (a boolean, as a randomized one) has no range."""
+    question (a boolean, as a randomized one) has no range. A yes/no question compared with
+    asking directly (``compare_direct``) sends one code, tallied as a four-option choice:
+    ``COMPARE_CODES`` (0/1 the randomized report no/yes, 2/3 the direct answer no/yes)."""
+    if question.kind == YES_NO and question.compare_direct:
+        return (CHOICE, 0, len(COMPARE_CODES) - 1)
     if question.kind == TEXT:
         return (TEXT, 0, limits.DIRECT_TEXT_MAX_BYTES)
     if question.kind == CHOICE:
@@ -124,10 +131,12 @@ def fingerprint_types(questions) -> list:
                 "max": question.max_value,
                 # Only when false, so a randomized question keeps the fingerprint it had.
                 **({} if question.randomized else {"randomized": False}),
+                # Likewise only when true: the report is then a code (report_range).
+                **({"compare_direct": True} if question.compare_direct else {}),
             },
         )
         for question in questions
-        if not uses_survey_coins(question)
+        if not uses_survey_coins(question) or question.compare_direct
     ]
 
 
@@ -167,7 +176,11 @@ def browser_parameters(question, *, survey) -> dict:
             "report_max": report_max,
         }
     design = question_design(question, survey=survey)
-    return {"design": {"kind": design.kind, **design.parameters}}
+    parameters = {"design": {"kind": design.kind, **design.parameters}}
+    if question.compare_direct:
+        # static/js/control.js: asked directly in the control arm, sent as a code.
+        parameters["compare_direct"] = True
+    return parameters
 
 
 @dataclass(frozen=True)

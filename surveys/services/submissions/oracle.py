@@ -21,10 +21,12 @@ def orm_store(*, survey_id, clean) -> bool:
             # Reports name questions, no foreign key would notice one deleted since validation,
             # nor a required one added (a database shell: the design is frozen once open).
             questions = {
-                qid: (required, kind)
-                for qid, required, kind in Question.objects.filter(survey_id=survey_id).values_list(
-                    "id", "required", "kind"
-                )
+                # A compared yes/no question's report is a code tallied as a choice's
+                # (selectors.mechanisms.report_range).
+                qid: (required, Question.Kind.CHOICE if compared else kind)
+                for qid, required, kind, compared in Question.objects.filter(
+                    survey_id=survey_id
+                ).values_list("id", "required", "kind", "compare_direct")
             }
             if not clean.answers.keys() <= questions.keys() or any(
                 required and qid not in clean.answers

@@ -33,7 +33,7 @@ from surveys.models import (
 from surveys.services import grouping
 from surveys.services.answers import text_answer_encode
 
-SEED = 20251126
+SEED = 20251127
 SURVEYS = 50
 STEPS = 12  # submissions per survey: 600 cases in all
 
@@ -48,8 +48,13 @@ def random_survey(rng, make_survey, index):
     questions = []
     for position in range(rng.randint(1, 4)):
         spec = {"text": f"Question {position}?", "required": rng.random() < 0.6}
-        kind = rng.choice(["yes_no", "warner", "choice", "numeric", "direct", "text"])
-        if kind == "direct":
+        kind = rng.choice(["yes_no", "warner", "choice", "numeric", "direct", "text", "compared"])
+        if kind == "compared":
+            # Compared with asking directly: its report a code 0 to 3 (issue 27 item 2).
+            spec["compare_direct"] = True
+            if rng.random() < 0.5:
+                spec["design"] = {"kind": "warner", "p": 0.75}
+        elif kind == "direct":
             # Asked directly: each type, no design or ε.
             kind = rng.choice(["yes_no", "choice", "numeric"])
             spec["randomized"] = False
@@ -72,7 +77,12 @@ def random_survey(rng, make_survey, index):
                 "epsilon": rng.choice([1.0, 2.0]),
             }
         questions.append(spec)
-    survey = make_survey(status="draft", questions=questions, title=f"Survey {index}")
+    survey = make_survey(
+        status="draft",
+        questions=questions,
+        title=f"Survey {index}",
+        control_share=rng.choice([0.0, 0.25, 0.5]),
+    )
     for number in range(rng.choice([0, 0, 1, 2])):
         grouping.grouping_question_add(
             survey=survey,
@@ -98,6 +108,8 @@ TEXTS = [
 
 
 def _good(rng, question, bounds):
+    if question.compare_direct:
+        return rng.randint(0, 3)
     if question.kind == Question.Kind.YES_NO:
         return rng.random() < 0.5
     if question.kind == Question.Kind.TEXT:
@@ -108,6 +120,9 @@ def _good(rng, question, bounds):
 
 def _bad(rng, question, bounds):
     """A report its question does not take: out of range by one, or of another type."""
+    if question.compare_direct:
+        # A code, never a bare boolean: true/false would not say which arm it came from.
+        return rng.choice([-1, 4, True, False, "2", 1.0, None])
     if question.kind == Question.Kind.YES_NO:
         return rng.choice([1, 0, "true", None, 0.5, text_answer_encode("yes")])
     if question.kind == Question.Kind.TEXT:
@@ -341,7 +356,7 @@ def test_the_database_path_agrees_with_the_orm_oracle(make_survey, settings):
         "grouping": foreign_group.pk,
         "option": foreign_group.options.first().pk,
     }
-    cases, kinds, texts_stored = 0, set(), set()
+    cases, kinds, texts_stored, codes_stored = 0, set(), set(), set()
     for index in range(SURVEYS):
         survey = random_survey(rng, make_survey, index)
         questions = list(survey.questions.all())
@@ -357,6 +372,7 @@ def test_the_database_path_agrees_with_the_orm_oracle(make_survey, settings):
             "fingerprint": survey.design_fingerprint,
             "foreign": foreign,
         }
+        compared = {f"q{q.pk}" for q in questions if q.compare_direct}
         steps, sent = [], []
         for _step in range(STEPS):
             body = random_body(rng, info, sent)
@@ -372,10 +388,14 @@ def test_the_database_path_agrees_with_the_orm_oracle(make_survey, settings):
             kinds.add(result[:2] if result[0] == "201" else (result[0], _field_kind(result)))
             cases += 1
             for _sid, reports, _day in ours[1]["submissions"]:
-                texts_stored.update(v for v in json.loads(reports).values() if isinstance(v, str))
+                stored = json.loads(reports)
+                texts_stored.update(v for v in stored.values() if isinstance(v, str))
+                codes_stored.update(v for k, v in stored.items() if k in compared)
     assert cases >= 500
     # Text answers were stored as written, Korean and the escapes included.
     assert {"직장 내 괴롭힘은 없었다", '说 "quoted" \\ back', "가" * 100} <= texts_stored
+    # Compared questions stored every code, each an integer (never a bare boolean).
+    assert codes_stored == {0, 1, 2, 3} and not any(isinstance(c, bool) for c in codes_stored)
     # Every kind of outcome was met: stored, replayed, each field refused, 409s and 404.
     assert {
         ("201", True),
