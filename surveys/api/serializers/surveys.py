@@ -23,8 +23,8 @@ from .fields import (
 )
 from .question_types import (
     SPEC_SOURCES,
-    CompareDirectField,
     TYPE_SPEC_FIELDS,
+    CompareDirectField,
     DesignField,
     EpsilonField,
     MaximumField,
