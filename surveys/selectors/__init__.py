@@ -54,6 +54,7 @@ from .estimates import (
     survey_tallies,
 )
 from .mechanisms import (
+    COMPARE_CODES,
     LedgerEntry,
     PrivacyLedger,
     browser_parameters,
@@ -142,6 +143,7 @@ from .surveys import (
 )
 
 __all__ = [
+    "COMPARE_CODES",
     "CUSTOM_DESIGN",
     "DASHBOARD_SORTS",
     "DESIGN_LABELS",

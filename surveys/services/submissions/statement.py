@@ -20,6 +20,7 @@ from ...models import (
     Survey,
     TallyShard,
 )
+from ...selectors import COMPARE_CODES
 from .contract import Rule
 
 # Table names from the models, so a renamed table cannot leave the statement behind.
@@ -38,6 +39,10 @@ _TABLES = {
 }
 # yes_no, choice, numeric, text
 _KINDS = {kind.value: sql.Literal(kind.value) for kind in Question.Kind}
+# A yes/no question compared with asking directly sends a code (0 to 3) tallied as a choice's
+# (selectors.mechanisms.report_range): its kind, as the reports and tallies read it.
+_COMPARED = sql.SQL("(q.kind = {} AND q.compare_direct)").format(_KINDS["yes_no"])
+_REPORT_KIND = sql.SQL("(CASE WHEN {} THEN {} ELSE q.kind END)").format(_COMPARED, _KINDS["choice"])
 # What the statement takes, in order: (name, PostgreSQL type); arrays as array literals
 # (``_array``: the driver's adaptation of lists costs more than the rest of the call).
 # Aligned: ``questions`` and ``bits``; ``groupings``, ``options`` (NULL: "Prefer not to say")
@@ -79,7 +84,10 @@ def _checks(*, typed, p):
     if typed:
         # A direct numeric answer lies within the range itself: no noise, no slack.
         fits = sql.SQL(
-            "(q.kind = {yes_no} AND a.bit IS NOT NULL AND a.report IS NULL AND a.text IS NULL)"
+            "(q.kind = {yes_no} AND NOT q.compare_direct"
+            " AND a.bit IS NOT NULL AND a.report IS NULL AND a.text IS NULL)"
+            " OR ({compared} AND a.bit IS NULL AND a.text IS NULL"
+            " AND a.report >= 0 AND a.report < {codes})"
             " OR (q.kind = {choice} AND a.bit IS NULL AND a.text IS NULL"
             " AND a.report >= 0 AND a.report < jsonb_array_length(q.options))"
             " OR (q.kind = {numeric} AND a.bit IS NULL AND a.text IS NULL"
@@ -88,6 +96,8 @@ def _checks(*, typed, p):
             " AND octet_length(a.text) <= {text_bytes})"
         ).format(
             **_KINDS,
+            compared=_COMPARED,
+            codes=sql.Literal(len(COMPARE_CODES)),
             slack=sql.SQL("(CASE WHEN q.randomized THEN {} ELSE 0 END)").format(
                 sql.SQL(NUMERIC_SLACK_SQL)
             ),
@@ -97,7 +107,7 @@ def _checks(*, typed, p):
         unanswered = sql.SQL("a.question_id IS NULL")
     else:
         # Bits only: every answered question must be a yes/no one.
-        fits = sql.SQL("q.kind = {yes_no}").format(**_KINDS)
+        fits = sql.SQL("q.kind = {yes_no} AND NOT {compared}").format(**_KINDS, compared=_COMPARED)
         known = sql.SQL("q.id = ANY({questions})").format(**p)
         unanswered = sql.SQL("q.id <> ALL({questions})").format(**p)
     return {
@@ -158,8 +168,8 @@ _BITS = """, a AS (
     FROM unnest({questions}, {bits}) AS a (question_id, bit)
 )"""
 _TYPED_REPORTS = """, a AS (
-    SELECT a.question_id, 'q' || a.question_id AS key, a.bit, a.report, a.text, q.kind,
-        CASE q.kind
+    SELECT a.question_id, 'q' || a.question_id AS key, a.bit, a.report, a.text, {kind} AS kind,
+        CASE {kind}
             WHEN {numeric} THEN jsonb_build_array(1, a.report, a.report::numeric * a.report)
             WHEN {choice} THEN (
                 SELECT jsonb_agg((n = 0 OR n = a.report + 1)::int ORDER BY n)
@@ -272,7 +282,9 @@ def statement_text(*, typed, grouped, p):
             known_groupings=rules[Rule.KNOWN_GROUPINGS],
             options_rule=rules[Rule.OPTIONS],
         ),
-        sql.SQL(_TYPED_REPORTS if typed else _BITS).format(**_TABLES, **_KINDS, **p),
+        sql.SQL(_TYPED_REPORTS if typed else _BITS).format(
+            **_TABLES, **_KINDS, **p, kind=_REPORT_KIND
+        ),
         sql.SQL(_SUBMISSION).format(
             **_TABLES,
             **p,
