@@ -94,7 +94,10 @@ def group_tallies_ensure(*, survey):
     """Create the zero tally row of every (yes/no question, grouping option) pair that lacks
     one (breakdowns by group cover the yes/no questions)."""
     question_ids = list(
-        survey.questions.filter(kind=Question.Kind.YES_NO).values_list("id", flat=True)
+        # Not a compared question: its codes are no yes/no report (control_group reads them).
+        survey.questions.filter(kind=Question.Kind.YES_NO, compare_direct=False).values_list(
+            "id", flat=True
+        )
     )
     option_ids = list(
         GroupingOption.objects.filter(grouping_question__survey=survey).values_list("id", flat=True)
@@ -114,7 +117,9 @@ def group_tallies_rebuild(*, survey):
     """Recount every per-(yes/no question, option) tally and option count from the stored
     rows."""
     question_ids = list(
-        survey.questions.filter(kind=Question.Kind.YES_NO).values_list("id", flat=True)
+        survey.questions.filter(kind=Question.Kind.YES_NO, compare_direct=False).values_list(
+            "id", flat=True
+        )
     )
     # Per option, one pair of counts per question (reports, yes reports), in one query.
     aggregates = {}
@@ -177,13 +182,31 @@ def simulated_reports_draw(*, survey, shares, n, rng) -> np.ndarray:
     ``shares[j]``: a yes/no question's true share of "yes" (dpengine's ``simulate_reports``
     with the question's design), a multiple-choice question's k option shares, or a numeric
     question's true mean (answers binomial on the range). Boolean when every question is
-    yes/no, integers otherwise (yes/no as 0/1, an option's index, a noisy number)."""
+    yes/no, integers otherwise (yes/no as 0/1, an option's index, a noisy number).
+
+    A question compared with asking directly (``compare_direct``) gets codes: each row is in
+    the direct arm with the survey's ``control_share`` (one draw per row, as one browser asks
+    every compared question in its arm) and sends 2 + its true answer, else 0/1 its
+    randomized report. Its ``shares[j]`` may be a pair ``(true share, share saying yes when
+    asked directly)``, to simulate under-reporting in the direct arm."""
     questions = list(survey.questions.all())
     if len(shares) != len(questions):
         raise ValidationError({"shares": [f"Expected {len(questions)} values, one per question."]})
     columns = []
+    # Drawn only when a question is compared, so other surveys' seeded draws stay the same.
+    direct_arm = (
+        rng.random(n) < survey.control_share
+        if any(question.compare_direct for question in questions)
+        else None
+    )
     for question, share in zip(questions, shares, strict=True):
         mechanism = selectors.question_mechanism(question, survey=survey)
+        if question.compare_direct:
+            truth, told = share if isinstance(share, tuple | list) else (share, share)
+            randomized = simulate_reports(truth, n, mechanism, rng).astype(np.int64)
+            told_yes = (rng.random(n) < told).astype(np.int64)
+            columns.append(np.where(direct_arm, 2 + told_yes, randomized))
+            continue
         if question.kind == Question.Kind.TEXT:
             raise ValidationError({"shares": ["Text answers cannot be simulated."]})
         if mechanism is None:
@@ -210,8 +233,9 @@ def simulated_tallies(questions, reports, total) -> dict:
     tallies = {}
     for question, column in zip(questions, reports.T, strict=True):
         values = column.astype(np.int64)
-        if question.kind == Question.Kind.CHOICE:
-            counts = np.bincount(values, minlength=len(question.options))
+        if question.kind == Question.Kind.CHOICE or question.compare_direct:
+            width = 4 if question.compare_direct else len(question.options)
+            counts = np.bincount(values, minlength=width)
             tallies[question.pk] = [total, *map(int, counts)]
         elif question.kind == Question.Kind.NUMERIC:
             tallies[question.pk] = [total, int(values.sum()), int((values * values).sum())]
@@ -224,7 +248,7 @@ def _check_simulated_reports(questions, reports):
     for index, (question, column) in enumerate(zip(questions, reports.T, strict=True)):
         kind, low, high = (
             ("yes_no", 0, 1)
-            if question.kind == Question.Kind.YES_NO
+            if question.kind == Question.Kind.YES_NO and not question.compare_direct
             else selectors.report_range(question)
         )
         if column.size and (column.min() < low or column.max() > high):
@@ -272,7 +296,10 @@ def simulated_submissions_record(
     received_on = received_on or timezone.now().date()
     keys = [question_key(question.pk) for question in questions]
     # As submission_receive stores them: a boolean for yes/no, an integer otherwise.
-    typed = [bool if question.kind == Question.Kind.YES_NO else int for question in questions]
+    typed = [
+        bool if question.kind == Question.Kind.YES_NO and not question.compare_direct else int
+        for question in questions
+    ]
     for start in range(0, total, batch_size):
         chunk = reports[start : start + batch_size]
         submissions = Submission.objects.bulk_create(
