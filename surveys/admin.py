@@ -53,7 +53,7 @@ class QuestionInline(admin.TabularInline):
 
     @admin.display(description=gettext_lazy("Yes reports"))
     def yes_reports(self, question):
-        if question.kind != Question.Kind.YES_NO:
+        if question.kind != Question.Kind.YES_NO or question.compare_direct:
             return "—"  # a choice or numeric question's tallies are on its results
         return selectors.survey_tallies(survey=question.survey).of(question.pk)[1]
 

@@ -447,6 +447,13 @@ class Question(models.Model):
     def is_direct(self):
         return not self.randomized
 
+    @property
+    def sends_bit(self):
+        """Whether its report is one randomized bit: a randomized yes/no question that is not
+        compared with asking directly (whose report is a code, 0 to 3). What the breakdown,
+        the regression and the public releases read."""
+        return self.kind == self.Kind.YES_NO and self.randomized and not self.compare_direct
+
 
 class Submission(models.Model):
     """One respondent's randomized answers: what their browser sent, never the true answers."""

@@ -20,7 +20,6 @@ from rest_framework.response import Response
 from .. import selectors
 from ..exports import csv as csv_export
 from ..forms.analysis import ThresholdsForm
-from ..models import Question
 from ..selectors.mechanisms import FORCED_RESPONSE
 from .errors import error_responses
 from .export_jobs import deliver
@@ -268,11 +267,7 @@ class SurveyRegressionView(OwnedSurveyView):
     def get(self, request, survey_id):
         query = RegressionQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        questions = [
-            question
-            for question in self.survey.questions.all()
-            if question.kind == Question.Kind.YES_NO and question.randomized
-        ]
+        questions = [question for question in self.survey.questions.all() if question.sends_bit]
         question_id = query.validated_data.get("question", questions[0].pk if questions else None)
         question = next((q for q in questions if q.pk == question_id), None)
         if question is None:

@@ -111,7 +111,7 @@ def direct_grouping(*, survey, question) -> DirectGrouping:
     group. Reads one value per submission (there are no per-group tallies of direct answers),
     so it scales with the number of responses, as the regression does."""
     key = question_key(question.pk)
-    bits = [q.pk for q in survey.questions.all() if q.kind == Question.Kind.YES_NO and q.randomized]
+    bits = [q.pk for q in survey.questions.all() if q.sends_bit]
     keys = [question_key(qid) for qid in bits]
     respondents, tallies = {}, {}
     for (reports,) in Submission.objects.filter(survey=survey, reports__has_key=key).values_list(
@@ -275,8 +275,9 @@ def survey_breakdown(*, survey, grouping_question, confidence=None, method=None)
     questions = list(survey.questions.all())
     rows = []
     for index, question in enumerate(questions):
-        # Direct questions too: their tallies hold answers, which no design debiases.
-        if question.kind != Question.Kind.YES_NO or not question.randomized:
+        # Direct questions too: their tallies hold answers, which no design debiases; and
+        # compared ones, whose codes have no group tallies (selectors.control_group).
+        if not question.sends_bit:
             continue
         # Each question debiased with its own design (the survey's coins unless it names one).
         estimate = estimator(

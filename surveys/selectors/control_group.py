@@ -73,9 +73,7 @@ class ControlComparison:
             "difference": None if shown is None else shown.estimate,
             "difference_ci": None if shown is None else [shown.low, shown.high],
             "difference_method": None if shown is None else shown.method,
-            "p_value_more_is_better": None
-            if self.comparison is None
-            else self.comparison.p_value,
+            "p_value_more_is_better": None if self.comparison is None else self.comparison.p_value,
         }
 
 

@@ -109,8 +109,9 @@ def released_questions(survey):
     question's reports are never released (its count vector would need its own share of
     the budget), so it adds no count to ``m`` and appears on no public page. Nor does a
     question asked directly: its answers are not randomized (a text answer is never shown
-    anywhere but in the researcher's downloads)."""
-    return survey.questions.filter(kind=Question.Kind.YES_NO, randomized=True)
+    anywhere but in the researcher's downloads), nor one compared with asking directly (its
+    direct arm's answers are not randomized either)."""
+    return survey.questions.filter(kind=Question.Kind.YES_NO, randomized=True, compare_direct=False)
 
 
 def count_keys(*, survey) -> tuple[list[str], list[str]]:

@@ -223,7 +223,7 @@ def regression(request, survey):
     questions = [
         question
         for question in everything
-        if question.kind == Question.Kind.YES_NO and question.randomized
+        if question.sends_bit  # compared questions' codes: not a bit (docs/researchers.md)
     ]
     form = RegressionForm(request.GET, survey=survey, questions=questions, columns=columns)
     valid = not questions or form.is_valid()
