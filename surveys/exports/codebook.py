@@ -66,6 +66,8 @@ TYPE_RANDOMIZED = "randomized_yes_no"
 TYPE_CHOICE = "randomized_choice"
 TYPE_NUMERIC = "randomized_numeric"
 TYPE_GROUPING = "grouping"
+# A yes/no question compared with asking directly: a code, 0/1 randomized, 2/3 as given.
+TYPE_COMPARED = "compared_yes_no"
 # Questions asked directly: the answer as given (a text answer exported only).
 TYPE_DIRECT_YES_NO = "direct_yes_no"
 TYPE_DIRECT_CHOICE = "direct_choice"
@@ -225,9 +227,14 @@ def codebook_rows(codebook: Codebook, *, label=str) -> Iterator[list]:
             yield value(name, "", skipped)
             continue
         yield column(
-            name, COLUMN_TYPES[question.kind], question.text, _provenance(codebook, question)
+            name,
+            TYPE_COMPARED if question.compare_direct else COLUMN_TYPES[question.kind],
+            question.text,
+            _provenance(codebook, question),
         )
-        if question.kind == Question.Kind.CHOICE:
+        if question.compare_direct:
+            yield from _compared_values(name, value=value)
+        elif question.kind == Question.Kind.CHOICE:
             for index, option in enumerate(question.options):
                 yield value(
                     name,
@@ -259,6 +266,17 @@ def codebook_rows(codebook: Codebook, *, label=str) -> Iterator[list]:
             _("Answered “Prefer not to say” (offered with every grouping question)."),
         )
         yield value(name, "", skipped)
+
+
+def _compared_values(name, *, value):
+    """A compared question's codes (selectors.mechanisms.COMPARE_CODES): the arm it was asked
+    in, and the report or answer."""
+    coins = _("after the coins: not necessarily the truth")
+    as_given = _("control group: asked directly, as given, not randomized")
+    yield value(name, 0, _("Reported no (%(how)s).") % {"how": coins})
+    yield value(name, 1, _("Reported yes (%(how)s).") % {"how": coins})
+    yield value(name, 2, _("Answered no (%(how)s).") % {"how": as_given})
+    yield value(name, 3, _("Answered yes (%(how)s).") % {"how": as_given})
 
 
 def _direct_values(name, question, *, value, label):

@@ -36,7 +36,14 @@ from .bundles import (
     zip_stream,
 )
 from .codebook import RawFileFacts, survey_codebook
-from .csv import codebook_csv_rows, csv_safe, export_filename, report_csv_text_rows
+from .control_group import control_group_members
+from .csv import (
+    codebook_csv_rows,
+    csv_safe,
+    escape_label,
+    export_filename,
+    report_csv_text_rows,
+)
 
 # How often a running export reports its progress (a row update per report) and checks its
 # time budget: often enough for a smooth progress bar, rare enough to cost nothing.
@@ -158,6 +165,7 @@ def write_zip(handle, *, survey, options, progress=no_progress) -> Written:
     ordered = [
         ("reports.csv", reports(), members["reports.csv"][1]),
         ("estimates.csv", *members["estimates.csv"]),
+        *control_group_members(survey, options, label=escape_label),
         ("codebook.csv", codebook(), False),
     ]
     for chunk in zip_stream(ordered, digests={"reports.csv": digest}):

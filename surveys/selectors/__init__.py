@@ -34,6 +34,7 @@ from .breakdown import (
     survey_breakdown,
     survey_grouping_questions,
 )
+from .control_group import ControlGroupResults, survey_control_group
 from .design_labels import DESIGN_LABELS, SURVEY_COINS, YES_NO_DESIGNS, DesignLabel
 from .estimate_rows import (
     ChoiceQuestionEstimate,
@@ -163,6 +164,7 @@ __all__ = [
     "ChoiceQuestionEstimate",
     "Coefficient",
     "ComparisonStatus",
+    "ControlGroupResults",
     "Covariate",
     "DesignLabel",
     "GroupCell",
@@ -230,6 +232,7 @@ __all__ = [
     "survey_breakdown",
     "survey_by_slug",
     "survey_coins",
+    "survey_control_group",
     "survey_design",
     "survey_design_fingerprint",
     "survey_estimates",
