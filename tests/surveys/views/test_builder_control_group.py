@@ -67,3 +67,31 @@ def test_a_marked_choice_question_is_refused_next_to_the_box(draft, owner_client
     assert refused.status_code == 400
     assert "Only a randomized yes/no question can be compared" in refused.content.decode()
     assert not draft.questions.exists()
+
+
+def test_the_results_page_compares_the_arms_in_plain_words(make_survey, owner_client):
+    from tests.helpers import simulate_responses
+
+    survey = make_survey(
+        questions=[{"text": "Did you?", "compare_direct": True}], control_share=0.3, min_n=30
+    )
+    simulate_responses(survey, n=1000, seed=3, shares=[(0.4, 0.2)])
+    page = owner_client.get(reverse("surveys:results", kwargs={"pk": survey.pk}))
+    text = page.content.decode()
+    assert page.status_code == 200
+    assert "Randomized against asking directly" in text and "“more is better”" in text
+    row = page.context["control_group"].rows[0]
+    assert row.status == "compared"
+    assert 'data-shown="p"' in text and 'data-shown="difference"' in text
+
+
+def test_the_results_page_suppresses_an_arm_below_min_n(make_survey, owner_client):
+    from tests.helpers import simulate_responses
+
+    survey = make_survey(
+        questions=[{"text": "Did you?", "compare_direct": True}], control_share=0.05, min_n=30
+    )
+    simulate_responses(survey, n=100, seed=3, shares=[0.3])
+    text = owner_client.get(reverse("surveys:results", kwargs={"pk": survey.pk})).content.decode()
+    assert "each group needs 30" in text
+    assert 'data-shown="difference"' not in text
