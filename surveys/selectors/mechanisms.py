@@ -216,6 +216,10 @@ class PrivacyLedger:
     total_epsilon: float
     total_odds: float  # e^total: the bound on everything one respondent sends randomized
     direct: tuple[DirectEntry, ...] = ()
+    # The control group (Survey.control_share > 0): the randomized questions it asks directly
+    # instead (compare_direct), whose ε holds only for the respondents not in it.
+    compared: tuple[LedgerEntry, ...] = ()
+    control_share: float = 0.0
 
     @property
     def questions(self) -> int:
@@ -262,9 +266,14 @@ def privacy_ledger(*, survey, questions=None) -> PrivacyLedger:
         )
         for question, epsilon in zip(questions, ledger.per_question, strict=True)
     )
+    compared_ids = {question.pk for question in questions if question.compare_direct}
     return PrivacyLedger(
         entries=entries,
         total_epsilon=ledger.total_epsilon,
         total_odds=ledger.total_odds,
         direct=direct,
+        compared=tuple(entry for entry in entries if entry.question_id in compared_ids)
+        if survey.control_share > 0
+        else (),
+        control_share=survey.control_share,
     )

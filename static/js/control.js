@@ -1,0 +1,135 @@
+// A direct-questioning control group (split ballot; docs/researchers.md, "A direct-questioning
+// control group"). With the survey's `control_share`, this browser asks the questions marked
+// `compare_direct` directly (the control group) instead of with coins, and says which it did:
+// each such question's report is one code, 0/1 the randomized report no/yes, 2/3 the answer
+// no/yes as given (surveys/selectors/mechanisms.py COMPARE_CODES).
+//
+// The assignment is drawn once per respondent, before any answer is read, exactly with the
+// published probability (exact.js `bernoulliRational` on the decimal the server prints, with
+// crypto.getRandomValues), and kept in the memo (coins.js) with the pre-drawn reports, so a
+// reload or a retake on this device gets the same version: nobody can redraw until they get
+// the version they prefer. On a shared device the memo lives in the page only, so the next
+// person draws afresh.
+
+import { memoReports } from "./coins.js";
+import { bernoulliRational, parseRational } from "./exact.js";
+
+export const RANDOMIZED = "randomized";
+export const DIRECT = "direct";
+// The memo's table of the assignment: `[1, 0]` the control group (asked directly), `[0, 0]`
+// with coins (a table has two entries at least; the second is unused).
+export const ARM_KEY = "control";
+// A compared question's codes (surveys/selectors/mechanisms.py COMPARE_CODES).
+const FIRST_DIRECT_CODE = 2;
+
+/** The ids (strings) of the definition's questions compared with asking directly. */
+export function comparedIds(survey) {
+  return new Set(
+    (survey.questions ?? [])
+      .filter((question) => question.compare_direct === true)
+      .map((question) => String(question.id)),
+  );
+}
+
+/**
+ * The chance of the control group as the exact decimal the server sent, or null when
+ * nobody is asked directly (no share, a share of 0, or no compared question).
+ */
+export function controlShare(survey) {
+  const share = survey.control_share;
+  if (share === undefined || share === null || comparedIds(survey).size === 0) return null;
+  const { num } = parseRational(share);
+  return num === 0n ? null : share;
+}
+
+/** One draw of the assignment: DIRECT with exactly probability `share`, else RANDOMIZED. */
+export function drawArm(share, randomSource) {
+  return bernoulliRational(share, randomSource) ? DIRECT : RANDOMIZED;
+}
+
+/** The assignment a memo keeps, or null when it keeps none (or not in that shape). */
+export function memoArm(memo) {
+  const table = memo?.tables?.[ARM_KEY];
+  if (!Array.isArray(table) || table.length !== 2 || table[1] !== 0) return null;
+  if (table[0] === 1) return DIRECT;
+  return table[0] === 0 ? RANDOMIZED : null;
+}
+
+/** `memo` (a new one when null) with the assignment `arm` kept beside its tables. */
+export function withArm(memo, arm, randomSource) {
+  const base = memo ?? memoReports({ randomizers: {}, truths: {}, memo: null, randomSource }).memo;
+  return { ...base, tables: { ...(base.tables ?? {}), [ARM_KEY]: [arm === DIRECT ? 1 : 0, 0] } };
+}
+
+/**
+ * This respondent's version of the survey: the one the memo keeps, else one drawn now and
+ * kept (memory.js `update`) before the questions are shown. RANDOMIZED, drawing nothing, on a
+ * survey without a control group.
+ */
+export function assignArm({ survey, memory, randomSource }) {
+  const share = controlShare(survey);
+  if (share === null) return RANDOMIZED;
+  const kept = memoArm(memory.memo);
+  if (kept !== null) return kept;
+  const arm = drawArm(share, randomSource);
+  memory.update(withArm(memory.memo, arm, randomSource));
+  return arm;
+}
+
+/** The code a compared question's direct answer is sent as: 2 for no, 3 for yes. */
+export function directCode(answer) {
+  return FIRST_DIRECT_CODE + (answer ? 1 : 0);
+}
+
+/** A yes/no randomizer whose report is sent as its code: 0 for no, 1 for yes. */
+export function codeRandomizer(randomizer) {
+  return { ...randomizer, report: (entry) => (randomizer.report(entry) ? 1 : 0) };
+}
+
+/**
+ * The page's questions (questions.js `surveyQuestions`) in `arm`: a compared question is
+ * asked directly in the control group (no coins, its answer sent as a code 2/3) and with its
+ * design otherwise (its report sent as a code 0/1); `comparedArm` says which. The others are
+ * unchanged.
+ */
+export function armedQuestions(questions, survey, arm) {
+  const compared = comparedIds(survey);
+  return questions.map((question) => {
+    if (!compared.has(question.id)) return question;
+    if (arm === DIRECT) {
+      return { ...question, direct: true, randomizer: null, comparedArm: DIRECT };
+    }
+    return {
+      ...question,
+      comparedArm: RANDOMIZED,
+      randomizer: codeRandomizer(question.randomizer),
+    };
+  });
+}
+
+/**
+ * Show this respondent's version on the page (`doc`: the document): in the control group,
+ * each compared question says at the question that its answer is sent as given (its note
+ * revealed, its coins' explanation hidden), and the thank-you says so too.
+ */
+export function showArm(doc, questions, arm) {
+  if (arm !== DIRECT) return;
+  for (const question of questions) {
+    if (question.comparedArm !== DIRECT) continue;
+    const fieldset = doc.getElementById(question.domId);
+    const note = doc.getElementById(`${question.domId}-control`);
+    if (!fieldset || !note) continue;
+    note.hidden = false;
+    fieldset.classList.add("question--direct");
+    fieldset.dataset.direct = "";
+    const how = doc.getElementById(`${question.domId}-how`);
+    if (how) how.hidden = true;
+    fieldset.setAttribute("aria-describedby", note.id);
+  }
+  const coins = doc.getElementById("respond-done-coins");
+  const asGiven = doc.getElementById("respond-done-control");
+  if (coins && asGiven) {
+    coins.hidden = true;
+    asGiven.hidden = false;
+  }
+}
