@@ -97,10 +97,8 @@ class PublicQuestionSerializer(serializers.Serializer):
     )
     compare_direct = serializers.BooleanField(
         required=False,
-        help_text="`yes_no` only, present when true: compared with asking directly. In the "
-        "control group (the survey's `control_share`) it is asked directly and its answer "
-        "sent as given; its report is a code: 0/1 the randomized report no/yes, 2/3 the "
-        "direct answer no/yes.",
+        help_text="Present when true: in the control group asked directly; the report is a "
+        "code, 0/1 the randomized report no/yes, 2/3 the direct answer no/yes.",
     )
 
     def to_representation(self, question):
@@ -200,11 +198,8 @@ class PublicSurveySerializer(serializers.Serializer):
         "with crypto.getRandomValues, never sent); grouping questions keep their places."
     )
     control_share = serializers.SerializerMethodField(
-        help_text="The chance that this browser asks the questions marked `compare_direct` "
-        "directly (the control group), as the decimal string Python prints (exact.js reads "
-        'it as that exact rational); "0.0": no control group. The browser draws once per '
-        "respondent and sends which it drew: a compared question's report is a code, 0/1 the "
-        "randomized report no/yes, 2/3 the direct answer no/yes."
+        help_text="The chance that the browser asks the `compare_direct` questions directly, "
+        'as the exact decimal it draws with ("0.0": none); drawn once, sent in the codes.'
     )
     access = serializers.ChoiceField(
         choices=Survey.Access.choices,
