@@ -224,6 +224,7 @@ def _codes() -> dict:
     # The codes are the model's, so building needs Django set up (``main`` does it; under
     # pytest, pytest-django has); the rest of this module reads dpengine and limits only.
     from surveys.models import PREFER_NOT_TO_SAY, Question
+    from surveys.selectors.mechanisms import COMPARE_CODES
 
     return {
         "question_types": list(Question.Kind.values),
@@ -233,6 +234,8 @@ def _codes() -> dict:
             kind for kind in Question.Kind.values if kind != Question.Kind.TEXT
         ],
         "prefer_not_to_say": PREFER_NOT_TO_SAY,
+        # A compared question's report codes, in order (static/js/control.js sends them).
+        "compare_codes": list(COMPARE_CODES),
     }
 
 
@@ -301,6 +304,9 @@ def render(constants: dict) -> dict[Path, str]:
         "",
         '/** What a grouping question answered "Prefer not to say" sends (surveys.models). */',
         f"export const PREFER_NOT_TO_SAY = {json.dumps(constants['codes']['prefer_not_to_say'])};",
+        "",
+        "/** A compared question's report codes, by number (surveys/selectors/mechanisms.py). */",
+        f"export const COMPARE_CODES = Object.freeze({json.dumps(constants['codes']['compare_codes'])});",
         "",
     ]
     return {

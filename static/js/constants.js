@@ -7,3 +7,6 @@ export const MAX_TABLE_SIZE = 1001;
 
 /** What a grouping question answered "Prefer not to say" sends (surveys.models). */
 export const PREFER_NOT_TO_SAY = "prefer_not_to_say";
+
+/** A compared question's report codes, by number (surveys/selectors/mechanisms.py). */
+export const COMPARE_CODES = Object.freeze(["randomized_no", "randomized_yes", "direct_no", "direct_yes"]);

@@ -12,6 +12,7 @@
 // person draws afresh.
 
 import { memoReports } from "./coins.js";
+import { COMPARE_CODES } from "./constants.js";
 import { bernoulliRational, parseRational } from "./exact.js";
 
 export const RANDOMIZED = "randomized";
@@ -19,8 +20,9 @@ export const DIRECT = "direct";
 // The memo's table of the assignment: `[1, 0]` the control group (asked directly), `[0, 0]`
 // with coins (a table has two entries at least; the second is unused).
 export const ARM_KEY = "control";
-// A compared question's codes (surveys/selectors/mechanisms.py COMPARE_CODES).
-const FIRST_DIRECT_CODE = 2;
+// A compared question's codes (surveys/selectors/mechanisms.py COMPARE_CODES, through the
+// generated constants.js): 0/1 randomized no/yes, then 2/3 direct no/yes.
+const FIRST_DIRECT_CODE = COMPARE_CODES.indexOf("direct_no");
 
 /** The ids (strings) of the definition's questions compared with asking directly. */
 export function comparedIds(survey) {
