@@ -98,3 +98,42 @@ def test_each_version_sends_what_it_says(live_server, new_context, survey):
         if len(seen) == 2:
             break
     assert seen == {"direct", "randomized"}
+
+
+@pytest.mark.parametrize("locale", ["en-US", "ko-KR", "zh-CN"])
+def test_axe_finds_no_violation_with_a_control_group(
+    live_server, new_context, sign_in, owner, make_survey, locale
+):
+    from tests.e2e.test_accessibility import axe_violations
+    from tests.helpers import simulate_responses
+
+    language = {"en-US": "en", "ko-KR": "ko", "zh-CN": "zh-hans"}[locale]
+    survey = services.survey_open(
+        survey=make_survey(
+            status="draft", questions=QUESTIONS, control_share=SHARE, language=language, min_n=5
+        )
+    )
+    seen = set()
+    for _attempt in range(40):  # the page in both versions
+        context = new_context(
+            locale=locale, viewport={"width": 390, "height": 900}, bypass_csp=True
+        )
+        page = context.new_page()
+        page.goto(f"{live_server.url}/s/{survey.slug}/")
+        arm = arm_of(page)
+        if arm not in seen:
+            seen.add(arm)
+            assert axe_violations(page) == [], arm
+        context.close()
+        if len(seen) == 2:
+            break
+    assert seen == {"direct", "randomized"}
+    simulate_responses(survey, n=200, seed=1, shares=[(0.4, 0.2), 0.3])
+    context = new_context(locale=locale, viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    page = context.new_page()
+    sign_in(page, live_server, owner)
+    page.goto(f"{live_server.url}/surveys/{survey.pk}/results/")
+    assert page.locator("[data-control-group]").is_visible()
+    assert axe_violations(page) == []
+    page.goto(f"{live_server.url}/surveys/{survey.pk}/")
+    assert axe_violations(page) == []
