@@ -128,10 +128,16 @@ export function showArm(doc, questions, arm) {
     if (how) how.hidden = true;
     fieldset.setAttribute("aria-describedby", note.id);
   }
-  const coins = doc.getElementById("respond-done-coins");
-  const asGiven = doc.getElementById("respond-done-control");
-  if (coins && asGiven) {
-    coins.hidden = true;
-    asGiven.hidden = false;
+  // The sentences that would say only the coins' results leave: their control-group twins.
+  for (const [coins, asGiven] of [
+    ["respond-done-coins", "respond-done-control"],
+    ["respond-submit-hint", "respond-submit-hint-control"],
+  ]) {
+    const shown = doc.getElementById(asGiven);
+    const replaced = doc.getElementById(coins);
+    if (shown && replaced) {
+      replaced.hidden = true;
+      shown.hidden = false;
+    }
   }
 }

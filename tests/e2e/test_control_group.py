@@ -72,6 +72,11 @@ def test_each_version_sends_what_it_says(live_server, new_context, survey):
             note = page.locator(f"#q-{compared}-control")
             assert "sent exactly as you give it" in note.inner_text()
             assert not page.locator(f"#q-{compared}-how").is_visible()
+            # Under the button too: not only the coins' results leave.
+            assert page.locator("#respond-submit-hint-control").is_visible()
+            assert not page.locator("#respond-submit-hint").is_visible()
+        else:
+            assert page.locator("#respond-submit-hint").is_visible()
         page.locator(f"#q-{compared}-yes").check()
         page.locator(f"#q-{other}-no").check()
         with page.expect_response(

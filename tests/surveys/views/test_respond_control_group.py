@@ -59,3 +59,14 @@ def test_nothing_is_said_without_a_control_group(client, make_survey, fields):
     html = page(client, make_survey(**fields)).content.decode()
     for marker in ('id="control-group-note"', "-may", 'data-stat="control-group"', "done-control"):
         assert marker not in html
+
+
+def test_with_direct_questions_no_sentence_says_only_the_coins_results_leave(
+    client, make_survey
+):
+    questions = [{"text": "Did you?"}, {"text": "Do you manage people?", "randomized": False}]
+    html = page(client, make_survey(questions=questions)).content.decode()
+    assert 'id="respond-done-coins" hidden' in html
+    assert "Your answers to the questions asked directly left this device as you gave them" in html
+    assert 'id="respond-done-control" hidden' not in html
+    assert "Only the coins' results are sent, and your answers to the questions marked" in html
