@@ -306,7 +306,8 @@ def render(constants: dict) -> dict[Path, str]:
         f"export const PREFER_NOT_TO_SAY = {json.dumps(constants['codes']['prefer_not_to_say'])};",
         "",
         "/** A compared question's report codes, by number (surveys/selectors/mechanisms.py). */",
-        f"export const COMPARE_CODES = Object.freeze({json.dumps(constants['codes']['compare_codes'])});",
+        "export const COMPARE_CODES = Object.freeze("
+        f"{json.dumps(constants['codes']['compare_codes'])});",
         "",
     ]
     return {
