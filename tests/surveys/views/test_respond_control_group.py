@@ -61,9 +61,7 @@ def test_nothing_is_said_without_a_control_group(client, make_survey, fields):
         assert marker not in html
 
 
-def test_with_direct_questions_no_sentence_says_only_the_coins_results_leave(
-    client, make_survey
-):
+def test_with_direct_questions_no_sentence_says_only_the_coins_results_leave(client, make_survey):
     questions = [{"text": "Did you?"}, {"text": "Do you manage people?", "randomized": False}]
     html = page(client, make_survey(questions=questions)).content.decode()
     assert 'id="respond-done-coins" hidden' in html
