@@ -91,7 +91,7 @@ _NUMERIC_QUESTIONS = [
 ]
 # Chi-square critical values at p = 0.001 for the node tests' goodness-of-fit checks.
 _CHI2_LEVEL = 0.001
-_CHI2_DEGREES = (2, 3, 12)
+_CHI2_DEGREES = (2, 3, 8, 12)
 
 
 class _Recorder:
@@ -247,13 +247,9 @@ def _chi2_critical() -> dict:
 
 def build() -> dict:
     """Everything the browser modules and their tests share with Python."""
-    if limits.MAX_CHOICE_OPTIONS > limits.NUMERIC_RANGE_MAX + 1:
-        raise ValueError("a choice question's table must fit within a numeric one's")
     return {
         "_generated": GENERATED,
         "limits": {
-            # One pre-drawn report per whole number of the widest numeric range.
-            "max_table_size": limits.NUMERIC_RANGE_MAX + 1,
             "numeric_range_max": limits.NUMERIC_RANGE_MAX,
             "min_choice_options": limits.MIN_CHOICE_OPTIONS,
             "max_choice_options": limits.MAX_CHOICE_OPTIONS,
@@ -298,9 +294,6 @@ def render(constants: dict) -> dict[Path, str]:
         f"// {GENERATED}",
         "// The values the browser modules share with the server at run time; the same values,",
         "// and golden vectors for the tests, are in tests/vectors/constants.json.",
-        "",
-        "/** The largest table of pre-drawn reports (surveys/limits.py NUMERIC_RANGE_MAX + 1). */",
-        f"export const MAX_TABLE_SIZE = {constants['limits']['max_table_size']};",
         "",
         '/** What a grouping question answered "Prefer not to say" sends (surveys.models). */',
         f"export const PREFER_NOT_TO_SAY = {json.dumps(constants['codes']['prefer_not_to_say'])};",

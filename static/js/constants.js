@@ -2,9 +2,6 @@
 // The values the browser modules share with the server at run time; the same values,
 // and golden vectors for the tests, are in tests/vectors/constants.json.
 
-/** The largest table of pre-drawn reports (surveys/limits.py NUMERIC_RANGE_MAX + 1). */
-export const MAX_TABLE_SIZE = 1001;
-
 /** What a grouping question answered "Prefer not to say" sends (surveys.models). */
 export const PREFER_NOT_TO_SAY = "prefer_not_to_say";
 

@@ -5,20 +5,20 @@
 // no/yes as given (surveys/selectors/mechanisms.py COMPARE_CODES).
 //
 // The assignment is drawn once per respondent, before any answer is read, exactly with the
-// published probability (exact.js `bernoulliRational` on the decimal the server prints, with
-// crypto.getRandomValues), and kept in the memo (coins.js) with the pre-drawn reports, so a
-// reload or a retake on this device gets the same version: nobody can redraw until they get
-// the version they prefer. On a shared device the memo lives in the page only, so the next
-// person draws afresh.
+// published probability (exact.js `bernoulliRational` on the decimal the server prints), from
+// a random secret kept in the memo (coins.js) beside the questions' secrets and read as they
+// are (`derivedReport`: the HMAC stream of the secret), so a reload or a retake on this device
+// gets the same version: nobody can redraw until they get the version they prefer. On a
+// shared device the memo lives in the page only, so the next person draws afresh.
 
-import { memoReports } from "./coins.js";
+import { derivedReport, memoReports, newSecret, secretBytes } from "./coins.js";
 import { COMPARE_CODES } from "./constants.js";
 import { bernoulliRational, parseRational } from "./exact.js";
 
 export const RANDOMIZED = "randomized";
 export const DIRECT = "direct";
-// The memo's table of the assignment: `[1, 0]` the control group (asked directly), `[0, 0]`
-// with coins (a table has two entries at least; the second is unused).
+// The memo's secret the assignment is derived from (`secrets.control`); question ids are
+// numbers, so it names no question.
 export const ARM_KEY = "control";
 // A compared question's codes (surveys/selectors/mechanisms.py COMPARE_CODES, through the
 // generated constants.js): 0/1 randomized no/yes, then 2/3 direct no/yes.
@@ -49,33 +49,36 @@ export function drawArm(share, randomSource) {
   return bernoulliRational(share, randomSource) ? DIRECT : RANDOMIZED;
 }
 
-/** The assignment a memo keeps, or null when it keeps none (or not in that shape). */
-export function memoArm(memo) {
-  const table = memo?.tables?.[ARM_KEY];
-  if (!Array.isArray(table) || table.length !== 2 || table[1] !== 0) return null;
-  if (table[0] === 1) return DIRECT;
-  return table[0] === 0 ? RANDOMIZED : null;
+/** The assignment as a randomizer of one "answer" (coins.js): what a secret derives. */
+export function armRandomizer(share) {
+  return { size: 1, draw: (_index, randomSource) => drawArm(share, randomSource), indexOf: () => 0 };
 }
 
-/** `memo` (a new one when null) with the assignment `arm` kept beside its tables. */
-export function withArm(memo, arm, randomSource) {
+/** The version `memo`'s secret fixes at `share`, or null when it keeps no secret for it. */
+export function memoArm(memo, share) {
+  const secret = memo?.secrets?.[ARM_KEY];
+  if (secretBytes(secret) === null) return null;
+  return derivedReport({ randomizer: armRandomizer(share), questionId: ARM_KEY, secret, index: 0 });
+}
+
+/** `memo` (a new one when null) with a new secret for the assignment. */
+export function withArmSecret(memo, randomSource) {
   const base = memo ?? memoReports({ randomizers: {}, truths: {}, memo: null, randomSource }).memo;
-  return { ...base, tables: { ...(base.tables ?? {}), [ARM_KEY]: [arm === DIRECT ? 1 : 0, 0] } };
+  return { ...base, secrets: { ...(base.secrets ?? {}), [ARM_KEY]: newSecret(randomSource) } };
 }
 
 /**
- * This respondent's version of the survey: the one the memo keeps, else one drawn now and
- * kept (memory.js `update`) before the questions are shown. RANDOMIZED, drawing nothing, on a
- * survey without a control group.
+ * This respondent's version of the survey: the one the memo's secret fixes, else a secret
+ * drawn now and kept (memory.js `update`) before the questions are shown. RANDOMIZED, drawing
+ * nothing, on a survey without a control group.
  */
 export function assignArm({ survey, memory, randomSource }) {
   const share = controlShare(survey);
   if (share === null) return RANDOMIZED;
-  const kept = memoArm(memory.memo);
-  if (kept !== null) return kept;
-  const arm = drawArm(share, randomSource);
-  memory.update(withArm(memory.memo, arm, randomSource));
-  return arm;
+  if (memoArm(memory.memo, share) === null) {
+    memory.update(withArmSecret(memory.memo, randomSource));
+  }
+  return memoArm(memory.memo, share);
 }
 
 /** The code a compared question's direct answer is sent as: 2 for no, 3 for yes. */
@@ -85,7 +88,7 @@ export function directCode(answer) {
 
 /** A yes/no randomizer whose report is sent as its code: 0 for no, 1 for yes. */
 export function codeRandomizer(randomizer) {
-  return { ...randomizer, report: (entry) => (randomizer.report(entry) ? 1 : 0) };
+  return { ...randomizer, draw: (index, randomSource) => (randomizer.draw(index, randomSource) ? 1 : 0) };
 }
 
 /**

@@ -26,11 +26,11 @@ pytestmark = pytest.mark.django_db
 LANGUAGES = ("en", "ko", "zh-hans")
 DESIGNS = [(0.5, 0.5), (0.25, 0.5), (0.75, 0.5), (0.8, 0.5), (0.5, 0.2), (0.001, 0.001)]
 KEPT_PERSONAL = (
-    "Kept in this browser: the random submission number and, for each question, the two "
-    "answers the coins picked in advance — one used if your answer is yes, one if it is no — "
-    "so that taking the survey again on this device sends the same answers, counted once, and "
-    "the coins cannot be averaged away. They are drawn before you answer, so they say nothing "
-    "about your answer."
+    "Kept in this browser: the random submission number and, for each question, a random key "
+    "which fixes in advance the two answers of the coins — one used if your answer is yes, one "
+    "if it is no — so that taking the survey again on this device sends the same answers, "
+    "counted once, and the coins cannot be averaged away. The key is drawn before you answer, "
+    "so it says nothing about your answer."
 )
 KEPT_SHARED = (
     "Kept in this browser: nothing, once your answers are sent. This survey is set up for a "
