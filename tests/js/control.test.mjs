@@ -17,7 +17,7 @@ import {
   controlShare,
   drawArm,
   memoArm,
-  withArm,
+  withArmSecret,
 } from "../../static/js/control.js";
 import { surveyMemory } from "../../static/js/memory.js";
 import { prepareSubmission } from "../../static/js/payload.js";
@@ -67,6 +67,17 @@ describe("the assignment", () => {
     assert.equal(drawArm("0.3", scriptedSource([4294967295, 9])), RANDOMIZED);
   });
 
+  it("derived from the memo's own secret, follows its published probability too", () => {
+    // The version is the secret's HMAC stream read by the same exact sampler: over many
+    // fresh secrets (crypto), the control group's share is the published one.
+    const n = 20000;
+    let direct = 0;
+    for (let i = 0; i < n; i += 1) {
+      direct += memoArm(withArmSecret(null, webcrypto), "0.25") === DIRECT;
+    }
+    assertBinomial(direct, n, 0.25);
+  });
+
   it("is drawn once and kept: a reload reads it back from the memo", () => {
     const storage = mapStorage();
     const open = () =>
@@ -75,12 +86,14 @@ describe("the assignment", () => {
     const again = open();
     // An empty source: drawing again would throw.
     assert.equal(assignArm({ survey, memory: again, randomSource: scriptedSource([]) }), first);
-    assert.equal(memoArm(again.memo), first);
+    assert.equal(memoArm(again.memo, "0.25"), first);
+    assert.ok(ARM_KEY in again.memo.secrets);
   });
 
   it("is kept through a submission's memo and parses back", () => {
-    for (const arm of [DIRECT, RANDOMIZED]) {
-      const memo = withArm(null, arm, seededSource(3));
+    for (const seed of [3, 4, 5, 6, 7, 8]) {
+      const memo = withArmSecret(null, seededSource(seed));
+      const arm = memoArm(memo, "0.25");
       const questions = armedQuestions(surveyQuestions(survey), survey, arm);
       const attempt = prepareSubmission({
         survey,
@@ -90,8 +103,8 @@ describe("the assignment", () => {
         memo,
         randomSource: seededSource(4),
       });
-      assert.equal(memoArm(parseMemo(JSON.stringify(attempt.memo))), arm);
-      assert.deepEqual(attempt.memo.tables[ARM_KEY], [arm === DIRECT ? 1 : 0, 0]);
+      assert.equal(memoArm(parseMemo(JSON.stringify(attempt.memo)), "0.25"), arm);
+      assert.equal(attempt.memo.secrets[ARM_KEY], memo.secrets[ARM_KEY]);
     }
   });
 
@@ -128,8 +141,8 @@ describe("what a compared question sends", () => {
     assert.equal(body.answers[11], 3);
     assert.equal(body.answers[12], 2);
     assert.equal(typeof body.answers[13], "boolean"); // not compared: as ever
-    // Nothing about a direct answer enters the memo; the uncompared question's pair does.
-    assert.deepEqual(Object.keys(attempt.memo.pairs), ["13"]);
+    // Nothing about a direct answer enters the memo; the uncompared question's secret does.
+    assert.deepEqual(Object.keys(attempt.memo.secrets), ["13"]);
     const items = sentItems({ questions, groupingQuestions: [], answers: attempt.answers, groups: {} });
     assert.equal(items[0].message.key, "asGiven");
     assert.equal(items[1].message.key, "asGiven");
