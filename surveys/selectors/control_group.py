@@ -141,9 +141,11 @@ def survey_control_group(*, survey: Survey, confidence=None, method=None) -> Con
     (cost independent of the number of responses)."""
     confidence = survey.confidence if confidence is None else confidence
     method = survey.ci_method if method is None else method
-    tallies = survey_tallies(survey=survey)
+    questions = list(survey.questions.all())
+    # The tallies only when some question is compared (the results page asks every time).
+    tallies = survey_tallies(survey=survey) if any(q.compare_direct for q in questions) else None
     rows = []
-    for index, question in enumerate(survey.questions.all()):
+    for index, question in enumerate(questions):
         if not question.compare_direct:
             continue
         fields = {
