@@ -71,7 +71,7 @@ class QuestionInline(admin.TabularInline):
         if selectors.is_cheating_detection(question):
             codes = tallies.counts_of(question.pk, width=selectors.report_range(question)[2] + 1)
             return codes[1] + codes[3]  # codes 1 and 3: a "yes" in group 1 or 2
-        if question.kind != Question.Kind.YES_NO:
+        if question.kind != Question.Kind.YES_NO or question.compare_direct:
             return "—"  # a choice or numeric question's tallies are on its results
         return tallies.of(question.pk)[1]
 

@@ -73,6 +73,9 @@ CONFIDENCE_MIN = 0.5
 CONFIDENCE_MAX = 1.0  # exclusive
 CONFIDENCE_LEVELS = (0.80, 0.90, 0.95, 0.99)
 MIN_N_MAX = 100_000
+# A direct-questioning control group takes at most half the respondents (Survey.control_share):
+# the randomized half is the study; the direct half only shows how much it reveals more.
+CONTROL_SHARE_MAX = 0.5
 # The planner: a margin (± percentage points), a difference to detect (percentage points).
 PLANNER_MARGIN_MIN, PLANNER_MARGIN_MAX = 0.1, 50
 PLANNER_DIFFERENCE_MIN, PLANNER_DIFFERENCE_MAX = 0.5, 90

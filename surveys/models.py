@@ -65,6 +65,7 @@ def design_fingerprint_of(
     shuffle_questions=False,
     pilot=False,
     access="link",
+    control_share=0.0,
 ) -> str:
     """A short digest of everything a respondent's page randomizes with and asks.
 
@@ -81,7 +82,9 @@ def design_fingerprint_of(
     each browser draws its own question order) and ``pilot`` (a pilot's design,
     so that the real opening names another one and every browser drops its pilot memo: a fresh
     submission id and fresh coins, which nothing joins to the pilot's) are added only when
-    true, likewise; ``access`` (who may answer) only when it is not ``"link"``.
+    true, likewise; ``access`` (who may answer) only when it is not ``"link"``;
+    ``control_share`` (the chance that a browser asks the ``compare_direct`` questions
+    directly) only when above 0.
     """
     design = {
         "coins": [repr(float(p_truth)), repr(float(p_forced_yes))],
@@ -107,6 +110,8 @@ def design_fingerprint_of(
     if access != "link":
         # Likewise only when not the default, so every link survey keeps its fingerprint.
         design["access"] = access
+    if control_share:
+        design["control_share"] = repr(float(control_share))
     canonical = json.dumps(design, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()[:32]
 
@@ -183,6 +188,10 @@ class Survey(models.Model):
     # Each respondent's browser shows the questions in its own random order, drawn there and
     # never sent (static/js/order.js), against order effects; grouping questions stay put.
     shuffle_questions = models.BooleanField(default=False)
+    # A direct-questioning control group (split ballot): each respondent's browser asks the
+    # questions marked ``compare_direct`` directly with this probability (0: never, at most
+    # limits.CONTROL_SHARE_MAX), and says which it did (surveys/selectors/control_group.py).
+    control_share = models.FloatField(default=0.0)
 
     class Access(models.TextChoices):
         LINK = "link", _("Anyone with the link")
@@ -270,6 +279,10 @@ class Survey(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(access__in=["link", "invitation", "both"]), name="survey_access_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(control_share__gte=0) & Q(control_share__lte=limits.CONTROL_SHARE_MAX),
+                name="survey_control_share_in_range",
             ),
         ]
 
@@ -382,6 +395,10 @@ class Question(models.Model):
     # boolean, choice an option index, numeric an integer within [min_value, max_value],
     # text a string of at most limits.DIRECT_TEXT_MAX_BYTES bytes of UTF-8.
     randomized = models.BooleanField(default=True)
+    # A randomized yes/no question compared with asking directly (the survey's control_share):
+    # its report is one code, 0/1 the randomized report no/yes, 2/3 the direct answer no/yes
+    # (selectors.mechanisms.report_range; surveys/selectors/control_group.py reads them).
+    compare_direct = models.BooleanField(default=False)
     # {"ko": {"text", "options": [labels]}}
     translations = models.JSONField(default=dict, blank=True, editable=False)
 
@@ -412,6 +429,10 @@ class Question(models.Model):
             models.CheckConstraint(
                 condition=~Q(kind="choice") | Q(epsilon__isnull=False) | Q(randomized=False),
                 name="question_choice_has_epsilon",
+            ),
+            models.CheckConstraint(
+                condition=Q(compare_direct=False) | (Q(kind="yes_no") & Q(randomized=True)),
+                name="question_compare_direct_yes_no_randomized",
             ),
         ]
 

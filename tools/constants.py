@@ -269,6 +269,7 @@ def _codes() -> dict:
     # The codes are the model's, so building needs Django set up (``main`` does it; under
     # pytest, pytest-django has); the rest of this module reads dpengine and limits only.
     from surveys.models import PREFER_NOT_TO_SAY, Question
+    from surveys.selectors.mechanisms import COMPARE_CODES
 
     return {
         "question_types": list(Question.Kind.values),
@@ -278,6 +279,8 @@ def _codes() -> dict:
             kind for kind in Question.Kind.values if kind != Question.Kind.TEXT
         ],
         "prefer_not_to_say": PREFER_NOT_TO_SAY,
+        # A compared question's report codes, in order (static/js/control.js sends them).
+        "compare_codes": list(COMPARE_CODES),
     }
 
 
@@ -347,6 +350,9 @@ def render(constants: dict) -> dict[Path, str]:
         "",
         "/** A cheating-detection report: 2 × (group − 1) + bit, 0 to CHEATING_CODES − 1. */",
         f"export const CHEATING_CODES = {constants['cheating']['codes']};",
+        "/** A compared question's report codes, by number (surveys/selectors/mechanisms.py). */",
+        "export const COMPARE_CODES = Object.freeze("
+        f"{json.dumps(constants['codes']['compare_codes'])});",
         "",
     ]
     return {

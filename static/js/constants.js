@@ -10,3 +10,5 @@ export const CHEATING_KINDS = Object.freeze(["cdm", "sld"]);
 
 /** A cheating-detection report: 2 × (group − 1) + bit, 0 to CHEATING_CODES − 1. */
 export const CHEATING_CODES = 4;
+/** A compared question's report codes, by number (surveys/selectors/mechanisms.py). */
+export const COMPARE_CODES = Object.freeze(["randomized_no", "randomized_yes", "direct_no", "direct_yes"]);

@@ -4,6 +4,8 @@
 // wire whatever its script or length (surveys/services/answers.py reads it back;
 // surveys/selectors/submission_length.py counts it).
 
+import { DIRECT, directCode } from "./control.js";
+
 /** The length of `text` in bytes of UTF-8. */
 export function utf8Length(text) {
   return new TextEncoder().encode(text).length;
@@ -25,7 +27,11 @@ export function encodeTextAnswer(text, maxBytes) {
   return btoa(binary).replaceAll("+", "-").replaceAll("/", "_");
 }
 
-/** The value a direct question's answer is sent as: the answer itself; text encoded. */
+/**
+ * The value a direct question's answer is sent as: the answer itself; text encoded; a
+ * compared question asked in the control group, its code (control.js `directCode`).
+ */
 export function directReport(question, answer) {
+  if (question.comparedArm === DIRECT) return directCode(answer);
   return question.type === "text" ? encodeTextAnswer(answer, question.maxBytes) : answer;
 }

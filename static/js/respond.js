@@ -6,6 +6,7 @@
 // messages.js (every string shown), and under them coins.js, designs.js and exact.js (the
 // randomization). This file reads and writes the page and binds its events, nothing else.
 
+import { armedQuestions, assignArm, showArm } from "./control.js";
 import { Outcome, obtainToken, takeCode } from "./invitation.js";
 import { messageText } from "./messages.js";
 import { surveyMemory } from "./memory.js";
@@ -45,7 +46,10 @@ function setupPage(definition) {
     fingerprint: survey.design_fingerprint,
     sharedDevice,
   });
-  const randomized = surveyQuestions(survey);
+  // The control group (control.js): this respondent's version, drawn once and kept.
+  const arm = assignArm({ survey, memory, randomSource: globalThis.crypto });
+  const randomized = armedQuestions(surveyQuestions(survey), survey, arm);
+  showArm(document, randomized, arm);
   const grouping = groupingQuestions(survey);
   const allQuestions = [...randomized, ...grouping].map((question) => {
     const fieldset = document.getElementById(question.domId);

@@ -120,6 +120,39 @@ class SurveyEstimatesCSVView(OwnedSurveyView):
         )
 
 
+@extend_schema(tags=[TAG])
+class SurveyControlGroupCSVView(OwnedSurveyView):
+    survey_roles = {"get": selectors.VIEWER}
+    content_negotiation_class = CSVNegotiation
+
+    @extend_schema(
+        operation_id="surveys_control_group_csv",
+        summary="The direct-questioning control group's comparison as CSV: a row per question "
+        "compared with asking directly",
+        description=(
+            "Columns: column, question_id, question, status, control_share, randomized_n, "
+            "randomized_yes_reports, randomized_estimate, randomized_ci_low, "
+            "randomized_ci_high, randomized_ci_method, direct_n, direct_yes, direct_share, "
+            "direct_ci_low, direct_ci_high, difference (randomized minus direct), "
+            "difference_ci_low, difference_ci_high, difference_method, "
+            "p_value_more_is_better (one-sided), confidence. The same numbers as the "
+            "`control_group` of the estimates; also `control_group.csv` in the results ZIP."
+        ),
+        parameters=[EstimatesQuerySerializer],
+        responses={
+            (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV file."),
+            **error_responses(400, 401, 404),
+        },
+    )
+    def get(self, request, survey_id):
+        query = EstimatesQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        return csv_export.control_group_csv_response(
+            selectors.survey_control_group(survey=self.survey, **query.validated_data),
+            survey=self.survey,
+        )
+
+
 class RegressionQuerySerializer(serializers.Serializer):
     question = serializers.IntegerField(
         required=False,

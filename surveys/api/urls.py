@@ -49,6 +49,11 @@ urlpatterns = [
         name="survey-estimates-csv",
     ),
     path(
+        "surveys/<int:survey_id>/control-group.csv",
+        analysis.SurveyControlGroupCSVView.as_view(),
+        name="survey-control-group-csv",
+    ),
+    path(
         "surveys/<int:survey_id>/responses.csv",
         researcher.SurveyResponsesCSVView.as_view(),
         name="survey-responses-csv",

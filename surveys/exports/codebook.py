@@ -73,6 +73,8 @@ TYPE_NUMERIC = "randomized_numeric"
 TYPE_GROUPING = "grouping"
 # A cheating-detection question (CDM, SLD): a code 2 × (group - 1) + reported bit.
 TYPE_CHEATING = "randomized_cheating_detection"
+# A yes/no question compared with asking directly: a code, 0/1 randomized, 2/3 as given.
+TYPE_COMPARED = "compared_yes_no"
 # Questions asked directly: the answer as given (a text answer exported only).
 TYPE_DIRECT_YES_NO = "direct_yes_no"
 TYPE_DIRECT_CHOICE = "direct_choice"
@@ -237,9 +239,14 @@ def codebook_rows(codebook: Codebook, *, label=str) -> Iterator[list]:
             yield value(name, "", skipped)
             continue
         yield column(
-            name, COLUMN_TYPES[question.kind], question.text, _provenance(codebook, question)
+            name,
+            TYPE_COMPARED if question.compare_direct else COLUMN_TYPES[question.kind],
+            question.text,
+            _provenance(codebook, question),
         )
-        if question.kind == Question.Kind.CHOICE:
+        if question.compare_direct:
+            yield from _compared_values(name, value=value)
+        elif question.kind == Question.Kind.CHOICE:
             for index, option in enumerate(question.options):
                 yield value(
                     name,
@@ -286,6 +293,17 @@ def _cheating_values(name, *, value):
                 )
                 % {"group": group, "answer": reported},
             )
+
+
+def _compared_values(name, *, value):
+    """A compared question's codes (selectors.mechanisms.COMPARE_CODES): the arm it was asked
+    in, and the report or answer."""
+    coins = _("after the coins: not necessarily the truth")
+    as_given = _("control group: asked directly, as given, not randomized")
+    yield value(name, 0, _("Reported no (%(how)s).") % {"how": coins})
+    yield value(name, 1, _("Reported yes (%(how)s).") % {"how": coins})
+    yield value(name, 2, _("Answered no (%(how)s).") % {"how": as_given})
+    yield value(name, 3, _("Answered yes (%(how)s).") % {"how": as_given})
 
 
 def _direct_values(name, question, *, value, label):

@@ -15,6 +15,7 @@ from django.utils.text import slugify
 from ..models import PREFER_NOT_TO_SAY, Question
 from ..selectors import SurveyEstimates, headline, survey_report_answer_rows
 from .codebook import Codebook, codebook_rows
+from .control_group import control_group_csv_rows
 
 # A spreadsheet treats a cell starting with one of these as a formula (CSV injection).
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -419,6 +420,12 @@ def report_csv_rows(codebook: Codebook) -> Iterator[list]:
     for row in rows:
         row[1] = row[1].isoformat()  # received_on: a date, written YYYY-MM-DD
         yield row
+
+
+def control_group_csv_response(results, *, survey):
+    return _csv_download(
+        control_group_csv_rows(results, label=escape_label), survey=survey, kind="control-group"
+    )
 
 
 def codebook_csv_rows(codebook: Codebook) -> Iterator[list]:

@@ -40,7 +40,8 @@ from .bundles import (
     zip_stream,
 )
 from .codebook import RawFileFacts, survey_codebook
-from .csv import codebook_csv_rows, estimate_csv_rows, export_filename
+from .control_group import control_group_members
+from .csv import codebook_csv_rows, escape_label, estimate_csv_rows, export_filename
 from .csv_blocks import CsvBlock, report_csv_blocks
 
 # How often a running export reports its progress (a row update per report) and checks its
@@ -142,6 +143,7 @@ def write_zip(handle, *, survey, options, progress=no_progress) -> Written:
         ordered = [
             ("reports.csv", EncodedCsv(reports(blocks)), reports_may_be_large(bundle["codebook"])),
             ("estimates.csv", estimate_csv_rows(bundle["estimates"]), False),
+            *control_group_members(survey, options, label=escape_label),
             ("codebook.csv", codebook(), False),
         ]
         for chunk in zip_stream(ordered, digests={"reports.csv": digest}):

@@ -254,10 +254,22 @@ def r_estimates_script(*, survey) -> str:
             ]
         else:
             design = question_design(question, survey=survey)
+            # A compared question's codes: 0/1 with coins, 2/3 asked directly (the control group).
+            reports = (
+                f"d${column}[!is.na(d${column}) & d${column} < 2]"
+                if question.compare_direct
+                else f"d${column}[!is.na(d${column})]"
+            )
             lines += [
                 f"# {column}: yes/no, {design_name(question).replace('_', ' ')} "
                 f"(a = {design.p_yes_given_yes!r}, b = {design.p_yes_given_no!r})",
-                f"summary(RRuni(response = as.integer(d${column}[!is.na(d${column})]),",
+                f"summary(RRuni(response = as.integer({reports}),",
                 f"              {rrreg_model(survey=survey, question=question)}))",
             ]
+            if question.compare_direct:
+                lines += [
+                    f"# {column} asked directly (the control group: codes 2 no, 3 yes)",
+                    f"{column}_direct <- d${column}[!is.na(d${column}) & d${column} >= 2] - 2",
+                    f"print(c(direct_share = mean({column}_direct), n = length({column}_direct)))",
+                ]
     return "\n".join(lines)

@@ -146,6 +146,15 @@ class QuestionTypeForm(PageForm):
             "and ε above are then not used."
         ),
     )
+    compare_direct = forms.BooleanField(
+        label=_("Compare with asking directly (control group)"),
+        required=False,
+        help_text=_(
+            "Randomized yes/no questions only. The survey’s control group (its share is in "
+            "the survey’s settings) is asked this question directly; results show whether "
+            "the coins revealed more."
+        ),
+    )
     direct_confirmed = forms.BooleanField(
         label=_(
             "I understand: a direct answer is stored exactly as the respondent gives it, no ε "
@@ -171,6 +180,7 @@ class QuestionTypeForm(PageForm):
         "max": "max",
         "epsilon": "epsilon",
         "randomized": "asked_directly",
+        "compare_direct": "compare_direct",
     }
     TYPE_FIELD_NAMES = (
         "question_type",
@@ -180,6 +190,7 @@ class QuestionTypeForm(PageForm):
         "max",
         "epsilon",
         "asked_directly",
+        "compare_direct",
         "direct_confirmed",
         "cheating_confirmed",
     )
@@ -224,6 +235,7 @@ class QuestionTypeForm(PageForm):
         initial = {"question_type": question.kind}
         if not question.randomized:
             initial["asked_directly"] = initial["direct_confirmed"] = True
+        initial["compare_direct"] = question.compare_direct
         if question.kind == YES_NO:
             design = dict(question.design or {})
             kind = design.pop("kind", SURVEY_COINS)
@@ -275,7 +287,15 @@ class QuestionTypeForm(PageForm):
     def type_spec(self) -> dict | None:
         """The spec of the chosen type (``services.question_types.clean_question_type``):
         only the chosen type's fields; a blank parameter takes dpengine's default. None when
-        no type was posted: the services then add yes/no questions and change no type."""
+        no type was posted: the services then add yes/no questions and change no type.
+        ``compare_direct`` when ticked, whatever the type: the services refuse it on any
+        question but a randomized yes/no one, naming the box."""
+        spec = self._chosen_spec()
+        if spec is not None and self.cleaned_data.get("compare_direct"):
+            spec["compare_direct"] = True
+        return spec
+
+    def _chosen_spec(self) -> dict | None:
         data = self.cleaned_data
         kind = data.get("question_type")
         if not kind:

@@ -66,6 +66,19 @@ class SurveyForm(PageForm):
             "keep your order."
         ),
     )
+    control_share = forms.FloatField(
+        label=_("Direct-questioning control group"),
+        required=False,  # blank: none (0)
+        min_value=0,
+        max_value=limits.CONTROL_SHARE_MAX,
+        widget=forms.NumberInput(attrs={"step": "0.05", "inputmode": "decimal"}),
+        help_text=_(
+            "The share of respondents, from 0 (none) to 0.5, whose browser asks the questions "
+            "you mark “Compare with asking directly” directly instead of with coins. Their "
+            "answers to those questions are sent as given, and the page tells every "
+            "respondent this chance beforehand. Results compare the two groups."
+        ),
+    )
     access = forms.ChoiceField(
         label=_("Who may answer"),
         choices=Survey.Access.choices,
@@ -115,6 +128,7 @@ class SurveyForm(PageForm):
         "p_forced_yes",
         "shared_devices",
         "shuffle_questions",
+        "control_share",
         "access",
         "consent_text",
     )
@@ -151,6 +165,7 @@ class SurveyForm(PageForm):
             "min_n": survey.min_n,
             "shared_devices": survey.shared_devices,
             "shuffle_questions": survey.shuffle_questions,
+            "control_share": survey.control_share,
             "access": survey.access,
             "consent_text": survey.consent_text,
             "response_target": survey.response_target,
@@ -185,4 +200,5 @@ class SurveyForm(PageForm):
             data["p_truth"] = self.cleaned_data["p_truth"]
             data["p_forced_yes"] = self.cleaned_data["p_forced_yes"]
             data["consent_text"] = self.cleaned_data["consent_text"]
+            data["control_share"] = self.cleaned_data.get("control_share") or 0.0
         return data

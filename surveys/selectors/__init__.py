@@ -34,6 +34,7 @@ from .breakdown import (
     survey_breakdown,
     survey_grouping_questions,
 )
+from .control_group import ControlGroupResults, survey_control_group
 from .design_labels import DESIGN_LABELS, SURVEY_COINS, YES_NO_DESIGNS, DesignLabel
 from .estimate_rows import (
     ChoiceQuestionEstimate,
@@ -55,6 +56,7 @@ from .estimates import (
 )
 from .mechanisms import (
     CHEATING_KINDS,
+    COMPARE_CODES,
     GROUP_SHARE,
     LedgerEntry,
     OneSidedEntry,
@@ -149,6 +151,7 @@ from .surveys import (
 
 __all__ = [
     "CHEATING_KINDS",
+    "COMPARE_CODES",
     "CUSTOM_DESIGN",
     "DASHBOARD_SORTS",
     "DESIGN_LABELS",
@@ -169,6 +172,7 @@ __all__ = [
     "ChoiceQuestionEstimate",
     "Coefficient",
     "ComparisonStatus",
+    "ControlGroupResults",
     "Covariate",
     "DesignLabel",
     "GroupCell",
@@ -240,6 +244,7 @@ __all__ = [
     "survey_breakdown",
     "survey_by_slug",
     "survey_coins",
+    "survey_control_group",
     "survey_design",
     "survey_design_fingerprint",
     "survey_estimates",

@@ -275,7 +275,9 @@ def survey_breakdown(*, survey, grouping_question, confidence=None, method=None)
     questions = list(survey.questions.all())
     rows = []
     for index, question in enumerate(questions):
-        # Direct questions too: their tallies hold answers, which no design debiases.
+        # Direct questions too: their tallies hold answers, which no design debiases; and
+        # the ones that send a code (cheating detection, compared with asking directly),
+        # which have no group tallies.
         if not reports_a_bit(question):
             continue
         # Each question debiased with its own design (the survey's coins unless it names one).

@@ -17,6 +17,7 @@ from dpengine import ForcedResponse
 from ..models import CI_METHODS, Submission, Survey, TallyShard, question_key
 from .cheating_rows import CHEATING, cheating_row
 from .columns import question_column
+from .control_arms import arm_counts
 from .estimate_rows import (
     ChoiceQuestionEstimate,
     DirectQuestionEstimate,
@@ -167,7 +168,12 @@ def numeric_reports(*, survey, question_id) -> list[int]:
 
 
 def _yes_no_row(question, *, survey, tallies, confidence, method, fields):
-    reports, yes = tallies.of(question.pk)
+    if question.compare_direct:
+        # The randomized arm's reports only (codes 0/1); control_group compares the arms.
+        arms = arm_counts(tallies, question.pk)
+        reports, yes = arms.randomized_n, arms.randomized_yes
+    else:
+        reports, yes = tallies.of(question.pk)
     design = question_design(question, survey=survey)
     est = estimator(design=design, confidence=confidence, method=method)(yes=yes, n=reports)
     return QuestionEstimate(

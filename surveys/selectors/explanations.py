@@ -97,6 +97,12 @@ class RespondentExplanation:
         return any(row.explanation is None for row in self.rows)
 
     @property
+    def control_share(self) -> float:
+        """The chance that this respondent's browser asks the compared questions directly
+        (the control group, static/js/control.js); 0 when it never does."""
+        return self.ledger.control_share if self.ledger.compared else 0.0
+
+    @property
     def only_yes_no(self) -> bool:
         return self.kinds <= {"yes_no"}
 

@@ -40,6 +40,9 @@ CHEATING_KINDS = tuple(CHEATING_DESIGNS)
 GROUP_SHARE = "group_share"
 # A cheating-detection question's report: 2 × (group - 1) + the randomized bit.
 CHEATING_CODES = 4
+# The report codes of a yes/no question compared with asking directly (Question.compare_direct):
+# the randomized report no/yes, then the direct answer no/yes; also its tally's four options.
+COMPARE_CODES = ("randomized_no", "randomized_yes", "direct_no", "direct_yes")
 # The slack under which an ε computed in floating point still counts as at the ceiling (a
 # ceiling typed as ln 9 must admit coins whose ε is ln 9 up to rounding).
 EPSILON_CEILING_SLACK = 1e-12
@@ -78,8 +81,14 @@ def is_cheating_detection(question) -> bool:
 def reports_a_bit(question) -> bool:
     """Whether ``question`` is randomized yes/no with a one-bit report (its design a
     ``dpengine.designs`` one): what the per-group tallies, breakdowns, regression and public
-    releases count. A cheating-detection question sends a code instead."""
-    return question.kind == YES_NO and question.randomized and not is_cheating_detection(question)
+    releases count. A cheating-detection question, and one compared with asking directly
+    (``compare_direct``), send a code instead."""
+    return (
+        question.kind == YES_NO
+        and question.randomized
+        and not question.compare_direct
+        and not is_cheating_detection(question)
+    )
 
 
 def cheating_design(*, kind, parameters):
@@ -144,7 +153,11 @@ def report_range(question) -> tuple[str, int, int]:
     choice. A direct question's report
     is its answer: a numeric one within [min_value, max_value]; a text one, the answer's
     length in bytes of UTF-8, within [0, limits.DIRECT_TEXT_MAX_BYTES]. A direct yes/no
-    question (a boolean, as a randomized one) has no range."""
+    question (a boolean, as a randomized one) has no range. A yes/no question compared with
+    asking directly (``compare_direct``) sends one code, tallied as a four-option choice:
+    ``COMPARE_CODES`` (0/1 the randomized report no/yes, 2/3 the direct answer no/yes)."""
+    if question.kind == YES_NO and question.compare_direct:
+        return (CHOICE, 0, len(COMPARE_CODES) - 1)
     if question.kind == TEXT:
         return (TEXT, 0, limits.DIRECT_TEXT_MAX_BYTES)
     if is_cheating_detection(question):
@@ -175,10 +188,12 @@ def fingerprint_types(questions) -> list:
                 "max": question.max_value,
                 # Only when false, so a randomized question keeps the fingerprint it had.
                 **({} if question.randomized else {"randomized": False}),
+                # Likewise only when true: the report is then a code (report_range).
+                **({"compare_direct": True} if question.compare_direct else {}),
             },
         )
         for question in questions
-        if not uses_survey_coins(question)
+        if not uses_survey_coins(question) or question.compare_direct
     ]
 
 
@@ -227,7 +242,11 @@ def browser_parameters(question, *, survey) -> dict:
                 GROUP_SHARE: float(design.share),
             }
         }
-    return {"design": {"kind": design.kind, **design.parameters}}
+    parameters = {"design": {"kind": design.kind, **design.parameters}}
+    if question.compare_direct:
+        # static/js/control.js: asked directly in the control arm, sent as a code.
+        parameters["compare_direct"] = True
+    return parameters
 
 
 @dataclass(frozen=True)
@@ -284,6 +303,10 @@ class PrivacyLedger:
     total_odds: float  # e^total: the bound on everything one respondent sends randomized
     direct: tuple[DirectEntry, ...] = ()
     one_sided: tuple[OneSidedEntry, ...] = ()
+    # The control group (Survey.control_share > 0): the randomized questions it asks directly
+    # instead (compare_direct), whose ε holds only for the respondents not in it.
+    compared: tuple[LedgerEntry, ...] = ()
+    control_share: float = 0.0
 
     @property
     def questions(self) -> int:
@@ -348,10 +371,15 @@ def privacy_ledger(*, survey, questions=None) -> PrivacyLedger:
         )
         for question, epsilon in zip(questions, ledger.per_question, strict=True)
     )
+    compared_ids = {question.pk for question in questions if question.compare_direct}
     return PrivacyLedger(
         entries=entries,
         total_epsilon=ledger.total_epsilon,
         total_odds=ledger.total_odds,
         direct=direct,
         one_sided=one_sided,
+        compared=tuple(entry for entry in entries if entry.question_id in compared_ids)
+        if survey.control_share > 0
+        else (),
+        control_share=survey.control_share,
     )

@@ -110,8 +110,11 @@ def released_questions(survey):
     question's reports are never released (its count vector would need its own share of
     the budget), so it adds no count to ``m`` and appears on no public page. Nor does a
     question asked directly: its answers are not randomized (a text answer is never shown
-    anywhere but in the researcher's downloads)."""
-    return survey.questions.filter(kind=Question.Kind.YES_NO, randomized=True).exclude(
+    anywhere but in the researcher's downloads), nor one compared with asking directly (its
+    direct arm's answers are not randomized either)."""
+    return survey.questions.filter(
+        kind=Question.Kind.YES_NO, randomized=True, compare_direct=False
+    ).exclude(
         # A cheating-detection question's report is a code, not a bit: never released. (The
         # key test first: a design without "kind", the survey's coins, must stay.)
         Q(design__has_key="kind") & Q(design__kind__in=CHEATING_KINDS)

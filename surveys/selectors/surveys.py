@@ -11,6 +11,7 @@ from datetime import datetime
 from django.core.exceptions import PermissionDenied
 from django.db.models import (
     BigIntegerField,
+    BooleanField,
     Case,
     CharField,
     Count,
@@ -259,6 +260,7 @@ def submission_target(*, slug) -> SubmissionTarget:
         "kind",
         # A cheating-detection design's kind: its report is a code, not a bit.
         Coalesce(KeyTextTransform("kind", "design"), Value(""), output_field=CharField()),
+        "compare_direct",
     )
     options = GroupingOption.objects.filter(grouping_question__survey_id=survey_id).values_list(
         "grouping_question_id",
@@ -266,17 +268,24 @@ def submission_target(*, slug) -> SubmissionTarget:
         "grouping_question__required",
         Value("", output_field=CharField()),
         Value("", output_field=CharField()),
+        Value(False, output_field=BooleanField()),
     )
     question_ids, grouped, required_questions, required_groupings = set(), {}, set(), set()
     typed = set()
-    for first, option_id, required, kind, design_kind in questions.order_by().union(
+    for first, option_id, required, kind, design_kind, compare_direct in questions.order_by().union(
         options.order_by(), all=True
     ):
         if option_id is None:
             question_ids.add(first)
             if required:
                 required_questions.add(first)
-            if kind != Question.Kind.YES_NO or design_kind in mechanisms.CHEATING_KINDS:
+            # A cheating-detection or compared question's report is a code, 0 to 3
+            # (mechanisms.report_range).
+            if (
+                kind != Question.Kind.YES_NO
+                or design_kind in mechanisms.CHEATING_KINDS
+                or compare_direct
+            ):
                 typed.add(first)
         else:
             grouped.setdefault(first, set()).add(option_id)
@@ -330,6 +339,7 @@ def survey_design_fingerprint(*, survey, pilot=None) -> str:
         shuffle_questions=survey.shuffle_questions,
         pilot=pilot,
         access=survey.access,
+        control_share=survey.control_share,
     )
 
 

@@ -8,7 +8,9 @@ One spec, as the API and the builder send it (docs/api.md, "Question types"):
 - ``{"text", "type": "numeric", "min": 0, "max": 30, "epsilon": 1.1}``;
 - any of these with ``"randomized": false``: asked directly, without design or ε (the answer
   is sent as given), and ``{"text", "type": "text", "randomized": false}``, a short text
-  answer, only ever direct.
+  answer, only ever direct;
+- a randomized yes/no question with ``"compare_direct": true``: compared with asking directly
+  in the survey's control group (``Survey.control_share``; surveys/selectors/control_group.py).
 
 ``epsilon`` defaults to ln 3, the classic design's. Every parameter is checked with the dpengine
 constructor the question will randomize with (``selectors.mechanisms``), so a stored question
@@ -37,7 +39,16 @@ DEFAULT_EPSILON = math.log(3)  # the classic coins' ε, so a new question of any
 # cheating-detection designs (CDM, SLD: dpengine.cheating), whose parameters differ.
 DESIGN_KINDS = tuple(DESIGNS) + selectors.CHEATING_KINDS
 # Fields of a question row that its type sets; the rest (text, required, position) stay.
-TYPE_FIELDS = ("kind", "randomized", "design", "options", "epsilon", "min_value", "max_value")
+TYPE_FIELDS = (
+    "kind",
+    "randomized",
+    "design",
+    "options",
+    "epsilon",
+    "min_value",
+    "max_value",
+    "compare_direct",
+)
 
 
 # The code of a range whose max is not above its min (the builder names its own fields).
@@ -201,6 +212,30 @@ def _clean_randomized(value, kind, prefix):
     return value
 
 
+def _clean_compare_direct(value, kind, randomized, prefix):
+    """Whether a question is compared with asking directly: only a randomized yes/no one (the
+    comparison is of a randomized estimate with a direct share). Allowed while the survey's
+    control_share is 0: nobody is then asked directly, and results say there is no control
+    group yet (docs/researchers.md, "A direct-questioning control group")."""
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise _error(
+            "compare_direct", prefix, _("Must be true or false, got %(v)r.") % {"v": value}
+        )
+    if value and (kind != YES_NO or not randomized):
+        raise _error(
+            "compare_direct",
+            prefix,
+            _(
+                "Only a randomized yes/no question can be compared with asking directly; "
+                "this one is %(type)s%(direct)s."
+            )
+            % {"type": kind, "direct": "" if randomized else _(", asked directly")},
+        )
+    return value
+
+
 def _clean_range(low, high, prefix):
     for name, value in (("min", low), ("max", high)):
         if not _is_whole(value):
@@ -245,6 +280,7 @@ def clean_question_type(spec, *, prefix="") -> dict:
             _("Must be one of %(types)s, got %(v)r.") % {"types": ", ".join(TYPES), "v": kind},
         )
     randomized = _clean_randomized(spec.get("randomized"), kind, prefix)
+    compare_direct = _clean_compare_direct(spec.get("compare_direct"), kind, randomized, prefix)
     fields = {
         "kind": kind,
         "randomized": randomized,
@@ -253,6 +289,7 @@ def clean_question_type(spec, *, prefix="") -> dict:
         "epsilon": None,
         "min_value": None,
         "max_value": None,
+        "compare_direct": compare_direct,
     }
     foreign = {
         YES_NO: ("options", "min", "max", "epsilon"),
@@ -280,6 +317,16 @@ def clean_question_type(spec, *, prefix="") -> dict:
     if kind == YES_NO:
         if randomized:
             fields["design"] = _clean_design(spec.get("design"), prefix)
+            if compare_direct and fields["design"].get("kind") in selectors.CHEATING_KINDS:
+                # Both send a code 0-3 of their own: one question cannot carry both.
+                raise _error(
+                    "compare_direct",
+                    prefix,
+                    _(
+                        "A cheating-detection question (CDM, SLD) cannot also be compared with "
+                        "asking directly."
+                    ),
+                )
     elif kind == CHOICE:
         fields["options"] = _clean_options(spec.get("options"), prefix)
         if randomized:
@@ -312,4 +359,7 @@ def question_type_spec(question) -> dict:
             "max": question.max_value,
             "epsilon": question.epsilon,
         }
-    return {"type": YES_NO, "design": dict(question.design)}
+    spec = {"type": YES_NO, "design": dict(question.design)}
+    if question.compare_direct:
+        spec["compare_direct"] = True
+    return spec

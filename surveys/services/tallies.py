@@ -93,10 +93,11 @@ def group_answers_record(*, survey_id, submission, answers, chosen):
 
 
 def _bit_question_ids(survey):
-    """The yes/no questions whose report is a bit (a cheating-detection one sends a code)."""
+    """The yes/no questions whose report is a bit (a cheating-detection one, and one compared
+    with asking directly, send a code)."""
     return [
         question.pk
-        for question in survey.questions.filter(kind=Question.Kind.YES_NO)
+        for question in survey.questions.filter(kind=Question.Kind.YES_NO, compare_direct=False)
         if not selectors.is_cheating_detection(question)
     ]
 
@@ -193,13 +194,31 @@ def simulated_reports_draw(*, survey, shares, n, rng) -> np.ndarray:
     ``shares[j]``: a yes/no question's true share of "yes" (dpengine's ``simulate_reports``
     with the question's design), a multiple-choice question's k option shares, or a numeric
     question's true mean (answers binomial on the range). Boolean when every question is
-    yes/no, integers otherwise (yes/no as 0/1, an option's index, a noisy number)."""
+    yes/no, integers otherwise (yes/no as 0/1, an option's index, a noisy number).
+
+    A question compared with asking directly (``compare_direct``) gets codes: each row is in
+    the direct arm with the survey's ``control_share`` (one draw per row, as one browser asks
+    every compared question in its arm) and sends 2 + its true answer, else 0/1 its
+    randomized report. Its ``shares[j]`` may be a pair ``(true share, share saying yes when
+    asked directly)``, to simulate under-reporting in the direct arm."""
     questions = list(survey.questions.all())
     if len(shares) != len(questions):
         raise ValidationError({"shares": [f"Expected {len(questions)} values, one per question."]})
     columns = []
+    # Drawn only when a question is compared, so other surveys' seeded draws stay the same.
+    direct_arm = (
+        rng.random(n) < survey.control_share
+        if any(question.compare_direct for question in questions)
+        else None
+    )
     for question, share in zip(questions, shares, strict=True):
         mechanism = selectors.question_mechanism(question, survey=survey)
+        if question.compare_direct:
+            truth, told = share if isinstance(share, tuple | list) else (share, share)
+            randomized = simulate_reports(truth, n, mechanism, rng).astype(np.int64)
+            told_yes = (rng.random(n) < told).astype(np.int64)
+            columns.append(np.where(direct_arm, 2 + told_yes, randomized))
+            continue
         if question.kind == Question.Kind.TEXT:
             raise ValidationError({"shares": ["Text answers cannot be simulated."]})
         if mechanism is None:
@@ -228,7 +247,8 @@ def simulated_tallies(questions, reports, total) -> dict:
     tallies = {}
     for question, column in zip(questions, reports.T, strict=True):
         values = column.astype(np.int64)
-        if selectors.is_cheating_detection(question):
+        if selectors.is_cheating_detection(question) or question.compare_direct:
+            # A code, 0 to 3 (selectors.report_range): tallied as a four-option choice.
             counts = np.bincount(values, minlength=selectors.report_range(question)[2] + 1)
             tallies[question.pk] = [total, *map(int, counts)]
         elif question.kind == Question.Kind.CHOICE:
@@ -246,6 +266,7 @@ def _check_simulated_reports(questions, reports):
         kind, low, high = (
             ("yes_no", 0, 1)
             if question.kind == Question.Kind.YES_NO
+            and not question.compare_direct
             and not selectors.is_cheating_detection(question)
             else selectors.report_range(question)
         )
@@ -296,7 +317,9 @@ def simulated_submissions_record(
     # As submission_receive stores them: a boolean for yes/no, an integer otherwise.
     typed = [
         bool
-        if question.kind == Question.Kind.YES_NO and not selectors.is_cheating_detection(question)
+        if question.kind == Question.Kind.YES_NO
+        and not question.compare_direct
+        and not selectors.is_cheating_detection(question)
         else int
         for question in questions
     ]

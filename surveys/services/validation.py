@@ -34,6 +34,7 @@ EDITABLE_SURVEY_FIELDS = (
     "min_n",
     "shared_devices",
     "shuffle_questions",
+    "control_share",
     "access",
     "consent_text",
     "response_target",
@@ -41,7 +42,15 @@ EDITABLE_SURVEY_FIELDS = (
 # Changing any of these once the survey has been open would make reports mean something else,
 # or (shared_devices) let one browser answer again with fresh coins, or delete its memo, or
 # (access) let anyone with the link into a study whose invitees were promised one answer each.
-DESIGN_FIELDS = ("p_truth", "p_forced_yes", "shared_devices", "shuffle_questions", "access")
+# (control_share) change what a share of browsers asks, and how their reports are read.
+DESIGN_FIELDS = (
+    "p_truth",
+    "p_forced_yes",
+    "shared_devices",
+    "shuffle_questions",
+    "control_share",
+    "access",
+)
 
 
 def clean_text(field, value, *, max_length, required=True):
@@ -227,6 +236,21 @@ def _access(value):
     return value
 
 
+def _control_share(value):
+    # A number in [0, CONTROL_SHARE_MAX]: the chance a browser asks the compared questions
+    # directly. Decimal-exact as typed (repr of the float), which is what the browser draws with.
+    if not _is_number(value) or not 0 <= value <= limits.CONTROL_SHARE_MAX:
+        raise ValidationError(
+            {
+                "control_share": [
+                    _("Must be a number from 0 to %(max)s, got %(v)r.")
+                    % {"max": limits.CONTROL_SHARE_MAX, "v": value}
+                ]
+            }
+        )
+    return float(value)
+
+
 def _confidence(value):
     # The message keeps the bounds in its text (translated as such); limits names them.
     if not _is_number(value) or not limits.CONFIDENCE_MIN <= value < limits.CONFIDENCE_MAX:
@@ -268,6 +292,7 @@ _CHECK_ORDER = (
     "ci_method",
     "shared_devices",
     "shuffle_questions",
+    "control_share",
     "access",
     "min_n",
     "consent_text",
@@ -283,6 +308,7 @@ _FIELD_CLEANERS = {
     "ci_method": _ci_method,
     "shared_devices": lambda value: _flag("shared_devices", value),
     "shuffle_questions": lambda value: _flag("shuffle_questions", value),
+    "control_share": _control_share,
     "access": _access,
     "min_n": _min_n,
     "consent_text": lambda value: clean_text(

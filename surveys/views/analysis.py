@@ -61,6 +61,10 @@ def survey_results(request, survey):
         ),
         "query": _interval_query(method, level, thresholds_form),
         "xlsx_fits": bundles.xlsx_fits(survey),
+        # The direct-questioning control group (templates/surveys/_control_group.html).
+        "control_group": selectors.survey_control_group(
+            survey=survey, confidence=level, method=method
+        ),
     }
     status = 200 if form.is_valid() and thresholds_form.is_valid() else 400
     template = "surveys/_results_body.html" if "fragment" in request.GET else "surveys/results.html"

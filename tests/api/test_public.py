@@ -37,7 +37,7 @@ def test_definition_has_what_the_browser_needs_and_nothing_private(respondent, o
         "p_truth", "p_forced_yes", "epsilon_per_answer", "epsilon_total", "questions",
         "grouping_questions", "design_fingerprint", "shared_devices", "shuffle_questions",
         "default_language",
-        "languages", "submission_length", "access", "token_key", "token_scheme",
+        "languages", "submission_length", "access", "token_key", "token_scheme", "control_share",
         # Survey-level, the same for every respondent: the pilot flag, the schedule, consent.
         "pilot", "opens_at", "closes_at", "consent_text", "consent_version",
     }  # fmt: skip

@@ -427,3 +427,21 @@ class SurveyEstimatesSerializer(serializers.Serializer):
     )
     generated_at = serializers.DateTimeField()
     estimates = EstimateRowsField(source="rows")
+    control_group = serializers.SerializerMethodField(
+        help_text="The direct-questioning control group (questions with `compare_direct`), at "
+        "the same confidence and interval method: `control_share`, and per compared question "
+        "its `status` (`compared`; `no_control_group` when control_share is 0; `suppressed` "
+        "when either arm has fewer answers than min_n; `no_test` when both arms' answers are "
+        "all alike), both arms' counts, `randomized_estimate` (the randomized arm under the "
+        "question's design) and `direct_share` with their intervals, `difference` (randomized "
+        "minus direct) with `difference_ci` (exact product interval, `difference_method`) and "
+        "`p_value_more_is_better` (one-sided, normal theory: did randomized response reveal "
+        "more?). Null when no question is compared."
+    )
+
+    def get_control_group(self, estimates) -> dict | None:
+        if not Question.objects.filter(survey=estimates.survey, compare_direct=True).exists():
+            return None
+        return selectors.survey_control_group(
+            survey=estimates.survey, confidence=estimates.confidence, method=estimates.method
+        ).as_dict()

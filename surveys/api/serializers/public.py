@@ -95,6 +95,11 @@ class PublicQuestionSerializer(serializers.Serializer):
         help_text="`numeric` only: the highest report accepted; a report drawn above it is "
         "sent as `report_max`.",
     )
+    compare_direct = serializers.BooleanField(
+        required=False,
+        help_text="Present when true: in the control group asked directly; the report is a "
+        "code, 0/1 the randomized report no/yes, 2/3 the direct answer no/yes.",
+    )
 
     def to_representation(self, question):
         survey = self.context["survey"]
@@ -177,6 +182,9 @@ class PublicSurveySerializer(serializers.Serializer):
         f'"{PREFER_NOT_TO_SAY}", in the submission\'s `groups`; optional ones may be left out.',
     )
 
+    def get_control_share(self, survey) -> str:
+        return repr(float(survey.control_share))
+
     design_fingerprint = serializers.SerializerMethodField(
         help_text="Names the coins and questions this definition randomizes with; send it back "
         "with the submission. It never changes once the survey has opened."
@@ -188,6 +196,10 @@ class PublicSurveySerializer(serializers.Serializer):
     shuffle_questions = serializers.BooleanField(
         help_text="True when the browser shows the questions in its own random order (drawn "
         "with crypto.getRandomValues, never sent); grouping questions keep their places."
+    )
+    control_share = serializers.SerializerMethodField(
+        help_text="The chance that the browser asks the `compare_direct` questions directly, "
+        'as the exact decimal it draws with ("0.0": none); drawn once, sent in the codes.'
     )
     access = serializers.ChoiceField(
         choices=Survey.Access.choices,

@@ -159,6 +159,22 @@ class RandomizedField(SpecField):
     pass
 
 
+@extend_schema_field(
+    {
+        "type": "boolean",
+        "default": False,
+        "description": "True: a randomized yes/no question compared with asking directly. "
+        "With the survey's `control_share` above 0, that share of respondents is asked it "
+        "directly (their answer sent as given, labelled so at the question); results show "
+        "the randomized estimate, the direct share and their difference with a one-sided "
+        'test of "more is better". Its reports are codes: 0/1 the randomized report no/yes, '
+        "2/3 the direct answer no/yes. 400 naming the field on any other question.",
+    }
+)
+class CompareDirectField(SpecField):
+    pass
+
+
 # The type spec's fields (services.question_types) and the question's attribute of each.
 SPEC_SOURCES = {
     "type": "kind",
@@ -168,11 +184,12 @@ SPEC_SOURCES = {
     "min": "min_value",
     "max": "max_value",
     "epsilon": "epsilon",
+    "compare_direct": "compare_direct",
 }
 # The fields each type uses; the others read as null.
 TYPE_SPEC_FIELDS = {
-    Question.Kind.YES_NO: ("type", "randomized", "design", "epsilon"),
-    Question.Kind.CHOICE: ("type", "randomized", "options", "epsilon"),
-    Question.Kind.NUMERIC: ("type", "randomized", "min", "max", "epsilon"),
-    Question.Kind.TEXT: ("type", "randomized"),
+    Question.Kind.YES_NO: ("type", "randomized", "design", "epsilon", "compare_direct"),
+    Question.Kind.CHOICE: ("type", "randomized", "options", "epsilon", "compare_direct"),
+    Question.Kind.NUMERIC: ("type", "randomized", "min", "max", "epsilon", "compare_direct"),
+    Question.Kind.TEXT: ("type", "randomized", "compare_direct"),
 }

@@ -18,11 +18,13 @@ from .fields import (
     RejectUnknownFieldsMixin,
     StrictBooleanField,
     StrictCharField,
+    StrictFloatField,
     StrictIntegerField,
 )
 from .question_types import (
     SPEC_SOURCES,
     TYPE_SPEC_FIELDS,
+    CompareDirectField,
     DesignField,
     EpsilonField,
     MaximumField,
@@ -110,6 +112,7 @@ class QuestionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     min = MinimumField(source="min_value")
     max = MaximumField(source="max_value")
     epsilon = EpsilonField()
+    compare_direct = CompareDirectField()
     design_name = serializers.SerializerMethodField(
         help_text="The question's randomization: a yes/no design's kind (`forced_response` "
         "for the survey's coins, `warner`, `unrelated_question`, `kuk`, `mangat`; `cdm`, `sld` "
@@ -168,6 +171,15 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         help_text="Each respondent's browser shows the questions in its own random order, drawn "
         "there and never sent; grouping questions keep their places. Results and exports keep "
         "the survey's order. Part of the frozen design. Default false.",
+    )
+    control_share = StrictFloatField(
+        required=False,
+        min_value=0,
+        max_value=limits.CONTROL_SHARE_MAX,
+        help_text="A direct-questioning control group (split ballot): the chance, from 0 (none, "
+        "the default) to 0.5, that a respondent's browser asks the questions marked "
+        "`compare_direct` directly instead of randomized. The browser sends which it did; "
+        "results compare the two (docs/researchers.md). Part of the frozen design.",
     )
     access = serializers.ChoiceField(
         choices=Survey.Access.choices,

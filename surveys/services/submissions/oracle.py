@@ -15,9 +15,10 @@ from ..tallies import group_answers_record, tally_add, tally_shard_pick
 
 
 def _report_kind(question):
-    """What a question's report is: a cheating-detection yes/no question sends a code 0-3,
-    checked and tallied as a choice (``selectors.report_range``); others their own kind."""
-    if selectors.is_cheating_detection(question):
+    """What a question's report is: a cheating-detection yes/no question, and one compared with
+    asking directly, send a code 0-3, checked and tallied as a choice
+    (``selectors.report_range``); others their own kind."""
+    if selectors.is_cheating_detection(question) or question.compare_direct:
         return selectors.report_range(question)[0]
     return question.kind
 
@@ -32,7 +33,7 @@ def orm_store(*, survey_id, clean) -> bool:
             questions = {
                 question.pk: (question.required, _report_kind(question))
                 for question in Question.objects.filter(survey_id=survey_id).only(
-                    "id", "required", "kind", "randomized", "design"
+                    "id", "required", "kind", "randomized", "design", "compare_direct"
                 )
             }
             if not clean.answers.keys() <= questions.keys() or any(

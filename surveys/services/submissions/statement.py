@@ -74,7 +74,15 @@ CHEATING_SQL = sql.SQL(
 ).format(
     **_KINDS, kinds=sql.SQL(", ").join(sql.Literal(kind) for kind in mechanisms.CHEATING_KINDS)
 )
-CHEATING_CODES = sql.Literal(mechanisms.CHEATING_CODES)
+# A yes/no question compared with asking directly (``q.compare_direct``) sends a code too: 0/1
+# the randomized report, 2/3 the answer asked directly (selectors.mechanisms.COMPARE_CODES).
+# Both kinds of code are checked and tallied alike: ``CODED_SQL``, fewer than ``CODES``.
+CODED_SQL = sql.SQL("({} OR (q.kind = {} AND q.compare_direct))").format(
+    CHEATING_SQL, _KINDS["yes_no"]
+)
+if len(mechanisms.COMPARE_CODES) != mechanisms.CHEATING_CODES:
+    raise ImportError("a compared question's codes and a cheating-detection one's must agree")
+CODES = sql.Literal(mechanisms.CHEATING_CODES)
 
 # A numeric question q's slack, dpengine.report_bounds in SQL: the same doubles in the same
 # order (hi - lo, divided by ε, times REPORT_SCALES, rounded up), so the two agree to the unit.
@@ -102,8 +110,8 @@ def _checks(*, typed, p):
             " AND octet_length(a.text) <= {text_bytes})"
         ).format(
             **_KINDS,
-            cheating=CHEATING_SQL,
-            codes=CHEATING_CODES,
+            cheating=CODED_SQL,
+            codes=CODES,
             slack=sql.SQL("(CASE WHEN q.randomized THEN {} ELSE 0 END)").format(
                 sql.SQL(NUMERIC_SLACK_SQL)
             ),
@@ -113,9 +121,7 @@ def _checks(*, typed, p):
         unanswered = sql.SQL("a.question_id IS NULL")
     else:
         # Bits only: every answered question must be a yes/no one.
-        fits = sql.SQL("q.kind = {yes_no} AND NOT {cheating}").format(
-            **_KINDS, cheating=CHEATING_SQL
-        )
+        fits = sql.SQL("q.kind = {yes_no} AND NOT {cheating}").format(**_KINDS, cheating=CODED_SQL)
         known = sql.SQL("q.id = ANY({questions})").format(**p)
         unanswered = sql.SQL("q.id <> ALL({questions})").format(**p)
     return {
@@ -293,7 +299,7 @@ def statement_text(*, typed, grouped, p):
             options_rule=rules[Rule.OPTIONS],
         ),
         sql.SQL(_TYPED_REPORTS if typed else _BITS).format(
-            **_TABLES, **_KINDS, **p, cheating=CHEATING_SQL
+            **_TABLES, **_KINDS, **p, cheating=CODED_SQL
         ),
         sql.SQL(_SUBMISSION).format(
             **_TABLES,

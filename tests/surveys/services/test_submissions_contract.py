@@ -33,7 +33,7 @@ from surveys.models import (
 from surveys.services import grouping
 from surveys.services.answers import text_answer_encode
 
-SEED = 20251126
+SEED = 20251129
 SURVEYS = 50
 STEPS = 12  # submissions per survey: 600 cases in all
 
@@ -48,8 +48,15 @@ def random_survey(rng, make_survey, index):
     questions = []
     for position in range(rng.randint(1, 4)):
         spec = {"text": f"Question {position}?", "required": rng.random() < 0.6}
-        kind = rng.choice(["yes_no", "warner", "choice", "numeric", "direct", "text", "cheating"])
-        if kind == "direct":
+        kind = rng.choice(
+            ["yes_no", "warner", "choice", "numeric", "direct", "text", "cheating", "compared"]
+        )
+        if kind == "compared":
+            # Compared with asking directly: its report a code 0 to 3 (issue 27 item 2).
+            spec["compare_direct"] = True
+            if rng.random() < 0.5:
+                spec["design"] = {"kind": "warner", "p": 0.75}
+        elif kind == "direct":
             # Asked directly: each type, no design or ε.
             kind = rng.choice(["yes_no", "choice", "numeric"])
             spec["randomized"] = False
@@ -75,7 +82,12 @@ def random_survey(rng, make_survey, index):
                 "epsilon": rng.choice([1.0, 2.0]),
             }
         questions.append(spec)
-    survey = make_survey(status="draft", questions=questions, title=f"Survey {index}")
+    survey = make_survey(
+        status="draft",
+        questions=questions,
+        title=f"Survey {index}",
+        control_share=rng.choice([0.0, 0.25, 0.5]),
+    )
     for number in range(rng.choice([0, 0, 1, 2])):
         grouping.grouping_question_add(
             survey=survey,
@@ -101,10 +113,14 @@ TEXTS = [
 
 
 def _bit(question):
-    return question.kind == Question.Kind.YES_NO and not selectors.is_cheating_detection(question)
+    return selectors.reports_a_bit(question) or (
+        question.kind == Question.Kind.YES_NO and not question.randomized
+    )
 
 
 def _good(rng, question, bounds):
+    if question.compare_direct:
+        return rng.randint(0, 3)
     if _bit(question):
         return rng.random() < 0.5
     if question.kind == Question.Kind.TEXT:
@@ -115,6 +131,9 @@ def _good(rng, question, bounds):
 
 def _bad(rng, question, bounds):
     """A report its question does not take: out of range by one, or of another type."""
+    if question.compare_direct:
+        # A code, never a bare boolean: true/false would not say which arm it came from.
+        return rng.choice([-1, 4, True, False, "2", 1.0, None])
     if _bit(question):
         return rng.choice([1, 0, "true", None, 0.5, text_answer_encode("yes")])
     if question.kind == Question.Kind.TEXT:
@@ -348,7 +367,8 @@ def test_the_database_path_agrees_with_the_orm_oracle(make_survey, settings):
         "grouping": foreign_group.pk,
         "option": foreign_group.options.first().pk,
     }
-    cases, kinds, texts_stored, codes_stored = 0, set(), set(), set()
+    cases, kinds, texts_stored = 0, set(), set()
+    cheating_codes, compared_codes = set(), set()
     for index in range(SURVEYS):
         survey = random_survey(rng, make_survey, index)
         questions = list(survey.questions.all())
@@ -363,6 +383,7 @@ def test_the_database_path_agrees_with_the_orm_oracle(make_survey, settings):
             "fingerprint": survey.design_fingerprint,
             "foreign": foreign,
         }
+        compared = {f"q{q.pk}" for q in questions if q.compare_direct}
         steps, sent = [], []
         for _step in range(STEPS):
             body = random_body(rng, info, sent)
@@ -378,15 +399,17 @@ def test_the_database_path_agrees_with_the_orm_oracle(make_survey, settings):
             kinds.add(result[:2] if result[0] == "201" else (result[0], _field_kind(result)))
             cases += 1
             for _sid, reports, _day in ours[1]["submissions"]:
-                texts_stored.update(v for v in json.loads(reports).values() if isinstance(v, str))
-                codes_stored.update(
-                    value for key, value in json.loads(reports).items() if key in cheating_keys
-                )
+                stored = json.loads(reports)
+                texts_stored.update(v for v in stored.values() if isinstance(v, str))
+                cheating_codes.update(v for k, v in stored.items() if k in cheating_keys)
+                compared_codes.update(v for k, v in stored.items() if k in compared)
     assert cases >= 500
     # Text answers were stored as written, Korean and the escapes included.
     assert {"직장 내 괴롭힘은 없었다", '说 "quoted" \\ back', "가" * 100} <= texts_stored
-    # Cheating-detection questions' codes were stored as sent, every one of them.
-    assert codes_stored == {0, 1, 2, 3}
+    # Cheating-detection and compared questions stored every code as sent, each an integer
+    # (never a bare boolean).
+    for codes in (cheating_codes, compared_codes):
+        assert codes == {0, 1, 2, 3} and not any(isinstance(c, bool) for c in codes)
     # Every kind of outcome was met: stored, replayed, each field refused, 409s and 404.
     assert {
         ("201", True),
