@@ -7,7 +7,7 @@ from django.urls import URLResolver, get_resolver, reverse
 from django.urls.resolvers import RoutePattern
 
 from surveys.models import GroupingOption, GroupingQuestion, Survey
-from tests.surveys.views.test_pages import finished_export
+from tests.routes import finished_export
 
 # Sources a page may load from: its own origin and data: images (inline SVG icons). Anything
 # else (a host, 'unsafe-inline', 'unsafe-eval', a nonce, blob:, *) would widen the policy.
