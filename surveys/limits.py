@@ -108,7 +108,6 @@ PUBLIC_RELEASES_MIN, PUBLIC_RELEASES_MAX = 1, 365
 # Invitations made in one request, and held by one survey.
 INVITATIONS_PER_REQUEST = 1000
 MAX_INVITATIONS_PER_SURVEY = 20_000
-EMAIL_MAX_LENGTH = 254
 # An invitation code: 20 random bytes (160 bits), base32 without padding, 32 characters.
 INVITATION_CODE_BYTES = 20
 INVITATION_CODE_LENGTH = 32
