@@ -113,6 +113,7 @@ def page_paths(owner, make_survey, submit):
 
 
 @pytest.mark.django_db
+@pytest.mark.slow  # every page of the site, downloads included: ~2.5 s
 def test_every_route_answers_with_the_strict_policy(client, owner, page_paths):
     client.force_login(owner)
     checked = 0
@@ -125,6 +126,7 @@ def test_every_route_answers_with_the_strict_policy(client, owner, page_paths):
 
 
 @pytest.mark.django_db
+@pytest.mark.slow  # every page twice (signed out and in): ~3.5 s
 def test_no_page_has_inline_script_style_or_handlers(client, owner, page_paths):
     pages = set()
     for signed_in in (False, True):
