@@ -1,4 +1,5 @@
-"""Results page and CSV downloads: the selector's numbers, suppression, provenance, formulas."""
+"""The results page and its CSV downloads (surveys/views/analysis.py): the selector's numbers,
+suppression, provenance, formulas. (Breakdown, regression and planner: test_analysis_pages.py.)"""
 
 import csv
 import io
