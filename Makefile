@@ -96,8 +96,9 @@ test-python: $(VENV)/.dev-installed test-browser-deps test-proxy-deps gettext-de
 	$(DEV_ENV) $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 ## make test-fast: the inner loop, under 2 minutes — everything but the browser (e2e) and the
-## tests marked slow (live servers, statistical sweeps: over ~2 s each), then node --test.
-## `make test` (and CI, .ci/run) still runs everything. PYTEST_ARGS narrows it as for test-python.
+## tests marked slow (live servers, subprocesses, statistical sweeps: over ~1.5 s of CPU each),
+## then node --test. `make test` (and CI, .ci/run) still runs everything. PYTEST_ARGS narrows
+## it as for test-python.
 test-fast: $(VENV)/.dev-installed gettext-deps
 	$(DEV_ENV) $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not slow and not e2e" $(PYTEST_ARGS)
 	node --test tests/js/

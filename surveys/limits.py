@@ -90,11 +90,17 @@ RESPONSE_TARGET_MAX = 10_000_000
 API_TOKEN_NAME_MAX_LENGTH = 100
 API_TOKEN_KEY_MAX_LENGTH = 200
 API_TOKEN_SHOWN_PREFIX_LENGTH = 12
+# Signing in for a token: Django's username column, and a password past which the request is
+# refused before hashing (how long the hash runs is not the caller's to choose).
+USERNAME_MAX_LENGTH = 150
+PASSWORD_MAX_LENGTH = 4096
 
 # --- ids --------------------------------------------------------------------------------
 # Ids are signed 64-bit in the database: a larger key can name no row, and PostgreSQL would
 # refuse to even compare it (an error, not "no such question"), so it is refused earlier.
 ID_MIN, ID_MAX = -(2**63), 2**63 - 1
+# A grouping answer in a submission: an option id (ID_MAX has 19 digits) or "prefer_not_to_say".
+GROUP_ANSWER_MAX_LENGTH = 20
 
 # --- per-deployment quotas, read from settings (see config/settings.py) --------------------
 # settings.MAX_SURVEYS_PER_USER, settings.MAX_QUESTIONS_PER_USER,
@@ -111,7 +117,6 @@ PUBLIC_RELEASES_MIN, PUBLIC_RELEASES_MAX = 1, 365
 # Invitations made in one request, and held by one survey.
 INVITATIONS_PER_REQUEST = 1000
 MAX_INVITATIONS_PER_SURVEY = 20_000
-EMAIL_MAX_LENGTH = 254
 # An invitation code: 20 random bytes (160 bits), base32 without padding, 32 characters.
 INVITATION_CODE_BYTES = 20
 INVITATION_CODE_LENGTH = 32

@@ -413,3 +413,62 @@ def flesch_reading_ease(blocks):
     words = [word for word in " ".join(sentences).split() if re.search(r"[A-Za-z0-9]", word)]
     syllable_total = sum(syllables(word) for word in words)
     return 206.835 - 1.015 * len(words) / len(sentences) - 84.6 * syllable_total / len(words)
+
+
+# What the builder says of a survey whose questions and coins can no longer change.
+FROZEN_WHY = "questions and coins are frozen"
+
+
+def with_responses(survey, bits):
+    """Store randomized reports (a respondents × questions 0/1 array) as a browser would."""
+    services.simulated_submissions_record(survey=survey, reports=np.array(bits, dtype=bool))
+    survey.refresh_from_db()
+    return survey
+
+
+class Markup(html.parser.HTMLParser):
+    """Collects what the CSP and accessibility rules forbid or require in a page."""
+
+    def __init__(self):
+        super().__init__()
+        self.style_attributes = 0
+        self.inline_handlers = 0
+        self.inline_scripts = 0
+        self.ids = []
+        self.labels_for = set()
+        self.inputs = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.style_attributes += "style" in attrs or tag == "style"
+        self.inline_handlers += any(name.startswith("on") for name in attrs)
+        if tag == "script" and "src" not in attrs and attrs.get("type") != "application/json":
+            self.inline_scripts += 1
+        if "id" in attrs:
+            self.ids.append(attrs["id"])
+        if tag == "label" and "for" in attrs:
+            self.labels_for.add(attrs["for"])
+        if tag in {"input", "select", "textarea"} and attrs.get("type") not in {"hidden"}:
+            self.inputs.append(attrs)
+
+
+def markup(response):
+    parser = Markup()
+    parser.feed(response.content.decode())
+    return parser
+
+
+def new_survey_form(**overrides):
+    """The new-survey form's fields (the builder's settings too); ``overrides`` replace some."""
+    return {
+        "title": "Exam honesty",
+        "intro": "Two questions about exams.",
+        "language": "en",
+        "preset": "classic",
+        "p_truth": "0.5",
+        "p_forced_yes": "0.5",
+        "ci_method": "wilson",
+        "confidence": "0.95",
+        "min_n": "30",
+        **overrides,
+    }

@@ -3,7 +3,7 @@
 import pytest
 from django.urls import reverse
 
-from tests.surveys.views.test_pages import GET_STATUS_FOR_OWNER, owner_routes, route_url
+from tests.routes import GET_STATUS_FOR_OWNER, owner_routes, route_url
 
 pytestmark = pytest.mark.django_db
 

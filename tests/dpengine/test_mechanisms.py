@@ -70,6 +70,7 @@ def test_discrete_laplace_pmf_sums_to_one_and_decays_geometrically():
     assert pmf[201] / pmf[200] == pytest.approx(math.exp(-1 / 1.5))
 
 
+@pytest.mark.slow  # 100 000 exact draws: ~3 s
 def test_discrete_laplace_sampler_matches_its_pmf():
     # 100 000 seeded draws at scale 3/2; buckets |z| <= 8 plus two tails.
     # A correct sampler gives a chi-square p-value that is uniform, so the threshold
@@ -170,6 +171,7 @@ def test_laplace_mechanism_is_centred_with_laplace_like_spread():
     assert samples.var() == pytest.approx(8, rel=0.06)
 
 
+@pytest.mark.slow  # 60 000 exact draws: ~2.5 s
 def test_laplace_mechanism_charges_grid_rounding_to_the_sensitivity():
     # At granularity 0.3, the neighbouring values 0.14 and 1.14 round to 0 and 4 grid
     # steps, one more than sensitivity / granularity = 3.33 suggests. The mechanism must
@@ -199,6 +201,7 @@ def test_laplace_mechanism_rejects_bad_arguments(kwargs, message):
         laplace_mechanism(**arguments)
 
 
+@pytest.mark.slow  # 30 000 exact draws: ~1.5 s
 def test_exponential_mechanism_chooses_with_probability_proportional_to_exp_eps_u_over_2():
     # scores 0, 1, 3 with epsilon 2 and sensitivity 1: weights e^0, e^1, e^3.
     source = SeededRandomSource(1007)

@@ -7,7 +7,7 @@ from django.urls import URLResolver, get_resolver, reverse
 from django.urls.resolvers import RoutePattern
 
 from surveys.models import GroupingOption, GroupingQuestion, Survey
-from tests.surveys.views.test_pages import finished_export
+from tests.routes import finished_export
 
 # Sources a page may load from: its own origin and data: images (inline SVG icons). Anything
 # else (a host, 'unsafe-inline', 'unsafe-eval', a nonce, blob:, *) would widen the policy.
@@ -113,6 +113,7 @@ def page_paths(owner, make_survey, submit):
 
 
 @pytest.mark.django_db
+@pytest.mark.slow  # every page of the site, downloads included: ~2.5 s
 def test_every_route_answers_with_the_strict_policy(client, owner, page_paths):
     client.force_login(owner)
     checked = 0
@@ -125,6 +126,7 @@ def test_every_route_answers_with_the_strict_policy(client, owner, page_paths):
 
 
 @pytest.mark.django_db
+@pytest.mark.slow  # every page twice (signed out and in): ~3.5 s
 def test_no_page_has_inline_script_style_or_handlers(client, owner, page_paths):
     pages = set()
     for signed_in in (False, True):

@@ -8,7 +8,7 @@ import pytest
 
 from surveys import services
 from surveys.services import grouping
-from tests.helpers import DEPARTMENTS, MIXED_QUESTIONS, simulate_responses
+from tests.helpers import DEPARTMENTS, MIXED_QUESTIONS, simulate_responses, with_responses
 
 
 @pytest.fixture
@@ -78,3 +78,10 @@ def mixed_grouped(make_survey):
     survey = services.survey_open(survey=survey)
     options = [option.pk for option in department.options.all()]
     return simulate_responses(survey, n=400, seed=9, options=options)
+
+
+@pytest.fixture
+def answered_survey(make_survey):
+    """The cast's open two-question survey with one response: its questions and coins are
+    frozen (tests/helpers.py's ``FROZEN_WHY``)."""
+    return with_responses(make_survey(), [[1, 0]])

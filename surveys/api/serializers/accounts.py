@@ -4,7 +4,7 @@ from django.contrib.auth import authenticate
 from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions, serializers
 
-from ...limits import API_TOKEN_NAME_MAX_LENGTH
+from ...limits import API_TOKEN_NAME_MAX_LENGTH, PASSWORD_MAX_LENGTH, USERNAME_MAX_LENGTH
 from ...login_throttle import login_block
 from .fields import RejectUnknownFieldsMixin, StrictCharField
 
@@ -12,8 +12,8 @@ from .fields import RejectUnknownFieldsMixin, StrictCharField
 
 
 class TokenRequestSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
-    username = StrictCharField(max_length=150)
-    password = StrictCharField(max_length=4096, trim_whitespace=False)
+    username = StrictCharField(max_length=USERNAME_MAX_LENGTH)
+    password = StrictCharField(max_length=PASSWORD_MAX_LENGTH, trim_whitespace=False)
     name = StrictCharField(
         max_length=API_TOKEN_NAME_MAX_LENGTH,
         required=False,

@@ -325,7 +325,7 @@ class AnswersField(serializers.DictField):
     }
 )
 class GroupsField(serializers.DictField):
-    child = serializers.CharField(max_length=20)
+    child = serializers.CharField(max_length=limits.GROUP_ANSWER_MAX_LENGTH)
 
 
 class TokenSerializer(serializers.Serializer):

@@ -18,7 +18,7 @@ from surveys import services
 from surveys.log_filters import DropRespondentPaths
 from surveys.models import Survey, design_fingerprint_of
 from surveys.services import grouping
-from tests.surveys.views.test_pages import new_survey_form
+from tests.helpers import new_survey_form
 
 pytestmark = pytest.mark.django_db
 

@@ -134,6 +134,7 @@ def test_surveys_already_opened_are_frozen_with_their_fingerprint(owner):
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.slow
 def test_survey_tallies_move_into_shards_and_back(owner):
     apps = migrate(PRE_SHARDS)
     Survey = apps.get_model("surveys", "Survey")

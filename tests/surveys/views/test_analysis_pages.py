@@ -1,6 +1,6 @@
 """The researcher pages for grouping questions, breakdown, regression and planner, and the
 respondent page's grouping questions. (Ownership of every route is covered by the URL-map
-driven tests in tests/surveys/views/test_pages.py and tests/api/test_ownership.py.)"""
+driven tests in tests/surveys/views/test_common.py and tests/api/test_ownership.py.)"""
 
 import html
 import re
@@ -12,8 +12,7 @@ from django.urls import reverse
 from surveys import selectors
 from surveys.models import GroupingQuestion
 from surveys.services import grouping, translations
-from tests.helpers import translation_texts
-from tests.surveys.views.test_pages import markup
+from tests.helpers import markup, translation_texts
 
 pytestmark = pytest.mark.django_db
 

@@ -16,7 +16,7 @@ from surveys.models import Survey, SurveyMember, VerifiedEmail
 from surveys.selectors import accounts as selectors_accounts
 from surveys.services import members
 from tests.helpers import PASSWORD, add_member
-from tests.surveys.views.test_pages import owner_routes, route_url, with_grouping_question
+from tests.routes import owner_routes, route_url, with_grouping_question
 
 pytestmark = pytest.mark.django_db
 

@@ -1,4 +1,5 @@
-"""Results page and CSV downloads: the selector's numbers, suppression, provenance, formulas."""
+"""The results page and its CSV downloads (surveys/views/analysis.py): the selector's numbers,
+suppression, provenance, formulas. (Breakdown, regression and planner: test_analysis_pages.py.)"""
 
 import csv
 import io
@@ -10,17 +11,11 @@ from django.conf import settings
 from django.urls import reverse
 
 import dpengine
-from surveys import __version__, selectors, services
+from surveys import __version__, selectors
 from surveys.formatting import epsilon_text
-from tests.helpers import MIXED_QUESTIONS, question_tallies, simulate_responses
+from tests.helpers import MIXED_QUESTIONS, question_tallies, simulate_responses, with_responses
 
 pytestmark = pytest.mark.django_db
-
-
-def with_responses(survey, bits):
-    services.simulated_submissions_record(survey=survey, reports=np.array(bits, dtype=bool))
-    survey.refresh_from_db()
-    return survey
 
 
 def seeded_reports(n, shares, *, seed=7):
