@@ -441,7 +441,10 @@ class NumericTally(models.Model):
 
     # Random, not counted: a counted key would record in which order the values first came.
     id = RandomKeyField()
-    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="numeric_tallies")
+    # No index of its own: the unique (question, report) index serves lookups by question.
+    question = models.ForeignKey(
+        Question, on_delete=models.CASCADE, related_name="numeric_tallies", db_index=False
+    )
     report = models.BigIntegerField()
     count = models.PositiveIntegerField()
 

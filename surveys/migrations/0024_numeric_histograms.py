@@ -53,7 +53,7 @@ class Migration(migrations.Migration):
                 ('id', surveys.models.RandomKeyField(default=surveys.models.random_key, editable=False, primary_key=True, serialize=False)),
                 ('report', models.BigIntegerField()),
                 ('count', models.PositiveIntegerField()),
-                ('question', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='numeric_tallies', to='surveys.question')),
+                ('question', models.ForeignKey(db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name='numeric_tallies', to='surveys.question')),
             ],
             options={
                 'constraints': [models.UniqueConstraint(fields=('question', 'report'), name='numeric_tally_unique')],
