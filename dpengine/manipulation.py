@@ -37,6 +37,7 @@ import numpy as np
 from dpengine._validation import check_instance, check_open_unit, check_positive
 from dpengine.errors import DPEngineError, Reason
 from dpengine.numeric import BoundedNumeric
+from dpengine.numeric.share_above import check_histogram
 
 __all__ = [
     "DETECTION_LEVEL",
@@ -44,6 +45,7 @@ __all__ = [
     "ManipulationCheck",
     "extreme_report_probability",
     "manipulation_check",
+    "manipulation_check_from_histogram",
 ]
 
 # Reports beyond the range by more than this many noise scales count as extreme.
@@ -112,8 +114,6 @@ def manipulation_check(
     Reference: Cheu, Smith & Ullman (2021), "Manipulation attacks in local differential
     privacy", IEEE S&P.
     """
-    from scipy import stats  # imported here: see dpengine/__init__.py on lazy SciPy
-
     question = check_instance("question", question, BoundedNumeric)
     level = check_open_unit("level", level)
     array = np.asarray(reports)
@@ -123,10 +123,41 @@ def manipulation_check(
             reason=Reason.INVALID_TYPE,
             field="reports",
         )
+    return _check(
+        values=array.astype(np.int64),
+        counts=np.ones(array.size, dtype=np.int64),
+        question=question,
+        scales=scales,
+        level=level,
+    )
+
+
+def manipulation_check_from_histogram(
+    *,
+    values,
+    counts,
+    question: BoundedNumeric,
+    scales: float = DETECTION_SCALES,
+    level: float = DETECTION_LEVEL,
+) -> ManipulationCheck:
+    """:func:`manipulation_check` of the reports a histogram describes (``counts[i]`` reports
+    of the value ``values[i]``) instead of the reports: the test reads only how many reports
+    there are and how many lie beyond, so the result is the same, and its cost is the number
+    of distinct values, not of reports. Reference as :func:`manipulation_check`.
+    """
+    question = check_instance("question", question, BoundedNumeric)
+    level = check_open_unit("level", level)
+    values, counts = check_histogram(values, counts)
+    return _check(values=values, counts=counts, question=question, scales=scales, level=level)
+
+
+def _check(*, values, counts, question, scales, level) -> ManipulationCheck:
+    from scipy import stats  # imported here: see dpengine/__init__.py on lazy SciPy
+
     margin = _margin(question, check_positive("scales", scales))
     low, high = question.lo - margin, question.hi + margin
-    n = int(array.size)
-    beyond = int(np.count_nonzero((array < low) | (array > high)))
+    n = int(counts.sum())
+    beyond = int(counts[(values < low) | (values > high)].sum())
     p_max = extreme_report_probability(question, scales=scales)
     p_value = float(stats.binom.sf(beyond - 1, n, p_max)) if beyond else 1.0
     return ManipulationCheck(

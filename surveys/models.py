@@ -448,6 +448,36 @@ class Question(models.Model):
         return not self.randomized
 
 
+class NumericTally(models.Model):
+    """How many reports of one randomized numeric question were ``report``: the question's
+    histogram, one row per value reported so far.
+
+    Written with each submission (same statement or transaction), like ``TallyShard``, so the
+    share above any threshold and the manipulation check read these counts instead of every
+    report. Reports lie within ``dpengine.report_bounds``, so a question has at most its range
+    plus twice the slack rows, whatever the number of responses. Not sharded: a report lands
+    on one of many values (the noise spreads them over several noise scales), so concurrent
+    submissions rarely add to the same row, and a shard per row would multiply what reads sum.
+    """
+
+    # Random, not counted: a counted key would record in which order the values first came.
+    id = RandomKeyField()
+    # No index of its own: the unique (question, report) index serves lookups by question.
+    question = models.ForeignKey(
+        Question, on_delete=models.CASCADE, related_name="numeric_tallies", db_index=False
+    )
+    report = models.BigIntegerField()
+    count = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["question", "report"], name="numeric_tally_unique"),
+        ]
+
+    def __str__(self):
+        return f"{self.question_id} = {self.report}: {self.count}"
+
+
 class Submission(models.Model):
     """One respondent's randomized answers: what their browser sent, never the true answers."""
 

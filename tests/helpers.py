@@ -20,6 +20,7 @@ from django.db.models.sql.compiler import SQLCompiler
 from rest_framework.test import APIClient
 
 from surveys import selectors, services
+from surveys.models import NumericTally, Submission
 from surveys.selectors import languages
 from surveys.services import tokens
 
@@ -51,6 +52,22 @@ def question_tallies(survey):
     """``(reports, yes reports)`` of each of the survey's questions in order, as stored now."""
     tallies = selectors.survey_tallies(survey=survey)
     return [tallies.of(pk) for pk in survey.questions.values_list("id", flat=True)]
+
+
+def stored_numeric_reports(survey, question_id):
+    """Every stored report of one numeric question, read from the submissions themselves (the
+    estimates read the histogram kept at write time; tests hold it against these)."""
+    key = f"q{question_id}"
+    return [
+        reports[key]
+        for reports in Submission.objects.filter(survey=survey).values_list("reports", flat=True)
+        if key in reports
+    ]
+
+
+def numeric_histogram_counts(question_id):
+    """``{report: count}`` of one question's stored histogram (``models.NumericTally``)."""
+    return dict(NumericTally.objects.filter(question_id=question_id).values_list("report", "count"))
 
 
 def simulate_responses(survey, *, n, seed, shares=MIXED_SHARES, options=None):

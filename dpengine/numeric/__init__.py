@@ -56,6 +56,7 @@ from dpengine.numeric.estimation import (
     estimate_mean,
     estimate_mean_from_sums,
     estimate_share_above,
+    estimate_share_above_from_histogram,
     required_sample_size_mean,
     required_sample_size_share,
 )
@@ -69,6 +70,7 @@ from dpengine.numeric.question import (
 )
 from dpengine.numeric.share_above import (
     ShareAboveIntervals,
+    histogram_share_above_counts,
     share_above_counts,
     share_above_filter,
     share_above_intervals,
@@ -87,6 +89,8 @@ __all__ = [
     "estimate_mean",
     "estimate_mean_from_sums",
     "estimate_share_above",
+    "estimate_share_above_from_histogram",
+    "histogram_share_above_counts",
     "randomize_number",
     "report_bounds",
     "required_sample_size_mean",

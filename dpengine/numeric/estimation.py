@@ -14,6 +14,7 @@ from dpengine.numeric.question import BoundedNumeric, check_integer, check_quest
 from dpengine.numeric.share_above import (
     check_reports,
     check_threshold,
+    histogram_share_above_counts,
     share_above_counts,
     share_above_intervals,
 )
@@ -146,17 +147,45 @@ def estimate_share_above(
     confidence = check_open_unit("confidence", confidence)
     threshold = check_threshold(question, threshold)
     y = check_reports(reports)
-    if y.size == 0:
-        return _empty(0.0, 1.0, confidence)
-    result = share_above_intervals(
-        counts=share_above_counts(y, threshold=threshold),
+    return _share_above_from_counts(
+        share_above_counts(y, threshold=threshold),
         question=question,
         threshold=threshold,
         confidence=confidence,
     )
+
+
+def estimate_share_above_from_histogram(
+    *, values, counts, question: BoundedNumeric, threshold: int, confidence: float = 0.95
+) -> NumericEstimate:
+    """:func:`estimate_share_above` of the reports a histogram describes (``counts[i]``
+    reports of the value ``values[i]``) instead of the reports: the estimate reads only how
+    many reports lie below ``t``, at ``t``, at ``t + 1`` and above ``t + 1``
+    (:func:`histogram_share_above_counts`), so the result is the same number for number, and
+    its cost is the number of distinct values, not of reports. References as
+    :func:`estimate_share_above`.
+    """
+    question = check_question(question)
+    confidence = check_open_unit("confidence", confidence)
+    threshold = check_threshold(question, threshold)
+    return _share_above_from_counts(
+        histogram_share_above_counts(values=values, counts=counts, threshold=threshold),
+        question=question,
+        threshold=threshold,
+        confidence=confidence,
+    )
+
+
+def _share_above_from_counts(counts, *, question, threshold, confidence) -> NumericEstimate:
+    n = int(counts.sum())
+    if n == 0:
+        return _empty(0.0, 1.0, confidence)
+    result = share_above_intervals(
+        counts=counts, question=question, threshold=threshold, confidence=confidence
+    )
     value = float(result.estimate)
     return NumericEstimate(
-        n=int(y.size),
+        n=n,
         estimate=value,
         clamped=min(max(value, 0.0), 1.0),
         std_error=float(result.std_error),

@@ -23,6 +23,28 @@ def check_reports(reports: object) -> np.ndarray:
     return array.astype(np.int64)
 
 
+def check_histogram(values: object, counts: object) -> tuple[np.ndarray, np.ndarray]:
+    """``values`` (integers) and ``counts`` (how many reports were each value, non-negative
+    integers): two 1-D sequences of the same length."""
+    value_array, count_array = np.asarray(values), np.asarray(counts)
+    if (
+        value_array.ndim != 1
+        or count_array.shape != value_array.shape
+        or (value_array.size and not np.issubdtype(value_array.dtype, np.integer))
+        or (count_array.size and not np.issubdtype(count_array.dtype, np.integer))
+        or value_array.dtype == bool
+        or count_array.dtype == bool
+        or np.any(count_array < 0)
+    ):
+        raise DPEngineError(
+            f"values and counts must be 1-D sequences of integers of the same length, counts "
+            f"non-negative, got values={values!r}, counts={counts!r}",
+            reason=Reason.INVALID_TYPE,
+            field="counts",
+        )
+    return value_array.astype(np.int64), count_array.astype(np.int64)
+
+
 def share_above_filter(reports, *, threshold: int, alpha: float) -> np.ndarray:
     """``h(y) = ((1 + a^2) g(y) - a g(y - 1) - a g(y + 1)) / (1 - a)^2``, ``g = 1{y > t}``.
 
@@ -52,6 +74,17 @@ def share_above_counts(reports, *, threshold: int) -> np.ndarray:
     after = int(np.count_nonzero(y == threshold + 1))
     above = int(np.count_nonzero(y > threshold + 1))
     return np.array([y.size - at - after - above, at, after, above], dtype=np.int64)
+
+
+def histogram_share_above_counts(*, values, counts, threshold: int) -> np.ndarray:
+    """:func:`share_above_counts` of the reports a histogram describes: ``counts[i]`` reports
+    of the value ``values[i]``. The same four integers, so every estimate made from them is
+    the same, to the last bit, as from the reports themselves."""
+    y, weights = check_histogram(values, counts)
+    at = int(weights[y == threshold].sum())
+    after = int(weights[y == threshold + 1].sum())
+    above = int(weights[y > threshold + 1].sum())
+    return np.array([int(weights.sum()) - at - after - above, at, after, above], dtype=np.int64)
 
 
 def _tail(m: np.ndarray, alpha: float) -> np.ndarray:

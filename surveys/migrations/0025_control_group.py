@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('surveys', '0023_invitations'),
+        ('surveys', '0024_numeric_histograms'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -7,7 +7,8 @@ each lives in the module of its concern:
 - ``mechanisms``: what each question randomizes with (yes/no design, choice, numeric), its ε
   and the privacy ledger;
 - ``estimates``: the design, its privacy, the tallies, one estimate per question (its row
-  types, by question type, in ``estimate_rows``);
+  types, by question type, in ``estimate_rows``; the histograms of numeric reports it reads,
+  in ``numeric_tallies``);
 - ``breakdown``: estimates per group of a grouping question, compared with the rest;
 - ``regression``: logistic regression on the grouping questions;
 - ``planning``: respondents needed for a margin or a difference;
@@ -50,7 +51,6 @@ from .estimates import (
     SurveyEstimates,
     SurveyTallies,
     default_threshold,
-    numeric_reports,
     survey_estimates,
     survey_tallies,
 )
@@ -220,7 +220,6 @@ __all__ = [
     "headline",
     "is_cheating_detection",
     "noisy_counts",
-    "numeric_reports",
     "parameters_text",
     "preset_coins",
     "preset_for",

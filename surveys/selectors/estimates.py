@@ -14,7 +14,7 @@ from django.utils import timezone
 import dpengine
 from dpengine import ForcedResponse
 
-from ..models import CI_METHODS, Submission, Survey, TallyShard, question_key
+from ..models import CI_METHODS, Survey, TallyShard, question_key
 from .cheating_rows import CHEATING, cheating_row
 from .columns import question_column
 from .control_arms import arm_counts
@@ -39,6 +39,7 @@ from .mechanisms import (
     question_design,
     question_mechanism,
 )
+from .numeric_tallies import NumericHistogram, numeric_histograms
 from .privacy import PLANNING_CONFIDENCE, PLANNING_MARGIN, survey_design
 
 VALID_METHODS = tuple(code for code, _label in CI_METHODS)
@@ -155,18 +156,6 @@ def default_threshold(question) -> int:
     return (question.min_value + question.max_value) // 2
 
 
-def numeric_reports(*, survey, question_id) -> list[int]:
-    """Every stored report of one numeric question. Reads one value per submission, so it
-    scales with the number of responses (the share above a threshold needs the reports
-    themselves; the mean needs only the running sums)."""
-    key = question_key(question_id)
-    return list(
-        Submission.objects.filter(survey=survey, reports__has_key=key).values_list(
-            f"reports__{key}", flat=True
-        )
-    )
-
-
 def _yes_no_row(question, *, survey, tallies, confidence, method, fields):
     if question.compare_direct:
         # The randomized arm's reports only (codes 0/1); control_group compares the arms.
@@ -216,7 +205,7 @@ def _choice_row(question, *, survey, tallies, confidence, method, fields):
     )
 
 
-def _numeric_row(question, *, survey, tallies, confidence, threshold, fields):
+def _numeric_row(question, *, survey, tallies, histogram, confidence, threshold, fields):
     mechanism = question_mechanism(question, survey=survey)
     n, total, total_squares = (
         tallies.reports_of(question.pk),
@@ -226,10 +215,14 @@ def _numeric_row(question, *, survey, tallies, confidence, threshold, fields):
         n=n, total=total, total_squares=total_squares, question=mechanism, confidence=confidence
     )
     suppressed = n < survey.min_n
-    # Suppressed: the raw reports are not read at all (the numbers would be withheld anyway).
-    reports = [] if suppressed else numeric_reports(survey=survey, question_id=question.pk)
-    share = dpengine.estimate_share_above(
-        reports=reports, question=mechanism, threshold=threshold, confidence=confidence
+    # Suppressed: the histogram is not read at all (the numbers would be withheld anyway).
+    histogram = NumericHistogram() if suppressed else histogram
+    share = dpengine.estimate_share_above_from_histogram(
+        values=histogram.values,
+        counts=histogram.counts,
+        question=mechanism,
+        threshold=threshold,
+        confidence=confidence,
     )
     return NumericQuestionEstimate(
         **fields,
@@ -244,7 +237,9 @@ def _numeric_row(question, *, survey, tallies, confidence, threshold, fields):
         ),
         manipulation_check=None
         if suppressed
-        else dpengine.manipulation_check(reports=reports, question=mechanism),
+        else dpengine.manipulation_check_from_histogram(
+            values=histogram.values, counts=histogram.counts, question=mechanism
+        ),
     )
 
 
@@ -284,9 +279,10 @@ def _direct_row(question, *, survey, tallies, confidence, method, fields):
 def survey_estimates(*, survey, confidence=None, method=None, thresholds=None) -> SurveyEstimates:
     """Per-question estimates, each under its own design and type.
 
-    Yes/no and choice questions read the running tallies only (cost independent of the
-    response count); a numeric question's mean too, but its share above the threshold reads
-    that question's raw reports. ``thresholds`` maps a numeric question's id to its
+    Every question reads tallies kept at write time only, so the cost does not grow with the
+    response count: yes/no and choice questions and a numeric question's mean the running
+    tallies, a numeric question's share above the threshold and manipulation check its
+    histogram (``numeric_tallies``). ``thresholds`` maps a numeric question's id to its
     threshold (checked by the caller: an integer from its minimum to its maximum - 1);
     missing ones are the middle of the range (``default_threshold``).
     """
@@ -297,6 +293,16 @@ def survey_estimates(*, survey, confidence=None, method=None, thresholds=None) -
     rows = []
     # The tallies as stored now, not as ``survey`` was read: submissions keep arriving.
     tallies = survey_tallies(survey=survey)
+    # One query for the histograms of every randomized numeric question shown (not suppressed).
+    histograms = numeric_histograms(
+        question_ids=[
+            question.pk
+            for question in questions
+            if question.randomized
+            and question.kind == NUMERIC
+            and tallies.reports_of(question.pk) >= survey.min_n
+        ]
+    )
     for index, question in enumerate(questions):
         fields = {**question_fields(question), "column": question_column(index)}
         if not question.randomized:
@@ -326,6 +332,7 @@ def survey_estimates(*, survey, confidence=None, method=None, thresholds=None) -
                 question,
                 survey=survey,
                 tallies=tallies,
+                histogram=histograms.get(question.pk, NumericHistogram()),
                 confidence=confidence,
                 threshold=thresholds.get(question.pk, default_threshold(question)),
                 fields=fields,

@@ -3,10 +3,9 @@
 A pilot takes responses through the survey's real link (the link and QR code stay the same),
 so everything the submission path writes for a pilot response is removed here before the
 survey opens for the real study: the submissions (with their grouping answers), the tally
-shards, the per-(question, option) tallies and option counts, and any public release drawn
-from them. The services (``survey_pilot_discard``, ``survey_open``) call these inside their
-transaction, with the survey's row locked.
-"""
+shards and numeric histograms, the per-(question, option) tallies and option counts, and any
+public release drawn from them. The services (``survey_pilot_discard``, ``survey_open``) call
+these inside their transaction, with the survey's row locked."""
 
 from django.utils import timezone
 
@@ -15,6 +14,7 @@ from ..models import (
     GroupingOption,
     GroupTally,
     Invitation,
+    NumericTally,
     PublicRelease,
     SpentToken,
     Submission,
@@ -29,6 +29,7 @@ def pilot_responses_delete(*, survey) -> int:
     count = Submission.objects.filter(survey=survey).count()
     Submission.objects.filter(survey=survey).delete()  # cascades to the grouping answers
     TallyShard.objects.filter(survey=survey).delete()
+    NumericTally.objects.filter(question__survey=survey).delete()
     GroupTally.objects.filter(question__survey=survey).update(report_count=0, yes_count=0)
     GroupingOption.objects.filter(grouping_question__survey=survey).update(respondent_count=0)
     PublicRelease.objects.filter(survey=survey).delete()

@@ -12,16 +12,23 @@ still lie in arrival order among themselves (docs/respondent-page.md, "Threat mo
 
 from django.db import connection, transaction
 
-from ..models import GroupAnswer, Submission
+from ..models import GroupAnswer, NumericTally, Submission
 
-TABLES = (Submission._meta.db_table, GroupAnswer._meta.db_table)
+# The numeric histograms too: a row is created when its value is first reported, and
+# rewritten by each report of it, so its place and transaction number follow arrivals.
+TABLES = (
+    Submission._meta.db_table,
+    GroupAnswer._meta.db_table,
+    NumericTally._meta.db_table,
+)
 
 
 def stored_rows_reorder() -> None:
-    """Rewrite the submissions and grouping answers in key order (PostgreSQL: new row versions
-    in one transaction, then CLUSTER on the primary key; SQLite: VACUUM, then the write-ahead
-    log truncated). Takes each table's exclusive lock while it is rewritten: submissions wait
-    for it (seconds for a million rows), so run it at a quiet hour."""
+    """Rewrite the submissions, grouping answers and numeric histograms in key order
+    (PostgreSQL: new row versions in one transaction, then CLUSTER on the primary key; SQLite:
+    VACUUM, then the write-ahead log truncated). Takes each table's exclusive lock while it is
+    rewritten: submissions wait for it (seconds for a million rows), so run it at a quiet
+    hour."""
     quote = connection.ops.quote_name
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":

@@ -1,6 +1,6 @@
 """The counts a submission adds to: tally shards (responses and reports per question), the
-per-(question, grouping option) tallies and the option counts; and simulated respondents,
-stored and counted in bulk.
+histograms of randomized numeric reports, the per-(question, grouping option) tallies and the
+option counts; and simulated respondents, stored and counted in bulk.
 
 Reports read these counts instead of scanning submissions; ``group_tallies_rebuild``
 recounts them from the stored rows whenever rows were missing.
@@ -11,7 +11,7 @@ import uuid
 
 import numpy as np
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Case, Count, F, Q, Value, When
 from django.utils import timezone
 
@@ -31,11 +31,13 @@ from ..models import (
     GroupingOption,
     GroupingQuestion,
     GroupTally,
+    NumericTally,
     Question,
     Submission,
     Survey,
     TallyShard,
     question_key,
+    random_key,
 )
 
 
@@ -62,6 +64,44 @@ def tally_add(survey_id, *, responses, reports, shard=0):
         tally.reports[key] = tally_sum(tally.reports.get(key, ()), added)
     tally.responses += responses
     tally.save(update_fields=["responses", "reports"])
+
+
+def numeric_tallies_add(counts):
+    """Add ``counts`` (``{(question id, report): reports}``) to the questions' histograms
+    (``NumericTally``) inside the caller's transaction, creating the missing rows (ignoring a
+    concurrent creation). In (question, report) order, as the submission statement, so
+    concurrent writers take the rows' locks in one order."""
+    keys = sorted(counts)
+    NumericTally.objects.bulk_create(
+        [NumericTally(question_id=qid, report=report, count=0) for qid, report in keys],
+        ignore_conflicts=True,
+    )
+    for qid, report in keys:
+        if not NumericTally.objects.filter(question_id=qid, report=report).update(
+            count=F("count") + counts[qid, report]
+        ):
+            # Its random key met another row's (about n²/2⁶⁴): nothing stored, as a replay.
+            raise IntegrityError(f"no histogram row for question {qid}, report {report}")
+
+
+def numeric_tallies_bulk_add(counts, *, batch_size=2000):
+    """``numeric_tallies_add`` for many values at once (simulated respondents): one upsert
+    per batch that adds to the stored counts, in the database."""
+    table = NumericTally._meta.db_table
+    keys = sorted(counts)
+    with connection.cursor() as cursor:
+        for start in range(0, len(keys), batch_size):
+            batch = keys[start : start + batch_size]
+            cursor.execute(
+                f"INSERT INTO {table} AS h (id, question_id, report, count)"
+                f" VALUES {', '.join(['(%s, %s, %s, %s)'] * len(batch))}"
+                " ON CONFLICT (question_id, report) DO UPDATE SET count = h.count + excluded.count",
+                [
+                    value
+                    for qid, report in batch
+                    for value in (random_key(), qid, report, counts[qid, report])
+                ],
+            )
 
 
 def group_answers_record(*, survey_id, submission, answers, chosen):
@@ -261,6 +301,17 @@ def simulated_tallies(questions, reports, total) -> dict:
     return tallies
 
 
+def simulated_histograms(questions, reports) -> dict:
+    """``{(question id, report): reports}`` of each randomized numeric question's column."""
+    counts = {}
+    for question, column in zip(questions, reports.T, strict=True):
+        if question.kind == Question.Kind.NUMERIC and question.randomized:
+            values, numbers = np.unique(column.astype(np.int64), return_counts=True)
+            for value, number in zip(values.tolist(), numbers.tolist(), strict=True):
+                counts[question.pk, value] = number
+    return counts
+
+
 def _check_simulated_reports(questions, reports):
     for index, (question, column) in enumerate(zip(questions, reports.T, strict=True)):
         kind, low, high = (
@@ -348,6 +399,7 @@ def simulated_submissions_record(
                 batch_size=batch_size,
             )
     tally_add(survey.pk, responses=total, reports=simulated_tallies(questions, reports, total))
+    numeric_tallies_bulk_add(simulated_histograms(questions, reports))
     if grouping:
         group_tallies_rebuild(survey=survey)
     return total

@@ -11,7 +11,7 @@ from django.http import StreamingHttpResponse
 import dpengine
 from surveys import selectors, services
 from surveys.exports import csv as csv_export
-from tests.helpers import MIXED_QUESTIONS, simulate_responses
+from tests.helpers import MIXED_QUESTIONS, simulate_responses, stored_numeric_reports
 
 pytestmark = pytest.mark.django_db
 
@@ -281,7 +281,7 @@ def test_mixed_estimates_have_one_row_per_type_equal_to_dpengines(owner_api, mix
     assert rows[2]["per_option_confidence"] == pytest.approx(1 - 0.05 / 3)
 
     mechanism = selectors.question_mechanism(numeric, survey=mixed_survey)
-    stored = selectors.numeric_reports(survey=mixed_survey, question_id=numeric.pk)
+    stored = stored_numeric_reports(mixed_survey, numeric.pk)
     mean = dpengine.estimate_mean(reports=stored, question=mechanism)
     share = dpengine.estimate_share_above(reports=stored, question=mechanism, threshold=10)
     assert rows[3]["mean"]["unbiased"] == pytest.approx(mean.estimate, rel=1e-12)
@@ -360,9 +360,7 @@ def test_raw_reports_csv_holds_typed_values(owner_api, mixed_survey):
     assert {row[4] for row in rows[1:]} == {"0", "1", "2"}
     numbers = [int(row[5]) for row in rows[1:]]  # integers, as sent, noise and all
     numeric = mixed_survey.questions.all()[3]
-    assert sorted(numbers) == sorted(
-        selectors.numeric_reports(survey=mixed_survey, question_id=numeric.pk)
-    )
+    assert sorted(numbers) == sorted(stored_numeric_reports(mixed_survey, numeric.pk))
 
 
 def test_rows_name_the_method_used_and_the_one_requested(owner_api, make_survey):

@@ -30,10 +30,14 @@ from django.contrib.auth import get_user_model
 from surveys import services
 from surveys.services import grouping
 owner, _ = get_user_model().objects.get_or_create(username="order-owner")
-survey = services.survey_create(owner=owner, title="Order", questions=["Q?"])
+survey = services.survey_create(
+    owner=owner,
+    title="Order",
+    questions=["Q?", {{"text": "N?", "type": "numeric", "min": 0, "max": 10, "epsilon": 1.0}}],
+)
 grouping.grouping_question_add(survey=survey, text="Team?", options=["A", "B"])
 survey = services.survey_open(survey=survey)
-question = survey.questions.get()
+question, number = survey.questions.all()
 gq = survey.grouping_questions.get()
 options = list(gq.options.values_list("id", flat=True))
 sent = []
@@ -42,7 +46,7 @@ for index in range({count}):
     services.submission_receive(
         slug=survey.slug,
         submission_id=str(submission_id),
-        answers={{str(question.pk): index % 2 == 0}},
+        answers={{str(question.pk): index % 2 == 0, str(number.pk): index % 7}},
         groups={{str(gq.pk): options[index % 2]}},
     )
     sent.append(submission_id.hex)
@@ -82,10 +86,11 @@ def physical_orders(server):
 
 
 def transaction_numbers(server):
-    """PostgreSQL: how many distinct writing transactions (xmin) the rows carry, per table."""
+    """PostgreSQL: how many distinct writing transactions (xmin) the rows carry, per table
+    (the numeric question's histogram too: its rows are rewritten by each report)."""
     return {
         table: database_rows(server, f"SELECT count(DISTINCT xmin::text) FROM {table}")[0][0]
-        for table in ("surveys_submission", "surveys_groupanswer")
+        for table in ("surveys_submission", "surveys_groupanswer", "surveys_numerictally")
     }
 
 
@@ -99,12 +104,15 @@ def test_reorder_responses_leaves_no_arrival_order_in_the_files():
             # The limit the command lifts: rows lie where and when they arrived.
             assert all(value > 0.99 for value in before.values()), before
             assert transaction_numbers(server)["surveys_submission"] == COUNT
+            # Seven values, each last written by a different submission.
+            assert transaction_numbers(server)["surveys_numerictally"] == 7
         assert "rewritten" in server.manage("reorder_responses")
         after = {name: rho(sent, order) for name, order in physical_orders(server).items()}
         if postgres:
             assert transaction_numbers(server) == {
                 "surveys_submission": 1,
                 "surveys_groupanswer": 1,
+                "surveys_numerictally": 1,
             }
         assert rows_intact(server) == COUNT
     assert all(abs(value) < BOUND for value in after.values()), (before, after)

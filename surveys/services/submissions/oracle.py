@@ -11,7 +11,7 @@ import dpengine
 
 from ... import selectors
 from ...models import Question, Submission, question_key
-from ..tallies import group_answers_record, tally_add, tally_shard_pick
+from ..tallies import group_answers_record, numeric_tallies_add, tally_add, tally_shard_pick
 
 
 def _report_kind(question):
@@ -30,11 +30,18 @@ def orm_store(*, survey_id, clean) -> bool:
         with transaction.atomic():
             # Reports name questions, no foreign key would notice one deleted since validation,
             # nor a required one added (a database shell: the design is frozen once open).
-            questions = {
-                question.pk: (question.required, _report_kind(question))
+            rows = [
+                (question.pk, question.required, _report_kind(question), question.randomized)
                 for question in Question.objects.filter(survey_id=survey_id).only(
                     "id", "required", "kind", "randomized", "design", "compare_direct"
                 )
+            ]
+            questions = {qid: (required, kind) for qid, required, kind, _randomized in rows}
+            # Randomized numeric questions keep a histogram of their reports.
+            histograms = {
+                qid
+                for qid, _required, kind, randomized in rows
+                if kind == Question.Kind.NUMERIC and randomized
             }
             if not clean.answers.keys() <= questions.keys() or any(
                 required and qid not in clean.answers
@@ -74,6 +81,9 @@ def orm_store(*, survey_id, clean) -> bool:
                     for qid, report in clean.answers.items()
                 },
                 shard=tally_shard_pick(),
+            )
+            numeric_tallies_add(
+                {(qid, report): 1 for qid, report in clean.answers.items() if qid in histograms}
             )
     except IntegrityError:  # this id is stored already (a replay, or a concurrent retry)
         return False

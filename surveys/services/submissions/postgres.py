@@ -156,6 +156,10 @@ def _insert(*, slug, clean, received_on, shard, now, tokened):
             for question in questions
         )
         params["texts"] = _array(_text(answers[question]) for question in questions)
+        params["tally_keys"] = _array(
+            "NULL" if isinstance(answers[question], bool | str) else str(random_key())
+            for question in questions
+        )
     statement = _STATEMENTS[typed, bool(groups)]
     with connection.cursor() as cursor:
         session = connection.connection

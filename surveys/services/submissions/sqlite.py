@@ -18,6 +18,7 @@ from ...models import (
     GroupingOption,
     GroupingQuestion,
     GroupTally,
+    NumericTally,
     Question,
     Submission,
     TallyShard,
@@ -27,6 +28,7 @@ from ...models import (
 from .postgres import Stored
 
 YES_NO = Question.Kind.YES_NO.value
+NUMERIC = Question.Kind.NUMERIC.value
 _KEY_DRAWS = 3
 
 
@@ -73,6 +75,7 @@ def _insert(*, target, clean, received_on):
             cursor, submission_pk=row[0], answers=answers, kinds=kinds, groups=groups
         )
         _tally_add(cursor, survey_id=target.survey_id, answers=answers, kinds=kinds)
+        _histograms_add(cursor, answers=answers, kinds=kinds)
     return Stored(survey_id=target.survey_id, group_tallies_incomplete=incomplete)
 
 
@@ -130,4 +133,22 @@ def _tally_add(cursor, *, survey_id, answers, kinds):
         " ON CONFLICT (survey_id, shard) DO UPDATE"
         " SET responses = responses + 1, reports = excluded.reports",
         [survey_id, json.dumps(reports)],
+    )
+
+
+def _histograms_add(cursor, *, answers, kinds):
+    """Add each randomized numeric report to its question's histogram (``NumericTally``),
+    creating the row of a value not reported before under a random key. Which numeric
+    questions are randomized, the question rows say (a direct one keeps no histogram)."""
+    numeric = [qid for qid in sorted(answers) if kinds[qid] == NUMERIC]
+    if not numeric:
+        return
+    cursor.execute(
+        f"INSERT INTO {NumericTally._meta.db_table} AS h (id, question_id, report, count)"
+        " SELECT a.column1, a.column2, a.column3, 1"
+        f" FROM (VALUES {', '.join(['(%s, %s, %s)'] * len(numeric))}) AS a"
+        f" JOIN {Question._meta.db_table} AS q ON q.id = a.column2"
+        " WHERE q.randomized ORDER BY a.column2"
+        " ON CONFLICT (question_id, report) DO UPDATE SET count = h.count + 1",
+        [value for qid in numeric for value in (random_key(), qid, answers[qid])],
     )

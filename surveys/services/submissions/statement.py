@@ -1,7 +1,8 @@
 """The one PostgreSQL statement that checks and stores a submission, as text, composed from
 named parts (psycopg's ``sql.SQL(...).format(...)``): one condition per rule of the contract
 (``_checks``, keyed by ``contract.Rule``; ``CHECKS`` fails at import if a rule has no part),
-then the writes: the submission, its grouping answers and their tallies, the tally shard.
+then the writes: the submission, its grouping answers and their tallies, the histograms of
+its numeric reports, the tally shard.
 ``postgres`` prepares and runs it.
 """
 
@@ -15,6 +16,7 @@ from ...models import (
     GroupingOption,
     GroupingQuestion,
     GroupTally,
+    NumericTally,
     Question,
     Submission,
     Survey,
@@ -35,6 +37,7 @@ _TABLES = {
         "answer": GroupAnswer,
         "group_tally": GroupTally,
         "tally": TallyShard,
+        "numeric_tally": NumericTally,
     }.items()
 }
 # yes_no, choice, numeric, text
@@ -60,11 +63,17 @@ PARAMETERS = (
     ("answer_keys", "bigint[]"),
     ("tokened", "boolean"),
 )
-# The typed form (a submission with multiple-choice, numeric or text reports) takes two more
+# The typed form (a submission with multiple-choice, numeric or text reports) takes three more
 # arrays, aligned with ``questions``: the integer report of each choice or numeric question,
-# and the answer of each text question; of ``bits``, ``reports`` and ``texts`` exactly one
-# entry per question is not NULL.
-TYPED_PARAMETERS = (*PARAMETERS, ("reports", "bigint[]"), ("texts", "text[]"))
+# and the answer of each text question (of ``bits``, ``reports`` and ``texts`` exactly one
+# entry per question is not NULL); and ``tally_keys``, a random key (``models.random_key``)
+# for each integer report, the key of its histogram row should it be the first of its value.
+TYPED_PARAMETERS = (
+    *PARAMETERS,
+    ("reports", "bigint[]"),
+    ("texts", "text[]"),
+    ("tally_keys", "bigint[]"),
+)
 
 # A yes/no question q under a cheating-detection design (selectors.mechanisms
 # .is_cheating_detection): its report is a code 0-3 (2 × (group - 1) + bit), checked and
@@ -183,7 +192,7 @@ _BITS = """, a AS (
 )"""
 _TYPED_REPORTS = """, a AS (
     SELECT a.question_id, 'q' || a.question_id AS key, a.bit, a.report, a.text,
-        CASE WHEN {cheating} THEN {choice} ELSE q.kind END AS kind,
+        CASE WHEN {cheating} THEN {choice} ELSE q.kind END AS kind, q.randomized,
         CASE
             WHEN q.kind = {numeric}
                 THEN jsonb_build_array(1, a.report, a.report::numeric * a.report)
@@ -235,6 +244,20 @@ _GROUPING_WRITES = """, chosen AS (
     ON CONFLICT (question_id, option_id) DO UPDATE
         SET report_count = t.report_count + 1, yes_count = t.yes_count + excluded.yes_count
     RETURNING xmax = 0 AS created
+)"""
+# - ``numeric_tallied`` (typed only) adds each randomized numeric report to its question's
+#   histogram (``models.NumericTally``), creating the row of a value not reported before. Read
+#   by nothing, so it runs to completion after the final INSERT: every submission locks its
+#   tally shard first, then its histogram rows in question order, so two submissions never
+#   wait for each other in a cycle.
+_NUMERIC_TALLIES = """, numeric_tallied AS (
+    INSERT INTO {numeric_tally} AS h (id, question_id, report, count)
+    SELECT k.tally_key, a.question_id, a.report, 1
+    FROM s, a JOIN unnest({questions}, {tally_keys}) AS k (question_id, tally_key)
+        ON k.question_id = a.question_id
+    WHERE a.kind = {numeric} AND a.randomized
+    ORDER BY a.question_id
+    ON CONFLICT (question_id, report) DO UPDATE SET count = h.count + 1
 )"""
 # - the final INSERT counts the response and adds each report's tally vector to the survey's
 #   tally shard ``shard`` (``models.TallyShard``), creating it if missing. It runs only when
@@ -313,6 +336,8 @@ def statement_text(*, typed, grouped, p):
     if grouped:
         yes_no_only = sql.SQL(" AND a.kind = {yes_no}").format(**_KINDS) if typed else sql.SQL("")
         parts.append(sql.SQL(_GROUPING_WRITES).format(**_TABLES, **p, yes_no_only=yes_no_only))
+    if typed:
+        parts.append(sql.SQL(_NUMERIC_TALLIES).format(**_TABLES, **_KINDS, **p))
     parts.append(
         sql.SQL(_TALLY).format(
             **_TABLES,

@@ -2,6 +2,7 @@
 
 import math
 import uuid
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -9,7 +10,7 @@ import pytest
 import dpengine
 from dpengine import BoundedNumeric, KaryRandomizedResponse, Warner
 from surveys import selectors, services
-from tests.helpers import MIXED_QUESTIONS
+from tests.helpers import MIXED_QUESTIONS, numeric_histogram_counts, stored_numeric_reports
 
 # Reports per question, one list per respondent: forced response, Warner, choice, numeric.
 REPORTS = [
@@ -134,9 +135,17 @@ def test_simulated_typed_reports_are_stored_and_counted(make_survey):
     assert rows[1].estimate.estimate == pytest.approx(0.6, abs=0.07)
     assert [o.estimate for o in rows[2].options] == pytest.approx([0.2, 0.5, 0.3], abs=0.08)
     assert rows[3].mean.estimate == pytest.approx(10, abs=0.6)
-    stored = selectors.numeric_reports(survey=survey, question_id=rows[3].question_id)
+    stored = stored_numeric_reports(survey, rows[3].question_id)
     assert all(isinstance(value, int) for value in stored) and len(stored) == 4000
     assert (
         sum(stored)
         == selectors.survey_tallies(survey=survey).counts_of(rows[3].question_id, width=2)[0]
+    )
+    # The histogram the share above is read from counts each stored report once.
+    assert numeric_histogram_counts(rows[3].question_id) == dict(Counter(stored))
+    assert rows[3].share_above == dpengine.estimate_share_above(
+        reports=stored, question=rows[3].mechanism, threshold=rows[3].threshold
+    )
+    assert rows[3].manipulation_check == dpengine.manipulation_check(
+        reports=stored, question=rows[3].mechanism
     )

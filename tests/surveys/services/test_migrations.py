@@ -215,3 +215,52 @@ def test_stored_submissions_and_grouping_answers_lose_their_counted_keys(owner):
     apps = migrate(COUNTED_KEYS)
     assert apps.get_model("surveys", "Submission").objects.count() == 30
     migrate(latest())
+
+
+PRE_HISTOGRAMS = [("surveys", "0023_invitations")]
+HISTOGRAMS = [("surveys", "0024_numeric_histograms")]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.slow
+def test_stored_numeric_reports_are_counted_into_histograms(owner):
+    apps = migrate(PRE_HISTOGRAMS)
+    Survey = apps.get_model("surveys", "Survey")
+    Question = apps.get_model("surveys", "Question")
+    Submission = apps.get_model("surveys", "Submission")
+    survey = Survey.objects.create(owner_id=owner.pk, title="Answered", status="open")
+    other = Survey.objects.create(owner_id=owner.pk, title="Other", status="open")
+    numeric, direct, bit = (
+        Question.objects.create(survey=survey, position=position, text=f"{position}?", **fields)
+        for position, fields in enumerate(
+            [
+                {"kind": "numeric", "min_value": 0, "max_value": 30, "epsilon": 1.0},
+                {"kind": "numeric", "min_value": 0, "max_value": 9, "randomized": False},
+                {},
+            ]
+        )
+    )
+    elsewhere = Question.objects.create(
+        survey=other, position=0, text="?", kind="numeric", min_value=0, max_value=5, epsilon=1.0
+    )
+    stored = [
+        (survey, {f"q{numeric.pk}": 12, f"q{direct.pk}": 3, f"q{bit.pk}": True}),
+        (survey, {f"q{numeric.pk}": -40, f"q{direct.pk}": 3}),
+        (survey, {f"q{numeric.pk}": 12, f"q{bit.pk}": False}),
+        (survey, {f"q{direct.pk}": 4}),  # the optional numeric question left out
+        (other, {f"q{elsewhere.pk}": 12}),
+    ]
+    for target, reports in stored:
+        Submission.objects.create(
+            survey=target, submission_id=uuid.uuid4(), received_on=DAY, reports=reports
+        )
+
+    apps = migrate(HISTOGRAMS)
+    NumericTally = apps.get_model("surveys", "NumericTally")
+    assert sorted(NumericTally.objects.values_list("question_id", "report", "count")) == sorted(
+        [(numeric.pk, 12, 2), (numeric.pk, -40, 1), (elsewhere.pk, 12, 1)]
+    )
+
+    migrate(PRE_HISTOGRAMS)
+    assert "surveys_numerictally" not in connection.introspection.table_names()
+    migrate(latest())

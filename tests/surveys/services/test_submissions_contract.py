@@ -5,7 +5,7 @@ say", bad inputs of every kind, replays), the database's path (PostgreSQL: the o
 surveys/services/submissions/postgres.py; SQLite: surveys/services/submissions/sqlite.py)
 and the ORM transaction (surveys/services/submissions/oracle.py, ``SUBMISSION_STATEMENT``
 off) give the same outcome (created, a replay, or the refusal's status and fields) and leave
-the same rows and tallies after every submission.
+the same rows and tallies (numeric histograms included) after every submission.
 
 Seeded (``SEED``): the same cases at every run, so a failure repeats; the case is printed.
 """
@@ -13,6 +13,7 @@ Seeded (``SEED``): the same cases at every run, so a failure repeats; the case i
 import json
 import random
 import uuid
+from collections import Counter
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -26,6 +27,7 @@ from surveys.models import (
     GroupingOption,
     GroupingQuestion,
     GroupTally,
+    NumericTally,
     Question,
     Submission,
     Survey,
@@ -335,7 +337,24 @@ def stored(survey):
         "declined": sorted(
             GroupingQuestion.objects.filter(survey=survey).values_list("id", "declined_count")
         ),
+        "histograms": sorted(
+            NumericTally.objects.filter(question__survey=survey).values_list(
+                "question_id", "report", "count"
+            )
+        ),
     }
+
+
+def histograms_of(submissions, question_ids):
+    """The histograms the stored submissions make: ``(question id, report, count)`` sorted."""
+    counts = Counter(
+        (qid, reports[f"q{qid}"])
+        for _sid, stored_reports, _day in submissions
+        for reports in [json.loads(stored_reports)]
+        for qid in question_ids
+        if f"q{qid}" in reports
+    )
+    return sorted((qid, report, count) for (qid, report), count in counts.items())
 
 
 def run(settings, survey, steps, *, statement):
@@ -367,7 +386,7 @@ def test_the_database_path_agrees_with_the_orm_oracle(make_survey, settings):
         "grouping": foreign_group.pk,
         "option": foreign_group.options.first().pk,
     }
-    cases, kinds, texts_stored = 0, set(), set()
+    cases, kinds, texts_stored, histogram_rows = 0, set(), set(), 0
     cheating_codes, compared_codes = set(), set()
     for index in range(SURVEYS):
         survey = random_survey(rng, make_survey, index)
@@ -393,8 +412,14 @@ def test_the_database_path_agrees_with_the_orm_oracle(make_survey, settings):
             steps.append((random_change(rng, survey), slug, body))
         by_path = run(settings, survey, steps, statement=True)
         by_oracle = run(settings, survey, steps, statement=False)
+        # Randomized numeric questions keep a histogram; direct ones do not.
+        histogram_questions = [q.pk for q in questions if q.kind == "numeric" and q.randomized]
         for number, (step, ours, theirs) in enumerate(zip(steps, by_path, by_oracle, strict=True)):
             assert ours == theirs, f"survey {index}, step {number}: {step}"
+            assert ours[1]["histograms"] == histograms_of(
+                ours[1]["submissions"], histogram_questions
+            ), f"survey {index}, step {number}: {step}"
+            histogram_rows += len(ours[1]["histograms"])
             result = ours[0]
             kinds.add(result[:2] if result[0] == "201" else (result[0], _field_kind(result)))
             cases += 1
@@ -404,6 +429,7 @@ def test_the_database_path_agrees_with_the_orm_oracle(make_survey, settings):
                 cheating_codes.update(v for k, v in stored.items() if k in cheating_keys)
                 compared_codes.update(v for k, v in stored.items() if k in compared)
     assert cases >= 500
+    assert histogram_rows > 0  # numeric reports were stored and counted
     # Text answers were stored as written, Korean and the escapes included.
     assert {"직장 내 괴롭힘은 없었다", '说 "quoted" \\ back', "가" * 100} <= texts_stored
     # Cheating-detection and compared questions stored every code as sent, each an integer

@@ -5,7 +5,7 @@ import pytest
 from django.urls import reverse
 
 from surveys.services.question_types import question_type_spec
-from tests.surveys.views.test_pages import new_survey_form
+from tests.helpers import new_survey_form
 
 pytestmark = pytest.mark.django_db
 
