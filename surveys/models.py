@@ -65,6 +65,7 @@ def design_fingerprint_of(
     shuffle_questions=False,
     pilot=False,
     access="link",
+    comprehension=(),
 ) -> str:
     """A short digest of everything a respondent's page randomizes with and asks.
 
@@ -82,6 +83,8 @@ def design_fingerprint_of(
     so that the real opening names another one and every browser drops its pilot memo: a fresh
     submission id and fresh coins, which nothing joins to the pilot's) are added only when
     true, likewise; ``access`` (who may answer) only when it is not ``"link"``.
+    ``comprehension`` is ``[(id, design), ...]``, the practice questions of a survey that
+    checks comprehension (``services.comprehension``): only when there are any.
     """
     design = {
         "coins": [repr(float(p_truth)), repr(float(p_forced_yes))],
@@ -107,6 +110,11 @@ def design_fingerprint_of(
     if access != "link":
         # Likewise only when not the default, so every link survey keeps its fingerprint.
         design["access"] = access
+    if comprehension:
+        design["comprehension"] = [
+            [int(qid), json.loads(json.dumps(checked, sort_keys=True))]
+            for qid, checked in comprehension
+        ]
     canonical = json.dumps(design, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()[:32]
 
@@ -183,6 +191,11 @@ class Survey(models.Model):
     # Each respondent's browser shows the questions in its own random order, drawn there and
     # never sent (static/js/order.js), against order effects; grouping questions stay put.
     shuffle_questions = models.BooleanField(default=False)
+    # Before the questions, a practice round of each yes/no design the survey uses, with
+    # feedback; whether the first try was right is sent as a direct answer to a hidden
+    # comprehension question per design (surveys/services/comprehension.py), so the researcher
+    # can report how many understood the procedure. Part of the frozen design.
+    comprehension_check = models.BooleanField(default=False)
 
     class Access(models.TextChoices):
         LINK = "link", _("Anyone with the link")
@@ -342,6 +355,19 @@ class TallyShard(models.Model):
         return f"{self.survey_id} #{self.shard}: {self.responses}"
 
 
+class AskedQuestionManager(models.Manager):
+    """The questions the researcher wrote: what every page, export and estimate lists.
+
+    The hidden comprehension questions (``Question.Role.COMPREHENSION``) are read through
+    ``Question.all_objects`` by the few readers that need them: the submission's checks and
+    tallies, the page's definition, the fingerprint and their own results
+    (surveys/selectors/comprehension.py).
+    """
+
+    def get_queryset(self):
+        return super().get_queryset().filter(role=Question.Role.QUESTION)
+
+
 class Question(models.Model):
     """One question: yes/no (under a yes/no design), multiple choice, numeric, or (asked
     directly only) short text. ``randomized`` False: asked directly, the answer sent and
@@ -354,6 +380,12 @@ class Question(models.Model):
     ``selectors.mechanisms`` for the dpengine object each question randomizes with.
     """
 
+    class Role(models.TextChoices):
+        QUESTION = "question", _("Question")
+        # Hidden, made and removed by services.comprehension: a direct yes/no answer, "did
+        # the respondent's first try at the practice round of ``design`` get it right".
+        COMPREHENSION = "comprehension", _("Comprehension check")
+
     class Kind(models.TextChoices):
         YES_NO = "yes_no", _("Yes / no")
         CHOICE = "choice", _("Multiple choice")
@@ -365,7 +397,8 @@ class Question(models.Model):
     text = models.TextField(max_length=limits.QUESTION_TEXT_MAX_LENGTH)
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.YES_NO)
     # yes/no only: {} randomizes with the survey's two coins (forced response); otherwise
-    # {"kind": "warner", "p": 0.75}, a dpengine.designs kind and its parameters.
+    # {"kind": "warner", "p": 0.75}, a dpengine.designs kind and its parameters. A
+    # comprehension question (asked directly): the design whose practice round it records.
     design = models.JSONField(default=dict, blank=True)
     # choice only: the option labels in order; reports name an option by its index.
     options = models.JSONField(default=list, blank=True)
@@ -384,10 +417,31 @@ class Question(models.Model):
     randomized = models.BooleanField(default=True)
     # {"ko": {"text", "options": [labels]}}
     translations = models.JSONField(default=dict, blank=True, editable=False)
+    role = models.CharField(
+        max_length=16, choices=Role.choices, default=Role.QUESTION, editable=False
+    )
+
+    all_objects = models.Manager()  # the comprehension questions too
+    objects = AskedQuestionManager()
 
     class Meta:
         ordering = ["position", "id"]
+        default_manager_name = "objects"
+        base_manager_name = "all_objects"
         constraints = [
+            # A comprehension answer is sent as given and may be left out (a respondent who
+            # skips the practice sends nothing for it); its design field names the design
+            # whose practice it records.
+            models.CheckConstraint(
+                condition=Q(role="question")
+                | (
+                    Q(role="comprehension")
+                    & Q(kind="yes_no")
+                    & Q(randomized=False)
+                    & Q(required=False)
+                ),
+                name="question_role_valid",
+            ),
             models.CheckConstraint(
                 condition=Q(kind__in=["yes_no", "choice", "numeric", "text"]),
                 name="question_kind_valid",

@@ -14,6 +14,7 @@ each lives in the module of its concern:
 - ``precision``: the results page's intervals now against the planner's respondents;
 - ``public_results``: the public page, read from the releases made so far
   (``surveys.services.public_release`` makes them);
+- ``comprehension``: the comprehension check's practice rounds and how many understood;
 - ``submission_length``: the one length every submission body of a survey is padded to;
 - ``design_labels``: how every page names a design; ``columns``: Q1…, G1…;
 - ``languages`` (a survey's languages and texts, which a respondent gets) and ``tokens`` (API
@@ -33,6 +34,12 @@ from .breakdown import (
     question_for_survey,
     survey_breakdown,
     survey_grouping_questions,
+)
+from .comprehension import (
+    ComprehensionResult,
+    comprehension_questions,
+    comprehension_results,
+    practice_rounds,
 )
 from .design_labels import DESIGN_LABELS, SURVEY_COINS, YES_NO_DESIGNS, DesignLabel
 from .estimate_rows import (
@@ -161,6 +168,7 @@ __all__ = [
     "ChoiceQuestionEstimate",
     "Coefficient",
     "ComparisonStatus",
+    "ComprehensionResult",
     "Covariate",
     "DesignLabel",
     "GroupCell",
@@ -193,6 +201,8 @@ __all__ = [
     "SurveyTallies",
     "browser_parameters",
     "coins_privacy",
+    "comprehension_questions",
+    "comprehension_results",
     "default_threshold",
     "design_from_coins",
     "design_name",
@@ -207,6 +217,7 @@ __all__ = [
     "noisy_counts",
     "numeric_reports",
     "parameters_text",
+    "practice_rounds",
     "preset_coins",
     "preset_for",
     "privacy_ledger",

@@ -94,7 +94,10 @@ def group_tallies_ensure(*, survey):
     """Create the zero tally row of every (yes/no question, grouping option) pair that lacks
     one (breakdowns by group cover the yes/no questions)."""
     question_ids = list(
-        survey.questions.filter(kind=Question.Kind.YES_NO).values_list("id", flat=True)
+        # The comprehension questions too, as the submission's statement counts them.
+        Question.all_objects.filter(survey=survey, kind=Question.Kind.YES_NO).values_list(
+            "id", flat=True
+        )
     )
     option_ids = list(
         GroupingOption.objects.filter(grouping_question__survey=survey).values_list("id", flat=True)
@@ -114,7 +117,10 @@ def group_tallies_rebuild(*, survey):
     """Recount every per-(yes/no question, option) tally and option count from the stored
     rows."""
     question_ids = list(
-        survey.questions.filter(kind=Question.Kind.YES_NO).values_list("id", flat=True)
+        # The comprehension questions too, as the submission's statement counts them.
+        Question.all_objects.filter(survey=survey, kind=Question.Kind.YES_NO).values_list(
+            "id", flat=True
+        )
     )
     # Per option, one pair of counts per question (reports, yes reports), in one query.
     aggregates = {}

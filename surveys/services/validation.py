@@ -34,6 +34,7 @@ EDITABLE_SURVEY_FIELDS = (
     "min_n",
     "shared_devices",
     "shuffle_questions",
+    "comprehension_check",
     "access",
     "consent_text",
     "response_target",
@@ -41,7 +42,14 @@ EDITABLE_SURVEY_FIELDS = (
 # Changing any of these once the survey has been open would make reports mean something else,
 # or (shared_devices) let one browser answer again with fresh coins, or delete its memo, or
 # (access) let anyone with the link into a study whose invitees were promised one answer each.
-DESIGN_FIELDS = ("p_truth", "p_forced_yes", "shared_devices", "shuffle_questions", "access")
+DESIGN_FIELDS = (
+    "p_truth",
+    "p_forced_yes",
+    "shared_devices",
+    "shuffle_questions",
+    "comprehension_check",
+    "access",
+)
 
 
 def clean_text(field, value, *, max_length, required=True):
@@ -268,6 +276,7 @@ _CHECK_ORDER = (
     "ci_method",
     "shared_devices",
     "shuffle_questions",
+    "comprehension_check",
     "access",
     "min_n",
     "consent_text",
@@ -283,6 +292,7 @@ _FIELD_CLEANERS = {
     "ci_method": _ci_method,
     "shared_devices": lambda value: _flag("shared_devices", value),
     "shuffle_questions": lambda value: _flag("shuffle_questions", value),
+    "comprehension_check": lambda value: _flag("comprehension_check", value),
     "access": _access,
     "min_n": _min_n,
     "consent_text": lambda value: clean_text(

@@ -22,9 +22,9 @@ def orm_store(*, survey_id, clean) -> bool:
             # nor a required one added (a database shell: the design is frozen once open).
             questions = {
                 qid: (required, kind)
-                for qid, required, kind in Question.objects.filter(survey_id=survey_id).values_list(
-                    "id", "required", "kind"
-                )
+                for qid, required, kind in Question.all_objects.filter(
+                    survey_id=survey_id
+                ).values_list("id", "required", "kind")
             }
             if not clean.answers.keys() <= questions.keys() or any(
                 required and qid not in clean.answers
