@@ -66,6 +66,15 @@ class SurveyForm(PageForm):
             "keep your order."
         ),
     )
+    comprehension_check = forms.BooleanField(
+        label=_("Check that respondents understand the procedure"),
+        required=False,
+        help_text=_(
+            "Before the questions, a practice round of each design your questions use, with "
+            "feedback. Whether the first try was right is sent, as given, so you can report "
+            "how many understood; nothing else about the practice is sent."
+        ),
+    )
     access = forms.ChoiceField(
         label=_("Who may answer"),
         choices=Survey.Access.choices,
@@ -115,6 +124,7 @@ class SurveyForm(PageForm):
         "p_forced_yes",
         "shared_devices",
         "shuffle_questions",
+        "comprehension_check",
         "access",
         "consent_text",
     )
@@ -151,6 +161,7 @@ class SurveyForm(PageForm):
             "min_n": survey.min_n,
             "shared_devices": survey.shared_devices,
             "shuffle_questions": survey.shuffle_questions,
+            "comprehension_check": survey.comprehension_check,
             "access": survey.access,
             "consent_text": survey.consent_text,
             "response_target": survey.response_target,
@@ -176,6 +187,7 @@ class SurveyForm(PageForm):
                 "min_n",
                 "shared_devices",
                 "shuffle_questions",
+                "comprehension_check",
                 "response_target",
             )
         }
