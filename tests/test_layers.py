@@ -147,23 +147,7 @@ def test_services_take_only_public_names_from_the_selectors():
     assert private == []
 
 
-# Grown past the limit on other branches of issues 25 and 27 that landed while this test was
-# written, each in a file another helper owns: the lead splits them (or their owners do).
-OVER_ON_LANDING = {
-    "surveys/selectors/estimates.py",
-    "surveys/services/submissions/postgres.py",
-}
-
-
-def sized(path):
-    relative = str(path.relative_to(ROOT))
-    marks = (
-        [pytest.mark.xfail(reason="to split", strict=True)] if relative in OVER_ON_LANDING else []
-    )
-    return pytest.param(path, id=relative, marks=marks)
-
-
-@pytest.mark.parametrize("path", [sized(path) for path in modules()])
+@pytest.mark.parametrize("path", modules(), ids=lambda path: str(path.relative_to(ROOT)))
 def test_no_module_is_longer_than_the_limit(path):
     relative = str(path.relative_to(ROOT))
     lines = len(path.read_text(encoding="utf-8").splitlines())

@@ -52,26 +52,12 @@ from .estimate_rows import (
     parameters_text,
 )
 from .estimates import (
-    CUSTOM_DESIGN,
-    PLANNING_CONFIDENCE,
-    PLANNING_MARGIN,
     VALID_METHODS,
-    PrivacySummary,
-    SubmissionReports,
     SurveyEstimates,
     SurveyTallies,
     default_threshold,
-    design_from_coins,
-    design_presets,
-    design_privacy,
     numeric_reports,
-    preset_coins,
-    preset_for,
-    survey_design,
     survey_estimates,
-    survey_privacy,
-    survey_report_answer_rows,
-    survey_report_rows,
     survey_tallies,
 )
 from .mechanisms import (
@@ -99,6 +85,19 @@ from .planning import (
     study_plan,
 )
 from .precision import QuestionPrecision, results_precision
+from .privacy import (
+    CUSTOM_DESIGN,
+    PLANNING_CONFIDENCE,
+    PLANNING_MARGIN,
+    PrivacySummary,
+    design_from_coins,
+    design_presets,
+    design_privacy,
+    preset_coins,
+    preset_for,
+    survey_design,
+    survey_privacy,
+)
 from .public_results import (
     PublicGroup,
     PublicOption,
@@ -122,6 +121,7 @@ from .regression import (
     regression_message,
     survey_regression,
 )
+from .report_rows import SubmissionReports, survey_report_answer_rows, survey_report_rows
 from .submission_length import PADDING_FIELD, submission_length
 from .surveys import (
     DASHBOARD_SORTS,

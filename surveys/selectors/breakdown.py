@@ -28,8 +28,9 @@ from ..models import (
     question_key,
 )
 from .columns import question_column
-from .estimates import coverage_floor, estimator, question_fields, survey_design
+from .estimates import coverage_floor, estimator, question_fields
 from .mechanisms import question_design
+from .privacy import survey_design
 
 # --- grouping questions -------------------------------------------------------------------
 

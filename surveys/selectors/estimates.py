@@ -1,23 +1,18 @@
-"""The estimates of a survey and its privacy: the design, the running tallies, one estimate
-per question, and the randomized reports of every submission (for the exports).
+"""The estimates of a survey: the running tallies and one estimate per question, each under
+its own design and type (the survey's coins and privacy are in ``privacy``, the raw reports
+the exports stream in ``report_rows``).
 
 Reads only, and (with the services) the only place that calls dpengine.
 """
 
 import functools
-import math
-import uuid
-from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import date, datetime
-from typing import NamedTuple
+from datetime import datetime
 
-from django.conf import settings
-from django.db.models.fields.json import KT
 from django.utils import timezone
 
 import dpengine
-from dpengine import PRESETS, ForcedResponse
+from dpengine import ForcedResponse
 
 from ..models import CI_METHODS, Submission, Survey, TallyShard, question_key
 from .columns import question_column
@@ -37,37 +32,13 @@ from .mechanisms import (
     YES_NO,
     PrivacyLedger,
     design_name,
-    exceeds_epsilon_ceiling,
     privacy_ledger,
     question_design,
     question_mechanism,
 )
+from .privacy import PLANNING_CONFIDENCE, PLANNING_MARGIN, survey_design
 
 VALID_METHODS = tuple(code for code, _label in CI_METHODS)
-PLANNING_MARGIN = 0.05
-PLANNING_CONFIDENCE = 0.95
-
-
-@dataclass(frozen=True)
-class PrivacySummary:
-    per_answer_epsilon: float
-    total_epsilon: float
-    questions: int
-    odds_ratio: float  # e^epsilon: how much more likely any report is under one truth
-    respondents_for_margin: int  # for ±PLANNING_MARGIN at PLANNING_CONFIDENCE
-    margin: float
-    confidence: float
-    epsilon_ceiling: float  # the site's MAX_EPSILON_PER_ANSWER
-    # e^(k epsilon) from dpengine's privacy report: the bound on everything one respondent who
-    # answers all k questions sends; 1 with no questions, inf beyond the float range.
-    total_odds: float = 1.0
-    # Per question ε, whatever its type and design (selectors.mechanisms); total_epsilon and
-    # total_odds are its sum when it is given. None for an unsaved design (the new-survey page).
-    ledger: PrivacyLedger | None = None
-
-    @property
-    def exceeds_ceiling(self) -> bool:
-        return exceeds_epsilon_ceiling(self.per_answer_epsilon, ceiling=self.epsilon_ceiling)
 
 
 @dataclass(frozen=True)
@@ -117,80 +88,6 @@ class SurveyEstimates:
 def coverage_floor(confidence) -> float:
     """``confidence - COVERAGE_TOLERANCE``: what every interval shown covers at least."""
     return round(confidence - dpengine.COVERAGE_TOLERANCE, 12)
-
-
-def design_from_coins(*, p_truth, p_forced_yes) -> ForcedResponse:
-    """The forced-response design of these two coins."""
-    return ForcedResponse(p_truth=p_truth, p_forced_yes=p_forced_yes)
-
-
-def survey_design(*, survey) -> ForcedResponse:
-    return design_from_coins(p_truth=survey.p_truth, p_forced_yes=survey.p_forced_yes)
-
-
-# --- the designs dpengine ships (the forms' choices) ----------------------------------------
-
-CUSTOM_DESIGN = "custom"  # the choice of coins that match no preset
-
-
-def design_presets() -> dict:
-    """``{key: preset}``: each with ``.label`` and ``.design``, in dpengine's order."""
-    return dict(PRESETS)
-
-
-def preset_for(*, p_truth, p_forced_yes) -> str:
-    """The key of the preset with exactly these coins, or ``CUSTOM_DESIGN``."""
-    for key, preset in PRESETS.items():
-        design = preset.design
-        if float(design.p_truth) == p_truth and float(design.p_forced_yes) == p_forced_yes:
-            return key
-    return CUSTOM_DESIGN
-
-
-def preset_coins() -> dict:
-    """``{key: {"p_truth": ..., "p_forced_yes": ...}}`` for the builder's preset buttons."""
-    return {
-        key: {
-            "p_truth": float(preset.design.p_truth),
-            "p_forced_yes": float(preset.design.p_forced_yes),
-        }
-        for key, preset in PRESETS.items()
-    }
-
-
-def design_privacy(*, design, questions, ledger=None) -> PrivacySummary:
-    """The privacy of ``questions`` questions randomized with ``design`` (the survey's coins);
-    with a ``ledger`` (``selectors.mechanisms.privacy_ledger``), the totals are its sums, so
-    questions of other designs and types count with their own ε."""
-    epsilon = design.epsilon
-    report = dpengine.privacy_report(design, questions=questions) if questions else None
-    total_odds = report.total_odds if report else 1.0
-    total_epsilon = epsilon * questions
-    if ledger is not None:
-        total_epsilon, total_odds = ledger.total_epsilon, ledger.total_odds
-    return PrivacySummary(
-        per_answer_epsilon=epsilon,
-        total_epsilon=total_epsilon,
-        questions=questions,
-        odds_ratio=math.exp(epsilon),
-        respondents_for_margin=dpengine.required_sample_size(
-            design=design, margin=PLANNING_MARGIN, confidence=PLANNING_CONFIDENCE
-        ),
-        margin=PLANNING_MARGIN,
-        confidence=PLANNING_CONFIDENCE,
-        epsilon_ceiling=settings.MAX_EPSILON_PER_ANSWER,
-        total_odds=total_odds,
-        ledger=ledger,
-    )
-
-
-def survey_privacy(*, survey, ledger=None) -> PrivacySummary:
-    """The survey's privacy; ``ledger``: its privacy ledger when the caller holds it already
-    (a page sums it once)."""
-    ledger = privacy_ledger(survey=survey) if ledger is None else ledger
-    return design_privacy(
-        design=survey_design(survey=survey), questions=ledger.questions, ledger=ledger
-    )
 
 
 @dataclass(frozen=True)
@@ -435,87 +332,3 @@ def survey_estimates(*, survey, confidence=None, method=None, thresholds=None) -
         generated_at=timezone.now(),
         ledger=privacy_ledger(survey=survey, questions=questions),
     )
-
-
-class SubmissionReports(NamedTuple):
-    submission_id: uuid.UUID
-    received_on: date
-    bits: list  # reported bit per yes/no question, in position order (None if missing)
-
-
-def survey_report_rows(*, survey, chunk_size=10000) -> Iterator[SubmissionReports]:
-    """Every submission's randomized reports, ordered by submission id, streamed.
-
-    By submission id, which the respondent's browser drew at random, so the order says
-    nothing about when anyone answered (arrival order could be matched with other records).
-    Reads straight from the database in chunks (the unique index on (survey, submission id)
-    serves the order), so a million-row export needs memory for one chunk, not the whole
-    survey.
-    """
-    keys = [question_key(qid) for qid in survey.questions.values_list("id", flat=True)]
-    rows = (
-        Submission.objects.filter(survey=survey)
-        .order_by("submission_id")
-        .values_list("submission_id", "received_on", "reports")
-        .iterator(chunk_size=chunk_size)
-    )
-    for submission_uuid, received_on, reports in rows:
-        yield SubmissionReports(submission_uuid, received_on, [reports.get(k) for k in keys])
-
-
-class SubmissionAnswers(NamedTuple):
-    submission_id: uuid.UUID
-    received_on: date
-    bits: list  # as SubmissionReports.bits
-    answers: list  # [(grouping question id, option id or None for "Prefer not to say")]
-
-
-def survey_report_answer_rows(
-    *, survey, chunk_size=10000, with_answers=True, as_text=False
-) -> Iterator[SubmissionAnswers]:
-    """``survey_report_rows`` with each submission's grouping answers, from one query.
-
-    Each submission is left-joined to its grouping answers and read through one server-side
-    cursor in submission-id order (the same random order as ``survey_report_rows``): a
-    submission with several answers comes as adjacent rows, gathered here. Reading the answers
-    through a second cursor sorted on its own made PostgreSQL sort them on disk at a million
-    submissions (issue 28). ``with_answers=False`` (a survey without grouping questions)
-    skips the join.
-
-    ``as_text=True`` has the database take each report out of the JSON (``reports ->> 'q1'``)
-    instead of Python decoding every row's JSON, for the CSV's speed: a report then comes as
-    the database writes it, ``'true'``/``'false'`` or digits on PostgreSQL, 1/0 or an integer
-    on SQLite, None when skipped (``exports.csv.report_csv_text_rows`` writes them).
-    """
-    keys = [question_key(qid) for qid in survey.questions.values_list("id", flat=True)]
-    submissions = Submission.objects.filter(survey=survey).order_by("submission_id")
-    if as_text:
-        names = [f"report_{index}" for index in range(len(keys))]
-        submissions = submissions.annotate(
-            **{name: KT(f"reports__{key}") for name, key in zip(names, keys, strict=True)}
-        )
-        fields = ["submission_id", "received_on", *names]
-    else:
-        fields = ["submission_id", "received_on", "reports"]
-    if with_answers:
-        fields += ["group_answers__grouping_question_id", "group_answers__option_id"]
-    rows = submissions.values_list(*fields).iterator(chunk_size=chunk_size)
-    width = len(keys) if as_text else 1
-
-    def bits_of(row):
-        return list(row[2 : 2 + width]) if as_text else [row[2].get(k) for k in keys]
-
-    if not with_answers:
-        for row in rows:
-            yield SubmissionAnswers(row[0], row[1], bits_of(row), [])
-        return
-    current = None
-    for row in rows:
-        if current is None or current.submission_id != row[0]:
-            if current is not None:
-                yield current
-            current = SubmissionAnswers(row[0], row[1], bits_of(row), [])
-        if row[-2] is not None:
-            current.answers.append((row[-2], row[-1]))
-    if current is not None:
-        yield current

@@ -15,8 +15,8 @@ from dpengine.errors import DPEngineError, Reason
 from ..models import Survey
 from .columns import question_column
 from .design_labels import DESIGN_LABELS
-from .estimates import PLANNING_CONFIDENCE, PLANNING_MARGIN, design_privacy, survey_design
 from .mechanisms import CHOICE, NUMERIC, design_name, privacy_ledger, question_mechanism
+from .privacy import PLANNING_CONFIDENCE, PLANNING_MARGIN, design_privacy, survey_design
 
 # --- planning -----------------------------------------------------------------------------
 

@@ -7,9 +7,10 @@ questions.
 
 from dataclasses import dataclass
 
-from .estimates import PLANNING_MARGIN, SurveyEstimates
+from .estimates import SurveyEstimates
 from .mechanisms import CHOICE, NUMERIC
 from .planning import question_plans
+from .privacy import PLANNING_MARGIN
 
 
 @dataclass(frozen=True)

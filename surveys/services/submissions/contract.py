@@ -6,7 +6,7 @@ and raises the error that names the field (the 4xx the API answers). Every path 
 submission derives from these two:
 
 - PostgreSQL (``postgres``): one statement checks and writes; its checks are composed from one
-  named SQL part per rule (``postgres.CHECKS``, keyed by ``Rule``: a rule without its part
+  named SQL part per rule (``statement.CHECKS``, keyed by ``Rule``: a rule without its part
   fails at import). When it stores nothing, ``submission_validate`` explains why.
 - SQLite (``sqlite``): ``submission_validate`` itself, run inside the write transaction
   (which holds the database's write lock from BEGIN), then the writes.

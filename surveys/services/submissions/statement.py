@@ -1,0 +1,302 @@
+"""The one PostgreSQL statement that checks and stores a submission, as text, composed from
+named parts (psycopg's ``sql.SQL(...).format(...)``): one condition per rule of the contract
+(``_checks``, keyed by ``contract.Rule``; ``CHECKS`` fails at import if a rule has no part),
+then the writes: the submission, its grouping answers and their tallies, the tally shard.
+``postgres`` prepares and runs it.
+"""
+
+from psycopg import sql
+
+import dpengine
+
+from ... import limits
+from ...models import (
+    GroupAnswer,
+    GroupingOption,
+    GroupingQuestion,
+    GroupTally,
+    Question,
+    Submission,
+    Survey,
+    TallyShard,
+)
+from .contract import Rule
+
+# Table names from the models, so a renamed table cannot leave the statement behind.
+_TABLES = {
+    name: sql.Identifier(model._meta.db_table)
+    for name, model in {
+        "survey": Survey,
+        "question": Question,
+        "grouping": GroupingQuestion,
+        "option": GroupingOption,
+        "submission": Submission,
+        "answer": GroupAnswer,
+        "group_tally": GroupTally,
+        "tally": TallyShard,
+    }.items()
+}
+# yes_no, choice, numeric, text
+_KINDS = {kind.value: sql.Literal(kind.value) for kind in Question.Kind}
+# What the statement takes, in order: (name, PostgreSQL type); arrays as array literals
+# (``_array``: the driver's adaptation of lists costs more than the rest of the call).
+# Aligned: ``questions`` and ``bits``; ``groupings``, ``options`` (NULL: "Prefer not to say")
+# and ``answer_keys``.
+PARAMETERS = (
+    ("slug", "text"),
+    ("open", "text"),
+    ("pilot", "text"),
+    ("now", "timestamptz"),
+    ("submission_id", "uuid"),
+    ("received_on", "date"),
+    ("questions", "bigint[]"),
+    ("bits", "boolean[]"),
+    ("groupings", "bigint[]"),
+    ("options", "bigint[]"),
+    ("fingerprint", "text"),
+    ("shard", "smallint"),
+    ("key", "bigint"),
+    ("answer_keys", "bigint[]"),
+    ("tokened", "boolean"),
+)
+# The typed form (a submission with multiple-choice, numeric or text reports) takes two more
+# arrays, aligned with ``questions``: the integer report of each choice or numeric question,
+# and the answer of each text question; of ``bits``, ``reports`` and ``texts`` exactly one
+# entry per question is not NULL.
+TYPED_PARAMETERS = (*PARAMETERS, ("reports", "bigint[]"), ("texts", "text[]"))
+
+# A numeric question q's slack, dpengine.report_bounds in SQL: the same doubles in the same
+# order (hi - lo, divided by ε, times REPORT_SCALES, rounded up), so the two agree to the unit.
+NUMERIC_SLACK_SQL = (
+    f"ceil({dpengine.REPORT_SCALES!r}::float8 * ((q.max_value - q.min_value)::float8 / q.epsilon))"
+)
+
+
+def _checks(*, typed, p):
+    """One SQL condition per rule, over the survey row ``v``; the question rules over its
+    question rows ``q`` (typed: left-joined with the answered reports ``a``); the grouping
+    rules over its grouping questions ``g`` (joined with the answers ``c``)."""
+    if typed:
+        # A direct numeric answer lies within the range itself: no noise, no slack.
+        fits = sql.SQL(
+            "(q.kind = {yes_no} AND a.bit IS NOT NULL AND a.report IS NULL AND a.text IS NULL)"
+            " OR (q.kind = {choice} AND a.bit IS NULL AND a.text IS NULL"
+            " AND a.report >= 0 AND a.report < jsonb_array_length(q.options))"
+            " OR (q.kind = {numeric} AND a.bit IS NULL AND a.text IS NULL"
+            " AND a.report >= q.min_value - {slack} AND a.report <= q.max_value + {slack})"
+            " OR (q.kind = {text} AND a.bit IS NULL AND a.report IS NULL"
+            " AND octet_length(a.text) <= {text_bytes})"
+        ).format(
+            **_KINDS,
+            slack=sql.SQL("(CASE WHEN q.randomized THEN {} ELSE 0 END)").format(
+                sql.SQL(NUMERIC_SLACK_SQL)
+            ),
+            text_bytes=sql.Literal(limits.DIRECT_TEXT_MAX_BYTES),
+        )
+        known = sql.SQL("a.question_id IS NOT NULL")
+        unanswered = sql.SQL("a.question_id IS NULL")
+    else:
+        # Bits only: every answered question must be a yes/no one.
+        fits = sql.SQL("q.kind = {yes_no}").format(**_KINDS)
+        known = sql.SQL("q.id = ANY({questions})").format(**p)
+        unanswered = sql.SQL("q.id <> ALL({questions})").format(**p)
+    return {
+        Rule.ACCEPTING: sql.SQL(
+            "(v.status = {pilot} OR (v.status = {open}"
+            " AND (v.opens_at IS NULL OR v.opens_at <= {now})"
+            " AND (v.closes_at IS NULL OR v.closes_at > {now})))"
+        ).format(**p),
+        Rule.KNOWN_QUESTIONS: known,
+        Rule.REPORTS_FIT: sql.SQL("({})").format(fits),
+        Rule.REQUIRED_QUESTIONS: sql.SQL("q.required AND {}").format(unanswered),
+        Rule.KNOWN_GROUPINGS: sql.SQL("g.id = c.grouping_id AND g.survey_id = v.id"),
+        Rule.OPTIONS: sql.SQL(
+            "c.option_id IS NULL OR EXISTS ("
+            "SELECT FROM {option} AS o WHERE o.id = c.option_id AND o.grouping_question_id = g.id)"
+        ).format(**_TABLES),
+        Rule.REQUIRED_GROUPINGS: sql.SQL("g.required AND g.id <> ALL({groupings})").format(**p),
+        Rule.DESIGN: sql.SQL(
+            "({fingerprint} IS NULL OR v.design_fingerprint = {fingerprint})"
+        ).format(**p),
+        # The token itself is checked and spent by the caller, in this transaction.
+        Rule.ACCESS: sql.SQL("({tokened} OR v.access <> {invitation})").format(
+            **p, invitation=sql.Literal(Survey.Access.INVITATION.value)
+        ),
+        Rule.ONCE: sql.SQL("ON CONFLICT (survey_id, submission_id) DO NOTHING"),
+    }
+
+
+# - ``survey`` finds the survey by slug, only if every rule holds; otherwise no row, and
+#   every later part does nothing.
+_SURVEY = """WITH survey AS (
+    SELECT v.id FROM {survey} AS v
+    WHERE v.slug = {slug}
+        AND {accepting}
+        AND {design}
+        AND {access}
+        AND (
+            SELECT count({answered}) FILTER (WHERE {known_questions} AND {reports_fit})
+                    = cardinality({questions})
+                AND NOT COALESCE(bool_or({required_questions}), false)
+            FROM {question_rows}
+        )
+        AND NOT EXISTS (
+            SELECT FROM {grouping} AS g WHERE g.survey_id = v.id AND {required_groupings}
+        )
+        AND (
+            SELECT count(*) FROM {grouping} AS g
+            JOIN unnest({groupings}, {options}) AS c (grouping_id, option_id)
+                ON {known_groupings}
+            WHERE {options_rule}
+        ) = cardinality({groupings})
+)"""
+# - ``a``: the answered reports, with the key they are stored under and (typed) each one's
+#   tally vector, ``added`` (dpengine.report_tally in SQL: yes/no [1, yes], choice
+#   [1, 0, ..., 1], numeric [1, report, report²]).
+_BITS = """, a AS (
+    SELECT question_id, 'q' || question_id AS key, bit
+    FROM unnest({questions}, {bits}) AS a (question_id, bit)
+)"""
+_TYPED_REPORTS = """, a AS (
+    SELECT a.question_id, 'q' || a.question_id AS key, a.bit, a.report, a.text, q.kind,
+        CASE q.kind
+            WHEN {numeric} THEN jsonb_build_array(1, a.report, a.report::numeric * a.report)
+            WHEN {choice} THEN (
+                SELECT jsonb_agg((n = 0 OR n = a.report + 1)::int ORDER BY n)
+                FROM generate_series(0, a.report + 1) AS n
+            )
+            WHEN {text} THEN jsonb_build_array(1)
+            ELSE jsonb_build_array(1, a.bit::int)
+        END AS added
+    FROM unnest({questions}, {bits}, {reports}, {texts}) AS a (question_id, bit, report, text)
+    JOIN {question} AS q ON q.id = a.question_id
+)"""
+# - ``s`` inserts the submission with its reports unless this id is stored for the survey
+#   already (``Rule.ONCE``: then no row, and nothing else happens). Its key (``key``) and its
+#   grouping answers' (``answer_keys``) are drawn at random by the caller
+#   (``models.random_key``): a counted key would record the order in which submissions came.
+_SUBMISSION = """, s AS (
+    INSERT INTO {submission} (id, survey_id, submission_id, received_on, reports)
+    SELECT {key}, survey.id, {submission_id}, {received_on},
+        COALESCE((SELECT jsonb_object_agg(key, {stored}) FROM a), '{{}}')
+    FROM survey
+    {once}
+    RETURNING id, survey_id
+)"""
+# - ``chosen`` stores the grouping answers, ``counted`` counts the respondent on each chosen
+#   option, ``declined`` on each grouping question answered "Prefer not to say", and
+#   ``grouped`` adds the yes/no reports to the per-(question, option) tallies (a declined
+#   answer is in none), creating a row that is missing (``created``: the caller then has the
+#   tallies recounted). A submission without grouping answers runs the statement without
+#   these parts: opening their tables for nothing was a tenth of its database time.
+_GROUPING_WRITES = """, chosen AS (
+    INSERT INTO {answer} (id, submission_id, grouping_question_id, option_id)
+    SELECT c.answer_key, s.id, c.grouping_id, c.option_id
+    FROM s, unnest({groupings}, {options}, {answer_keys}) AS c (grouping_id, option_id, answer_key)
+    RETURNING grouping_question_id, option_id
+), counted AS (
+    UPDATE {option} AS o SET respondent_count = o.respondent_count + 1
+    FROM chosen WHERE o.id = chosen.option_id
+    RETURNING o.id
+), declined AS (
+    UPDATE {grouping} AS g SET declined_count = g.declined_count + 1
+    FROM chosen WHERE g.id = chosen.grouping_question_id AND chosen.option_id IS NULL
+    RETURNING g.id
+), grouped AS (
+    INSERT INTO {group_tally} AS t (question_id, option_id, report_count, yes_count)
+    SELECT a.question_id, chosen.option_id, 1, a.bit::int
+    FROM a, chosen WHERE chosen.option_id IS NOT NULL{yes_no_only}
+    ON CONFLICT (question_id, option_id) DO UPDATE
+        SET report_count = t.report_count + 1, yes_count = t.yes_count + excluded.yes_count
+    RETURNING xmax = 0 AS created
+)"""
+# - the final INSERT counts the response and adds each report's tally vector to the survey's
+#   tally shard ``shard`` (``models.TallyShard``), creating it if missing. It runs only when
+#   the submission was inserted and returns a row only then, so "no row" means "nothing
+#   stored or counted". Under concurrent submissions each tally row is updated from its
+#   latest version, as ``x = x + 1`` is; the shard, chosen at random per submission, spreads
+#   them over several rows, so they rarely wait for one another's lock.
+_TALLY = """
+INSERT INTO {tally} AS t (survey_id, shard, responses, reports)
+SELECT s.survey_id, {shard}, 1, COALESCE((SELECT jsonb_object_agg(a.key, {added}) FROM a), '{{}}')
+FROM s
+ON CONFLICT (survey_id, shard) DO UPDATE
+SET responses = t.responses + 1, reports = t.reports || COALESCE((
+    SELECT jsonb_object_agg(a.key, {summed}) FROM a
+), '{{}}')
+RETURNING t.survey_id, {created}"""
+# dpengine.tally_sum in SQL. Yes/no only: two elements, added in bigint.
+_SUM_BITS = """jsonb_build_array(
+        COALESCE((t.reports -> a.key ->> 0)::bigint, 0) + 1,
+        COALESCE((t.reports -> a.key ->> 1)::bigint, 0) + a.bit::int
+    )"""
+# Any vectors, in numeric (a sum of squares can outgrow bigint), the shorter padded with zeros.
+_SUM_VECTORS = """(
+        SELECT jsonb_agg(
+            COALESCE((t.reports -> a.key ->> n)::numeric, 0)
+                + COALESCE((a.added ->> n)::numeric, 0)
+            ORDER BY n
+        )
+        FROM generate_series(
+            0,
+            GREATEST(jsonb_array_length(a.added),
+                COALESCE(jsonb_array_length(t.reports -> a.key), 0)) - 1
+        ) AS n
+    )"""
+
+
+def statement_text(*, typed, grouped, p):
+    """The statement's text, with ``p`` mapping each parameter name to its placeholder."""
+    rules = _checks(typed=typed, p=p)
+    if typed:
+        question_rows = sql.SQL(
+            "{question} AS q LEFT JOIN unnest({questions}, {bits}, {reports}, {texts})"
+            " AS a (question_id, bit, report, text) ON a.question_id = q.id"
+            " WHERE q.survey_id = v.id"
+        ).format(**_TABLES, **p)
+    else:
+        question_rows = sql.SQL("{question} AS q WHERE q.survey_id = v.id").format(**_TABLES)
+    parts = [
+        sql.SQL(_SURVEY).format(
+            **_TABLES,
+            **p,
+            accepting=rules[Rule.ACCEPTING],
+            design=rules[Rule.DESIGN],
+            access=rules[Rule.ACCESS],
+            answered=sql.SQL("a.question_id" if typed else "*"),
+            known_questions=rules[Rule.KNOWN_QUESTIONS],
+            reports_fit=rules[Rule.REPORTS_FIT],
+            required_questions=rules[Rule.REQUIRED_QUESTIONS],
+            question_rows=question_rows,
+            required_groupings=rules[Rule.REQUIRED_GROUPINGS],
+            known_groupings=rules[Rule.KNOWN_GROUPINGS],
+            options_rule=rules[Rule.OPTIONS],
+        ),
+        sql.SQL(_TYPED_REPORTS if typed else _BITS).format(**_TABLES, **_KINDS, **p),
+        sql.SQL(_SUBMISSION).format(
+            **_TABLES,
+            **p,
+            stored=sql.SQL(
+                "COALESCE(to_jsonb(bit), to_jsonb(report), to_jsonb(text))" if typed else "bit"
+            ),
+            once=rules[Rule.ONCE],
+        ),
+    ]
+    if grouped:
+        yes_no_only = sql.SQL(" AND a.kind = {yes_no}").format(**_KINDS) if typed else sql.SQL("")
+        parts.append(sql.SQL(_GROUPING_WRITES).format(**_TABLES, **p, yes_no_only=yes_no_only))
+    parts.append(
+        sql.SQL(_TALLY).format(
+            **_TABLES,
+            **p,
+            added=sql.SQL("a.added" if typed else "jsonb_build_array(1, a.bit::int)"),
+            summed=sql.SQL(_SUM_VECTORS if typed else _SUM_BITS),
+            created=sql.SQL("(SELECT count(*) FROM grouped WHERE created)" if grouped else "0"),
+        )
+    )
+    return sql.Composed(parts).as_string()
+
+
+CHECKS = frozenset(_checks(typed=False, p={name: sql.SQL("") for name, _ in TYPED_PARAMETERS}))
+if frozenset(Rule) != CHECKS:
+    raise ImportError(f"rules without their SQL part: {sorted(frozenset(Rule) - CHECKS)}")
