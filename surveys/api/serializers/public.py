@@ -11,6 +11,7 @@ from ...selectors import PADDING_FIELD, languages
 from ...services import schedule
 from ...services.invitations import TOKEN_SCHEME
 from .fields import RejectUnknownFieldsMixin
+from .practice import PRACTICE_HELP, PracticeRoundSerializer
 
 # --- public: what a respondent's browser needs --------------------------------------------
 
@@ -189,13 +190,7 @@ class PublicSurveySerializer(serializers.Serializer):
         help_text="True when the browser shows the questions in its own random order (drawn "
         "with crypto.getRandomValues, never sent); grouping questions keep their places."
     )
-    comprehension = serializers.SerializerMethodField(
-        help_text="The practice rounds to walk the respondent through before the questions, "
-        "when the survey checks comprehension (else empty): each names the design practised "
-        "and a hidden direct yes/no question `id`; send `true` for it when the first try was "
-        "right, `false` when not, nothing when the practice was not tried. Nothing else about "
-        "the practice is sent."
-    )
+    comprehension = serializers.SerializerMethodField(help_text=PRACTICE_HELP)
     access = serializers.ChoiceField(
         choices=Survey.Access.choices,
         help_text="Who may answer: `link` (anyone with it), `invitation` (only with a token "
@@ -230,24 +225,9 @@ class PublicSurveySerializer(serializers.Serializer):
         }
         return PublicQuestionSerializer(survey.questions.all(), many=True, context=context).data
 
-    @extend_schema_field(
-        {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {"id": {"type": "integer"}, "design": {"type": "object"}},
-            },
-        }
-    )
+    @extend_schema_field(PracticeRoundSerializer(many=True))
     def get_comprehension(self, survey) -> list:
-        return selectors.practice_rounds(survey=survey, questions=self._comprehension(survey))
-
-    def _comprehension(self, survey):
-        cached = getattr(self, "_comprehension_of", None)
-        if cached is None or cached[0] is not survey:
-            cached = (survey, selectors.comprehension_questions(survey=survey))
-            self._comprehension_of = cached
-        return cached[1]
+        return selectors.practice_rounds(survey=survey)
 
     def _ledger(self, survey):
         # Both the total and each question's epsilon come from one ledger per survey.
@@ -287,7 +267,10 @@ class PublicSurveySerializer(serializers.Serializer):
     def get_submission_length(self, survey) -> int:
         return selectors.submission_length(
             # The hidden comprehension answers are padded for like any other.
-            questions=[*survey.questions.all(), *self._comprehension(survey)],
+            questions=[
+                *survey.questions.all(),
+                *selectors.comprehension_questions(survey=survey),
+            ],
             grouping_questions=list(survey.grouping_questions.all()),
             design_fingerprint=self.get_design_fingerprint(survey),
             token_key=self.get_token_key(survey),
