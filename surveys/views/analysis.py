@@ -61,6 +61,9 @@ def survey_results(request, survey):
         ),
         "query": _interval_query(method, level, thresholds_form),
         "xlsx_fits": bundles.xlsx_fits(survey),
+        "comprehension": selectors.comprehension_results(
+            survey=survey, confidence=level, method=method
+        ),
     }
     status = 200 if form.is_valid() and thresholds_form.is_valid() else 400
     template = "surveys/_results_body.html" if "fragment" in request.GET else "surveys/results.html"

@@ -120,3 +120,29 @@ def test_without_the_check_the_definition_has_no_practice_and_results_none(respo
     assert spec["comprehension"] == []
     assert selectors.comprehension_results(survey=open_survey) == []
     services.survey_close(survey=open_survey)
+
+
+def test_the_results_page_shows_who_understood_each_design(owner_client, respondent, make_survey):
+    survey = make_survey(questions=QUESTIONS, comprehension_check=True, min_n=0)
+    spec = respondent.get(f"/api/v1/public/surveys/{survey.slug}/").json()
+    coins, warner = spec["comprehension"]
+    real = [q["id"] for q in spec["questions"]]
+    for understood in (True, True, False):
+        raw = body_for(spec, {real[0]: True, real[1]: False, coins["id"]: understood})
+        response = respondent.post(
+            f"/api/v1/public/surveys/{survey.slug}/responses/", raw, content_type="application/json"
+        )
+        assert response.status_code == 201
+    page = owner_client.get(f"/surveys/{survey.pk}/results/").content.decode()
+    assert "Comprehension: understood the procedure" in page
+    assert 'data-shown="understood">2 of 3<' in page
+    assert "66.7%" in page or "66.7 %" in page
+    # The warner round was never tried: no responses, and no numbers for it.
+    assert page.count('data-shown="understood"') == 1
+
+
+def test_the_results_page_withholds_it_below_min_n(owner_client, make_survey):
+    survey = make_survey(questions=QUESTIONS, comprehension_check=True, min_n=5)
+    page = owner_client.get(f"/surveys/{survey.pk}/results/").content.decode()
+    assert "Not enough responses yet (0 of 5)." in page
+    assert 'data-shown="understood"' not in page
