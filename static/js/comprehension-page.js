@@ -49,6 +49,9 @@ export function setUpComprehension(survey) {
   return {
     rounds,
     records,
+    hide() {
+      if (section) section.hidden = true;
+    },
     sentItems(answers) {
       return rounds.map((round, index) => ({
         term: messageText({ key: "practiceSentTerm", values: { number: index + 1 } }),

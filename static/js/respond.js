@@ -243,6 +243,7 @@ function setupPage(definition) {
       input.value = "";
     }
     questionsSection.hidden = true;
+    practice.hide();
     done.hidden = false;
     // Show the thank-you with the survey's title above it, then hand it the focus.
     globalThis.scrollTo(0, 0);
