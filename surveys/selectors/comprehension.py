@@ -58,6 +58,14 @@ def practice_rounds(*, survey, questions=None) -> list[dict]:
     return rounds
 
 
+def practised_design_text(question, *, survey) -> str:
+    """The design a comprehension question's practice walks through, as the exports name it:
+    ``Warner (p = 0.75)``."""
+    kind = question.design.get("kind", SURVEY_COINS) if question.design else SURVEY_COINS
+    parameters = parameters_text(question_design(question, survey=survey).parameters)
+    return f"{DESIGN_LABELS[kind].name} ({parameters})"
+
+
 def comprehension_results(*, survey, confidence=None, method=None) -> list[ComprehensionResult]:
     """One result per practised design, from the tallies (one query)."""
     questions = comprehension_questions(survey=survey)

@@ -125,7 +125,7 @@ def test_without_the_check_the_definition_has_no_practice_and_results_none(respo
 def test_the_results_page_shows_who_understood_each_design(owner_client, respondent, make_survey):
     survey = make_survey(questions=QUESTIONS, comprehension_check=True, min_n=0)
     spec = respondent.get(f"/api/v1/public/surveys/{survey.slug}/").json()
-    coins, warner = spec["comprehension"]
+    coins, _warner = spec["comprehension"]
     real = [q["id"] for q in spec["questions"]]
     for understood in (True, True, False):
         raw = body_for(spec, {real[0]: True, real[1]: False, coins["id"]: understood})

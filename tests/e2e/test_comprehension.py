@@ -53,9 +53,7 @@ def hidden_ids(survey):
     ]
 
 
-def test_the_practice_sends_only_whether_each_first_try_was_right(
-    live_server, page, make_survey
-):
+def test_the_practice_sends_only_whether_each_first_try_was_right(live_server, page, make_survey):
     survey = make_survey(questions=QUESTIONS, comprehension_check=True)
     coins, warner = hidden_ids(survey)
     real = [str(pk) for pk in survey.questions.values_list("id", flat=True)]
@@ -86,9 +84,12 @@ def test_the_practice_sends_only_whether_each_first_try_was_right(
     assert body["answers"][coins] is False  # the first try was wrong
     assert body["answers"][warner] is True
     assert all(isinstance(value, bool) for value in body["answers"].values())
-    assert len(posts[0].post_data.encode()) == json.loads(
-        page.locator("#respond-definition").inner_text()
-    )["survey"]["submission_length"]
+    assert (
+        len(posts[0].post_data.encode())
+        == json.loads(page.locator("#respond-definition").inner_text())["survey"][
+            "submission_length"
+        ]
+    )
     # Nothing about the practice is kept in the browser either: the memo holds the randomized
     # questions' pre-drawn pairs and the submission id, nothing for the hidden questions.
     (memo,) = [json.loads(value) for value in page.evaluate(STORAGE_DUMP).values()]
@@ -105,9 +106,7 @@ def test_the_practice_sends_only_whether_each_first_try_was_right(
     assert [(r.understood.count, r.understood.n) for r in results] == [(0, 1), (1, 1)]
 
 
-def test_a_respondent_who_skips_the_practice_sends_nothing_about_it(
-    live_server, page, make_survey
-):
+def test_a_respondent_who_skips_the_practice_sends_nothing_about_it(live_server, page, make_survey):
     survey = make_survey(questions=QUESTIONS, comprehension_check=True)
     real = [str(pk) for pk in survey.questions.values_list("id", flat=True)]
     page.goto(f"{live_server.url}/s/{survey.slug}/")
