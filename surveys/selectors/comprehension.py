@@ -41,7 +41,10 @@ class ComprehensionResult:
 
 def comprehension_questions(*, survey) -> list[Question]:
     """The survey's hidden comprehension questions, one per practised design, in the order of
-    the practice rounds; none when it does not check comprehension."""
+    the practice rounds; none when it does not check comprehension (without a query: the
+    setting and the questions change together, ``services.comprehension_sync``)."""
+    if not survey.comprehension_check:
+        return []
     return list(Question.all_objects.filter(survey=survey, role=Question.Role.COMPREHENSION))
 
 
