@@ -146,3 +146,30 @@ def test_the_results_page_withholds_it_below_min_n(owner_client, make_survey):
     page = owner_client.get(f"/surveys/{survey.pk}/results/").content.decode()
     assert "Not enough responses yet (0 of 5)." in page
     assert 'data-shown="understood"' not in page
+
+
+def test_the_estimates_api_reports_who_understood(owner_api, respondent, make_survey):
+    survey = make_survey(questions=QUESTIONS, comprehension_check=True, min_n=2)
+    spec = respondent.get(f"/api/v1/public/surveys/{survey.slug}/").json()
+    coins, warner = spec["comprehension"]
+    real = [q["id"] for q in spec["questions"]]
+    for understood in (True, False, True):
+        raw = body_for(spec, {real[0]: True, real[1]: False, coins["id"]: understood})
+        response = respondent.post(
+            f"/api/v1/public/surveys/{survey.slug}/responses/", raw, content_type="application/json"
+        )
+        assert response.status_code == 201
+    body = owner_api.get(f"{LIST_URL}{survey.id}/estimates/").json()
+    first, second = body["comprehension"]
+    assert first["question_id"] == coins["id"] and first["design"] == "survey"
+    assert (first["understood"], first["n"], first["suppressed"]) == (2, 3, False)
+    assert first["share"] == pytest.approx(2 / 3)
+    assert first["ci_low"] < 2 / 3 < first["ci_high"]
+    # Nobody tried the Warner round: below min_n, its numbers are withheld.
+    assert second["question_id"] == warner["id"] and second["parameters"] == {"p": 0.75}
+    assert (second["n"], second["suppressed"], second["understood"], second["share"]) == (
+        0,
+        True,
+        None,
+        None,
+    )

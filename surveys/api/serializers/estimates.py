@@ -16,6 +16,7 @@ from rest_framework import serializers
 from ... import selectors
 from ...models import Question
 from .fields import ConfidenceField, finite
+from .practice import ComprehensionResultSerializer
 
 STATISTICS = ("estimate", "unbiased", "clamped", "std_error", "ci_low", "ci_high")
 
@@ -382,3 +383,13 @@ class SurveyEstimatesSerializer(serializers.Serializer):
     )
     generated_at = serializers.DateTimeField()
     estimates = EstimateRowsField(source="rows")
+    comprehension = serializers.SerializerMethodField(
+        help_text="The comprehension check, one row per practised design (empty without it)."
+    )
+
+    @extend_schema_field(ComprehensionResultSerializer(many=True))
+    def get_comprehension(self, estimates) -> list:
+        results = selectors.comprehension_results(
+            survey=estimates.survey, confidence=estimates.confidence, method=estimates.method
+        )
+        return ComprehensionResultSerializer(results, many=True).data
