@@ -5,9 +5,11 @@ import json
 import uuid
 
 import pytest
+from django.urls import reverse
 
 from surveys import selectors, services
-from surveys.models import Submission, Survey
+from surveys.models import Question, Submission, Survey
+from tests.surveys.views.test_pages import new_survey_form  # the builder's settings form
 
 pytestmark = pytest.mark.django_db
 
@@ -173,3 +175,20 @@ def test_the_estimates_api_reports_who_understood(owner_api, respondent, make_su
         None,
         None,
     )
+
+
+def test_the_builder_switches_the_check_on_and_off(owner_client, make_survey):
+    survey = make_survey(status="draft", questions=QUESTIONS)
+    url = reverse("surveys:builder", kwargs={"pk": survey.pk})
+    page = owner_client.get(url).content.decode()
+    assert 'name="comprehension_check"' in page
+    assert "Check that respondents understand the procedure" in page
+    response = owner_client.post(url, new_survey_form(comprehension_check="on"))
+    assert response.status_code == 302
+    survey.refresh_from_db()
+    assert survey.comprehension_check is True
+    assert len(selectors.comprehension_questions(survey=survey)) == 2
+    owner_client.post(url, new_survey_form())
+    survey.refresh_from_db()
+    assert survey.comprehension_check is False
+    assert not Question.all_objects.filter(survey=survey, role="comprehension").exists()
