@@ -51,6 +51,9 @@ MIDDLEWARE = [
     # Outermost: nothing is logged while a respondent's request is handled (SQL at debug...).
     "surveys.middleware.RespondentRequestMiddleware",
     "surveys.middleware.PrivateCacheMiddleware",
+    # Compresses last what every inner middleware answered, and only pages with no secret in
+    # them (BREACH: surveys/middleware.py says why).
+    "surveys.middleware.SecretFreePageGZipMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "surveys.api.limits.RequestBodyLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",

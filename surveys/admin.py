@@ -18,6 +18,13 @@ def _frozen(survey):
     return survey is not None and survey.pk is not None and survey.is_frozen
 
 
+def parameters_text(value) -> str:
+    """``0.75``, or a cheating-detection design's pair as ``0.25/0.75``."""
+    if isinstance(value, list | tuple):
+        return "/".join(f"{item:g}" for item in value)
+    return f"{value:g}"
+
+
 class QuestionInline(admin.TabularInline):
     """A question's text and place; its type and parameters are shown, never edited here:
     they are set on the builder or through the API, where the services check them
@@ -43,8 +50,15 @@ class QuestionInline(admin.TabularInline):
         else:
             described = ", ".join(
                 [selectors.design_name(question)]
-                + [f"{name}={value:g}" for name, value in question.design.items() if name != "kind"]
+                + [
+                    f"{name}={parameters_text(value)}"
+                    for name, value in question.design.items()
+                    if name != "kind"
+                ]
             )
+        if selectors.is_cheating_detection(question):
+            # No finite ε: a "no" is conclusive; a "yes" has the one-sided bound.
+            return f"{described} · ε = ∞, ε_yes = {epsilon_text(mechanism.epsilon_yes)}"
         return f"{described} · ε = {epsilon_text(epsilon)}"
 
     @admin.display(description=gettext_lazy("Reports"))
@@ -53,9 +67,13 @@ class QuestionInline(admin.TabularInline):
 
     @admin.display(description=gettext_lazy("Yes reports"))
     def yes_reports(self, question):
+        tallies = selectors.survey_tallies(survey=question.survey)
+        if selectors.is_cheating_detection(question):
+            codes = tallies.counts_of(question.pk, width=selectors.report_range(question)[2] + 1)
+            return codes[1] + codes[3]  # codes 1 and 3: a "yes" in group 1 or 2
         if question.kind != Question.Kind.YES_NO:
             return "—"  # a choice or numeric question's tallies are on its results
-        return selectors.survey_tallies(survey=question.survey).of(question.pk)[1]
+        return tallies.of(question.pk)[1]
 
     # A frozen survey's questions are shown, never changed: its reports answer these texts.
     def has_add_permission(self, request, obj=None):

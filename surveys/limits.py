@@ -36,13 +36,13 @@ COIN_MIN = 0.001
 COIN_MAX = 0.999
 
 # --- question types (docs/statistics.md, "Question types") ------------------------------
-# A multiple-choice question has 2..MAX_CHOICE_OPTIONS options; the browser pre-draws one
-# report per option (the memo), so k stays small.
+# A multiple-choice question has 2..MAX_CHOICE_OPTIONS options (the results show one share
+# and interval per option, so k stays small).
 MIN_CHOICE_OPTIONS = 2
 MAX_CHOICE_OPTIONS = 20
 # A numeric question's range [min, max]: integers of at most NUMERIC_BOUND in size, and at
-# most NUMERIC_RANGE_MAX apart (the browser pre-draws one report per possible answer, and
-# the noise scale (max - min) / ε grows with the range).
+# most NUMERIC_RANGE_MAX apart (the noise scale (max - min) / ε grows with the range). The
+# browser's memo does not grow with it: one secret per question (static/js/coins.js).
 NUMERIC_BOUND = 1_000_000
 NUMERIC_RANGE_MAX = 1000
 # ε of a question that randomizes with ε directly (choice, numeric): at least this much, so

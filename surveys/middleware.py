@@ -1,7 +1,8 @@
-"""Response headers the whole site shares, and the mark that keeps respondents' requests out
-of the logs."""
+"""Response headers the whole site shares, the mark that keeps respondents' requests out of
+the logs, and the compression of pages that carry no secret."""
 
 from django.conf import settings
+from django.middleware.gzip import GZipMiddleware
 
 from .log_filters import respondent_request_ended, respondent_request_started
 
@@ -45,6 +46,40 @@ class RespondentRequestMiddleware:
             return self.get_response(request)
         finally:
             respondent_request_ended(token)
+
+
+class SecretFreePageGZipMiddleware(GZipMiddleware):
+    """Gzip an HTML page only when it carries no secret (``carries_no_secret``).
+
+    Why not every page: BREACH (Gluck, Harris & Prado 2013). When a compressed response holds
+    both a secret and text an attacker can choose (a query parameter, a survey title they
+    wrote), the response's length reveals how well a guess of the secret compresses against
+    it, and many requests recover the secret byte by byte. A page with no secret in it has
+    nothing to recover, so compressing it is safe: the respondent page, the public results,
+    the API docs, each the same for every visitor. Static files are whitenoise's (compressed
+    at collectstatic) and stay out of this. Django's GZipMiddleware does the compressing,
+    with its random filename padding ("Heal the BREACH") on top.
+    """
+
+    def process_response(self, request, response):
+        if not carries_no_secret(request, response):
+            return response
+        return super().process_response(request, response)
+
+
+def carries_no_secret(request, response) -> bool:
+    """Whether ``response`` is an HTML page in which no secret can be: none was rendered into
+    it (no CSRF token: the CSRF middleware marks every request whose token was asked for),
+    none was set with it (no cookie), and none could be read for it (the request sent no
+    session cookie and no ``Authorization``, so nothing bound to a person was in reach)."""
+    return (
+        response.get("Content-Type", "").startswith("text/html")
+        and not response.streaming
+        and not response.cookies
+        and not request.META.get("CSRF_COOKIE_NEEDS_UPDATE")
+        and settings.SESSION_COOKIE_NAME not in request.COOKIES
+        and "HTTP_AUTHORIZATION" not in request.META
+    )
 
 
 def _signed_in(request):

@@ -155,9 +155,9 @@ def database_rows(server, sql, params=()):
 
 RESPONSES_PATH = "/responses/"
 
-# Replaces crypto.getRandomValues for 32-bit words (every coin and draw) with a fixed xorshift
-# stream, so two browser contexts draw exactly the same reports; byte arrays (the submission
-# id) stay truly random. For context.add_init_script.
+# Replaces crypto.getRandomValues for 32-bit words (every coin and draw, the memo's secrets
+# included) with a fixed xorshift stream, so two browser contexts draw exactly the same
+# reports; byte arrays (the submission id) stay truly random. For context.add_init_script.
 DETERMINISTIC_COINS = """
 (() => {
   const real = crypto.getRandomValues.bind(crypto);
@@ -174,6 +174,33 @@ DETERMINISTIC_COINS = """
   };
 })();
 """
+
+
+# The reports a memo's secrets fix for the given true answers ({question id: answer}), derived
+# in the page with its own modules (coins.js derivedReport, designs.js questionRandomizer of the
+# embedded definition), exactly as the send button derives them.
+_DERIVED_REPORTS = """
+async ([secrets, truths]) => {
+  const { derivedReport } = await import("/static/js/coins.js");
+  const { questionRandomizer } = await import("/static/js/designs.js");
+  const { survey } = JSON.parse(document.getElementById("respond-definition").textContent);
+  const coins = { p_truth: survey.p_truth, p_forced_yes: survey.p_forced_yes };
+  const questions = Object.fromEntries(survey.questions.map((q) => [String(q.id), q]));
+  return Object.fromEntries(
+    Object.entries(truths).map(([id, truth]) => {
+      const randomizer = questionRandomizer(questions[id], coins);
+      const index = randomizer.indexOf(truth);
+      return [id, derivedReport({ randomizer, questionId: id, secret: secrets[id], index })];
+    }),
+  );
+}
+"""
+
+
+def derived_reports(page, *, secrets, truths):
+    """{question id: report} that ``secrets`` (a memo's) fix for ``truths``, on the survey
+    page open in ``page``."""
+    return page.evaluate(_DERIVED_REPORTS, [secrets, {str(k): v for k, v in truths.items()}])
 
 
 def submit_answers(page):

@@ -27,6 +27,7 @@ from fractions import Fraction
 from pathlib import Path
 
 from dpengine import (
+    CHEATING_DESIGNS,
     DESIGNS,
     PRESETS,
     DPEngineError,
@@ -91,7 +92,7 @@ _NUMERIC_QUESTIONS = [
 ]
 # Chi-square critical values at p = 0.001 for the node tests' goodness-of-fit checks.
 _CHI2_LEVEL = 0.001
-_CHI2_DEGREES = (2, 3, 12)
+_CHI2_DEGREES = (2, 3, 8, 12)
 
 
 class _Recorder:
@@ -149,6 +150,50 @@ def _designs() -> dict:
         "defaults": [_design_case(design) for design in defaults],
         "presets": {name: _design_case(design) for name, design in presets.items()},
         "edge_cases": [_design_case(design) for design in _EDGE_DESIGNS],
+    }
+
+
+# Cheating-detection designs (dpengine.cheating) as the public definition spells them: the
+# defaults, designs on the 1/16 grid (the node tests enumerate them exactly), a non-dyadic
+# one, and the ones dpengine refuses.
+_CHEATING_CASES = [
+    *({"kind": kind, "p": [0.25, 0.75], "group_share": 0.5} for kind in CHEATING_DESIGNS),
+    {"kind": "cdm", "p": [0.125, 0.625], "group_share": 0.25},
+    {"kind": "sld", "p": [0.8125, 0.1875], "group_share": 0.75},
+    {"kind": "cdm", "p": [0.3, 0.7], "group_share": 0.4},
+    {"kind": "cdm", "p": [0.5, 0.5], "group_share": 0.5},
+    {"kind": "sld", "p": [0, 0.5], "group_share": 0.5},
+    {"kind": "cdm", "p": [0.25, 0.75], "group_share": 1},
+]
+
+
+def _cheating_case(design: dict) -> dict:
+    """P(code | truth) of each code 2 × (group - 1) + bit, exactly, or dpengine's refusal."""
+    try:
+        built = CHEATING_DESIGNS[design["kind"]](p=tuple(design["p"]), share=design["group_share"])
+    except DPEngineError as error:
+        return {"design": design, "refused": str(error.reason)}
+    share = Fraction(design["group_share"])
+    codes = {}
+    for truth in ("yes", "no"):
+        probabilities = []
+        for group, weight in ((1, share), (2, 1 - share)):
+            yes = built.exact_p_yes(group=group, truth=truth == "yes")
+            probabilities += [weight * (1 - yes), weight * yes]
+        codes[truth] = [float(q) for q in probabilities]
+        codes[f"{truth}_exact"] = [_exact(q) for q in probabilities]
+    return {"design": design, "codes": codes, "epsilon_yes": built.epsilon_yes}
+
+
+def _cheating() -> dict:
+    # The server's own count (Django set up, as for ``_codes``).
+    from surveys.selectors.mechanisms import CHEATING_CODES
+
+    return {
+        "kinds": list(CHEATING_DESIGNS),
+        # A report is 2 × (group - 1) + bit.
+        "codes": CHEATING_CODES,
+        "cases": [_cheating_case(design) for design in _CHEATING_CASES],
     }
 
 
@@ -244,13 +289,9 @@ def _chi2_critical() -> dict:
 
 def build() -> dict:
     """Everything the browser modules and their tests share with Python."""
-    if limits.MAX_CHOICE_OPTIONS > limits.NUMERIC_RANGE_MAX + 1:
-        raise ValueError("a choice question's table must fit within a numeric one's")
     return {
         "_generated": GENERATED,
         "limits": {
-            # One pre-drawn report per whole number of the widest numeric range.
-            "max_table_size": limits.NUMERIC_RANGE_MAX + 1,
             "numeric_range_max": limits.NUMERIC_RANGE_MAX,
             "min_choice_options": limits.MIN_CHOICE_OPTIONS,
             "max_choice_options": limits.MAX_CHOICE_OPTIONS,
@@ -259,6 +300,7 @@ def build() -> dict:
         },
         "codes": _codes(),
         "designs": _designs(),
+        "cheating": _cheating(),
         "choice": _choice(),
         "discrete_laplace": _discrete_laplace(),
         "numeric": _numeric(),
@@ -296,11 +338,15 @@ def render(constants: dict) -> dict[Path, str]:
         "// The values the browser modules share with the server at run time; the same values,",
         "// and golden vectors for the tests, are in tests/vectors/constants.json.",
         "",
-        "/** The largest table of pre-drawn reports (surveys/limits.py NUMERIC_RANGE_MAX + 1). */",
-        f"export const MAX_TABLE_SIZE = {constants['limits']['max_table_size']};",
-        "",
         '/** What a grouping question answered "Prefer not to say" sends (surveys.models). */',
         f"export const PREFER_NOT_TO_SAY = {json.dumps(constants['codes']['prefer_not_to_say'])};",
+        "",
+        "/** The cheating-detection designs' kinds (dpengine.CHEATING_DESIGNS). */",
+        "export const CHEATING_KINDS = Object.freeze("
+        f"{json.dumps(constants['cheating']['kinds'])});",
+        "",
+        "/** A cheating-detection report: 2 × (group − 1) + bit, 0 to CHEATING_CODES − 1. */",
+        f"export const CHEATING_CODES = {constants['cheating']['codes']};",
         "",
     ]
     return {

@@ -5,6 +5,7 @@
 // works; without a script (or when the server answers otherwise) the forms post as pages.
 // A question's type fields show only those of the chosen type and design, with the ε they give
 // (designs.js, whose formulas a test holds to dpengine's; the server checks again on saving).
+import { CHEATING_KINDS } from "./constants.js";
 import { designEpsilon } from "./designs.js";
 
 const DEBOUNCE_MS = 300;
@@ -129,11 +130,13 @@ function setUpQuestionType(container) {
       show(block, showsFor(block.dataset.forType, type));
     }
     for (const block of container.querySelectorAll("[data-for-design]")) {
-      show(block, type === "yes_no" && block.dataset.forDesign === design);
+      show(block, type === "yes_no" && block.dataset.forDesign.split(" ").includes(design));
     }
     first = false;
-    const epsilon = epsilonNow(type, design);
-    live.hidden = false;
+    // Cheating detection has no ε (its confirmation box says why): nothing to show live.
+    const cheating = type === "yes_no" && CHEATING_KINDS.includes(design);
+    const epsilon = cheating ? null : epsilonNow(type, design);
+    live.hidden = cheating;
     liveValue.textContent = epsilon === null ? "—" : epsilonText(epsilon, 2);
     liveInvalid.hidden = epsilon !== null;
   }

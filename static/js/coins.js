@@ -1,7 +1,7 @@
 // The two coins of the forced-response design, drawn in the respondent's browser, and the
-// memo of pre-drawn reports every question type shares (a table per question, see
-// "Memoisation" below; designs.js builds the tables' randomizers for the other designs and
-// types).
+// memo every question type shares (a small random secret per question from which the report
+// of each possible answer is derived, see "Memoisation" below; designs.js builds the
+// randomizers of the other designs and types).
 //
 // Pure functions: no DOM, no globals, no Math.random. Every function that needs randomness
 // takes a `randomSource`, an object with `getRandomValues(typedArray)` (the page passes
@@ -10,7 +10,7 @@
 // A design is `{p_truth, p_forced_yes}`, spelled as the public API spells it, so the page can
 // hand over the survey definition unchanged.
 
-import { MAX_TABLE_SIZE } from "./constants.js";
+import { base64urlToBytes, bytesToBase64url, prfRandomSource } from "./prf.js";
 
 const TWO_POW_32 = 4294967296;
 
@@ -110,68 +110,51 @@ export function randomizeAnswer(truth, design, randomSource) {
 //
 // Why this scheme: storing "the report for my true answer" would itself be a clue (a report
 // of "yes" is more likely under a true "yes"), and storing coin outcomes would be worse (a
-// heads on coin 1 means the stored report IS the truth). Instead, the first time a question
-// is answered, the browser draws TWO independent reports, one as if the truth were "yes" and
-// one as if it were "no", before and regardless of the actual answer, and keeps only that
-// pair. The pair's distribution does not depend on the truth, so whoever reads the memo
-// learns nothing about the answer; the report sent is the member of the pair that matches
-// the truth, so it has exactly the design's distribution. Changing one's answer on a retake
-// picks the other member, which is itself a correct randomized report for the new answer.
+// heads on coin 1 means the stored report IS the truth). Instead, the first time the page
+// draws for a question, it draws a SECRET for it: SECRET_BYTES random bytes, before and
+// regardless of the actual answer, and keeps only that. The report for any possible answer
+// is derived from the secret: the question's exact sampler runs on `prf.js`
+// `prfRandomSource(secret, "<question id>|<answer index>")`, whose words are
+// HMAC-SHA-256(secret, "<question id>|<answer index>|<counter>"). So the secret fixes one
+// report per possible answer, as a table drawn in advance would (a pair for yes/no, one per
+// option, one per whole number of a numeric range), while the memo stays the same few bytes
+// per question whatever the range. The secret's distribution does not depend on the truth, so
+// whoever reads the memo learns nothing about the answer; the report sent is the one derived
+// for the true answer, with the design's distribution (exactly, as far as HMAC-SHA-256 cannot
+// be told from random: tests/js/memo.test.mjs holds the derived reports against the exact
+// distributions). Changing one's answer on a retake derives the report of the new answer,
+// itself a correct randomized report of it, independent of the other answers' reports.
 //
 // A memo belongs to one person and one design: memory.js keys it by the survey's design
 // fingerprint and keeps none at all on a survey marked for shared devices.
 //
 // Honest limit (docs/respondent-page.md, "Threat model"): someone holding both the device's
-// storage and the server's copy of a report can compare the report with the pair; when the
-// two members differ, that reveals the truth. Each alone reveals nothing beyond the design's
-// epsilon.
+// storage and the server's copy of a report can derive the report of every possible answer
+// from the secret and compare; when they differ, that narrows down or reveals the truth. Each
+// alone reveals nothing beyond the design's epsilon.
 
-/** Two independent reports, `[ifYes, ifNo]` as 0/1, drawn without knowing the truth. */
-export function drawPair(design, randomSource) {
-  return drawTable(forcedResponseRandomizer(design), randomSource);
-}
+/** Random bytes per question: 256 bits, so no two secrets ever meet and none can be guessed. */
+export const SECRET_BYTES = 32;
 
-/** A pair as stored (exactly two 0/1 values), or null. */
-export function validPair(value) {
-  if (!Array.isArray(value) || value.length !== 2 || !value.every((bit) => bit === 0 || bit === 1)) {
-    return null;
-  }
-  return value;
-}
-
-// The same scheme for every question type: a *table* holds one report per possible true
-// answer, drawn in order before and regardless of the actual answer, and the report sent is
-// the table's entry for the true answer. A yes/no question's table is the pair above
-// (`[ifYes, ifNo]`, kept under `pairs` as before, so a memo written before typed questions
-// still reads); a multiple-choice question's has one option index per option (k entries); a
-// numeric question's one noisy integer per whole number in its range (at most
-// MAX_TABLE_SIZE entries, surveys/limits.py NUMERIC_RANGE_MAX + 1), kept under `tables`.
-//
-// A *randomizer* says how one question's table is drawn and read (designs.js builds them from
-// the survey definition): `{store: "pairs" | "tables", size, draw(index, randomSource),
-// indexOf(truth), report(entry), accepts(table)}`. `draw` never sees the truth, only the
-// index of the answer it draws for; `indexOf` maps a true answer to its entry (a numeric
-// answer is first kept within the range), and throws a TypeError for an answer the question
-// cannot have.
-
-// The largest table kept for one question (a numeric range of 1000 has 1001 answers), from
-// surveys/limits.py through the generated constants.js; re-exported for designs.js.
-export { MAX_TABLE_SIZE };
+// The same scheme for every question type. A *randomizer* says how one question's report is
+// drawn (designs.js builds them from the survey definition): `{size, draw(index,
+// randomSource), indexOf(truth)}`. `size` is the number of possible answers (2 for yes/no, k
+// options, max - min + 1 whole numbers); `draw` gives the report for the answer of that
+// index and never sees the truth, only the index; `indexOf` maps a true answer to its index
+// (a numeric answer is first kept within the range), and throws a TypeError for an answer the
+// question cannot have.
 
 /** The randomizer of a yes/no question: `randomize(truth, randomSource)` gives the report. */
 export function pairRandomizer(randomize) {
   return {
-    store: "pairs",
     size: 2,
-    draw: (index, randomSource) => (randomize(index === 0, randomSource) ? 1 : 0),
+    draw: (index, randomSource) => randomize(index === 0, randomSource),
     indexOf: (truth) => {
       if (typeof truth !== "boolean") {
         throw new TypeError(`truth must be a boolean, got ${truth}`);
       }
       return truth ? 0 : 1;
     },
-    report: (entry) => entry === 1,
-    accepts: (table) => validPair(table) !== null,
   };
 }
 
@@ -182,35 +165,42 @@ export function forcedResponseRandomizer(design) {
 }
 
 /**
- * One report per possible true answer, index 0 first: the whole table is drawn before any
- * answer is looked at, so its distribution cannot depend on the answer.
+ * A new secret for one question: SECRET_BYTES from `randomSource`, as base64url text. Drawn
+ * as 32-bit words (the samplers' unit), written big-endian.
  */
-export function drawTable(randomizer, randomSource) {
+export function newSecret(randomSource) {
   checkRandomSource(randomSource);
-  if (!Number.isSafeInteger(randomizer.size) || randomizer.size < 2) {
-    throw new RangeError(`a table has at least 2 entries, got ${randomizer.size}`);
-  }
-  if (randomizer.size > MAX_TABLE_SIZE) {
-    throw new RangeError(`a table has at most ${MAX_TABLE_SIZE} entries, got ${randomizer.size}`);
-  }
-  const table = [];
-  for (let index = 0; index < randomizer.size; index += 1) {
-    table.push(randomizer.draw(index, randomSource));
-  }
-  return table;
+  const words = new Uint32Array(SECRET_BYTES / 4);
+  randomSource.getRandomValues(words);
+  const bytes = new Uint8Array(SECRET_BYTES);
+  const view = new DataView(bytes.buffer);
+  words.forEach((word, i) => view.setUint32(4 * i, word));
+  return bytesToBase64url(bytes);
 }
 
-/** A multiple-choice or numeric question's table as stored (2..MAX_TABLE_SIZE integers), or null. */
-export function validTable(value) {
-  if (
-    !Array.isArray(value) ||
-    value.length < 2 ||
-    value.length > MAX_TABLE_SIZE ||
-    !value.every((entry) => Number.isSafeInteger(entry))
-  ) {
+/** The bytes of a secret as stored (base64url text of exactly SECRET_BYTES), or null. */
+export function secretBytes(value) {
+  const bytes = base64urlToBytes(value);
+  if (bytes === null || bytes.length !== SECRET_BYTES || bytesToBase64url(bytes) !== value) {
     return null;
   }
-  return value;
+  return bytes;
+}
+
+/**
+ * The report that question `questionId`'s `secret` fixes for the answer of index `index`:
+ * the randomizer's sampler run on the HMAC stream of (secret, "<questionId>|<index>"). The
+ * same arguments give the same report, on every visit and in every browser.
+ */
+export function derivedReport({ randomizer, questionId, secret, index }) {
+  const key = secretBytes(secret);
+  if (key === null) {
+    throw new TypeError(`a secret is ${SECRET_BYTES} bytes of base64url, got ${secret}`);
+  }
+  if (!Number.isSafeInteger(index) || index < 0 || index >= randomizer.size) {
+    throw new RangeError(`index must be from 0 to ${randomizer.size - 1}, got ${index}`);
+  }
+  return randomizer.draw(index, prfRandomSource(key, `${questionId}|${index}`));
 }
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
@@ -219,12 +209,6 @@ function plainObject(value) {
   return Boolean(value) && typeof value === "object" && !Array.isArray(value);
 }
 
-/**
- * A memo as memory.js reads it back: `{submissionId, sent, pairs}`, plus `tables` when it has
- * multiple-choice or numeric questions, or null when it is missing, unreadable or not exactly
- * that shape (then the page starts afresh). A memo written before typed questions existed
- * (pairs only) reads as it always did.
- */
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
 
 /** Whether `token` is an invitation token's shape: `{message, signature}`, base64url text. */
@@ -239,65 +223,81 @@ export function validToken(token) {
   );
 }
 
-export function parseMemo(raw) {
-  if (typeof raw !== "string") {
-    return null;
-  }
-  let value;
-  try {
-    value = JSON.parse(raw);
-  } catch {
-    return null;
-  }
+// What every memo, this version's and the previous one's, starts with: the submission id,
+// whether it was sent, and an invitation's token. Null when `value` is not that.
+function memoBase(value) {
   if (
     !plainObject(value) ||
     typeof value.submissionId !== "string" ||
     !UUID_PATTERN.test(value.submissionId) ||
     typeof value.sent !== "boolean" ||
-    !plainObject(value.pairs) ||
-    (value.tables !== undefined && !plainObject(value.tables))
+    (value.token !== undefined && !validToken(value.token))
   ) {
     return null;
   }
-  const pairs = {};
-  for (const [questionId, pair] of Object.entries(value.pairs)) {
-    if (validPair(pair) === null) {
-      return null;
-    }
-    pairs[questionId] = pair;
-  }
-  const tables = {};
-  for (const [questionId, table] of Object.entries(value.tables ?? {})) {
-    if (validTable(table) === null || questionId in pairs) {
-      return null;
-    }
-    tables[questionId] = table;
-  }
-  const memo = { submissionId: value.submissionId, sent: value.sent, pairs };
-  if (Object.keys(tables).length > 0) {
-    memo.tables = tables;
-  }
+  const base = { submissionId: value.submissionId, sent: value.sent };
   if (value.token !== undefined) {
-    if (!validToken(value.token)) {
+    base.token = { message: value.token.message, signature: value.token.signature };
+  }
+  return base;
+}
+
+function parsedJson(raw) {
+  if (typeof raw !== "string") {
+    return undefined;
+  }
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A memo as memory.js reads it back: `{submissionId, sent, secrets}`, plus `token` on an
+ * invitation survey, or null when it is missing, unreadable or not exactly that shape (then
+ * the page starts afresh).
+ */
+export function parseMemo(raw) {
+  const value = parsedJson(raw);
+  const base = memoBase(value);
+  if (base === null || !plainObject(value.secrets)) {
+    return null;
+  }
+  for (const secret of Object.values(value.secrets)) {
+    if (secretBytes(secret) === null) {
       return null;
     }
-    memo.token = { message: value.token.message, signature: value.token.signature };
   }
-  return memo;
+  return memoRecord({ ...base, secrets: { ...value.secrets } });
+}
+
+/**
+ * What a memo of the previous version (v2: tables of pre-drawn reports under `pairs` and
+ * `tables`) still gives: its submission id, sent flag and token, with no secrets, or null.
+ * The tables are dropped: a retake keeps the submission id, so the server, which stores an
+ * id once, keeps the reports it already has (memory.js says why this keeps the protection).
+ */
+export function parseLegacyMemo(raw) {
+  const value = parsedJson(raw);
+  const base = memoBase(value);
+  if (base === null || !plainObject(value.pairs)) {
+    return null;
+  }
+  return memoRecord({ ...base, secrets: {} });
 }
 
 /**
  * The memo's entries, in one place: what memory.js writes and `memoReports` hands on, and
- * what `parseMemo` reads back. `{submissionId, sent, pairs}`, plus `tables` only when there
- * are any, so a yes/no survey's memo keeps the shape it always had. An entry added to the
- * memo is added here and to `parseMemo`; anything else on `memo` is dropped.
+ * what `parseMemo` reads back. `{submissionId, sent, secrets}`, plus `token` when there is
+ * one. An entry added to the memo is added here and to `parseMemo`; anything else on `memo`
+ * is dropped.
  */
-export function memoRecord({ submissionId, sent, pairs, tables, token }) {
+export function memoRecord({ submissionId, sent, secrets, token }) {
   return {
     submissionId,
     sent,
-    pairs,
-    ...(tables && Object.keys(tables).length > 0 ? { tables } : {}),
+    secrets,
     // An invitation survey's token (invitation.js), kept with the submission id it goes with.
     ...(token ? { token } : {}),
   };
@@ -321,27 +321,26 @@ export function reportsFor({ design, truths, memo, randomSource }) {
  * `randomizers` maps question id to its randomizer (see above); `truths` maps question id to
  * the true answer (a plain object or a Map: a boolean for yes/no, an option index for
  * multiple choice, an integer for numeric); `memo` is what this person's earlier attempts
- * left (`{submissionId, sent, pairs, tables?}`) or null. Returns `{answers, memo, reused,
- * drawn}`: `answers` maps each question id answered to the report to send; `memo` is a new
- * object with the same submission id (a new one when there was none) and a table for every
- * question of `randomizers`, answered or not, so that what is kept says nothing about which
- * questions were skipped; `reused` and `drawn` list the question ids whose table came from
- * the memo or was drawn now. Nothing derived from `truths` enters the memo.
+ * left (`{submissionId, sent, secrets}`) or null. Returns `{answers, memo, reused, drawn}`:
+ * `answers` maps each question id answered to the report to send; `memo` is a new object with
+ * the same submission id (a new one when there was none) and a secret for every question of
+ * `randomizers`, answered or not, so that what is kept says nothing about which questions
+ * were skipped; `reused` and `drawn` list the question ids whose secret came from the memo or
+ * was drawn now. Nothing derived from `truths` enters the memo.
  */
 export function memoReports({ randomizers, truths, memo, randomSource }) {
   checkRandomSource(randomSource);
   const entries = truths instanceof Map ? [...truths] : Object.entries(truths ?? {});
-  const kept = { pairs: { ...(memo?.pairs ?? {}) }, tables: { ...(memo?.tables ?? {}) } };
+  const secrets = { ...(memo?.secrets ?? {}) };
   const answers = {};
   const reused = [];
   const drawn = [];
-  // Every question's table first, answered or not, before any truth is read.
-  for (const [id, randomizer] of Object.entries(randomizers)) {
-    const table = kept[randomizer.store][id];
-    if (table !== undefined && randomizer.accepts(table)) {
+  // Every question's secret first, answered or not, before any truth is read.
+  for (const id of Object.keys(randomizers)) {
+    if (secretBytes(secrets[id]) !== null) {
       reused.push(id);
     } else {
-      kept[randomizer.store][id] = drawTable(randomizer, randomSource);
+      secrets[id] = newSecret(randomSource);
       drawn.push(id);
     }
   }
@@ -351,18 +350,12 @@ export function memoReports({ randomizers, truths, memo, randomSource }) {
     if (!randomizer) {
       throw new RangeError(`no randomizer for question ${id}`);
     }
-    // The truth is read only now, and only to pick an entry of its question's table.
+    // The truth is read only now, and only to pick which of the secret's reports to derive.
     const index = randomizer.indexOf(truth);
-    answers[id] = randomizer.report(kept[randomizer.store][id][index]);
+    answers[id] = derivedReport({ randomizer, questionId: id, secret: secrets[id], index });
   }
   const submissionId = memo?.submissionId ?? newSubmissionId(randomSource);
-  const next = memoRecord({
-    ...memo,
-    submissionId,
-    sent: memo?.sent ?? false,
-    pairs: kept.pairs,
-    tables: kept.tables,
-  });
+  const next = memoRecord({ ...memo, submissionId, sent: memo?.sent ?? false, secrets });
   return { answers, memo: next, reused, drawn };
 }
 
@@ -371,7 +364,7 @@ export function memoReports({ randomizers, truths, memo, randomSource }) {
  * value null for a question left blank; returns `{questionId: convert(value)}` without those.
  *
  * A skipped (optional) question must leave no trace in what is sent: no key, no placeholder.
- * Nor in what is kept: `memoReports` draws a table for every question, answered or not, and
+ * Nor in what is kept: `memoReports` draws a secret for every question, answered or not, and
  * body.js pads the body to the survey's one length.
  */
 export function answeredOnly(entries, convert = (value) => value) {

@@ -2,8 +2,11 @@
 // The values the browser modules share with the server at run time; the same values,
 // and golden vectors for the tests, are in tests/vectors/constants.json.
 
-/** The largest table of pre-drawn reports (surveys/limits.py NUMERIC_RANGE_MAX + 1). */
-export const MAX_TABLE_SIZE = 1001;
-
 /** What a grouping question answered "Prefer not to say" sends (surveys.models). */
 export const PREFER_NOT_TO_SAY = "prefer_not_to_say";
+
+/** The cheating-detection designs' kinds (dpengine.CHEATING_DESIGNS). */
+export const CHEATING_KINDS = Object.freeze(["cdm", "sld"]);
+
+/** A cheating-detection report: 2 × (group − 1) + bit, 0 to CHEATING_CODES − 1. */
+export const CHEATING_CODES = 4;

@@ -7,7 +7,8 @@
 // for dyadic values such as 3/4 and 5/8); k-ary randomized response uses the exact integer
 // and rational helpers of exact.js.
 
-import { bernoulli, MAX_TABLE_SIZE, pairRandomizer, randomizeAnswer } from "./coins.js";
+import { cheatingRandomizer, isCheatingDesign } from "./cheating.js";
+import { bernoulli, pairRandomizer, randomizeAnswer } from "./coins.js";
 import {
   bernoulliExp,
   bernoulliRational,
@@ -262,17 +263,11 @@ export function randomizeChoice(truth, mechanism, randomSource) {
 
 // --- One question's randomizer, from the survey definition --------------------------------
 //
-// What coins.js `memoReports` needs to pre-draw a question's table of reports (one per
-// possible true answer) and read it: see "Memoisation" in coins.js. `question` is one of
+// What coins.js `memoReports` needs to derive a question's report for any possible true
+// answer from the question's secret: see "Memoisation" in coins.js. `question` is one of
 // the public definition's questions (surveys/api/serializers/public.py): `type` ("yes_no",
 // "choice", "numeric"; absent in a definition from before question types: yes/no), and
 // `design` (yes/no), `options` (choice) or `min` and `max` (numeric), with `epsilon`.
-
-function checkTableSize(size) {
-  if (size > MAX_TABLE_SIZE) {
-    throw new RangeError(`at most ${MAX_TABLE_SIZE} answers can be pre-drawn, got ${size}`);
-  }
-}
 
 /** A yes/no question's randomizer under `design = {kind, ...parameters}`. */
 export function yesNoRandomizer(design) {
@@ -285,9 +280,7 @@ export function yesNoRandomizer(design) {
 /** A multiple-choice question's randomizer: `mechanism = {k, epsilon}` as `randomizeChoice`. */
 export function choiceRandomizer(mechanism) {
   const { k } = checkChoice(mechanism);
-  checkTableSize(k);
   return {
-    store: "tables",
     size: k,
     draw: (index, randomSource) => randomizeChoice(index, mechanism, randomSource),
     indexOf: (truth) => {
@@ -296,27 +289,19 @@ export function choiceRandomizer(mechanism) {
       }
       return truth;
     },
-    report: (entry) => entry,
-    accepts: (table) =>
-      Array.isArray(table) &&
-      table.length === k &&
-      table.every((entry) => Number.isSafeInteger(entry) && entry >= 0 && entry < k),
   };
 }
 
 /**
  * A numeric question's randomizer: `question = {min, max, epsilon, report_min, report_max}`
- * as `randomizeNumber`.
- * Entry i is the report for the true answer min + i; an answer outside the range is first
- * kept within it (clamped), as `randomizeNumber` does, so it picks the entry of min or max.
+ * as `randomizeNumber`. Index i is the true answer min + i; an answer outside the range is
+ * first kept within it (clamped), as `randomizeNumber` does, so it takes the index of min or
+ * max.
  */
 export function numericRandomizer(question) {
-  const { lo: min, hi: max, reportMin, reportMax } = numericMechanism(question);
-  const size = max - min + 1;
-  checkTableSize(size);
+  const { lo: min, hi: max } = numericMechanism(question);
   return {
-    store: "tables",
-    size,
+    size: max - min + 1,
     draw: (index, randomSource) => randomizeNumber(min + index, question, randomSource),
     indexOf: (truth) => {
       if (!Number.isFinite(truth) || !Number.isInteger(truth)) {
@@ -324,13 +309,6 @@ export function numericRandomizer(question) {
       }
       return Math.min(Math.max(truth, min), max) - min;
     },
-    // A table drawn before the bounds were sent may hold a report beyond them (chance below
-    // 1e-9 per entry): sent within them, as a fresh draw would be.
-    report: (entry) => Math.min(Math.max(entry, reportMin), reportMax),
-    accepts: (table) =>
-      Array.isArray(table) &&
-      table.length === size &&
-      table.every((entry) => Number.isSafeInteger(entry)),
   };
 }
 
@@ -381,6 +359,10 @@ export function questionRandomizer(question, surveyCoins) {
   }
   if (type !== "yes_no") {
     throw new RangeError(`unknown question type ${type}`);
+  }
+  if (isCheatingDesign(question.design)) {
+    // CDM or SLD (cheating.js): a code 2 × (group − 1) + bit instead of a bit.
+    return cheatingRandomizer(question.design);
   }
   return yesNoRandomizer(question.design ?? { kind: "forced_response", ...surveyCoins });
 }

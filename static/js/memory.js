@@ -1,7 +1,7 @@
 // What the browser keeps about one survey between visits: the memo of coins.js (a
-// submission id, whether it was sent, and a table of pre-drawn reports per question: a pair
-// for a yes/no question, one per option or per whole number in the range otherwise), in
-// localStorage, for one person and one design.
+// submission id, whether it was sent, and one small random secret per question, from which
+// the report of every possible answer is derived), in localStorage, for one person and one
+// design. Its size is the same for a yes/no question and for a numeric range of 1,000.
 //
 // Keyed by the survey's slug AND its design fingerprint: a memo drawn under other coins or
 // other questions is never used (and is removed), so a page can never send a report drawn
@@ -16,13 +16,17 @@
 // localStorage) and every call is guarded: storage that is switched off or throws (private
 // browsing, quota) only costs the retake protection, never the answer.
 
-import { memoRecord, memoReports, parseMemo } from "./coins.js";
+import { memoRecord, memoReports, parseLegacyMemo, parseMemo } from "./coins.js";
 
 const PREFIX = "rrsurvey:";
-const VERSION = "v2";
+const VERSION = "v3";
+// v2 kept a table of pre-drawn reports per question (one per whole number of a numeric
+// range: 677k characters for 100 questions of 0-1000, beyond the origin's quota after a few
+// surveys). Read once for its submission id, then replaced (`loadMemo`).
+const LEGACY_VERSION = "v2";
 
-/** The storage key of one survey's memo under one design. */
-export function memoKey(slug, fingerprint) {
+/** The storage key of one survey's memo under one design (`version`: this one unless told). */
+export function memoKey(slug, fingerprint, version = VERSION) {
   for (const [name, value] of [
     ["slug", slug],
     ["fingerprint", fingerprint],
@@ -31,15 +35,18 @@ export function memoKey(slug, fingerprint) {
       throw new TypeError(`${name} must be a non-empty string without ':', got ${value}`);
     }
   }
-  return `${PREFIX}${VERSION}:${slug}:${fingerprint}`;
+  return `${PREFIX}${version}:${slug}:${fingerprint}`;
 }
 
-// Keys this project ever wrote for a survey: the current memo, and v1's per-question pairs
-// ("rrsurvey:rr-pair:v1:<slug>:<question id>"), which knew nothing of designs or persons.
+// Keys this project ever wrote for a survey: the current memo, v2's memo of tables, and v1's
+// per-question pairs ("rrsurvey:rr-pair:v1:<slug>:<question id>"), which knew nothing of
+// designs or persons.
 function belongsToSurvey(key, slug) {
   return (
     typeof key === "string" &&
-    (key.startsWith(`${PREFIX}${VERSION}:${slug}:`) || key.startsWith(`${PREFIX}rr-pair:v1:${slug}:`))
+    [VERSION, LEGACY_VERSION, "rr-pair:v1"].some((version) =>
+      key.startsWith(`${PREFIX}${version}:${slug}:`),
+    )
   );
 }
 
@@ -79,10 +86,26 @@ export function forgetSurvey(storage, slug, keepFingerprint = null) {
   }
 }
 
-/** This person's memo for the survey under this design, or null. */
+/**
+ * This person's memo for the survey under this design, or null. Without one, a v2 memo of
+ * the same design gives its submission id, sent flag and token, with no secrets yet
+ * (coins.js `parseLegacyMemo`); `surveyMemory` then removes the v2 memo and keeps this one.
+ *
+ * Why read v2 rather than drop it: dropping it would also drop its submission id, and a
+ * retake would then be a new submission with fresh coins, the averaging the memo exists to
+ * stop. Keeping the id keeps that protection: the server stores an id once, so whatever a
+ * retake sends under it adds nothing to what was stored. The secrets drawn instead of the
+ * old tables are independent of the answers like everything else in the memo.
+ */
 export function loadMemo(storage, slug, fingerprint) {
   try {
-    return storage ? parseMemo(storage.getItem(memoKey(slug, fingerprint))) : null;
+    if (!storage) {
+      return null;
+    }
+    return (
+      parseMemo(storage.getItem(memoKey(slug, fingerprint))) ??
+      parseLegacyMemo(storage.getItem(memoKey(slug, fingerprint, LEGACY_VERSION)))
+    );
   } catch {
     return null;
   }
@@ -111,20 +134,25 @@ export function storeMemo(storage, slug, fingerprint, memo) {
  *   id and fresh coins that nothing joins to the pilot's row), and on a shared device
  *   everything, this design's memo included.
  * - A personal device reads this design's memo back (a retake replays its submission id and
- *   tables) and keeps every new one; a shared device keeps it in the page only.
+ *   secrets) and keeps every new one; a shared device keeps it in the page only.
  * - Once the answers are stored, a personal device keeps the memo marked sent; a shared device
  *   drops it, so the next person starts from nothing.
  *
  * `storage` is null in the researcher's preview, which touches no storage at all.
  */
 export function surveyMemory({ storage, slug, fingerprint, sharedDevice }) {
-  forgetSurvey(storage, slug, sharedDevice ? null : fingerprint);
   let memo = sharedDevice ? null : loadMemo(storage, slug, fingerprint);
+  // Read first, so that a v2 memo of this design gives its submission id before it goes.
+  forgetSurvey(storage, slug, sharedDevice ? null : fingerprint);
   const keep = () => {
     if (!sharedDevice) {
       storeMemo(storage, slug, fingerprint, memo);
     }
   };
+  if (memo !== null) {
+    // Rewritten in this version's shape (a v2 memo's tables are gone from storage).
+    keep();
+  }
   return {
     /** This person's memo so far, or null. */
     get memo() {

@@ -45,6 +45,7 @@ export const STRINGS = Object.freeze({
   unansweredGroup: gettext("About you %(number)s has no answer yet"),
   chooseOption: gettext("Choose one option."),
   asGiven: gettext("%(label)s (sent as given, not randomized)"),
+  inGroup: gettext("Group %(group)s: %(answer)s"),
   enterText: gettext("Write an answer."),
   tooLong: gettext("This answer is too long: at most %(max)s bytes (about a third as many characters in Korean or Chinese)."),
   tooLongItem: gettext("Question %(number)s has too long an answer"),

@@ -5,6 +5,7 @@
 // Messages are returned as `{key, values}` objects that messages.js turns into text.
 
 import { PREFER_NOT_TO_SAY } from "./constants.js";
+import { decodeCheatingReport } from "./cheating.js";
 import { outsideRange, questionRandomizer, wholeNumber } from "./designs.js";
 import { utf8Length } from "./direct.js";
 
@@ -199,6 +200,11 @@ function reportMessage(question, report) {
   }
   if (question.type === "numeric") {
     return { text: String(report) };
+  }
+  if (question.randomizer?.cheating) {
+    // A cheating-detection code: the group the browser drew and the answer it sent.
+    const { group, yes } = decodeCheatingReport(report);
+    return { key: "inGroup", values: { group, answer: { key: yes ? "yes" : "no" } } };
   }
   return { key: report ? "yes" : "no" };
 }

@@ -20,7 +20,6 @@ from rest_framework.response import Response
 from .. import selectors
 from ..exports import csv as csv_export
 from ..forms.analysis import ThresholdsForm
-from ..models import Question
 from ..selectors.mechanisms import FORCED_RESPONSE
 from .errors import error_responses
 from .export_jobs import deliver
@@ -271,7 +270,7 @@ class SurveyRegressionView(OwnedSurveyView):
         questions = [
             question
             for question in self.survey.questions.all()
-            if question.kind == Question.Kind.YES_NO and question.randomized
+            if selectors.reports_a_bit(question)
         ]
         question_id = query.validated_data.get("question", questions[0].pk if questions else None)
         question = next((q for q in questions if q.pk == question_id), None)

@@ -12,7 +12,10 @@ filterable by its first column:
 - ``section = survey``: ``name`` is a fact about the file (title, design, ε, interval method
   and level, software, generated-at), ``value`` its value;
 - ``section = column``: ``name`` is a column of the raw file, ``type`` what it holds, ``text``
-  the question (or a description); a randomized question also has its coins, ``a``, ``b`` and ε;
+  the question (or a description); a randomized question also has its coins, ``a``, ``b`` and ε
+  (a cheating-detection question, type ``randomized_cheating_detection``: no ε, its ``p1``,
+  ``p2``, ``group_share`` and ``epsilon_yes`` in ``parameters``, and codes 0-3, each
+  2 × (group − 1) + the reported bit);
 - ``section = value``: ``name`` is a column, ``value`` a value its cells can hold (exactly as
   written in the raw file) and ``text`` what it means. A blank cell means "skipped"; in a
   grouping column, ``prefer_not_to_say`` means the respondent chose "Prefer not to say".
@@ -33,8 +36,10 @@ from dpengine import ForcedResponse, survey_epsilon
 from .. import __version__
 from ..models import PREFER_NOT_TO_SAY, GroupingQuestion, Question, Survey
 from ..selectors import (
+    GROUP_SHARE,
     PrivacyLedger,
     design_name,
+    is_cheating_detection,
     privacy_ledger,
     question_mechanism,
     survey_design,
@@ -67,6 +72,8 @@ TYPE_RANDOMIZED = "randomized_yes_no"
 TYPE_CHOICE = "randomized_choice"
 TYPE_NUMERIC = "randomized_numeric"
 TYPE_GROUPING = "grouping"
+# A cheating-detection question (CDM, SLD): a code 2 × (group - 1) + reported bit.
+TYPE_CHEATING = "randomized_cheating_detection"
 # Questions asked directly: the answer as given (a text answer exported only).
 TYPE_DIRECT_YES_NO = "direct_yes_no"
 TYPE_DIRECT_CHOICE = "direct_choice"
@@ -238,6 +245,11 @@ def codebook_rows(codebook: Codebook, *, label=str) -> Iterator[list]:
             yield from _direct_values(name, question, value=value, label=label)
             yield value(name, "", skipped)
             continue
+        if is_cheating_detection(question):
+            yield column(name, TYPE_CHEATING, question.text, _provenance(codebook, question))
+            yield from _cheating_values(name, value=value)
+            yield value(name, "", skipped)
+            continue
         yield column(
             name, COLUMN_TYPES[question.kind], question.text, _provenance(codebook, question)
         )
@@ -285,6 +297,21 @@ def codebook_rows(codebook: Codebook, *, label=str) -> Iterator[list]:
         yield value(name, "", skipped)
 
 
+def _cheating_values(name, *, value):
+    """The codes of a cheating-detection column: 2 × (group - 1) + the reported bit."""
+    for group in (1, 2):
+        for bit, reported in ((0, _("no")), (1, _("yes"))):
+            yield value(
+                name,
+                2 * (group - 1) + bit,
+                _(
+                    "Group %(group)s, reported %(answer)s (code = 2 × (group − 1) + report; "
+                    "after randomization: not necessarily the truth)."
+                )
+                % {"group": group, "answer": reported},
+            )
+
+
 def _direct_values(name, question, *, value, label):
     """The value rows of a direct question's column: its answers as given."""
     as_given = _("as given, not randomized")
@@ -321,6 +348,17 @@ def _provenance(codebook, question) -> tuple:
     mechanism = question_mechanism(question, survey=codebook.survey)
     if mechanism is None:
         return (None, None, None, None, None, design_name(question), "")
+    if is_cheating_detection(question):
+        # No finite ε (an honest "no" is conclusive): blank, with the one-sided bound of a
+        # "yes" among the parameters; a and b differ by group, so they are in p1 and p2.
+        parameters = parameters_text(
+            {
+                "p": mechanism.p,
+                GROUP_SHARE: mechanism.share,
+                "epsilon_yes": mechanism.epsilon_yes,
+            }
+        )
+        return (None, None, None, None, None, design_name(question), parameters)
     parameters = parameters_text(mechanism.parameters)
     if question.kind != Question.Kind.YES_NO:
         return (None, None, None, None, mechanism.epsilon, design_name(question), parameters)

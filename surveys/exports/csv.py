@@ -193,6 +193,42 @@ def _direct_estimate_rows(row, estimates, *, label):
         )
 
 
+def _cheating_estimate_rows(row, estimates):
+    """A cheating-detection question's rows: each group's counts (``group_1``, ``group_2``),
+    then one row per parameter (CDM: ``pi``, ``beta``, ``gamma``; SLD: ``pi``, ``t``): the
+    estimate on the parameter space inside its interval, ``unbiased`` RRreg's closed form."""
+    hidden, est = row.suppressed, row.estimate
+    for group, (n, yes) in enumerate(((est.n1, est.yes1), (est.n2, est.yes2)), start=1):
+        yield _estimate_row(
+            row,
+            estimates,
+            statistic=f"group_{group}",
+            n=n,
+            reported_yes=yes,
+            yes_rate=None if hidden or not n else _number(yes / n),
+        )
+    for parameter in row.shown_parameters:
+        cells = {
+            "estimate": parameter.estimate,
+            "clamped": parameter.estimate,
+            "unbiased": parameter.closed_form,
+            "std_error": parameter.std_error,
+            "ci_low": parameter.ci_low,
+            "ci_high": parameter.ci_high,
+        }
+        method = "fieller" if parameter.name == "t" else "wald"
+        yield _estimate_row(
+            row,
+            estimates,
+            statistic=parameter.name,
+            n=est.n,
+            reported_yes=est.yes,
+            ci_method=method,
+            requested_ci_method=method,
+            **{name: None if hidden else _number(cell) for name, cell in cells.items()},
+        )
+
+
 def _check_cells(check):
     """A numeric question's manipulation check cells (empty when suppressed)."""
     if check is None:
@@ -252,6 +288,8 @@ def estimate_csv_rows(estimates: SurveyEstimates, *, label=escape_label) -> Iter
                 )
         elif row.kind == "direct":
             yield from _direct_estimate_rows(row, estimates, label=label)
+        elif row.kind == "cheating":
+            yield from _cheating_estimate_rows(row, estimates)
         else:
             est = row.estimate
             yield _estimate_row(

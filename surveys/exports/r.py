@@ -28,7 +28,13 @@ empty reference level makes the model matrix singular.
 from dataclasses import dataclass
 
 from ..models import Question
-from ..selectors import design_name, question_design, question_mechanism, survey_design
+from ..selectors import (
+    design_name,
+    is_cheating_detection,
+    question_design,
+    question_mechanism,
+    survey_design,
+)
 from ..selectors.columns import grouping_column, question_column
 from ..selectors.mechanisms import FORCED_RESPONSE
 from .codebook import survey_codebook
@@ -236,6 +242,15 @@ def r_estimates_script(*, survey) -> str:
                 f"{column}_mean <- mean(y)  # the mean of the answers clamped to [{lo}, {hi}]",
                 f"{column}_se <- sqrt(max(var(y), noise_variance) / length(y))",
                 f"print(c(mean = {column}_mean, se = {column}_se))",
+            ]
+        elif is_cheating_detection(question):
+            model = question_design(question, survey=survey).r_model
+            # The column holds 2 × (group − 1) + report: RRreg's group is 1 or 2.
+            lines += [
+                f"# {column}: cheating detection ({model.name}), code = 2 × (group − 1) + report",
+                f"y <- as.integer(d${column}[!is.na(d${column})])",
+                "summary(RRuni(response = y %% 2, group = y %/% 2 + 1,",
+                f"              {rrreg_model(survey=survey, question=question)}))",
             ]
         else:
             design = question_design(question, survey=survey)

@@ -33,7 +33,14 @@ PARAMETER_LABELS = {
     ("kuk", "theta2"): _("θ₂: share of red cards in the deck of those whose answer is no"),
     ("mangat", "p"): _("p: probability that the device says “I belong”"),
     ("mangat", "t"): _("t: probability that a member, too, uses the device (else says yes)"),
+    ("cdm", "p1"): _("p₁: in group 1, probability that the device asks for “yes” (answer no)"),
+    ("cdm", "p2"): _("p₂: the same in group 2 (must differ from p₁)"),
+    ("cdm", "group_share"): _("Share of respondents the browser puts in group 1"),
+    ("sld", "p1"): _("p₁: in group 1, probability that the device asks for the true “no”"),
+    ("sld", "p2"): _("p₂: the same in group 2 (must differ from p₁)"),
+    ("sld", "group_share"): _("Share of respondents the browser puts in group 1"),
 }
+CHEATING_KINDS = selectors.CHEATING_KINDS
 # Short names of the types for the builder's question list (a design's: selectors.DESIGN_LABELS).
 TYPE_SHORT_LABELS = {
     YES_NO: _("Yes/no"),
@@ -59,12 +66,18 @@ DESIGN_ERROR_MESSAGES = {
 
 def design_parameter_defaults() -> dict:
     """``{design kind: {parameter: default}}`` of the designs a question may name, from
-    dpengine's own defaults (through the selectors)."""
-    return {
+    dpengine's own defaults (through the selectors); a cheating-detection design's pair ``p``
+    as two fields, ``p1`` and ``p2``."""
+    defaults = {
         kind: selectors.yes_no_design(kind=kind, parameters={}).parameters
         for kind in selectors.YES_NO_DESIGNS
         if kind != SURVEY_COINS
     }
+    for kind in CHEATING_KINDS:
+        design = selectors.cheating_design(kind=kind, parameters={})
+        first, second = design.parameters["p"]
+        defaults[kind] = {"p1": first, "p2": second, "group_share": design.parameters["share"]}
+    return defaults
 
 
 def parameter_field_name(kind, parameter) -> str:
@@ -86,7 +99,10 @@ class QuestionTypeForm(PageForm):
     )
     design = forms.ChoiceField(
         label=_("Randomization of a yes/no answer"),
-        choices=[(kind, selectors.DESIGN_LABELS[kind].choice) for kind in selectors.YES_NO_DESIGNS],
+        choices=[
+            (kind, selectors.DESIGN_LABELS[kind].choice)
+            for kind in (*selectors.YES_NO_DESIGNS, *CHEATING_KINDS)
+        ],
         initial=SURVEY_COINS,
         required=False,
         help_text=_(
@@ -137,6 +153,13 @@ class QuestionTypeForm(PageForm):
         ),
         required=False,
     )
+    cheating_confirmed = forms.BooleanField(
+        label=_(
+            "I understand: with cheating detection no ε covers this question, because a "
+            "respondent who says “no” as instructed reveals that the true answer is no."
+        ),
+        required=False,
+    )
 
     # The spec's field names (services.question_types) -> this form's fields.
     SPEC_FIELDS = {
@@ -158,6 +181,7 @@ class QuestionTypeForm(PageForm):
         "epsilon",
         "asked_directly",
         "direct_confirmed",
+        "cheating_confirmed",
     )
 
     def __init__(self, *args, **kwargs):
@@ -204,6 +228,9 @@ class QuestionTypeForm(PageForm):
             design = dict(question.design or {})
             kind = design.pop("kind", SURVEY_COINS)
             initial["design"] = kind
+            if kind in CHEATING_KINDS:
+                design["p1"], design["p2"] = design.pop("p")
+                initial["cheating_confirmed"] = True
             for name, value in design.items():
                 initial[parameter_field_name(kind, name)] = value
         elif question.kind == CHOICE:
@@ -221,6 +248,17 @@ class QuestionTypeForm(PageForm):
             for name in ("min", "max"):
                 if cleaned.get(name) is None and name not in self.errors:
                     self.add_error(name, _("Required for a number question."))
+        if (
+            cleaned.get("question_type") == YES_NO
+            and cleaned.get("design") in CHEATING_KINDS
+            and not self.is_direct()
+            and not cleaned.get("cheating_confirmed")
+        ):
+            # As a direct question: the design gives up ε, so the researcher says so.
+            self.add_error(
+                "cheating_confirmed",
+                _("Tick this to use cheating detection: no ε covers its answers."),
+            )
         if self.is_direct() and not cleaned.get("direct_confirmed"):
             # A direct question gives up the protection the rest of the page promises: the
             # researcher says so explicitly, not by a default.
@@ -263,6 +301,9 @@ class QuestionTypeForm(PageForm):
                 return {"type": YES_NO, "design": {}}
             parameters = design_parameter_defaults()[design]
             values = {name: data.get(parameter_field_name(design, name)) for name in parameters}
+            if design in CHEATING_KINDS:
+                pair = [values.pop("p1"), values.pop("p2")]
+                values["p"] = pair if None not in pair else None
             return {
                 "type": YES_NO,
                 "design": {
@@ -300,6 +341,8 @@ class QuestionTypeForm(PageForm):
         if head == "options":
             return "options"
         if head == "design" and tail:
+            if tail == "p" and self.cleaned_data.get("design") in CHEATING_KINDS:
+                tail = "p1"  # the pair's first box: the message names the pair
             field = parameter_field_name(self.cleaned_data.get("design") or "", tail)
             return field if field in self.fields else "design"
         return None

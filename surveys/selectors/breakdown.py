@@ -29,7 +29,7 @@ from ..models import (
 )
 from .columns import question_column
 from .estimates import coverage_floor, estimator, question_fields
-from .mechanisms import question_design
+from .mechanisms import question_design, reports_a_bit
 from .privacy import survey_design
 
 # --- grouping questions -------------------------------------------------------------------
@@ -111,7 +111,7 @@ def direct_grouping(*, survey, question) -> DirectGrouping:
     group. Reads one value per submission (there are no per-group tallies of direct answers),
     so it scales with the number of responses, as the regression does."""
     key = question_key(question.pk)
-    bits = [q.pk for q in survey.questions.all() if q.kind == Question.Kind.YES_NO and q.randomized]
+    bits = [q.pk for q in survey.questions.all() if reports_a_bit(q)]
     keys = [question_key(qid) for qid in bits]
     respondents, tallies = {}, {}
     for (reports,) in Submission.objects.filter(survey=survey, reports__has_key=key).values_list(
@@ -276,7 +276,7 @@ def survey_breakdown(*, survey, grouping_question, confidence=None, method=None)
     rows = []
     for index, question in enumerate(questions):
         # Direct questions too: their tallies hold answers, which no design debiases.
-        if question.kind != Question.Kind.YES_NO or not question.randomized:
+        if not reports_a_bit(question):
             continue
         # Each question debiased with its own design (the survey's coins unless it names one).
         estimate = estimator(

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from django.utils.translation import gettext_lazy as _
 
-from .mechanisms import CHOICE, DIRECT, NUMERIC
+from .mechanisms import CHEATING_KINDS, CHOICE, DIRECT, NUMERIC
 
 SURVEY_COINS = "survey"  # the builder's design choice "the survey's two coins": an empty design
 
@@ -48,6 +48,17 @@ DESIGN_LABELS = {
         short=_("forced response"),
         choice=_("Forced response with this question’s own coins"),
     ),
+    # Cheating detection (dpengine.cheating): two groups, each with its own probability.
+    "cdm": DesignLabel(
+        name=_("Cheating detection (CDM)"),
+        short=_("cheating detection (CDM), no ε"),
+        choice=_("Cheating detection model (Clark & Desharnais): two groups"),
+    ),
+    "sld": DesignLabel(
+        name=_("Stochastic lie detector (SLD)"),
+        short=_("stochastic lie detector (SLD), no ε"),
+        choice=_("Stochastic lie detector (Moshagen et al.): two groups"),
+    ),
     CHOICE: DesignLabel(
         name=_("Multiple choice (k-ary randomized response)"), short=_("Multiple choice")
     ),
@@ -55,5 +66,9 @@ DESIGN_LABELS = {
     # A question asked directly: no design, no ε (its answers are not randomized).
     DIRECT: DesignLabel(name=_("Asked directly (not randomized)"), short=_("asked directly, no ε")),
 }
-# The yes/no designs a question may name, in the builder's order.
-YES_NO_DESIGNS = [kind for kind in DESIGN_LABELS if kind not in (CHOICE, NUMERIC, DIRECT)]
+# The yes/no designs a question may name, in the builder's order (with a finite ε; the
+# cheating-detection ones apart: CHEATING_DESIGNS).
+CHEATING_DESIGNS = list(CHEATING_KINDS)
+YES_NO_DESIGNS = [
+    kind for kind in DESIGN_LABELS if kind not in (CHOICE, NUMERIC, DIRECT, *CHEATING_DESIGNS)
+]

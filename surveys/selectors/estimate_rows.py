@@ -61,8 +61,15 @@ class DirectQuestionEstimate:
 
 
 def parameters_text(parameters) -> str:
-    """A design's parameters as the exports and pages spell them: ``p = 0.75, k = 4``."""
-    return ", ".join(f"{name} = {value:g}" for name, value in parameters.items())
+    """A design's parameters as the exports and pages spell them: ``p = 0.75, k = 4``; a pair
+    (a cheating-detection design's ``p``) as ``p1 = 0.25, p2 = 0.75``."""
+    parts = []
+    for name, value in parameters.items():
+        if isinstance(value, list | tuple):
+            parts.extend(f"{name}{index} = {item:g}" for index, item in enumerate(value, 1))
+        else:
+            parts.append(f"{name} = {value:g}")
+    return ", ".join(parts)
 
 
 class DesignDescription:

@@ -15,6 +15,7 @@ import dpengine
 from dpengine import ForcedResponse
 
 from ..models import CI_METHODS, Submission, Survey, TallyShard, question_key
+from .cheating_rows import CHEATING, cheating_row
 from .columns import question_column
 from .estimate_rows import (
     ChoiceQuestionEstimate,
@@ -32,6 +33,7 @@ from .mechanisms import (
     YES_NO,
     PrivacyLedger,
     design_name,
+    is_cheating_detection,
     privacy_ledger,
     question_design,
     question_mechanism,
@@ -75,6 +77,11 @@ class SurveyEstimates:
     @property
     def direct_rows(self) -> list[DirectQuestionEstimate]:
         return [row for row in self.rows if row.kind == DIRECT]
+
+    @property
+    def cheating_rows(self) -> list:
+        """The cheating-detection questions' rows (``cheating_rows.CheatingQuestionEstimate``)."""
+        return [row for row in self.rows if row.kind == CHEATING]
 
     @property
     def mixed(self) -> bool:
@@ -294,6 +301,10 @@ def survey_estimates(*, survey, confidence=None, method=None, thresholds=None) -
                 confidence=confidence,
                 method=method,
                 fields=fields,
+            )
+        elif is_cheating_detection(question):
+            row = cheating_row(
+                question, survey=survey, tallies=tallies, confidence=confidence, fields=fields
             )
         elif question.kind == CHOICE:
             row = _choice_row(

@@ -14,6 +14,7 @@ from .mechanisms import (
     NUMERIC,
     PrivacyLedger,
     design_name,
+    is_cheating_detection,
     privacy_ledger,
     question_mechanism,
     uses_survey_coins,
@@ -38,6 +39,9 @@ class QuestionExplanation:
       ``theta2``, ``t``) with their complements (``p_lie``, ``p_forced_no``, ``p_other``,
       ``p_direct``);
     - choice: ``keep``, ``switch`` (1 - keep), ``each_other`` and ``others`` (k - 1);
+    - cheating detection (CDM, SLD): ``group_one`` and ``group_two`` (the chances of each
+      group), ``yes_if_no_1`` and ``yes_if_no_2`` (a "no" sent as "yes" in each group; a
+      "yes" is always sent as "yes") and ``yes_odds`` (e^epsilon_yes); ``epsilon`` is inf;
     - numeric: ``min``, ``max``, ``typical_noise`` (the largest m with P(|noise| >= m) >=
       1/2; 0 when the noise is zero more than half the time), ``large_noise`` (likewise
       with 1/10) and ``noise_sd``.
@@ -49,6 +53,11 @@ class QuestionExplanation:
     epsilon: float
     odds: float  # e^epsilon
     numbers: dict = field(default_factory=dict)
+
+    @property
+    def one_sided(self) -> bool:
+        """A cheating-detection design: no finite ε; only a "yes" is bounded (yes_odds)."""
+        return "yes_odds" in self.numbers
 
 
 @dataclass(frozen=True)
@@ -75,6 +84,12 @@ class RespondentExplanation:
         """The types of the randomized questions present (``yes_no``, ``choice``,
         ``numeric``)."""
         return frozenset(row.question.kind for row in self.rows if row.explanation)
+
+    @property
+    def has_one_sided(self) -> bool:
+        """Whether some question's design (CDM, SLD) makes one report conclusive: an honest
+        "no" there shows the true answer is no."""
+        return bool(self.ledger.one_sided)
 
     @property
     def has_direct(self) -> bool:
@@ -129,6 +144,17 @@ def _yes_no_numbers(design) -> dict:
     return numbers
 
 
+def _cheating_numbers(design) -> dict:
+    share = float(design.share)
+    return {
+        "group_one": share,
+        "group_two": 1 - share,
+        "yes_if_no_1": float(design.exact_randomized_yes(1)),
+        "yes_if_no_2": float(design.exact_randomized_yes(2)),
+        "yes_odds": math.exp(design.epsilon_yes),
+    }
+
+
 def _choice_numbers(mechanism) -> dict:
     return {
         "keep": mechanism.keep_probability,
@@ -154,7 +180,9 @@ def question_explanation(question, *, survey) -> QuestionExplanation | None:
     mechanism = question_mechanism(question, survey=survey)
     if mechanism is None:
         return None
-    if question.kind == CHOICE:
+    if is_cheating_detection(question):
+        numbers = _cheating_numbers(mechanism)
+    elif question.kind == CHOICE:
         numbers = _choice_numbers(mechanism)
     elif question.kind == NUMERIC:
         numbers = _numeric_numbers(mechanism)

@@ -5,6 +5,10 @@ exports, the API and the privacy ledger cannot disagree about a question's desig
 
 - yes/no: a ``dpengine.designs`` design; ``Question.design`` names it (``{"kind": "warner",
   "p": 0.75}``), and an empty ``design`` is the survey's two coins (forced response);
+- yes/no with a cheating-detection design (``{"kind": "cdm" | "sld", "p": [p1, p2],
+  "group_share": s}``, ``dpengine.cheating``): the browser puts itself in group 1 with
+  probability ``group_share`` (else group 2), randomizes with that group's ``p`` and sends
+  one code, ``2 × (group - 1) + bit`` (0-3), tallied as a four-option report;
 - choice: ``dpengine.choice.KaryRandomizedResponse(k=len(options), epsilon=...)``;
 - numeric: ``dpengine.numeric.BoundedNumeric(lo=min_value, hi=max_value, epsilon=...)``;
 - a direct question (``randomized`` False, and every text question): none. Its answer is
@@ -14,12 +18,13 @@ Reads only. ``services.question_types`` checks the parameters when they are writ
 the same constructors, so a stored question always builds here.
 """
 
+import math
 from dataclasses import dataclass
 
 from django.conf import settings
 
 import dpengine
-from dpengine import DESIGNS, ForcedResponse, KaryRandomizedResponse
+from dpengine import CHEATING_DESIGNS, DESIGNS, ForcedResponse, KaryRandomizedResponse
 from dpengine.numeric import BoundedNumeric
 
 from .. import limits
@@ -29,6 +34,12 @@ YES_NO, CHOICE, NUMERIC = Question.Kind.YES_NO, Question.Kind.CHOICE, Question.K
 TEXT = Question.Kind.TEXT
 DIRECT = "direct"  # design_name of a question asked directly
 FORCED_RESPONSE = ForcedResponse.kind
+# The cheating-detection designs' kinds (``{"kind": "cdm", ...}``), and the name of their
+# design's share of respondents in group 1 (dpengine's ``share``, RRreg's ``groupRatio``).
+CHEATING_KINDS = tuple(CHEATING_DESIGNS)
+GROUP_SHARE = "group_share"
+# A cheating-detection question's report: 2 × (group - 1) + the randomized bit.
+CHEATING_CODES = 4
 # The slack under which an ε computed in floating point still counts as at the ceiling (a
 # ceiling typed as ln 9 must admit coins whose ε is ln 9 up to rounding).
 EPSILON_CEILING_SLACK = 1e-12
@@ -54,8 +65,44 @@ def yes_no_design(*, kind, parameters):
     return DESIGNS[kind](**parameters)
 
 
+def is_cheating_detection(question) -> bool:
+    """Whether ``question`` is a randomized yes/no question under a CDM or SLD design."""
+    return (
+        question.kind == YES_NO
+        and question.randomized
+        and bool(question.design)
+        and question.design.get("kind") in CHEATING_KINDS
+    )
+
+
+def reports_a_bit(question) -> bool:
+    """Whether ``question`` is randomized yes/no with a one-bit report (its design a
+    ``dpengine.designs`` one): what the per-group tallies, breakdowns, regression and public
+    releases count. A cheating-detection question sends a code instead."""
+    return question.kind == YES_NO and question.randomized and not is_cheating_detection(question)
+
+
+def cheating_design(*, kind, parameters):
+    """The ``dpengine.cheating`` design of ``kind`` from stored (or API) parameters: ``p``
+    and ``group_share`` (default ½). Raises ``DPEngineError`` naming the parameter (``p``,
+    ``share``), or ``TypeError`` for a parameter the design does not take."""
+    parameters = dict(parameters)
+    p = parameters.pop("p", None)
+    share = parameters.pop(GROUP_SHARE, 0.5)
+    if parameters:
+        raise TypeError(f"unexpected parameters {sorted(parameters)}")
+    design_class = CHEATING_DESIGNS[kind]
+    if p is None:
+        return design_class(share=share)
+    return design_class(p=tuple(p) if isinstance(p, list) else p, share=share)
+
+
 def question_design(question, *, survey):
-    """The yes/no design ``question`` randomizes with (``question.kind`` must be yes/no)."""
+    """The yes/no design ``question`` randomizes with (``question.kind`` must be yes/no): a
+    ``dpengine.designs`` design, or a ``dpengine.cheating`` one (``is_cheating_detection``)."""
+    if is_cheating_detection(question):
+        parameters = {key: value for key, value in question.design.items() if key != "kind"}
+        return cheating_design(kind=question.design["kind"], parameters=parameters)
     if not question.design:
         return survey_coins(survey)
     parameters = {key: value for key, value in question.design.items() if key != "kind"}
@@ -92,12 +139,16 @@ def report_range(question) -> tuple[str, int, int]:
     """``(kind, lowest, highest)``: the integers a multiple-choice or numeric question's
     report may be. Choice: an option index. Numeric: ``dpengine.report_bounds``, the range
     widened on each side so that an honest report lands outside with probability below
-    1e-9 (about 20.7 noise scales), so absurd values are refused. A direct question's report
+    1e-9 (about 20.7 noise scales), so absurd values are refused. A cheating-detection
+    question: its code 0-3 (``2 × (group - 1) + bit``), checked and tallied as a four-option
+    choice. A direct question's report
     is its answer: a numeric one within [min_value, max_value]; a text one, the answer's
     length in bytes of UTF-8, within [0, limits.DIRECT_TEXT_MAX_BYTES]. A direct yes/no
     question (a boolean, as a randomized one) has no range."""
     if question.kind == TEXT:
         return (TEXT, 0, limits.DIRECT_TEXT_MAX_BYTES)
+    if is_cheating_detection(question):
+        return (CHOICE, 0, CHEATING_CODES - 1)
     if question.kind == CHOICE:
         return (CHOICE, 0, len(question.options) - 1)
     if not question.randomized:
@@ -167,6 +218,15 @@ def browser_parameters(question, *, survey) -> dict:
             "report_max": report_max,
         }
     design = question_design(question, survey=survey)
+    if is_cheating_detection(question):
+        # The browser draws its group with ``group_share`` and sends 2 × (group - 1) + bit.
+        return {
+            "design": {
+                "kind": design.kind,
+                "p": [float(q) for q in design.p],
+                GROUP_SHARE: float(design.share),
+            }
+        }
     return {"design": {"kind": design.kind, **design.parameters}}
 
 
@@ -195,14 +255,35 @@ class DirectEntry:
 
 
 @dataclass(frozen=True)
+class OneSidedEntry:
+    """A cheating-detection question (CDM, SLD) in the ledger: no finite ε covers it, since an
+    honest "no" proves the true answer is no; a "yes" is at most ``yes_odds`` times as likely
+    from a true "yes" as from a true "no" (``epsilon_yes``, dpengine's one-sided bound)."""
+
+    question_id: int
+    position: int
+    text: str
+    design: str  # design_name(): cdm or sld
+    epsilon_yes: float
+    required: bool
+    number: int = 0  # the question's number as the page shows it (1, 2, ...)
+
+    @property
+    def yes_odds(self) -> float:
+        return math.exp(self.epsilon_yes)
+
+
+@dataclass(frozen=True)
 class PrivacyLedger:
     """Every randomized question's ε and their sum (sequential composition), and apart from
-    them the questions asked directly, which no finite ε covers."""
+    them the questions no finite ε covers: those asked directly, and the cheating-detection
+    ones (``one_sided``: only a "yes" has a bound)."""
 
     entries: tuple[LedgerEntry, ...]
     total_epsilon: float
     total_odds: float  # e^total: the bound on everything one respondent sends randomized
     direct: tuple[DirectEntry, ...] = ()
+    one_sided: tuple[OneSidedEntry, ...] = ()
 
     @property
     def questions(self) -> int:
@@ -221,7 +302,8 @@ class PrivacyLedger:
 def privacy_ledger(*, survey, questions=None) -> PrivacyLedger:
     """The ledger of ``survey``: one entry per randomized question, in position order, and
     the total ε of a respondent who answers them all (dpengine.privacy_ledger); the direct
-    questions apart (``direct``), outside that total."""
+    questions (``direct``) and the cheating-detection ones (``one_sided``) apart, outside
+    that total."""
     questions = list(survey.questions.all()) if questions is None else list(questions)
     direct = tuple(
         DirectEntry(
@@ -234,7 +316,24 @@ def privacy_ledger(*, survey, questions=None) -> PrivacyLedger:
         for question in questions
         if not question.randomized
     )
-    questions = [question for question in questions if question.randomized]
+    one_sided = tuple(
+        OneSidedEntry(
+            question_id=question.pk,
+            position=question.position,
+            text=question.text,
+            design=design_name(question),
+            epsilon_yes=question_design(question, survey=survey).epsilon_yes,
+            required=question.required,
+            number=index + 1,
+        )
+        for index, question in enumerate(questions)
+        if is_cheating_detection(question)
+    )
+    questions = [
+        question
+        for question in questions
+        if question.randomized and not is_cheating_detection(question)
+    ]
     mechanisms = [question_mechanism(question, survey=survey) for question in questions]
     ledger = dpengine.privacy_ledger(mechanisms)
     entries = tuple(
@@ -254,4 +353,5 @@ def privacy_ledger(*, survey, questions=None) -> PrivacyLedger:
         total_epsilon=ledger.total_epsilon,
         total_odds=ledger.total_odds,
         direct=direct,
+        one_sided=one_sided,
     )

@@ -15,7 +15,14 @@ from dpengine.errors import DPEngineError, Reason
 from ..models import Survey
 from .columns import question_column
 from .design_labels import DESIGN_LABELS
-from .mechanisms import CHOICE, NUMERIC, design_name, privacy_ledger, question_mechanism
+from .mechanisms import (
+    CHOICE,
+    NUMERIC,
+    design_name,
+    is_cheating_detection,
+    privacy_ledger,
+    question_mechanism,
+)
 from .privacy import PLANNING_CONFIDENCE, PLANNING_MARGIN, design_privacy, survey_design
 
 # --- planning -----------------------------------------------------------------------------
@@ -228,8 +235,10 @@ def question_plans(*, survey, questions, margin, confidence) -> list[QuestionPla
     plans = []
     for index, question in enumerate(questions):
         mechanism = question_mechanism(question, survey=survey)
-        if mechanism is None:
-            continue  # asked directly: no randomization to plan for
+        if mechanism is None or is_cheating_detection(question):
+            # Asked directly: no randomization to plan for. Cheating detection: not planned
+            # here (its precision depends on the unknown share of non-compliers).
+            continue
         common = {
             "question_id": question.pk,
             "column": question_column(index),

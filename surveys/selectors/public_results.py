@@ -47,6 +47,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, timedelta
 from fractions import Fraction
 
+from django.db.models import Q
 from django.http import Http404
 from django.utils import timezone
 
@@ -55,7 +56,7 @@ from dpengine import Estimate
 
 from ..models import GroupingOption, Question, Survey, is_slug, question_key
 from .estimates import estimator, question_fields
-from .mechanisms import FORCED_RESPONSE, question_design, survey_coins
+from .mechanisms import CHEATING_KINDS, FORCED_RESPONSE, question_design, survey_coins
 
 RESPONDENTS = "respondents"
 
@@ -110,7 +111,11 @@ def released_questions(survey):
     the budget), so it adds no count to ``m`` and appears on no public page. Nor does a
     question asked directly: its answers are not randomized (a text answer is never shown
     anywhere but in the researcher's downloads)."""
-    return survey.questions.filter(kind=Question.Kind.YES_NO, randomized=True)
+    return survey.questions.filter(kind=Question.Kind.YES_NO, randomized=True).exclude(
+        # A cheating-detection question's report is a code, not a bit: never released. (The
+        # key test first: a design without "kind", the survey's coins, must stay.)
+        Q(design__has_key="kind") & Q(design__kind__in=CHEATING_KINDS)
+    )
 
 
 def count_keys(*, survey) -> tuple[list[str], list[str]]:

@@ -21,6 +21,7 @@ from django.db.models import (
     Value,
     When,
 )
+from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Coalesce, Lower
 from django.http import Http404
 
@@ -253,24 +254,30 @@ def submission_target(*, slug) -> SubmissionTarget:
     survey_id, status, fingerprint, opens_at, closes_at, access = row
     # The comprehension questions too: their answers are sent like any direct answer.
     questions = Question.all_objects.filter(survey_id=survey_id).values_list(
-        "id", Value(None, output_field=BigIntegerField()), "required", "kind"
+        "id",
+        Value(None, output_field=BigIntegerField()),
+        "required",
+        "kind",
+        # A cheating-detection design's kind: its report is a code, not a bit.
+        Coalesce(KeyTextTransform("kind", "design"), Value(""), output_field=CharField()),
     )
     options = GroupingOption.objects.filter(grouping_question__survey_id=survey_id).values_list(
         "grouping_question_id",
         "id",
         "grouping_question__required",
         Value("", output_field=CharField()),
+        Value("", output_field=CharField()),
     )
     question_ids, grouped, required_questions, required_groupings = set(), {}, set(), set()
     typed = set()
-    for first, option_id, required, kind in questions.order_by().union(
+    for first, option_id, required, kind, design_kind in questions.order_by().union(
         options.order_by(), all=True
     ):
         if option_id is None:
             question_ids.add(first)
             if required:
                 required_questions.add(first)
-            if kind != Question.Kind.YES_NO:
+            if kind != Question.Kind.YES_NO or design_kind in mechanisms.CHEATING_KINDS:
                 typed.add(first)
         else:
             grouped.setdefault(first, set()).add(option_id)
@@ -288,7 +295,7 @@ def submission_target(*, slug) -> SubmissionTarget:
         opens_at=opens_at,
         closes_at=closes_at,
         access=access,
-        # A third query, only for surveys with multiple-choice or numeric questions.
+        # A third query, only for surveys with questions that are not plain yes/no ones.
         report_ranges={
             question.pk: mechanisms.report_range(question)
             for question in Question.objects.filter(pk__in=typed)

@@ -33,8 +33,9 @@ YES_NO, CHOICE, NUMERIC = Question.Kind.YES_NO, Question.Kind.CHOICE, Question.K
 TEXT = Question.Kind.TEXT
 TYPES = tuple(Question.Kind.values)
 DEFAULT_EPSILON = math.log(3)  # the classic coins' ε, so a new question of any type matches them
-# The yes/no designs a question may name; forced response with its own coins too.
-DESIGN_KINDS = tuple(DESIGNS)
+# The yes/no designs a question may name; forced response with its own coins too; and the
+# cheating-detection designs (CDM, SLD: dpengine.cheating), whose parameters differ.
+DESIGN_KINDS = tuple(DESIGNS) + selectors.CHEATING_KINDS
 # Fields of a question row that its type sets; the rest (text, required, position) stay.
 TYPE_FIELDS = ("kind", "randomized", "design", "options", "epsilon", "min_value", "max_value")
 
@@ -91,6 +92,8 @@ def _clean_design(value, prefix):
             % {"kinds": ", ".join(DESIGN_KINDS), "v": kind},
         )
     parameters = {key: item for key, item in value.items() if key != "kind"}
+    if kind in selectors.CHEATING_KINDS:
+        return _clean_cheating_design(kind, parameters, prefix)
     for name, item in parameters.items():
         if not _is_number(item):
             raise _error(f"design.{name}", prefix, _("Must be a number, got %(v)r.") % {"v": item})
@@ -112,6 +115,47 @@ def _clean_design(value, prefix):
         ) from None
     ensure_within_epsilon_ceiling(epsilon=design.epsilon, field=f"{prefix}design")
     return {"kind": kind, **{name: float(item) for name, item in design.parameters.items()}}
+
+
+def _clean_cheating_design(kind, parameters, prefix):
+    """``{"kind": "cdm" | "sld", "p": [p1, p2], "group_share": s}`` (RRreg's ``p``; the share
+    of respondents in group 1, default ½), checked by dpengine. No finite ε covers these
+    designs (an honest "no" is conclusive), so the ceiling holds the one-sided bound of a
+    "yes" (``epsilon_yes``)."""
+    p = parameters.get("p")
+    if "p" in parameters and (
+        not isinstance(p, list | tuple) or len(p) != 2 or not all(_is_number(q) for q in p)
+    ):
+        raise _error(
+            "design.p",
+            prefix,
+            _("Must be a pair of probabilities [p1, p2], got %(v)r.") % {"v": p},
+        )
+    share = parameters.get(selectors.GROUP_SHARE)
+    if share is not None and not _is_number(share):
+        raise _error(
+            f"design.{selectors.GROUP_SHARE}",
+            prefix,
+            _("Must be a number, got %(v)r.") % {"v": share},
+        )
+    try:
+        design = selectors.cheating_design(kind=kind, parameters=parameters)
+    except TypeError:
+        raise _error(
+            "design",
+            prefix,
+            _("The %(kind)s design takes the parameters %(names)s.")
+            % {"kind": kind, "names": f"p, {selectors.GROUP_SHARE}"},
+        ) from None
+    except DPEngineError as exc:
+        field = selectors.GROUP_SHARE if exc.field == "share" else (exc.field or "kind")
+        raise _error(f"design.{field}", prefix, str(exc), code=exc.reason.value) from None
+    ensure_within_epsilon_ceiling(epsilon=design.epsilon_yes, field=f"{prefix}design")
+    return {
+        "kind": kind,
+        "p": [float(q) for q in design.p],
+        selectors.GROUP_SHARE: float(design.share),
+    }
 
 
 def _clean_options(value, prefix):

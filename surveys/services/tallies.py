@@ -16,6 +16,8 @@ from django.db.models import Case, Count, F, Q, Value, When
 from django.utils import timezone
 
 from dpengine import (
+    assign_groups,
+    randomize_in_group,
     simulate_choice_reports,
     simulate_numeric_reports,
     simulate_reports,
@@ -90,15 +92,20 @@ def group_answers_record(*, survey_id, submission, answers, chosen):
         group_tallies_rebuild(survey=Survey.objects.get(pk=survey_id))
 
 
+def _bit_question_ids(survey):
+    """The yes/no questions whose report is a bit (a cheating-detection one sends a code);
+    the comprehension check's hidden ones too, as the submission's statement counts them."""
+    return [
+        question.pk
+        for question in Question.all_objects.filter(survey=survey, kind=Question.Kind.YES_NO)
+        if not selectors.is_cheating_detection(question)
+    ]
+
+
 def group_tallies_ensure(*, survey):
     """Create the zero tally row of every (yes/no question, grouping option) pair that lacks
     one (breakdowns by group cover the yes/no questions)."""
-    question_ids = list(
-        # The comprehension questions too, as the submission's statement counts them.
-        Question.all_objects.filter(survey=survey, kind=Question.Kind.YES_NO).values_list(
-            "id", flat=True
-        )
-    )
+    question_ids = _bit_question_ids(survey)
     option_ids = list(
         GroupingOption.objects.filter(grouping_question__survey=survey).values_list("id", flat=True)
     )
@@ -116,12 +123,7 @@ def _counts_by(queryset, field):
 def group_tallies_rebuild(*, survey):
     """Recount every per-(yes/no question, option) tally and option count from the stored
     rows."""
-    question_ids = list(
-        # The comprehension questions too, as the submission's statement counts them.
-        Question.all_objects.filter(survey=survey, kind=Question.Kind.YES_NO).values_list(
-            "id", flat=True
-        )
-    )
+    question_ids = _bit_question_ids(survey)
     # Per option, one pair of counts per question (reports, yes reports), in one query.
     aggregates = {}
     for qid in question_ids:
@@ -177,6 +179,15 @@ def _simulated_truths(question, share, n, rng):
     return lo + rng.binomial(hi - lo, (share - lo) / (hi - lo), size=n)
 
 
+def _simulated_codes(design, share, n, rng):
+    """Codes 2 × (group - 1) + bit of ``n`` compliant respondents to a cheating-detection
+    question whose true share of "yes" is ``share`` (dpengine's samplers, as the browser)."""
+    groups = assign_groups(design=design, size=n, rng=rng)
+    truths = rng.random(n) < share
+    bits = randomize_in_group(truths, group=groups, design=design, rng=rng)
+    return 2 * (groups - 1) + np.asarray(bits, dtype=np.int64)
+
+
 def simulated_reports_draw(*, survey, shares, n, rng) -> np.ndarray:
     """An n × questions array of randomized reports, as respondents' browsers would have sent
     them, each question through its own mechanism: column j from a population described by
@@ -199,7 +210,9 @@ def simulated_reports_draw(*, survey, shares, n, rng) -> np.ndarray:
             else:
                 columns.append(_simulated_truths(question, share, n, rng))
             continue
-        if question.kind == Question.Kind.CHOICE:
+        if selectors.is_cheating_detection(question):
+            columns.append(_simulated_codes(mechanism, share, n, rng))
+        elif question.kind == Question.Kind.CHOICE:
             truths = _simulated_truths(question, share, n, rng)
             columns.append(simulate_choice_reports(truths, mechanism, rng))
         elif question.kind == Question.Kind.NUMERIC:
@@ -216,7 +229,10 @@ def simulated_tallies(questions, reports, total) -> dict:
     tallies = {}
     for question, column in zip(questions, reports.T, strict=True):
         values = column.astype(np.int64)
-        if question.kind == Question.Kind.CHOICE:
+        if selectors.is_cheating_detection(question):
+            counts = np.bincount(values, minlength=selectors.report_range(question)[2] + 1)
+            tallies[question.pk] = [total, *map(int, counts)]
+        elif question.kind == Question.Kind.CHOICE:
             counts = np.bincount(values, minlength=len(question.options))
             tallies[question.pk] = [total, *map(int, counts)]
         elif question.kind == Question.Kind.NUMERIC:
@@ -231,6 +247,7 @@ def _check_simulated_reports(questions, reports):
         kind, low, high = (
             ("yes_no", 0, 1)
             if question.kind == Question.Kind.YES_NO
+            and not selectors.is_cheating_detection(question)
             else selectors.report_range(question)
         )
         if column.size and (column.min() < low or column.max() > high):
@@ -278,7 +295,12 @@ def simulated_submissions_record(
     received_on = received_on or timezone.now().date()
     keys = [question_key(question.pk) for question in questions]
     # As submission_receive stores them: a boolean for yes/no, an integer otherwise.
-    typed = [bool if question.kind == Question.Kind.YES_NO else int for question in questions]
+    typed = [
+        bool
+        if question.kind == Question.Kind.YES_NO and not selectors.is_cheating_detection(question)
+        else int
+        for question in questions
+    ]
     for start in range(0, total, batch_size):
         chunk = reports[start : start + batch_size]
         submissions = Submission.objects.bulk_create(

@@ -223,11 +223,7 @@ def regression(request, survey):
     everything = list(survey.questions.all())
     columns = {question.pk: question_column(index) for index, question in enumerate(everything)}
     # The model is of a yes/no answer: choice and numeric questions are not offered.
-    questions = [
-        question
-        for question in everything
-        if question.kind == Question.Kind.YES_NO and question.randomized
-    ]
+    questions = [question for question in everything if selectors.reports_a_bit(question)]
     form = RegressionForm(request.GET, survey=survey, questions=questions, columns=columns)
     valid = not questions or form.is_valid()
     result = snippet = r_design = None

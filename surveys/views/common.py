@@ -142,6 +142,13 @@ class QuestionRow:
     epsilon: float | None  # from the privacy ledger
 
 
+def _parameter_text(value) -> str:
+    """``0.75``; a cheating-detection design's pair ``p`` as ``0.25 / 0.75``."""
+    if isinstance(value, list | tuple):
+        return " / ".join(f"{item:g}" for item in value)
+    return f"{value:g}"
+
+
 def question_row(question, entry) -> QuestionRow:
     parameters = []
     design_label = ""
@@ -151,7 +158,8 @@ def question_row(question, entry) -> QuestionRow:
         label = selectors.DESIGN_LABELS.get(kind)
         design_label = label.short if label else kind
         parameters = [
-            (PARAMETER_SYMBOLS.get(name, name), f"{value:g}") for name, value in design.items()
+            (PARAMETER_SYMBOLS.get(name, name), _parameter_text(value))
+            for name, value in design.items()
         ]
     elif question.kind == Question.Kind.NUMERIC:
         design_label = gettext("whole numbers from %(min)d to %(max)d") % {

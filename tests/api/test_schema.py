@@ -113,6 +113,8 @@ def test_the_question_schema_documents_types_and_their_parameters(schema):
         "unrelated_question",
         "kuk",
         "mangat",
+        "cdm",
+        "sld",
     }
     assert question["options"]["maxItems"] == 20 and question["options"]["minItems"] == 2
     assert question["min"]["type"] == question["max"]["type"] == "integer"

@@ -84,8 +84,7 @@ def test_a_direct_answer_is_labelled_and_sent_as_given(live_server, new_context,
         # The thank-you names the direct answers as sent as given.
         assert "(sent as given, not randomized)" in page.locator("#respond-sent").text_content()
         (memo,) = page.evaluate(MEMO)
-        assert set(memo.get("pairs", {})) == {str(ids[0])}
-        assert not memo.get("tables")
+        assert set(memo["secrets"]) == {str(ids[0])}
         assert KOREAN not in json.dumps(memo, ensure_ascii=False)
     definition = json.loads(
         new_context().request.get(f"{live_server.url}/api/v1/public/surveys/{survey.slug}/").text()

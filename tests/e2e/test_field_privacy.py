@@ -91,12 +91,13 @@ def test_a_shared_device_survey_clears_what_an_earlier_visit_left(
                 localStorage.setItem(`rrsurvey:rr-pair:v1:${slug}:${id}`, "[1,1]");
             }
             localStorage.setItem(`rrsurvey:v2:${slug}:old`, "{}");
-            localStorage.setItem("rrsurvey:v2:another-survey:x", "{}");
+            localStorage.setItem(`rrsurvey:v3:${slug}:old`, "{}");
+            localStorage.setItem("rrsurvey:v3:another-survey:x", "{}");
         }""",
         [survey.slug, ids],
     )
     page.reload()
-    assert page.evaluate(STORAGE_DUMP) == {"rrsurvey:v2:another-survey:x": "{}"}
+    assert page.evaluate(STORAGE_DUMP) == {"rrsurvey:v3:another-survey:x": "{}"}
 
 
 def test_a_page_randomizing_with_another_design_reloads_and_sends_nothing(
@@ -108,7 +109,7 @@ def test_a_page_randomizing_with_another_design_reloads_and_sends_nothing(
     survey = make_survey()
     ids = question_ids(survey)
     page.goto(page_url(live_server, survey))
-    old_key = f"rrsurvey:v2:{survey.slug}:{survey.design_fingerprint}"
+    old_key = f"rrsurvey:v3:{survey.slug}:{survey.design_fingerprint}"
     answer(page, dict.fromkeys(ids, True))
 
     Survey.objects.filter(pk=survey.pk).update(p_truth=0.25, design_fingerprint="")
@@ -130,7 +131,7 @@ def test_a_page_randomizing_with_another_design_reloads_and_sends_nothing(
     answer(page, dict.fromkeys(ids, True))
     body = submit_answers(page)
     assert body["design_fingerprint"] == new_fingerprint
-    assert list(page.evaluate(STORAGE_DUMP)) == [f"rrsurvey:v2:{survey.slug}:{new_fingerprint}"]
+    assert list(page.evaluate(STORAGE_DUMP)) == [f"rrsurvey:v3:{survey.slug}:{new_fingerprint}"]
     assert old_key not in page.evaluate(STORAGE_DUMP)
 
 

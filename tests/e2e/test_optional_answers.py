@@ -50,10 +50,10 @@ WORDS = {
     ),
 }
 
-MEMO_PAIRS = """
+MEMO_SECRETS = """
 () => Object.entries(localStorage)
   .filter(([key]) => key.startsWith("rrsurvey:"))
-  .map(([, value]) => Object.keys(JSON.parse(value).pairs).sort())
+  .map(([, value]) => Object.keys(JSON.parse(value).secrets).sort())
 """
 
 
@@ -121,9 +121,9 @@ def test_a_skipped_optional_question_sends_no_key_at_all(live_server, new_contex
     assert body["groups"] == {str(gq.pk): PREFER_NOT_TO_SAY}
     assert f'"{q2}"' not in request.post_data
 
-    # The memo keeps a pair for every question, skipped or not (it says nothing about skips);
+    # The memo keeps a secret for every question, skipped or not (it says nothing about skips);
     # the thank-you says Q2 was skipped.
-    assert page.evaluate(MEMO_PAIRS) == [sorted([str(q1), str(q2)])]
+    assert page.evaluate(MEMO_SECRETS) == [sorted([str(q1), str(q2)])]
     page.locator("#respond-done summary").click()
     expect(page.locator("#respond-sent dd").nth(1)).to_have_text(skipped)
     expect(page.locator("#respond-sent dd").nth(2)).to_contain_text(decline)

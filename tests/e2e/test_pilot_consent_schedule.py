@@ -96,7 +96,7 @@ def test_a_pilot_is_answered_through_the_live_link_discarded_and_never_counted(
     assert real_body["submission_id"] != pilot_body["submission_id"]
     assert real_body["design_fingerprint"] != pilot_body["design_fingerprint"]
     kept = tester.evaluate("Object.keys(localStorage)")
-    assert kept == [f"rrsurvey:v2:{survey.slug}:{real_body['design_fingerprint']}"]
+    assert kept == [f"rrsurvey:v3:{survey.slug}:{real_body['design_fingerprint']}"]
     stored = Submission.objects.get(survey=survey)
     assert str(stored.submission_id) == real_body["submission_id"]
     page.reload()

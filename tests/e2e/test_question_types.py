@@ -23,7 +23,7 @@ from scipy.stats import binomtest, chisquare
 
 from surveys.models import Submission
 from tests.e2e.test_accessibility import NO_SIDEWAYS_SCROLL, axe_violations
-from tests.helpers import DETERMINISTIC_COINS, submit_answers
+from tests.helpers import DETERMINISTIC_COINS, derived_reports, submit_answers
 
 pytestmark = pytest.mark.e2e
 
@@ -201,21 +201,43 @@ def test_what_a_personal_device_keeps_does_not_depend_on_the_true_answers(
         answer(page, survey, **truths)
         assert submit_answers(page) == first
         ((key, memo),) = page.evaluate(MEMOS)
-        assert key == f"rrsurvey:v2:{survey.slug}:{survey.design_fingerprint}"
-        kept.append({name: memo[name] for name in ("pairs", "tables")})
+        assert key == f"rrsurvey:v3:{survey.slug}:{survey.design_fingerprint}"
+        kept.append(memo["secrets"])
         sent.append(first)
-    # The same random words give the same tables whatever was answered: a pair for the yes/no
-    # question, one report per option, one per whole number from 0 to 30.
+    # The same random words give the same secrets whatever was answered: one per question,
+    # the same size for the numeric question's 31 possible answers as for the yes/no one's 2.
     assert kept[0] == kept[1]
-    assert list(kept[0]["pairs"]) == [warner]
-    assert sorted(kept[0]["tables"]) == sorted([choice, numeric])
-    assert len(kept[0]["tables"][choice]) == 3 and len(kept[0]["tables"][numeric]) == 31
-    # ... and each answer sent is the table's entry for that answer.
+    assert sorted(kept[0]) == sorted([warner, choice, numeric])
+    assert len({len(secret) for secret in kept[0].values()}) == 1
+    # ... and each answer sent is the report the secret fixes for that answer.
     for body, (yes, option, number) in zip(sent, [(True, 0, 0), (False, 2, 29)], strict=True):
-        assert body["answers"][warner] == bool(kept[0]["pairs"][warner][0 if yes else 1])
-        assert body["answers"][choice] == kept[0]["tables"][choice][option]
-        assert body["answers"][numeric] == kept[0]["tables"][numeric][number]
+        truths = {warner: yes, choice: option, numeric: number}
+        assert body["answers"] == derived_reports(page, secrets=kept[0], truths=truths)
     assert Submission.objects.filter(survey=survey).count() == 2
+
+
+def test_the_memo_of_a_numeric_question_is_as_small_for_0_to_1000_as_for_0_to_1(
+    live_server, new_context, make_survey
+):
+    # Issue 28: a table of one report per whole number made 100 questions of 0-1000 take 677k
+    # characters of localStorage. One secret per question takes the same room whatever the range.
+    kept = []
+    for top in (1, 1000):
+        numeric = {"text": "How many?", "type": "numeric", "min": 0, "max": top, "epsilon": 2.0}
+        survey = make_survey(title=f"Range 0-{top}", questions=[numeric])
+        page = new_context().new_page()
+        page.goto(f"{live_server.url}/s/{survey.slug}/")
+        (qid,) = ids_of(survey)
+        page.fill(f"#q-{qid}-value", str(top))
+        submit_answers(page)
+        ((_key, memo),) = page.evaluate(MEMOS)
+        kept.append(memo)
+    assert [set(memo["secrets"]) and len(memo["secrets"]) for memo in kept] == [1, 1]
+    # The question ids differ by their number of digits at most; the rest is the same size.
+    sizes = [
+        len(json.dumps(memo["secrets"]).replace(next(iter(memo["secrets"])), "")) for memo in kept
+    ]
+    assert sizes[0] == sizes[1] < 60
 
 
 def draw_many(page, truths, count):

@@ -1,5 +1,6 @@
 """The respondent page in a real Chromium: what leaves the browser, memoisation, statistics."""
 
+import base64
 import json
 from urllib.parse import urlsplit
 
@@ -8,7 +9,7 @@ from scipy.stats import binomtest
 
 from surveys import services
 from surveys.models import Submission, Survey
-from tests.helpers import DETERMINISTIC_COINS, RESPONSES_PATH, submit_answers
+from tests.helpers import DETERMINISTIC_COINS, RESPONSES_PATH, derived_reports, submit_answers
 
 pytestmark = pytest.mark.e2e
 
@@ -203,14 +204,14 @@ def test_a_retake_in_the_same_browser_replays_the_first_submission(
     survey.refresh_from_db()
     assert survey.response_count == 1
 
-    # Changing an answer picks the other pre-drawn report, still under the first id.
+    # Changing an answer sends the report the memo's secret fixes for the new answer, still
+    # under the first id.
     (memo,) = [json.loads(value) for value in page.evaluate(STORAGE_DUMP).values()]
     flipped = {qid: not truth for qid, truth in truths.items()}
     third = take_survey(page, live_server, survey, flipped)
     assert third["submission_id"] == first["submission_id"]
-    for qid, truth in flipped.items():
-        pair = memo["pairs"][str(qid)]
-        assert third["answers"][str(qid)] == bool(pair[0] if truth else pair[1])
+    assert third["answers"] == derived_reports(page, secrets=memo["secrets"], truths=flipped)
+    assert first["answers"] == derived_reports(page, secrets=memo["secrets"], truths=truths)
     assert Submission.objects.filter(survey=survey).count() == 1
     stored = Submission.objects.get(survey=survey).reports
     assert stored == {f"q{qid}": bit for qid, bit in first["answers"].items()}
@@ -235,17 +236,19 @@ def test_browser_storage_is_the_same_whatever_the_true_answers(
             }
         )
     all_yes, all_no = dumps
-    # One memo: the submission id (random bytes, not coins), whether it was sent, and a pair
-    # of pre-drawn reports per question, keyed by the survey and its design.
+    # One memo: the submission id (random bytes, not coins), whether it was sent, and a random
+    # secret per question (32 bytes, base64url), keyed by the survey and its design.
     ((key_yes, memo_yes),) = all_yes["local"].items()
     ((key_no, memo_no),) = all_no["local"].items()
-    assert key_yes == key_no == f"rrsurvey:v2:{survey.slug}:{survey.design_fingerprint}"
+    assert key_yes == key_no == f"rrsurvey:v3:{survey.slug}:{survey.design_fingerprint}"
     memo_yes, memo_no = json.loads(memo_yes), json.loads(memo_no)
-    assert set(memo_yes) == {"submissionId", "sent", "pairs"}
-    assert memo_yes["pairs"] == memo_no["pairs"]
+    assert set(memo_yes) == {"submissionId", "sent", "secrets"}
+    assert memo_yes["secrets"] == memo_no["secrets"]
     assert memo_yes["sent"] is memo_no["sent"] is True
-    assert set(memo_yes["pairs"]) == {str(qid) for qid in ids}
-    assert all(pair in ([0, 0], [0, 1], [1, 0], [1, 1]) for pair in memo_yes["pairs"].values())
+    assert set(memo_yes["secrets"]) == {str(qid) for qid in ids}
+    assert all(
+        len(base64.urlsafe_b64decode(secret + "=")) == 32 for secret in memo_yes["secrets"].values()
+    )
     assert all_yes["session"] == all_no["session"] == 0
     assert all_yes["cookies"] == all_no["cookies"] == []  # the page sets no cookie at all
 

@@ -146,12 +146,12 @@ def test_the_memo_is_the_same_whether_questions_were_answered_or_skipped(
     ids = {str(qid) for qid in survey.questions.values_list("id", flat=True)}
     for name, memos in kept.items():
         ((key, memo),) = memos
-        assert key == f"rrsurvey:v2:{survey.slug}:{survey.design_fingerprint}", name
-        # A table for every question, answered or skipped.
-        assert set(memo["pairs"]) | set(memo["tables"]) == ids, name
+        assert key == f"rrsurvey:v3:{survey.slug}:{survey.design_fingerprint}", name
+        # A secret for every question, answered or skipped.
+        assert set(memo["secrets"]) == ids, name
     # Apart from the submission id (random bytes, not coins), all three are the same.
-    tables = {
-        name: {"pairs": memo["pairs"], "tables": memo["tables"], "sent": memo["sent"]}
+    secrets = {
+        name: {"secrets": memo["secrets"], "sent": memo["sent"]}
         for name, ((_key, memo),) in kept.items()
     }
-    assert tables["all yes"] == tables["all no"] == tables["everything skipped"]
+    assert secrets["all yes"] == secrets["all no"] == secrets["everything skipped"]

@@ -3,9 +3,10 @@ import { describe, it } from "node:test";
 
 import {
   bernoulli,
-  drawPair,
+  derivedReport,
+  forcedResponseRandomizer,
+  newSecret,
   newSubmissionId,
-  parseMemo,
   probabilityChunks,
   randomizeAnswer,
   reportsFor,
@@ -115,7 +116,7 @@ describe("bernoulli", () => {
     };
     try {
       bernoulli(1 / 3, seededSource(3));
-      drawPair(CLASSIC, seededSource(3));
+      reportsFor({ design: CLASSIC, truths: { 1: true }, memo: null, randomSource: seededSource(3) });
       newSubmissionId(seededSource(3));
     } finally {
       Math.random = original;
@@ -182,25 +183,32 @@ describe("randomizeAnswer", () => {
 });
 
 describe("memoisation", () => {
-  // First pair [1, 0]: ifYes = tails then forced yes; ifNo = tails then forced no. Then the
-  // 16 bytes of a submission id.
-  const PAIR_YES_NO = [TAILS, HEADS, TAILS, TAILS];
+  // Eight words of a secret, then the 16 bytes of a submission id.
+  const SECRET_WORDS = [1, 2, 3, 4, 5, 6, 7, 8];
   const ID_CHUNKS = Array.from({ length: 16 }, (_, index) => index + 1);
   const ID = "01020304-0506-4708-890a-0b0c0d0e0f10";
+  const report = (secret, questionId, truth) =>
+    derivedReport({
+      randomizer: forcedResponseRandomizer(CLASSIC),
+      questionId,
+      secret,
+      index: truth ? 0 : 1,
+    });
 
-  it("draws both reports before knowing the truth and keeps only the 0/1 pair and an id", () => {
+  it("draws a secret before knowing the truth and keeps only it and an id", () => {
     const result = reportsFor({
       design: CLASSIC,
       truths: { 11: true },
       memo: null,
-      randomSource: scriptedSource([...PAIR_YES_NO, ...ID_CHUNKS]),
+      randomSource: scriptedSource([...SECRET_WORDS, ...ID_CHUNKS]),
     });
-    assert.deepEqual(result.answers, { 11: true });
+    const secret = newSecret(scriptedSource(SECRET_WORDS));
+    assert.deepEqual(result.answers, { 11: report(secret, "11", true) });
     assert.deepEqual(result.drawn, ["11"]);
-    assert.deepEqual(result.memo, { submissionId: ID, sent: false, pairs: { 11: [1, 0] } });
+    assert.deepEqual(result.memo, { submissionId: ID, sent: false, secrets: { 11: secret } });
   });
 
-  it("reuses the memo's reports and id when the same truth is given again, without new coins", () => {
+  it("reuses the memo's secrets and id when the same truth is given again, without new coins", () => {
     const first = reportsFor({
       design: CLASSIC,
       truths: { 11: true, 12: false },
@@ -222,27 +230,29 @@ describe("memoisation", () => {
     }
   });
 
-  it("switches to the other pre-drawn report when the truth changes", () => {
-    const memo = { submissionId: ID, sent: true, pairs: { 11: [0, 1] } };
+  it("sends the other answer's derived report when the truth changes", () => {
+    const secret = newSecret(seededSource(4));
+    const memo = { submissionId: ID, sent: true, secrets: { 11: secret } };
     const take = (truth) =>
       reportsFor({ design: CLASSIC, truths: { 11: truth }, memo, randomSource: scriptedSource([]) })
         .answers[11];
-    assert.equal(take(true), false);
-    assert.equal(take(false), true);
+    assert.equal(take(true), report(secret, "11", true));
+    assert.equal(take(false), report(secret, "11", false));
   });
 
   it("draws only for questions the memo lacks", () => {
-    const memo = { submissionId: ID, sent: false, pairs: { 11: [1, 1] } };
+    const kept = newSecret(seededSource(5));
+    const memo = { submissionId: ID, sent: false, secrets: { 11: kept } };
     const result = reportsFor({
       design: CLASSIC,
       truths: { 11: false, 12: true },
       memo,
-      randomSource: scriptedSource(PAIR_YES_NO),
+      randomSource: scriptedSource(SECRET_WORDS),
     });
     assert.deepEqual(result.reused, ["11"]);
     assert.deepEqual(result.drawn, ["12"]);
-    assert.deepEqual(result.memo.pairs, { 11: [1, 1], 12: [1, 0] });
-    assert.deepEqual(memo.pairs, { 11: [1, 1] }, "the memo passed in is not changed");
+    assert.deepEqual(result.memo.secrets, { 11: kept, 12: newSecret(scriptedSource(SECRET_WORDS)) });
+    assert.deepEqual(memo.secrets, { 11: kept }, "the memo passed in is not changed");
   });
 
   it("keeps a memo identical whatever the true answers were", () => {
@@ -257,42 +267,6 @@ describe("memoisation", () => {
         }).memo,
     );
     assert.deepEqual(kept[0], kept[1]);
-  });
-
-  it("keeps a pair whose exact distribution does not depend on the truth", () => {
-    // Enumerate every coin outcome: the kept pair's distribution given truth yes equals the
-    // one given truth no, so reading the memo says nothing about the answer.
-    const keptPair = (truth) => (source) =>
-      reportsFor({
-        design: CLASSIC,
-        truths: { 1: truth },
-        memo: { submissionId: ID, sent: false, pairs: {} },
-        randomSource: source,
-      }).memo.pairs[1];
-    const ifYes = exactDistribution(keptPair(true));
-    const ifNo = exactDistribution(keptPair(false));
-    assert.deepEqual(ifYes, ifNo);
-    // and each member of the pair has the design's report probability
-    assert.equal((ifYes.get("[1,1]") ?? 0) + (ifYes.get("[1,0]") ?? 0), 3 / 4);
-    assert.equal((ifYes.get("[1,1]") ?? 0) + (ifYes.get("[0,1]") ?? 0), 1 / 4);
-  });
-
-  it("reads back only a well-formed memo", () => {
-    const good = { submissionId: ID, sent: true, pairs: { 5: [0, 1] } };
-    assert.deepEqual(parseMemo(JSON.stringify(good)), good);
-    for (const junk of [
-      null,
-      "",
-      "garbage",
-      "[1,0]",
-      JSON.stringify({ ...good, submissionId: "not-a-uuid" }),
-      JSON.stringify({ ...good, sent: "yes" }),
-      JSON.stringify({ ...good, pairs: { 5: [1, 2] } }),
-      JSON.stringify({ ...good, pairs: { 5: [true, false] } }),
-      JSON.stringify({ ...good, pairs: [[0, 1]] }),
-    ]) {
-      assert.equal(parseMemo(junk), null, `junk ${JSON.stringify(junk)}`);
-    }
   });
 
   it("rejects a truth that is not a boolean", () => {

@@ -5,12 +5,15 @@ import {
   DESIGN_KINDS,
   designEpsilon,
   designProbabilities,
+  numericRandomizer,
+  outsideRange,
   randomizeChoice,
   randomizeKuk,
   randomizeMangat,
   randomizeUnrelated,
   randomizeWarner,
   randomizeYesNo,
+  wholeNumber,
 } from "../../static/js/designs.js";
 import { exactDistribution, scriptedSource, seededSource } from "./fakes.mjs";
 import { CHI2_CRITICAL_0_001, VECTORS, designCases } from "./vectors.mjs";
@@ -204,5 +207,40 @@ describe("k-ary randomized response", () => {
     assert.throws(() => randomizeChoice(0, { k: 3, epsilon: 1, odds: 3 }, source), /exactly one/);
     assert.throws(() => randomizeChoice(0, { k: 3, odds: 1 }, source), /odds must be above 1/);
     assert.throws(() => randomizeChoice(3, { k: 3, epsilon: 1 }, source), /truth must be an option/);
+  });
+});
+
+describe("wholeNumber", () => {
+  it("reads a typed answer: none, a whole number, or not a whole number", () => {
+    assert.equal(wholeNumber(""), null);
+    assert.equal(wholeNumber("  "), null);
+    assert.ok(Number.isNaN(wholeNumber("", { badInput: true }))); // "abc" in a number input
+    assert.equal(wholeNumber("17"), 17);
+    assert.equal(wholeNumber(" -3 "), -3);
+    assert.equal(wholeNumber("+40"), 40);
+    assert.equal(wholeNumber("007"), 7);
+    for (const junk of ["17.5", "17.0", "1e3", "17a", "--1", "0x10", "½"]) {
+      assert.ok(Number.isNaN(wholeNumber(junk)), junk);
+    }
+    // beyond a double: still a whole number, far above or below any range
+    const huge = wholeNumber("9".repeat(400));
+    assert.equal(huge, Number.MAX_SAFE_INTEGER);
+    assert.equal(wholeNumber(`-${"9".repeat(400)}`), -Number.MAX_SAFE_INTEGER);
+    assert.equal(numericRandomizer({ min: 0, max: 30, epsilon: 2 }).indexOf(huge), 30);
+  });
+});
+
+describe("outsideRange", () => {
+  it("is a whole number below min or above max, nothing else", () => {
+    const range = { min: 0, max: 30 };
+    assert.equal(outsideRange(45, range), true); // issue 24: clamped to 30 without a word
+    assert.equal(outsideRange(-1, range), true);
+    assert.equal(outsideRange(wholeNumber("9".repeat(400)), range), true);
+    for (const inside of [0, 17, 30]) {
+      assert.equal(outsideRange(inside, range), false, String(inside));
+    }
+    // No answer, or not a whole number: other messages say so.
+    assert.equal(outsideRange(null, range), false);
+    assert.equal(outsideRange(Number.NaN, range), false);
   });
 });

@@ -89,9 +89,8 @@ describe("a submission with direct questions", () => {
     assert.equal(body.answers[23], 17);
     assert.equal(decode(body.answers[24]), truths[24]);
     assert.equal(typeof body.answers[11], "boolean");
-    // The memo holds a table for the randomized question only.
-    assert.deepEqual(Object.keys(attempt.memo.pairs), ["11"]);
-    assert.deepEqual(Object.keys(attempt.memo.tables ?? {}), []);
+    // The memo holds a secret for the randomized question only.
+    assert.deepEqual(Object.keys(attempt.memo.secrets), ["11"]);
     assert.equal(new TextEncoder().encode(attempt.body).length, survey.submission_length);
     // The thank-you says the direct answers went as given.
     const items = sentItems({ questions, groupingQuestions: [], answers: attempt.answers, groups: {} });

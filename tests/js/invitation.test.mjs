@@ -128,7 +128,7 @@ describe("invitation", async () => {
     const memo = {
       submissionId: "3f1c0e4e-2b7a-4c9e-9d3a-5b6f7a8c9d0e",
       sent: false,
-      pairs: {},
+      secrets: {},
       token: { message: "AAAA", signature: "BBBB" },
     };
     assert.equal(storeMemo(storage, "slug", "f".repeat(32), memo), true);

@@ -48,15 +48,18 @@ describe("memory", () => {
     });
     assert.equal(written[0], written[1]);
     const [[key, value]] = JSON.parse(written[0]);
-    assert.equal(key, `rrsurvey:v2:${SLUG}:${DESIGN_A}`);
-    assert.deepEqual(Object.keys(JSON.parse(value)).sort(), ["pairs", "sent", "submissionId"]);
+    assert.equal(key, `rrsurvey:v3:${SLUG}:${DESIGN_A}`);
+    assert.deepEqual(Object.keys(JSON.parse(value)).sort(), ["secrets", "sent", "submissionId"]);
   });
 
-  it("drops memos of other designs and v1's per-question pairs, keeps other surveys'", () => {
+  it("drops memos of other designs, v2's memos and v1's per-question pairs, keeps other surveys'", () => {
     const memo = JSON.stringify(memoFor({ 1: true }, 3));
     const storage = mapStorage([
       [memoKey(SLUG, DESIGN_A), memo],
       [memoKey(SLUG, DESIGN_B), memo],
+      [memoKey(SLUG, DESIGN_A, "v2"), "{}"],
+      [memoKey(SLUG, DESIGN_B, "v2"), "{}"],
+      [memoKey("other", DESIGN_A, "v2"), "{}"],
       [`rrsurvey:rr-pair:v1:${SLUG}:1`, "[1,0]"],
       [`rrsurvey:rr-pair:v1:${SLUG}:2`, "[0,0]"],
       [memoKey("other", DESIGN_A), memo],
@@ -68,6 +71,7 @@ describe("memory", () => {
       [...storage.map.keys()].sort(),
       [
         memoKey("other", DESIGN_A),
+        memoKey("other", DESIGN_A, "v2"),
         memoKey(SLUG, DESIGN_B),
         "rrsurvey:rr-pair:v1:other:1",
         "unrelated",
@@ -136,18 +140,16 @@ describe("memory", () => {
 });
 
 describe("the memo's entries", () => {
-  it("are written in one shape: tables only when there are any, nothing unknown", () => {
+  it("are written in one shape: a secret per question and the id, nothing unknown", () => {
     const memo = memoFor({ 1: true }, 5);
-    assert.deepEqual(Object.keys(memoRecord({ ...memo, tables: {}, truth: true })), [
+    assert.deepEqual(Object.keys(memoRecord({ ...memo, tables: { 2: [0, 1] }, truth: true })), [
       "submissionId",
       "sent",
-      "pairs",
+      "secrets",
     ]);
-    const tables = { 2: [0, 1, 2] };
-    assert.deepEqual(memoRecord({ ...memo, tables }), { ...memo, tables });
     const storage = mapStorage();
-    storeMemo(storage, SLUG, DESIGN_A, { ...memo, tables, truth: true });
-    assert.deepEqual(JSON.parse(storage.getItem(memoKey(SLUG, DESIGN_A))), { ...memo, tables });
+    storeMemo(storage, SLUG, DESIGN_A, { ...memo, pairs: { 1: [1, 0] }, truth: true });
+    assert.deepEqual(JSON.parse(storage.getItem(memoKey(SLUG, DESIGN_A))), memo);
   });
 });
 

@@ -1,12 +1,17 @@
 // Optional questions (docs/researchers.md, "Optional questions"): a skipped question produces no key in
-// what is sent, but the memo holds a table for every question, answered or not, so what the
+// what is sent, but the memo holds a secret for every question, answered or not, so what the
 // browser keeps says nothing about which questions were skipped; a retake that answers a
-// skipped question uses the table drawn the first time.
+// skipped question derives its report from the secret drawn the first time.
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { answeredOnly, forcedResponseRandomizer, memoReports } from "../../static/js/coins.js";
+import {
+  answeredOnly,
+  derivedReport,
+  forcedResponseRandomizer,
+  memoReports,
+} from "../../static/js/coins.js";
 import { PREFER_NOT_TO_SAY } from "../../static/js/constants.js";
 import { loadMemo, storeMemo } from "../../static/js/memory.js";
 import { mapStorage, seededSource } from "./fakes.mjs";
@@ -61,7 +66,7 @@ describe("optional questions", () => {
     // The same random source, every question answered: the very same memo.
     const answered = take({ ...truths, 2: false });
     assert.deepEqual(skipped.memo, answered.memo);
-    assert.deepEqual(Object.keys(skipped.memo.pairs).sort(), QUESTIONS);
+    assert.deepEqual(Object.keys(skipped.memo.secrets).sort(), QUESTIONS);
     assert.deepEqual(skipped.drawn.sort(), QUESTIONS);
 
     const stored = [skipped, answered].map(({ memo }) => {
@@ -74,7 +79,7 @@ describe("optional questions", () => {
     assert.deepEqual(take({}).memo, answered.memo);
   });
 
-  it("on a retake, answer a question skipped the first time from the table drawn then", () => {
+  it("on a retake, answer a question skipped the first time from the secret drawn then", () => {
     const storage = mapStorage();
     const first = take({ 1: true }, { seed: 3 });
     storeMemo(storage, SLUG, DESIGN, { ...first.memo, sent: true });
@@ -84,16 +89,19 @@ describe("optional questions", () => {
     assert.deepEqual(retake.reused, QUESTIONS);
     assert.deepEqual(retake.drawn, []);
     assert.equal(retake.answers["1"], first.answers["1"]); // the same report as the first time
-    assert.equal(retake.answers["2"], first.memo.pairs["2"][1] === 1); // its "no" entry
-    assert.deepEqual(retake.memo.pairs, first.memo.pairs);
+    // its report for "no" (index 1), from the secret drawn when it was skipped
+    const secret = first.memo.secrets["2"];
+    const randomizer = forcedResponseRandomizer(CLASSIC);
+    assert.equal(retake.answers["2"], derivedReport({ randomizer, questionId: "2", secret, index: 1 }));
+    assert.deepEqual(retake.memo.secrets, first.memo.secrets);
     assert.equal(retake.memo.sent, true);
   });
 
-  it("leaves a question skipped on a retake out again, keeping its pair", () => {
+  it("leaves a question skipped on a retake out again, keeping its secret", () => {
     const first = take({ 1: true, 2: true }, { seed: 5 });
     const retake = take({ 1: true }, { memo: first.memo, seed: 6 });
     assert.deepEqual(Object.keys(retake.answers), ["1"]);
     assert.deepEqual(retake.drawn, []);
-    assert.deepEqual(retake.memo.pairs, first.memo.pairs);
+    assert.deepEqual(retake.memo.secrets, first.memo.secrets);
   });
 });

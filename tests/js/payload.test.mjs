@@ -1,5 +1,5 @@
 // payload.js: what one attempt sends. One body per survey length whatever was answered, only
-// the questions answered, the memo's tables for every question, the design's fingerprint.
+// the questions answered, the memo's secrets for every question, the design's fingerprint.
 
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -108,7 +108,7 @@ describe("one attempt", () => {
     assert.deepEqual([...lengths], [survey.submission_length]);
   });
 
-  it("leaves a skipped question out of the body but draws its table all the same", () => {
+  it("leaves a skipped question out of the body but draws its secret all the same", () => {
     const skipped = attempt({ truths: { 11: true, 13: 1 } });
     const answered = attempt({ truths: { 11: true, 12: true, 13: 1, 14: 2 } });
     assert.deepEqual(Object.keys(JSON.parse(skipped.body).answers), ["11", "13"]);

@@ -52,15 +52,10 @@ describe("the questions of a definition", () => {
     );
   });
 
-  it("carry each question's randomizer: a pair for yes/no, a table per answer otherwise", () => {
+  it("carry each question's randomizer: one report per possible answer", () => {
     assert.deepEqual(
-      [yesNo, warner, choice, numeric].map(({ randomizer }) => [randomizer.store, randomizer.size]),
-      [
-        ["pairs", 2],
-        ["pairs", 2],
-        ["tables", 3],
-        ["tables", 6],
-      ],
+      [yesNo, warner, choice, numeric].map(({ randomizer }) => randomizer.size),
+      [2, 2, 3, 6],
     );
   });
 
@@ -68,7 +63,8 @@ describe("the questions of a definition", () => {
     const [old] = surveyQuestions({ ...survey, questions: [{ id: 5, text: "Old?" }] });
     assert.equal(old.type, "yes_no");
     assert.equal(old.required, true);
-    assert.equal(old.randomizer.store, "pairs");
+    assert.equal(old.randomizer.size, 2);
+    assert.equal(old.randomizer.indexOf(false), 1);
     assert.deepEqual(groupingQuestions({ ...survey, grouping_questions: undefined }), []);
   });
 

@@ -34,6 +34,16 @@ DESIGN_PARAMETERS = {
     "t": "mangat: probability that a member, too, uses the Warner device",
     "p_truth": "forced_response with the question's own coins",
     "p_forced_yes": "forced_response with the question's own coins",
+    "group_share": "cdm, sld: probability that the browser puts a respondent in group 1 "
+    "(default 0.5)",
+}
+# The cheating-detection designs' p: a pair, one probability per group (RRreg's p = c(p1, p2)).
+CHEATING_P = {
+    "type": "array",
+    "items": {"type": "number", "format": "double"},
+    "minItems": 2,
+    "maxItems": 2,
+    "description": "cdm, sld: [p1, p2], one probability per group (RRreg's parametrisation)",
 }
 
 
@@ -60,12 +70,20 @@ class QuestionTypeField(SpecField):
         "two coins (forced response), else `kind` and that design's parameters, each a "
         "probability; a missing parameter takes its default (warner p=0.75; "
         "unrelated_question p=0.5, pi=0.25; kuk theta1=0.625, theta2=0.25; mangat p=0.75, "
-        "t=0.75). Null for the other types.",
+        "t=0.75; cdm and sld p=[0.25, 0.75], group_share=0.5: cheating detection, no finite "
+        "ε). Null for the other types.",
         "properties": {
             "kind": {"type": "string", "enum": list(DESIGN_KINDS)},
             **{
                 name: {"type": "number", "format": "double", "description": text}
                 for name, text in DESIGN_PARAMETERS.items()
+            },
+            # A number for warner, unrelated_question and mangat; a pair for cdm and sld.
+            "p": {
+                "oneOf": [
+                    {"type": "number", "format": "double", "description": DESIGN_PARAMETERS["p"]},
+                    CHEATING_P,
+                ]
             },
         },
         "additionalProperties": False,

@@ -112,8 +112,9 @@ class QuestionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     epsilon = EpsilonField()
     design_name = serializers.SerializerMethodField(
         help_text="The question's randomization: a yes/no design's kind (`forced_response` "
-        "for the survey's coins, `warner`, `unrelated_question`, `kuk`, `mangat`), or "
-        "`choice` / `numeric`; `direct` for a question asked directly."
+        "for the survey's coins, `warner`, `unrelated_question`, `kuk`, `mangat`; `cdm`, `sld` "
+        "for cheating detection, whose `epsilon` is null), or `choice` / `numeric`; `direct` "
+        "for a question asked directly."
     )
 
     def get_design_name(self, question) -> str:
@@ -127,6 +128,8 @@ class QuestionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
                 data[name] = None
         if not question.randomized:
             data["design"] = data["epsilon"] = None
+        elif selectors.is_cheating_detection(question):
+            data["epsilon"] = None  # no finite ε: see the ledger's one-sided bound
         elif question.kind == Question.Kind.YES_NO:
             data["epsilon"] = selectors.question_mechanism(question, survey=question.survey).epsilon
         return data

@@ -9,8 +9,17 @@ from django.utils import timezone
 
 import dpengine
 
+from ... import selectors
 from ...models import Question, Submission, question_key
 from ..tallies import group_answers_record, tally_add, tally_shard_pick
+
+
+def _report_kind(question):
+    """What a question's report is: a cheating-detection yes/no question sends a code 0-3,
+    checked and tallied as a choice (``selectors.report_range``); others their own kind."""
+    if selectors.is_cheating_detection(question):
+        return selectors.report_range(question)[0]
+    return question.kind
 
 
 def orm_store(*, survey_id, clean) -> bool:
@@ -21,10 +30,10 @@ def orm_store(*, survey_id, clean) -> bool:
             # Reports name questions, no foreign key would notice one deleted since validation,
             # nor a required one added (a database shell: the design is frozen once open).
             questions = {
-                qid: (required, kind)
-                for qid, required, kind in Question.all_objects.filter(
-                    survey_id=survey_id
-                ).values_list("id", "required", "kind")
+                question.pk: (question.required, _report_kind(question))
+                for question in Question.all_objects.filter(survey_id=survey_id).only(
+                    "id", "required", "kind", "randomized", "design"
+                )
             }
             if not clean.answers.keys() <= questions.keys() or any(
                 required and qid not in clean.answers

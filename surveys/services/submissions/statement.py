@@ -20,6 +20,7 @@ from ...models import (
     Survey,
     TallyShard,
 )
+from ...selectors import mechanisms
 from .contract import Rule
 
 # Table names from the models, so a renamed table cannot leave the statement behind.
@@ -65,6 +66,16 @@ PARAMETERS = (
 # entry per question is not NULL.
 TYPED_PARAMETERS = (*PARAMETERS, ("reports", "bigint[]"), ("texts", "text[]"))
 
+# A yes/no question q under a cheating-detection design (selectors.mechanisms
+# .is_cheating_detection): its report is a code 0-3 (2 × (group - 1) + bit), checked and
+# tallied as a four-option choice, never a bit.
+CHEATING_SQL = sql.SQL(
+    "(q.kind = {yes_no} AND q.randomized AND COALESCE(q.design ->> 'kind', '') IN ({kinds}))"
+).format(
+    **_KINDS, kinds=sql.SQL(", ").join(sql.Literal(kind) for kind in mechanisms.CHEATING_KINDS)
+)
+CHEATING_CODES = sql.Literal(mechanisms.CHEATING_CODES)
+
 # A numeric question q's slack, dpengine.report_bounds in SQL: the same doubles in the same
 # order (hi - lo, divided by ε, times REPORT_SCALES, rounded up), so the two agree to the unit.
 NUMERIC_SLACK_SQL = (
@@ -79,7 +90,10 @@ def _checks(*, typed, p):
     if typed:
         # A direct numeric answer lies within the range itself: no noise, no slack.
         fits = sql.SQL(
-            "(q.kind = {yes_no} AND a.bit IS NOT NULL AND a.report IS NULL AND a.text IS NULL)"
+            "(q.kind = {yes_no} AND NOT {cheating}"
+            " AND a.bit IS NOT NULL AND a.report IS NULL AND a.text IS NULL)"
+            " OR ({cheating} AND a.bit IS NULL AND a.text IS NULL"
+            " AND a.report >= 0 AND a.report < {codes})"
             " OR (q.kind = {choice} AND a.bit IS NULL AND a.text IS NULL"
             " AND a.report >= 0 AND a.report < jsonb_array_length(q.options))"
             " OR (q.kind = {numeric} AND a.bit IS NULL AND a.text IS NULL"
@@ -88,6 +102,8 @@ def _checks(*, typed, p):
             " AND octet_length(a.text) <= {text_bytes})"
         ).format(
             **_KINDS,
+            cheating=CHEATING_SQL,
+            codes=CHEATING_CODES,
             slack=sql.SQL("(CASE WHEN q.randomized THEN {} ELSE 0 END)").format(
                 sql.SQL(NUMERIC_SLACK_SQL)
             ),
@@ -97,7 +113,9 @@ def _checks(*, typed, p):
         unanswered = sql.SQL("a.question_id IS NULL")
     else:
         # Bits only: every answered question must be a yes/no one.
-        fits = sql.SQL("q.kind = {yes_no}").format(**_KINDS)
+        fits = sql.SQL("q.kind = {yes_no} AND NOT {cheating}").format(
+            **_KINDS, cheating=CHEATING_SQL
+        )
         known = sql.SQL("q.id = ANY({questions})").format(**p)
         unanswered = sql.SQL("q.id <> ALL({questions})").format(**p)
     return {
@@ -158,14 +176,16 @@ _BITS = """, a AS (
     FROM unnest({questions}, {bits}) AS a (question_id, bit)
 )"""
 _TYPED_REPORTS = """, a AS (
-    SELECT a.question_id, 'q' || a.question_id AS key, a.bit, a.report, a.text, q.kind,
-        CASE q.kind
-            WHEN {numeric} THEN jsonb_build_array(1, a.report, a.report::numeric * a.report)
-            WHEN {choice} THEN (
+    SELECT a.question_id, 'q' || a.question_id AS key, a.bit, a.report, a.text,
+        CASE WHEN {cheating} THEN {choice} ELSE q.kind END AS kind,
+        CASE
+            WHEN q.kind = {numeric}
+                THEN jsonb_build_array(1, a.report, a.report::numeric * a.report)
+            WHEN q.kind = {choice} OR {cheating} THEN (
                 SELECT jsonb_agg((n = 0 OR n = a.report + 1)::int ORDER BY n)
                 FROM generate_series(0, a.report + 1) AS n
             )
-            WHEN {text} THEN jsonb_build_array(1)
+            WHEN q.kind = {text} THEN jsonb_build_array(1)
             ELSE jsonb_build_array(1, a.bit::int)
         END AS added
     FROM unnest({questions}, {bits}, {reports}, {texts}) AS a (question_id, bit, report, text)
@@ -272,7 +292,9 @@ def statement_text(*, typed, grouped, p):
             known_groupings=rules[Rule.KNOWN_GROUPINGS],
             options_rule=rules[Rule.OPTIONS],
         ),
-        sql.SQL(_TYPED_REPORTS if typed else _BITS).format(**_TABLES, **_KINDS, **p),
+        sql.SQL(_TYPED_REPORTS if typed else _BITS).format(
+            **_TABLES, **_KINDS, **p, cheating=CHEATING_SQL
+        ),
         sql.SQL(_SUBMISSION).format(
             **_TABLES,
             **p,

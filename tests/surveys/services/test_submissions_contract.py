@@ -48,7 +48,7 @@ def random_survey(rng, make_survey, index):
     questions = []
     for position in range(rng.randint(1, 4)):
         spec = {"text": f"Question {position}?", "required": rng.random() < 0.6}
-        kind = rng.choice(["yes_no", "warner", "choice", "numeric", "direct", "text"])
+        kind = rng.choice(["yes_no", "warner", "choice", "numeric", "direct", "text", "cheating"])
         if kind == "direct":
             # Asked directly: each type, no design or ε.
             kind = rng.choice(["yes_no", "choice", "numeric"])
@@ -61,6 +61,9 @@ def random_survey(rng, make_survey, index):
             spec |= {"type": "text", "randomized": False}
         elif kind == "warner":
             spec["design"] = {"kind": "warner", "p": 0.75}
+        elif kind == "cheating":
+            # CDM or SLD: a code 0-3 (2 × (group - 1) + bit) on a yes/no question.
+            spec["design"] = {"kind": rng.choice(["cdm", "sld"]), "p": [0.25, 0.75]}
         elif kind == "choice":
             spec |= {"type": "choice", "options": [f"O{n}" for n in range(rng.randint(2, 5))]}
         elif kind == "numeric":
@@ -97,8 +100,12 @@ TEXTS = [
 ]
 
 
+def _bit(question):
+    return question.kind == Question.Kind.YES_NO and not selectors.is_cheating_detection(question)
+
+
 def _good(rng, question, bounds):
-    if question.kind == Question.Kind.YES_NO:
+    if _bit(question):
         return rng.random() < 0.5
     if question.kind == Question.Kind.TEXT:
         return text_answer_encode(rng.choice(TEXTS))
@@ -108,7 +115,7 @@ def _good(rng, question, bounds):
 
 def _bad(rng, question, bounds):
     """A report its question does not take: out of range by one, or of another type."""
-    if question.kind == Question.Kind.YES_NO:
+    if _bit(question):
         return rng.choice([1, 0, "true", None, 0.5, text_answer_encode("yes")])
     if question.kind == Question.Kind.TEXT:
         encoded = text_answer_encode("abc")
@@ -341,15 +348,14 @@ def test_the_database_path_agrees_with_the_orm_oracle(make_survey, settings):
         "grouping": foreign_group.pk,
         "option": foreign_group.options.first().pk,
     }
-    cases, kinds, texts_stored = 0, set(), set()
+    cases, kinds, texts_stored, codes_stored = 0, set(), set(), set()
     for index in range(SURVEYS):
         survey = random_survey(rng, make_survey, index)
         questions = list(survey.questions.all())
+        cheating_keys = {f"q{q.pk}" for q in questions if selectors.is_cheating_detection(q)}
         info = {
             "questions": questions,
-            "bounds": {
-                q.pk: selectors.report_range(q)[1:] for q in questions if q.kind != "yes_no"
-            },
+            "bounds": {q.pk: selectors.report_range(q)[1:] for q in questions if not _bit(q)},
             "groupings": [
                 (gq, list(gq.options.values_list("id", flat=True)))
                 for gq in survey.grouping_questions.all()
@@ -373,9 +379,14 @@ def test_the_database_path_agrees_with_the_orm_oracle(make_survey, settings):
             cases += 1
             for _sid, reports, _day in ours[1]["submissions"]:
                 texts_stored.update(v for v in json.loads(reports).values() if isinstance(v, str))
+                codes_stored.update(
+                    value for key, value in json.loads(reports).items() if key in cheating_keys
+                )
     assert cases >= 500
     # Text answers were stored as written, Korean and the escapes included.
     assert {"직장 내 괴롭힘은 없었다", '说 "quoted" \\ back', "가" * 100} <= texts_stored
+    # Cheating-detection questions' codes were stored as sent, every one of them.
+    assert codes_stored == {0, 1, 2, 3}
     # Every kind of outcome was met: stored, replayed, each field refused, 409s and 404.
     assert {
         ("201", True),

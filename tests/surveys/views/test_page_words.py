@@ -31,6 +31,13 @@ MIN_READING_EASE = 60
 SURVEYS = {
     "classic": {},
     "mixed": {"questions": MIXED_QUESTIONS},
+    # A cheating-detection question adds its own note (a "no" there is conclusive).
+    "cheating detection": {
+        "questions": [
+            {"text": "Question 1?"},
+            {"text": "Question 2?", "design": {"kind": "cdm", "p": [0.25, 0.75]}},
+        ]
+    },
     "weak, consent, optional": {
         "p_truth": 0.9,  # odds 19: weak, on a site whose ceiling allows it
         "p_forced_yes": 0.5,
@@ -91,7 +98,8 @@ def test_every_number_is_one_click_away_under_details(client, make_survey, langu
     assert "ε" not in " ".join(first_screen_blocks(html))
     assert "ε =" not in before and "%" not in before
     assert "ε =" in details
-    if kind not in ("mixed", "comprehension"):  # mixed: chances stated at each question
+    # A survey not all on the survey's coins states each question's chances at the question.
+    if kind not in ("mixed", "cheating detection", "comprehension"):
         assert "%" in details
 
 

@@ -420,7 +420,8 @@ def test_what_is_sent_and_kept_is_described_for_each_type(client, make_survey, m
     assert "the number of one option: yours, or another one your browser picked" in html
     assert "a noisy whole number: your number, kept within its range, plus random noise" in html
     assert "one per option, for a numeric question one per whole number in its range" in html
-    assert "They are all drawn before your answer is read" in html
+    assert "a random key drawn before your answer is read, which fixes in advance" in html
+    assert "The key is drawn before your answer is read" in html
 
     only_choice = make_survey(
         questions=[{"text": "Pick one", "type": "choice", "options": ["A", "B"]}],

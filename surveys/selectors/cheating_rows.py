@@ -1,0 +1,184 @@
+"""A cheating-detection question's row of the estimates (CDM, SLD): from its tally of codes
+``2 × (group - 1) + bit``, the two groups' counts and dpengine's estimates of the honest
+"yes" share ``pi``, the non-compliers ``gamma`` (CDM; ``beta`` the honest "no"-sayers) or the
+honest carriers' share ``t`` (SLD), with intervals; withheld below the survey's ``min_n``.
+
+``selectors.estimates.survey_estimates`` adds the row (``cheating_row``); the results page,
+the estimates API and CSV read it. Reads only.
+"""
+
+from dataclasses import dataclass
+
+import dpengine
+
+from .design_labels import DESIGN_LABELS
+from .mechanisms import CHEATING_CODES, GROUP_SHARE, question_design
+
+CHEATING = "cheating"  # the row kind: not a yes/no estimate (its reports are codes)
+
+
+@dataclass(frozen=True)
+class GroupCounts:
+    """The two groups' counts of a cheating-detection question's reports."""
+
+    n1: int
+    yes1: int
+    n2: int
+    yes2: int
+
+    @property
+    def n(self) -> int:
+        return self.n1 + self.n2
+
+
+def group_counts(codes) -> GroupCounts:
+    """The groups' ``(n, yes)`` from the counts of codes 0-3 (``codes[c]``: how many reports
+    were ``c = 2 × (group - 1) + bit``), missing trailing counts as zeros."""
+    padded = tuple(codes) + (0,) * (CHEATING_CODES - len(codes))
+    no1, yes1, no2, yes2 = padded[:CHEATING_CODES]
+    return GroupCounts(n1=no1 + yes1, yes1=yes1, n2=no2 + yes2, yes2=yes2)
+
+
+@dataclass(frozen=True)
+class ShownParameter:
+    """One parameter as shown: the estimate on the parameter space (the maximum-likelihood
+    value) with its interval widened, if need be, to contain it (issue 23: the estimate shown
+    lies inside its interval). None where undefined."""
+
+    name: str
+    estimate: float | None
+    ci_low: float
+    ci_high: float
+    std_error: float | None
+    closed_form: float | None  # RRreg's unconstrained estimate (may leave [0, 1])
+
+
+@dataclass(frozen=True)
+class CheatingQuestionEstimate:
+    """A CDM or SLD question's estimates (``estimate``: ``dpengine.CheatingEstimate``)."""
+
+    question_id: int
+    position: int
+    text: str
+    estimate: dpengine.CheatingEstimate
+    suppressed: bool  # fewer reports than the survey's minimum n: numbers are withheld
+    column: str = ""
+    design_name: str = ""  # cdm or sld
+
+    kind = CHEATING
+    # No finite ε covers the design (an honest "no" is conclusive): see epsilon_yes.
+    epsilon = None
+
+    @property
+    def n(self) -> int:
+        return self.estimate.n
+
+    @property
+    def has_data(self) -> bool:
+        return self.estimate.has_data
+
+    @property
+    def is_sld(self) -> bool:
+        return self.design_name == "sld"
+
+    @property
+    def mechanism(self):
+        return self.estimate.design
+
+    @property
+    def epsilon_yes(self) -> float:
+        return self.estimate.design.epsilon_yes
+
+    @property
+    def design_label(self):
+        return DESIGN_LABELS[self.design_name].name
+
+    @property
+    def parameters(self) -> dict:
+        design = self.estimate.design
+        return {"p1": float(design.p[0]), "p2": float(design.p[1]), GROUP_SHARE: design.share}
+
+    @property
+    def parameters_text(self) -> str:
+        return ", ".join(f"{name} = {value:g}" for name, value in self.parameters.items())
+
+    def shown(self, name) -> ShownParameter:
+        """The parameter ``name`` (``pi``, ``beta``, ``gamma``, ``t``) as pages show it."""
+        parameter = self.estimate[name]
+        value = parameter.clamped
+        low, high = parameter.ci_low, parameter.ci_high
+        if value is not None:
+            low, high = min(low, value), max(high, value)
+        return ShownParameter(
+            name=name,
+            estimate=value,
+            ci_low=low,
+            ci_high=high,
+            std_error=parameter.std_error,
+            closed_form=parameter.estimate,
+        )
+
+    @property
+    def shown_parameters(self) -> list[ShownParameter]:
+        return [self.shown(name) for name in self.estimate.design.parameter_names]
+
+    @property
+    def pi(self) -> ShownParameter:
+        return self.shown("pi")
+
+    @property
+    def gamma(self) -> ShownParameter | None:
+        return None if self.is_sld else self.shown("gamma")
+
+    @property
+    def t(self) -> ShownParameter | None:
+        return self.shown("t") if self.is_sld else None
+
+    @property
+    def prevalence_upper(self) -> float | None:
+        """CDM: ``pi + gamma``, the most the true share of "yes" can be if every
+        non-complier is a carrier (the prevalence lies between ``pi`` and this)."""
+        if self.is_sld or self.pi.estimate is None or self.gamma.estimate is None:
+            return None
+        return min(1.0, self.pi.estimate + self.gamma.estimate)
+
+    def as_dict(self) -> dict:
+        """The API's and the CSV's view: counts per group and every parameter."""
+        counts = self.estimate
+        data = {
+            "n1": counts.n1,
+            "yes1": counts.yes1,
+            "n2": counts.n2,
+            "yes2": counts.yes2,
+            "boundary": counts.boundary,
+        }
+        for parameter in self.shown_parameters:
+            data[parameter.name] = {
+                "estimate": parameter.estimate,
+                "ci_low": parameter.ci_low,
+                "ci_high": parameter.ci_high,
+                "std_error": parameter.std_error,
+                "closed_form": parameter.closed_form,
+            }
+        return data
+
+
+def cheating_row(question, *, survey, tallies, confidence, fields) -> CheatingQuestionEstimate:
+    """The row of a cheating-detection question from the survey's running tallies (its
+    tally vector counts the codes 0-3 after the number of reports)."""
+    design = question_design(question, survey=survey)
+    counts = group_counts(tallies.counts_of(question.pk, width=CHEATING_CODES))
+    estimate = dpengine.estimate_cheating(
+        design=design,
+        n1=counts.n1,
+        yes1=counts.yes1,
+        n2=counts.n2,
+        yes2=counts.yes2,
+        confidence=confidence,
+    )
+    return CheatingQuestionEstimate(
+        **fields,
+        estimate=estimate,
+        suppressed=counts.n < survey.min_n,
+        design_name=design.kind,
+    )
