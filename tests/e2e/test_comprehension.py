@@ -91,10 +91,10 @@ def test_the_practice_sends_only_whether_each_first_try_was_right(live_server, p
         ]
     )
     # Nothing about the practice is kept in the browser either: the memo holds the randomized
-    # questions' pre-drawn pairs and the submission id, nothing for the hidden questions.
+    # questions' secrets and the submission id, nothing for the hidden questions.
     (memo,) = [json.loads(value) for value in page.evaluate(STORAGE_DUMP).values()]
-    assert set(memo) == {"submissionId", "sent", "pairs"}
-    assert set(memo["pairs"]) == set(real)
+    assert set(memo) == {"submissionId", "sent", "secrets"}
+    assert set(memo["secrets"]) == set(real)
     # The thank-you lists the practice results as sent as given.
     listed = page.locator("#respond-sent").text_content()
     assert "Practice round 1" in listed
