@@ -1,10 +1,14 @@
 """The comprehension check's hidden questions (services/comprehension.py): one per practised
 design, following the questions, gone when the check is off, frozen with the design."""
 
+import re
+from pathlib import Path
+
 import pytest
 
 from surveys import selectors, services
 from surveys.models import Question
+from surveys.services.comprehension import PRACTISED_KINDS
 
 pytestmark = pytest.mark.django_db
 
@@ -107,3 +111,22 @@ def test_the_fingerprint_names_the_hidden_questions(make_survey):
     services.survey_update(survey=survey, data={"comprehension_check": True})
     survey.refresh_from_db()
     assert selectors.survey_design_fingerprint(survey=survey) not in (before, switched_on)
+
+
+def test_the_server_and_the_page_practise_the_same_designs():
+    source = (Path(__file__).resolve().parents[3] / "static/js/comprehension.js").read_text()
+    listed = re.search(r"PRACTICE_KINDS = Object\.freeze\(\[(.*?)\]\)", source, re.S).group(1)
+    assert re.findall(r'"(\w+)"', listed) == list(PRACTISED_KINDS)
+
+
+def test_a_cheating_detection_design_has_no_practice_round(make_survey):
+    survey = make_survey(
+        status="draft",
+        questions=[
+            {"text": "Taken supplies home?"},
+            {"text": "Lied?", "design": {"kind": "cdm", "p": [0.3, 0.7]}, "confirm_direct": True},
+        ],
+        comprehension_check=True,
+    )
+    assert survey.questions.get(text="Lied?").design["kind"] == "cdm"
+    assert hidden(survey) == [{}]
