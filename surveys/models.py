@@ -66,6 +66,7 @@ def design_fingerprint_of(
     pilot=False,
     access="link",
     control_share=0.0,
+    comprehension=(),
 ) -> str:
     """A short digest of everything a respondent's page randomizes with and asks.
 
@@ -85,6 +86,9 @@ def design_fingerprint_of(
     true, likewise; ``access`` (who may answer) only when it is not ``"link"``;
     ``control_share`` (the chance that a browser asks the ``compare_direct`` questions
     directly) only when above 0.
+    true, likewise; ``access`` (who may answer) only when it is not ``"link"``.
+    ``comprehension`` is ``[(id, design), ...]``, the practice questions of a survey that
+    checks comprehension (``services.comprehension``): only when there are any.
     """
     design = {
         "coins": [repr(float(p_truth)), repr(float(p_forced_yes))],
@@ -112,6 +116,11 @@ def design_fingerprint_of(
         design["access"] = access
     if control_share:
         design["control_share"] = repr(float(control_share))
+    if comprehension:
+        design["comprehension"] = [
+            [int(qid), json.loads(json.dumps(checked, sort_keys=True))]
+            for qid, checked in comprehension
+        ]
     canonical = json.dumps(design, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()[:32]
 
@@ -192,6 +201,11 @@ class Survey(models.Model):
     # questions marked ``compare_direct`` directly with this probability (0: never, at most
     # limits.CONTROL_SHARE_MAX), and says which it did (surveys/selectors/control_group.py).
     control_share = models.FloatField(default=0.0)
+    # Before the questions, a practice round of each yes/no design the survey uses, with
+    # feedback; whether the first try was right is sent as a direct answer to a hidden
+    # comprehension question per design (surveys/services/comprehension.py), so the researcher
+    # can report how many understood the procedure. Part of the frozen design.
+    comprehension_check = models.BooleanField(default=False)
 
     class Access(models.TextChoices):
         LINK = "link", _("Anyone with the link")
@@ -355,6 +369,19 @@ class TallyShard(models.Model):
         return f"{self.survey_id} #{self.shard}: {self.responses}"
 
 
+class AskedQuestionManager(models.Manager):
+    """The questions the researcher wrote: what every page, export and estimate lists.
+
+    The hidden comprehension questions (``Question.Role.COMPREHENSION``) are read through
+    ``Question.all_objects`` by the few readers that need them: the submission's checks and
+    tallies, the page's definition, the fingerprint and their own results
+    (surveys/selectors/comprehension.py).
+    """
+
+    def get_queryset(self):
+        return super().get_queryset().filter(role=Question.Role.QUESTION)
+
+
 class Question(models.Model):
     """One question: yes/no (under a yes/no design), multiple choice, numeric, or (asked
     directly only) short text. ``randomized`` False: asked directly, the answer sent and
@@ -367,6 +394,12 @@ class Question(models.Model):
     ``selectors.mechanisms`` for the dpengine object each question randomizes with.
     """
 
+    class Role(models.TextChoices):
+        QUESTION = "question", _("Question")
+        # Hidden, made and removed by services.comprehension: a direct yes/no answer, "did
+        # the respondent's first try at the practice round of ``design`` get it right".
+        COMPREHENSION = "comprehension", _("Comprehension check")
+
     class Kind(models.TextChoices):
         YES_NO = "yes_no", _("Yes / no")
         CHOICE = "choice", _("Multiple choice")
@@ -378,7 +411,8 @@ class Question(models.Model):
     text = models.TextField(max_length=limits.QUESTION_TEXT_MAX_LENGTH)
     kind = models.CharField(max_length=10, choices=Kind.choices, default=Kind.YES_NO)
     # yes/no only: {} randomizes with the survey's two coins (forced response); otherwise
-    # {"kind": "warner", "p": 0.75}, a dpengine.designs kind and its parameters.
+    # {"kind": "warner", "p": 0.75}, a dpengine.designs kind and its parameters. A
+    # comprehension question (asked directly): the design whose practice round it records.
     design = models.JSONField(default=dict, blank=True)
     # choice only: the option labels in order; reports name an option by its index.
     options = models.JSONField(default=list, blank=True)
@@ -401,10 +435,31 @@ class Question(models.Model):
     compare_direct = models.BooleanField(default=False)
     # {"ko": {"text", "options": [labels]}}
     translations = models.JSONField(default=dict, blank=True, editable=False)
+    role = models.CharField(
+        max_length=16, choices=Role.choices, default=Role.QUESTION, editable=False
+    )
+
+    all_objects = models.Manager()  # the comprehension questions too
+    objects = AskedQuestionManager()
 
     class Meta:
         ordering = ["position", "id"]
+        default_manager_name = "objects"
+        base_manager_name = "all_objects"
         constraints = [
+            # A comprehension answer is sent as given and may be left out (a respondent who
+            # skips the practice sends nothing for it); its design field names the design
+            # whose practice it records.
+            models.CheckConstraint(
+                condition=Q(role="question")
+                | (
+                    Q(role="comprehension")
+                    & Q(kind="yes_no")
+                    & Q(randomized=False)
+                    & Q(required=False)
+                ),
+                name="question_role_valid",
+            ),
             models.CheckConstraint(
                 condition=Q(kind__in=["yes_no", "choice", "numeric", "text"]),
                 name="question_kind_valid",

@@ -325,7 +325,9 @@ BLOCK_TAGS = {
 }  # fmt: skip
 VOID_TAGS = {"input", "br", "img", "meta", "link", "hr", "source", "wbr", "col", "area"}
 # Hidden in the server's HTML but shown by respond.js as the page loads: the "try it" control.
-REVEALED_BY_SCRIPT = {"try-coins"}
+# The practice rounds of a comprehension check are revealed on load too: their heading and
+# note count; the first round's fieldset (a question, if a practice one) ends the first screen.
+REVEALED_BY_SCRIPT = {"try-coins", "respond-practice"}
 SKIPPED_TAGS = {"script", "noscript", "template", "svg", "style", "h1"}  # h1: the survey's title
 
 

@@ -60,6 +60,37 @@ export const STRINGS = Object.freeze({
   practiceTails: gettext(
     "Practice %(count)s: coin 1 landed tails, so coin 2 chose “%(sent)s”, which would be sent whatever your answer. Nothing was sent.",
   ),
+  practiceCoins: gettext(
+    "Suppose your true answer is “%(truth)s”. Coin 1 lands tails, and coin 2 says “%(sent)s”. What does your device send?",
+  ),
+  practiceOpposite: gettext(
+    "Suppose your true answer is “%(truth)s”. The spinner picks the opposite of the statement. What does your device send?",
+  ),
+  practiceOther: gettext(
+    "Suppose your true answer is “%(truth)s”. The device picks the other question, and its answer is “%(sent)s”. What does your device send?",
+  ),
+  practiceCard: gettext(
+    "Suppose your true answer is “%(truth)s”. The card dealt from the deck for “%(truth)s” is %(colour)s (red means “yes”). What does your device send?",
+  ),
+  practiceRed: gettext("red"),
+  practiceBlack: gettext("black"),
+  practiceRight: gettext("Right: your device sends “%(sent)s”."),
+  practiceWrong: gettext("Not quite: your device sends “%(sent)s”."),
+  practiceWhyCoins: gettext(
+    "When coin 1 lands tails, coin 2 decides, whatever your answer. So a “%(sent)s” does not show what you answered.",
+  ),
+  practiceWhyOpposite: gettext(
+    "Your device answers the opposite statement truthfully, so “%(truth)s” becomes “%(sent)s”. Nobody knows which statement was picked.",
+  ),
+  practiceWhyOther: gettext(
+    "When the other question is picked, its answer is sent instead of yours. Nobody knows which question was answered.",
+  ),
+  practiceWhyCard: gettext(
+    "The card's colour is sent, not your answer, and both decks hold red and black cards. Nobody knows which deck was used.",
+  ),
+  practiceSentTerm: gettext("Practice round %(number)s"),
+  practiceUnderstood: gettext("first try right"),
+  practiceNotUnderstood: gettext("first try not right"),
   designChanged: gettext(
     "This survey changed since the page was opened, so nothing was sent. The page is reloading with the current survey; please answer again.",
   ),

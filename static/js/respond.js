@@ -25,6 +25,8 @@ import {
 } from "./questions.js";
 import { shuffledInPlace } from "./order.js";
 import { practiceMessage, practiceRound } from "./practice.js";
+import { comprehensionAnswers, comprehensionQuestions } from "./comprehension.js";
+import { setUpComprehension } from "./comprehension-page.js";
 import { outcomeMessage, reloads, sendAnswers } from "./submit.js";
 
 function browserStorage() {
@@ -71,6 +73,8 @@ function setupPage(definition) {
     document.getElementById("respond-already").hidden = false;
   }
   setUpConsent(questionsSection);
+  // The comprehension check's practice rounds (none unless the survey asks for them).
+  const practice = setUpComprehension(survey);
   // The survey's own text keeps the language the researcher wrote it in (BCP 47, from the page).
   const surveyLanguage =
     document.querySelector(".respond-header [lang]")?.lang || survey.language;
@@ -227,7 +231,7 @@ function setupPage(definition) {
       groupingQuestions: grouping,
       answers,
       groups,
-    })) {
+    }).concat(practice.sentItems(answers))) {
       const title = document.createElement("dt");
       title.textContent = term;
       title.lang = surveyLanguage;
@@ -243,6 +247,7 @@ function setupPage(definition) {
       input.value = "";
     }
     questionsSection.hidden = true;
+    practice.hide();
     done.hidden = false;
     // Show the thank-you with the survey's title above it, then hand it the focus.
     globalThis.scrollTo(0, 0);
@@ -251,10 +256,16 @@ function setupPage(definition) {
   }
 
   async function send(entries) {
+    // Only whether each practice round's first try was right; a round not tried sends nothing.
+    const understood = comprehensionAnswers(practice.rounds, practice.records);
+    const hidden = comprehensionQuestions(practice.rounds);
     const { attempt, outcome } = await sendAnswers({
       page: definition,
-      questions: randomized,
-      entries,
+      questions: [...randomized, ...hidden],
+      entries: [
+        ...entries,
+        ...hidden.map((question) => ({ question, answer: understood[question.id] ?? null })),
+      ],
       memory,
       randomSource: globalThis.crypto,
       fetch: (...request) => globalThis.fetch(...request),

@@ -22,7 +22,7 @@ from ..services import invitations
 from .errors import error_responses
 from .researcher import OwnedSurveyView
 from .serializers import RejectUnknownFieldsMixin
-from .serializers.public import BlindSignatureSerializer, BlindTokenRequestSerializer
+from .serializers.submissions import BlindSignatureSerializer, BlindTokenRequestSerializer
 from .throttling import ClientRateThrottle
 
 TAG = "invitations"

@@ -25,7 +25,7 @@ everything in ``section``, ``name`` and ``type`` is a fixed code other programs 
 """
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.utils import timezone
@@ -46,7 +46,8 @@ from ..selectors import (
     survey_grouping_questions,
     uses_survey_coins,
 )
-from ..selectors.columns import grouping_column, question_column
+from ..selectors.columns import comprehension_column, grouping_column, question_column
+from ..selectors.comprehension import comprehension_questions, practised_design_text
 from ..selectors.estimate_rows import parameters_text
 from ..selectors.languages import survey_languages
 
@@ -117,17 +118,29 @@ class Codebook:
         return [question_column(index) for index in range(len(self.questions))]
 
     @property
+    def comprehension_columns(self) -> list[str]:
+        return [comprehension_column(index) for index in range(len(self.comprehension))]
+
+    @property
     def grouping_columns(self) -> list[str]:
         return [grouping_column(index) for index in range(len(self.grouping))]
 
     @property
     def columns(self) -> list[str]:
         """The raw reports file's header."""
-        return ["submission_id", "received_on", *self.question_columns, *self.grouping_columns]
+        return [
+            "submission_id",
+            "received_on",
+            *self.question_columns,
+            *self.comprehension_columns,
+            *self.grouping_columns,
+        ]
 
     ledger: PrivacyLedger | None = None
     # Set for a file written by an export job: rows and checksum, so it can be checked whole.
     raw_file: RawFileFacts | None = None
+    # The comprehension check's hidden questions, one per practised design: C1, C2, ...
+    comprehension: list[Question] = field(default_factory=list)
 
     @property
     def total_epsilon(self) -> float:
@@ -157,6 +170,7 @@ def survey_codebook(*, survey, method=None, confidence=None) -> Codebook:
         confidence=survey.confidence if confidence is None else confidence,
         generated_at=timezone.now(),
         ledger=privacy_ledger(survey=survey, questions=questions),
+        comprehension=comprehension_questions(survey=survey),
     )
 
 
@@ -268,6 +282,16 @@ def codebook_rows(codebook: Codebook, *, label=str) -> Iterator[list]:
             yield value(name, 1, _("Reported yes (after the coins: not necessarily the truth)."))
             yield value(name, 0, _("Reported no (after the coins: not necessarily the truth)."))
         yield value(name, "", skipped)
+    for name, question in zip(codebook.comprehension_columns, codebook.comprehension, strict=True):
+        yield column(
+            name,
+            TYPE_DIRECT_YES_NO,
+            _("Comprehension check: the first try at the practice round of %(design)s was right.")
+            % {"design": practised_design_text(question, survey=survey)},
+        )
+        yield value(name, 1, _("Right at the first try (sent as given, not randomized)."))
+        yield value(name, 0, _("Not right at the first try (sent as given, not randomized)."))
+        yield value(name, "", _("Not tried: nothing was sent."))
     for name, grouping in zip(codebook.grouping_columns, codebook.grouping, strict=True):
         yield column(name, TYPE_GROUPING, grouping.text)
         for option in grouping.options.all():

@@ -361,7 +361,10 @@ def report_rows(codebook: Codebook, *, label=escape_label, chunk_size=10000) -> 
         labels.update({option.pk: label(option.label) for option in gq.options.all()})
     yield codebook.columns
     rows = survey_report_answer_rows(
-        survey=codebook.survey, chunk_size=chunk_size, with_answers=bool(grouping_index)
+        survey=codebook.survey,
+        chunk_size=chunk_size,
+        with_answers=bool(grouping_index),
+        comprehension=bool(codebook.comprehension),
     )
     for row in rows:
         cells = [None] * len(grouping_index)
@@ -401,6 +404,7 @@ def report_csv_text_rows(codebook: Codebook, *, chunk_size=20000) -> Iterator[li
         chunk_size=chunk_size,
         with_answers=bool(grouping_index),
         as_text=True,
+        comprehension=bool(codebook.comprehension),
     )
     empty = [""] * len(grouping_index)
     for row in rows:

@@ -79,6 +79,15 @@ class SurveyForm(PageForm):
             "respondent this chance beforehand. Results compare the two groups."
         ),
     )
+    comprehension_check = forms.BooleanField(
+        label=_("Check that respondents understand the procedure"),
+        required=False,
+        help_text=_(
+            "Before the questions, a practice round of each design your questions use, with "
+            "feedback. Whether the first try was right is sent, as given, so you can report "
+            "how many understood; nothing else about the practice is sent."
+        ),
+    )
     access = forms.ChoiceField(
         label=_("Who may answer"),
         choices=Survey.Access.choices,
@@ -129,6 +138,7 @@ class SurveyForm(PageForm):
         "shared_devices",
         "shuffle_questions",
         "control_share",
+        "comprehension_check",
         "access",
         "consent_text",
     )
@@ -166,6 +176,7 @@ class SurveyForm(PageForm):
             "shared_devices": survey.shared_devices,
             "shuffle_questions": survey.shuffle_questions,
             "control_share": survey.control_share,
+            "comprehension_check": survey.comprehension_check,
             "access": survey.access,
             "consent_text": survey.consent_text,
             "response_target": survey.response_target,
@@ -191,6 +202,7 @@ class SurveyForm(PageForm):
                 "min_n",
                 "shared_devices",
                 "shuffle_questions",
+                "comprehension_check",
                 "response_target",
             )
         }

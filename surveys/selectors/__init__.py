@@ -15,6 +15,7 @@ each lives in the module of its concern:
 - ``precision``: the results page's intervals now against the planner's respondents;
 - ``public_results``: the public page, read from the releases made so far
   (``surveys.services.public_release`` makes them);
+- ``comprehension``: the comprehension check's practice rounds and how many understood;
 - ``submission_length``: the one length every submission body of a survey is padded to;
 - ``design_labels``: how every page names a design; ``columns``: Q1…, G1…;
 - ``languages`` (a survey's languages and texts, which a respondent gets) and ``tokens`` (API
@@ -34,6 +35,12 @@ from .breakdown import (
     question_for_survey,
     survey_breakdown,
     survey_grouping_questions,
+)
+from .comprehension import (
+    ComprehensionResult,
+    comprehension_questions,
+    comprehension_results,
+    practice_rounds,
 )
 from .control_group import ControlGroupResults, survey_control_group
 from .design_labels import DESIGN_LABELS, SURVEY_COINS, YES_NO_DESIGNS, DesignLabel
@@ -172,6 +179,7 @@ __all__ = [
     "ChoiceQuestionEstimate",
     "Coefficient",
     "ComparisonStatus",
+    "ComprehensionResult",
     "ControlGroupResults",
     "Covariate",
     "DesignLabel",
@@ -207,6 +215,8 @@ __all__ = [
     "browser_parameters",
     "cheating_design",
     "coins_privacy",
+    "comprehension_questions",
+    "comprehension_results",
     "default_threshold",
     "design_from_coins",
     "design_name",
@@ -221,6 +231,7 @@ __all__ = [
     "is_cheating_detection",
     "noisy_counts",
     "parameters_text",
+    "practice_rounds",
     "preset_coins",
     "preset_for",
     "privacy_ledger",

@@ -1,4 +1,5 @@
-"""How the interface and every export name a survey's questions: Q1…Qn, then G1…Gm."""
+"""How the interface and every export name a survey's questions: Q1…Qn, then the comprehension
+check's C1…Ck (one per practised design), then G1…Gm."""
 
 
 def question_column(index: int) -> str:
@@ -9,3 +10,8 @@ def question_column(index: int) -> str:
 def grouping_column(index: int) -> str:
     """The label (and export column) of the grouping question at 0-based display ``index``."""
     return f"G{index + 1}"
+
+
+def comprehension_column(index: int) -> str:
+    """The export column of the comprehension check's practice round at 0-based ``index``."""
+    return f"C{index + 1}"

@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from django.db.models.fields.json import KT
 
-from ..models import Submission, question_key
+from ..models import Question, Submission, question_key
 
 
 class SubmissionReports(NamedTuple):
@@ -48,7 +48,7 @@ class SubmissionAnswers(NamedTuple):
 
 
 def survey_report_answer_rows(
-    *, survey, chunk_size=10000, with_answers=True, as_text=False
+    *, survey, chunk_size=10000, with_answers=True, as_text=False, comprehension=False
 ) -> Iterator[SubmissionAnswers]:
     """``survey_report_rows`` with each submission's grouping answers, from one query.
 
@@ -63,8 +63,14 @@ def survey_report_answer_rows(
     instead of Python decoding every row's JSON, for the CSV's speed: a report then comes as
     the database writes it, ``'true'``/``'false'`` or digits on PostgreSQL, 1/0 or an integer
     on SQLite, None when skipped (``exports.csv.report_csv_text_rows`` writes them).
+
+    ``comprehension=True``: the comprehension check's hidden answers follow the questions'
+    in ``bits``, in the order of its practice rounds.
     """
     keys = [question_key(qid) for qid in survey.questions.values_list("id", flat=True)]
+    if comprehension:
+        hidden = Question.all_objects.filter(survey=survey, role=Question.Role.COMPREHENSION)
+        keys += [question_key(qid) for qid in hidden.values_list("id", flat=True)]
     submissions = Submission.objects.filter(survey=survey).order_by("submission_id")
     if as_text:
         names = [f"report_{index}" for index in range(len(keys))]

@@ -253,7 +253,8 @@ def submission_target(*, slug) -> SubmissionTarget:
     if row is None:
         raise Http404("No such survey.")
     survey_id, status, fingerprint, opens_at, closes_at, access = row
-    questions = Question.objects.filter(survey_id=survey_id).values_list(
+    # The comprehension questions too: their answers are sent like any direct answer.
+    questions = Question.all_objects.filter(survey_id=survey_id).values_list(
         "id",
         Value(None, output_field=BigIntegerField()),
         "required",
@@ -323,6 +324,9 @@ def survey_design_fingerprint(*, survey, pilot=None) -> str:
         return survey.design_fingerprint
     grouping = list(GroupingQuestion.objects.filter(survey=survey).prefetch_related("options"))
     questions = list(Question.objects.filter(survey=survey))
+    comprehension = Question.all_objects.filter(
+        survey=survey, role=Question.Role.COMPREHENSION
+    ).values_list("id", "design")
     return design_fingerprint_of(
         p_truth=survey.p_truth,
         p_forced_yes=survey.p_forced_yes,
@@ -337,6 +341,7 @@ def survey_design_fingerprint(*, survey, pilot=None) -> str:
         types=mechanisms.fingerprint_types(questions),
         shared_devices=survey.shared_devices,
         shuffle_questions=survey.shuffle_questions,
+        comprehension=list(comprehension),
         pilot=pilot,
         access=survey.access,
         control_share=survey.control_share,

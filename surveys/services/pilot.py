@@ -22,6 +22,7 @@ from ..models import (
     SurveyTokenKey,
     TallyShard,
 )
+from .comprehension import comprehension_sync
 
 
 def pilot_responses_delete(*, survey) -> int:
@@ -60,13 +61,15 @@ def pilot_tokens_discard(*, survey) -> None:
 
 
 def pilot_design_refresh(*, survey_id) -> None:
-    """After a change to a pilot's questions or coins, name the new design.
+    """After a change to a survey's questions or settings, its comprehension questions follow
+    its designs (``comprehension.comprehension_sync``) and a pilot's design gets a new name.
 
     A pilot's design is not frozen, but its submissions are checked against the fingerprint
     stored when the pilot started, like an open survey's; a page loaded before the change
     then gets "reload the page" instead of sending reports drawn for other questions or coins.
     """
     survey = Survey.objects.get(pk=survey_id)
+    comprehension_sync(survey=survey)
     if survey.status != Survey.Status.PILOT or survey.opened_at is not None:
         return
     survey.design_fingerprint = ""

@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 
 from .. import limits, selectors
 from ..models import GroupingOption, Question, Survey
+from .comprehension import comprehension_sync
 from .errors import Reason, SurveyConflict
 from .invitations import token_key_ensure
 from .pilot import pilot_design_refresh, pilot_responses_delete
@@ -54,6 +55,7 @@ def survey_create(*, owner, title, questions=(), **fields) -> Survey:
     _consent_versioned(survey, consent_text)
     survey.save()
     questions_create(survey=survey, specs=specs)
+    comprehension_sync(survey=survey)
     _token_key_if_invited(survey)
     return survey
 
@@ -132,6 +134,7 @@ def survey_duplicate(*, survey) -> Survey:
         grouping_question.declined_count = 0
         grouping_question.save()
         _copies(GroupingOption, options, ("label",), grouping_question=grouping_question)
+    comprehension_sync(survey=copy)
     # Its own key and no invitations: the copy is another study.
     _token_key_if_invited(copy)
     return copy

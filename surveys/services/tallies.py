@@ -134,10 +134,13 @@ def group_answers_record(*, survey_id, submission, answers, chosen):
 
 def _bit_question_ids(survey):
     """The yes/no questions whose report is a bit (a cheating-detection one, and one compared
-    with asking directly, send a code)."""
+    with asking directly, send a code); the comprehension check's hidden ones too, as the
+    submission's statement counts them."""
     return [
         question.pk
-        for question in survey.questions.filter(kind=Question.Kind.YES_NO, compare_direct=False)
+        for question in Question.all_objects.filter(
+            survey=survey, kind=Question.Kind.YES_NO, compare_direct=False
+        )
         if not selectors.is_cheating_detection(question)
     ]
 

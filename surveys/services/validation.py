@@ -35,6 +35,7 @@ EDITABLE_SURVEY_FIELDS = (
     "shared_devices",
     "shuffle_questions",
     "control_share",
+    "comprehension_check",
     "access",
     "consent_text",
     "response_target",
@@ -49,6 +50,7 @@ DESIGN_FIELDS = (
     "shared_devices",
     "shuffle_questions",
     "control_share",
+    "comprehension_check",
     "access",
 )
 
@@ -293,6 +295,7 @@ _CHECK_ORDER = (
     "shared_devices",
     "shuffle_questions",
     "control_share",
+    "comprehension_check",
     "access",
     "min_n",
     "consent_text",
@@ -309,6 +312,7 @@ _FIELD_CLEANERS = {
     "shared_devices": lambda value: _flag("shared_devices", value),
     "shuffle_questions": lambda value: _flag("shuffle_questions", value),
     "control_share": _control_share,
+    "comprehension_check": lambda value: _flag("comprehension_check", value),
     "access": _access,
     "min_n": _min_n,
     "consent_text": lambda value: clean_text(

@@ -65,6 +65,9 @@ def survey_results(request, survey):
         "control_group": selectors.survey_control_group(
             survey=survey, confidence=level, method=method
         ),
+        "comprehension": selectors.comprehension_results(
+            survey=survey, confidence=level, method=method
+        ),
     }
     status = 200 if form.is_valid() and thresholds_form.is_valid() else 400
     template = "surveys/_results_body.html" if "fragment" in request.GET else "surveys/results.html"

@@ -124,6 +124,8 @@ def respond_page_context(survey, *, preview):
         "survey": survey,
         "questions": questions,
         "grouping_questions": list(survey.grouping_questions.all()),
+        # The comprehension check's rounds (static/js/comprehension.js), before the questions.
+        "practice_rounds": selectors.practice_rounds(survey=survey),
         "privacy": selectors.survey_privacy(survey=survey, ledger=explained.ledger),
         "explained": explained,
         "preview": preview,

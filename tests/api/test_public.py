@@ -7,7 +7,7 @@ import pytest
 from rest_framework.exceptions import ValidationError
 
 from surveys import selectors, services
-from surveys.api.serializers.public import AnswersField
+from surveys.api.serializers.submissions import AnswersField
 from surveys.models import Submission
 from surveys.services import translations
 from tests.helpers import MIXED_QUESTIONS, question_tallies, translation_texts
@@ -38,6 +38,8 @@ def test_definition_has_what_the_browser_needs_and_nothing_private(respondent, o
         "grouping_questions", "design_fingerprint", "shared_devices", "shuffle_questions",
         "default_language",
         "languages", "submission_length", "access", "token_key", "token_scheme", "control_share",
+        # The practice rounds of a comprehension check (empty here): designs and hidden ids.
+        "comprehension",
         # Survey-level, the same for every respondent: the pilot flag, the schedule, consent.
         "pilot", "opens_at", "closes_at", "consent_text", "consent_version",
     }  # fmt: skip

@@ -56,7 +56,9 @@ def surveys(make_survey):
     both with a grouping question (its own block on the respondent page)."""
     draft = make_survey(title="Exam honesty", status=Survey.Status.DRAFT)
     grouping.grouping_question_add(survey=draft, text="Your year?", options=("1st", "2nd"))
-    survey = make_survey(min_n=5, status=Survey.Status.DRAFT)
+    # It checks comprehension: the respondent page has a practice round before the questions,
+    # and the results page the comprehension table.
+    survey = make_survey(min_n=5, status=Survey.Status.DRAFT, comprehension_check=True)
     grouping.grouping_question_add(
         survey=survey, text="Which department do you work in?", options=DEPARTMENTS
     )

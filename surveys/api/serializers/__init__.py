@@ -1,7 +1,8 @@
 """Request and response shapes of the API, one module per resource: ``fields`` (the strict
 field types, bounds from ``surveys.limits``), ``accounts`` (tokens), ``surveys`` (the
 researcher's surveys), ``estimates`` (their estimates, one row per question by type),
-``public`` (the respondent's survey and submission). Every name is importable from here."""
+``public`` (the respondent's survey), ``submissions`` (the submission it sends). Every
+name is importable from here."""
 
 from .accounts import (
     ApiTokenSerializer,
@@ -27,12 +28,14 @@ from .fields import (
     finite,
 )
 from .public import (
-    AnswersField,
-    GroupsField,
     PublicGroupingOptionSerializer,
     PublicGroupingQuestionSerializer,
     PublicQuestionSerializer,
     PublicSurveySerializer,
+)
+from .submissions import (
+    AnswersField,
+    GroupsField,
     SubmissionAcceptedSerializer,
     SubmissionSerializer,
     submission_fields,

@@ -15,7 +15,10 @@ from rest_framework import serializers
 
 from ... import selectors
 from ...models import Question
+from .cheating import CheatingEstimateSerializer
 from .fields import ConfidenceField, finite
+from .practice import ComprehensionResultSerializer
+from .rows import QuestionRowSerializer
 
 STATISTICS = ("estimate", "unbiased", "clamped", "std_error", "ci_low", "ci_high")
 
@@ -45,36 +48,6 @@ def _statistics(value, hidden):
         "ci_high": shown.ci_high,
     }
     return {name: None if hidden else finite(values[name]) for name in STATISTICS}
-
-
-class QuestionRowSerializer(serializers.Serializer):
-    """The fields every row starts with."""
-
-    type = serializers.ChoiceField(
-        source="kind", choices=Question.Kind.choices, help_text="The question's type."
-    )
-    question_id = serializers.IntegerField()
-    column = serializers.CharField(
-        help_text="Q1, Q2, ... in display order: the results page's label and the exports' column."
-    )
-    position = serializers.IntegerField()
-    text = serializers.CharField()
-    design = serializers.CharField(
-        source="design_name",
-        help_text="yes/no: forced_response (the survey's coins or its own), warner, "
-        "unrelated_question, kuk or mangat; cdm or sld (type `cheating`); otherwise choice or "
-        "numeric.",
-    )
-    parameters = serializers.DictField(
-        child=serializers.FloatField(),
-        help_text="The design's parameters (yes/no: with a = P(report yes | yes) and "
-        "b = P(report yes | no); choice: k and epsilon; numeric: lo, hi and epsilon).",
-    )
-    epsilon = serializers.FloatField(help_text="The question's ε (its line in the ledger).")
-    n = serializers.IntegerField(help_text="Randomized reports received.")
-    suppressed = serializers.BooleanField(
-        help_text="Fewer reports than the survey's min_n: the statistics are withheld."
-    )
 
 
 class YesNoEstimateSerializer(QuestionRowSerializer):
@@ -333,49 +306,6 @@ class DirectEstimateSerializer(QuestionRowSerializer):
         }
 
 
-class CheatingParameterSerializer(serializers.Serializer):
-    estimate = serializers.FloatField(
-        allow_null=True,
-        help_text="The maximum-likelihood estimate on the parameter space, inside the interval.",
-    )
-    closed_form = serializers.FloatField(
-        allow_null=True, help_text="RRreg's closed-form estimate (may leave [0, 1])."
-    )
-    std_error = serializers.FloatField(allow_null=True)
-    ci_low = serializers.FloatField(allow_null=True)
-    ci_high = serializers.FloatField(allow_null=True)
-
-
-class CheatingEstimateSerializer(QuestionRowSerializer):
-    """A cheating-detection question (design ``cdm`` or ``sld``): each group's counts and the
-    model's parameters. ``pi``: honest "yes"; CDM ``beta`` (honest "no") and ``gamma`` (did not
-    follow the instructions: a lower bound); SLD ``t`` (carriers answering honestly)."""
-
-    epsilon_yes = serializers.FloatField(
-        help_text="No finite ε covers these designs; a reported yes is at most e^epsilon_yes "
-        "times as likely from a true yes as from a true no."
-    )
-    n1 = serializers.IntegerField(source="estimate.n1", help_text="Reports from group 1.")
-    yes1 = serializers.IntegerField(source="estimate.yes1")
-    n2 = serializers.IntegerField(source="estimate.n2")
-    yes2 = serializers.IntegerField(source="estimate.yes2")
-    confidence = serializers.FloatField(source="estimate.confidence")
-    parameters_estimated = serializers.SerializerMethodField(
-        help_text="pi, beta, gamma (CDM) or pi, t (SLD); null values when suppressed."
-    )
-
-    @extend_schema_field(serializers.DictField(child=CheatingParameterSerializer()))
-    def get_parameters_estimated(self, row):
-        hidden = row.suppressed
-        return {
-            parameter.name: {
-                name: None if hidden else finite(getattr(parameter, name))
-                for name in CheatingParameterSerializer().fields
-            }
-            for parameter in row.shown_parameters
-        }
-
-
 ROW_SERIALIZERS = {
     "yes_no": YesNoEstimateSerializer,
     "cheating": CheatingEstimateSerializer,
@@ -445,3 +375,14 @@ class SurveyEstimatesSerializer(serializers.Serializer):
         return selectors.survey_control_group(
             survey=estimates.survey, confidence=estimates.confidence, method=estimates.method
         ).as_dict()
+
+    comprehension = serializers.SerializerMethodField(
+        help_text="The comprehension check, one row per practised design (empty without it)."
+    )
+
+    @extend_schema_field(ComprehensionResultSerializer(many=True))
+    def get_comprehension(self, estimates) -> list:
+        results = selectors.comprehension_results(
+            survey=estimates.survey, confidence=estimates.confidence, method=estimates.method
+        )
+        return ComprehensionResultSerializer(results, many=True).data

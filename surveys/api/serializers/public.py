@@ -1,16 +1,15 @@
-"""Request and response shapes of the public endpoints: what a respondent's browser needs,
-and the submission it sends."""
+"""Response shapes of the public endpoints: what a respondent's browser needs to show a
+survey and randomize its answers (the submission it sends: ``submissions``)."""
 
-from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from ... import limits, selectors
+from ... import selectors
 from ...models import PREFER_NOT_TO_SAY, Question, Survey, SurveyTokenKey
-from ...selectors import PADDING_FIELD, languages
+from ...selectors import languages
 from ...services import schedule
 from ...services.invitations import TOKEN_SCHEME
-from .fields import RejectUnknownFieldsMixin
+from .practice import PRACTICE_HELP, PracticeRoundSerializer
 
 # --- public: what a respondent's browser needs --------------------------------------------
 
@@ -201,6 +200,7 @@ class PublicSurveySerializer(serializers.Serializer):
         help_text="The chance that the browser asks the `compare_direct` questions directly, "
         'as the exact decimal it draws with ("0.0": none); drawn once, sent in the codes.'
     )
+    comprehension = serializers.SerializerMethodField(help_text=PRACTICE_HELP)
     access = serializers.ChoiceField(
         choices=Survey.Access.choices,
         help_text="Who may answer: `link` (anyone with it), `invitation` (only with a token "
@@ -234,6 +234,10 @@ class PublicSurveySerializer(serializers.Serializer):
             "epsilons": {entry.question_id: entry.epsilon for entry in ledger.entries},
         }
         return PublicQuestionSerializer(survey.questions.all(), many=True, context=context).data
+
+    @extend_schema_field(PracticeRoundSerializer(many=True))
+    def get_comprehension(self, survey) -> list:
+        return selectors.practice_rounds(survey=survey)
 
     def _ledger(self, survey):
         # Both the total and each question's epsilon come from one ledger per survey.
@@ -272,7 +276,11 @@ class PublicSurveySerializer(serializers.Serializer):
 
     def get_submission_length(self, survey) -> int:
         return selectors.submission_length(
-            questions=survey.questions.all(),
+            # The hidden comprehension answers are padded for like any other.
+            questions=[
+                *survey.questions.all(),
+                *selectors.comprehension_questions(survey=survey),
+            ],
             grouping_questions=list(survey.grouping_questions.all()),
             design_fingerprint=self.get_design_fingerprint(survey),
             token_key=self.get_token_key(survey),
@@ -286,165 +294,5 @@ class PublicSurveySerializer(serializers.Serializer):
         if survey.status == Survey.Status.CLOSED:
             # Nothing left to answer: a closed survey's questions are not published any more.
             data["questions"], data["grouping_questions"] = [], []
+            data["comprehension"] = []
         return data
-
-
-class ReportField(serializers.Field):
-    """One randomized report: a boolean (yes/no) or an integer (choice: option index; numeric:
-    the noisy number). JSON types are not coerced: 1 is not true, 1.0 and "1" are neither."""
-
-    default_error_messages = {"invalid": _("Must be true, false or a whole number.")}
-
-    def to_internal_value(self, data):
-        # bool is an int in Python: both pass here, and the service checks which one the
-        # question takes (a boolean for yes/no only), naming answers.<question id>.
-        if isinstance(data, int):
-            return data
-        self.fail("invalid")
-
-    def to_representation(self, value):
-        return value
-
-
-@extend_schema_field(
-    {
-        "type": "object",
-        "additionalProperties": {"oneOf": [{"type": "boolean"}, {"type": "integer"}]},
-        "example": {"17": True, "18": False, "19": 2, "20": 23},
-    }
-)
-class AnswersField(serializers.DictField):
-    child = ReportField()
-
-
-@extend_schema_field(
-    {
-        "type": "object",
-        "additionalProperties": {"type": "string", "pattern": f"^([0-9]+|{PREFER_NOT_TO_SAY})$"},
-        "example": {"3": "12", "4": PREFER_NOT_TO_SAY},
-    }
-)
-class GroupsField(serializers.DictField):
-    child = serializers.CharField(max_length=limits.GROUP_ANSWER_MAX_LENGTH)
-
-
-class TokenSerializer(serializers.Serializer):
-    message = serializers.CharField(
-        help_text="The prepared message (RFC 9474 §4.1: 32 random bytes, then the 32-byte "
-        "message), base64url without padding."
-    )
-    signature = serializers.CharField(
-        help_text="The finalized blind signature (RSASSA-PSS, SHA-384), base64url."
-    )
-
-
-class BlindTokenRequestSerializer(serializers.Serializer):
-    code = serializers.CharField(help_text="The invitation's code, from its personal link.")
-    blinded_message = serializers.CharField(
-        help_text="RFC 9474 §4.2 Blind's output under the definition's `token_key`, base64url."
-    )
-
-
-class BlindSignatureSerializer(serializers.Serializer):
-    blind_signature = serializers.CharField(
-        help_text="RFC 9474 §4.3 BlindSign's output, base64url."
-    )
-
-
-class SubmissionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
-    """The submission body as the OpenAPI schema documents it.
-
-    The endpoint does not run it: every respondent calls the endpoint, and running this
-    serializer (DRF deep-copies its fields for every instance) took about 15% of the endpoint's
-    throughput (``bench/bench_submissions.py``). ``submission_fields`` checks which
-    fields a body has, and ``services.submission_receive`` checks their values, against the
-    survey (question ids, every question answered, survey state), with messages that name the
-    field. Anything beyond the randomized bits is refused: a client must not leak more than
-    they carry.
-    """
-
-    submission_id = serializers.UUIDField(help_text="Generated by the client; retries reuse it.")
-    answers = AnswersField(
-        help_text="Question id -> the RANDOMIZED report, never the true answer: a boolean for "
-        "a `yes_no` question, an option index (0 to k - 1) for `choice`, an integer for "
-        "`numeric` (the clamped answer plus noise, so it may fall outside `min`..`max`). Any "
-        "other JSON type (a float, a string, a boolean for a typed question, an integer for "
-        "a yes/no one) is a 400 naming `answers.<question id>`. Every required question has a "
-        "key; a skipped optional question has none (a missing required one is a 400 naming "
-        "`answers.<question id>`)."
-    )
-    groups = GroupsField(
-        required=False,
-        help_text="Grouping question id -> chosen option id, or "
-        f'"{PREFER_NOT_TO_SAY}", sent as given (not randomized). Every required grouping '
-        "question has a key (a missing one is a 400 naming `groups.<id>`); a skipped optional "
-        "one has none.",
-    )
-    design_fingerprint = serializers.CharField(
-        required=False,
-        help_text="The `design_fingerprint` of the survey definition the answers were "
-        "randomized with. Optional; when present and not the survey's, the submission is "
-        "refused with 409 and nothing is stored (reload the definition).",
-    )
-    token = TokenSerializer(
-        required=False,
-        help_text="An invitation survey's one-time token (docs/invitations.md): required when "
-        "`access` is `invitation` (403 naming `token` without it), optional when `both`, "
-        "ignored when `link`. Malformed or not signed with the survey's `token_key`: 400 "
-        "naming `token`; spent on another submission: 409. A retry with the same "
-        "`submission_id` and token answers as the first time did.",
-    )
-    padding = serializers.CharField(
-        required=False,
-        allow_blank=True,
-        trim_whitespace=False,
-        max_length=limits.SUBMISSION_PADDING_MAX_LENGTH,
-        help_text="Spaces only, ignored: the respondent page adds as many as make the body "
-        "`submission_length` bytes long, so every body of a survey has one size.",
-    )
-
-
-def submission_fields(data) -> dict:
-    """The keyword arguments for ``services.submission_receive`` from a submission body.
-
-    The body must be an object with exactly ``SubmissionSerializer``'s fields, the required
-    ones present; the values go on as sent (the service validates them).
-    """
-    if not isinstance(data, dict):
-        message = serializers.Serializer.default_error_messages["invalid"].format(
-            datatype=type(data).__name__
-        )
-        raise serializers.ValidationError({"non_field_errors": [message]})
-    declared = SubmissionSerializer._declared_fields
-    unknown = sorted(str(key) for key in data.keys() - declared.keys())
-    if unknown:
-        raise serializers.ValidationError({unknown[0]: [_("Unknown field.")]})
-    missing = [name for name, field in declared.items() if field.required and name not in data]
-    if missing:
-        raise serializers.ValidationError(
-            {name: [serializers.Field.default_error_messages["required"]] for name in missing}
-        )
-    if PADDING_FIELD in data:
-        data = dict(data)
-        _check_padding(data.pop(PADDING_FIELD))
-    return data
-
-
-def _check_padding(padding):
-    """Padding carries nothing: spaces only, at most SUBMISSION_PADDING_MAX_LENGTH of them."""
-    if not isinstance(padding, str) or padding.strip(" "):
-        raise serializers.ValidationError({PADDING_FIELD: [_("Must be spaces only.")]})
-    if len(padding) > limits.SUBMISSION_PADDING_MAX_LENGTH:
-        raise serializers.ValidationError(
-            {
-                PADDING_FIELD: [
-                    _("At most %(max)d characters, got %(n)d.")
-                    % {"max": limits.SUBMISSION_PADDING_MAX_LENGTH, "n": len(padding)}
-                ]
-            }
-        )
-
-
-class SubmissionAcceptedSerializer(serializers.Serializer):
-    submission_id = serializers.UUIDField()
-    status = serializers.CharField()

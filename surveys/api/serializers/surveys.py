@@ -181,6 +181,13 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         "`compare_direct` directly instead of randomized. The browser sends which it did; "
         "results compare the two (docs/researchers.md). Part of the frozen design.",
     )
+    comprehension_check = StrictBooleanField(
+        required=False,
+        help_text="Before the questions, each respondent practises one round of every yes/no "
+        "design the questions use, with feedback; whether the first try was right is sent as a "
+        "direct answer (one per design, counted only in aggregate: `comprehension` in the "
+        "results). Part of the frozen design. Default false.",
+    )
     access = serializers.ChoiceField(
         choices=Survey.Access.choices,
         required=False,

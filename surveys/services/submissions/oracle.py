@@ -32,7 +32,7 @@ def orm_store(*, survey_id, clean) -> bool:
             # nor a required one added (a database shell: the design is frozen once open).
             rows = [
                 (question.pk, question.required, _report_kind(question), question.randomized)
-                for question in Question.objects.filter(survey_id=survey_id).only(
+                for question in Question.all_objects.filter(survey_id=survey_id).only(
                     "id", "required", "kind", "randomized", "design", "compare_direct"
                 )
             ]

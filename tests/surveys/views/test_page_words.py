@@ -44,6 +44,9 @@ SURVEYS = {
         "consent_text": "I agree to take part in this study. " * 20,
         "questions": [{"text": f"Question {i}?", "required": False} for i in range(3)],
     },
+    # The comprehension check's practice comes before the questions: its heading and note
+    # count (tests/helpers.py REVEALED_BY_SCRIPT), up to its first round.
+    "comprehension": {"questions": MIXED_QUESTIONS, "comprehension_check": True},
 }
 
 
@@ -96,7 +99,7 @@ def test_every_number_is_one_click_away_under_details(client, make_survey, langu
     assert "ε =" not in before and "%" not in before
     assert "ε =" in details
     # A survey not all on the survey's coins states each question's chances at the question.
-    if kind not in ("mixed", "cheating detection"):
+    if kind not in ("mixed", "cheating detection", "comprehension"):
         assert "%" in details
 
 

@@ -317,6 +317,16 @@ FIRST_SCREEN = {
         "tests/js/practice.test.mjs",
         "tests/e2e/test_respondent.py::test_the_practice_flip_announces_its_coins_and_sends_nothing",
     ),
+    # The comprehension check: about the practice, only each round's first-try result leaves
+    # the page (a boolean per round tried), and a wrong one does not stop the respondent.
+    "See what your device does with an answer. Only whether your first try is right is sent. "
+    "You can go on either way.": (
+        "tests/js/comprehension.test.mjs",
+        "tests/e2e/test_comprehension.py::"
+        "test_the_practice_sends_only_whether_each_first_try_was_right",
+        "tests/e2e/test_comprehension.py::"
+        "test_a_respondent_who_skips_the_practice_sends_nothing_about_it",
+    ),
 }
 
 
@@ -342,6 +352,7 @@ def test_the_first_screen_says_what_it_says_in_every_language(
         "strong": {},
         "weak": {"p_truth": 0.9, "p_forced_yes": 0.5, "consent_text": "Consent?"},
         "mixed": {"questions": MIXED_QUESTIONS},
+        "comprehension": {"comprehension_check": True},
     }.items():
         survey = make_survey(language=language, **fields)
         page = client.get(reverse("surveys:respond", args=[survey.slug]), {"lang": language})
@@ -350,7 +361,7 @@ def test_the_first_screen_says_what_it_says_in_every_language(
         said = {sentence: gettext(sentence) for sentence in FIRST_SCREEN}
     if language != "en":
         assert all(said[sentence] != sentence for sentence in FIRST_SCREEN)  # translated
-    coins, general, truth, learns, weak, consent, practice = said.values()
+    coins, general, truth, learns, weak, consent, practice, understood = said.values()
     for kind, text in shown.items():
         assert (coins in text) == (kind != "mixed"), kind
         assert (general in text) == (kind == "mixed"), kind
@@ -358,4 +369,5 @@ def test_the_first_screen_says_what_it_says_in_every_language(
         assert (weak in text) == (kind == "weak"), kind
         assert (consent in text) == (kind == "weak"), kind
         assert (practice in text) == (kind != "mixed"), kind
+        assert (understood in text) == (kind == "comprehension"), kind
     assert cover_of(math.exp(ForcedResponse(0.9, 0.5).epsilon)) == "weak"

@@ -1,0 +1,134 @@
+// The comprehension check (survey.comprehension_check; issue 27 item 4): before the real
+// questions, one practice round of each yes/no design the survey uses ("suppose your true
+// answer is no; coin 1 lands tails and coin 2 says yes: what does your device send?"), with
+// feedback. Only whether the FIRST try at each round was right is sent, as a direct yes/no
+// answer to the round's hidden question (definition.survey.comprehension[i].id); the made-up
+// answer, the choice, later tries and the feedback stay on this page. A wrong first try does
+// not stop anyone: the feedback explains, and the survey goes on.
+//
+// Pure functions, the random source passed in (crypto on the page, a fake in tests); the
+// messages are `{key, values}` objects that messages.js turns into text.
+
+import { bernoulli } from "./coins.js";
+
+/** The designs with a practice round, as services/comprehension.py PRACTISED_KINDS. */
+export const PRACTICE_KINDS = Object.freeze([
+  "forced_response",
+  "warner",
+  "unrelated_question",
+  "kuk",
+  "mangat",
+]);
+
+// How each design's chance step is told, and why its result is what is sent. Mangat's
+// respondents whose answer is no (the made-up answer when it sends "yes") use Warner's device.
+const TELLING = {
+  forced_response: { question: "practiceCoins", why: "practiceWhyCoins" },
+  warner: { question: "practiceOpposite", why: "practiceWhyOpposite" },
+  mangat: { question: "practiceOpposite", why: "practiceWhyOpposite" },
+  unrelated_question: { question: "practiceOther", why: "practiceWhyOther" },
+  kuk: { question: "practiceCard", why: "practiceWhyCard" },
+};
+
+/**
+ * One practice round of `design` (`{kind, ...parameters}`): a made-up true answer drawn at
+ * random (even odds), and the outcome of the design's chance step under which the device
+ * sends the other answer, the case that shows what randomization does. `{kind, truth, sent}`;
+ * `sent` is always `!truth`. The real coins are not used: nothing here is anyone's answer.
+ */
+export function practiceScenario({ design, randomSource }) {
+  const kind = design?.kind;
+  if (!PRACTICE_KINDS.includes(kind)) {
+    throw new RangeError(`no practice round for design kind ${kind}`);
+  }
+  const truth = bernoulli(0.5, randomSource);
+  return { kind, truth, sent: !truth };
+}
+
+const yesNo = (answer) => ({ key: answer ? "yes" : "no" });
+
+/** The round's question: "Practice: suppose your true answer is “no”. … What is sent?" */
+export function scenarioMessage(scenario) {
+  const { question } = TELLING[scenario.kind];
+  return {
+    key: question,
+    values: {
+      truth: yesNo(scenario.truth),
+      sent: yesNo(scenario.sent),
+      colour: { key: scenario.sent ? "practiceRed" : "practiceBlack" },
+    },
+  };
+}
+
+/**
+ * What the page says after a choice (`true` for "yes"): `{right, verdict, why}`, right or
+ * wrong and why, the same whether it is the first try or a later one.
+ */
+export function practiceFeedback(scenario, choice) {
+  if (typeof choice !== "boolean") {
+    throw new TypeError(`choice must be a boolean, got ${choice}`);
+  }
+  const right = choice === scenario.sent;
+  return {
+    right,
+    verdict: { key: right ? "practiceRight" : "practiceWrong", values: { sent: yesNo(scenario.sent) } },
+    why: {
+      key: TELLING[scenario.kind].why,
+      values: { truth: yesNo(scenario.truth), sent: yesNo(scenario.sent) },
+    },
+  };
+}
+
+/**
+ * A round's record after one more try: `firstRight` is set by the first try and never
+ * changed (a respondent who tries again after the feedback has not thereby shown they
+ * understood the first time); `tries` counts them, on this page only.
+ */
+export function recordTry(record, scenario, choice) {
+  const { right } = practiceFeedback(scenario, choice);
+  return {
+    firstRight: record?.firstRight ?? right,
+    tries: (record?.tries ?? 0) + 1,
+  };
+}
+
+/**
+ * What is sent for the rounds: `{[hidden question id]: firstRight}` for each round tried;
+ * nothing at all for a round not tried. `rounds` is `[{id}]` (the definition's
+ * `comprehension`), `records` maps a round's id to its `recordTry` record.
+ */
+export function comprehensionAnswers(rounds, records) {
+  const answers = {};
+  for (const { id } of rounds) {
+    const record = records.get(String(id));
+    if (record !== undefined && typeof record.firstRight === "boolean") {
+      answers[String(id)] = record.firstRight;
+    }
+  }
+  return answers;
+}
+
+/**
+ * The rounds the page shows: the definition's `comprehension` entries whose design has a
+ * practice round, each as `{id, design, domId}` (`practice-<id>` names its fieldset and radios).
+ */
+export function practiceRounds(survey) {
+  return (survey.comprehension ?? [])
+    .filter(({ design }) => PRACTICE_KINDS.includes(design?.kind))
+    .map(({ id, design }) => ({ id: String(id), design, domId: `practice-${id}` }));
+}
+
+/**
+ * The hidden questions as payload.js takes direct questions: yes/no, sent as given, never
+ * required. Added to the page's questions only when sending, so they are never numbered.
+ */
+export function comprehensionQuestions(rounds) {
+  return rounds.map(({ id }) => ({
+    id: String(id),
+    type: "yes_no",
+    direct: true,
+    required: false,
+    comprehension: true,
+    randomizer: null,
+  }));
+}

@@ -1,0 +1,51 @@
+"""The estimate row of a cheating-detection question (CDM, SLD): each group's counts and the
+model's parameters."""
+
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from .fields import finite
+from .rows import QuestionRowSerializer
+
+
+class CheatingParameterSerializer(serializers.Serializer):
+    estimate = serializers.FloatField(
+        allow_null=True,
+        help_text="The maximum-likelihood estimate on the parameter space, inside the interval.",
+    )
+    closed_form = serializers.FloatField(
+        allow_null=True, help_text="RRreg's closed-form estimate (may leave [0, 1])."
+    )
+    std_error = serializers.FloatField(allow_null=True)
+    ci_low = serializers.FloatField(allow_null=True)
+    ci_high = serializers.FloatField(allow_null=True)
+
+
+class CheatingEstimateSerializer(QuestionRowSerializer):
+    """A cheating-detection question (design ``cdm`` or ``sld``): each group's counts and the
+    model's parameters. ``pi``: honest "yes"; CDM ``beta`` (honest "no") and ``gamma`` (did not
+    follow the instructions: a lower bound); SLD ``t`` (carriers answering honestly)."""
+
+    epsilon_yes = serializers.FloatField(
+        help_text="No finite ε covers these designs; a reported yes is at most e^epsilon_yes "
+        "times as likely from a true yes as from a true no."
+    )
+    n1 = serializers.IntegerField(source="estimate.n1", help_text="Reports from group 1.")
+    yes1 = serializers.IntegerField(source="estimate.yes1")
+    n2 = serializers.IntegerField(source="estimate.n2")
+    yes2 = serializers.IntegerField(source="estimate.yes2")
+    confidence = serializers.FloatField(source="estimate.confidence")
+    parameters_estimated = serializers.SerializerMethodField(
+        help_text="pi, beta, gamma (CDM) or pi, t (SLD); null values when suppressed."
+    )
+
+    @extend_schema_field(serializers.DictField(child=CheatingParameterSerializer()))
+    def get_parameters_estimated(self, row):
+        hidden = row.suppressed
+        return {
+            parameter.name: {
+                name: None if hidden else finite(getattr(parameter, name))
+                for name in CheatingParameterSerializer().fields
+            }
+            for parameter in row.shown_parameters
+        }
