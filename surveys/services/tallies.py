@@ -1,6 +1,7 @@
 """The counts a submission adds to: tally shards (responses and reports per question), the
-per-(question, grouping option) tallies and the option counts; and simulated respondents,
-stored and counted in bulk.
+per-(question, grouping option) tallies, the regression's cells (per question and whole
+combination of grouping answers) and the option counts; and simulated respondents, stored and
+counted in bulk.
 
 Reports read these counts instead of scanning submissions; ``group_tallies_rebuild``
 recounts them from the stored rows whenever rows were missing.
@@ -12,7 +13,8 @@ import uuid
 import numpy as np
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Case, Count, F, Q, Value, When
+from django.db.models import Case, Count, F, OuterRef, Q, Subquery, Value, When
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from dpengine import (
@@ -26,6 +28,7 @@ from .. import selectors
 from ..models import (
     TALLY_SHARDS,
     GroupAnswer,
+    GroupCell,
     GroupingOption,
     GroupingQuestion,
     GroupTally,
@@ -33,6 +36,7 @@ from ..models import (
     Submission,
     Survey,
     TallyShard,
+    group_cell_key,
     question_key,
 )
 
@@ -63,10 +67,12 @@ def tally_add(survey_id, *, responses, reports, shard=0):
 
 
 def group_answers_record(*, survey_id, submission, answers, chosen):
-    """Store the chosen options and add the submission to the per-(question, option) tallies.
+    """Store the chosen options and add the submission to the per-(question, option) tallies
+    and to its regression cells.
 
     A "Prefer not to say" (option None) is stored and counted on its grouping question, and
-    is in no option's tallies: it is missing for breakdowns, not a group of its own."""
+    is in no option's tallies: it is missing for breakdowns, not a group of its own. It is
+    part of the cell's key (the regression leaves such cells out)."""
     GroupAnswer.objects.bulk_create(
         GroupAnswer(submission=submission, grouping_question_id=gid, option_id=oid)
         for gid, oid in chosen.items()
@@ -79,6 +85,16 @@ def group_answers_record(*, survey_id, submission, answers, chosen):
     options = [oid for oid in chosen.values() if oid is not None]
     GroupingOption.objects.filter(id__in=options).update(respondent_count=F("respondent_count") + 1)
     yes_ids = [qid for qid, bit in answers.items() if bit]
+    if answers and chosen:
+        key = group_cell_key(chosen)
+        GroupCell.objects.bulk_create(
+            (GroupCell(question_id=qid, key=key) for qid in sorted(answers)), ignore_conflicts=True
+        )
+        GroupCell.objects.filter(question_id__in=answers, key=key).update(
+            report_count=F("report_count") + 1,
+            yes_count=F("yes_count")
+            + Case(When(question_id__in=yes_ids, then=Value(1)), default=Value(0)),
+        )
     updated = GroupTally.objects.filter(question_id__in=answers, option_id__in=options).update(
         report_count=F("report_count") + 1,
         yes_count=F("yes_count")
@@ -150,6 +166,67 @@ def group_tallies_rebuild(*, survey):
     for grouping_question in grouping_questions:
         grouping_question.declined_count = declined.get(grouping_question.pk, 0)
     GroupingQuestion.objects.bulk_update(grouping_questions, ["declined_count"])
+    group_cells_rebuild(survey=survey, question_ids=question_ids)
+
+
+# The option a declined grouping answer is recounted under (ids start at 1).
+_DECLINED = 0
+
+
+def group_cells_rebuild(*, survey, question_ids):
+    """Recount the regression's cells of ``question_ids`` (the survey's yes/no questions)
+    from the stored rows, in one grouped query: each submission's answer to every grouping
+    question (a correlated subquery each), grouped by that combination."""
+    grouping_ids = sorted(
+        GroupingQuestion.objects.filter(survey=survey).values_list("id", flat=True)
+    )
+    GroupCell.objects.filter(question_id__in=question_ids).delete()
+    if not grouping_ids or not question_ids:
+        return
+    names = {f"g{gid}": gid for gid in grouping_ids}
+    per_submission = GroupAnswer.objects.filter(submission=OuterRef("pk"))
+    aggregates = {}
+    for qid in question_ids:
+        key = question_key(qid)
+        aggregates[f"n_{qid}"] = Count("id", filter=Q(reports__has_key=key))
+        aggregates[f"yes_{qid}"] = Count("id", filter=Q(**{f"reports__{key}": True}))
+    rows = (
+        Submission.objects.filter(survey=survey)
+        .annotate(
+            **{
+                name: Subquery(
+                    per_submission.filter(grouping_question=gid).values(
+                        chosen=Coalesce("option_id", Value(_DECLINED))
+                    )[:1]
+                )
+                for name, gid in names.items()
+            }
+        )
+        .values(*names)
+        .annotate(**aggregates)
+        .order_by()
+    )
+    cells = []
+    for row in rows:
+        chosen = {
+            gid: None if row[name] == _DECLINED else row[name]
+            for name, gid in names.items()
+            if row[name] is not None
+        }
+        if not chosen:
+            continue  # no grouping answer: in no cell
+        key = group_cell_key(chosen)
+        cells.extend(
+            GroupCell(
+                question_id=qid,
+                key=key,
+                report_count=row[f"n_{qid}"],
+                yes_count=row[f"yes_{qid}"],
+            )
+            for qid in question_ids
+            if row[f"n_{qid}"]
+        )
+    GroupCell.objects.bulk_create(cells)
 
 
 # --- simulated respondents (demos, tests, benchmarks) --------------------------------------

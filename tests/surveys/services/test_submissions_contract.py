@@ -23,12 +23,14 @@ from surveys import selectors, services
 from surveys.models import (
     PREFER_NOT_TO_SAY,
     GroupAnswer,
+    GroupCell,
     GroupingOption,
     GroupingQuestion,
     GroupTally,
     Question,
     Submission,
     Survey,
+    group_cell_key,
 )
 from surveys.services import grouping
 from surveys.services.answers import text_answer_encode
@@ -301,6 +303,11 @@ def stored(survey):
                 "question_id", "option_id", "report_count", "yes_count"
             )
         ),
+        "group_cells": sorted(
+            GroupCell.objects.filter(question__survey=survey).values_list(
+                "question_id", "key", "report_count", "yes_count"
+            )
+        ),
         "options": sorted(
             GroupingOption.objects.filter(grouping_question__survey=survey).values_list(
                 "id", "respondent_count"
@@ -310,6 +317,26 @@ def stored(survey):
             GroupingQuestion.objects.filter(survey=survey).values_list("id", "declined_count")
         ),
     }
+
+
+def cells_recounted(survey):
+    """The regression's cells counted from the stored rows, in Python: each submission with
+    grouping answers adds each of its yes/no reports to (question, its answers' key)."""
+    yes_no = set(survey.questions.filter(kind="yes_no").values_list("id", flat=True))
+    chosen = {}
+    for sub, gid, oid in GroupAnswer.objects.filter(submission__survey=survey).values_list(
+        "submission_id", "grouping_question_id", "option_id"
+    ):
+        chosen.setdefault(sub, {})[gid] = oid
+    cells = {}
+    for sub, reports in Submission.objects.filter(survey=survey).values_list("id", "reports"):
+        if sub not in chosen:
+            continue
+        for qid in yes_no:
+            if f"q{qid}" in reports:
+                n, yes = cells.get((qid, group_cell_key(chosen[sub])), (0, 0))
+                cells[qid, group_cell_key(chosen[sub])] = (n + 1, yes + reports[f"q{qid}"])
+    return sorted((qid, key, n, yes) for (qid, key), (n, yes) in cells.items())
 
 
 def run(settings, survey, steps, *, statement):
@@ -323,6 +350,8 @@ def run(settings, survey, steps, *, statement):
                     Survey.objects.filter(pk=survey.pk).update(**changes)
                 result = outcome(lambda: services.submission_receive(slug=slug, **body))  # noqa: B023
                 seen.append((result, stored(survey)))
+                # The cells kept at write time are what the stored rows say.
+                assert seen[-1][1]["group_cells"] == cells_recounted(survey), slug
             raise _Rollback
     except _Rollback:
         pass
@@ -341,7 +370,7 @@ def test_the_database_path_agrees_with_the_orm_oracle(make_survey, settings):
         "grouping": foreign_group.pk,
         "option": foreign_group.options.first().pk,
     }
-    cases, kinds, texts_stored = 0, set(), set()
+    cases, kinds, texts_stored, cell_keys = 0, set(), set(), set()
     for index in range(SURVEYS):
         survey = random_survey(rng, make_survey, index)
         questions = list(survey.questions.all())
@@ -371,9 +400,13 @@ def test_the_database_path_agrees_with_the_orm_oracle(make_survey, settings):
             result = ours[0]
             kinds.add(result[:2] if result[0] == "201" else (result[0], _field_kind(result)))
             cases += 1
+            cell_keys.update(key for _qid, key, _n, _yes in ours[1]["group_cells"])
             for _sid, reports, _day in ours[1]["submissions"]:
                 texts_stored.update(v for v in json.loads(reports).values() if isinstance(v, str))
     assert cases >= 500
+    # Cells of one and of several grouping questions were met, "Prefer not to say" among them.
+    assert any("," in key for key in cell_keys) and any("," not in key for key in cell_keys)
+    assert any(":-" in key for key in cell_keys)
     # Text answers were stored as written, Korean and the escapes included.
     assert {"직장 내 괴롭힘은 없었다", '说 "quoted" \\ back', "가" * 100} <= texts_stored
     # Every kind of outcome was met: stored, replayed, each field refused, 409s and 404.
