@@ -205,15 +205,16 @@ def _regression_rows(*, survey, question, grouping):
     many reports were left out.
 
     Read from the question's cells (a few rows), not from the submissions. Reports whose
-    submission lacks an answer to some grouping question (skipped, "Prefer not to say", an
-    option deleted since; or no grouping answer at all: in no cell) are left out: missing,
-    not a level of their own (complete cases). A cell naming a grouping question deleted
-    since is merged with the cells that differ from it only there.
+    submission lacks an answer to some grouping question (skipped, "Prefer not to say"; or no
+    grouping answer at all: in no cell) are left out: missing, not a level of their own
+    (complete cases), counted as the question's reports (its tally) outside complete cells.
+    Grouping questions and options cannot change while responses exist (were one to, an
+    option a cell names that is not among its question's would count as missing).
     """
-    reports, yes = survey_tallies(survey=survey).of(question.pk)
+    total, total_yes = survey_tallies(survey=survey).of(question.pk)
     if not grouping:
         # The model is the intercept: every report is a complete case, counted in the tally.
-        return +Counter({((), True): yes, ((), False): reports - yes}), 0
+        return +Counter({((), True): total_yes, ((), False): total - total_yes}), 0
     options = {gq.pk: {option.pk for option in gq.options.all()} for gq in grouping}
     cells = Counter()
     for key, reports, yes in GroupCell.objects.filter(question=question).values_list(
@@ -225,7 +226,7 @@ def _regression_rows(*, survey, question, grouping):
             cells[(combination, True)] += yes
             cells[(combination, False)] += reports - yes
     cells = +cells  # no empty cells: the fit's rows are the cells somebody is in
-    return cells, reports - sum(cells.values())
+    return cells, total - sum(cells.values())
 
 
 def survey_regression(*, survey, question, confidence=None) -> Regression:
