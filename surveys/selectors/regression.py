@@ -286,9 +286,8 @@ def survey_regression(*, survey, question, confidence=None) -> Regression:
     ).reshape(len(keys), len(columns))
     reports = np.array([bit for (_options, bit) in keys])
     try:
-        fit = dpengine.fit_logistic(
-            np.repeat(X, counts, axis=0), np.repeat(reports, counts), design=design
-        )
+        # One row per cell, weighted by its count: the cost of the cells, not of the n rows.
+        fit = dpengine.fit_logistic(X, reports, counts=counts, design=design)
     except dpengine.FitError as error:
         status = {
             Reason.SEPARATION: RegressionStatus.SEPARATION,
