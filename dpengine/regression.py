@@ -128,8 +128,23 @@ def _check_reports(reports, n: int) -> np.ndarray:
     return array.astype(float)
 
 
-def _log_likelihood(y: np.ndarray, mu: np.ndarray) -> float:
-    return float(np.sum(y * np.log(mu) + (1 - y) * np.log1p(-mu)))
+def _check_counts(counts, n: int) -> np.ndarray:
+    array = np.asarray(counts)
+    if array.ndim != 1 or array.shape[0] != n:
+        raise DPEngineError(
+            f"counts must be a 1-D array of length {n} (rows of X), got shape {array.shape}",
+            reason=Reason.SHAPE_MISMATCH,
+            field="counts",
+        )
+    if not np.issubdtype(array.dtype, np.integer) or (array < 0).any():
+        raise DPEngineError(
+            "counts must be whole numbers >= 0", reason=Reason.INVALID_TYPE, field="counts"
+        )
+    return array.astype(float)
+
+
+def _log_likelihood(y: np.ndarray, mu: np.ndarray, weights: np.ndarray) -> float:
+    return float(np.sum(weights * (y * np.log(mu) + (1 - y) * np.log1p(-mu))))
 
 
 def _information(Z: np.ndarray, weights: np.ndarray) -> np.ndarray:
@@ -164,6 +179,7 @@ def fit_logistic(
     reports,
     *,
     design: YesNoDesign,
+    counts=None,
     max_iter: int = 100,
     tol: float = 1e-8,
 ) -> LogisticFit:
@@ -172,7 +188,10 @@ def fit_logistic(
     Model: ``P(report yes | x) = b + (a - b) logistic(beta_0 + x beta)``
     (Blair, Imai & Zhou 2015, section 4). ``X`` is an ``n x k`` array WITHOUT an
     intercept column (``k`` may be 0); ``reports`` holds the ``n`` randomized reports
-    (bools or 0/1). Fisher scoring with step-halving (so the log-likelihood never
+    (bools or 0/1). ``counts``, if given, says how many times each row occurs (whole numbers
+    >= 0): the fit is the fit of the rows repeated that many times, at the cost of the
+    distinct rows (a survey's cells of covariates x report, not its respondents). Fisher
+    scoring with step-halving (so the log-likelihood never
     decreases) stops when every coefficient moves less than ``tol (1 + |beta|_max)``;
     ``max_iter`` is a positive integer and ``tol`` a positive number.
 
@@ -188,6 +207,7 @@ def fit_logistic(
     X = _check_covariates(X)
     n, k = X.shape
     y = _check_reports(reports, n)
+    weights = np.ones(n) if counts is None else _check_counts(counts, n)
     if not is_integer(max_iter) or max_iter < 1:
         raise DPEngineError(
             f"max_iter must be a positive integer, got {fmt(max_iter)}",
@@ -198,9 +218,10 @@ def fit_logistic(
         raise DPEngineError(
             f"tol must be in (0, 1), got {fmt(tol)}", reason=Reason.OUT_OF_RANGE, field="tol"
         )
-    if n <= k + 1:
+    rows = int(weights.sum())
+    if rows <= k + 1:
         raise FitError(
-            f"need more rows than coefficients: {n} rows for {k + 1} coefficients",
+            f"need more rows than coefficients: {rows} rows for {k + 1} coefficients",
             reason=Reason.TOO_FEW_ROWS,
             field="X",
         )
@@ -213,11 +234,11 @@ def fit_logistic(
     def state(beta: np.ndarray):
         s = special.expit(Z @ beta)
         mu = b + c * s
-        return s, mu, _log_likelihood(y, mu)
+        return s, mu, _log_likelihood(y, mu, weights)
 
     beta = np.zeros(k + 1)
     # Start at the intercept-only moment estimate, kept away from 0 and 1.
-    start = min(max((y.mean() - b) / c, 0.05), 0.95)
+    start = min(max((np.sum(weights * y) / rows - b) / c, 0.05), 0.95)
     beta[0] = special.logit(start)
     s, mu, log_lik = state(beta)
     iterations = 0
@@ -225,8 +246,8 @@ def fit_logistic(
         iterations += 1
         slope = c * s * (1 - s)
         variance = mu * (1 - mu)
-        score = Z.T @ ((y - mu) * slope / variance)
-        information = _information(Z, slope**2 / variance)
+        score = Z.T @ (weights * (y - mu) * slope / variance)
+        information = _information(Z, weights * slope**2 / variance)
         _check_conditioning(information, Z @ beta)
         step = np.linalg.solve(information, score)
         for _ in range(_MAX_HALVINGS):
@@ -254,7 +275,7 @@ def fit_logistic(
             field=None,
         )
     slope = c * s * (1 - s)
-    information = _information(Z, slope**2 / (mu * (1 - mu)))
+    information = _information(Z, weights * slope**2 / (mu * (1 - mu)))
     _check_conditioning(information, Z @ beta)
     covariance = np.linalg.inv(information)
     return LogisticFit(
@@ -264,6 +285,6 @@ def fit_logistic(
         log_likelihood=log_lik,
         n_iter=iterations,
         converged=True,
-        n=n,
+        n=rows,
         design=design,
     )

@@ -667,6 +667,51 @@ class GroupTally(models.Model):
         return f"{self.question_id} × {self.option_id}: {self.yes_count}/{self.report_count}"
 
 
+def group_cell_key(groups) -> str:
+    """The joint cell a submission's grouping answers fall in: ``"<grouping question
+    id>:<option id>"`` per grouping question answered, ascending by grouping question id,
+    joined by ``","``; ``"-"`` for "Prefer not to say"; a skipped question is absent.
+
+    Ids, not positions: moving a grouping question changes no stored key. The submission
+    statement builds the same text in SQL (``services/submissions/statement.py``).
+    """
+    return ",".join(f"{gid}:{'-' if oid is None else oid}" for gid, oid in sorted(groups.items()))
+
+
+def group_cell_options(key) -> dict[int, int | None]:
+    """``group_cell_key`` read back: {grouping question id: option id, None if declined}."""
+    if not key:
+        return {}
+    pairs = (part.split(":") for part in key.split(","))
+    return {int(gid): None if oid == "-" else int(oid) for gid, oid in pairs}
+
+
+class GroupCell(models.Model):
+    """Randomized reports of one yes/no question among the respondents who gave one
+    combination of grouping answers (``group_cell_key``): the regression's cells.
+
+    Added to by the submission's statement (or transaction) like ``GroupTally``, and created
+    by the first report that falls in it, so a regression costs the same at a thousand or a
+    million responses. Reports of respondents who gave no grouping answer are in no cell.
+    """
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="group_cells")
+    key = models.TextField()
+    report_count = models.PositiveIntegerField(default=0)
+    yes_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["question", "key"], name="group_cell_unique"),
+            models.CheckConstraint(
+                condition=Q(yes_count__lte=models.F("report_count")), name="group_cell_yes_le_n"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.question_id} × [{self.key}]: {self.yes_count}/{self.report_count}"
+
+
 class PublicRelease(models.Model):
     """Release number ``step`` of the public results page's noisy counts, on its scheduled date.
 

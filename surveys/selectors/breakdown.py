@@ -10,7 +10,8 @@ services, the only place that calls dpengine.
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Prefetch
+from django.db.models import Count, Prefetch, Q
+from django.db.models.fields.json import KeyTransform
 from django.http import Http404
 from django.utils import timezone
 from django.utils.translation import gettext
@@ -108,21 +109,32 @@ def direct_grouping_questions(*, survey) -> list[Question]:
 
 def direct_grouping(*, survey, question) -> DirectGrouping:
     """``question``'s answers as groups, with each randomized yes/no question's reports per
-    group. Reads one value per submission (there are no per-group tallies of direct answers),
-    so it scales with the number of responses, as the regression does."""
+    group. One grouped query over the survey's submissions (counted by the database, a row
+    per answer back): there are no per-group tallies of direct answers kept at write time,
+    which would add writes to every submission of a survey that asks a question directly,
+    so it still reads every row, as the public releases' day counts do."""
     key = question_key(question.pk)
     bits = [q.pk for q in survey.questions.all() if reports_a_bit(q)]
-    keys = [question_key(qid) for qid in bits]
+    counts = {}
+    for qid in bits:
+        report_key = question_key(qid)
+        counts[f"n_{qid}"] = Count("pk", filter=Q(reports__has_key=report_key))
+        counts[f"yes_{qid}"] = Count("pk", filter=Q(**{f"reports__{report_key}": True}))
+    rows = (
+        Submission.objects.filter(survey=survey, reports__has_key=key)
+        .values(answer=KeyTransform(key, "reports"))
+        .annotate(respondents=Count("pk"), **counts)
+        .order_by()
+    )
     respondents, tallies = {}, {}
-    for (reports,) in Submission.objects.filter(survey=survey, reports__has_key=key).values_list(
-        "reports"
-    ):
-        answer = int(reports[key])
-        respondents[answer] = respondents.get(answer, 0) + 1
-        for qid, report_key in zip(bits, keys, strict=True):
-            if report_key in reports:
+    for row in rows:
+        # A boolean (yes 1, no 0) or an option's index; JSON true reads back as 1 on SQLite.
+        answer = int(row["answer"])
+        respondents[answer] = respondents.get(answer, 0) + row["respondents"]
+        for qid in bits:
+            if row[f"n_{qid}"]:
                 n, yes = tallies.get((qid, answer), (0, 0))
-                tallies[qid, answer] = (n + 1, yes + int(reports[report_key]))
+                tallies[qid, answer] = (n + row[f"n_{qid}"], yes + row[f"yes_{qid}"])
     if question.kind == Question.Kind.CHOICE:
         labelled = list(enumerate(question.options))
     else:

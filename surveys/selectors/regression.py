@@ -1,7 +1,8 @@
 """Logistic regression of a question's true answer on the grouping questions.
 
-A regression needs each submission's row and reads them in one query. Reads only; with the
-services, the only place that calls dpengine.
+A regression reads the question's cells (``models.GroupCell``: reports and "yes" reports per
+combination of grouping answers, kept at write time), a few rows whatever the number of
+responses. Reads only; with the services, the only place that calls dpengine.
 """
 
 import math
@@ -9,15 +10,15 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
-from django.db.models import OuterRef, Subquery
 from django.utils.translation import gettext as _
 
 import dpengine
 from dpengine.designs import YesNoDesign
 from dpengine.errors import Reason
 
-from ..models import GroupAnswer, Question, Submission, question_key
+from ..models import GroupCell, Question, group_cell_options
 from .breakdown import survey_grouping_questions
+from .estimates import survey_tallies
 from .mechanisms import question_design
 
 # --- regression ---------------------------------------------------------------------------
@@ -199,39 +200,33 @@ def regression_message(result: "Regression") -> str:
     return ""
 
 
-def _regression_rows(*, question, grouping):
+def _regression_rows(*, survey, question, grouping):
     """``Counter`` of (option ids tuple, reported yes) over the question's reports, and how
     many reports were left out.
 
-    One query: each submission's report for the question with its option for every grouping
-    question. Only the submissions that answered the question have a report. Reports whose
-    submission lacks a grouping answer (skipped, "Prefer not to say": no option; or
-    bulk-imported) are left out: missing, not a level of their own (complete cases).
+    Read from the question's cells (a few rows), not from the submissions. Reports whose
+    submission lacks an answer to some grouping question (skipped, "Prefer not to say"; or no
+    grouping answer at all: in no cell) are left out: missing, not a level of their own
+    (complete cases), counted as the question's reports (its tally) outside complete cells.
+    Grouping questions and options cannot change while responses exist (were one to, an
+    option a cell names that is not among its question's would count as missing).
     """
-    annotations = {
-        f"g{gq.pk}": Subquery(
-            GroupAnswer.objects.filter(submission=OuterRef("pk"), grouping_question=gq.pk).values(
-                "option_id"
-            )[:1]
-        )
-        for gq in grouping
-    }
-    names = list(annotations)
-    key = question_key(question.pk)
-    rows = (
-        Submission.objects.filter(survey=question.survey_id, reports__has_key=key)
-        .annotate(**annotations)
-        .values_list(f"reports__{key}", *names)
-        .iterator(chunk_size=10000)
-    )
+    total, total_yes = survey_tallies(survey=survey).of(question.pk)
+    if not grouping:
+        # The model is the intercept: every report is a complete case, counted in the tally.
+        return +Counter({((), True): total_yes, ((), False): total - total_yes}), 0
+    options = {gq.pk: {option.pk for option in gq.options.all()} for gq in grouping}
     cells = Counter()
-    left_out = 0
-    for reported_yes, *options in rows:
-        if None not in options:
-            cells[(tuple(options), bool(reported_yes))] += 1
-        else:
-            left_out += 1
-    return cells, left_out
+    for key, reports, yes in GroupCell.objects.filter(question=question).values_list(
+        "key", "report_count", "yes_count"
+    ):
+        chosen = group_cell_options(key)
+        combination = tuple(chosen.get(gq.pk) for gq in grouping)
+        if all(oid in options[gq.pk] for gq, oid in zip(grouping, combination, strict=True)):
+            cells[(combination, True)] += yes
+            cells[(combination, False)] += reports - yes
+    cells = +cells  # no empty cells: the fit's rows are the cells somebody is in
+    return cells, total - sum(cells.values())
 
 
 def survey_regression(*, survey, question, confidence=None) -> Regression:
@@ -247,7 +242,7 @@ def survey_regression(*, survey, question, confidence=None) -> Regression:
     # The question's own yes/no design: the model's a and b are its P(yes | truth).
     design = question_design(question, survey=survey)
     grouping = survey_grouping_questions(survey=survey)
-    cells, left_out = _regression_rows(question=question, grouping=grouping)
+    cells, left_out = _regression_rows(survey=survey, question=question, grouping=grouping)
     n = sum(cells.values())
 
     covariates = []
@@ -291,9 +286,8 @@ def survey_regression(*, survey, question, confidence=None) -> Regression:
     ).reshape(len(keys), len(columns))
     reports = np.array([bit for (_options, bit) in keys])
     try:
-        fit = dpengine.fit_logistic(
-            np.repeat(X, counts, axis=0), np.repeat(reports, counts), design=design
-        )
+        # One row per cell, weighted by its count: the cost of the cells, not of the n rows.
+        fit = dpengine.fit_logistic(X, reports, counts=counts, design=design)
     except dpengine.FitError as error:
         status = {
             Reason.SEPARATION: RegressionStatus.SEPARATION,

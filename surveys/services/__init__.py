@@ -37,6 +37,7 @@ from .questions import (
 )
 from .row_order import stored_rows_reorder
 from .schedule import schedule_apply, survey_schedule
+from .simulation import simulated_reports_draw, simulated_submissions_record
 from .submissions import (
     SubmissionOutcome,
     submission_receive,
@@ -55,13 +56,7 @@ from .surveys import (
     survey_update,
     trash_purge,
 )
-from .tallies import (
-    group_tallies_ensure,
-    group_tallies_rebuild,
-    simulated_reports_draw,
-    simulated_submissions_record,
-    tally_shard_pick,
-)
+from .tallies import group_tallies_ensure, group_tallies_rebuild, tally_shard_pick
 from .validation import (
     DESIGN_FIELDS,
     EDITABLE_SURVEY_FIELDS,

@@ -3,14 +3,16 @@
 A pilot takes responses through the survey's real link (the link and QR code stay the same),
 so everything the submission path writes for a pilot response is removed here before the
 survey opens for the real study: the submissions (with their grouping answers), the tally
-shards and numeric histograms, the per-(question, option) tallies and option counts, and any
-public release drawn from them. The services (``survey_pilot_discard``, ``survey_open``) call
-these inside their transaction, with the survey's row locked."""
+shards and numeric histograms, the per-(question, option) tallies, the regression's cells and
+option counts, and any public release drawn from them. The services (``survey_pilot_discard``,
+``survey_open``) call these inside their transaction, with the survey's row locked.
+"""
 
 from django.utils import timezone
 
 from .. import selectors
 from ..models import (
+    GroupCell,
     GroupingOption,
     GroupTally,
     Invitation,
@@ -32,6 +34,7 @@ def pilot_responses_delete(*, survey) -> int:
     TallyShard.objects.filter(survey=survey).delete()
     NumericTally.objects.filter(question__survey=survey).delete()
     GroupTally.objects.filter(question__survey=survey).update(report_count=0, yes_count=0)
+    GroupCell.objects.filter(question__survey=survey).delete()
     GroupingOption.objects.filter(grouping_question__survey=survey).update(respondent_count=0)
     PublicRelease.objects.filter(survey=survey).delete()
     pilot_tokens_discard(survey=survey)

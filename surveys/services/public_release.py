@@ -7,6 +7,7 @@ command ``manage.py public_releases`` makes them for every published survey
 (``public_releases_make``).
 """
 
+from dataclasses import dataclass
 from datetime import UTC, datetime, time
 from fractions import Fraction
 
@@ -21,6 +22,7 @@ from .. import limits
 from ..models import GroupAnswer, PublicRelease, Submission, Survey
 from ..selectors.public_results import (
     RESPONDENTS,
+    ReleaseSchedule,
     count_keys,
     noisy_counts,
     option_key,
@@ -172,15 +174,37 @@ def _increments(survey, schedule, steps, questions, reports=()) -> dict[str, lis
     return increments
 
 
-def _make_due_releases(survey, schedule, due, rng) -> None:
-    latest = survey.public_releases.order_by("-step").values_list("step", flat=True).first() or 0
-    if due <= latest:
-        return
+@dataclass(frozen=True)
+class _Counted:
+    """The exact per-period counts of releases ``1..due``, and what they were counted for:
+    read before the survey's lock is taken, used under it only if nothing they depend on
+    changed in between."""
+
+    schedule: ReleaseSchedule
+    due: int
+    keys: tuple[list[str], list[str]]
+    increments: dict[str, list[int]]
+
+
+def _count(survey, schedule, due) -> _Counted:
     questions, keys = count_keys(survey=survey)
-    m = noisy_counts(survey=survey)
     increments = _increments(
         survey, schedule, due, questions, reports=[k for k in keys if k.startswith("nq")]
     )
+    return _Counted(schedule, due, (questions, keys), increments)
+
+
+def _make_due_releases(survey, schedule, due, rng, counted) -> None:
+    latest = survey.public_releases.order_by("-step").values_list("step", flat=True).first() or 0
+    if due <= latest:
+        return
+    if (counted.schedule, counted.due, counted.keys) != (schedule, due, count_keys(survey=survey)):
+        # The settings changed since the counts were read (or more releases are due now):
+        # count again, under the lock this time, which happens at most once per change.
+        counted = _count(survey, schedule, due)
+    _questions, keys = counted.keys
+    increments = counted.increments
+    m = noisy_counts(survey=survey)
     nodes = {key: {} for key in keys}
     for stored in survey.public_releases.values_list("nodes", flat=True):
         for key, values in stored.items():
@@ -227,11 +251,18 @@ def public_results_release(*, survey, today=None, rng=None) -> PublicRelease | N
     due = 0 if survey.status in stopped else schedule.due(today)
     latest = survey.public_releases.first()
     if due > (latest.step if latest else 0):
+        # The day counts are read first, without the survey's lock: the scan of every stored
+        # row takes time, and submissions to the survey must not wait for it. They count
+        # only days before the release's date, which no new submission changes.
+        counted = _count(survey, schedule, due)
         with transaction.atomic():
-            survey = Survey.objects.select_for_update().get(pk=survey.pk)
+            # The lock serializes release makers and settings changes (public_results_update
+            # takes FOR UPDATE). NO KEY: a submission's row only references the survey (it
+            # takes KEY SHARE), so it never waits for this lock.
+            survey = Survey.objects.select_for_update(no_key=True).get(pk=survey.pk)
             schedule = release_schedule(survey=survey)
-            # A concurrent view may have made them first: this recounts under the lock.
-            _make_due_releases(survey, schedule, schedule.due(today), rng)
+            # A concurrent view may have made them first: this checks again under the lock.
+            _make_due_releases(survey, schedule, schedule.due(today), rng, counted)
         latest = survey.public_releases.first()
     return latest
 

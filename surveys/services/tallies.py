@@ -1,26 +1,19 @@
 """The counts a submission adds to: tally shards (responses and reports per question), the
-histograms of randomized numeric reports, the per-(question, grouping option) tallies and the
-option counts; and simulated respondents, stored and counted in bulk.
+histograms of randomized numeric reports, the per-(question, grouping option) tallies, the
+regression's cells (per question and whole combination of grouping answers) and the option
+counts (simulated respondents, stored and counted in bulk, are in ``simulation``).
 
 Reports read these counts instead of scanning submissions; ``group_tallies_rebuild``
 recounts them from the stored rows whenever rows were missing.
 """
 
 import random
-import uuid
 
-import numpy as np
-from django.core.exceptions import ValidationError
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Case, Count, F, Q, Value, When
-from django.utils import timezone
+from django.db.models import Case, Count, F, OuterRef, Q, Subquery, Value, When
+from django.db.models.functions import Coalesce
 
 from dpengine import (
-    assign_groups,
-    randomize_in_group,
-    simulate_choice_reports,
-    simulate_numeric_reports,
-    simulate_reports,
     tally_sum,
 )
 
@@ -28,6 +21,7 @@ from .. import selectors
 from ..models import (
     TALLY_SHARDS,
     GroupAnswer,
+    GroupCell,
     GroupingOption,
     GroupingQuestion,
     GroupTally,
@@ -36,6 +30,7 @@ from ..models import (
     Submission,
     Survey,
     TallyShard,
+    group_cell_key,
     question_key,
     random_key,
 )
@@ -105,10 +100,12 @@ def numeric_tallies_bulk_add(counts, *, batch_size=2000):
 
 
 def group_answers_record(*, survey_id, submission, answers, chosen):
-    """Store the chosen options and add the submission to the per-(question, option) tallies.
+    """Store the chosen options and add the submission to the per-(question, option) tallies
+    and to its regression cells.
 
     A "Prefer not to say" (option None) is stored and counted on its grouping question, and
-    is in no option's tallies: it is missing for breakdowns, not a group of its own."""
+    is in no option's tallies: it is missing for breakdowns, not a group of its own. It is
+    part of the cell's key (the regression leaves such cells out)."""
     GroupAnswer.objects.bulk_create(
         GroupAnswer(submission=submission, grouping_question_id=gid, option_id=oid)
         for gid, oid in chosen.items()
@@ -121,6 +118,16 @@ def group_answers_record(*, survey_id, submission, answers, chosen):
     options = [oid for oid in chosen.values() if oid is not None]
     GroupingOption.objects.filter(id__in=options).update(respondent_count=F("respondent_count") + 1)
     yes_ids = [qid for qid, bit in answers.items() if bit]
+    if answers and chosen:
+        key = group_cell_key(chosen)
+        GroupCell.objects.bulk_create(
+            (GroupCell(question_id=qid, key=key) for qid in sorted(answers)), ignore_conflicts=True
+        )
+        GroupCell.objects.filter(question_id__in=answers, key=key).update(
+            report_count=F("report_count") + 1,
+            yes_count=F("yes_count")
+            + Case(When(question_id__in=yes_ids, then=Value(1)), default=Value(0)),
+        )
     updated = GroupTally.objects.filter(question_id__in=answers, option_id__in=options).update(
         report_count=F("report_count") + 1,
         yes_count=F("yes_count")
@@ -201,208 +208,64 @@ def group_tallies_rebuild(*, survey):
     for grouping_question in grouping_questions:
         grouping_question.declined_count = declined.get(grouping_question.pk, 0)
     GroupingQuestion.objects.bulk_update(grouping_questions, ["declined_count"])
+    group_cells_rebuild(survey=survey, question_ids=question_ids)
 
 
-# --- simulated respondents (demos, tests, benchmarks) --------------------------------------
+# The option a declined grouping answer is recounted under (ids start at 1).
+_DECLINED = 0
 
 
-def _simulated_truths(question, share, n, rng):
-    """True answers of ``n`` simulated respondents to a choice or numeric question."""
-    if question.kind == Question.Kind.CHOICE:
-        shares = np.asarray(share, dtype=float)
-        if shares.shape != (len(question.options),) or not np.isclose(shares.sum(), 1):
-            raise ValidationError(
-                {"shares": [f"Expected {len(question.options)} option shares summing to 1."]}
-            )
-        return rng.choice(len(question.options), size=n, p=shares)
-    lo, hi = question.min_value, question.max_value
-    if not lo <= share <= hi:
-        raise ValidationError({"shares": [f"Expected a true mean from {lo} to {hi}."]})
-    # Binomial on the range: a bounded population whose mean is exactly ``share``.
-    return lo + rng.binomial(hi - lo, (share - lo) / (hi - lo), size=n)
-
-
-def _simulated_codes(design, share, n, rng):
-    """Codes 2 × (group - 1) + bit of ``n`` compliant respondents to a cheating-detection
-    question whose true share of "yes" is ``share`` (dpengine's samplers, as the browser)."""
-    groups = assign_groups(design=design, size=n, rng=rng)
-    truths = rng.random(n) < share
-    bits = randomize_in_group(truths, group=groups, design=design, rng=rng)
-    return 2 * (groups - 1) + np.asarray(bits, dtype=np.int64)
-
-
-def simulated_reports_draw(*, survey, shares, n, rng) -> np.ndarray:
-    """An n × questions array of randomized reports, as respondents' browsers would have sent
-    them, each question through its own mechanism: column j from a population described by
-    ``shares[j]``: a yes/no question's true share of "yes" (dpengine's ``simulate_reports``
-    with the question's design), a multiple-choice question's k option shares, or a numeric
-    question's true mean (answers binomial on the range). Boolean when every question is
-    yes/no, integers otherwise (yes/no as 0/1, an option's index, a noisy number).
-
-    A question compared with asking directly (``compare_direct``) gets codes: each row is in
-    the direct arm with the survey's ``control_share`` (one draw per row, as one browser asks
-    every compared question in its arm) and sends 2 + its true answer, else 0/1 its
-    randomized report. Its ``shares[j]`` may be a pair ``(true share, share saying yes when
-    asked directly)``, to simulate under-reporting in the direct arm."""
-    questions = list(survey.questions.all())
-    if len(shares) != len(questions):
-        raise ValidationError({"shares": [f"Expected {len(questions)} values, one per question."]})
-    columns = []
-    # Drawn only when a question is compared, so other surveys' seeded draws stay the same.
-    direct_arm = (
-        rng.random(n) < survey.control_share
-        if any(question.compare_direct for question in questions)
-        else None
+def group_cells_rebuild(*, survey, question_ids):
+    """Recount the regression's cells of ``question_ids`` (the survey's yes/no questions)
+    from the stored rows, in one grouped query: each submission's answer to every grouping
+    question (a correlated subquery each), grouped by that combination."""
+    grouping_ids = sorted(
+        GroupingQuestion.objects.filter(survey=survey).values_list("id", flat=True)
     )
-    for question, share in zip(questions, shares, strict=True):
-        mechanism = selectors.question_mechanism(question, survey=survey)
-        if question.compare_direct:
-            truth, told = share if isinstance(share, tuple | list) else (share, share)
-            randomized = simulate_reports(truth, n, mechanism, rng).astype(np.int64)
-            told_yes = (rng.random(n) < told).astype(np.int64)
-            columns.append(np.where(direct_arm, 2 + told_yes, randomized))
-            continue
-        if question.kind == Question.Kind.TEXT:
-            raise ValidationError({"shares": ["Text answers cannot be simulated."]})
-        if mechanism is None:
-            # Asked directly: the report is the true answer.
-            if question.kind == Question.Kind.YES_NO:
-                columns.append(rng.random(n) < share)
-            else:
-                columns.append(_simulated_truths(question, share, n, rng))
-            continue
-        if selectors.is_cheating_detection(question):
-            columns.append(_simulated_codes(mechanism, share, n, rng))
-        elif question.kind == Question.Kind.CHOICE:
-            truths = _simulated_truths(question, share, n, rng)
-            columns.append(simulate_choice_reports(truths, mechanism, rng))
-        elif question.kind == Question.Kind.NUMERIC:
-            truths = _simulated_truths(question, share, n, rng)
-            columns.append(simulate_numeric_reports(truths, mechanism, rng))
-        else:
-            columns.append(simulate_reports(share, n, mechanism, rng))
-    return np.column_stack(columns) if columns else np.zeros((n, 0), dtype=bool)
-
-
-def simulated_tallies(questions, reports, total) -> dict:
-    """The tally vector of each question's column of simulated reports (``report_tally``
-    summed over the rows)."""
-    tallies = {}
-    for question, column in zip(questions, reports.T, strict=True):
-        values = column.astype(np.int64)
-        if selectors.is_cheating_detection(question) or question.compare_direct:
-            # A code, 0 to 3 (selectors.report_range): tallied as a four-option choice.
-            counts = np.bincount(values, minlength=selectors.report_range(question)[2] + 1)
-            tallies[question.pk] = [total, *map(int, counts)]
-        elif question.kind == Question.Kind.CHOICE:
-            counts = np.bincount(values, minlength=len(question.options))
-            tallies[question.pk] = [total, *map(int, counts)]
-        elif question.kind == Question.Kind.NUMERIC:
-            tallies[question.pk] = [total, int(values.sum()), int((values * values).sum())]
-        else:
-            tallies[question.pk] = [total, int(values.sum())]
-    return tallies
-
-
-def simulated_histograms(questions, reports) -> dict:
-    """``{(question id, report): reports}`` of each randomized numeric question's column."""
-    counts = {}
-    for question, column in zip(questions, reports.T, strict=True):
-        if question.kind == Question.Kind.NUMERIC and question.randomized:
-            values, numbers = np.unique(column.astype(np.int64), return_counts=True)
-            for value, number in zip(values.tolist(), numbers.tolist(), strict=True):
-                counts[question.pk, value] = number
-    return counts
-
-
-def _check_simulated_reports(questions, reports):
-    for index, (question, column) in enumerate(zip(questions, reports.T, strict=True)):
-        kind, low, high = (
-            ("yes_no", 0, 1)
-            if question.kind == Question.Kind.YES_NO
-            and not question.compare_direct
-            and not selectors.is_cheating_detection(question)
-            else selectors.report_range(question)
+    GroupCell.objects.filter(question_id__in=question_ids).delete()
+    if not grouping_ids or not question_ids:
+        return
+    names = {f"g{gid}": gid for gid in grouping_ids}
+    per_submission = GroupAnswer.objects.filter(submission=OuterRef("pk"))
+    aggregates = {}
+    for qid in question_ids:
+        key = question_key(qid)
+        aggregates[f"n_{qid}"] = Count("id", filter=Q(reports__has_key=key))
+        aggregates[f"yes_{qid}"] = Count("id", filter=Q(**{f"reports__{key}": True}))
+    rows = (
+        Submission.objects.filter(survey=survey)
+        .annotate(
+            **{
+                name: Subquery(
+                    per_submission.filter(grouping_question=gid).values(
+                        chosen=Coalesce("option_id", Value(_DECLINED))
+                    )[:1]
+                )
+                for name, gid in names.items()
+            }
         )
-        if column.size and (column.min() < low or column.max() > high):
-            raise ValidationError(
-                {"reports": [f"Column {index} ({kind}) must hold values from {low} to {high}."]}
+        .values(*names)
+        .annotate(**aggregates)
+        .order_by()
+    )
+    cells = []
+    for row in rows:
+        chosen = {
+            gid: None if row[name] == _DECLINED else row[name]
+            for name, gid in names.items()
+            if row[name] is not None
+        }
+        if not chosen:
+            continue  # no grouping answer: in no cell
+        key = group_cell_key(chosen)
+        cells.extend(
+            GroupCell(
+                question_id=qid,
+                key=key,
+                report_count=row[f"n_{qid}"],
+                yes_count=row[f"yes_{qid}"],
             )
-
-
-def _check_simulated_options(*, grouping, options, total):
-    if grouping and (len(options) != total or any(len(row) != len(grouping) for row in options)):
-        raise ValidationError(
-            {"options": [f"Expected {total} rows of {len(grouping)} option ids."]}
+            for qid in question_ids
+            if row[f"n_{qid}"]
         )
-    if options and not grouping:
-        raise ValidationError({"options": ["This survey has no grouping questions."]})
-    allowed = [{option.pk for option in gq.options.all()} for gq in grouping]
-    for row in options:
-        for valid, option_id in zip(allowed, row, strict=True):
-            if option_id not in valid:
-                raise ValidationError({"options": [f"{option_id!r} is not an option here."]})
-
-
-@transaction.atomic
-def simulated_submissions_record(
-    *, survey, reports, options=None, received_on=None, batch_size=5000
-) -> int:
-    """Bulk-store simulated submissions: randomized reports, plus grouping answers if any.
-
-    ``reports`` is an n × questions array whose rows already went through each question's
-    mechanism (``simulated_reports_draw``: booleans or 0/1 for yes/no, an option's index, a
-    noisy number), so they are stored exactly as a browser would have sent them. ``options``
-    (n × grouping questions option ids) is required when the survey has
-    grouping questions. For demos, tests and benchmarks; tallies are updated once at the end.
-    """
-    questions = list(survey.questions.all())
-    grouping = list(survey.grouping_questions.prefetch_related("options"))
-    if reports.ndim != 2 or reports.shape[1] != len(questions):
-        raise ValidationError(
-            {"reports": [f"Expected an n × {len(questions)} array, got shape {reports.shape}."]}
-        )
-    total = int(reports.shape[0])
-    _check_simulated_reports(questions, reports)
-    options = [] if options is None else [list(row) for row in options]
-    _check_simulated_options(grouping=grouping, options=options, total=total)
-    received_on = received_on or timezone.now().date()
-    keys = [question_key(question.pk) for question in questions]
-    # As submission_receive stores them: a boolean for yes/no, an integer otherwise.
-    typed = [
-        bool
-        if question.kind == Question.Kind.YES_NO
-        and not question.compare_direct
-        and not selectors.is_cheating_detection(question)
-        else int
-        for question in questions
-    ]
-    for start in range(0, total, batch_size):
-        chunk = reports[start : start + batch_size]
-        submissions = Submission.objects.bulk_create(
-            Submission(
-                survey=survey,
-                submission_id=uuid.uuid4(),
-                received_on=received_on,
-                reports={
-                    key: kind(value) for key, kind, value in zip(keys, typed, row, strict=True)
-                },
-            )
-            for row in chunk
-        )
-        if grouping:
-            GroupAnswer.objects.bulk_create(
-                (
-                    GroupAnswer(submission=submission, grouping_question=gq, option_id=int(option))
-                    for submission, row in zip(
-                        submissions, options[start : start + batch_size], strict=True
-                    )
-                    for gq, option in zip(grouping, row, strict=True)
-                ),
-                batch_size=batch_size,
-            )
-    tally_add(survey.pk, responses=total, reports=simulated_tallies(questions, reports, total))
-    numeric_tallies_bulk_add(simulated_histograms(questions, reports))
-    if grouping:
-        group_tallies_rebuild(survey=survey)
-    return total
+    GroupCell.objects.bulk_create(cells)

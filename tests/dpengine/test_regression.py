@@ -3,6 +3,7 @@ import pytest
 from scipy import special
 
 from dpengine import CLASSIC, FitError, ForcedResponse, estimate, fit_logistic, randomize
+from dpengine.errors import DPEngineError
 
 TRUE_BETA = np.array([-0.5, 1.0, -0.7])
 
@@ -110,3 +111,25 @@ def test_integer_reports_are_accepted():
     as_bool = fit_logistic(X, reports, design=CLASSIC)
     as_int = fit_logistic(X, reports.astype(int), design=CLASSIC)
     assert np.array_equal(as_bool.coef, as_int.coef)
+
+
+def test_counted_rows_fit_as_the_rows_repeated():
+    rng = np.random.default_rng(12)
+    X = rng.integers(0, 2, size=(8, 2)).astype(float)
+    reports = np.array([True, False] * 4)
+    counts = rng.integers(0, 60, size=8)
+    repeated = fit_logistic(
+        np.repeat(X, counts, axis=0), np.repeat(reports, counts), design=CLASSIC
+    )
+    counted = fit_logistic(X, reports, counts=counts, design=CLASSIC)
+    assert counted.coef == pytest.approx(repeated.coef, rel=1e-9)
+    assert counted.std_error == pytest.approx(repeated.std_error, rel=1e-9)
+    assert counted.log_likelihood == pytest.approx(repeated.log_likelihood, rel=1e-9)
+    assert counted.n == repeated.n == counts.sum()
+
+
+@pytest.mark.parametrize("counts", [[1, 2, 3], [1, -1, 2, 2], [1.5, 1, 1, 1]])
+def test_counts_are_whole_numbers_one_per_row(counts):
+    with pytest.raises(DPEngineError) as error:
+        fit_logistic(np.zeros((4, 0)), [1, 0, 1, 0], counts=np.array(counts), design=CLASSIC)
+    assert error.value.field == "counts"

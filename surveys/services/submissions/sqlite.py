@@ -15,6 +15,7 @@ import dpengine
 
 from ...models import (
     GroupAnswer,
+    GroupCell,
     GroupingOption,
     GroupingQuestion,
     GroupTally,
@@ -22,6 +23,7 @@ from ...models import (
     Question,
     Submission,
     TallyShard,
+    group_cell_key,
     question_key,
     random_key,
 )
@@ -81,7 +83,8 @@ def _insert(*, target, clean, received_on):
 
 def _group_writes(cursor, *, submission_pk, answers, kinds, groups):
     """Store the grouping answers, count them on their options (or as declined) and add the
-    yes/no reports to the per-(question, option) tallies. True: some tally rows were missing."""
+    yes/no reports to the per-(question, option) tallies and to the regression's cells. True:
+    some tally rows were missing."""
     cursor.execute(
         f"INSERT INTO {GroupAnswer._meta.db_table}"
         " (id, submission_id, grouping_question_id, option_id)"
@@ -96,15 +99,24 @@ def _group_writes(cursor, *, submission_pk, answers, kinds, groups):
             declined,
         )
     options = [oid for oid in groups.values() if oid is not None]
-    if not options:
-        return False
-    cursor.execute(
-        f"UPDATE {GroupingOption._meta.db_table} SET respondent_count = respondent_count + 1"
-        f" WHERE id IN ({_marks(len(options))})",
-        options,
-    )
+    if options:
+        cursor.execute(
+            f"UPDATE {GroupingOption._meta.db_table} SET respondent_count = respondent_count + 1"
+            f" WHERE id IN ({_marks(len(options))})",
+            options,
+        )
     bits = [qid for qid in sorted(answers) if kinds[qid] == YES_NO]
     if not bits:
+        return False
+    key = group_cell_key(groups)
+    cursor.execute(
+        f"INSERT INTO {GroupCell._meta.db_table} (question_id, key, report_count, yes_count)"
+        f" VALUES {', '.join(['(%s, %s, 1, %s)'] * len(bits))}"
+        " ON CONFLICT (question_id, key) DO UPDATE"
+        " SET report_count = report_count + 1, yes_count = yes_count + excluded.yes_count",
+        [value for qid in bits for value in (qid, key, int(answers[qid]))],
+    )
+    if not options:
         return False
     yes = [qid for qid in bits if answers[qid]]
     cursor.execute(

@@ -13,6 +13,7 @@ import dpengine
 from ... import limits
 from ...models import (
     GroupAnswer,
+    GroupCell,
     GroupingOption,
     GroupingQuestion,
     GroupTally,
@@ -36,6 +37,7 @@ _TABLES = {
         "submission": Submission,
         "answer": GroupAnswer,
         "group_tally": GroupTally,
+        "group_cell": GroupCell,
         "tally": TallyShard,
         "numeric_tally": NumericTally,
     }.items()
@@ -222,7 +224,9 @@ _SUBMISSION = """, s AS (
 #   option, ``declined`` on each grouping question answered "Prefer not to say", and
 #   ``grouped`` adds the yes/no reports to the per-(question, option) tallies (a declined
 #   answer is in none), creating a row that is missing (``created``: the caller then has the
-#   tallies recounted). A submission without grouping answers runs the statement without
+#   tallies recounted); ``cells`` adds them to the regression's cell of the whole combination
+#   of grouping answers (``models.group_cell_key`` in SQL), creating it if it is the first.
+#   A submission without grouping answers runs the statement without
 #   these parts: opening their tables for nothing was a tenth of its database time.
 _GROUPING_WRITES = """, chosen AS (
     INSERT INTO {answer} (id, submission_id, grouping_question_id, option_id)
@@ -244,6 +248,19 @@ _GROUPING_WRITES = """, chosen AS (
     ON CONFLICT (question_id, option_id) DO UPDATE
         SET report_count = t.report_count + 1, yes_count = t.yes_count + excluded.yes_count
     RETURNING xmax = 0 AS created
+), cells AS (
+    INSERT INTO {group_cell} AS t (question_id, key, report_count, yes_count)
+    SELECT a.question_id, k.key, 1, a.bit::int
+    FROM a, (
+        SELECT string_agg(
+            grouping_question_id || ':' || COALESCE(option_id::text, '-'), ','
+            ORDER BY grouping_question_id
+        ) AS key
+        FROM chosen
+    ) AS k
+    WHERE k.key IS NOT NULL{yes_no_only}
+    ON CONFLICT (question_id, key) DO UPDATE
+        SET report_count = t.report_count + 1, yes_count = t.yes_count + excluded.yes_count
 )"""
 # - ``numeric_tallied`` (typed only) adds each randomized numeric report to its question's
 #   histogram (``models.NumericTally``), creating the row of a value not reported before. Read

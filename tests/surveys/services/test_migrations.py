@@ -219,6 +219,8 @@ def test_stored_submissions_and_grouping_answers_lose_their_counted_keys(owner):
 
 PRE_HISTOGRAMS = [("surveys", "0023_invitations")]
 HISTOGRAMS = [("surveys", "0024_numeric_histograms")]
+BEFORE_CELLS = [("surveys", "0026_comprehension")]
+CELLS = [("surveys", "0027_regression_cells")]
 
 
 @pytest.mark.django_db(transaction=True)
@@ -263,4 +265,70 @@ def test_stored_numeric_reports_are_counted_into_histograms(owner):
 
     migrate(PRE_HISTOGRAMS)
     assert "surveys_numerictally" not in connection.introspection.table_names()
+    migrate(latest())
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.slow
+def test_the_regression_cells_are_counted_from_the_stored_rows(owner):
+    apps = migrate(BEFORE_CELLS)
+    Survey = apps.get_model("surveys", "Survey")
+    Question = apps.get_model("surveys", "Question")
+    GroupingQuestion = apps.get_model("surveys", "GroupingQuestion")
+    GroupingOption = apps.get_model("surveys", "GroupingOption")
+    Submission = apps.get_model("surveys", "Submission")
+    GroupAnswer = apps.get_model("surveys", "GroupAnswer")
+    survey = Survey.objects.create(owner_id=owner.pk, title="Answered", status="open")
+    yes_no = Question.objects.create(survey=survey, position=0, text="A?")
+    choice = Question.objects.create(
+        survey=survey, position=1, text="B?", kind="choice", options=["x", "y"], epsilon=1.0
+    )
+    team = GroupingQuestion.objects.create(survey=survey, position=0, text="Team?")
+    site = GroupingQuestion.objects.create(survey=survey, position=1, text="Site?")
+    red, blue = (
+        GroupingOption.objects.create(grouping_question=team, position=i, label=label)
+        for i, label in enumerate(["Red", "Blue"])
+    )
+    north = GroupingOption.objects.create(grouping_question=site, position=0, label="North")
+    # (report to A, team option, site option: None declined, "skip" no answer)
+    rows = [
+        (True, red, north),
+        (False, red, north),
+        (True, red, north),
+        (True, blue, None),
+        (False, blue, "skip"),
+        (None, red, north),  # A skipped: in no cell of A
+        (True, "skip", "skip"),  # no grouping answer: in no cell
+    ]
+    for index, (report, team_option, site_option) in enumerate(rows):
+        reports = {f"q{choice.pk}": 1}
+        if report is not None:
+            reports[f"q{yes_no.pk}"] = report
+        submission = Submission.objects.create(
+            id=2**40 + index,
+            survey=survey,
+            submission_id=uuid.uuid4(),
+            received_on=DAY,
+            reports=reports,
+        )
+        for key, (question, option) in enumerate([(team, team_option), (site, site_option)]):
+            if option != "skip":
+                GroupAnswer.objects.create(
+                    id=2**41 + 2 * index + key,
+                    submission=submission,
+                    grouping_question=question,
+                    option=option,
+                )
+
+    apps = migrate(CELLS)
+    GroupCell = apps.get_model("surveys", "GroupCell")
+    assert sorted(
+        GroupCell.objects.values_list("question_id", "key", "report_count", "yes_count")
+    ) == sorted(
+        [
+            (yes_no.pk, f"{team.pk}:{red.pk},{site.pk}:{north.pk}", 3, 2),
+            (yes_no.pk, f"{team.pk}:{blue.pk},{site.pk}:-", 1, 1),
+            (yes_no.pk, f"{team.pk}:{blue.pk}", 1, 0),
+        ]
+    )
     migrate(latest())

@@ -24,6 +24,7 @@ from surveys import selectors, services
 from surveys.models import (
     PREFER_NOT_TO_SAY,
     GroupAnswer,
+    GroupCell,
     GroupingOption,
     GroupingQuestion,
     GroupTally,
@@ -31,6 +32,7 @@ from surveys.models import (
     Question,
     Submission,
     Survey,
+    group_cell_key,
 )
 from surveys.services import grouping
 from surveys.services.answers import text_answer_encode
@@ -329,6 +331,11 @@ def stored(survey):
                 "question_id", "option_id", "report_count", "yes_count"
             )
         ),
+        "group_cells": sorted(
+            GroupCell.objects.filter(question__survey=survey).values_list(
+                "question_id", "key", "report_count", "yes_count"
+            )
+        ),
         "options": sorted(
             GroupingOption.objects.filter(grouping_question__survey=survey).values_list(
                 "id", "respondent_count"
@@ -357,6 +364,26 @@ def histograms_of(submissions, question_ids):
     return sorted((qid, report, count) for (qid, report), count in counts.items())
 
 
+def cells_recounted(survey):
+    """The regression's cells counted from the stored rows, in Python: each submission with
+    grouping answers adds each of its yes/no reports to (question, its answers' key)."""
+    yes_no = {q.pk for q in survey.questions.all() if _bit(q)}
+    chosen = {}
+    for sub, gid, oid in GroupAnswer.objects.filter(submission__survey=survey).values_list(
+        "submission_id", "grouping_question_id", "option_id"
+    ):
+        chosen.setdefault(sub, {})[gid] = oid
+    cells = {}
+    for sub, reports in Submission.objects.filter(survey=survey).values_list("id", "reports"):
+        if sub not in chosen:
+            continue
+        for qid in yes_no:
+            if f"q{qid}" in reports:
+                n, yes = cells.get((qid, group_cell_key(chosen[sub])), (0, 0))
+                cells[qid, group_cell_key(chosen[sub])] = (n + 1, yes + reports[f"q{qid}"])
+    return sorted((qid, key, n, yes) for (qid, key), (n, yes) in cells.items())
+
+
 def run(settings, survey, steps, *, statement):
     """Every step's outcome and what is stored after it, rolled back afterwards."""
     settings.SUBMISSION_STATEMENT = statement
@@ -368,6 +395,8 @@ def run(settings, survey, steps, *, statement):
                     Survey.objects.filter(pk=survey.pk).update(**changes)
                 result = outcome(lambda: services.submission_receive(slug=slug, **body))  # noqa: B023
                 seen.append((result, stored(survey)))
+                # The cells kept at write time are what the stored rows say.
+                assert seen[-1][1]["group_cells"] == cells_recounted(survey), slug
             raise _Rollback
     except _Rollback:
         pass
@@ -386,7 +415,7 @@ def test_the_database_path_agrees_with_the_orm_oracle(make_survey, settings):
         "grouping": foreign_group.pk,
         "option": foreign_group.options.first().pk,
     }
-    cases, kinds, texts_stored, histogram_rows = 0, set(), set(), 0
+    cases, kinds, texts_stored, histogram_rows, cell_keys = 0, set(), set(), 0, set()
     cheating_codes, compared_codes = set(), set()
     for index in range(SURVEYS):
         survey = random_survey(rng, make_survey, index)
@@ -423,6 +452,7 @@ def test_the_database_path_agrees_with_the_orm_oracle(make_survey, settings):
             result = ours[0]
             kinds.add(result[:2] if result[0] == "201" else (result[0], _field_kind(result)))
             cases += 1
+            cell_keys.update(key for _qid, key, _n, _yes in ours[1]["group_cells"])
             for _sid, reports, _day in ours[1]["submissions"]:
                 stored = json.loads(reports)
                 texts_stored.update(v for v in stored.values() if isinstance(v, str))
@@ -430,6 +460,9 @@ def test_the_database_path_agrees_with_the_orm_oracle(make_survey, settings):
                 compared_codes.update(v for k, v in stored.items() if k in compared)
     assert cases >= 500
     assert histogram_rows > 0  # numeric reports were stored and counted
+    # Cells of one and of several grouping questions were met, "Prefer not to say" among them.
+    assert any("," in key for key in cell_keys) and any("," not in key for key in cell_keys)
+    assert any(":-" in key for key in cell_keys)
     # Text answers were stored as written, Korean and the escapes included.
     assert {"직장 내 괴롭힘은 없었다", '说 "quoted" \\ back', "가" * 100} <= texts_stored
     # Cheating-detection and compared questions stored every code as sent, each an integer
