@@ -147,7 +147,7 @@ def test_services_take_only_public_names_from_the_selectors():
     assert private == []
 
 
-@pytest.mark.parametrize("path", modules(), ids=lambda path: str(path.relative_to(ROOT)))
+@pytest.mark.parametrize("path", list(modules()), ids=lambda path: str(path.relative_to(ROOT)))
 def test_no_module_is_longer_than_the_limit(path):
     relative = str(path.relative_to(ROOT))
     lines = len(path.read_text(encoding="utf-8").splitlines())
