@@ -134,6 +134,18 @@ def run_child(script, *args, env, timeout=3600):
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
+def measured_on_each_database(script, *args):
+    """``(engine, what the child printed)`` for each database of ``engines()``: ``script``
+    run as a child (``run_child``) on a scratch database of that engine, with the production
+    settings and the static files collected once for all of them."""
+    with collected_static() as static_root:
+        for engine in engines():
+            with scratch_database(engine) as url:
+                env = production_env(url, STATIC_ROOT=static_root)
+                measured = run_child(script, *args, env=env)
+            yield engine, measured
+
+
 def django_setup(*, migrate=True):
     """In a child process: set up Django against DATABASE_URL (and migrate it, unless a
     previous child did: a server process never runs migrations, nor carries their memory)."""

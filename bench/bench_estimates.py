@@ -71,24 +71,20 @@ def main():
     print(f"Estimates latency, 10-question survey, {SMALL:,} vs {scale:,} stored submissions")
     print(f"Machine: {_common.machine()}; {REQUESTS} timed requests each after {WARMUP} warm-up")
     rows = []
-    with _common.collected_static() as static_root:
-        for engine in _common.engines():
-            with _common.scratch_database(engine) as url:
-                env = _common.production_env(url, STATIC_ROOT=static_root)
-                measured = _common.run_child(__file__, "--child", str(scale), env=env)
-            for name, by_size in measured.items():
-                small, large = by_size[str(SMALL)], by_size[str(scale)]
-                rows.append(
-                    [
-                        engine,
-                        name,
-                        f"{small['median']:.1f}",
-                        f"{small['p95']:.1f}",
-                        f"{large['median']:.1f}",
-                        f"{large['p95']:.1f}",
-                        f"{large['median'] / small['median']:.2f}",
-                    ]
-                )
+    for engine, measured in _common.measured_on_each_database(__file__, "--child", str(scale)):
+        for name, by_size in measured.items():
+            small, large = by_size[str(SMALL)], by_size[str(scale)]
+            rows.append(
+                [
+                    engine,
+                    name,
+                    f"{small['median']:.1f}",
+                    f"{small['p95']:.1f}",
+                    f"{large['median']:.1f}",
+                    f"{large['p95']:.1f}",
+                    f"{large['median'] / small['median']:.2f}",
+                ]
+            )
     print()
     print(
         _common.table(

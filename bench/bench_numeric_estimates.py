@@ -147,23 +147,19 @@ def main():
     print(f"Estimates of {QUESTIONS} numeric questions, {SMALL:,} vs {scale:,} stored responses")
     print(f"Machine: {_common.machine()}; median of {REQUESTS} requests after {WARMUP} warm-up")
     rows = []
-    with _common.collected_static() as static_root:
-        for engine in _common.engines():
-            with _common.scratch_database(engine) as url:
-                env = _common.production_env(url, STATIC_ROOT=static_root)
-                measured = _common.run_child(__file__, "--child", str(scale), env=env)
-            for name, by_size in measured.items():
-                small, large = by_size[str(SMALL)], by_size[str(scale)]
-                unit = "" if name.startswith("histogram rows") else " ms"
-                rows.append(
-                    [
-                        engine,
-                        name,
-                        f"{small:,.1f}{unit}" if unit else f"{small:,}",
-                        f"{large:,.1f}{unit}" if unit else f"{large:,}",
-                        f"{large / small:.2f}",
-                    ]
-                )
+    for engine, measured in _common.measured_on_each_database(__file__, "--child", str(scale)):
+        for name, by_size in measured.items():
+            small, large = by_size[str(SMALL)], by_size[str(scale)]
+            unit = "" if name.startswith("histogram rows") else " ms"
+            rows.append(
+                [
+                    engine,
+                    name,
+                    f"{small:,.1f}{unit}" if unit else f"{small:,}",
+                    f"{large:,.1f}{unit}" if unit else f"{large:,}",
+                    f"{large / small:.2f}",
+                ]
+            )
     print()
     print(
         _common.table(
