@@ -9,9 +9,11 @@ import uuid
 from contextlib import closing
 from datetime import date
 
+import numpy as np
 import pytest
 from django.db import connection
 
+from surveys import limits, services
 from surveys.exports.codebook import survey_codebook
 from surveys.exports.csv import csv_safe, report_csv_rows
 from surveys.exports.csv_blocks import csv_blocks, report_csv_blocks
@@ -141,6 +143,28 @@ def test_a_survey_without_grouping_questions_or_responses(make_survey):
         b.data for b in report_csv_blocks(survey_codebook(survey=survey), rows_per_block=10)
     )
     assert data == python_csv(survey)
+
+
+def test_a_survey_at_the_question_limits_is_joined_whole(make_survey):
+    # More cells than one SQL function call takes (100 arguments): the line is joined in parts.
+    survey = make_survey(
+        questions=[f"Q{i}?" for i in range(limits.MAX_QUESTIONS)], min_n=1, status="draft"
+    )
+    for index in range(limits.MAX_GROUPING_QUESTIONS):
+        grouping.grouping_question_add(survey=survey, text=f"G{index}?", options=["x", "y"])
+    survey.status = "open"
+    survey.save(update_fields=["status"])
+    per_question = [list(gq.options.all()) for gq in survey.grouping_questions.all()]
+    reports = services.simulated_reports_draw(
+        survey=survey, shares=[0.4] * limits.MAX_QUESTIONS, n=12, rng=np.random.default_rng(4)
+    )
+    chosen = [[options[row % 2].pk for options in per_question] for row in range(12)]
+    services.simulated_submissions_record(survey=survey, reports=reports, options=chosen)
+    codebook = survey_codebook(survey=survey)
+    assert len(codebook.columns) > 100
+    data = b"".join(b.data for b in report_csv_blocks(codebook, rows_per_block=5))
+    assert data == python_csv(survey)
+    assert data.count(b"\r\n") == 13
 
 
 def test_a_cell_is_quoted_as_the_csv_writer_quotes_it():
