@@ -141,16 +141,26 @@ def interval_minimum_coverage(*, low, high, n: int, a: float, b: float) -> float
     ends = np.unique(np.concatenate([low, high, [0.0, 1.0]]))
     rates = b + (a - b) * ends
 
-    def covered(first, last):
-        # P(first <= Y <= last) at each end's rate; an empty range covers nothing.
-        mass = stats.binom.cdf(last, n, rates) - stats.binom.cdf(first - 1, n, rates)
-        return np.where(first <= last, mass, 0.0)
+    def cdf(counts):
+        # P(Y <= count) at each end's rate: the costly part, so each is computed once.
+        return stats.binom.cdf(counts, n, rates)
 
     # Counts whose interval holds p: low[y] <= p (y up to a searchsorted in low) and
-    # high[y] >= p (y from a searchsorted in high). At p = e, just below e, just above e:
-    at = covered(np.searchsorted(high, ends, "left"), np.searchsorted(low, ends, "right") - 1)
-    below = covered(np.searchsorted(high, ends, "left"), np.searchsorted(low, ends, "left") - 1)
-    above = covered(np.searchsorted(high, ends, "right"), np.searchsorted(low, ends, "right") - 1)
+    # high[y] >= p (y from a searchsorted in high). At p = e, just below e and just above e
+    # the first and last counts come from four searches; each distribution value is computed
+    # once and shared by the two sides that need it.
+    first_at, first_above = (np.searchsorted(high, ends, side) for side in ("left", "right"))
+    last_below, last_at = (np.searchsorted(low, ends, side) - 1 for side in ("left", "right"))
+    before_first_at, before_first_above = cdf(first_at - 1), cdf(first_above - 1)
+    up_to_last_at = cdf(last_at)
+
+    def covered(first, last, up_to_last, before_first):
+        # P(first <= Y <= last); an empty range covers nothing.
+        return np.where(first <= last, up_to_last - before_first, 0.0)
+
+    at = covered(first_at, last_at, up_to_last_at, before_first_at)
+    below = covered(first_at, last_below, cdf(last_below), before_first_at)
+    above = covered(first_above, last_at, up_to_last_at, before_first_above)
     below = np.where(ends > 0.0, below, np.inf)  # no prevalence below 0
     above = np.where(ends < 1.0, above, np.inf)  # nor above 1
     return float(min(at.min(), below.min(), above.min()))

@@ -24,7 +24,7 @@ below the level (Clopper & Pearson 1934). The rule here:
   least ``LARGE_SAMPLE_REPORTS`` times at every true value (``n min(b, 1 - a) >= 300``, with
   ``a``, ``b`` the yes/no design's yes-report probabilities, or the k-ary design's keep and
   other probabilities ``p``, ``q``), the check is skipped: the exact sweep behind
-  ``tests/dpengine/test_interval_guarantee.py`` (yes/no presets, custom coins, multiple choice
+  ``tests/dpengine/test_large_sample_rule.py`` (yes/no presets, custom coins, multiple choice
   with 2 to 20 options; levels 80 % to 99 %) finds the last shortfall of Wilson and Jeffreys
   at 226 expected reports (Bonferroni over 20 options at 80 %) and of yes/no Wald at 128
   (80 %), and coverage then tends to the level (the normal approximation's error shrinks as

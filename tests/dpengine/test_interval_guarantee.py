@@ -5,11 +5,8 @@ multiple-choice question) or the multinomial (joint coverage of a choice questio
 never sampled.
 """
 
-import functools
 import itertools
 import math
-import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,7 +15,6 @@ from scipy import stats
 from dpengine import (
     CHECK_LIMIT,
     DESIGNS,
-    LARGE_SAMPLE_REPORTS,
     METHODS,
     ForcedResponse,
     KaryRandomizedResponse,
@@ -36,15 +32,7 @@ from dpengine import (
     prevalence_interval,
 )
 from dpengine.errors import DPEngineError
-from tests.helpers import table_under
-
-LEVELS = (0.80, 0.90, 0.95, 0.99)
-TEXTBOOK = ("wald", "wilson", "jeffreys")
-
-
-def rarest(a, b):
-    return min(b, 1 - a)
-
+from tests.dpengine.sweeps import LEVELS, TEXTBOOK, rarest
 
 # --- the least coverage over every prevalence --------------------------------------------------
 
@@ -259,126 +247,3 @@ def test_the_choice_estimate_shown_carries_the_requested_method():
     assert np.array_equal(shown.ci_low, exact.ci_low)
     assert np.array_equal(shown.ci_high, exact.ci_high)
     assert np.array_equal(shown.shares, exact.shares)
-
-
-# --- the large-sample rule, derived from the exact sweep ---------------------------------------
-
-
-def sweep_designs():
-    """The yes/no presets, custom coins down to a rarest report of 1 %, and multiple choice
-    with 2 to 20 options: (name, a, b, k)."""
-    designs = [(kind, DESIGNS[kind]().p_yes_given_yes, DESIGNS[kind]().p_yes_given_no, 1)
-               for kind in DESIGNS]  # fmt: skip
-    for p_truth, p_forced_yes in ((0.05, 0.5), (0.2, 0.1), (0.5, 0.1), (0.3, 0.9)):
-        coins = ForcedResponse(p_truth=p_truth, p_forced_yes=p_forced_yes)
-        designs.append((f"coins {p_truth}, {p_forced_yes}", coins.p_yes_given_yes,
-                        coins.p_yes_given_no, 1))  # fmt: skip
-    for k, epsilon in ((2, 0.1), (3, 2.2), (4, math.log(3)), (8, 0.5), (12, 2.2), (20, 1.0)):
-        mechanism = KaryRandomizedResponse(k=k, epsilon=epsilon)
-        designs.append((f"k = {k}, eps = {epsilon:.2f}", mechanism.keep_probability,
-                        mechanism.other_probability, k))  # fmt: skip
-    return designs
-
-    # The Poisson end: the rarest report at 1 % (its rule needs n of about 30,000).
-    tiny = ForcedResponse(p_truth=0.01, p_forced_yes=0.01)
-    designs.append(("coins 0.01, 0.01", tiny.p_yes_given_yes, tiny.p_yes_given_no, 1))
-    return designs
-
-
-def least_coverage(*, a, b, k, n, confidence, method):
-    """The exact least coverage of one interval (of k, at the Bonferroni level)."""
-    level = 1 - (1 - confidence) / k
-    interval = binomial_interval(yes=np.arange(n + 1), n=n, confidence=level, method=method)
-    low = np.clip((interval.low - b) / (a - b), 0, 1)
-    high = np.clip((interval.high - b) / (a - b), 0, 1)
-    return interval_minimum_coverage(low=low, high=high, n=n, a=a, b=b)
-
-
-def beyond_the_rule(v):
-    """Sizes from the rule's first n: the next 12 one by one, then 8 spread up to 4 times it."""
-    first = math.ceil(LARGE_SAMPLE_REPORTS / v)
-    return sorted({*range(first, first + 12), *np.geomspace(first, 4 * first, 8).astype(int)})
-
-
-# Every design and level of the sweep at 20 sizes beyond the rule: a few minutes on one core.
-@pytest.mark.slow
-@pytest.mark.parametrize("confidence", LEVELS)
-def test_every_method_keeps_the_floor_where_the_large_sample_rule_skips_the_check(confidence):
-    short = []
-    for name, a, b, k in sweep_designs():
-        for method in TEXTBOOK:
-            if k > 1 and method == "wald":
-                continue  # never skipped (see dpengine.guarantee)
-            per_option_floor = 1 - (1 - (confidence - 0.02)) / k
-            for n in beyond_the_rule(rarest(a, b)):
-                least = least_coverage(a=a, b=b, k=k, n=n, confidence=confidence, method=method)
-                if least < per_option_floor - 1e-12:
-                    short.append((name, method, n, least))
-    assert short == []
-
-
-def test_the_rule_is_not_much_lower_than_the_sweeps_last_shortfall():
-    # Wilson over 20 options at ln 3 and 80 %, 4980 reports (226 expected of the rarest; found
-    # by scanning n in the sweep): short of the
-    # per-option floor, so a rule below 226 would skip an interval that falls short.
-    mechanism = KaryRandomizedResponse(k=20, odds=3)
-    a, b = mechanism.keep_probability, mechanism.other_probability
-    least = least_coverage(a=a, b=b, k=20, n=4980, confidence=0.8, method="wilson")
-    assert 4980 * rarest(a, b) == pytest.approx(226.4, abs=0.1)
-    assert least < 1 - (1 - 0.78) / 20
-    assert choice_interval_method(
-        mechanism=mechanism, n=4980, confidence=0.8, method="wilson"
-    ).replaced
-
-
-# --- the statistics page's table of when each method is shown ----------------------------------
-
-
-def last_replaced(choose, *, rarest_share, method, k):
-    """The largest n at which ``choose(n)`` replaces the method: every n up to where nothing is
-    enumerated any more (the large-sample rule), or up to 1500 for Wald on choice questions
-    (enumerated up to CHECK_LIMIT; the full scan would take minutes)."""
-    top = math.ceil(LARGE_SAMPLE_REPORTS / rarest_share)
-    if k > 1 and method == "wald":
-        top = 1500
-    return max((n for n in range(1, top + 1) if choose(n).replaced), default=0)
-
-
-STATISTICS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "statistics.md"
-
-
-def method_table():
-    rows = table_under(STATISTICS_PAGE.read_text("utf-8"), "<!-- method-replaced:start -->")
-    return {row[0]: row[1:] for row in rows}
-
-
-def test_the_table_of_when_each_method_is_shown_has_every_design():
-    assert set(method_table()) == {f"`{kind}`" for kind in DESIGNS} | {
-        "choice, k = 3, ε = ln 3",
-        "choice, k = 4, ε = ln 3",
-    }
-
-
-# Every n up to the large-sample rule (1200 to 2400 reports): 15 s to 2 min a row.
-@pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(method_table()))
-def test_the_statistics_pages_table_of_when_each_method_is_shown_is_computed(name):
-    if name.startswith("choice"):
-        k = int(re.search(r"k = (\d+)", name).group(1))
-        mechanism = KaryRandomizedResponse(k=k, odds=3)
-        a, b = mechanism.keep_probability, mechanism.other_probability
-
-        def choose(n, method):
-            return choice_interval_method(mechanism=mechanism, n=n, method=method)
-    else:
-        k, design = 1, DESIGNS[name.strip("`")]()
-        a, b = design.p_yes_given_yes, design.p_yes_given_no
-
-        def choose(n, method):
-            return interval_method(design=design, n=n, method=method)
-
-    for method, cell in zip(("wilson", "jeffreys", "wald"), method_table()[name], strict=True):
-        found = last_replaced(
-            functools.partial(choose, method=method), rarest_share=rarest(a, b), method=method, k=k
-        )
-        assert int(cell) == found, (method, found)
