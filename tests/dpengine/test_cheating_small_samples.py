@@ -285,3 +285,34 @@ def test_wald_falls_short_at_80_percent_beyond_the_threshold():
     worst = _least_coverage(design, 143, 143, truths, _wald_family(design, 143, 143, 0.8))
     assert worst["pi"] < 0.78
     assert cheating_interval_method(n1=143, n2=143, confidence=0.8).replaced
+
+
+def test_the_statistics_pages_small_sample_table_is_computed_exactly():
+    # docs/statistics.md, "Cheating detection: CDM and SLD", its small-sample table: each
+    # design's Wald (Fieller) least coverage at n = 10-200 (equal groups), with the parameter
+    # where it is least, and the reported intervals' least coverage over all of them.
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "statistics.md").read_text("utf-8")
+    sizes = (5, 10, 25, 50, 100)
+    symbols = {"π": "pi", "β": "beta", "γ": "gamma", "t": "t"}
+    rows = re.findall(r"^\| (CDM|SLD) \((\S+), (\S+)\), Wald\S* \| (.+) \|$", text, re.M)
+    assert len(rows) == 5
+    for kind, p1, p2, cells in rows:
+        design = (CheatingDetection if kind == "CDM" else StochasticLieDetector)(
+            p=(float(p1), float(p2))
+        )
+        truths = CDM_TRUTHS if kind == "CDM" else SLD_TRUTHS
+        for m, cell in zip(sizes, cells.split(" | "), strict=True):
+            worst = _least_coverage(design, m, m, truths, _wald_family(design, m, m))
+            value, *name = cell.replace("(", "").replace(")", "").split()
+            least = min(worst, key=worst.get)
+            assert f"{worst[least]:.3f}" == value, (kind, p1, p2, m)
+            assert [symbols[n] for n in name] in ([], [least])
+    reported = re.search(r"^\| every design above, as reported \| (.+) \|$", text, re.M)
+    for m, cell in zip(sizes, reported.group(1).split(" | ")[:4], strict=False):
+        bound = float(cell.removeprefix("≥ "))
+        for design, truths in COVERAGE_CASES:
+            worst = _least_coverage(design, m, m, truths, _reported(design, m, m))
+            assert min(worst.values()) >= bound
