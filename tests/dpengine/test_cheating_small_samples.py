@@ -152,6 +152,39 @@ def test_sld_t_is_the_unit_interval_when_carriers_may_be_absent():
     assert 0 < clear["t"].ci_low < clear["t"].ci_high <= 1
 
 
+@pytest.mark.parametrize(("n1", "n2"), [(10, 10), (8, 30), (20, 20)])
+def test_the_rectangle_holds_both_yes_rates_at_least_at_the_level(n1, n2):
+    # The guarantee's core, exactly: P(l1 in CP1 and l2 in CP2) = P(l1 in CP1) P(l2 in CP2)
+    # >= sqrt(c)^2 = c at every pair of rates. Each group at level c instead would not do:
+    # the product falls below c (why the level is sqrt(c)).
+    from scipy import stats
+
+    from dpengine.cheating.conservative import yes_rate_rectangle
+
+    def held(n, low, high, rate):
+        return float(
+            (stats.binom.pmf(np.arange(n + 1), n, rate) * ((low <= rate) & (rate <= high))).sum()
+        )
+
+    rates = np.linspace(0.01, 0.99, 99)
+    yes1, yes2 = np.arange(n1 + 1), np.arange(n2 + 1)
+    low1, high1, low2, high2 = yes_rate_rectangle(
+        n1=n1, yes1=yes1, n2=n2, yes2=yes2, confidence=0.95
+    )
+    first = [held(n1, low1, high1, r) for r in rates]
+    second = [held(n2, low2, high2, r) for r in rates]
+    assert min(first) * min(second) >= 0.95
+    assert min(a * b for a in first for b in second) >= 0.95
+    # Each at 0.95: some pair of rates is held less than 95 % of the time.
+    from dpengine.intervals import binomial_interval
+
+    one = binomial_interval(yes=yes1, n=n1, confidence=0.95, method="exact")
+    two = binomial_interval(yes=yes2, n=n2, confidence=0.95, method="exact")
+    first = [held(n1, one.low, one.high, r) for r in rates]
+    second = [held(n2, two.low, two.high, r) for r in rates]
+    assert min(a * b for a in first for b in second) < 0.95
+
+
 @pytest.mark.parametrize(("design", "truths"), COVERAGE_CASES)
 @pytest.mark.parametrize(("n1", "n2"), [(3, 3), (5, 5), (10, 10), (5, 20), (25, 25)])
 def test_conservative_interval_covers_at_least_its_level(design, truths, n1, n2):
