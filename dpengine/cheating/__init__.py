@@ -44,6 +44,9 @@ estimates (the maximum-likelihood estimates whenever they lie in the parameter s
 standard errors from ``v_g = lambda_g (1 - lambda_g) / (n_g - 1)``. When the closed form
 leaves the parameter space, RRreg maximises the likelihood numerically (``optim``); here the
 likelihood is maximised exactly on the triangle's edges (see :func:`estimate_cheating`).
+Intervals are Wald's (Fieller's for the SLD's ``t``) where both groups are large enough for
+them to keep their level, else a conservative interval from the two groups' exact intervals
+(:mod:`dpengine.cheating.conservative`).
 
 References: Clark & Desharnais (1998), "Honest answers to embarrassing questions: detecting
 cheating in the randomized response model", Psychological Methods 3(2), 160-168; Moshagen,
@@ -54,6 +57,14 @@ Kotsogiannis, Doudalis, Haney, Machanavajjhala & Mehrotra (2020), "One-sided dif
 privacy", IEEE ICDE.
 """
 
+from dpengine.cheating.conservative import (
+    CONSERVATIVE_METHOD,
+    WALD_MIN_GROUP,
+    CheatingIntervalMethod,
+    CheatingMethodReason,
+    cheating_interval_method,
+    conservative_intervals,
+)
 from dpengine.cheating.designs import (
     CHEATING_DESIGNS,
     R_MODEL_NAMES_CHEATING,
@@ -73,14 +84,20 @@ from dpengine.cheating.sampling import assign_groups, randomize_in_group, simula
 
 __all__ = [
     "CHEATING_DESIGNS",
+    "CONSERVATIVE_METHOD",
     "R_MODEL_NAMES_CHEATING",
+    "WALD_MIN_GROUP",
     "CheatingDesign",
     "CheatingDetection",
     "CheatingEstimate",
+    "CheatingIntervalMethod",
+    "CheatingMethodReason",
     "ParameterEstimate",
     "StochasticLieDetector",
     "assign_groups",
+    "cheating_interval_method",
     "closed_form",
+    "conservative_intervals",
     "estimate_cheating",
     "fieller_t_interval",
     "randomize_in_group",

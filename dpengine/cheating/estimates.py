@@ -22,9 +22,10 @@ class ParameterEstimate:
     three shares and the SLD's ``pi``, which are linear in the yes-rates); ``clamped`` is the
     maximum-likelihood estimate on the parameter space, equal to ``estimate`` whenever that
     lies inside. ``std_error`` is RRreg's closed-form standard error of ``estimate``; the
-    interval is ``estimate +/- z std_error`` clipped to [0, 1], except for the SLD's ``t``
-    (:func:`fieller_t_interval`). ``None`` where undefined (no data, a group with fewer than
-    two respondents, or ``t`` when ``pi`` is 0).
+    interval (``method``) is ``estimate +/- z std_error`` clipped to [0, 1], Fieller's for
+    the SLD's ``t`` (:func:`fieller_t_interval`), or, for small groups, the conservative one
+    of :mod:`dpengine.cheating.conservative`. ``None`` where undefined (no data, a group with
+    fewer than two respondents, or ``t`` when ``pi`` is 0).
     """
 
     name: str
@@ -33,6 +34,8 @@ class ParameterEstimate:
     std_error: float | None
     ci_low: float
     ci_high: float
+    # "wald", "fieller" (the SLD's t) or "exact_conservative" (dpengine.cheating.conservative)
+    method: str = "wald"
 
     @property
     def ci(self) -> ConfidenceInterval:
@@ -49,6 +52,7 @@ class ParameterEstimate:
             "std_error": self.std_error,
             "ci_low": self.ci_low,
             "ci_high": self.ci_high,
+            "method": self.method,
         }
 
 
@@ -73,7 +77,15 @@ class CheatingEstimate:
     confidence: float
     boundary: bool
     parameters: tuple[ParameterEstimate, ...]
+    # The intervals' family: "wald" (Wald, Fieller for t) or "exact_conservative", which
+    # dpengine.cheating.conservative's rule chose and why (method_reason); requested: "wald".
     method: str = "wald"
+    method_reason: str = "large_groups"
+    requested_method: str = "wald"
+
+    @property
+    def method_replaced(self) -> bool:
+        return self.method != self.requested_method
 
     def __getitem__(self, name: str) -> ParameterEstimate:
         for parameter in self.parameters:
@@ -138,6 +150,8 @@ class CheatingEstimate:
             "has_data": self.has_data,
             "boundary": self.boundary,
             "method": self.method,
+            "requested_method": self.requested_method,
+            "method_reason": self.method_reason,
             "confidence": self.confidence,
             **{parameter.name: parameter.as_dict() for parameter in self.parameters},
             "design": self.design.kind,

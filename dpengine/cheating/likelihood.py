@@ -9,6 +9,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from dpengine._validation import check_count, check_open_unit
+from dpengine.cheating.conservative import (
+    CONSERVATIVE_METHOD,
+    FIELLER_METHOD,
+    WALD_METHOD,
+    cheating_interval_method,
+    conservative_intervals,
+)
 from dpengine.cheating.designs import T_UNDEFINED, CheatingDesign, check_cheating_design
 from dpengine.cheating.estimates import (
     CheatingEstimate,
@@ -125,6 +132,11 @@ def estimate_cheating(
       yes-rate, which makes the variance estimate of the linear estimators exactly unbiased).
     - Interval: ``estimate +/- z std_error`` (Wald), clipped to [0, 1]; for the SLD's ``t``, a
       ratio, Fieller's interval (:func:`fieller_t_interval`). ``confidence`` in (0, 1).
+      Where Wald's is not known to cover at least ``confidence - 0.02`` (a group below
+      ``WALD_MIN_GROUP`` respondents; :func:`cheating_interval_method`), every parameter's
+      interval is the conservative one instead (:func:`conservative_intervals`, coverage at
+      least ``confidence``); ``method``, ``method_reason`` and each parameter's ``method``
+      say which. Estimates and standard errors do not depend on it.
 
     Both groups need at least one respondent for an estimate (else every value is ``None``
     and each interval [0, 1]) and two for a standard error. ``gamma`` (CDM) and ``1 - t``
@@ -146,9 +158,19 @@ def estimate_cheating(
             )
     confidence = check_open_unit("confidence", confidence)
     names = design.parameter_names
+    chosen = cheating_interval_method(n1=n1, n2=n2, confidence=confidence)
     if n1 == 0 or n2 == 0:
         empty = tuple(ParameterEstimate(name, None, None, None, 0.0, 1.0) for name in names)
-        return CheatingEstimate(design, n1, yes1, n2, yes2, confidence, False, empty)
+        return CheatingEstimate(
+            design, n1, yes1, n2, yes2, confidence, False, empty, method_reason=chosen.reason.value
+        )
+    conservative = (
+        conservative_intervals(
+            design=design, n1=n1, yes1=yes1, n2=n2, yes2=yes2, confidence=confidence
+        )
+        if chosen.method == CONSERVATIVE_METHOD
+        else {}
+    )
     forms = closed_form(design=design, n1=n1, yes1=yes1, n2=n2, yes2=yes2)
     w_yes, w_rand, w_no = triangle_ml(design=design, n1=n1, yes1=yes1, n2=n2, yes2=yes2)
     if design.kind == "cdm":
@@ -160,12 +182,16 @@ def estimate_cheating(
     parameters = []
     for name in names:
         value, std_error = (float(x) for x in forms[name])
-        if name == "t":
+        if name in conservative:
+            interval, method = conservative[name], CONSERVATIVE_METHOD
+        elif name == "t":
             interval = fieller_t_interval(
                 design=design, n1=n1, yes1=yes1, n2=n2, yes2=yes2, confidence=confidence
             )
+            method = FIELLER_METHOD
         else:
             interval = wald_intervals(estimate=value, std_error=std_error, confidence=confidence)
+            method = WALD_METHOD
         estimate = _optional(value)
         parameters.append(
             ParameterEstimate(
@@ -177,9 +203,21 @@ def estimate_cheating(
                 std_error=_optional(std_error),
                 ci_low=interval.low,
                 ci_high=interval.high,
+                method=method,
             )
         )
-    return CheatingEstimate(design, n1, yes1, n2, yes2, confidence, off_space, tuple(parameters))
+    return CheatingEstimate(
+        design,
+        n1,
+        yes1,
+        n2,
+        yes2,
+        confidence,
+        off_space,
+        tuple(parameters),
+        method=chosen.method,
+        method_reason=chosen.reason.value,
+    )
 
 
 def _off_space(forms: dict[str, tuple[np.ndarray, np.ndarray]], design: CheatingDesign) -> bool:

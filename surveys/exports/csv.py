@@ -217,15 +217,15 @@ def _cheating_estimate_rows(row, estimates):
             "ci_low": parameter.ci_low,
             "ci_high": parameter.ci_high,
         }
-        method = "fieller" if parameter.name == "t" else "wald"
         yield _estimate_row(
             row,
             estimates,
             statistic=parameter.name,
             n=est.n,
             reported_yes=est.yes,
-            ci_method=method,
-            requested_ci_method=method,
+            # exact_conservative where dpengine's rule replaced Wald's (small groups).
+            ci_method=parameter.method,
+            requested_ci_method="fieller" if parameter.name == "t" else "wald",
             **{name: None if hidden else _number(cell) for name, cell in cells.items()},
         )
 

@@ -51,6 +51,8 @@ class ShownParameter:
     ci_high: float
     std_error: float | None
     closed_form: float | None  # RRreg's unconstrained estimate (may leave [0, 1])
+    # The interval's method: wald, fieller (the SLD's t) or exact_conservative (small groups)
+    method: str = "wald"
 
 
 @dataclass(frozen=True)
@@ -116,7 +118,23 @@ class CheatingQuestionEstimate:
             ci_high=high,
             std_error=parameter.std_error,
             closed_form=parameter.estimate,
+            method=parameter.method,
         )
+
+    @property
+    def method_replaced(self) -> bool:
+        """Whether the conservative interval stands in for Wald's (dpengine's rule: a group
+        too small, or a level the exact sweep did not cover, for Wald's to keep its level)."""
+        return self.estimate.method_replaced
+
+    @property
+    def small_groups(self) -> bool:
+        """Replaced because a group is below dpengine's threshold (else: the level)."""
+        return self.estimate.method_reason == dpengine.CheatingMethodReason.SMALL_GROUPS
+
+    @property
+    def wald_min_group(self) -> int:
+        return dpengine.WALD_MIN_GROUP
 
     @property
     def shown_parameters(self) -> list[ShownParameter]:
@@ -151,6 +169,9 @@ class CheatingQuestionEstimate:
             "n2": counts.n2,
             "yes2": counts.yes2,
             "boundary": counts.boundary,
+            "method": counts.method,
+            "requested_method": counts.requested_method,
+            "method_reason": counts.method_reason,
         }
         for parameter in self.shown_parameters:
             data[parameter.name] = {
@@ -159,6 +180,7 @@ class CheatingQuestionEstimate:
                 "ci_high": parameter.ci_high,
                 "std_error": parameter.std_error,
                 "closed_form": parameter.closed_form,
+                "method": parameter.method,
             }
         return data
 

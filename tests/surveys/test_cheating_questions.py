@@ -4,6 +4,7 @@ one code 2 × (group - 1) + bit, estimated from the tallies (dpengine.estimate_c
 min_n applied, and in the privacy ledger outside ε with their one-sided bound."""
 
 import math
+import types
 import uuid
 
 import numpy as np
@@ -432,7 +433,8 @@ def test_the_estimates_csv_has_the_groups_and_each_parameter(answered):
     assert (cdm[0]["n"], cdm[0]["reported_yes"]) == (row.estimate.n1, row.estimate.yes1)
     assert cdm[4]["unbiased"] == row.estimate["gamma"].estimate
     assert cdm[4]["epsilon"] is None and cdm[4]["type"] == "cheating"
-    assert sld[3]["ci_method"] == "fieller"
+    # 60 respondents: groups below dpengine.WALD_MIN_GROUP, so the conservative interval.
+    assert (sld[3]["ci_method"], sld[3]["requested_ci_method"]) == ("exact_conservative", "fieller")
 
 
 def test_the_r_script_fits_rruni_with_the_group(answered):
@@ -442,3 +444,94 @@ def test_the_r_script_fits_rruni_with_the_group(answered):
     assert "summary(RRuni(response = y %% 2, group = y %/% 2 + 1," in script
     assert 'model = "CDM", p = c(0.25, 0.75)' in script
     assert 'model = "SLD", p = c(0.2, 0.8)' in script
+
+
+# --- which interval is shown (dpengine.cheating.conservative's rule) -----------------------
+
+CONSERVATIVE_NOTE = "conservative intervals built from each group’s exact (Clopper–Pearson)"
+
+
+def _api_cheating_rows(owner_api, survey):
+    response = owner_api.get(reverse("api:survey-estimates", kwargs={"survey_id": survey.pk}))
+    assert response.status_code == 200
+    return [row for row in response.json()["estimates"] if row["type"] == "cheating"]
+
+
+def test_small_groups_show_the_conservative_interval_and_say_so(answered, owner_client, owner_api):
+    # 60 respondents: about 30 a group, below dpengine.WALD_MIN_GROUP.
+    rows = [r for r in selectors.survey_estimates(survey=answered).rows if r.kind == "cheating"]
+    for row in rows:
+        assert row.method_replaced and row.small_groups
+        assert {p.method for p in row.shown_parameters} == {"exact_conservative"}
+        assert row.as_dict()["method_reason"] == "small_groups"
+    html = owner_client.get(reverse("surveys:results", kwargs={"pk": answered.pk})).content
+    html = html.decode()
+    for row in rows:
+        assert f'data-method-replaced="{row.question_id}"' in html
+    assert html.count(CONSERVATIVE_NOTE) == 2
+    assert f"(fewer than {dpengine.WALD_MIN_GROUP} in one), 95% Wald intervals" in html
+    for api_row in _api_cheating_rows(owner_api, answered):
+        assert api_row["method"] == "exact_conservative" and api_row["requested_method"] == "wald"
+        assert api_row["method_reason"] == "small_groups"
+        for parameter in api_row["parameters_estimated"].values():
+            assert parameter["method"] == "exact_conservative"
+    from surveys.exports.csv import ESTIMATE_HEADER, estimate_csv_rows
+
+    estimates = selectors.survey_estimates(survey=answered)
+    csv_rows = [dict(zip(ESTIMATE_HEADER, r, strict=True)) for r in estimate_csv_rows(estimates)]
+    sld_t = next(r for r in csv_rows if r["column"] == "Q3" and r["statistic"] == "t")
+    assert (sld_t["ci_method"], sld_t["requested_ci_method"]) == ("exact_conservative", "fieller")
+
+
+def test_large_groups_keep_wald_and_fieller(study, owner_client, owner_api):
+    rng = np.random.default_rng(5)
+    reports = services.simulated_reports_draw(survey=study, shares=[0.3, 0.3, 0.3], n=500, rng=rng)
+    services.simulated_submissions_record(survey=study, reports=reports)
+    rows = [r for r in selectors.survey_estimates(survey=study).rows if r.kind == "cheating"]
+    assert min(min(r.estimate.n1, r.estimate.n2) for r in rows) >= dpengine.WALD_MIN_GROUP
+    assert not any(row.method_replaced for row in rows)
+    html = owner_client.get(reverse("surveys:results", kwargs={"pk": study.pk})).content.decode()
+    assert "data-method-replaced" not in html and CONSERVATIVE_NOTE not in html
+    cdm, sld = _api_cheating_rows(owner_api, study)
+    assert cdm["method"] == "wald" and cdm["method_reason"] == "large_groups"
+    assert sld["parameters_estimated"]["t"]["method"] == "fieller"
+    assert sld["parameters_estimated"]["pi"]["method"] == "wald"
+
+
+@pytest.mark.parametrize("language", ["ko", "zh-hans"])
+def test_the_conservative_interval_notes_are_translated(language):
+    from django.template.loader import render_to_string
+
+    from surveys.templatetags.researcher_tags import pct
+
+    with translation.override(language):
+        for reason in ("small_groups", "unswept_level"):
+            row = types.SimpleNamespace(
+                question_id=1,
+                column="Q1",
+                text="?",
+                design_name="cdm",
+                design_label="CDM",
+                parameters={"p1": 0.25, "p2": 0.75, "group_share": 0.5},
+                epsilon_yes=math.log(4),
+                suppressed=False,
+                has_data=True,
+                is_sld=False,
+                shown_parameters=[],
+                estimate=types.SimpleNamespace(n1=12, yes1=3, n2=14, yes2=9),
+                method_replaced=True,
+                small_groups=reason == "small_groups",
+                wald_min_group=100,
+                pi=types.SimpleNamespace(estimate=0.1),
+                prevalence_upper=0.2,
+            )
+            estimates = types.SimpleNamespace(
+                cheating_rows=[row], confidence=0.95, coverage_floor=0.93
+            )
+            survey = types.SimpleNamespace(language="en", min_n=5)
+            html = render_to_string(
+                "surveys/_cheating_results.html", {"estimates": estimates, "survey": survey}
+            )
+            assert 'data-method-replaced="1"' in html
+            assert "Clopper–Pearson" in html and CONSERVATIVE_NOTE not in html
+            assert "Wald intervals" not in html and pct(0.93, 0) in html

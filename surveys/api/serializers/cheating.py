@@ -19,6 +19,10 @@ class CheatingParameterSerializer(serializers.Serializer):
     std_error = serializers.FloatField(allow_null=True)
     ci_low = serializers.FloatField(allow_null=True)
     ci_high = serializers.FloatField(allow_null=True)
+    method = serializers.CharField(
+        help_text="The interval's method: wald, fieller (the SLD's t) or exact_conservative "
+        "(from each group's Clopper-Pearson interval: coverage never below the level)."
+    )
 
 
 class CheatingEstimateSerializer(QuestionRowSerializer):
@@ -35,6 +39,19 @@ class CheatingEstimateSerializer(QuestionRowSerializer):
     n2 = serializers.IntegerField(source="estimate.n2")
     yes2 = serializers.IntegerField(source="estimate.yes2")
     confidence = serializers.FloatField(source="estimate.confidence")
+    method = serializers.CharField(
+        source="estimate.method",
+        help_text="The intervals used: wald (Wald, Fieller for t) where both groups are large "
+        "enough for it to keep the level, else exact_conservative.",
+    )
+    requested_method = serializers.CharField(
+        source="estimate.requested_method", help_text="Always wald (Wald, Fieller for t)."
+    )
+    method_reason = serializers.CharField(
+        source="estimate.method_reason",
+        help_text="large_groups (both groups at least dpengine's WALD_MIN_GROUP, 100), "
+        "small_groups or unswept_level (the conservative interval is shown), or no_data.",
+    )
     parameters_estimated = serializers.SerializerMethodField(
         help_text="pi, beta, gamma (CDM) or pi, t (SLD); null values when suppressed."
     )
@@ -42,10 +59,11 @@ class CheatingEstimateSerializer(QuestionRowSerializer):
     @extend_schema_field(serializers.DictField(child=CheatingParameterSerializer()))
     def get_parameters_estimated(self, row):
         hidden = row.suppressed
+        numbers = [name for name in CheatingParameterSerializer().fields if name != "method"]
         return {
             parameter.name: {
-                name: None if hidden else finite(getattr(parameter, name))
-                for name in CheatingParameterSerializer().fields
+                **{name: None if hidden else finite(getattr(parameter, name)) for name in numbers},
+                "method": parameter.method,
             }
             for parameter in row.shown_parameters
         }
