@@ -954,19 +954,31 @@ def test_linear_estimates_and_their_variance_estimates_are_exactly_unbiased(desi
             assert float((weight * se**2).sum()) == pytest.approx(variance, rel=1e-10, abs=1e-14)
 
 
-def _min_coverage(design, n1, n2, truths):
-    worst = {}
-    yes1 = np.arange(n1 + 1)[:, None]
-    yes2 = np.arange(n2 + 1)[None, :]
+def _grid(n1, n2):
+    """Every pair of counts: group 1's along the rows, group 2's along the columns."""
+    return np.arange(n1 + 1)[:, None], np.arange(n2 + 1)[None, :]
+
+
+def _wald_family(design, n1, n2, confidence=0.95):
+    """Wald's intervals (Fieller's for t) at every pair of counts."""
+    yes1, yes2 = _grid(n1, n2)
     forms = closed_form(design=design, n1=n1, yes1=yes1, n2=n2, yes2=yes2)
-    intervals = {
+    return {
         name: (
-            fieller_t_interval(design=design, n1=n1, yes1=yes1, n2=n2, yes2=yes2, confidence=0.95)
+            fieller_t_interval(
+                design=design, n1=n1, yes1=yes1, n2=n2, yes2=yes2, confidence=confidence
+            )
             if name == "t"
-            else wald_intervals(estimate=est, std_error=se, confidence=0.95)
+            else wald_intervals(estimate=est, std_error=se, confidence=confidence)
         )
         for name, (est, se) in forms.items()
     }
+
+
+def _least_coverage(design, n1, n2, truths, intervals):
+    """Each parameter's least exact coverage over ``truths`` of ``intervals`` (given at every
+    pair of counts), both binomials enumerated."""
+    worst = {}
     for truth in truths:
         _, _, weight = _joint(design, n1, n2, truth)
         for name, value in _true_values(design, truth).items():
@@ -974,6 +986,10 @@ def _min_coverage(design, n1, n2, truths):
             covered = float((weight * ((low <= value) & (value <= high))).sum())
             worst[name] = min(worst.get(name, 1.0), covered)
     return worst
+
+
+def _min_coverage(design, n1, n2, truths):
+    return _least_coverage(design, n1, n2, truths, _wald_family(design, n1, n2))
 
 
 COVERAGE_CASES = [

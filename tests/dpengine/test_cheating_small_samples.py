@@ -19,39 +19,18 @@ from dpengine.cheating import (
     cheating_interval_method,
     closed_form,
     conservative_intervals,
-    fieller_t_interval,
-    wald_intervals,
 )
 from dpengine.cheating.conservative import WALD_LEVELS, parameter_of_rates
 from tests.dpengine.test_cheating import (
     CDM_TRUTHS,
     COVERAGE_CASES,
     SLD_TRUTHS,
-    _joint,
-    _true_values,
+    _grid,
+    _least_coverage,
+    _wald_family,
 )
 
 FLOOR = 0.93
-
-
-def _grid(n1, n2):
-    return np.arange(n1 + 1)[:, None], np.arange(n2 + 1)[None, :]
-
-
-def _wald_family(design, n1, n2, confidence=0.95):
-    """Wald's intervals (Fieller's for t) at every pair of counts."""
-    yes1, yes2 = _grid(n1, n2)
-    forms = closed_form(design=design, n1=n1, yes1=yes1, n2=n2, yes2=yes2)
-    return {
-        name: (
-            fieller_t_interval(
-                design=design, n1=n1, yes1=yes1, n2=n2, yes2=yes2, confidence=confidence
-            )
-            if name == "t"
-            else wald_intervals(estimate=est, std_error=se, confidence=confidence)
-        )
-        for name, (est, se) in forms.items()
-    }
 
 
 def _reported(design, n1, n2, confidence=0.95):
@@ -64,17 +43,6 @@ def _reported(design, n1, n2, confidence=0.95):
             design=design, n1=n1, yes1=yes1, n2=n2, yes2=yes2, confidence=confidence
         )
     return _wald_family(design, n1, n2, confidence)
-
-
-def _least_coverage(design, n1, n2, truths, intervals):
-    worst = {}
-    for truth in truths:
-        _, _, weight = _joint(design, n1, n2, truth)
-        for name, value in _true_values(design, truth).items():
-            low, high = intervals[name]
-            covered = float((weight * ((low <= value) & (value <= high))).sum())
-            worst[name] = min(worst.get(name, 1.0), covered)
-    return worst
 
 
 # --- the conservative interval ------------------------------------------------------------
