@@ -18,7 +18,7 @@ from blindrsa import b64url_encode
 from .. import selectors
 from ..selectors import invitations as invitation_selectors
 from ..selectors.surveys import ROLE_RANK
-from ..services import invitations
+from ..services import invitation_status, invitations
 from .errors import error_responses
 from .researcher import OwnedSurveyView
 from .serializers import RejectUnknownFieldsMixin
@@ -257,3 +257,62 @@ class PublicTokenView(APIView):
         return Response(
             {"blind_signature": b64url_encode(signature)}, status=status.HTTP_201_CREATED
         )
+
+
+class InvitationStatusRequestSerializer(serializers.Serializer):
+    code = serializers.CharField(help_text="The invitation's code, from its personal link.")
+
+
+class InvitationStatusSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(
+        choices=[state.value for state in invitation_status.CodeState],
+        help_text=(
+            "`unused` (the code can obtain its token), `issued` (it obtained it, here or on "
+            "another device), `revoked`, or `invalid` (no such code in this survey)."
+        ),
+    )
+
+
+@extend_schema(tags=["public"])
+class PublicInvitationStatusView(APIView):
+    """What a code can still do, asked by its holder's page before any question is shown."""
+
+    permission_classes = [AllowAny]
+    authentication_classes = []
+    # The token route's own counter: a status check and a token request count alike.
+    throttle_classes = [TokenIssueThrottle]
+
+    @extend_schema(
+        operation_id="public_invitation_status",
+        summary="Whether an invitation code can still obtain its token",
+        description=(
+            "Changes nothing and stores nothing. The code goes in the body, never in the "
+            "address. Says no more than the token route does (409 for a used code, 404 for an "
+            "unknown or revoked one); whether a token was spent, the server cannot know."
+        ),
+        request=InvitationStatusRequestSerializer,
+        responses={
+            200: InvitationStatusSerializer,
+            **error_responses(
+                described={
+                    400: "Malformed; `errors` names the field.",
+                    404: "No such survey, a draft, or a survey without invitations.",
+                    429: "Too many requests; retry later.",
+                }
+            ),
+        },
+        auth=[],
+    )
+    def post(self, request, slug):
+        data = request.data
+        if not isinstance(data, dict):
+            raise exceptions.ValidationError({"non_field_errors": [_("Must be a JSON object.")]})
+        unknown = sorted(set(data) - {"code"})
+        if unknown:
+            raise exceptions.ValidationError({unknown[0]: [_("Unknown field.")]})
+        if "code" not in data:
+            raise exceptions.ValidationError({"code": [_("This field is required.")]})
+        state = invitation_status.invitation_status(slug=slug, code=data["code"])
+        response = Response({"status": state.value})
+        response["Cache-Control"] = "no-store"
+        return response

@@ -171,6 +171,11 @@ urlpatterns = [
         invitations.PublicTokenView.as_view(),
         name="public-tokens",
     ),
+    path(
+        "public/surveys/<str:slug>/invitation-status/",
+        invitations.PublicInvitationStatusView.as_view(),
+        name="public-invitation-status",
+    ),
     # Last: any other address under /api/v1/ is a 404 in the API's error shape.
     re_path(r"^[\s\S]*$", NotFoundView.as_view(), name="not-found"),  # newlines too
 ]

@@ -39,6 +39,10 @@ def respond_definition(survey, preview=False, ledger=None):
     if survey.access != "link":
         # Where an invitee's page trades its code for a blind signature (respond.js).
         payload["tokens_url"] = reverse("api:public-tokens", kwargs={"slug": survey.slug})
+        # Where it asks what its code can still do, before any question (invitation.js).
+        payload["invitation_status_url"] = reverse(
+            "api:public-invitation-status", kwargs={"slug": survey.slug}
+        )
     return json_script(payload, DEFINITION_ELEMENT_ID)
 
 

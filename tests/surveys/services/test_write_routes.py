@@ -947,6 +947,8 @@ STORES_NOTHING = {
     ("accounts/password/change/", "PUT"): "the password form, empty",
     ("accounts/password/reset/", "PUT"): "the reset request form, empty",
     ("accounts/password/reset/<uidb64>/<token>/", "PUT"): "the new-password form, empty",
+    # An invitation code's state, asked by its holder (tests/api/test_invitation_status.py).
+    ("api/v1/public/surveys/<str:slug>/invitation-status/", "POST"): "a code's state, read",
 }
 
 
