@@ -74,4 +74,3 @@ def invitation_status(*, slug, code) -> CodeState:
     if status is None:
         return CodeState.INVALID
     return CodeState(status)
-
