@@ -8,6 +8,13 @@
 // definition the page was built from), never with a key that came with the signature: a
 // server that signed each invitee with a key of their own could recognise them later.
 //
+// The token is obtained when the invitee first acts (ticks consent, or gives a first answer),
+// not when the page opens: an invitee who opens the link on a phone and answers on a desktop
+// has not used the code on the phone. When the page opens with a code it only asks what the
+// code can still do (`checkCode`, which changes nothing), so that a code whose token went to
+// another device or browser, or a revoked or unknown one, is answered before any question
+// (`invitationView` says what the page shows in each case).
+//
 // No DOM beyond the two arguments `location` and `history` that the page passes in; fetch and
 // the random source are injected too, so node --test can run it.
 
@@ -28,18 +35,117 @@ const MESSAGE_LENGTH = 32;
 
 /**
  * The invitation code in the address's fragment, or null; the fragment is removed from the
- * address bar (and so from the history entry) whether or not it held a code.
+ * address bar (and so from the history entry) whether or not it held a code. Until the token
+ * is obtained (`forgetCode`) the code is kept in this tab's history state, never in the
+ * address: a reload before the invitee acts finds it there, and nothing sends it anywhere.
  */
 export function takeCode(location, history) {
   const hash = location.hash ?? "";
-  if (!hash.startsWith("#")) {
-    return null;
-  }
-  const code = new URLSearchParams(hash.slice(1)).get(FRAGMENT_NAME);
+  const kept = history.state?.[FRAGMENT_NAME];
+  const code = hash.startsWith("#") ? new URLSearchParams(hash.slice(1)).get(FRAGMENT_NAME) : null;
   if (code !== null) {
-    history.replaceState(history.state ?? null, "", location.pathname + location.search);
+    const state = { ...(history.state ?? {}), [FRAGMENT_NAME]: code.trim() };
+    history.replaceState(state, "", location.pathname + location.search);
+    return code.trim() || null;
   }
-  return code ? code.trim() : null;
+  return typeof kept === "string" && kept !== "" ? kept : null;
+}
+
+/** Keep a typed code like a linked one, until its token is obtained. */
+export function keepCode(history, code) {
+  history.replaceState({ ...(history.state ?? {}), [FRAGMENT_NAME]: code }, "");
+}
+
+/** Drop the code kept by `takeCode` or `keepCode` (its token is obtained, or it is no use). */
+export function forgetCode(history) {
+  if (history.state && Object.hasOwn(history.state, FRAGMENT_NAME)) {
+    const { [FRAGMENT_NAME]: _dropped, ...rest } = history.state;
+    history.replaceState(Object.keys(rest).length > 0 ? rest : null, "");
+  }
+}
+
+/** What `checkCode` reports: the server's states of a code, or why there is none. */
+export const CodeState = Object.freeze({
+  UNUSED: "unused", // the code can obtain its token
+  ISSUED: "issued", // it obtained its token, on another device or browser
+  REVOKED: "revoked",
+  INVALID: "invalid", // no such code (mistyped, or replaced by a reset)
+  FAILED: "failed", // no answer, or one that is none of the above
+});
+
+/**
+ * Ask `statusUrl` what `code` can still do, without using it. The code goes in the body (an
+ * address would put it in logs); no cookie, no cache. Resolves to one of CodeState.
+ */
+export async function checkCode({ statusUrl, code, fetcher }) {
+  try {
+    const response = await fetcher(statusUrl, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      body: JSON.stringify({ code }),
+      credentials: "omit",
+      cache: "no-store",
+      redirect: "error",
+    });
+    if (response.status !== 200) {
+      return CodeState.FAILED;
+    }
+    const { status } = await response.json();
+    const known = [CodeState.UNUSED, CodeState.ISSUED, CodeState.REVOKED, CodeState.INVALID];
+    return known.includes(status) ? status : CodeState.FAILED;
+  } catch {
+    return CodeState.FAILED;
+  }
+}
+
+/**
+ * What the page shows for an invitation, before any question: `{key, tone, questions,
+ * askCode}`, where `key` names the message (messages.js), `questions` whether the consent,
+ * practice and questions may show (and so a Send), `askCode` whether the code field shows.
+ *
+ * - `token`, `sent`: what this browser keeps (memory.js); a browser with a token goes on
+ *   where it was, and one that has sent with it is told so and offered no Send.
+ * - `state`: the code's CodeState, or null when there is no code to ask about (or not yet:
+ *   `checking` while the answer is on its way, when nothing shows).
+ * - `access`: "invitation" or "both" (a survey open to both takes answers without a code).
+ */
+export function invitationView({ access, token, sent, state, checking = false }) {
+  const onlyInvited = access === "invitation";
+  if (token) {
+    return sent
+      ? { key: "invitationAnswered", tone: "info", questions: false, askCode: false }
+      : { key: "invitationReady", tone: "info", questions: true, askCode: false };
+  }
+  if (checking) {
+    return { key: "invitationBusy", tone: "busy", questions: false, askCode: false };
+  }
+  switch (state) {
+    case CodeState.UNUSED:
+      return { key: "invitationValid", tone: "info", questions: true, askCode: false };
+    case CodeState.ISSUED:
+      return { key: "invitationElsewhere", tone: "error", questions: false, askCode: false };
+    case CodeState.REVOKED:
+      return {
+        key: "invitationRevoked",
+        tone: "error",
+        questions: !onlyInvited,
+        askCode: onlyInvited,
+      };
+    case CodeState.INVALID:
+      return {
+        key: "invitationUnknown",
+        tone: "error",
+        questions: !onlyInvited,
+        askCode: onlyInvited,
+      };
+    case CodeState.FAILED:
+      return { key: "invitationFailed", tone: "error", questions: !onlyInvited, askCode: false };
+    default:
+      // No code: an invitation-only survey asks for one; one open to both goes on.
+      return onlyInvited
+        ? { key: "invitationNeeded", tone: "error", questions: false, askCode: true }
+        : null;
+  }
 }
 
 /** What `obtainToken` reports besides a token. */

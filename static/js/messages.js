@@ -110,6 +110,16 @@ export const STRINGS = Object.freeze({
   invitationFailed: gettext(
     "Your invitation could not be checked just now. Please reload the page to try again.",
   ),
+  invitationValid: gettext(
+    "Your invitation is valid. It is used when you begin: your answers will then go with an anonymous token that cannot be traced back to your invitation.",
+  ),
+  invitationElsewhere: gettext(
+    "This invitation was opened on another device or browser. Finish there; if you cannot, ask the researcher for a new link.",
+  ),
+  invitationRevoked: gettext(
+    "This invitation was withdrawn by the researcher, so it cannot be used to answer. If you think it should still work, ask the researcher for a new link.",
+  ),
+  invitationAnswered: gettext("You have already answered; thank you."),
 });
 
 /**

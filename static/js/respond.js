@@ -7,7 +7,16 @@
 // randomization). This file reads and writes the page and binds its events, nothing else.
 
 import { armedQuestions, assignArm, showArm } from "./control.js";
-import { Outcome, obtainToken, takeCode } from "./invitation.js";
+import {
+  CodeState,
+  Outcome,
+  checkCode,
+  forgetCode,
+  invitationView,
+  keepCode,
+  obtainToken,
+  takeCode,
+} from "./invitation.js";
 import { messageText } from "./messages.js";
 import { surveyMemory } from "./memory.js";
 import {
@@ -150,13 +159,30 @@ function setupPage(definition) {
     status.dataset.tone = tone ?? "";
   }
 
-  // An invitation survey (docs/invitations.md): the code in the link's fragment is traded for
-  // a token when the page opens, not when the answers are sent, so the two requests are apart
-  // in time; the token is kept in the memo (in memory only on a shared device).
+  // An invitation survey (docs/invitations.md, invitation.js): the page asks what the code in
+  // the link can still do before it shows any question, and trades the code for a token only
+  // when the invitee first acts (ticks consent, or gives a first answer), so that opening the
+  // link on one device does not use it up for another; the token is kept in the memo (in
+  // memory only on a shared device).
   const invited = survey.access === "invitation" || survey.access === "both";
   const invitationBox = document.getElementById("respond-invitation");
   const invitationStatus = document.getElementById("respond-invitation-status");
   const codeForm = document.getElementById("respond-code-form");
+  // What shows only once the invitation allows it: the consent, then (once ticked, if there
+  // is one) the practice and the questions. The questions of an invitation-only survey come
+  // hidden from the server, so that none shows before the code's state is known.
+  const consentBox = document.getElementById("respond-consent-accept");
+  const gated = ["respond-consent", "respond-practice", "respond-questions"]
+    .map((id) => document.getElementById(id))
+    .filter(Boolean);
+  const shownBefore = new Map(
+    gated.map((section) => [
+      section,
+      section.id !== "respond-practice" || practice.rounds.length > 0,
+    ]),
+  );
+  let pendingCode = null; // a code that can obtain its token, until it has
+  let obtaining = null;
 
   function showInvitation(key, tone, { askCode = false } = {}) {
     if (!invitationBox) return;
@@ -166,8 +192,35 @@ function setupPage(definition) {
     codeForm.hidden = !askCode;
   }
 
+  function showView(view) {
+    if (!view) return;
+    showInvitation(view.key, view.tone, { askCode: view.askCode });
+    for (const section of gated) {
+      const waitsForConsent = section.hasAttribute("data-needs-consent") && !consentBox?.checked;
+      section.hidden = !view.questions || !shownBefore.get(section) || waitsForConsent;
+    }
+  }
+
+  function viewFor(state, checking = false) {
+    return invitationView({
+      access: survey.access,
+      token: memory.token,
+      sent: memory.alreadySent,
+      state,
+      checking,
+    });
+  }
+
+  // The first act: the token for the pending code (once; resolves when it is kept or refused).
+  function obtainOnFirstAct() {
+    if (!pendingCode || memory.token) return obtaining ?? Promise.resolve();
+    obtaining ??= useCode(pendingCode).finally(() => {
+      obtaining = null;
+    });
+    return obtaining;
+  }
+
   async function useCode(code) {
-    showInvitation("invitationBusy", "busy");
     let result;
     try {
       result = await obtainToken({
@@ -183,16 +236,37 @@ function setupPage(definition) {
     }
     if (result.outcome === Outcome.OK) {
       memory.keepToken(result.token, globalThis.crypto);
-      showInvitation("invitationReady", "info");
+    }
+    if (result.outcome === Outcome.OK || result.outcome === Outcome.USED) {
+      pendingCode = null;
+      forgetCode(globalThis.history);
+    }
+    if (result.outcome !== Outcome.OK) {
+      // Used meanwhile on another device, unknown since (a reset), or no answer.
+      const state =
+        { [Outcome.USED]: CodeState.ISSUED, [Outcome.UNKNOWN]: CodeState.INVALID }[
+          result.outcome
+        ] ?? CodeState.FAILED;
+      showView(viewFor(state));
       return;
     }
-    const key =
-      { [Outcome.USED]: "invitationUsed", [Outcome.UNKNOWN]: "invitationUnknown" }[
-        result.outcome
-      ] ?? "invitationFailed";
-    showInvitation(key, "error", {
-      askCode: result.outcome === Outcome.UNKNOWN && survey.access === "invitation",
+    showInvitation("invitationReady", "info");
+  }
+
+  async function askAbout(code) {
+    showView(viewFor(null, true));
+    const state = await checkCode({
+      statusUrl: definition.invitation_status_url,
+      code,
+      fetcher: (...args) => globalThis.fetch(...args),
     });
+    pendingCode = state === CodeState.UNUSED ? code : null;
+    if (state === CodeState.UNUSED) {
+      keepCode(globalThis.history, code);
+    } else if (state !== CodeState.FAILED) {
+      forgetCode(globalThis.history);
+    }
+    showView(viewFor(state));
   }
 
   function setUpInvitation() {
@@ -200,17 +274,26 @@ function setupPage(definition) {
     // Read and removed from the address bar at once, used or not.
     const code = takeCode(globalThis.location, globalThis.history);
     if (memory.token) {
-      showInvitation("invitationReady", "info");
+      forgetCode(globalThis.history);
+      showView(viewFor(null));
     } else if (code && globalThis.crypto?.subtle) {
-      useCode(code);
-    } else if (survey.access === "invitation") {
-      showInvitation("invitationNeeded", "error", { askCode: true });
+      askAbout(code);
+    } else {
+      showView(viewFor(null));
     }
     codeForm?.addEventListener("submit", (event) => {
       event.preventDefault();
       const typed = document.getElementById("respond-code").value.trim();
-      if (typed) useCode(typed);
+      if (typed && !memory.token && globalThis.crypto?.subtle) askAbout(typed);
     });
+    // The first act on the page: ticking consent, or any answer (practice rounds included).
+    const acted = (event) => {
+      if (event.target?.closest?.("#respond-consent, #respond-practice, #respond-questions")) {
+        obtainOnFirstAct();
+      }
+    };
+    document.addEventListener("change", acted);
+    document.addEventListener("input", acted);
   }
 
   function setBusy(busy) {
@@ -314,12 +397,16 @@ function setupPage(definition) {
       setStatus({ key: "noCrypto" }, "error");
       return;
     }
-    if (survey.access === "invitation" && !memory.token) {
-      setStatus({ key: "invitationNeeded" }, "error");
-      showInvitation("invitationNeeded", "error", { askCode: true });
-      return;
+    if (invited && !preview && memory.token && memory.alreadySent) {
+      return; // sent with this token already (no Send is offered; invitationView)
     }
-    send(read);
+    (invited && !preview ? obtainOnFirstAct() : Promise.resolve()).then(() => {
+      if (survey.access === "invitation" && !memory.token) {
+        setStatus({ key: "invitationNeeded" }, "error");
+        return;
+      }
+      send(read);
+    });
   }
 
   // "Clear answer" on an optional question: back to no answer, so that nothing is sent for it.

@@ -11,7 +11,17 @@ import {
   verify,
 } from "../../static/js/blindrsa.js";
 import { parseMemo, validToken } from "../../static/js/coins.js";
-import { FRAGMENT_NAME, Outcome, obtainToken, takeCode } from "../../static/js/invitation.js";
+import {
+  CodeState,
+  FRAGMENT_NAME,
+  Outcome,
+  checkCode,
+  forgetCode,
+  invitationView,
+  keepCode,
+  obtainToken,
+  takeCode,
+} from "../../static/js/invitation.js";
 import { loadMemo, storeMemo } from "../../static/js/memory.js";
 import { mapStorage } from "./fakes.mjs";
 
@@ -66,9 +76,112 @@ describe("invitation", async () => {
     };
     const history = { state: null, replaceState: (...args) => calls.push(args) };
     assert.equal(takeCode(location, history), "abcd2345");
-    assert.deepEqual(calls, [[null, "", "/s/slug/?lang=ko"]]);
+    assert.deepEqual(calls, [[{ [FRAGMENT_NAME]: "abcd2345" }, "", "/s/slug/?lang=ko"]]);
     assert.equal(takeCode({ hash: "", pathname: "/s/slug/", search: "" }, history), null);
     assert.equal(calls.length, 1);
+  });
+
+  it("keeps the code in the tab's history state until the token is obtained", () => {
+    // A history whose state survives a reload, as a browser tab's does.
+    const history = {
+      state: { other: 1 },
+      replaceState(state, _title, url) {
+        this.state = state;
+        this.url = url;
+      },
+    };
+    const linked = { hash: `#${FRAGMENT_NAME}=code-1`, pathname: "/s/slug/", search: "" };
+    assert.equal(takeCode(linked, history), "code-1");
+    assert.equal(history.url, "/s/slug/");
+    assert.deepEqual(history.state, { other: 1, [FRAGMENT_NAME]: "code-1" });
+    // The reload: no fragment any more, the code is still found.
+    const reloaded = { hash: "", pathname: "/s/slug/", search: "" };
+    assert.equal(takeCode(reloaded, history), "code-1");
+    forgetCode(history);
+    assert.deepEqual(history.state, { other: 1 });
+    assert.equal(takeCode(reloaded, history), null);
+    keepCode(history, "typed");
+    assert.equal(takeCode(reloaded, history), "typed");
+    history.state = { [FRAGMENT_NAME]: "typed" };
+    forgetCode(history);
+    assert.equal(history.state, null);
+    // A new link wins over a kept code.
+    keepCode(history, "old");
+    assert.equal(takeCode({ ...linked, hash: `#${FRAGMENT_NAME}=new` }, history), "new");
+  });
+
+  it("asks what a code can do without using it, and reads any other answer as failed", async () => {
+    const requests = [];
+    const replying = (status, json) => async (url, init) => {
+      requests.push({ url, init });
+      if (json instanceof Error) throw json;
+      return { status, json: async () => json };
+    };
+    const ask = (fetcher) => checkCode({ statusUrl: "/status/", code: "code-1", fetcher });
+    for (const state of ["unused", "issued", "revoked", "invalid"]) {
+      assert.equal(await ask(replying(200, { status: state })), state);
+    }
+    assert.equal(await ask(replying(200, { status: "answered" })), CodeState.FAILED);
+    assert.equal(await ask(replying(429, { detail: "slow down" })), CodeState.FAILED);
+    assert.equal(await ask(replying(404, {})), CodeState.FAILED);
+    assert.equal(await ask(replying(0, new TypeError("offline"))), CodeState.FAILED);
+    const [{ url, init }] = requests;
+    assert.equal(url, "/status/"); // the code is never in an address
+    assert.equal(init.method, "POST");
+    assert.deepEqual(JSON.parse(init.body), { code: "code-1" });
+    assert.equal(init.credentials, "omit");
+    assert.equal(init.cache, "no-store");
+  });
+
+  it("says what the page shows before any question, for each state of code and browser", () => {
+    const view = (fields) =>
+      invitationView({ access: "invitation", token: null, sent: false, state: null, ...fields });
+    const token = { message: "AAAA", signature: "BBBB" };
+    // This browser holds the token: it goes on, or (once sent) is thanked and offered no Send.
+    assert.deepEqual(view({ token }), {
+      key: "invitationReady",
+      tone: "info",
+      questions: true,
+      askCode: false,
+    });
+    assert.deepEqual(view({ token, sent: true, state: CodeState.ISSUED }), {
+      key: "invitationAnswered",
+      tone: "info",
+      questions: false,
+      askCode: false,
+    });
+    // Nothing shows while the code's state is asked.
+    assert.equal(view({ checking: true }).questions, false);
+    assert.equal(view({ checking: true }).key, "invitationBusy");
+    const shown = (state, access = "invitation") => {
+      const { key, questions, askCode } = view({ state, access });
+      return [key, questions, askCode];
+    };
+    assert.deepEqual(shown(CodeState.UNUSED), ["invitationValid", true, false]);
+    assert.deepEqual(shown(CodeState.ISSUED), ["invitationElsewhere", false, false]);
+    assert.deepEqual(shown(CodeState.REVOKED), ["invitationRevoked", false, true]);
+    assert.deepEqual(shown(CodeState.INVALID), ["invitationUnknown", false, true]);
+    assert.deepEqual(shown(CodeState.FAILED), ["invitationFailed", false, false]);
+    assert.deepEqual(shown(null), ["invitationNeeded", false, true]);
+    // A survey open to both takes answers without a code: a bad code is said, nothing blocked,
+    // but a code used on another device is still answered before any question.
+    assert.deepEqual(shown(CodeState.REVOKED, "both"), ["invitationRevoked", true, false]);
+    assert.deepEqual(shown(CodeState.INVALID, "both"), ["invitationUnknown", true, false]);
+    assert.deepEqual(shown(CodeState.ISSUED, "both"), ["invitationElsewhere", false, false]);
+    assert.equal(view({ access: "both" }), null);
+  });
+
+  it("names only messages the page has", async () => {
+    const { STRINGS } = await import("../../static/js/messages.js");
+    const states = [...Object.values(CodeState), null];
+    for (const access of ["invitation", "both"]) {
+      for (const state of states) {
+        for (const [token, sent] of [[null, false], [{}, false], [{}, true]]) {
+          const shown = invitationView({ access, token, sent, state });
+          if (shown) assert.ok(Object.hasOwn(STRINGS, shown.key), shown.key);
+        }
+      }
+    }
   });
 
   it("obtains a token that verifies under the published key, sending never the message", async () => {
