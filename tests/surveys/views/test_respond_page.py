@@ -450,3 +450,42 @@ def test_mangat_that_never_says_yes_straight_away_is_explained_as_the_spinner(cl
     html = squeezed(client.get(page_url(survey)))
     assert "straight away" not in html
     assert "with a 75% chance you answer the statement as written; otherwise (25%)" in html
+
+
+def questions_tag(html):
+    start = html.index('id="respond-questions"')
+    return html[html.rindex("<section", 0, start) : html.index(">", start) + 1]
+
+
+@pytest.mark.parametrize(("access", "hidden"), [("invitation", True), ("both", False)])
+def test_an_invitation_only_page_hides_its_questions_until_the_code_is_known(
+    client, make_survey, access, hidden
+):
+    """respond.js asks the code's state first (docs/invitations.md, "A second device"): the
+    questions of an invitation-only survey come hidden, and the definition says where to ask."""
+    survey = make_survey(access=access)
+    html = client.get(page_url(survey)).content.decode()
+    assert (" hidden" in questions_tag(html)) is hidden
+    structure = PageStructure()
+    structure.feed(html)
+    assert structure.definition()["invitation_status_url"] == (
+        f"/api/v1/public/surveys/{survey.slug}/invitation-status/"
+    )
+    assert "Opening the page only checks the code, without using it." in squeezed(
+        client.get(page_url(survey))
+    )
+
+
+def test_a_link_survey_and_the_preview_show_their_questions(client, open_survey, make_survey):
+    html = client.get(page_url(open_survey)).content.decode()
+    assert " hidden" not in questions_tag(html)
+    structure = PageStructure()
+    structure.feed(html)
+    assert "invitation_status_url" not in structure.definition()
+    draft = make_survey(access="invitation", status=Survey.Status.DRAFT)
+    preview = render_to_string(
+        "respond/respond.html",
+        respond_page_context(draft, preview=True),
+        request=RequestFactory().get("/"),
+    )
+    assert " hidden" not in questions_tag(preview)
