@@ -105,6 +105,13 @@ def test_the_token_comes_at_consent_and_a_second_browser_is_answered_before_any_
     assert set(token_request) == {"code", "blinded_message"}
     page.get_by_text("Your invitation is confirmed").wait_for()
     assert Invitation.objects.get(pk=made.id).status == "issued"
+    # Reloaded, the browser that holds the token goes on where it was, asking nothing.
+    before = len(requests)
+    page.reload()
+    page.get_by_text("Your invitation is confirmed").wait_for()
+    page.get_by_label("I have read this and agree to take part").check()
+    page.wait_for_load_state("networkidle")
+    assert not [r for r in requests[before:] if STATUS_PATH in r.url or TOKENS_PATH in r.url]
 
     # A second browser with the same link: told before any question, and asks for no token.
     other = new_context().new_page()
