@@ -24,11 +24,11 @@ migrate: $(VENV)/.runtime-installed
 	$(DEV_ENV) $(PY) manage.py migrate --noinput
 
 ## make run: install, migrate, load the demo researcher and survey, serve on 127.0.0.1:$(PORT)
-## with the background worker (large exports: docs/deploying.md, "The worker") alongside;
-## Ctrl-C stops both.
+## with the background worker (large exports, invitation emails: docs/deploying.md, "The worker")
+## alongside; Ctrl-C stops both.
 run: migrate
 	$(DEV_ENV) $(PY) manage.py seed_demo --base-url http://127.0.0.1:$(PORT)
-	$(DEV_ENV) $(PY) manage.py db_worker --no-reload --verbosity 0 & worker=$$!; \
+	$(DEV_ENV) SITE_URL=http://127.0.0.1:$(PORT) $(PY) manage.py db_worker --no-reload --verbosity 0 & worker=$$!; \
 		trap 'kill $$worker 2>/dev/null; wait $$worker' EXIT; \
 		$(DEV_ENV) $(PY) manage.py runserver 127.0.0.1:$(PORT)
 

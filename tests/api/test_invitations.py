@@ -82,7 +82,8 @@ def test_emails_make_one_invitation_each_deduplicated(owner_api, closed_study):
     made = response.json()["invitations"]
     assert [row["email"] for row in made] == ["ann@example.org", "bo@example.org"]
     for row in made:
-        assert row["status"] == "unused"
+        assert row["revoked"] is False and row["pilot"] is False
+        assert "status" not in row  # whether a code obtained its token is shown nowhere
         assert len(row["code"]) == 32  # 160 bits
         assert row["link"].endswith(f"/s/{closed_study.slug}/#invitation={row['code']}")
     # Asking again invites nobody twice.
@@ -169,7 +170,7 @@ def test_revoke_an_unused_invitation(owner_api, closed_study):
     (made,) = owner_api.post(url(closed_study), {"count": 1}, format="json").json()["invitations"]
     assert owner_api.delete(url(closed_study, f"{made['id']}/")).status_code == 204
     listed = owner_api.get(url(closed_study)).json()
-    assert listed["invitations"][0]["status"] == "revoked"
+    assert listed["invitations"][0]["revoked"] is True
     assert listed["counts"]["invited"] == 0
     assert listed["counts"]["revoked"] == 1
     # A revoked invitation gets no new code.
@@ -196,3 +197,16 @@ def test_reminders_go_to_unused_emailed_invitations_only(owner_api, closed_study
             "email", flat=True
         )
     ) == ["a@example.org"]
+
+
+def test_revoking_answers_the_same_whether_or_not_the_code_obtained_its_token(
+    owner_api, closed_study
+):
+    """A 409 for a used code would tell the researcher whose code obtained a token."""
+    made = owner_api.post(url(closed_study), {"count": 2}, format="json").json()["invitations"]
+    Invitation.objects.filter(pk=made[0]["id"]).update(status="issued")
+    for row in made:
+        assert owner_api.delete(url(closed_study, f"{row['id']}/")).status_code == 204
+    assert set(Invitation.objects.filter(survey=closed_study).values_list("status", flat=True)) == {
+        "revoked"
+    }

@@ -63,9 +63,12 @@ def smtp(settings):
 
 @pytest.fixture
 def study(make_survey, owner):
-    owner.email = "researcher@example.org"
+    owner.email = "owner-private@example.org"
     owner.save()
-    return make_survey(access="invitation", intro="A short staff survey.")
+    survey = make_survey(access="invitation", intro="A short staff survey.")
+    return invitation_mail.invitation_sender_update(
+        survey=survey, contact_name="Dr. Min Park", contact_email="researcher@example.org"
+    )
 
 
 def links_in(text):
@@ -84,7 +87,12 @@ def test_invitations_arrive_with_their_personal_links(smtp, study):
         assert personal == f"{BASE_URL}/s/{study.slug}/#invitation={view.code}"
         assert unsubscribe.startswith(f"{BASE_URL}/s/unsubscribe/")
         assert "A short staff survey." in body
-        assert "researcher@example.org" in body
+        # Named as they chose to be shown, never by their username or account address.
+        assert "Questions about the study: Dr. Min Park, researcher@example.org" in body
+        assert "owner" not in body
+        assert "the researcher sees how many people answered, never whether you did" in (
+            body.lower()
+        )
     # Nothing waits any more, so a second run sends nothing.
     assert invitation_mail.invitations_send(base_url=BASE_URL).sent == 0
     assert len(smtp.messages) == 2
@@ -145,6 +153,7 @@ def test_a_forged_unsubscribe_link_is_a_404(anonymous_api, db):
     assert anonymous_api.post("/s/unsubscribe/not-a-token/").status_code == 404
 
 
-def test_the_command_needs_the_sites_address(db):
+def test_the_command_needs_the_sites_address(db, settings):
+    settings.SITE_URL = ""
     with pytest.raises(CommandError, match="base-url"):
         call_command("send_invitations")
