@@ -2,6 +2,7 @@
 links are right, a failed send is kept, shown and retried, and nothing is sent twice."""
 
 import email
+import email.header
 import re
 import socket
 
@@ -157,3 +158,38 @@ def test_the_command_needs_the_sites_address(db, settings):
     settings.SITE_URL = ""
     with pytest.raises(CommandError, match="base-url"):
         call_command("send_invitations")
+
+
+def test_the_email_is_in_the_invitees_language_else_the_surveys_first(smtp, make_survey):
+    from surveys.services import translations
+    from tests.helpers import translation_texts
+
+    survey = make_survey(access="invitation", intro="A short staff survey.", status="draft")
+    translations.survey_translations_save(
+        survey=survey, texts=translation_texts(survey, into=("ko",), mark=lambda code: "(한국어)")
+    )
+    invitation_mail.invitation_sender_update(
+        survey=survey, contact_name="박민 연구원", contact_email="park@example.org"
+    )
+    invitations.invitations_create(survey=survey, emails=["ko@example.org"], language="ko")
+    # Chinese is a site language, but this survey is not offered in it: its first, English.
+    invitations.invitations_create(survey=survey, emails=["zh@example.org"], language="zh-hans")
+    invitations.invitations_create(survey=survey, emails=["en@example.org"])
+    assert invitation_mail.invitations_send(base_url=BASE_URL).sent == 3
+    subjects = {
+        recipients[0]: str(email.header.make_header(email.header.decode_header(message["Subject"])))
+        for recipients, message in smtp.messages
+    }
+    (korean,) = smtp.bodies("ko@example.org")
+    assert subjects["ko@example.org"] == "초대: Workplace habits (한국어)"
+    assert "A short staff survey. (한국어)" in korean
+    assert (
+        "연구자는 응답한 사람의 수만 볼 수 있으며, 귀하가 응답했는지는 결코 알 수 없습니다."
+        in korean
+    )
+    assert "박민 연구원, park@example.org" in korean
+    assert "Your personal link" not in korean
+    for address in ("zh@example.org", "en@example.org"):
+        (body,) = smtp.bodies(address)
+        assert subjects[address] == "You are invited: Workplace habits"
+        assert "Your personal link" in body and "(한국어)" not in body

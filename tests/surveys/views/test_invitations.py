@@ -113,6 +113,8 @@ def test_no_researcher_view_shows_whether_an_invitee_opened_or_answered(make_sur
         page = Client()
         page.force_login(user)
         clients[role] = (page, token_client(user))
+    promise = "The researcher sees how many people answered, never whether you did."
+    assert promise in text_of(Client().get(f"/s/{survey.slug}/"))  # what this test holds
     before = researcher_views(survey, clients)
     assert "alice@example.org" in before["viewer", "page"]  # the list is there to compare
     assert [row["email"] for row in before["viewer", "api"]] == [
