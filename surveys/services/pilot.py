@@ -77,8 +77,7 @@ def clean_pilot_invitations(value) -> str:
         raise ValidationError(
             {
                 "pilot_invitations": [
-                    _("Must be “revoke” or “reissue”, got %(value)s.")
-                    % {"value": repr(value)[:40]}
+                    _("Must be “revoke” or “reissue”, got %(value)s.") % {"value": repr(value)[:40]}
                 ]
             }
         )
