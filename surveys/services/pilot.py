@@ -96,7 +96,15 @@ def pilot_invitations_settle(*, survey, choice) -> int:
     )
     reissued = []
     if choice == "reissue":
+        # An address invited before the pilot already has its real invitation.
+        real = set(
+            Invitation.objects.filter(survey=survey, pilot=False)
+            .exclude(email="")
+            .values_list("email", flat=True)
+        )
         for invitation in pilot.order_by("created_at", "id"):
+            if invitation.email in real:
+                continue
             code = new_code()
             reissued.append(
                 Invitation(

@@ -304,3 +304,16 @@ def test_an_unknown_choice_for_the_pilots_invitations_is_refused(make_survey):
     assert "pilot_invitations" in refused.value.message_dict
     survey.refresh_from_db()
     assert survey.status == Survey.Status.PILOT
+
+
+def test_reissuing_skips_an_address_the_real_study_already_invited(make_survey):
+    from surveys.models import Invitation
+    from surveys.services import invitations
+
+    survey = make_survey(status="draft", access="invitation")
+    invitations.invitations_create(survey=survey, emails=["early@example.org"])
+    survey = services.survey_pilot_start(survey=survey)
+    invitations.invitations_create(survey=survey, emails=["early@example.org", "t@example.org"])
+    survey = services.survey_open(survey=survey, pilot_invitations="reissue")
+    real = Invitation.objects.filter(survey=survey, pilot=False)
+    assert sorted(real.values_list("email", flat=True)) == ["early@example.org", "t@example.org"]
