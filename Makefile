@@ -41,7 +41,8 @@ run: migrate
 ## the order of their random keys, so the database files keep no arrival order.
 ## Also `manage.py apply_schedule` every few minutes: it stores as closed the surveys whose
 ## scheduled close time has passed (the schedule itself is enforced without it).
-## And run `manage.py db_worker` as a service beside it: it writes large exports (the worker).
+## And run `manage.py db_worker` as a service beside it: it writes large exports and sends
+## invitation emails, their links starting with SITE_URL (the worker).
 serve: $(VENV)/.runtime-installed
 	$(PY) manage.py collectstatic --noinput
 	$(PY) manage.py migrate --noinput
