@@ -183,10 +183,7 @@ def test_the_email_is_in_the_invitees_language_else_the_surveys_first(smtp, make
     (korean,) = smtp.bodies("ko@example.org")
     assert subjects["ko@example.org"] == "초대: Workplace habits (한국어)"
     assert "A short staff survey. (한국어)" in korean
-    assert (
-        "연구자는 응답한 사람의 수만 볼 수 있으며, 귀하가 응답했는지는 결코 알 수 없습니다."
-        in korean
-    )
+    assert "연구자는 몇 명이 응답했는지만 볼 수 있고, 귀하가 응답했는지는 알 수 없습니다." in korean
     assert "박민 연구원, park@example.org" in korean
     assert "Your personal link" not in korean
     for address in ("zh@example.org", "en@example.org"):
