@@ -251,7 +251,7 @@ def test_duplicate_copies_consent_and_target_but_not_the_pilot(make_survey):
     assert (copy.opens_at, copy.closes_at, copy.response_count) == (None, None, 0)
 
 
-# --- a pilot's invitations (docs/invitations.md, "A pilot's invitations") ------------------
+# --- a pilot's invitations (docs/invitations.md, "The wiring") ---------------------------
 
 
 def invitation_pilot(make_survey):
