@@ -24,11 +24,11 @@ migrate: $(VENV)/.runtime-installed
 	$(DEV_ENV) $(PY) manage.py migrate --noinput
 
 ## make run: install, migrate, load the demo researcher and survey, serve on 127.0.0.1:$(PORT)
-## with the background worker (large exports: docs/deploying.md, "The worker") alongside;
-## Ctrl-C stops both.
+## with the background worker (large exports, invitation emails: docs/deploying.md, "The worker")
+## alongside; Ctrl-C stops both.
 run: migrate
 	$(DEV_ENV) $(PY) manage.py seed_demo --base-url http://127.0.0.1:$(PORT)
-	$(DEV_ENV) $(PY) manage.py db_worker --no-reload --verbosity 0 & worker=$$!; \
+	$(DEV_ENV) SITE_URL=http://127.0.0.1:$(PORT) $(PY) manage.py db_worker --no-reload --verbosity 0 & worker=$$!; \
 		trap 'kill $$worker 2>/dev/null; wait $$worker' EXIT; \
 		$(DEV_ENV) $(PY) manage.py runserver 127.0.0.1:$(PORT)
 
@@ -41,7 +41,8 @@ run: migrate
 ## the order of their random keys, so the database files keep no arrival order.
 ## Also `manage.py apply_schedule` every few minutes: it stores as closed the surveys whose
 ## scheduled close time has passed (the schedule itself is enforced without it).
-## And run `manage.py db_worker` as a service beside it: it writes large exports (the worker).
+## And run `manage.py db_worker` as a service beside it: it writes large exports and sends
+## invitation emails, their links starting with SITE_URL (the worker).
 serve: $(VENV)/.runtime-installed
 	$(PY) manage.py collectstatic --noinput
 	$(PY) manage.py migrate --noinput

@@ -170,6 +170,13 @@ MAIL_ENABLED = bool(_EMAIL) or DEBUG
 PASSWORD_RESET_ENABLED = MAIL_ENABLED
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "rrsurvey@localhost").strip()
 EMAIL_TIMEOUT = 10
+# The site's address, that links in invitation emails start with when the worker sends them
+# (docs/deploying.md, "Invitation emails"); `make run` serves on 127.0.0.1:8000 (PORT).
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000" if DEBUG else "").strip()
+if SITE_URL and not SITE_URL.startswith(("https://", "http://")):
+    raise ImproperlyConfigured(f"SITE_URL must start with https:// or http://, got {SITE_URL!r}")
+# How long the worker waits before trying a failed invitation email again.
+MAIL_RETRY_SECONDS = 300
 PASSWORD_RESET_TIMEOUT = 3 * 3600  # a reset link works for three hours
 # Password reset requests per client (each may send an email).
 PASSWORD_RESET_RATE_LIMIT = env_rate("PASSWORD_RESET_RATE_LIMIT", "5/h")

@@ -21,6 +21,8 @@ OPTION_LABEL_MAX_LENGTH = 200
 LANGUAGE_TAG_MAX_LENGTH = 32
 # An email address (RFC 5321's limit on a path, as Django's EmailField has it).
 EMAIL_MAX_LENGTH = 254
+# The name invitation emails and slips give for the researcher (Survey.contact_name).
+CONTACT_NAME_MAX_LENGTH = 120
 # The longest IANA time zone name is 32 characters (America/Argentina/ComodRivadavia).
 TIME_ZONE_MAX_LENGTH = 64
 

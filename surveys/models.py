@@ -216,6 +216,12 @@ class Survey(models.Model):
     access = models.CharField(max_length=10, choices=Access.choices, default=Access.LINK)
     # How many invitations were given a new code: each reset lets one person answer twice.
     invitation_resets = models.PositiveIntegerField(default=0, editable=False)
+    # How invitation emails and printed slips name the researcher, as they chose to be shown
+    # (never their username); blank: the email names nobody and gives no contact address.
+    contact_name = models.CharField(max_length=limits.CONTACT_NAME_MAX_LENGTH, blank=True)
+    contact_email = models.CharField(max_length=limits.EMAIL_MAX_LENGTH, blank=True)
+    # Reminder emails sent, counted for the survey as a whole: nothing records who got one.
+    reminders_sent = models.PositiveIntegerField(default=0, editable=False)
     # Set when the survey first opens and never cleared: from then on coins and questions are
     # frozen (respondents may already hold the page), and design_fingerprint names that design.
     opened_at = models.DateTimeField(null=True, blank=True, editable=False)
@@ -984,13 +990,19 @@ class Invitation(models.Model):
     mail_error = models.CharField(max_length=500, blank=True)
     mails_sent = models.PositiveSmallIntegerField(default=0)
     unsubscribed = models.BooleanField(default=False)
+    # Made while the survey was a pilot: shown apart, never counted or printed with the real
+    # study's, and revoked (or re-issued with new codes) when it opens (services/pilot.py).
+    pilot = models.BooleanField(default=False)
+    # The language the email and the slip are written in (one of the survey's); blank: the
+    # survey's own language.
+    language = models.CharField(max_length=limits.LANGUAGE_TAG_MAX_LENGTH, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["created_at", "id"]
         constraints = [
             models.UniqueConstraint(
-                fields=["survey", "email"],
+                fields=["survey", "email", "pilot"],
                 condition=~Q(email=""),
                 name="invitation_one_per_email",
             ),

@@ -3,7 +3,8 @@ reset and revoke for editors and the owner, and the public token endpoint an inv
 calls with its code.
 
 Codes are shown to editors and the owner only; a viewer sees the list and the counts, with
-``code`` and ``link`` null.
+``code`` and ``link`` null. Nobody sees whether one invitation's code obtained or spent a
+token, or who was reminded: the survey's counts only.
 """
 
 from django.utils.translation import gettext as _
@@ -18,7 +19,7 @@ from blindrsa import b64url_encode
 from .. import selectors
 from ..selectors import invitations as invitation_selectors
 from ..selectors.surveys import ROLE_RANK
-from ..services import invitation_status, invitations
+from ..services import invitation_mail, invitation_status, invitations
 from .errors import error_responses
 from .researcher import OwnedSurveyView
 from .serializers import RejectUnknownFieldsMixin
@@ -39,12 +40,17 @@ class RespondentInvitationSerializer(serializers.Serializer):
         help_text="The personal link (the code in its fragment, which no server log sees); "
         "null for a viewer.",
     )
-    status = serializers.CharField(
-        help_text="`unused`, `issued` (the code obtained its token) or `revoked`.",
+    revoked = serializers.BooleanField()
+    pilot = serializers.BooleanField(
+        help_text="Made while the survey was a pilot: not in the real study's counts."
+    )
+    language = serializers.CharField(
+        help_text="The email's and slip's language; empty: the survey's own."
     )
     mail = serializers.DictField(
-        help_text="`pending` (`invitation`, `reminder` or empty), `attempts` and `error` of "
-        "the last failed send, `sent` (emails sent), `unsubscribed`."
+        help_text="The invitation email: `invitation` (`waiting`, `sent`, `failed` or empty "
+        "for a code without address), `attempts` and `error` of its last failed send, "
+        "`unsubscribed` (opted out of reminders). Reminders are counted for the survey only."
     )
 
 
@@ -58,6 +64,11 @@ class RespondentInvitationCountsSerializer(serializers.Serializer):
     )
     mail_waiting = serializers.IntegerField()
     mail_failed = serializers.IntegerField()
+    reminders_sent = serializers.IntegerField(help_text="Reminder emails sent, in all.")
+    pilot = serializers.BooleanField(help_text="The counts are the pilot's.")
+    set_apart = serializers.IntegerField(
+        help_text="Pilot invitations, not counted in the real study."
+    )
 
 
 class RespondentInvitationListSerializer(serializers.Serializer):
@@ -72,6 +83,20 @@ class RespondentInvitationCreateSerializer(RejectUnknownFieldsMixin, serializers
         help_text="Addresses to invite (deduplicated; one already invited is skipped).",
     )
     count = serializers.JSONField(required=False, help_text="How many anonymous codes to make.")
+    language = serializers.JSONField(
+        required=False,
+        help_text="The email's and slips' language (a site language); the survey's own "
+        "when omitted or when the survey is not offered in it.",
+    )
+
+
+class InvitationSenderSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    contact_name = serializers.JSONField(
+        help_text="How emails and slips name the researcher (never the username); may be empty."
+    )
+    contact_email = serializers.JSONField(
+        help_text="The contact address emails give and reply to; may be empty."
+    )
 
 
 class RespondentInvitationsMadeSerializer(serializers.Serializer):
@@ -88,12 +113,13 @@ def invitation_data(view, *, survey, request) -> dict:
         )
         if view.code
         else None,
-        "status": view.status,
+        "revoked": view.revoked,
+        "pilot": view.pilot,
+        "language": view.language,
         "mail": {
-            "pending": view.mail_pending,
+            "invitation": view.mail,
             "attempts": view.mail_attempts,
             "error": view.mail_error,
-            "sent": view.mails_sent,
             "unsubscribed": view.unsubscribed,
         },
     }
@@ -128,8 +154,9 @@ class SurveyInvitationsView(OwnedSurveyView):
         description=(
             '`{"emails": [...]}` (each address once; a bad one is a 400 naming its line) or '
             '`{"count": N}`. The survey\'s `access` must be `invitation` or `both` (409 naming '
-            "`access` otherwise). Emails are sent in the background by `manage.py "
-            "send_invitations`."
+            "`access` otherwise). Emails are sent in the background by the worker (or "
+            "`manage.py send_invitations`). Made while the survey is a pilot, they are pilot "
+            "invitations."
         ),
         request=RespondentInvitationCreateSerializer,
         responses={
@@ -157,11 +184,13 @@ class SurveyInvitationDetailView(OwnedSurveyView):
 
     @extend_schema(
         operation_id="respondent_invitations_revoke",
-        summary="Revoke an unused invitation",
-        description="Its code obtains nothing from now on. 409 once it has obtained its token.",
+        summary="Revoke an invitation",
+        description="Its code obtains nothing from now on. Any invitation can be revoked, so "
+        "the answer says nothing of whether its code obtained a token (one obtained before "
+        "stays valid, as after a reset).",
         responses={
             204: OpenApiResponse(description="Revoked."),
-            **error_responses(401, 403, 404, 409),
+            **error_responses(401, 403, 404),
         },
     )
     def delete(self, request, survey_id, invitation_id):
@@ -195,6 +224,7 @@ class SurveyRemindersView(OwnedSurveyView):
     @extend_schema(
         operation_id="respondent_invitations_remind",
         summary="Queue reminders to invitees whose code has not obtained a token",
+        description="The worker sends them; only their number is shown, never who they are.",
         request=None,
         responses={
             202: OpenApiResponse(description='`{"queued": n}`'),
@@ -204,6 +234,35 @@ class SurveyRemindersView(OwnedSurveyView):
     def post(self, request, survey_id):
         queued = invitations.reminders_queue(survey=self.survey)
         return Response({"queued": queued}, status=status.HTTP_202_ACCEPTED)
+
+
+@extend_schema(tags=[TAG])
+class SurveyInvitationSenderView(OwnedSurveyView):
+    survey_roles = {"get": selectors.VIEWER, "put": selectors.EDITOR}
+
+    @extend_schema(
+        operation_id="respondent_invitations_sender",
+        summary="How invitation emails and slips name the researcher",
+        responses={200: InvitationSenderSerializer, **error_responses(401, 404)},
+    )
+    def get(self, request, survey_id):
+        return Response(
+            {"contact_name": self.survey.contact_name, "contact_email": self.survey.contact_email}
+        )
+
+    @extend_schema(
+        operation_id="respondent_invitations_sender_update",
+        summary="Set the name and contact address invitation emails and slips give",
+        request=InvitationSenderSerializer,
+        responses={200: InvitationSenderSerializer, **error_responses(400, 401, 403, 404)},
+    )
+    def put(self, request, survey_id):
+        body = InvitationSenderSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        survey = invitation_mail.invitation_sender_update(survey=self.survey, **body.validated_data)
+        return Response(
+            {"contact_name": survey.contact_name, "contact_email": survey.contact_email}
+        )
 
 
 class TokenIssueThrottle(ClientRateThrottle):

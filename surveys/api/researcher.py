@@ -10,9 +10,10 @@ that); a member whose role is below the method's (``survey_roles``) gets a 403.
 from urllib.parse import urlencode
 
 from django.urls import reverse
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import status
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import exceptions, serializers, status
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -156,11 +157,25 @@ class SurveyOpenView(OwnedSurveyView):
     @extend_schema(
         operation_id="surveys_open",
         summary="Open a survey for responses",
-        request=None,
-        responses={200: SurveySerializer, **error_responses(401, 404, 409)},
+        description=(
+            "Opening a pilot for the real study revokes the pilot's invitations; "
+            '`{"pilot_invitations": "reissue"}` re-issues them with new codes instead '
+            "(emailed again), counted in the real study."
+        ),
+        request=inline_serializer(
+            "SurveyOpenRequest",
+            {"pilot_invitations": serializers.ChoiceField(["revoke", "reissue"], required=False)},
+        ),
+        responses={200: SurveySerializer, **error_responses(400, 401, 404, 409)},
     )
     def post(self, request, survey_id):
-        survey = services.survey_open(survey=self.survey)
+        data = request.data if isinstance(request.data, dict) else {}
+        unknown = sorted(set(data) - {"pilot_invitations"})
+        if unknown:
+            raise exceptions.ValidationError({unknown[0]: [_("Unknown field.")]})
+        survey = services.survey_open(
+            survey=self.survey, pilot_invitations=data.get("pilot_invitations")
+        )
         return Response(SurveySerializer(survey, context={"request": request}).data)
 
 

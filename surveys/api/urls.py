@@ -140,6 +140,11 @@ urlpatterns = [
         name="survey-invitations-remind",
     ),
     path(
+        "surveys/<int:survey_id>/invitations/sender/",
+        invitations.SurveyInvitationSenderView.as_view(),
+        name="survey-invitations-sender",
+    ),
+    path(
         "surveys/<int:survey_id>/invitations/<int:invitation_id>/",
         invitations.SurveyInvitationDetailView.as_view(),
         name="survey-invitation-detail",

@@ -1,9 +1,11 @@
-"""The invitations page's forms: addresses pasted or uploaded, or a number of codes."""
+"""The invitations page's forms: addresses pasted or uploaded, or a number of codes (each with
+the language of the email or slip), and how the emails name the researcher."""
 
 import csv
 import io
 
 from django import forms
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
@@ -12,6 +14,15 @@ from .fields import PageForm
 
 # An uploaded list is small text: a thousand addresses fit in well under this.
 EMAIL_FILE_MAX_BYTES = 512 * 1024
+
+
+def _language_field(help_text):
+    return forms.ChoiceField(
+        label=_("Language"),
+        required=False,
+        choices=[("", _("The survey's own language")), *settings.LANGUAGES],
+        help_text=help_text,
+    )
 
 
 class InvitationEmailsForm(PageForm):
@@ -24,6 +35,9 @@ class InvitationEmailsForm(PageForm):
     file = forms.FileField(
         label=_("Or upload a CSV file with one column of addresses"),
         required=False,
+    )
+    language = _language_field(
+        _("The email's language; the survey's own when the survey is not offered in it.")
     )
 
     def clean(self):
@@ -68,4 +82,22 @@ class InvitationCodesForm(PageForm):
         min_value=1,
         max_value=limits.INVITATIONS_PER_REQUEST,
         help_text=_("For paper: a printable sheet with one QR code and code per slip."),
+    )
+    language = _language_field(
+        _("The slips' language; the survey's own when the survey is not offered in it.")
+    )
+
+
+class InvitationSenderForm(PageForm):
+    contact_name = forms.CharField(
+        label=_("Your name as invitees see it"),
+        required=False,
+        max_length=limits.CONTACT_NAME_MAX_LENGTH,
+        help_text=_("Emails and slips name you this way, never by your username."),
+    )
+    contact_email = forms.CharField(
+        label=_("Contact address for questions about the study"),
+        required=False,
+        max_length=limits.EMAIL_MAX_LENGTH,
+        help_text=_("Replies to the invitation go here. Blank: the email gives no address."),
     )

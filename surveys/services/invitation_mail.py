@@ -2,12 +2,18 @@
 (docs/deploying.md, "Invitation emails").
 
 ``invitations_send`` sends what waits (``Invitation.mail_pending``), one invitation at a time:
-``manage.py send_invitations`` runs it, and a task queue can run it as it is. Each attempt is
+the worker runs it (``tasks.invitations_send_task``, queued when invitations or reminders
+are made, and again later while a failed mail waits for another try), and
+``manage.py send_invitations`` runs it from cron. Each attempt is
 claimed first by a conditional update of the invitation's attempt counter, so two runners
 never send the same mail at once; a failed send keeps the mail waiting, with its error
 shown on the invitations page, and is tried again on the next run, up to
 ``limits.MAIL_ATTEMPTS_MAX`` attempts. Running it again sends nothing twice: a sent mail is
 no longer waiting.
+
+An email names the researcher as the survey's ``contact_name`` and ``contact_email`` say
+(``invitation_sender_update``), never by their username, and is written in the invitee's
+language when the survey is offered in it, else in the survey's own.
 """
 
 import logging
@@ -15,16 +21,21 @@ from dataclasses import dataclass
 
 from django.conf import settings
 from django.core import signing
+from django.core.exceptions import ValidationError
 from django.core.mail import EmailMessage, get_connection
-from django.db.models import F
+from django.core.validators import validate_email
+from django.db import transaction
+from django.db.models import F, Q
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
 from django.utils.translation import gettext as _
 
 from .. import limits
-from ..models import Invitation
+from ..models import Invitation, Survey
+from ..selectors.languages import survey_for_respondent
 from .invitations import code_open, invitation_link
+from .validation import clean_text
 
 logger = logging.getLogger(__name__)
 
@@ -35,6 +46,36 @@ _UNSUBSCRIBE_SALT = "rrsurvey.invitation.unsubscribe"
 class SendReport:
     sent: int
     failed: int
+    waiting: int = 0  # mails still waiting for another try
+
+
+@transaction.atomic
+def invitation_sender_update(*, survey, contact_name, contact_email) -> Survey:
+    """How invitation emails and slips name the researcher: a display name and a contact
+    address (either may be blank), as they choose to be shown, instead of their username."""
+    name = clean_text(
+        "contact_name", contact_name, max_length=limits.CONTACT_NAME_MAX_LENGTH, required=False
+    )
+    if not isinstance(contact_email, str):
+        raise ValidationError({"contact_email": [_("Must be text.")]})
+    address = contact_email.strip()
+    if address:
+        try:
+            if len(address) > limits.EMAIL_MAX_LENGTH:
+                raise ValidationError("too long")
+            validate_email(address)
+        except ValidationError:
+            raise ValidationError(
+                {
+                    "contact_email": [
+                        _("%(value)s is not an email address.") % {"value": repr(address)[:80]}
+                    ]
+                }
+            ) from None
+    survey = Survey.objects.select_for_update().get(pk=survey.pk)
+    survey.contact_name, survey.contact_email = name, address
+    survey.save(update_fields=["contact_name", "contact_email", "updated_at"])
+    return survey
 
 
 def unsubscribe_token(invitation_id) -> str:
@@ -66,8 +107,16 @@ def _waiting():
     )
 
 
+def invitation_survey(invitation) -> Survey:
+    """The invitation's survey with its texts in the invitee's language when the survey is
+    offered in it, else in its own (``survey.language`` says which), for display only."""
+    return survey_for_respondent(
+        survey=invitation.survey, preferences=[invitation.language] if invitation.language else []
+    )
+
+
 def _message(invitation, *, base_url):
-    survey = invitation.survey
+    survey = invitation_survey(invitation)
     code = code_open(invitation.sealed_code, survey_id=survey.pk)
     if code is None:
         raise ValueError("the invitation's code cannot be opened with this SECRET_KEY")
@@ -75,8 +124,8 @@ def _message(invitation, *, base_url):
     context = {
         "survey": survey,
         "link": invitation_link(slug=survey.slug, code=code, base_url=base),
-        "contact": survey.owner.email,
-        "researcher": survey.owner.get_username(),
+        "contact": survey.contact_email,
+        "researcher": survey.contact_name,
         "unsubscribe": base
         + reverse(
             "surveys:invitation-unsubscribe", kwargs={"token": unsubscribe_token(invitation.pk)}
@@ -92,7 +141,7 @@ def _message(invitation, *, base_url):
         subject=subject,
         body=body,
         to=[invitation.email],
-        reply_to=[survey.owner.email] if survey.owner.email else None,
+        reply_to=[survey.contact_email] if survey.contact_email else None,
     )
 
 
@@ -104,18 +153,26 @@ def invitations_send(*, base_url, limit=None, connection=None) -> SendReport:
     if limit is not None:
         candidates = candidates[:limit]
     connection = connection or get_connection(fail_silently=False)
+    # The invitation email goes whatever the invitee did meanwhile (holding it back would
+    # show whose code obtained a token); a reminder only to a code that has obtained none.
+    sendable = Q(mail_pending=Invitation.Mail.INVITATION) | Q(status=Invitation.Status.UNUSED)
     for pk, attempts in list(candidates):
         # Claimed by moving its counter on: a concurrent runner's update then matches nothing.
-        claimed = Invitation.objects.filter(
-            pk=pk, mail_attempts=attempts, status=Invitation.Status.UNUSED, unsubscribed=False
-        ).exclude(mail_pending=Invitation.Mail.NONE)
+        claimed = (
+            Invitation.objects.filter(sendable, pk=pk, mail_attempts=attempts, unsubscribed=False)
+            .exclude(status=Invitation.Status.REVOKED)
+            .exclude(mail_pending=Invitation.Mail.NONE)
+        )
         if not claimed.update(mail_attempts=F("mail_attempts") + 1):
-            # Taken by another runner, or used, revoked or unsubscribed meanwhile.
-            Invitation.objects.filter(pk=pk).exclude(status=Invitation.Status.UNUSED).update(
+            # Taken by another runner, or revoked, unsubscribed or (a reminder) used meanwhile.
+            Invitation.objects.filter(pk=pk).exclude(sendable).update(
+                mail_pending=Invitation.Mail.NONE
+            )
+            Invitation.objects.filter(pk=pk, status=Invitation.Status.REVOKED).update(
                 mail_pending=Invitation.Mail.NONE
             )
             continue
-        invitation = Invitation.objects.select_related("survey__owner").get(pk=pk)
+        invitation = Invitation.objects.select_related("survey").get(pk=pk)
         try:
             message = _message(invitation, base_url=base_url)
             message.connection = connection
@@ -132,7 +189,11 @@ def invitations_send(*, base_url, limit=None, connection=None) -> SendReport:
             mail_error="",
             mails_sent=F("mails_sent") + 1,
         )
-    return SendReport(sent=sent, failed=failed)
+        if invitation.mail_pending == Invitation.Mail.REMINDER:
+            Survey.objects.filter(pk=invitation.survey_id).update(
+                reminders_sent=F("reminders_sent") + 1
+            )
+    return SendReport(sent=sent, failed=failed, waiting=_waiting().count())
 
 
 def mail_configured() -> bool:

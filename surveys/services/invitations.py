@@ -6,22 +6,16 @@ code for an RSA blind signature (RFC 9474) on a message the server never sees
 (``token_issue``), and later submits with that token, never the code
 (``services.tokens``). The code is stored sealed under a key derived from ``SECRET_KEY``
 (editors must be able to read it again, to resend or print it) and found by an HMAC digest
-under another derived key, so a copy of the database alone holds no usable code.
+under another derived key, so a copy of the database alone holds no usable code
+(``services.invitation_codes``).
 
 Nothing here records when a token was obtained: the invitation's status changes from
-``unused`` to ``issued``, and that is all.
+``unused`` to ``issued``, and that is all. Nor does anything a researcher reads show that
+status for one invitation (``InvitationView`` has none): the survey's counts only.
 """
 
-import base64
-import hashlib
-import hmac
-import secrets
 from dataclasses import dataclass
 
-from cryptography.exceptions import InvalidTag
-from cryptography.hazmat.primitives import hashes
-from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
@@ -36,81 +30,18 @@ from .. import limits
 from ..models import Invitation, Survey, SurveyTokenKey, is_slug
 from . import schedule
 from .errors import Reason, SurveyConflict, SurveyNotAcceptingResponses
+from .invitation_codes import (  # noqa: F401  (re-exported: the codes' public names)
+    INVITATION_FRAGMENT,
+    code_digest,
+    code_open,
+    code_seal,
+    invitation_link,
+    new_code,
+    normalize_code,
+    secrets_in_use,
+)
 
 TOKEN_SCHEME = "RSABSSA-SHA384-PSS-Randomized"
-_CODE_DIGEST_INFO = b"rrsurvey invitation code digest v1"
-_CODE_SEAL_INFO = b"rrsurvey invitation code seal v1"
-_NONCE_LENGTH = 12
-
-
-# --- codes ----------------------------------------------------------------------------------
-
-
-def new_code() -> str:
-    """A fresh invitation code: 160 random bits as 32 lower-case base32 characters (letters
-    and the digits 2-7: nothing to confuse when typed from a printed slip)."""
-    raw = secrets.token_bytes(limits.INVITATION_CODE_BYTES)
-    return base64.b32encode(raw).decode().lower()
-
-
-def normalize_code(text) -> str | None:
-    """A code as typed or linked (any case, spaces or dashes between groups), or None when it
-    cannot be one."""
-    if not isinstance(text, str):
-        return None
-    code = "".join(text.split()).replace("-", "").lower()
-    alphabet = "abcdefghijklmnopqrstuvwxyz234567"
-    if len(code) != limits.INVITATION_CODE_LENGTH or any(char not in alphabet for char in code):
-        return None
-    return code
-
-
-def _derived(secret, info) -> bytes:
-    secret_bytes = secret.encode() if isinstance(secret, str) else bytes(secret)
-    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=info).derive(secret_bytes)
-
-
-def _secrets():
-    return (settings.SECRET_KEY, *getattr(settings, "SECRET_KEY_FALLBACKS", ()))
-
-
-def code_digest(code, *, secret=None) -> str:
-    """What a code is looked up by: HMAC-SHA256 under a key derived from ``SECRET_KEY``."""
-    key = _derived(secret or settings.SECRET_KEY, _CODE_DIGEST_INFO)
-    return hmac.new(key, code.encode(), hashlib.sha256).hexdigest()
-
-
-def code_seal(code, *, survey_id) -> bytes:
-    """The code encrypted for storage (AES-256-GCM, the survey's id authenticated with it)."""
-    nonce = secrets.token_bytes(_NONCE_LENGTH)
-    key = AESGCM(_derived(settings.SECRET_KEY, _CODE_SEAL_INFO))
-    return nonce + key.encrypt(nonce, code.encode(), str(survey_id).encode())
-
-
-def code_open(sealed, *, survey_id) -> str | None:
-    """The code ``code_seal`` sealed, or None when no secret opens it (a rotated
-    ``SECRET_KEY`` without its old value among ``SECRET_KEY_FALLBACKS``)."""
-    sealed = bytes(sealed)
-    for secret in _secrets():
-        key = AESGCM(_derived(secret, _CODE_SEAL_INFO))
-        try:
-            plain = key.decrypt(
-                sealed[:_NONCE_LENGTH], sealed[_NONCE_LENGTH:], str(survey_id).encode()
-            )
-        except InvalidTag:
-            continue
-        return plain.decode()
-    return None
-
-
-INVITATION_FRAGMENT = "invitation"
-
-
-def invitation_link(*, slug, code, base_url) -> str:
-    """The personal link: the survey's page with the code in the fragment (``#invitation=``).
-    A fragment never leaves the browser: no request line, server or proxy log, or Referer
-    holds it; the page reads it and removes it from the address bar."""
-    return f"{base_url.rstrip('/')}/s/{slug}/#{INVITATION_FRAGMENT}={code}"
 
 
 # --- the survey's key -----------------------------------------------------------------------
@@ -150,31 +81,49 @@ def _private_key(token_key):
 
 @dataclass(frozen=True)
 class InvitationView:
-    """An invitation as editors and the owner see it (``code`` None for a viewer)."""
+    """An invitation as the survey's members see it (``code`` None for a viewer).
+
+    Whether its code obtained a token, or a reminder went to it, is not here: a researcher
+    who could see it change would see who answered when the response count moved. The
+    invitation email's own state (``mail``: ``waiting``, ``sent``, ``failed`` or "") is,
+    since it is sent whatever the invitee does."""
 
     id: int
     email: str | None
     code: str | None
-    status: str
-    mail_pending: str
+    revoked: bool
+    pilot: bool
+    language: str
+    mail: str
     mail_attempts: int
     mail_error: str
-    mails_sent: int
     unsubscribed: bool
 
 
+def _invitation_mail_state(invitation) -> str:
+    if not invitation.email:
+        return ""
+    if invitation.mail_pending == Invitation.Mail.INVITATION:
+        return "failed" if invitation.mail_attempts >= limits.MAIL_ATTEMPTS_MAX else "waiting"
+    # A reminder only ever follows a sent invitation, so either way the invitation went.
+    return "sent" if invitation.mails_sent else ""
+
+
 def invitation_view(invitation, *, with_code) -> InvitationView:
+    invitation_waiting = invitation.mail_pending == Invitation.Mail.INVITATION
     return InvitationView(
         id=invitation.pk,
         email=invitation.email or None,
         code=code_open(invitation.sealed_code, survey_id=invitation.survey_id)
         if with_code
         else None,
-        status=invitation.status,
-        mail_pending=invitation.mail_pending,
-        mail_attempts=invitation.mail_attempts,
-        mail_error=invitation.mail_error,
-        mails_sent=invitation.mails_sent,
+        revoked=invitation.status == Invitation.Status.REVOKED,
+        pilot=invitation.pilot,
+        language=invitation.language,
+        mail=_invitation_mail_state(invitation),
+        # A reminder's attempts and errors would tell whose code has obtained no token.
+        mail_attempts=invitation.mail_attempts if invitation_waiting else 0,
+        mail_error=invitation.mail_error if invitation_waiting else "",
         unsubscribed=invitation.unsubscribed,
     )
 
@@ -247,23 +196,47 @@ def _clean_count(count):
     return count
 
 
+def clean_invitation_language(language) -> str:
+    """The language an invitee's email and slip are written in: one of the site's languages,
+    or "" for the survey's own."""
+    if language in (None, ""):
+        return ""
+    codes = [code for code, _name in settings.LANGUAGES]
+    if not isinstance(language, str) or language not in codes:
+        raise ValidationError(
+            {
+                "language": [
+                    _("Must be one of %(codes)s, got %(value)s.")
+                    % {"codes": ", ".join(codes), "value": repr(language)[:40]}
+                ]
+            }
+        )
+    return language
+
+
 @transaction.atomic
-def invitations_create(*, survey, emails=None, count=None, lines=None) -> list[InvitationView]:
+def invitations_create(
+    *, survey, emails=None, count=None, lines=None, language=None
+) -> list[InvitationView]:
     """New invitations: one per address in ``emails`` (cleaned; an address the survey has
-    invited before is not invited again) or ``count`` anonymous ones (printed slips). Each
-    email invitation waits for ``send_invitations`` to mail it."""
+    invited before is not invited again) or ``count`` anonymous ones (printed slips), their
+    email and slip in ``language`` (else the survey's own). Each email invitation waits for
+    the worker (``tasks.invitations_send_task``, or ``send_invitations``) to mail it. Made
+    while the survey is a pilot, they are pilot invitations (``services.pilot``)."""
     if (emails is None) == (count is None):
         raise ValidationError(
             {"non_field_errors": [_("Send either emails or count, not both and not neither.")]}
         )
     addresses = clean_emails(emails, lines=lines) if emails is not None else None
     number = _clean_count(count) if count is not None else len(addresses)
+    language = clean_invitation_language(language)
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
     _ensure_takes_invitations(survey)
     token_key_ensure(survey=survey)
+    pilot = survey.status == Survey.Status.PILOT
     if addresses is not None:
         known = set(
-            Invitation.objects.filter(survey=survey, email__in=addresses).values_list(
+            Invitation.objects.filter(survey=survey, pilot=pilot, email__in=addresses).values_list(
                 "email", flat=True
             )
         )
@@ -289,9 +262,21 @@ def invitations_create(*, survey, emails=None, count=None, lines=None) -> list[I
             code_digest=code_digest(code),
             sealed_code=code_seal(code, survey_id=survey.pk),
             mail_pending=Invitation.Mail.INVITATION if email else Invitation.Mail.NONE,
+            pilot=pilot,
+            language=language,
         )
         made.append(invitation_view(invitation, with_code=True))
+    if addresses:
+        mail_soon()
     return made
+
+
+def mail_soon() -> None:
+    """Have the worker send what waits once the current transaction commits."""
+    # Imported here: the tasks module imports the services that import this one.
+    from ..tasks import enqueue_after_commit, invitations_send_task
+
+    enqueue_after_commit(invitations_send_task)
 
 
 def _invitation_locked(*, survey, invitation_id):
@@ -327,16 +312,10 @@ def invitation_reset(*, survey, invitation_id) -> InvitationView:
 
 @transaction.atomic
 def invitation_revoke(*, survey, invitation_id) -> None:
-    """Revoke an unused invitation: its code obtains nothing from now on."""
+    """Revoke an invitation: its code obtains nothing from now on. Refused for none that is
+    not revoked, so the answer says nothing of whether its code obtained a token (a token
+    obtained before stays valid, as after a reset)."""
     invitation = _invitation_locked(survey=survey, invitation_id=invitation_id)
-    if invitation.status == Invitation.Status.ISSUED:
-        raise SurveyConflict(
-            _(
-                "This invitation's code has already obtained its token; it can no longer be "
-                "revoked."
-            ),
-            reason=Reason.INVITATION_USED,
-        )
     invitation.status = Invitation.Status.REVOKED
     invitation.mail_pending = Invitation.Mail.NONE
     invitation.save(update_fields=["status", "mail_pending"])
@@ -345,18 +324,23 @@ def invitation_revoke(*, survey, invitation_id) -> None:
 @transaction.atomic
 def reminders_queue(*, survey) -> int:
     """Queue a reminder for every emailed invitation whose code has not obtained a token yet
-    (and whose invitee has not opted out); the number queued."""
+    (and whose invitee has not opted out), of the pilot while it runs and of the real study
+    after; the number queued. Who they are is shown nowhere: the worker sends them."""
     _ensure_takes_invitations(survey)
-    return (
+    queued = (
         Invitation.objects.filter(
             survey=survey,
             status=Invitation.Status.UNUSED,
             unsubscribed=False,
+            pilot=survey.status == Survey.Status.PILOT,
         )
         .exclude(email="")
         .exclude(mail_pending=Invitation.Mail.INVITATION)
         .update(mail_pending=Invitation.Mail.REMINDER, mail_attempts=0, mail_error="")
     )
+    if queued:
+        mail_soon()
+    return queued
 
 
 # --- the invitee's side ---------------------------------------------------------------------
@@ -397,7 +381,7 @@ def token_issue(*, slug, code, blinded_message) -> bytes:
         blinded = blindrsa.b64url_decode(blinded_message)
     except (ValueError, blindrsa.BlindSignatureError):
         raise ValidationError({"blinded_message": [_("Must be base64url text.")]}) from None
-    digests = [code_digest(normalized, secret=secret) for secret in _secrets()]
+    digests = [code_digest(normalized, secret=secret) for secret in secrets_in_use()]
     invitation = (
         Invitation.objects.select_for_update()
         .filter(survey=survey, code_digest__in=digests)
@@ -428,8 +412,10 @@ def token_issue(*, slug, code, blinded_message) -> bytes:
             ) from None
         raise
     # Conditional, so that of two concurrent requests for one code only one signature leaves.
+    # The invitation email, if it still waits, is sent anyway: a mail held back would show
+    # whose code obtained a token. A waiting reminder is dropped by the sender.
     updated = Invitation.objects.filter(pk=invitation.pk, status=Invitation.Status.UNUSED).update(
-        status=Invitation.Status.ISSUED, mail_pending=Invitation.Mail.NONE
+        status=Invitation.Status.ISSUED
     )
     if updated != 1:
         raise _invitation_used()

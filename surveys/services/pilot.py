@@ -8,7 +8,9 @@ option counts, and any public release drawn from them. The services (``survey_pi
 ``survey_open``) call these inside their transaction, with the survey's row locked.
 """
 
+from django.core.exceptions import ValidationError
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from .. import selectors
 from ..models import (
@@ -61,6 +63,67 @@ def pilot_tokens_discard(*, survey) -> None:
     issued.update(status=Invitation.Status.UNUSED)
     SurveyTokenKey.objects.filter(survey=survey).delete()
     token_key_ensure(survey=survey)
+
+
+PILOT_INVITATIONS_CHOICES = ("revoke", "reissue")
+
+
+def clean_pilot_invitations(value) -> str:
+    """What happens to the pilot's invitations at the real opening: ``revoke`` (the default)
+    or ``reissue`` (new codes, counted in the real study, emailed again)."""
+    if value is None:
+        return "revoke"
+    if value not in PILOT_INVITATIONS_CHOICES:
+        raise ValidationError(
+            {
+                "pilot_invitations": [
+                    _("Must be “revoke” or “reissue”, got %(value)s.") % {"value": repr(value)[:40]}
+                ]
+            }
+        )
+    return value
+
+
+def pilot_invitations_settle(*, survey, choice) -> int:
+    """At the real opening, the pilot's invitations stop working: revoked (their codes obtain
+    nothing, and they stay apart from the real study's, shown as the pilot's), or, if the
+    researcher chose ``reissue``, each is copied into the real study with a new code (an
+    address gets its email again) before being revoked. How many were re-issued."""
+    from .invitations import code_digest, code_seal, mail_soon, new_code
+
+    pilot = Invitation.objects.filter(survey=survey, pilot=True).exclude(
+        status=Invitation.Status.REVOKED
+    )
+    reissued = []
+    if choice == "reissue":
+        # An address invited before the pilot already has its real invitation.
+        real = set(
+            Invitation.objects.filter(survey=survey, pilot=False)
+            .exclude(email="")
+            .values_list("email", flat=True)
+        )
+        for invitation in pilot.order_by("created_at", "id"):
+            if invitation.email in real:
+                continue
+            code = new_code()
+            reissued.append(
+                Invitation(
+                    survey=survey,
+                    email=invitation.email,
+                    language=invitation.language,
+                    unsubscribed=invitation.unsubscribed,
+                    code_digest=code_digest(code),
+                    sealed_code=code_seal(code, survey_id=survey.pk),
+                    mail_pending=Invitation.Mail.INVITATION
+                    if invitation.email and not invitation.unsubscribed
+                    else Invitation.Mail.NONE,
+                )
+            )
+    pilot.update(status=Invitation.Status.REVOKED, mail_pending=Invitation.Mail.NONE)
+    Invitation.objects.bulk_create(reissued)
+    if any(invitation.email for invitation in reissued):
+        mail_soon()
+    return len(reissued)
 
 
 def pilot_design_refresh(*, survey_id) -> None:

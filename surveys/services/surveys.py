@@ -20,7 +20,12 @@ from ..models import GroupingOption, Question, Survey
 from .comprehension import comprehension_sync
 from .errors import Reason, SurveyConflict
 from .invitations import token_key_ensure
-from .pilot import pilot_design_refresh, pilot_responses_delete
+from .pilot import (
+    clean_pilot_invitations,
+    pilot_design_refresh,
+    pilot_invitations_settle,
+    pilot_responses_delete,
+)
 from .question_types import TYPE_FIELDS
 from .questions import clean_question_specs, questions_create
 from .tallies import group_tallies_ensure
@@ -185,10 +190,13 @@ def trash_purge(*, now=None) -> int:
 
 
 @transaction.atomic
-def survey_open(*, survey) -> Survey:
-    """Open for responses. The first opening freezes the design and records its fingerprint."""
+def survey_open(*, survey, pilot_invitations=None) -> Survey:
+    """Open for responses. The first opening freezes the design and records its fingerprint;
+    a pilot's invitations are revoked then, or re-issued with new codes when
+    ``pilot_invitations`` is ``"reissue"`` (``pilot.pilot_invitations_settle``)."""
+    choice = clean_pilot_invitations(pilot_invitations)
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
-    fields = ["status", "updated_at", *freeze_for_opening(survey)]
+    fields = ["status", "updated_at", *freeze_for_opening(survey, pilot_invitations=choice)]
     now = timezone.now()
     # Opening by hand means now: a later scheduled opening, or a close time already past,
     # would otherwise keep the survey from taking responses.
@@ -216,14 +224,16 @@ def _ensure_openable(survey):
         raise SurveyConflict(problems[0], reason=Reason.DESIGN_OUT_OF_BOUNDS, field=field) from None
 
 
-def freeze_for_opening(survey) -> list[str]:
-    """At the first opening for the real study, pilot responses go and the design freezes;
-    the names of the fields this set (none when the survey has been opened before)."""
+def freeze_for_opening(survey, *, pilot_invitations="revoke") -> list[str]:
+    """At the first opening for the real study, pilot responses go (and the pilot's
+    invitations: revoked, or re-issued) and the design freezes; the names of the fields this
+    set (none when the survey has been opened before)."""
     if survey.opened_at is not None:
         return []
     _ensure_openable(survey)
     if survey.status == Survey.Status.PILOT:
         pilot_responses_delete(survey=survey)
+        pilot_invitations_settle(survey=survey, choice=pilot_invitations)
     survey.opened_at = timezone.now()
     # Named afresh, never the pilot's: every browser then drops its pilot memo and draws a new
     # submission id and new coins, so no pilot row (nor its export) shares an id with the study.

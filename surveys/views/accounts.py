@@ -6,6 +6,7 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import ValidationError
 from django.http import Http404, HttpResponseRedirect
 from django.shortcuts import redirect, render
@@ -295,9 +296,32 @@ def account(request):
 
 @require_http_methods(["GET", "POST"])
 def email_verify(request, token):
-    """GET shows what the link would verify and a button; the POST verifies. (A mail
-    scanner that fetches links must not verify on the reader's behalf.)"""
+    """GET shows what the link would verify, for which account, and a button; the POST
+    verifies. (A mail scanner that fetches links must not verify on the reader's behalf.)
+
+    Only the signed-in account that asked for the link can use it: someone who signs up with
+    a victim's address must not get it verified because the victim clicked the link mailed
+    to them."""
     link = account_services.verification_read(token=token)
+    if link is not None and not request.user.is_authenticated:
+        return redirect_to_login(request.get_full_path())
+    if link is not None and request.user.pk != link.user_id:
+        return render(
+            request,
+            "accounts/message_page.html",
+            {
+                "heading": _("This link is not for your account"),
+                "text": _(
+                    "It verifies an address for another account than the one you are signed "
+                    "in as (%(username)s), so it verifies nothing here. If you did not ask for "
+                    "it, someone may have signed up with your address: ignore the link."
+                )
+                % {"username": request.user.get_username()},
+                "link_url": reverse_lazy("account"),
+                "link_label": _("Your account"),
+            },
+            status=403,
+        )
     if link is None:
         return render(
             request,
@@ -329,4 +353,8 @@ def email_verify(request, token):
                 "link_label": _("My surveys"),
             },
         )
-    return render(request, "accounts/verify_email.html", {"email": link.email})
+    return render(
+        request,
+        "accounts/verify_email.html",
+        {"email": link.email, "username": request.user.get_username()},
+    )

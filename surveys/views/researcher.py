@@ -10,7 +10,13 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.core.paginator import Paginator
-from django.http import Http404, HttpResponse, HttpResponseNotAllowed, JsonResponse
+from django.http import (
+    Http404,
+    HttpResponse,
+    HttpResponseBadRequest,
+    HttpResponseNotAllowed,
+    JsonResponse,
+)
 from django.shortcuts import redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -24,6 +30,7 @@ from ..qr import qr_svg
 from ..selectors import accounts as account_selectors
 from ..selectors import languages
 from ..services import schedule
+from ..services.pilot import PILOT_INVITATIONS_CHOICES
 from .common import (
     EDITOR,
     OWNER,
@@ -194,7 +201,17 @@ def survey_preview(request, survey):
 @member_view(POST=EDITOR)
 def survey_open(request, survey):
     message = _("The survey is open: respondents can answer now.")
-    return builder_action(request, survey, services.survey_open, message)
+    # The open-for-real confirmation of an invitation pilot: revoke its invitations (the
+    # default) or re-issue them with new codes.
+    choice = request.POST.get("pilot_invitations") or None
+    if choice not in (None, *PILOT_INVITATIONS_CHOICES):
+        return HttpResponseBadRequest("pilot_invitations must be revoke or reissue.")
+    return builder_action(
+        request,
+        survey,
+        lambda survey: services.survey_open(survey=survey, pilot_invitations=choice),
+        message,
+    )
 
 
 @member_view(POST=OWNER)

@@ -286,11 +286,16 @@ def test_a_pilots_tokens_go_with_its_responses(respondent, make_survey):
     (made,) = invitations.invitations_create(survey=pilot, count=1)
     token, _ = obtain_token(respondent, pilot, made.code)
     assert submit_with(respondent, pilot, token=token).status_code == 201
-    opened = services.survey_open(survey=pilot)
+    opened = services.survey_open(survey=pilot, pilot_invitations="reissue")
     assert stored(opened) == (0, 0, 0)
-    # The pilot's token does not verify under the study's key; the code obtains a new one.
+    # The pilot's token does not verify under the study's key; the pilot's code obtains
+    # nothing, and the invitation re-issued for the study obtains a new token.
     assert submit_with(respondent, opened, token=token).status_code == 400
-    fresh, response = obtain_token(respondent, opened, made.code)
+    _, refused = obtain_token(respondent, opened, made.code)
+    assert refused.status_code == 404
+    reissued = Invitation.objects.get(survey=opened, pilot=False)
+    code = invitations.code_open(reissued.sealed_code, survey_id=opened.pk)
+    fresh, response = obtain_token(respondent, opened, code)
     assert response.status_code == 201
     assert submit_with(respondent, opened, token=fresh).status_code == 201
     assert stored(opened) == (1, 1, 1)

@@ -82,7 +82,8 @@ def test_emails_make_one_invitation_each_deduplicated(owner_api, closed_study):
     made = response.json()["invitations"]
     assert [row["email"] for row in made] == ["ann@example.org", "bo@example.org"]
     for row in made:
-        assert row["status"] == "unused"
+        assert row["revoked"] is False and row["pilot"] is False
+        assert "status" not in row  # whether a code obtained its token is shown nowhere
         assert len(row["code"]) == 32  # 160 bits
         assert row["link"].endswith(f"/s/{closed_study.slug}/#invitation={row['code']}")
     # Asking again invites nobody twice.
@@ -169,7 +170,7 @@ def test_revoke_an_unused_invitation(owner_api, closed_study):
     (made,) = owner_api.post(url(closed_study), {"count": 1}, format="json").json()["invitations"]
     assert owner_api.delete(url(closed_study, f"{made['id']}/")).status_code == 204
     listed = owner_api.get(url(closed_study)).json()
-    assert listed["invitations"][0]["status"] == "revoked"
+    assert listed["invitations"][0]["revoked"] is True
     assert listed["counts"]["invited"] == 0
     assert listed["counts"]["revoked"] == 1
     # A revoked invitation gets no new code.
@@ -196,3 +197,48 @@ def test_reminders_go_to_unused_emailed_invitations_only(owner_api, closed_study
             "email", flat=True
         )
     ) == ["a@example.org"]
+
+
+def test_revoking_answers_the_same_whether_or_not_the_code_obtained_its_token(
+    owner_api, closed_study
+):
+    """A 409 for a used code would tell the researcher whose code obtained a token."""
+    made = owner_api.post(url(closed_study), {"count": 2}, format="json").json()["invitations"]
+    Invitation.objects.filter(pk=made[0]["id"]).update(status="issued")
+    for row in made:
+        assert owner_api.delete(url(closed_study, f"{row['id']}/")).status_code == 204
+    assert set(Invitation.objects.filter(survey=closed_study).values_list("status", flat=True)) == {
+        "revoked"
+    }
+
+
+def test_the_sender_is_set_by_editors_and_a_bad_address_is_named(owner_api, closed_study):
+    sender = url(closed_study, "sender/")
+    assert owner_api.get(sender).json() == {"contact_name": "", "contact_email": ""}
+    bad = owner_api.put(sender, {"contact_name": "Dr. Park", "contact_email": "x"}, format="json")
+    assert bad.status_code == 400 and "contact_email" in bad.json()["errors"]
+    missing = owner_api.put(sender, {"contact_name": "Dr. Park"}, format="json")
+    assert missing.status_code == 400 and "contact_email" in missing.json()["errors"]
+    body = {"contact_name": "Dr. Park", "contact_email": "park@example.org"}
+    assert owner_api.put(sender, body, format="json").json() == body
+    viewer = get_user_model().objects.create_user("viewer", password="pw-correct-horse-42")
+    add_member(survey=closed_study, user=viewer, role="viewer")
+    assert token_client(viewer).get(sender).json() == body
+    assert token_client(viewer).put(sender, body, format="json").status_code == 403
+
+
+def test_a_bad_language_is_refused_naming_it(owner_api, closed_study):
+    response = owner_api.post(url(closed_study), {"count": 1, "language": "xx"}, format="json")
+    assert response.status_code == 400 and "language" in response.json()["errors"]
+    assert not Invitation.objects.filter(survey=closed_study).exists()
+
+
+def test_opening_a_pilot_names_a_bad_choice_for_its_invitations(owner_api, make_survey):
+    pilot = make_survey(status="pilot", access="invitation")
+    opened = f"/api/v1/surveys/{pilot.pk}/open/"
+    bad = owner_api.post(opened, {"pilot_invitations": "keep"}, format="json")
+    assert bad.status_code == 400 and "pilot_invitations" in bad.json()["errors"]
+    unknown = owner_api.post(opened, {"other": 1}, format="json")
+    assert unknown.status_code == 400 and "other" in unknown.json()["errors"]
+    reissue = {"pilot_invitations": "reissue"}
+    assert owner_api.post(opened, reissue, format="json").status_code == 200

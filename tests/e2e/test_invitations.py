@@ -221,6 +221,11 @@ def test_the_researchers_page_invites_counts_and_prints(live_server, page, sign_
     page.get_by_role("button", name="Make anonymous codes").click()
     page.get_by_text("3 invitations made.").wait_for()
     assert page.locator("[data-count=invited]").inner_text() == "5"
+    page.get_by_label("Your name as invitees see it").fill("Dr. Min Park")
+    page.get_by_label("Contact address for questions about the study").fill("park@example.org")
+    page.get_by_role("button", name="Save").click()
+    page.get_by_text("Saved: invitation emails and slips name you this way.").wait_for()
+    page.screenshot(path="/tmp/invitees-page.png", full_page=True)
     page.goto(f"{live_server.url}/surveys/{study.pk}/invitees/sheet/")
     assert page.locator(".slip").count() == 3
     assert page.locator(".slip svg").count() == 3

@@ -7,14 +7,15 @@ from surveys.services import invitation_mail
 class Command(BaseCommand):
     help = (
         "Send the invitation and reminder emails that wait, retrying failed ones (up to "
-        "MAIL_ATTEMPTS_MAX attempts each). Run it every few minutes, e.g. from cron "
-        "(docs/deploying.md, 'Invitation emails'). Sending nothing twice, it is safe to rerun."
+        "MAIL_ATTEMPTS_MAX attempts each). The worker (manage.py db_worker) sends them on its "
+        "own; run this every few minutes from cron instead or as well (docs/deploying.md, "
+        "'Invitation emails'). Sending nothing twice, it is safe to rerun."
     )
 
     def add_arguments(self, parser):
         parser.add_argument(
             "--base-url",
-            default=getattr(settings, "SITE_URL", "") or None,
+            default=settings.SITE_URL or None,
             help="The site's address that links start with, e.g. https://surveys.example.org.",
         )
         parser.add_argument("--limit", type=int, default=None, help="Send at most this many.")

@@ -2,6 +2,7 @@
 links are right, a failed send is kept, shown and retried, and nothing is sent twice."""
 
 import email
+import email.header
 import re
 import socket
 
@@ -63,9 +64,12 @@ def smtp(settings):
 
 @pytest.fixture
 def study(make_survey, owner):
-    owner.email = "researcher@example.org"
+    owner.email = "owner-private@example.org"
     owner.save()
-    return make_survey(access="invitation", intro="A short staff survey.")
+    survey = make_survey(access="invitation", intro="A short staff survey.")
+    return invitation_mail.invitation_sender_update(
+        survey=survey, contact_name="Dr. Min Park", contact_email="researcher@example.org"
+    )
 
 
 def links_in(text):
@@ -84,7 +88,12 @@ def test_invitations_arrive_with_their_personal_links(smtp, study):
         assert personal == f"{BASE_URL}/s/{study.slug}/#invitation={view.code}"
         assert unsubscribe.startswith(f"{BASE_URL}/s/unsubscribe/")
         assert "A short staff survey." in body
-        assert "researcher@example.org" in body
+        # Named as they chose to be shown, never by their username or account address.
+        assert "Questions about the study: Dr. Min Park, researcher@example.org" in body
+        assert "owner" not in body
+        assert "the researcher sees how many people answered, never whether you did" in (
+            body.lower()
+        )
     # Nothing waits any more, so a second run sends nothing.
     assert invitation_mail.invitations_send(base_url=BASE_URL).sent == 0
     assert len(smtp.messages) == 2
@@ -145,6 +154,39 @@ def test_a_forged_unsubscribe_link_is_a_404(anonymous_api, db):
     assert anonymous_api.post("/s/unsubscribe/not-a-token/").status_code == 404
 
 
-def test_the_command_needs_the_sites_address(db):
+def test_the_command_needs_the_sites_address(db, settings):
+    settings.SITE_URL = ""
     with pytest.raises(CommandError, match="base-url"):
         call_command("send_invitations")
+
+
+def test_the_email_is_in_the_invitees_language_else_the_surveys_first(smtp, make_survey):
+    from surveys.services import translations
+    from tests.helpers import translation_texts
+
+    survey = make_survey(access="invitation", intro="A short staff survey.", status="draft")
+    translations.survey_translations_save(
+        survey=survey, texts=translation_texts(survey, into=("ko",), mark=lambda code: "(한국어)")
+    )
+    invitation_mail.invitation_sender_update(
+        survey=survey, contact_name="박민 연구원", contact_email="park@example.org"
+    )
+    invitations.invitations_create(survey=survey, emails=["ko@example.org"], language="ko")
+    # Chinese is a site language, but this survey is not offered in it: its first, English.
+    invitations.invitations_create(survey=survey, emails=["zh@example.org"], language="zh-hans")
+    invitations.invitations_create(survey=survey, emails=["en@example.org"])
+    assert invitation_mail.invitations_send(base_url=BASE_URL).sent == 3
+    subjects = {
+        recipients[0]: str(email.header.make_header(email.header.decode_header(message["Subject"])))
+        for recipients, message in smtp.messages
+    }
+    (korean,) = smtp.bodies("ko@example.org")
+    assert subjects["ko@example.org"] == "초대: Workplace habits (한국어)"
+    assert "A short staff survey. (한국어)" in korean
+    assert "연구자는 몇 명이 응답했는지만 볼 수 있고, 귀하가 응답했는지는 알 수 없습니다." in korean
+    assert "박민 연구원, park@example.org" in korean
+    assert "Your personal link" not in korean
+    for address in ("zh@example.org", "en@example.org"):
+        (body,) = smtp.bodies(address)
+        assert subjects[address] == "You are invited: Workplace habits"
+        assert "Your personal link" in body and "(한국어)" not in body

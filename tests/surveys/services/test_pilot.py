@@ -249,3 +249,71 @@ def test_duplicate_copies_consent_and_target_but_not_the_pilot(make_survey):
     )
     assert copy.consent_changed_at is not None
     assert (copy.opens_at, copy.closes_at, copy.response_count) == (None, None, 0)
+
+
+# --- a pilot's invitations (docs/invitations.md, "The wiring") ---------------------------
+
+
+def invitation_pilot(make_survey):
+    from surveys.services import invitations
+
+    survey = make_survey(status="pilot", access="invitation")
+    made = invitations.invitations_create(survey=survey, emails=["t@example.org"])
+    made += invitations.invitations_create(survey=survey, count=2, language="ko")
+    return survey, made
+
+
+def test_opening_revokes_the_pilots_invitations_and_sets_them_apart(make_survey):
+    from surveys.models import Invitation
+    from surveys.selectors.invitations import invitation_counts
+
+    survey, _made = invitation_pilot(make_survey)
+    while_piloting = invitation_counts(survey=survey)
+    assert (while_piloting.pilot, while_piloting.invited) == (True, 3)
+    survey = services.survey_open(survey=survey)
+    assert set(Invitation.objects.values_list("pilot", "status")) == {(True, "revoked")}
+    counts = invitation_counts(survey=survey)
+    assert (counts.pilot, counts.invited, counts.revoked, counts.set_apart) == (False, 0, 0, 3)
+
+
+def test_opening_can_reissue_the_pilots_invitations_with_new_codes(make_survey):
+    from surveys.models import Invitation
+    from surveys.selectors.invitations import invitation_counts
+    from surveys.services import invitations
+
+    survey, made = invitation_pilot(make_survey)
+    survey = services.survey_open(survey=survey, pilot_invitations="reissue")
+    real = Invitation.objects.filter(survey=survey, pilot=False).order_by("id")
+    assert [(row.email, row.language, row.status, row.mail_pending) for row in real] == [
+        ("t@example.org", "", "unused", "invitation"),  # emailed again, with its new code
+        ("", "ko", "unused", ""),
+        ("", "ko", "unused", ""),
+    ]
+    new_codes = {invitations.code_open(row.sealed_code, survey_id=survey.pk) for row in real}
+    assert not new_codes & {view.code for view in made}
+    counts = invitation_counts(survey=survey)
+    assert (counts.invited, counts.set_apart) == (3, 3)
+
+
+def test_an_unknown_choice_for_the_pilots_invitations_is_refused(make_survey):
+    from django.core.exceptions import ValidationError
+
+    survey, _made = invitation_pilot(make_survey)
+    with pytest.raises(ValidationError) as refused:
+        services.survey_open(survey=survey, pilot_invitations="keep")
+    assert "pilot_invitations" in refused.value.message_dict
+    survey.refresh_from_db()
+    assert survey.status == Survey.Status.PILOT
+
+
+def test_reissuing_skips_an_address_the_real_study_already_invited(make_survey):
+    from surveys.models import Invitation
+    from surveys.services import invitations
+
+    survey = make_survey(status="draft", access="invitation")
+    invitations.invitations_create(survey=survey, emails=["early@example.org"])
+    survey = services.survey_pilot_start(survey=survey)
+    invitations.invitations_create(survey=survey, emails=["early@example.org", "t@example.org"])
+    survey = services.survey_open(survey=survey, pilot_invitations="reissue")
+    real = Invitation.objects.filter(survey=survey, pilot=False)
+    assert sorted(real.values_list("email", flat=True)) == ["early@example.org", "t@example.org"]

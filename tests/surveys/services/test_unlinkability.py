@@ -202,7 +202,7 @@ def test_the_invitation_export_says_nothing_about_answers(scenario, owner_client
     response = owner_client.get(f"/surveys/{survey.pk}/invitees/export.csv")
     text = b"".join(response.streaming_content).decode()
     table = list(csv.reader(io.StringIO(text)))
-    assert table[0] == ["email", "invited_on", "status", "token_obtained"]
+    assert table[0] == ["email", "invited_on", "revoked", "pilot"]
     assert sorted(row[0] for row in table[1:]) == ["a@example.org", "b@example.org"]
     # The same in both rows but the address: nothing says who answered when, or what.
     assert len({tuple(row[1:]) for row in table[1:]}) == 1

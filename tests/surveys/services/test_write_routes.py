@@ -653,9 +653,10 @@ def _email_verify(w):
     w.owner.email = "Owner@Example.org"
     w.owner.save()
     link = f"/accounts/email/verify/{account_services.verification_token(user=w.owner)}/"
-    assert Client().get(link).status_code == 200  # the page with the button verifies nothing
+    assert Client().post(link).status_code == 302  # to sign in: only its account verifies
+    assert w.page.get(link).status_code == 200  # the page with the button verifies nothing
     assert not VerifiedEmail.objects.filter(user=w.owner).exists()
-    assert Client().post(link).status_code == 200
+    assert w.page.post(link).status_code == 200
     assert VerifiedEmail.objects.get(user=w.owner).email == "owner@example.org"
 
 
@@ -1077,6 +1078,52 @@ def _invitation_unsubscribe(w):
     assert w.anon.post(url).status_code == 200
     assert Invitation.objects.get(pk=made.id).unsubscribed
     assert respondent_invitations(survey) == [("a@example.org", "unused", "")]
+
+
+@writes("surveys/<int:pk>/invitees/")
+def _invitation_sender_page(w):
+    survey = invitation_study(w)
+    data = {"contact_name": "Dr. Park", "contact_email": "park@example.org"}
+    assert w.page.post(builder(survey, "invitees/"), data).status_code == 302
+    assert (row(survey).contact_name, row(survey).contact_email) == ("Dr. Park", "park@example.org")
+
+
+@writes("api/v1/surveys/<int:survey_id>/invitations/sender/", "PUT")
+def _invitation_sender_api(w):
+    survey = invitation_study(w)
+    body = {"contact_name": "Dr. Park", "contact_email": "park@example.org"}
+    response = w.member_api.put(api(survey, "invitations/sender/"), body, format="json")
+    assert response.status_code == 200
+    assert (row(survey).contact_name, row(survey).contact_email) == ("Dr. Park", "park@example.org")
+
+
+def pilot_with_invitations(w):
+    survey = w.survey(status=Survey.Status.DRAFT)
+    services.survey_update(survey=survey, data={"access": "invitation"})
+    survey = services.survey_pilot_start(survey=survey)
+    invitations.invitations_create(survey=survey, emails=["t@example.org"])
+    return survey
+
+
+@writes("surveys/<int:pk>/open/")
+def _open_pilot_reissuing_its_invitations_page(w):
+    survey = pilot_with_invitations(w)
+    data = {"pilot_invitations": "reissue"}
+    assert w.page.post(builder(survey, "open/"), data).status_code == 302
+    assert row(survey).status == Survey.Status.OPEN
+    assert sorted(Invitation.objects.filter(survey=survey).values_list("pilot", "status")) == [
+        (False, "unused"),
+        (True, "revoked"),
+    ]
+
+
+@writes("api/v1/surveys/<int:survey_id>/open/")
+def _open_pilot_revoking_its_invitations_api(w):
+    survey = pilot_with_invitations(w)
+    assert w.api.post(api(survey, "open/"), {}, format="json").status_code == 200
+    assert list(Invitation.objects.filter(survey=survey).values_list("pilot", "status")) == [
+        (True, "revoked")
+    ]
 
 
 def table_counts():

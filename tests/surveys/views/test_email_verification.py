@@ -176,3 +176,34 @@ def test_an_invitation_reaches_an_address_only_once_it_is_verified(
     )
     assert [i.survey for i in invitations_for(user=dana)] == [survey]
     assert "Invitations for you" in client.get(reverse("surveys:dashboard")).content.decode()
+
+
+def test_a_link_verifies_only_for_the_signed_in_account_that_asked_for_it(
+    owner, client, other_researcher
+):
+    """Someone signs up with a victim's address; the victim, signed in to their own account,
+    or not signed in at all, clicks the link mailed to them: the address stays unbound."""
+    owner.email = "victim@example.org"  # the sign-up that used someone else's address
+    owner.save()
+    url = reverse("email_verify", kwargs={"token": account_services.verification_token(user=owner)})
+
+    anonymous = client.post(url)
+    assert anonymous.status_code == 302
+    assert anonymous["Location"].startswith(reverse("login"))
+    assert verified_address(user=owner) == ""
+
+    client.force_login(other_researcher)  # the victim's own account
+    for response in (client.get(url), client.post(url)):
+        assert response.status_code == 403
+        page = response.content.decode()
+        assert "This link is not for your account" in page
+        assert "Verify this address" not in page
+    assert verified_address(user=owner) == ""
+    assert verified_address(user=other_researcher) == ""
+
+    client.force_login(owner)
+    confirm = client.get(url).content.decode()
+    assert "victim@example.org" in confirm
+    assert "your account owner" in confirm  # the page names the account it verifies for
+    assert client.post(url).status_code == 200
+    assert verified_address(user=owner) == "victim@example.org"
