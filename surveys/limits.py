@@ -3,7 +3,7 @@
 The model fields and constraints, the services that validate writes, the page forms and the
 API serializers all read these names, so a bound cannot disagree between layers (before this
 module the database allowed a confidence level in (0, 1) while the services required
-[0.5, 1)). This module imports nothing from the app: ``models`` reads it at import time.
+[0.5, 0.999999]). This module imports nothing from the app: ``models`` reads it at import time.
 
 Site-wide quotas that an operator tunes per deployment (surveys and questions per account,
 the ε ceiling per answer) stay in settings; this module names them so there is one place to
@@ -67,10 +67,12 @@ MAX_TEXT_QUESTIONS = 5
 SUBMISSION_PADDING_MAX_LENGTH = 12288
 
 # --- analysis defaults ------------------------------------------------------------------
-# A confidence level is in [CONFIDENCE_MIN, CONFIDENCE_MAX): below one half an "interval"
-# is more likely to miss than to cover, which no reader expects.
+# A confidence level is in [CONFIDENCE_MIN, CONFIDENCE_MAX]: below one half an "interval"
+# is more likely to miss than to cover, which no reader expects; above six nines the levels an
+# analysis derives from it (a choice question's per-option level 1 - (1 - c) / k, a
+# regression's per-coefficient level) round to 1 in floating point and no interval exists.
 CONFIDENCE_MIN = 0.5
-CONFIDENCE_MAX = 1.0  # exclusive
+CONFIDENCE_MAX = 0.999999  # inclusive
 CONFIDENCE_LEVELS = (0.80, 0.90, 0.95, 0.99)
 MIN_N_MAX = 100_000
 # A direct-questioning control group takes at most half the respondents (Survey.control_share):
