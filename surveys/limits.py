@@ -106,7 +106,14 @@ GROUP_ANSWER_MAX_LENGTH = 20
 
 # --- per-deployment quotas, read from settings (see config/settings.py) --------------------
 # settings.MAX_SURVEYS_PER_USER, settings.MAX_QUESTIONS_PER_USER,
-# settings.MAX_EPSILON_PER_ANSWER
+# settings.MAX_EPSILON_PER_ANSWER, settings.EXPORT_DISK_BUDGET_MB
+
+# --- export jobs ------------------------------------------------------------------------
+# Export jobs one user may have waiting or running for one survey (a viewer varying an
+# option, e.g. ``confidence``, queued 41); beyond them a 429, to be retried after the seconds
+# below (about what a job of a large survey takes).
+EXPORT_JOBS_ACTIVE_MAX = 3
+EXPORT_JOBS_RETRY_SECONDS = 30
 
 # --- the public results page ------------------------------------------------------------
 # The lifetime ε of the page, the days between releases and the number of releases T.
