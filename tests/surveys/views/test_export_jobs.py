@@ -21,7 +21,7 @@ from surveys.models import PREFER_NOT_TO_SAY, ExportJob, GroupAnswer, Submission
 from surveys.selectors.export_jobs import export_path
 from surveys.services import export_jobs
 from surveys.tasks import export_job_task
-from tests.helpers import simulate_responses
+from tests.helpers import lock_recorder, simulate_responses
 
 # Every raw download of a survey, each an export kind (surveys/exports/kinds.py).
 EXPORT_URLS = [
@@ -399,3 +399,17 @@ def test_export_files_are_0600_in_a_0700_folder(grouped, owner, export_dir):
     done = export_files.export_job_run(job_id=job.pk)
     assert stat.S_IMODE(Path(export_dir).stat().st_mode) == 0o700
     assert stat.S_IMODE(export_path(done).stat().st_mode) == 0o600
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_job_cap_holds_outside_a_test_transaction(owner_api, mixed_grouped, settings):
+    # The cap is read under the survey's row lock, inside the service's own transaction.
+    settings.EXPORT_JOB_THRESHOLD = 100
+    url = f"/api/v1/surveys/{mixed_grouped.pk}/export.zip?confidence="
+    with lock_recorder() as outside:
+        answers = [
+            owner_api.get(url + level).status_code for level in ("0.8", "0.9", "0.95", "0.99")
+        ]
+    assert answers == [202, 202, 202, 429]
+    assert outside == []
+    assert ExportJob.objects.count() == 3
