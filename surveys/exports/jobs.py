@@ -94,7 +94,12 @@ def export_directory() -> Path:
     (0700, whatever it was made with before)."""
     directory = Path(settings.EXPORT_DIR)
     directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-    directory.chmod(0o700)
+    if directory.stat().st_mode & 0o077:
+        try:
+            directory.chmod(0o700)
+        except PermissionError:
+            # Another user's folder (a mount): the files themselves are still 0600.
+            logger.warning("EXPORT_DIR %s is open to others and not ours to close", directory)
     return directory
 
 
