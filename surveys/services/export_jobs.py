@@ -35,7 +35,8 @@ def export_job_start(*, survey, user, kind: str, options: dict) -> ExportJob:
     ``ExportStorageFull`` while the kept files fill the disk budget."""
     with transaction.atomic():
         # The survey's row serializes its job starts: two requests cannot both pass the cap.
-        Survey.objects.select_for_update().filter(pk=survey.pk).first()
+        # FOR NO KEY UPDATE: submissions (whose foreign key takes KEY SHARE) do not wait.
+        Survey.objects.select_for_update(no_key=True).filter(pk=survey.pk).first()
         active = list(
             ExportJob.objects.filter(survey=survey, requested_by=user, status__in=ACTIVE)
             .only("kind", "options")
