@@ -9,7 +9,9 @@ design, one under Warner's, one multiple-choice and one numeric question) with T
 questions (department, 3 options; years with the company, 4 options), its responses drawn
 from the demo's population and stored with ``services.simulated_submissions_record`` (the
 grouping answers at random, a few "Prefer not to say"; received over the last 20 days), and
-its public page on, releasing every 7 days.
+its public page on, releasing every 7 days. Beside it, the same questions and population with
+ONE grouping question (department, 3 options; issue 34), the shape where the regression shows
+each coefficient's exact interval: its regression page and API are measured too.
 
 At each size a fresh child process (nothing loaded before) times each request through
 Django's whole stack in-process (middleware, sign-in, view, template or JSON; the test
@@ -112,7 +114,51 @@ def _load(size):
     return {"survey": survey.pk, "slug": survey.slug, "token": key}
 
 
-def _targets(survey_id, slug, token):
+def _load_single(size):
+    """The survey with one grouping question (first call), grown to ``size`` responses."""
+    import numpy as np
+    from django.utils import timezone
+
+    from surveys import services
+    from surveys.management.commands import seed_demo
+    from surveys.models import Survey
+    from surveys.services import grouping
+
+    title = f"{seed_demo.DEMO_TITLE} (one grouping question)"
+    survey = Survey.objects.filter(title=title).first()
+    if survey is None:
+        survey = services.survey_create(
+            owner=Survey.objects.get(title=seed_demo.DEMO_TITLE).owner,
+            title=title,
+            questions=list(seed_demo.DEMO_QUESTIONS),
+            min_n=30,
+        )
+        grouping.grouping_question_add(
+            survey=survey,
+            text=seed_demo.DEMO_GROUPING_QUESTION,
+            options=[label for label, _n, _truths in seed_demo.DEMO_DEPARTMENTS],
+        )
+        survey = services.survey_open(survey=survey)
+    rng = np.random.default_rng(size + 1)
+    options = [o.pk for o in survey.grouping_questions.get().options.all()]
+    have, today = survey.response_count, timezone.now().date()
+    for day in range(DAYS):
+        n = (size - have) // (DAYS - day)
+        if n <= 0:
+            continue
+        services.simulated_submissions_record(
+            survey=survey,
+            reports=services.simulated_reports_draw(
+                survey=survey, shares=seed_demo.true_values(), n=n, rng=rng
+            ),
+            options=rng.choice(options, size=(n, 1)).tolist(),
+            received_on=today - timedelta(days=DAYS - day),
+        )
+        have += n
+    return survey.pk
+
+
+def _targets(survey_id, slug, token, single):
     api = {"HTTP_AUTHORIZATION": f"Token {token}"}
     return {
         "results page": (f"/surveys/{survey_id}/results/", {}),
@@ -123,10 +169,12 @@ def _targets(survey_id, slug, token):
         "regression API": (f"/api/v1/surveys/{survey_id}/regression/", api),
         "planner page": (f"/surveys/{survey_id}/planner/", {}),
         "public results page": (f"/r/{slug}/", {}),
+        "regression page, one grouping question": (f"/surveys/{single}/regression/", {}),
+        "regression API, one grouping question": (f"/api/v1/surveys/{single}/regression/", api),
     }
 
 
-def _measure(survey, slug, token):
+def _measure(survey, slug, token, single):
     from django.test import Client
 
     from surveys.models import PublicRelease, Survey
@@ -141,7 +189,7 @@ def _measure(survey, slug, token):
     public_release.make_due_releases(survey=survey)
     results = {"release made": {"median": (time.perf_counter() - started) * 1000}}
     loaded = _rss_mib()
-    for name, (path, headers) in _targets(survey_id, slug, token).items():
+    for name, (path, headers) in _targets(survey_id, slug, token, single).items():
         client = pages if not headers else Client()
         response = client.get(path, **headers)
         assert response.status_code == 200, (path, response.status_code)
@@ -161,7 +209,7 @@ def _measure(survey, slug, token):
 def child(step, size, ids):
     _common.django_setup(migrate=step == "load-first")
     if step.startswith("load"):
-        print(json.dumps(_load(size)))
+        print(json.dumps({**_load(size), "single": _load_single(size)}))
     else:
         print(json.dumps(_measure(**json.loads(ids))))
 

@@ -217,6 +217,9 @@ EXPORT_RETENTION_HOURS = env_int("EXPORT_RETENTION_HOURS", 24, minimum=1)
 # Where export files are written, under random names; only members download them, through
 # the application (never serve this directory directly).
 EXPORT_DIR = Path(os.environ.get("EXPORT_DIR") or BASE_DIR / "var" / "exports")
+# Megabytes the export files may take together on disk: a job is refused (503, Retry-After)
+# while the kept files fill it, and fails when its own file would pass it.
+EXPORT_DISK_BUDGET_MB = env_int("EXPORT_DISK_BUDGET_MB", 10_240, minimum=1)
 
 # API tokens (surveys/services/tokens.py): days until a new token expires, and how many one
 # user holds.

@@ -303,18 +303,13 @@ def log_odds_ratio_interval(
     groups, with coverage at least ``confidence`` at every pair of shares and sizes: the
     groups' levels and exact intervals of :func:`difference_interval` (same split of the
     level), combined as ``[logit(l_1) - logit(u_2), logit(u_1) - logit(l_2)]``. Ends are
-    infinite when a share's interval reaches 0 or 1. Per coefficient, not simultaneous."""
+    infinite when a share's interval reaches 0 or 1. Per coefficient, not simultaneous.
+    Four beta quantiles and the split's search: its cost does not grow with the counts."""
     first = _check_group("first", first)
     second = _check_group("second", second)
     confidence = check_open_unit("confidence", confidence)
-    low, high = log_odds_ratio_interval_table(
-        n_first=first.n,
-        first_rates=(first.design.p_yes_given_yes, first.design.p_yes_given_no),
-        n_second=second.n,
-        second_rates=(second.design.p_yes_given_yes, second.design.p_yes_given_no),
-        confidence=confidence,
-    )
-    return ConfidenceInterval(float(low[first.yes, second.yes]), float(high[first.yes, second.yes]))
+    low, high = _log_odds_ratio(_group_of(first), _group_of(second), confidence)
+    return ConfidenceInterval(float(low), float(high))
 
 
 def log_odds_ratio_interval_table(
@@ -331,13 +326,18 @@ def log_odds_ratio_interval_table(
     n_second = check_count("n_second", n_second)
     first = _Group(yes=np.arange(n_first + 1), n=n_first, a=first_rates[0], b=first_rates[1])
     second = _Group(yes=np.arange(n_second + 1), n=n_second, a=second_rates[0], b=second_rates[1])
-    t = _split(first, second, check_open_unit("confidence", confidence))
+    low, high = _log_odds_ratio(first, second, check_open_unit("confidence", confidence))
+    return ConfidenceInterval(low, high)
+
+
+def _log_odds_ratio(first: _Group, second: _Group, confidence: float):
+    """The ends for the groups' counts: scalars for one count each, else the outer table of
+    every pair (rows the first group's counts)."""
+    t = _split(first, second, confidence)
     low_1, high_1, low_2, high_2 = _product(first, second, confidence=confidence, t=t)
     with np.errstate(invalid="ignore"):
-        low = _logit(low_1)[:, None] - _logit(high_2)[None, :]
-        high = _logit(high_1)[:, None] - _logit(low_2)[None, :]
+        low = np.subtract.outer(_logit(low_1), _logit(high_2))
+        high = np.subtract.outer(_logit(high_1), _logit(low_2))
     # inf - inf (both shares' intervals pinned at the same end, e.g. all-yes reports beyond
     # what the coins allow in both groups): nothing is known, so the whole line.
-    return ConfidenceInterval(
-        np.where(np.isnan(low), -np.inf, low), np.where(np.isnan(high), np.inf, high)
-    )
+    return np.where(np.isnan(low), -np.inf, low), np.where(np.isnan(high), np.inf, high)

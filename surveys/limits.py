@@ -3,7 +3,7 @@
 The model fields and constraints, the services that validate writes, the page forms and the
 API serializers all read these names, so a bound cannot disagree between layers (before this
 module the database allowed a confidence level in (0, 1) while the services required
-[0.5, 1)). This module imports nothing from the app: ``models`` reads it at import time.
+[0.5, 0.999999]). This module imports nothing from the app: ``models`` reads it at import time.
 
 Site-wide quotas that an operator tunes per deployment (surveys and questions per account,
 the ε ceiling per answer) stay in settings; this module names them so there is one place to
@@ -69,10 +69,12 @@ MAX_TEXT_QUESTIONS = 5
 SUBMISSION_PADDING_MAX_LENGTH = 12288
 
 # --- analysis defaults ------------------------------------------------------------------
-# A confidence level is in [CONFIDENCE_MIN, CONFIDENCE_MAX): below one half an "interval"
-# is more likely to miss than to cover, which no reader expects.
+# A confidence level is in [CONFIDENCE_MIN, CONFIDENCE_MAX]: below one half an "interval"
+# is more likely to miss than to cover, which no reader expects; above six nines the levels an
+# analysis derives from it (a choice question's per-option level 1 - (1 - c) / k, a
+# regression's per-coefficient level) round to 1 in floating point and no interval exists.
 CONFIDENCE_MIN = 0.5
-CONFIDENCE_MAX = 1.0  # exclusive
+CONFIDENCE_MAX = 0.999999  # inclusive
 CONFIDENCE_LEVELS = (0.80, 0.90, 0.95, 0.99)
 MIN_N_MAX = 100_000
 # A direct-questioning control group takes at most half the respondents (Survey.control_share):
@@ -106,7 +108,14 @@ GROUP_ANSWER_MAX_LENGTH = 20
 
 # --- per-deployment quotas, read from settings (see config/settings.py) --------------------
 # settings.MAX_SURVEYS_PER_USER, settings.MAX_QUESTIONS_PER_USER,
-# settings.MAX_EPSILON_PER_ANSWER
+# settings.MAX_EPSILON_PER_ANSWER, settings.EXPORT_DISK_BUDGET_MB
+
+# --- export jobs ------------------------------------------------------------------------
+# Export jobs one user may have waiting or running for one survey (a viewer varying an
+# option, e.g. ``confidence``, queued 41); beyond them a 429, to be retried after the seconds
+# below (about what a job of a large survey takes).
+EXPORT_JOBS_ACTIVE_MAX = 3
+EXPORT_JOBS_RETRY_SECONDS = 30
 
 # --- the public results page ------------------------------------------------------------
 # The lifetime ε of the page, the days between releases and the number of releases T.

@@ -274,10 +274,10 @@ class Survey(models.Model):
                 condition=Q(p_forced_yes__gt=0) & Q(p_forced_yes__lt=1),
                 name="survey_p_forced_yes_open_unit",
             ),
-            # The services' bound ([CONFIDENCE_MIN, CONFIDENCE_MAX)), so no layer allows more.
+            # The services' bound ([CONFIDENCE_MIN, CONFIDENCE_MAX]), so no layer allows more.
             models.CheckConstraint(
                 condition=Q(confidence__gte=limits.CONFIDENCE_MIN)
-                & Q(confidence__lt=limits.CONFIDENCE_MAX),
+                & Q(confidence__lte=limits.CONFIDENCE_MAX),
                 name="survey_confidence_in_range",
             ),
             models.CheckConstraint(

@@ -21,7 +21,7 @@ from .. import selectors
 from ..exports import csv as csv_export
 from ..forms.analysis import ThresholdsForm
 from ..selectors.mechanisms import FORCED_RESPONSE
-from .errors import error_responses
+from .errors import JOB_REFUSALS, error_responses
 from .export_jobs import deliver
 from .researcher import CSVNegotiation, OwnedSurveyView, codebook_api_url
 from .serializers import (
@@ -341,7 +341,7 @@ class SurveyRExportCSVView(OwnedSurveyView):
         responses={
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV file."),
             (202, "application/json"): OpenApiResponse(description="Export job."),
-            **error_responses(401, 404),
+            **error_responses(401, 404, described=JOB_REFUSALS),
         },
     )
     def get(self, request, survey_id):

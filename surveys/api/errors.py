@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 from rest_framework.views import exception_handler as drf_exception_handler
 
 from ..services import SurveyConflict
-from ..services.errors import AccessRefused
+from ..services.errors import AccessRefused, ExportJobsBusy, ExportRefused
 from .limits import RequestTooLarge, too_large_message
 from .serializers import ErrorSerializer
 
@@ -32,6 +32,13 @@ ERROR_DESCRIPTIONS = {
     404: "No such survey among yours or those shared with you.",
     409: "The survey's state forbids this (e.g. it already has responses).",
     413: "Request body too large.",
+}
+# An export that would start a job: why it may not (``Retry-After`` says when to ask again).
+JOB_REFUSALS = {
+    429: "You already have 3 exports of this survey waiting or running "
+    "(EXPORT_JOBS_ACTIVE_MAX); `Retry-After` gives the seconds to wait.",
+    503: "The export files fill the server's disk budget (EXPORT_DISK_BUDGET_MB); "
+    "`Retry-After` gives the seconds until the oldest expires.",
 }
 
 
@@ -94,6 +101,15 @@ def api_exception_handler(exc, context):
     if isinstance(exc, SurveyConflict):
         errors = {exc.field: [exc.message]} if exc.field else {}
         return Response(error_body(errors, detail=exc.message), status=status.HTTP_409_CONFLICT)
+    if isinstance(exc, ExportRefused):
+        busy = isinstance(exc, ExportJobsBusy)
+        return Response(
+            error_body({}, detail=exc.message),
+            status=status.HTTP_429_TOO_MANY_REQUESTS
+            if busy
+            else status.HTTP_503_SERVICE_UNAVAILABLE,
+            headers={"Retry-After": str(exc.retry_after)},
+        )
     if isinstance(exc, AccessRefused):
         return Response(
             error_body({exc.field: [exc.message]}, detail=exc.message),

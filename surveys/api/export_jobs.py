@@ -35,6 +35,11 @@ JOB_SCHEMA = inline_serializer(
         "sha256": serializers.CharField(allow_null=True),
         "size": serializers.IntegerField(allow_null=True),
         "expires_at": serializers.DateTimeField(allow_null=True),
+        "error": serializers.CharField(
+            allow_null=True,
+            help_text="Why a failed job failed: `disk budget exceeded` (its file would have "
+            "passed EXPORT_DISK_BUDGET_MB) or `export failed`.",
+        ),
     },
 )
 JOB_DESCRIPTION = (
@@ -67,6 +72,7 @@ def job_body(request, job) -> dict:
         "sha256": job.sha256 or None,
         "size": job.size,
         "expires_at": job.expires_at.isoformat() if job.expires_at else None,
+        "error": job.error or None,
     }
 
 

@@ -14,7 +14,7 @@ from .. import selectors
 from ..exports import bundles, codebook, spss_stata
 from ..exports import csv as csv_export
 from .analysis import THRESHOLD_PARAMETER, estimates_query
-from .errors import error_body, error_responses
+from .errors import JOB_REFUSALS, error_body, error_responses
 from .export_jobs import ACCEPTED, JOB_DESCRIPTION, bundle_options, deliver
 from .researcher import CSVNegotiation, OwnedSurveyView
 from .serializers import EstimatesQuerySerializer
@@ -85,7 +85,7 @@ class SurveyExportZipView(OwnedSurveyView):
                 OpenApiTypes.BINARY, description="ZIP archive."
             ),
             **ACCEPTED,
-            **error_responses(400, 401, 404),
+            **error_responses(400, 401, 404, described=JOB_REFUSALS),
         },
     )
     def get(self, request, survey_id):
@@ -112,7 +112,7 @@ class SurveyExportXlsxView(OwnedSurveyView):
                 OpenApiTypes.BINARY, description="Excel workbook."
             ),
             **ACCEPTED,
-            **error_responses(400, 401, 404, 409),
+            **error_responses(400, 401, 404, 409, described=JOB_REFUSALS),
         },
     )
     def get(self, request, survey_id):
@@ -150,7 +150,7 @@ class SurveyResponsesSavView(OwnedSurveyView):
                 OpenApiTypes.BINARY, description="SPSS system file."
             ),
             **ACCEPTED,
-            **error_responses(401, 404),
+            **error_responses(401, 404, described=JOB_REFUSALS),
         },
     )
     def get(self, request, survey_id):
@@ -173,7 +173,7 @@ class SurveyResponsesDtaView(OwnedSurveyView):
                 OpenApiTypes.BINARY, description="Stata data file."
             ),
             **ACCEPTED,
-            **error_responses(401, 404),
+            **error_responses(401, 404, described=JOB_REFUSALS),
         },
     )
     def get(self, request, survey_id):

@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 
 from .. import selectors, services
 from ..services import translations
-from .errors import error_responses
+from .errors import JOB_REFUSALS, error_responses
 from .serializers import (
     PilotDiscardedSerializer,
     SurveyScheduleSerializer,
@@ -307,7 +307,7 @@ class SurveyResponsesCSVView(OwnedSurveyView):
         responses={
             (200, "text/csv"): OpenApiResponse(OpenApiTypes.STR, description="CSV file."),
             (202, "application/json"): OpenApiResponse(description="Export job (see exports)."),
-            **error_responses(401, 404),
+            **error_responses(401, 404, described=JOB_REFUSALS),
         },
     )
     def get(self, request, survey_id):

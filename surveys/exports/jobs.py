@@ -8,6 +8,7 @@ not in the services: a write never depends on a file (tests/test_layers.py).
 
 import hashlib
 import logging
+import os
 import secrets
 import threading
 from dataclasses import dataclass, replace
@@ -18,6 +19,7 @@ from django.core.exceptions import ValidationError
 from django.db import connection
 
 from ..models import ExportJob
+from ..selectors.export_jobs import export_disk_budget, export_files_kept
 from ..services.export_jobs import (
     export_job_claim,
     export_job_done,
@@ -42,22 +44,30 @@ def export_job_run(*, job_id) -> ExportJob | None:
         return None
     export_jobs_purge()
     kind = EXPORT_KINDS[job.kind]
-    directory = Path(settings.EXPORT_DIR)
-    directory.mkdir(parents=True, exist_ok=True)
+    directory = export_directory()
     name = f"{secrets.token_urlsafe(24)}.{kind.extension}"
     partial = directory / f"{name}.partial"
     # Recorded before the file exists, so another worker's purge never takes it for an orphan.
     export_job_named(job, file_name=name)
 
     progress = job_progress(job)
+    room = export_disk_budget() - export_files_kept()[0]
     try:
-        with open(partial, "wb", buffering=2**20) as handle:
+        # 0600 from its creation: only the application's user reads what a survey holds.
+        descriptor = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with BudgetedFile(open(descriptor, "wb", buffering=2**20), room=room) as handle:
             written = kind.write(handle, survey=job.survey, options=job.options, progress=progress)
         # Every progress written before the job is done: a late one would undo its count.
         progress.close()
         digest = _file_sha256(partial)
         size = partial.stat().st_size
         partial.rename(directory / name)
+    except ExportBudgetExceeded:
+        progress.close()
+        logger.warning("export job %s: the export disk budget would be exceeded", job.pk)
+        partial.unlink(missing_ok=True)
+        export_job_failed(job, error=BUDGET_EXCEEDED)
+        return ExportJob.objects.filter(pk=job.pk).first()
     except Exception:
         progress.close()
         # The researcher sees that it failed and may ask again; the details go to the log.
@@ -73,6 +83,51 @@ def export_job_run(*, job_id) -> ExportJob | None:
         rows=written.rows,
         sha256=digest,
     )
+
+
+# A failed job's error when its file would have passed settings.EXPORT_DISK_BUDGET_MB.
+BUDGET_EXCEEDED = "disk budget exceeded"
+
+
+def export_directory() -> Path:
+    """``settings.EXPORT_DIR``, made when missing, readable by the application's user only
+    (0700, whatever it was made with before)."""
+    directory = Path(settings.EXPORT_DIR)
+    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if directory.stat().st_mode & 0o077:
+        try:
+            directory.chmod(0o700)
+        except PermissionError:
+            # Another user's folder (a mount): the files themselves are still 0600.
+            logger.warning("EXPORT_DIR %s is open to others and not ours to close", directory)
+    return directory
+
+
+class ExportBudgetExceeded(Exception):
+    """The file being written would pass the room left in the export disk budget."""
+
+
+class BudgetedFile:
+    """A binary file that refuses to grow past ``room`` bytes (``ExportBudgetExceeded``);
+    everything else is the file's own (seek and tell too, for ZIP and workbook writers)."""
+
+    def __init__(self, handle, *, room: int):
+        self._handle = handle
+        self._room = room
+
+    def write(self, data) -> int:
+        if self._handle.tell() + len(data) > self._room:
+            raise ExportBudgetExceeded(self._room)
+        return self._handle.write(data)
+
+    def __getattr__(self, name):
+        return getattr(self._handle, name)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self._handle.close()
 
 
 class ProgressWriter:

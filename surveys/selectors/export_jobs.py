@@ -4,7 +4,9 @@ files and their codebooks)."""
 from pathlib import Path
 
 from django.conf import settings
+from django.db.models import Min, Sum
 from django.http import Http404
+from django.utils import timezone
 
 from ..models import ExportJob
 
@@ -41,3 +43,17 @@ def export_job_progress(job: ExportJob) -> float | None:
     if not job.rows_total:
         return None
     return min(job.rows_written / job.rows_total, 1.0)
+
+
+def export_disk_budget() -> int:
+    """Bytes the export files may take together (``settings.EXPORT_DISK_BUDGET_MB``)."""
+    return settings.EXPORT_DISK_BUDGET_MB * 2**20
+
+
+def export_files_kept(*, now=None):
+    """``(bytes, earliest expiry)`` of the finished files not yet expired (the earliest is
+    ``None`` when there is none)."""
+    kept = ExportJob.objects.filter(
+        status=ExportJob.Status.DONE, expires_at__gt=now or timezone.now()
+    ).aggregate(size=Sum("size"), earliest=Min("expires_at"))
+    return kept["size"] or 0, kept["earliest"]

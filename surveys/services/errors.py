@@ -69,6 +69,24 @@ class DesignChanged(SurveyConflict):
     default_reason = Reason.DESIGN_CHANGED
 
 
+class ExportRefused(Exception):
+    """An export job cannot start now; ``retry_after``: seconds until it may."""
+
+    def __init__(self, message, *, retry_after: int):
+        super().__init__(message)
+        self.message = message
+        self.retry_after = max(1, int(retry_after))
+
+
+class ExportJobsBusy(ExportRefused):
+    """The user already has ``limits.EXPORT_JOBS_ACTIVE_MAX`` jobs waiting or running for
+    the survey (HTTP 429)."""
+
+
+class ExportStorageFull(ExportRefused):
+    """The kept export files fill ``settings.EXPORT_DISK_BUDGET_MB`` (HTTP 503)."""
+
+
 class AccessRefused(Exception):
     """The request is well formed but its sender may not do this (HTTP 403): a submission
     without a token to an invitation-only survey. ``field`` names what is missing."""

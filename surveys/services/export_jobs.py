@@ -14,9 +14,12 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
-from ..models import ExportJob
-from ..selectors.export_jobs import export_path
+from .. import limits
+from ..models import ExportJob, Survey
+from ..selectors.export_jobs import export_disk_budget, export_files_kept, export_path
+from .errors import ExportJobsBusy, ExportStorageFull
 
 # The jobs that may still write: a request for the same export joins one of them.
 ACTIVE = (ExportJob.Status.QUEUED, ExportJob.Status.RUNNING)
@@ -27,16 +30,43 @@ def export_job_start(*, survey, user, kind: str, options: dict) -> ExportJob:
     the same user, kind and options when there is one (a reload or double click does not
     queue the export twice), else a new one, enqueued once this transaction commits. ``kind``
     is a name of ``exports.kinds.EXPORT_KINDS``, checked by ``exports.jobs.export_deliver``
-    (the requests' way in) before this is called."""
+    (the requests' way in) before this is called. ``ExportJobsBusy`` when the user already
+    has ``limits.EXPORT_JOBS_ACTIVE_MAX`` jobs waiting or running for the survey;
+    ``ExportStorageFull`` while the kept files fill the disk budget."""
     with transaction.atomic():
-        existing = (
-            ExportJob.objects.select_for_update()
-            .filter(survey=survey, requested_by=user, kind=kind, status__in=ACTIVE)
+        # The survey's row serializes its job starts: two requests cannot both pass the cap.
+        # FOR NO KEY UPDATE: submissions (whose foreign key takes KEY SHARE) do not wait.
+        Survey.objects.select_for_update(no_key=True).filter(pk=survey.pk).first()
+        active = list(
+            ExportJob.objects.filter(survey=survey, requested_by=user, status__in=ACTIVE)
+            .only("kind", "options")
             .order_by("-created_at")
         )
-        for job in existing:
-            if job.options == options:
-                return job
+        for job in active:
+            if job.kind == kind and job.options == options:
+                return ExportJob.objects.get(pk=job.pk)
+        if len(active) >= limits.EXPORT_JOBS_ACTIVE_MAX:
+            raise ExportJobsBusy(
+                _(
+                    "You already have %(n)d exports of this survey being prepared; wait for "
+                    "one to finish, then ask again."
+                )
+                % {"n": len(active)},
+                retry_after=limits.EXPORT_JOBS_RETRY_SECONDS,
+            )
+        now = timezone.now()
+        used, earliest = export_files_kept(now=now)
+        if used >= export_disk_budget():
+            wait = (
+                (earliest - now).total_seconds() if earliest else limits.EXPORT_JOBS_RETRY_SECONDS
+            )
+            raise ExportStorageFull(
+                _(
+                    "The space for export files on this server is full; exports can be "
+                    "prepared again once older files expire."
+                ),
+                retry_after=wait,
+            )
         job = ExportJob.objects.create(
             survey=survey,
             requested_by=user,

@@ -255,9 +255,9 @@ def _control_share(value):
 
 def _confidence(value):
     # The message keeps the bounds in its text (translated as such); limits names them.
-    if not _is_number(value) or not limits.CONFIDENCE_MIN <= value < limits.CONFIDENCE_MAX:
+    if not _is_number(value) or not limits.CONFIDENCE_MIN <= value <= limits.CONFIDENCE_MAX:
         raise ValidationError(
-            {"confidence": [_("Must be a number in [0.5, 1), got %(v)r.") % {"v": value}]}
+            {"confidence": [_("Must be a number from 0.5 to 0.999999, got %(v)r.") % {"v": value}]}
         )
     return float(value)
 

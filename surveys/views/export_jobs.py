@@ -14,14 +14,23 @@ from ..exports import jobs as export_files
 from ..exports.kinds import EXPORT_KINDS, file_response
 from ..models import ExportJob
 from ..selectors import export_jobs as job_reads
+from ..services.errors import ExportJobsBusy, ExportRefused
 from .common import VIEWER, member_view
 
 
 def deliver(request, survey, *, kind, options, headers=None):
-    """``kind`` of ``survey`` for this request: the file, or a 303 to its job's page."""
-    delivery = export_files.export_deliver(
-        survey=survey, user=request.user, kind=kind, options=options
-    )
+    """``kind`` of ``survey`` for this request: the file, a 303 to its job's page, or why no
+    job may start now (429 or 503, with ``Retry-After``)."""
+    try:
+        delivery = export_files.export_deliver(
+            survey=survey, user=request.user, kind=kind, options=options
+        )
+    except ExportRefused as refused:
+        context = {"survey": survey, "message": refused.message}
+        status = 429 if isinstance(refused, ExportJobsBusy) else 503
+        response = render(request, "surveys/export_refused.html", context, status=status)
+        response["Retry-After"] = str(refused.retry_after)
+        return response
     if delivery.job is not None:
         # 303: the job's page is to be fetched with GET, whatever asked for the download.
         response = HttpResponseRedirect(job_url(delivery.job))
@@ -71,6 +80,7 @@ def export_job_page(request, survey, job_id):
         "state": state,
         "percent": round(100 * state["progress"]) if state["progress"] is not None else None,
         "has_codebook": job.kind in CODEBOOK_KINDS,
+        "over_budget": job.error == export_files.BUDGET_EXCEEDED,
     }
     return render(request, "surveys/export_job.html", context)
 

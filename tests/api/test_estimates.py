@@ -11,6 +11,7 @@ from django.http import StreamingHttpResponse
 import dpengine
 from surveys import selectors, services
 from surveys.exports import csv as csv_export
+from surveys.services import grouping
 from tests.helpers import MIXED_QUESTIONS, simulate_responses, stored_numeric_reports
 
 pytestmark = pytest.mark.django_db
@@ -379,3 +380,40 @@ def test_rows_name_the_method_used_and_the_one_requested(owner_api, make_survey)
     larger = simulate_responses(make_survey(questions=MIXED_QUESTIONS, min_n=10), n=400, seed=5)
     body = strict_json(owner_api.get(estimates_url(larger, "?method=jeffreys")))
     assert {row["method"] for row in body["estimates"][:3]} == {"jeffreys"}
+
+
+ANALYSIS_PATHS = (
+    "estimates/", "estimates.csv", "export.zip", "export.xlsx", "regression/", "codebook.csv",
+)  # fmt: skip
+
+
+@pytest.fixture
+def grouped_mixed_survey(make_survey):
+    """Every question type and a grouping question of three options, 40 simulated responses."""
+    survey = make_survey(questions=MIXED_QUESTIONS, status="draft")
+    grouping.grouping_question_add(survey=survey, text="Team?", options=["A", "B", "C"])
+    survey = services.survey_open(survey=survey)
+    options = list(survey.grouping_questions.get().options.values_list("id", flat=True))
+    return simulate_responses(survey, n=40, seed=3, options=options)
+
+
+@pytest.mark.parametrize("path", ANALYSIS_PATHS)
+@pytest.mark.parametrize("level", ["0.9999999999999999", "0.9999999", "1", "0.4999"])
+def test_a_confidence_beyond_six_nines_is_400_naming_confidence(
+    owner_api, grouped_mixed_survey, path, level
+):
+    # Issue 32: 1 - 2**-53 reached dpengine, whose choice rows' per-option level
+    # 1 - (1 - c) / k rounds to 1.0: a DPEngineError and a 500.
+    response = owner_api.get(f"/api/v1/surveys/{grouped_mixed_survey.id}/{path}?confidence={level}")
+    assert response.status_code == 400, response.content[:300]
+    assert "confidence" in response.json()["errors"]
+
+
+@pytest.mark.parametrize("path", ANALYSIS_PATHS)
+def test_the_highest_confidence_allowed_is_computed_on_every_analysis_route(
+    owner_api, grouped_mixed_survey, path
+):
+    response = owner_api.get(
+        f"/api/v1/surveys/{grouped_mixed_survey.id}/{path}?confidence=0.999999"
+    )
+    assert response.status_code in (200, 202), response.content[:300]

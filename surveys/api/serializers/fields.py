@@ -75,12 +75,11 @@ class ProbabilityField(StrictFloatField):
         "format": "double",
         "minimum": CONFIDENCE_MIN,
         "maximum": CONFIDENCE_MAX,
-        "exclusiveMaximum": True,
     }
 )
 class ConfidenceField(serializers.FloatField):
-    """A confidence level in [CONFIDENCE_MIN, CONFIDENCE_MAX), i.e. [0.5, 1); parses numbers, or
-    text when it comes from a query."""
+    """A confidence level in [CONFIDENCE_MIN, CONFIDENCE_MAX], i.e. [0.5, 0.999999]; parses
+    numbers, or text when it comes from a query."""
 
     def __init__(self, *, strict=True, **kwargs):
         self.strict = strict
@@ -90,9 +89,9 @@ class ConfidenceField(serializers.FloatField):
         if self.strict and (isinstance(data, bool) or not isinstance(data, int | float)):
             self.fail("invalid")
         value = super().to_internal_value(data)
-        if not CONFIDENCE_MIN <= value < CONFIDENCE_MAX:
+        if not CONFIDENCE_MIN <= value <= CONFIDENCE_MAX:
             raise serializers.ValidationError(
-                _("Must be at least 0.5 and below 1, got %(v)r.") % {"v": value}
+                _("Must be from 0.5 to 0.999999, got %(v)r.") % {"v": value}
             )
         return value
 

@@ -2,13 +2,16 @@
 several; infinite ends as null in the API and "—" on the page. The Wald fit stays in the API."""
 
 import re
+import tracemalloc
 
 import numpy as np
 import pytest
+from django.db.models import F
 from django.urls import reverse
 
 import dpengine
 from surveys import selectors, services
+from surveys.models import GroupCell, TallyShard
 from surveys.selectors.regression import EXACT_METHOD
 from surveys.services import grouping
 
@@ -127,3 +130,48 @@ def test_several_grouping_questions_show_no_interval_and_say_why(
         reverse("surveys:regression", kwargs={"pk": survey.pk}), HTTP_ACCEPT_LANGUAGE="ko"
     ).content.decode()
     assert "집단 구분 문항이 여러 개인 모형의 구간은 표시하지 않습니다" in korean
+
+
+def scale_stored_counts(survey, factor):
+    """Every stored count of ``survey`` (its tallies and cells) ``factor`` times as large: the
+    counts of ``factor`` copies of each response, without storing them."""
+    GroupCell.objects.filter(question__survey=survey).update(
+        report_count=F("report_count") * factor, yes_count=F("yes_count") * factor
+    )
+    for shard in TallyShard.objects.filter(survey=survey):
+        shard.responses *= factor
+        shard.reports = {key: [c * factor for c in counts] for key, counts in shard.reports.items()}
+        shard.save()
+
+
+def test_one_grouping_question_of_three_options_at_a_million_responses_is_bounded(
+    grouped_survey, options, owner_api, owner_client
+):
+    # Issue 34: at 200,000 responses the exact intervals built an (n_1 + 1) x (n_2 + 1) table
+    # ("Unable to allocate 33.1 GiB") and the regression answered 500.
+    counts = {options[0]: (30, 12), options[1]: (30, 18), options[2]: (30, 16)}
+    store(grouped_survey, [((o,), n, y) for o, (n, y) in counts.items()], seed=2)
+    factor = 11_112  # 333,360 responses in each group, a million in all
+    scale_stored_counts(grouped_survey, factor)
+    question = grouped_survey.questions.first()
+    tracemalloc.start()
+    try:
+        result = selectors.survey_regression(survey=grouped_survey, question=question)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 50 * 2**20
+    assert result.fitted and result.n == 90 * factor
+    assert result.ci_method == EXACT_METHOD
+    group = {
+        o: dpengine.estimate(yes=y * factor, n=n * factor, design=dpengine.CLASSIC)
+        for o, (n, y) in counts.items()
+    }
+    for coefficient, option in zip(result.coefficients[1:], options[1:], strict=True):
+        shown = dpengine.log_odds_ratio_interval(first=group[option], second=group[options[0]])
+        assert (coefficient.ci_low, coefficient.ci_high) == tuple(shown)
+        assert coefficient.ci_low < coefficient.estimate < coefficient.ci_high
+    response = owner_api.get(f"/api/v1/surveys/{grouped_survey.pk}/regression/")
+    assert response.status_code == 200
+    assert response.json()["n"] == 90 * factor
+    assert "exact" in page_text(owner_client, grouped_survey)

@@ -81,7 +81,7 @@ def test_an_unfrozen_survey_stays_editable_in_the_admin(admin_browser, make_surv
     ("field", "value", "message"),
     [
         ("p_truth", "0.9999", "Must be between"),
-        ("confidence", "0.3", "Must be a number in [0.5, 1)"),
+        ("confidence", "0.3", "Must be a number from 0.5 to 0.999999"),
         ("public_epsilon", "1000", "Must be a number from 0.05 to 10.0"),
         ("public_epsilon", "0.001", "Must be a number from 0.05 to 10.0"),
     ],

@@ -435,3 +435,21 @@ def test_the_estimates_csv_names_the_method_used_and_the_one_requested(owner_cli
     used = [(r[cell["ci_method"]], r[cell["requested_ci_method"]]) for r in rows[1:]]
     # Two yes/no rows and three option rows: exact for Wilson; the numeric rows: normal.
     assert used == [("exact", "wilson")] * 5 + [("normal", "normal")] * 2
+
+
+PAGE_PATHS = (
+    "results/", "estimates.csv", "codebook.csv", "export.zip", "export.xlsx", "breakdown/",
+    "regression/", "planner/",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("path", PAGE_PATHS)
+def test_the_pages_refuse_a_confidence_they_do_not_offer_without_a_500(
+    owner_client, mixed_grouped, path
+):
+    # The pages offer a list of levels (and the survey's own, at most 0.999999): anything
+    # else is the form's refusal, never a level that reaches dpengine.
+    response = owner_client.get(
+        f"/surveys/{mixed_grouped.id}/{path}?level=0.9999999999999999&confidence=1"
+    )
+    assert response.status_code in (200, 400), response.status_code

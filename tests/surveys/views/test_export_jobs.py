@@ -3,6 +3,7 @@
 import csv
 import hashlib
 import io
+import stat
 import zipfile
 from datetime import timedelta
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
+from surveys import limits
 from surveys.exports import csv as csv_export
 from surveys.exports import jobs as export_files
 from surveys.exports import kinds
@@ -19,7 +21,7 @@ from surveys.models import PREFER_NOT_TO_SAY, ExportJob, GroupAnswer, Submission
 from surveys.selectors.export_jobs import export_path
 from surveys.services import export_jobs
 from surveys.tasks import export_job_task
-from tests.helpers import simulate_responses
+from tests.helpers import lock_recorder, simulate_responses
 
 # Every raw download of a survey, each an export kind (surveys/exports/kinds.py).
 EXPORT_URLS = [
@@ -264,6 +266,7 @@ def test_api_direct_export_past_its_time_is_202(owner_api, grouped, settings):
     for url in EXPORT_URLS:
         response = owner_api.get(f"/api/v1/surveys/{grouped.pk}/{url}")
         assert response.status_code == 202, url
+        run_jobs()  # at most limits.EXPORT_JOBS_ACTIVE_MAX of them may wait at once
 
 
 def test_a_survey_without_grouping_questions_exports_from_one_query(owner_client, make_survey):
@@ -312,3 +315,101 @@ def test_an_export_out_of_time_half_way_is_stopped_and_the_next_is_whole(
     assert next(ticks, None) is None  # stopped at the first check past the deadline
     response = owner_client.get(f"/surveys/{grouped.pk}/responses.csv")
     assert body_of(response) == legacy_reports_csv(grouped)
+
+
+def test_a_user_may_have_three_export_jobs_waiting_then_429_with_retry_after(
+    owner_api, other_api, grouped, settings
+):
+    # Issue 32: a viewer queued 41 jobs by varying the confidence level.
+    settings.EXPORT_JOB_THRESHOLD = 100
+    url = f"/api/v1/surveys/{grouped.pk}/export.zip?confidence="
+    for level in ("0.8", "0.9", "0.95"):
+        assert owner_api.get(url + level).status_code == 202
+    refused = owner_api.get(url + "0.99")
+    assert refused.status_code == 429
+    assert int(refused["Retry-After"]) == limits.EXPORT_JOBS_RETRY_SECONDS
+    assert "3 exports" in refused.json()["detail"]
+    assert ExportJob.objects.count() == 3
+    # Asking again for one that waits joins it; once they have run, new ones may start.
+    assert owner_api.get(url + "0.9").status_code == 202
+    run_jobs()
+    assert owner_api.get(url + "0.99").status_code == 202
+
+
+def test_the_page_says_why_a_fourth_export_job_is_refused(owner_client, grouped, settings):
+    settings.EXPORT_JOB_THRESHOLD = 100
+    for url in ("responses.csv", "for-r.csv", "export.zip"):
+        assert owner_client.get(f"/surveys/{grouped.pk}/{url}").status_code == 303
+    refused = owner_client.get(f"/surveys/{grouped.pk}/export.xlsx")
+    assert refused.status_code == 429
+    assert refused["Retry-After"] == str(limits.EXPORT_JOBS_RETRY_SECONDS)
+    page = refused.content.decode()
+    assert "You already have 3 exports of this survey being prepared" in page
+    assert ExportJob.objects.count() == 3
+
+
+def kept_file(survey, user, *, size, hours=5):
+    """A finished job's record holding ``size`` bytes for ``hours`` more hours."""
+    return ExportJob.objects.create(
+        survey=survey,
+        requested_by=user,
+        kind="reports",
+        status=ExportJob.Status.DONE,
+        file_name="kept.csv",
+        size=size,
+        expires_at=timezone.now() + timedelta(hours=hours),
+    )
+
+
+def test_no_job_starts_while_the_kept_files_fill_the_disk_budget(
+    owner_api, owner, grouped, settings
+):
+    settings.EXPORT_JOB_THRESHOLD = 100
+    settings.EXPORT_DISK_BUDGET_MB = 1
+    kept_file(grouped, owner, size=2**20)
+    refused = owner_api.get(f"/api/v1/surveys/{grouped.pk}/responses.csv")
+    assert refused.status_code == 503
+    # Until the kept file expires, in five hours.
+    assert 5 * 3600 - 60 < int(refused["Retry-After"]) <= 5 * 3600
+    assert "full" in refused.json()["detail"]
+    assert ExportJob.objects.count() == 1
+    settings.EXPORT_DISK_BUDGET_MB = 2
+    assert owner_api.get(f"/api/v1/surveys/{grouped.pk}/responses.csv").status_code == 202
+
+
+def test_a_job_whose_file_would_pass_the_disk_budget_fails_and_says_so(
+    owner_api, owner_client, owner, grouped, settings, export_dir
+):
+    settings.EXPORT_JOB_THRESHOLD = 100
+    settings.EXPORT_DISK_BUDGET_MB = 1
+    kept_file(grouped, owner, size=2**20 - 1000)  # 1000 bytes left; the file is larger
+    body = owner_api.get(f"/api/v1/surveys/{grouped.pk}/responses.csv").json()
+    run_jobs()
+    state = owner_api.get(body["url"]).json()
+    assert (state["status"], state["error"]) == ("failed", "disk budget exceeded")
+    assert list(Path(export_dir).iterdir()) == []
+    page = owner_client.get(f"/surveys/{grouped.pk}/exports/{body['id']}/").content.decode()
+    assert "would not fit in the space this server keeps for export files" in page
+
+
+def test_export_files_are_0600_in_a_0700_folder(grouped, owner, export_dir):
+    Path(export_dir).mkdir(mode=0o755)
+    Path(export_dir).chmod(0o755)  # as an older release (or a umask of 022) left it
+    job = export_jobs.export_job_start(survey=grouped, user=owner, kind="zip", options={})
+    done = export_files.export_job_run(job_id=job.pk)
+    assert stat.S_IMODE(Path(export_dir).stat().st_mode) == 0o700
+    assert stat.S_IMODE(export_path(done).stat().st_mode) == 0o600
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_job_cap_holds_outside_a_test_transaction(owner_api, mixed_grouped, settings):
+    # The cap is read under the survey's row lock, inside the service's own transaction.
+    settings.EXPORT_JOB_THRESHOLD = 100
+    url = f"/api/v1/surveys/{mixed_grouped.pk}/export.zip?confidence="
+    with lock_recorder() as outside:
+        answers = [
+            owner_api.get(url + level).status_code for level in ("0.8", "0.9", "0.95", "0.99")
+        ]
+    assert answers == [202, 202, 202, 429]
+    assert outside == []
+    assert ExportJob.objects.count() == 3
