@@ -14,7 +14,7 @@ def levels_within_bound(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("surveys", "0027_regression_cells"),
+        ("surveys", "0029_invitees"),
     ]
 
     operations = [
