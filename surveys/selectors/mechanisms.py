@@ -190,11 +190,19 @@ def fingerprint_types(questions) -> list:
                 **({} if question.randomized else {"randomized": False}),
                 # Likewise only when true: the report is then a code (report_range).
                 **({"compare_direct": True} if question.compare_direct else {}),
+                # Likewise only when the respondent carries it out: the page then shows an
+                # instruction and sends the answer pressed.
+                **({"procedure": question.procedure} if by_respondent(question) else {}),
             },
         )
         for question in questions
-        if not uses_survey_coins(question) or question.compare_direct
+        if not uses_survey_coins(question) or question.compare_direct or by_respondent(question)
     ]
+
+
+def by_respondent(question) -> bool:
+    """Whether the respondent carries out ``question``'s design (the respondent procedure)."""
+    return question.procedure == Question.Procedure.RESPONDENT
 
 
 def uses_survey_coins(question) -> bool:
@@ -233,6 +241,8 @@ def browser_parameters(question, *, survey) -> dict:
             "report_max": report_max,
         }
     design = question_design(question, survey=survey)
+    # static/js/procedure.js: the page shows the outcome as an instruction, sends what is pressed.
+    procedure = {"procedure": question.procedure} if by_respondent(question) else {}
     if is_cheating_detection(question):
         # The browser draws its group with ``group_share`` and sends 2 × (group - 1) + bit.
         return {
@@ -240,9 +250,10 @@ def browser_parameters(question, *, survey) -> dict:
                 "kind": design.kind,
                 "p": [float(q) for q in design.p],
                 GROUP_SHARE: float(design.share),
-            }
+            },
+            **procedure,
         }
-    parameters = {"design": {"kind": design.kind, **design.parameters}}
+    parameters = {"design": {"kind": design.kind, **design.parameters}, **procedure}
     if question.compare_direct:
         # static/js/control.js: asked directly in the control arm, sent as a code.
         parameters["compare_direct"] = True
@@ -260,6 +271,9 @@ class LedgerEntry:
     design: str  # design_name()
     epsilon: float
     required: bool
+    # Who carries out the design (Question.Procedure): the ledger says which questions the
+    # respondent answers by following the coin, never entering the true answer.
+    procedure: str = Question.Procedure.DEVICE
 
 
 @dataclass(frozen=True)
@@ -286,6 +300,7 @@ class OneSidedEntry:
     epsilon_yes: float
     required: bool
     number: int = 0  # the question's number as the page shows it (1, 2, ...)
+    procedure: str = Question.Procedure.RESPONDENT
 
     @property
     def yes_odds(self) -> float:
@@ -348,6 +363,7 @@ def privacy_ledger(*, survey, questions=None) -> PrivacyLedger:
             epsilon_yes=question_design(question, survey=survey).epsilon_yes,
             required=question.required,
             number=index + 1,
+            procedure=question.procedure,
         )
         for index, question in enumerate(questions)
         if is_cheating_detection(question)
@@ -368,6 +384,7 @@ def privacy_ledger(*, survey, questions=None) -> PrivacyLedger:
             design=design_name(question),
             epsilon=epsilon,
             required=question.required,
+            procedure=question.procedure,
         )
         for question, epsilon in zip(questions, ledger.per_question, strict=True)
     )
