@@ -109,7 +109,9 @@ def cheating_design(*, kind, parameters):
 def question_design(question, *, survey):
     """The yes/no design ``question`` randomizes with (``question.kind`` must be yes/no): a
     ``dpengine.designs`` design, or a ``dpengine.cheating`` one (``is_cheating_detection``)."""
-    if is_cheating_detection(question):
+    # By the design alone: a comprehension question (asked directly) names the CDM or SLD
+    # design whose practice it records.
+    if question.design and question.design.get("kind") in CHEATING_KINDS:
         parameters = {key: value for key, value in question.design.items() if key != "kind"}
         return cheating_design(kind=question.design["kind"], parameters=parameters)
     if not question.design:
