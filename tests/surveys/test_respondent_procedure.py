@@ -329,3 +329,40 @@ def test_respondent_cdm_and_sld_estimate_every_parameter(make_survey):
     rows = [r for r in selectors.survey_estimates(survey=survey).rows if r.kind == "cheating"]
     assert [r.not_estimable for r in rows] == [(), ()]
     assert rows[0].shown("gamma").estimate is not None and rows[1].shown("t").estimate is not None
+
+
+def test_a_cdm_practice_answer_is_a_boolean_and_every_page_reads_it(
+    make_survey, respondent, owner_client, owner_api
+):
+    """The hidden comprehension question of a CDM round names the CDM design but is asked
+    directly: its answer is true/false, never a code, and the results and exports read it."""
+    survey = make_survey(questions=[{"text": "C", "design": CDM}], comprehension_check=True)
+    definition = respondent.get(reverse("api:public-survey", kwargs={"slug": survey.slug})).json()
+    (question,), (practice,) = definition["questions"], definition["comprehension"]
+    assert practice["procedure"] == "respondent" and practice["design"]["kind"] == "cdm"
+    url = reverse("api:public-responses", kwargs={"slug": survey.slug})
+    for code, understood in ((1, True), (2, False), (3, True)):
+        body = {
+            "submission_id": str(uuid.uuid4()),
+            "answers": {str(question["id"]): code, str(practice["id"]): understood},
+            "design_fingerprint": definition["design_fingerprint"],
+        }
+        assert respondent.post(url, body, format="json").status_code == 201
+    refused = respondent.post(
+        url,
+        {
+            "submission_id": str(uuid.uuid4()),
+            "answers": {str(question["id"]): 1, str(practice["id"]): 1},
+            "design_fingerprint": definition["design_fingerprint"],
+        },
+        format="json",
+    )
+    assert refused.status_code == 400
+    (result,) = selectors.comprehension_results(survey=survey)
+    assert (result.understood.n, result.understood.count) == (3, 2)
+    assert result.design_kind == "cdm" and result.procedure == "respondent"
+    for name in ("results", "codebook-csv", "responses-csv", "export-zip", "r-export"):
+        page = owner_client.get(reverse(f"surveys:{name}", kwargs={"pk": survey.pk}))
+        assert page.status_code == 200, name
+    estimates = owner_api.get(reverse("api:survey-estimates", kwargs={"survey_id": survey.pk}))
+    assert estimates.json()["comprehension"][0]["procedure"] == "respondent"
