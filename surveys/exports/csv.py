@@ -227,12 +227,8 @@ def _cheating_estimate_rows(row, estimates):
             ci_method=parameter.method,
             requested_ci_method="fieller" if parameter.name == "t" else "wald",
             **{name: None if hidden else _number(cell) for name, cell in cells.items()},
-            # Why a parameter is not estimated (a CDM/SLD question under the device procedure).
-            **(
-                {"parameters": f"{row.parameters_text}; {row.not_estimable_reason}"}
-                if parameter.name in row.not_estimable
-                else {}
-            ),
+            # With why a parameter is not estimated (CDM/SLD under the device procedure).
+            parameters=row.parameters_text_for(parameter.name),
         )
 
 

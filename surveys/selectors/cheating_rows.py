@@ -128,6 +128,12 @@ class CheatingQuestionEstimate:
     def not_estimable_reason(self) -> str:
         return NOT_ESTIMABLE_REASON if self.not_estimable else ""
 
+    def parameters_text_for(self, name) -> str:
+        """``parameters_text``, with why ``name`` is not estimated when it is not."""
+        if name in self.not_estimable:
+            return f"{self.parameters_text}; {NOT_ESTIMABLE_REASON}"
+        return self.parameters_text
+
     def shown(self, name) -> ShownParameter:
         """The parameter ``name`` (``pi``, ``beta``, ``gamma``, ``t``) as pages show it."""
         if name in self.not_estimable:

@@ -4,6 +4,7 @@ definition, the ledger, the API and the codebook; CDM and SLD estimated from wha
 pressed, cheaters and liars included; and CDM/SLD questions stored under the device procedure
 keep their data but say that gamma / t cannot be estimated."""
 
+import re
 import uuid
 
 import numpy as np
@@ -366,3 +367,43 @@ def test_a_cdm_practice_answer_is_a_boolean_and_every_page_reads_it(
         assert page.status_code == 200, name
     estimates = owner_api.get(reverse("api:survey-estimates", kwargs={"survey_id": survey.pk}))
     assert estimates.json()["comprehension"][0]["procedure"] == "respondent"
+
+
+def test_the_builder_box_stores_the_respondent_procedure_and_cdm_gets_it_unticked(
+    make_survey, owner_client
+):
+    draft = make_survey(status="draft", questions=[])
+    url = reverse("surveys:question-add", kwargs={"pk": draft.pk})
+    warner = {"text": "W", "question_type": "yes_no", "design": "warner", "warner_p": "0.75"}
+    assert owner_client.post(url, {**warner, "respondent_procedure": "on"}).status_code == 302
+    assert owner_client.post(url, {**warner, "text": "V"}).status_code == 302
+    cdm = {
+        "text": "C",
+        "question_type": "yes_no",
+        "design": "cdm",
+        "cdm_p1": "0.2",
+        "cdm_p2": "0.7",
+        "cdm_group_share": "0.5",
+        "cheating_confirmed": "on",
+    }
+    assert owner_client.post(url, cdm).status_code == 302
+    assert list(draft.questions.values_list("text", "procedure")) == [
+        ("W", "respondent"),
+        ("V", "device"),
+        ("C", "respondent"),
+    ]
+    # A choice question cannot be carried out by the respondent: refused next to the box.
+    choice = {
+        "text": "X",
+        "question_type": "choice",
+        "options": "a\nb",
+        "respondent_procedure": "on",
+    }
+    refused = owner_client.post(url, choice)
+    assert refused.status_code == 400
+    assert 'id="id_respondent_procedure_error"' in refused.content.decode()
+    first = draft.questions.first()
+    edit = owner_client.get(
+        reverse("surveys:question-edit", kwargs={"pk": draft.pk, "qid": first.pk})
+    ).content.decode()
+    assert re.search(r'<input[^>]*name="respondent_procedure"[^>]*checked', edit)
