@@ -324,6 +324,13 @@ class PrivacyLedger:
     # instead (compare_direct), whose ε holds only for the respondents not in it.
     compared: tuple[LedgerEntry, ...] = ()
     control_share: float = 0.0
+    # The numbers (as the page shows them: 1, 2, ...) of the questions the respondent carries
+    # out (the respondent procedure): the same ε if they follow the instruction shown.
+    followed: tuple[int, ...] = ()
+
+    @property
+    def followed_numbers(self) -> str:
+        return ", ".join(str(number) for number in self.followed)
 
     @property
     def questions(self) -> int:
@@ -345,6 +352,7 @@ def privacy_ledger(*, survey, questions=None) -> PrivacyLedger:
     questions (``direct``) and the cheating-detection ones (``one_sided``) apart, outside
     that total."""
     questions = list(survey.questions.all()) if questions is None else list(questions)
+    followed = tuple(index + 1 for index, q in enumerate(questions) if by_respondent(q))
     direct = tuple(
         DirectEntry(
             question_id=question.pk,
@@ -401,4 +409,5 @@ def privacy_ledger(*, survey, questions=None) -> PrivacyLedger:
         if survey.control_share > 0
         else (),
         control_share=survey.control_share,
+        followed=followed,
     )

@@ -126,6 +126,13 @@ def test_the_public_definition_and_the_ledger_name_the_procedure(make_survey, cl
     ledger = selectors.privacy_ledger(survey=survey)
     assert [entry.procedure for entry in ledger.entries] == ["respondent", "device"]
     assert [entry.procedure for entry in ledger.one_sided] == ["respondent"]
+    assert ledger.followed == (1, 3)
+    page = client.get(reverse("surveys:respond", kwargs={"slug": survey.slug})).content.decode()
+    assert "Questions you answer by following the coin yourself: 1, 3." in page
+    # Each respondent-procedure question has its instruction's place, filled by the script.
+    for question in public["questions"]:
+        has_instruction = f'id="q-{question["id"]}-instruction-text"' in page
+        assert has_instruction == (question.get("procedure") == "respondent")
 
 
 def test_the_codebook_names_the_procedure_of_every_yes_no_column(make_survey):
