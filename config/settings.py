@@ -308,6 +308,10 @@ SPECTACULAR_SETTINGS = {
         "QuestionTypeEnum": "surveys.models.Question.Kind",
         "ExportJobStatusEnum": ["queued", "running", "done", "failed"],
         "SurveyStatusEnum": "surveys.models.Survey.Status",
+        # Who carries out a yes/no design (a question's `procedure`); the public definition
+        # and the practice rounds name only the respondent procedure.
+        "ProcedureEnum": "surveys.models.Question.Procedure",
+        "RespondentProcedureEnum": ["respondent"],
     },
 }
 

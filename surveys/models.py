@@ -406,6 +406,13 @@ class Question(models.Model):
         # the respondent's first try at the practice round of ``design`` get it right".
         COMPREHENSION = "comprehension", _("Comprehension check")
 
+    class Procedure(models.TextChoices):
+        # The browser carries out the design: the respondent enters the true answer.
+        DEVICE = "device", _("Device")
+        # The respondent carries it out: the page shows the randomizer's outcome as an
+        # instruction and the answer pressed is the report; the true answer is never entered.
+        RESPONDENT = "respondent", _("Respondent")
+
     class Kind(models.TextChoices):
         YES_NO = "yes_no", _("Yes / no")
         CHOICE = "choice", _("Multiple choice")
@@ -439,6 +446,9 @@ class Question(models.Model):
     # its report is one code, 0/1 the randomized report no/yes, 2/3 the direct answer no/yes
     # (selectors.mechanisms.report_range; surveys/selectors/control_group.py reads them).
     compare_direct = models.BooleanField(default=False)
+    # A randomized yes/no question: who carries out its design (docs/researchers.md,
+    # "Designing a publishable study"). A comprehension question: the procedure practised.
+    procedure = models.CharField(max_length=10, choices=Procedure.choices, default=Procedure.DEVICE)
     # {"ko": {"text", "options": [labels]}}
     translations = models.JSONField(default=dict, blank=True, editable=False)
     role = models.CharField(
@@ -494,6 +504,11 @@ class Question(models.Model):
             models.CheckConstraint(
                 condition=Q(compare_direct=False) | (Q(kind="yes_no") & Q(randomized=True)),
                 name="question_compare_direct_yes_no_randomized",
+            ),
+            models.CheckConstraint(
+                condition=Q(procedure="device")
+                | (Q(procedure="respondent") & Q(kind="yes_no") & Q(compare_direct=False)),
+                name="question_procedure_valid",
             ),
         ]
 

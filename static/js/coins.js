@@ -203,6 +203,20 @@ export function derivedReport({ randomizer, questionId, secret, index }) {
   return randomizer.draw(index, prfRandomSource(key, `${questionId}|${index}`));
 }
 
+/**
+ * The outcome a respondent-procedure question's `secret` fixes (procedure.js): the
+ * randomizer's `outcome` run on the HMAC stream of (secret, "<questionId>|outcome"), apart
+ * from every answer's stream. Drawn before any answer, so it says nothing about one; the same
+ * on every visit, so a retake shows the same instruction.
+ */
+export function memoOutcome({ randomizer, questionId, secret }) {
+  const key = secretBytes(secret);
+  if (key === null) {
+    throw new TypeError(`a secret is ${SECRET_BYTES} bytes of base64url, got ${secret}`);
+  }
+  return randomizer.outcome(prfRandomSource(key, `${questionId}|outcome`));
+}
+
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 function plainObject(value) {
@@ -349,6 +363,14 @@ export function memoReports({ randomizers, truths, memo, randomSource }) {
     const randomizer = randomizers[id];
     if (!randomizer) {
       throw new RangeError(`no randomizer for question ${id}`);
+    }
+    if (randomizer.outcome) {
+      // The respondent procedure: `truth` is the answer pressed, following the instruction
+      // the secret fixed; it is the report (with the group drawn, for CDM and SLD).
+      randomizer.indexOf(truth);
+      const outcome = memoOutcome({ randomizer, questionId: id, secret: secrets[id] });
+      answers[id] = randomizer.report(truth, outcome);
+      continue;
     }
     // The truth is read only now, and only to pick which of the secret's reports to derive.
     const index = randomizer.indexOf(truth);

@@ -22,7 +22,11 @@ export function setUpComprehension(survey) {
   const rounds = section && secure ? practiceRounds(survey) : [];
   const records = new Map();
   for (const round of rounds) {
-    const scenario = practiceScenario({ design: round.design, randomSource: globalThis.crypto });
+    const scenario = practiceScenario({
+      design: round.design,
+      procedure: round.procedure,
+      randomSource: globalThis.crypto,
+    });
     const fieldset = document.getElementById(round.domId);
     if (!fieldset) continue;
     fieldset.querySelector(".practice-scenario").textContent = messageText(

@@ -10,6 +10,13 @@
 // messages are `{key, values}` objects that messages.js turns into text.
 
 import { bernoulli } from "./coins.js";
+import {
+  RESPONDENT,
+  RESPONDENT_KINDS,
+  compliantAnswer,
+  drawOutcome,
+  instructionMessage,
+} from "./procedure.js";
 
 /** The designs with a practice round, as services/comprehension.py PRACTISED_KINDS. */
 export const PRACTICE_KINDS = Object.freeze([
@@ -36,8 +43,11 @@ const TELLING = {
  * sends the other answer, the case that shows what randomization does. `{kind, truth, sent}`;
  * `sent` is always `!truth`. The real coins are not used: nothing here is anyone's answer.
  */
-export function practiceScenario({ design, randomSource }) {
+export function practiceScenario({ design, procedure, randomSource }) {
   const kind = design?.kind;
+  if (procedure === RESPONDENT) {
+    return followingScenario({ design, randomSource });
+  }
   if (!PRACTICE_KINDS.includes(kind)) {
     throw new RangeError(`no practice round for design kind ${kind}`);
   }
@@ -45,10 +55,32 @@ export function practiceScenario({ design, randomSource }) {
   return { kind, truth, sent: !truth };
 }
 
+/**
+ * The respondent procedure's round: a made-up true answer (even odds) and an instruction
+ * drawn as a question draws its own (procedure.js `drawOutcome`), shown exactly as the
+ * question shows it; the right choice is what following it gives. `{kind, procedure, truth,
+ * outcome, sent}`.
+ */
+function followingScenario({ design, randomSource }) {
+  const kind = design?.kind;
+  if (!RESPONDENT_KINDS.includes(kind)) {
+    throw new RangeError(`no practice round for design kind ${kind}`);
+  }
+  const truth = bernoulli(0.5, randomSource);
+  const outcome = drawOutcome(design, randomSource);
+  return { kind, procedure: RESPONDENT, truth, outcome, sent: compliantAnswer(outcome, truth) };
+}
+
 const yesNo = (answer) => ({ key: answer ? "yes" : "no" });
 
 /** The round's question: "Practice: suppose your true answer is “no”. … What is sent?" */
 export function scenarioMessage(scenario) {
+  if (scenario.procedure === RESPONDENT) {
+    return {
+      key: "practiceFollow",
+      values: { truth: yesNo(scenario.truth), instruction: instructionMessage(scenario.outcome) },
+    };
+  }
   const { question } = TELLING[scenario.kind];
   return {
     key: question,
@@ -69,6 +101,16 @@ export function practiceFeedback(scenario, choice) {
     throw new TypeError(`choice must be a boolean, got ${choice}`);
   }
   const right = choice === scenario.sent;
+  if (scenario.procedure === RESPONDENT) {
+    return {
+      right,
+      verdict: {
+        key: right ? "practiceFollowRight" : "practiceFollowWrong",
+        values: { sent: yesNo(scenario.sent) },
+      },
+      why: { key: "practiceWhyFollow" },
+    };
+  }
   return {
     right,
     verdict: { key: right ? "practiceRight" : "practiceWrong", values: { sent: yesNo(scenario.sent) } },
@@ -110,12 +152,19 @@ export function comprehensionAnswers(rounds, records) {
 
 /**
  * The rounds the page shows: the definition's `comprehension` entries whose design has a
- * practice round, each as `{id, design, domId}` (`practice-<id>` names its fieldset and radios).
+ * practice round under its procedure, each as `{id, design, procedure, domId}` (`practice-<id>` names its fieldset and radios).
  */
 export function practiceRounds(survey) {
   return (survey.comprehension ?? [])
-    .filter(({ design }) => PRACTICE_KINDS.includes(design?.kind))
-    .map(({ id, design }) => ({ id: String(id), design, domId: `practice-${id}` }));
+    .filter(({ design, procedure }) =>
+      (procedure === RESPONDENT ? RESPONDENT_KINDS : PRACTICE_KINDS).includes(design?.kind),
+    )
+    .map(({ id, design, procedure }) => ({
+      id: String(id),
+      design,
+      procedure: procedure === RESPONDENT ? RESPONDENT : "device",
+      domId: `practice-${id}`,
+    }));
 }
 
 /**

@@ -8,6 +8,7 @@
 // and rational helpers of exact.js.
 
 import { cheatingRandomizer, isCheatingDesign } from "./cheating.js";
+import { RESPONDENT, respondentRandomizer } from "./procedure.js";
 import { bernoulli, pairRandomizer, randomizeAnswer } from "./coins.js";
 import {
   bernoulliExp,
@@ -359,6 +360,10 @@ export function questionRandomizer(question, surveyCoins) {
   }
   if (type !== "yes_no") {
     throw new RangeError(`unknown question type ${type}`);
+  }
+  if (question.procedure === RESPONDENT) {
+    // The respondent follows the instruction shown and presses the report (procedure.js).
+    return respondentRandomizer(question.design ?? { kind: "forced_response", ...surveyCoins });
   }
   if (isCheatingDesign(question.design)) {
     // CDM or SLD (cheating.js): a code 2 × (group − 1) + bit instead of a bit.

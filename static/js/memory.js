@@ -167,6 +167,16 @@ export function surveyMemory({ storage, slug, fingerprint, sharedDevice }) {
       memo = next;
       keep();
     },
+    /**
+     * Draw (and keep) a secret for every question of `randomizers` that has none yet, before
+     * any answer: a respondent-procedure question shows the instruction its secret fixes
+     * (coins.js `memoOutcome`) while the respondent answers, and the same on a retake.
+     */
+    drawSecrets(randomizers, randomSource) {
+      memo = memoReports({ randomizers, truths: {}, memo, randomSource }).memo;
+      keep();
+      return memo.secrets;
+    },
     /** An invitation survey's token (invitation.js), or null. */
     get token() {
       return memo?.token ?? null;

@@ -88,6 +88,42 @@ export const STRINGS = Object.freeze({
   practiceWhyCard: gettext(
     "The card's colour is sent, not your answer, and both decks hold red and black cards. Nobody knows which deck was used.",
   ),
+  instructTruth: gettext("The coin says: answer truthfully."),
+  instructYes: gettext("The coin says: choose “Yes”, whatever the truth."),
+  instructNo: gettext("The coin says: choose “No”, whatever the truth."),
+  instructAsWritten: gettext("The spinner says: answer the statement as written."),
+  instructOpposite: gettext(
+    "The spinner says: answer the opposite statement: choose “Yes” if the statement is false for you, “No” if it is true.",
+  ),
+  instructMangatAsWritten: gettext(
+    "If your true answer is yes, choose “Yes”. If it is no, the spinner says: answer the statement as written.",
+  ),
+  instructMangatOpposite: gettext(
+    "If your true answer is yes, choose “Yes”. If it is no, the spinner says: answer the opposite statement, so choose “Yes”.",
+  ),
+  instructThisQuestion: gettext("The coin says: answer this question truthfully."),
+  instructOtherQuestion: gettext(
+    "The coin says: answer the other question instead, “Did the second coin land heads?” Its answer is “%(answer)s”: choose that, whatever your answer to this question.",
+  ),
+  instructCards: gettext(
+    "Your cards: if your true answer is yes, your card is %(yes)s; if it is no, it is %(no)s. Report your card's colour: red is “Yes”, black is “No”.",
+  ),
+  instructCdmYes: gettext("You are in group %(group)s. The coin says: choose “Yes”, whatever the truth."),
+  instructCdmTruth: gettext("You are in group %(group)s. The coin says: answer truthfully."),
+  instructSldTruth: gettext(
+    "You are in group %(group)s. If your true answer is yes, choose “Yes”. If not, the coin says: answer truthfully.",
+  ),
+  instructSldYes: gettext(
+    "You are in group %(group)s. If your true answer is yes, choose “Yes”. If not, the coin says: choose “Yes”.",
+  ),
+  practiceFollow: gettext(
+    "Suppose your true answer is “%(truth)s”, and the question shows: %(instruction)s What do you choose?",
+  ),
+  practiceFollowRight: gettext("Right: you choose “%(sent)s”, and that is what is sent."),
+  practiceFollowWrong: gettext("Not quite: following the instruction, you choose “%(sent)s”."),
+  practiceWhyFollow: gettext(
+    "What you choose is sent as it is; what the coin said stays on this device. So an answer does not show your true answer.",
+  ),
   practiceSentTerm: gettext("Practice round %(number)s"),
   practiceUnderstood: gettext("first try right"),
   practiceNotUnderstood: gettext("first try not right"),

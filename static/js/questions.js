@@ -11,7 +11,7 @@ import { utf8Length } from "./direct.js";
 
 /**
  * The questions of the definition's `survey`: `{id, type, number, text, required, direct,
- * options, min, max, maxBytes, randomizer, domId, itemId, anchor}`. `direct`: asked directly,
+ * options, min, max, maxBytes, randomizer, procedure, domId, itemId, anchor}`. `direct`: asked directly,
  * the answer sent as given (`randomizer` null; `type` "text" only so). `domId` names the fieldset and the
  * radios (`q-<id>`), `itemId` the error summary's entry, `anchor` the input the summary links
  * to and the focus goes to (the question's first input).
@@ -35,6 +35,8 @@ export function surveyQuestions(survey) {
       max: question.max,
       maxBytes: question.max_bytes,
       randomizer: direct ? null : questionRandomizer(question, surveyCoins),
+      // "respondent": the page shows the coin's instruction and sends the answer pressed.
+      procedure: question.procedure ?? "device",
       domId: `q-${question.id}`,
       itemId: String(question.id),
       anchor: `q-${question.id}-${{ yes_no: "yes", choice: "o0" }[type] ?? "value"}`,

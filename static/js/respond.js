@@ -37,6 +37,8 @@ import { practiceMessage, practiceRound } from "./practice.js";
 import { comprehensionAnswers, comprehensionQuestions } from "./comprehension.js";
 import { setUpComprehension } from "./comprehension-page.js";
 import { outcomeMessage, reloads, sendAnswers } from "./submit.js";
+import { memoOutcome } from "./coins.js";
+import { instructionMessage } from "./procedure.js";
 
 function browserStorage() {
   try {
@@ -61,6 +63,7 @@ function setupPage(definition) {
   const arm = assignArm({ survey, memory, randomSource: globalThis.crypto });
   const randomized = armedQuestions(surveyQuestions(survey), survey, arm);
   showArm(document, randomized, arm);
+  showInstructions(randomized, memory);
   const grouping = groupingQuestions(survey);
   const allQuestions = [...randomized, ...grouping].map((question) => {
     const fieldset = document.getElementById(question.domId);
@@ -443,6 +446,29 @@ function setupPage(definition) {
     .getElementById("respond-next-person")
     ?.addEventListener("click", () => globalThis.location.reload());
   button.disabled = false;
+}
+
+// The respondent procedure (procedure.js): each such question shows the instruction its memo
+// secret fixes, drawn now, before any answer, and the same on a retake. Without secure
+// randomness nothing is drawn and the question cannot be answered (sending refuses anyway).
+function showInstructions(questions, memory) {
+  const following = questions.filter((question) => question.randomizer?.outcome);
+  if (following.length === 0 || typeof globalThis.crypto?.getRandomValues !== "function") {
+    return;
+  }
+  const randomizers = Object.fromEntries(
+    questions.filter((question) => !question.direct).map((q) => [q.id, q.randomizer]),
+  );
+  const secrets = memory.drawSecrets(randomizers, globalThis.crypto);
+  for (const question of following) {
+    const outcome = memoOutcome({
+      randomizer: question.randomizer,
+      questionId: question.id,
+      secret: secrets[question.id],
+    });
+    const text = document.getElementById(`${question.domId}-instruction-text`);
+    if (text) text.textContent = messageText(instructionMessage(outcome));
+  }
 }
 
 // A consent text, when the survey has one, comes first: the questions stay hidden until the

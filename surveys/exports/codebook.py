@@ -15,7 +15,9 @@ filterable by its first column:
   the question (or a description); a randomized question also has its coins, ``a``, ``b`` and ε
   (a cheating-detection question, type ``randomized_cheating_detection``: no ε, its ``p1``,
   ``p2``, ``group_share`` and ``epsilon_yes`` in ``parameters``, and codes 0-3, each
-  2 × (group − 1) + the reported bit);
+  2 × (group − 1) + the reported bit); a randomized yes/no question's ``procedure`` says who
+  carried out its design (``device``: the browser randomized the true answer; ``respondent``:
+  the respondent pressed what the coin's instruction shown said);
 - ``section = value``: ``name`` is a column, ``value`` a value its cells can hold (exactly as
   written in the raw file) and ``text`` what it means. A blank cell means "skipped"; in a
   grouping column, ``prefer_not_to_say`` means the respondent chose "Prefer not to say".
@@ -38,6 +40,7 @@ from ..models import PREFER_NOT_TO_SAY, GroupingQuestion, Question, Survey
 from ..selectors import (
     GROUP_SHARE,
     PrivacyLedger,
+    by_respondent,
     design_name,
     is_cheating_detection,
     privacy_ledger,
@@ -64,6 +67,8 @@ CODEBOOK_HEADER = [
     "epsilon",
     "design",
     "parameters",
+    # A randomized yes/no column: who carried out the design, device or respondent.
+    "procedure",
 ]
 
 TYPE_IDENTIFIER = "identifier"
@@ -218,7 +223,7 @@ def codebook_rows(codebook: Codebook, *, label=str) -> Iterator[list]:
         if codebook.raw_file.sha256:
             yield fact("raw_file_sha256", codebook.raw_file.sha256)
 
-    def column(name, kind, text, coins=(None,) * 7):
+    def column(name, kind, text, coins=(None,) * 8):
         return ["column", name, kind, "", text, *coins]
 
     def value(name, cell, meaning):
@@ -278,6 +283,17 @@ def codebook_rows(codebook: Codebook, *, label=str) -> Iterator[list]:
                 )
                 % {"min": question.min_value, "max": question.max_value},
             )
+        elif by_respondent(question):
+            yield value(
+                name,
+                1,
+                _("Pressed yes, as the coin's instruction said (not necessarily the truth)."),
+            )
+            yield value(
+                name,
+                0,
+                _("Pressed no, as the coin's instruction said (not necessarily the truth)."),
+            )
         else:
             yield value(name, 1, _("Reported yes (after the coins: not necessarily the truth)."))
             yield value(name, 0, _("Reported no (after the coins: not necessarily the truth)."))
@@ -288,6 +304,7 @@ def codebook_rows(codebook: Codebook, *, label=str) -> Iterator[list]:
             TYPE_DIRECT_YES_NO,
             _("Comprehension check: the first try at the practice round of %(design)s was right.")
             % {"design": practised_design_text(question, survey=survey)},
+            (*(None,) * 7, question.procedure),
         )
         yield value(name, 1, _("Right at the first try (sent as given, not randomized)."))
         yield value(name, 0, _("Not right at the first try (sent as given, not randomized)."))
@@ -361,11 +378,12 @@ def _direct_values(name, question, *, value, label):
 
 
 def _provenance(codebook, question) -> tuple:
-    """p_truth, p_forced_yes, a, b, ε, design and parameters of one question's column
-    (a direct question: no coins, no ε, design ``direct``)."""
+    """p_truth, p_forced_yes, a, b, ε, design, parameters and procedure of one question's
+    column (a direct question: no coins, no ε, design ``direct``, no procedure)."""
     mechanism = question_mechanism(question, survey=codebook.survey)
     if mechanism is None:
-        return (None, None, None, None, None, design_name(question), "")
+        return (None, None, None, None, None, design_name(question), "", None)
+    procedure = question.procedure if question.kind == Question.Kind.YES_NO else None
     if is_cheating_detection(question):
         # No finite ε (an honest "no" is conclusive): blank, with the one-sided bound of a
         # "yes" among the parameters; a and b differ by group, so they are in p1 and p2.
@@ -376,10 +394,10 @@ def _provenance(codebook, question) -> tuple:
                 "epsilon_yes": mechanism.epsilon_yes,
             }
         )
-        return (None, None, None, None, None, design_name(question), parameters)
+        return (None, None, None, None, None, design_name(question), parameters, procedure)
     parameters = parameters_text(mechanism.parameters)
     if question.kind != Question.Kind.YES_NO:
-        return (None, None, None, None, mechanism.epsilon, design_name(question), parameters)
+        return (None, None, None, None, mechanism.epsilon, design_name(question), parameters, None)
     coins = uses_survey_coins(question)
     return (
         mechanism.p_truth if coins else None,
@@ -389,4 +407,5 @@ def _provenance(codebook, question) -> tuple:
         mechanism.epsilon,
         design_name(question),
         parameters,
+        procedure,
     )

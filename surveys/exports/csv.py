@@ -227,6 +227,8 @@ def _cheating_estimate_rows(row, estimates):
             ci_method=parameter.method,
             requested_ci_method="fieller" if parameter.name == "t" else "wald",
             **{name: None if hidden else _number(cell) for name, cell in cells.items()},
+            # With why a parameter is not estimated (CDM/SLD under the device procedure).
+            parameters=row.parameters_text_for(parameter.name),
         )
 
 

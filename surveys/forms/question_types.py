@@ -155,6 +155,17 @@ class QuestionTypeForm(PageForm):
             "the coins revealed more."
         ),
     )
+    respondent_procedure = forms.BooleanField(
+        label=_("The respondent follows the coin (respondent procedure)"),
+        required=False,
+        help_text=_(
+            "Randomized yes/no questions only; always for cheating detection (CDM, SLD). The "
+            "page shows what the coin says (“answer truthfully”, “choose Yes”) and the "
+            "respondent chooses the answer it gives, which is sent as it is: the true answer "
+            "is never entered. Otherwise the respondent enters the true answer and the "
+            "browser randomizes it."
+        ),
+    )
     direct_confirmed = forms.BooleanField(
         label=_(
             "I understand: a direct answer is stored exactly as the respondent gives it, no ε "
@@ -181,6 +192,7 @@ class QuestionTypeForm(PageForm):
         "epsilon": "epsilon",
         "randomized": "asked_directly",
         "compare_direct": "compare_direct",
+        "procedure": "respondent_procedure",
     }
     TYPE_FIELD_NAMES = (
         "question_type",
@@ -191,6 +203,7 @@ class QuestionTypeForm(PageForm):
         "epsilon",
         "asked_directly",
         "compare_direct",
+        "respondent_procedure",
         "direct_confirmed",
         "cheating_confirmed",
     )
@@ -236,6 +249,7 @@ class QuestionTypeForm(PageForm):
         if not question.randomized:
             initial["asked_directly"] = initial["direct_confirmed"] = True
         initial["compare_direct"] = question.compare_direct
+        initial["respondent_procedure"] = question.procedure == Question.Procedure.RESPONDENT
         if question.kind == YES_NO:
             design = dict(question.design or {})
             kind = design.pop("kind", SURVEY_COINS)
@@ -293,6 +307,9 @@ class QuestionTypeForm(PageForm):
         spec = self._chosen_spec()
         if spec is not None and self.cleaned_data.get("compare_direct"):
             spec["compare_direct"] = True
+        if spec is not None and self.cleaned_data.get("respondent_procedure"):
+            # Unticked: the services' default (the device; the respondent for CDM and SLD).
+            spec["procedure"] = Question.Procedure.RESPONDENT
         return spec
 
     def _chosen_spec(self) -> dict | None:

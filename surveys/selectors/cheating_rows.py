@@ -15,6 +15,16 @@ from .design_labels import DESIGN_LABELS
 from .mechanisms import CHEATING_CODES, GROUP_SHARE, question_design
 
 CHEATING = "cheating"  # the row kind: not a yes/no estimate (its reports are codes)
+# The interval method of a parameter the data cannot estimate (NOT_ESTIMABLE_REASON).
+NOT_ESTIMABLE = "not_estimable"
+# Why: a question asked before issue 33 under the device procedure. The browser carried out
+# the instruction on the answer entered, so nobody could disobey it: γ is 0 and t is 1 by
+# construction, and every liar shows as an honest "no".
+NOT_ESTIMABLE_REASON = (
+    "asked under the device procedure: the browser carried out the coin's instruction on the "
+    "answer entered, so nobody could disobey it (gamma is 0 and t is 1 by construction) and "
+    "pi counts every liar as an honest no; cheating detection needs the respondent procedure"
+)
 
 
 @dataclass(frozen=True)
@@ -66,6 +76,7 @@ class CheatingQuestionEstimate:
     suppressed: bool  # fewer reports than the survey's minimum n: numbers are withheld
     column: str = ""
     design_name: str = ""  # cdm or sld
+    procedure: str = "respondent"  # Question.Procedure: who carried out the design
 
     kind = CHEATING
     # No finite ε covers the design (an honest "no" is conclusive): see epsilon_yes.
@@ -102,10 +113,39 @@ class CheatingQuestionEstimate:
 
     @property
     def parameters_text(self) -> str:
-        return ", ".join(f"{name} = {value:g}" for name, value in self.parameters.items())
+        numbers = ", ".join(f"{name} = {value:g}" for name, value in self.parameters.items())
+        return f"{numbers}, procedure = {self.procedure}"
+
+    @property
+    def not_estimable(self) -> tuple[str, ...]:
+        """The parameters the data cannot estimate: γ (CDM) or t (SLD) of a question asked
+        under the device procedure (NOT_ESTIMABLE_REASON); none otherwise."""
+        if self.procedure == "respondent":
+            return ()
+        return ("t",) if self.is_sld else ("gamma",)
+
+    @property
+    def not_estimable_reason(self) -> str:
+        return NOT_ESTIMABLE_REASON if self.not_estimable else ""
+
+    def parameters_text_for(self, name) -> str:
+        """``parameters_text``, with why ``name`` is not estimated when it is not."""
+        if name in self.not_estimable:
+            return f"{self.parameters_text}; {NOT_ESTIMABLE_REASON}"
+        return self.parameters_text
 
     def shown(self, name) -> ShownParameter:
         """The parameter ``name`` (``pi``, ``beta``, ``gamma``, ``t``) as pages show it."""
+        if name in self.not_estimable:
+            return ShownParameter(
+                name=name,
+                estimate=None,
+                ci_low=None,
+                ci_high=None,
+                std_error=None,
+                closed_form=None,
+                method=NOT_ESTIMABLE,
+            )
         parameter = self.estimate[name]
         value = parameter.clamped
         low, high = parameter.ci_low, parameter.ci_high
@@ -156,7 +196,7 @@ class CheatingQuestionEstimate:
     def prevalence_upper(self) -> float | None:
         """CDM: ``pi + gamma``, the most the true share of "yes" can be if every
         non-complier is a carrier (the prevalence lies between ``pi`` and this)."""
-        if self.is_sld or self.pi.estimate is None or self.gamma.estimate is None:
+        if self.is_sld or self.not_estimable or self.pi.estimate is None:
             return None
         return min(1.0, self.pi.estimate + self.gamma.estimate)
 
@@ -172,6 +212,8 @@ class CheatingQuestionEstimate:
             "method": counts.method,
             "requested_method": counts.requested_method,
             "method_reason": counts.method_reason,
+            "procedure": self.procedure,
+            "not_estimable": {name: NOT_ESTIMABLE_REASON for name in self.not_estimable},
         }
         for parameter in self.shown_parameters:
             data[parameter.name] = {
@@ -203,4 +245,5 @@ def cheating_row(question, *, survey, tallies, confidence, fields) -> CheatingQu
         estimate=estimate,
         suppressed=counts.n < survey.min_n,
         design_name=design.kind,
+        procedure=question.procedure,
     )

@@ -16,7 +16,7 @@ from ..models import Question
 from .design_labels import DESIGN_LABELS, SURVEY_COINS
 from .estimate_rows import parameters_text
 from .estimates import survey_tallies
-from .mechanisms import question_design
+from .mechanisms import GROUP_SHARE, question_design
 
 
 @dataclass(frozen=True)
@@ -29,6 +29,7 @@ class ComprehensionResult:
     parameters: dict  # the design's parameters (the survey's coins for SURVEY_COINS)
     understood: DirectShare
     suppressed: bool  # fewer answers than the survey's minimum n: numbers are withheld
+    procedure: str = Question.Procedure.DEVICE  # the procedure practised
 
     @property
     def design_label(self):
@@ -57,7 +58,14 @@ def practice_rounds(*, survey, questions=None) -> list[dict]:
     rounds = []
     for question in questions:
         design = question_design(question, survey=survey)
-        rounds.append({"id": question.pk, "design": {"kind": design.kind, **design.parameters}})
+        parameters = dict(design.parameters)
+        if "share" in parameters:
+            # A cheating-detection design, spelled as the questions' (browser_parameters).
+            parameters[GROUP_SHARE] = parameters.pop("share")
+        round_ = {"id": question.pk, "design": {"kind": design.kind, **parameters}}
+        if question.procedure == Question.Procedure.RESPONDENT:
+            round_["procedure"] = question.procedure
+        rounds.append(round_)
     return rounds
 
 
@@ -94,6 +102,7 @@ def comprehension_results(*, survey, confidence=None, method=None) -> list[Compr
                 parameters=dict(design.parameters),
                 understood=understood,
                 suppressed=n < survey.min_n,
+                procedure=question.procedure,
             )
         )
     return results

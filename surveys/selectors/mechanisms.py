@@ -109,7 +109,9 @@ def cheating_design(*, kind, parameters):
 def question_design(question, *, survey):
     """The yes/no design ``question`` randomizes with (``question.kind`` must be yes/no): a
     ``dpengine.designs`` design, or a ``dpengine.cheating`` one (``is_cheating_detection``)."""
-    if is_cheating_detection(question):
+    # By the design alone: a comprehension question (asked directly) names the CDM or SLD
+    # design whose practice it records.
+    if question.design and question.design.get("kind") in CHEATING_KINDS:
         parameters = {key: value for key, value in question.design.items() if key != "kind"}
         return cheating_design(kind=question.design["kind"], parameters=parameters)
     if not question.design:
@@ -190,11 +192,19 @@ def fingerprint_types(questions) -> list:
                 **({} if question.randomized else {"randomized": False}),
                 # Likewise only when true: the report is then a code (report_range).
                 **({"compare_direct": True} if question.compare_direct else {}),
+                # Likewise only when the respondent carries it out: the page then shows an
+                # instruction and sends the answer pressed.
+                **({"procedure": question.procedure} if by_respondent(question) else {}),
             },
         )
         for question in questions
-        if not uses_survey_coins(question) or question.compare_direct
+        if not uses_survey_coins(question) or question.compare_direct or by_respondent(question)
     ]
+
+
+def by_respondent(question) -> bool:
+    """Whether the respondent carries out ``question``'s design (the respondent procedure)."""
+    return question.procedure == Question.Procedure.RESPONDENT
 
 
 def uses_survey_coins(question) -> bool:
@@ -233,6 +243,8 @@ def browser_parameters(question, *, survey) -> dict:
             "report_max": report_max,
         }
     design = question_design(question, survey=survey)
+    # static/js/procedure.js: the page shows the outcome as an instruction, sends what is pressed.
+    procedure = {"procedure": question.procedure} if by_respondent(question) else {}
     if is_cheating_detection(question):
         # The browser draws its group with ``group_share`` and sends 2 × (group - 1) + bit.
         return {
@@ -240,9 +252,10 @@ def browser_parameters(question, *, survey) -> dict:
                 "kind": design.kind,
                 "p": [float(q) for q in design.p],
                 GROUP_SHARE: float(design.share),
-            }
+            },
+            **procedure,
         }
-    parameters = {"design": {"kind": design.kind, **design.parameters}}
+    parameters = {"design": {"kind": design.kind, **design.parameters}, **procedure}
     if question.compare_direct:
         # static/js/control.js: asked directly in the control arm, sent as a code.
         parameters["compare_direct"] = True
@@ -260,6 +273,9 @@ class LedgerEntry:
     design: str  # design_name()
     epsilon: float
     required: bool
+    # Who carries out the design (Question.Procedure): the ledger says which questions the
+    # respondent answers by following the coin, never entering the true answer.
+    procedure: str = Question.Procedure.DEVICE
 
 
 @dataclass(frozen=True)
@@ -286,6 +302,7 @@ class OneSidedEntry:
     epsilon_yes: float
     required: bool
     number: int = 0  # the question's number as the page shows it (1, 2, ...)
+    procedure: str = Question.Procedure.RESPONDENT
 
     @property
     def yes_odds(self) -> float:
@@ -307,6 +324,13 @@ class PrivacyLedger:
     # instead (compare_direct), whose ε holds only for the respondents not in it.
     compared: tuple[LedgerEntry, ...] = ()
     control_share: float = 0.0
+    # The numbers (as the page shows them: 1, 2, ...) of the questions the respondent carries
+    # out (the respondent procedure): the same ε if they follow the instruction shown.
+    followed: tuple[int, ...] = ()
+
+    @property
+    def followed_numbers(self) -> str:
+        return ", ".join(str(number) for number in self.followed)
 
     @property
     def questions(self) -> int:
@@ -328,6 +352,7 @@ def privacy_ledger(*, survey, questions=None) -> PrivacyLedger:
     questions (``direct``) and the cheating-detection ones (``one_sided``) apart, outside
     that total."""
     questions = list(survey.questions.all()) if questions is None else list(questions)
+    followed = tuple(index + 1 for index, q in enumerate(questions) if by_respondent(q))
     direct = tuple(
         DirectEntry(
             question_id=question.pk,
@@ -348,6 +373,7 @@ def privacy_ledger(*, survey, questions=None) -> PrivacyLedger:
             epsilon_yes=question_design(question, survey=survey).epsilon_yes,
             required=question.required,
             number=index + 1,
+            procedure=question.procedure,
         )
         for index, question in enumerate(questions)
         if is_cheating_detection(question)
@@ -368,6 +394,7 @@ def privacy_ledger(*, survey, questions=None) -> PrivacyLedger:
             design=design_name(question),
             epsilon=epsilon,
             required=question.required,
+            procedure=question.procedure,
         )
         for question, epsilon in zip(questions, ledger.per_question, strict=True)
     )
@@ -382,4 +409,5 @@ def privacy_ledger(*, survey, questions=None) -> PrivacyLedger:
         if survey.control_share > 0
         else (),
         control_share=survey.control_share,
+        followed=followed,
     )

@@ -259,8 +259,17 @@ def submission_target(*, slug) -> SubmissionTarget:
         Value(None, output_field=BigIntegerField()),
         "required",
         "kind",
-        # A cheating-detection design's kind: its report is a code, not a bit.
-        Coalesce(KeyTextTransform("kind", "design"), Value(""), output_field=CharField()),
+        # A cheating-detection design's kind: its report is a code, not a bit. Only when
+        # randomized: a comprehension question names the CDM/SLD design it practised, and its
+        # answer is a boolean.
+        Case(
+            When(
+                randomized=True,
+                then=Coalesce(KeyTextTransform("kind", "design"), Value("")),
+            ),
+            default=Value(""),
+            output_field=CharField(),
+        ),
         "compare_direct",
     )
     options = GroupingOption.objects.filter(grouping_question__survey_id=survey_id).values_list(

@@ -1,11 +1,12 @@
 """The comprehension check (issue 27 item 4): one hidden question per practised design.
 
 A survey with ``comprehension_check`` walks each respondent through one practice round of
-every yes/no design its questions use before the real questions (static/js/practice.js), and
-sends, for each design, whether the first try was right: a direct yes/no answer to a hidden
-question of role ``comprehension`` whose ``design`` is the design practised. Stored, tallied,
-checked and exported as any direct yes/no answer, so the submission path needs nothing of
-its own; its results are read by ``surveys/selectors/comprehension.py``.
+every yes/no design (and procedure) its questions use before the real questions
+(static/js/comprehension.js), and sends, for each, whether the first try was right: a direct
+yes/no answer to a hidden question of role ``comprehension`` whose ``design`` and
+``procedure`` are the ones practised. Stored, tallied, checked and exported as any direct
+yes/no answer, so the submission path needs nothing of its own; its results are read by
+``surveys/selectors/comprehension.py``.
 
 The questions follow the survey's designs: ``comprehension_sync`` runs after every change to
 the questions or the setting (``pilot.pilot_design_refresh`` calls it, as do creating and
@@ -16,38 +17,51 @@ import json
 
 from ..models import Question, Survey
 
-# The designs the respondent page has a practice round for (static/js/practice.js
-# PRACTICE_KINDS); a design outside them is asked without a practice round and has no check.
+# The designs the respondent page has a practice round for (static/js/comprehension.js
+# PRACTICE_KINDS), under either procedure; CDM and SLD only under the respondent procedure
+# (the only one they are asked with since issue 33). Any other is asked without a round.
 PRACTISED_KINDS = ("forced_response", "warner", "unrelated_question", "kuk", "mangat")
+RESPONDENT_ONLY_KINDS = ("cdm", "sld")
 FORCED_RESPONSE = "forced_response"
+RESPONDENT = Question.Procedure.RESPONDENT
 
 
-def _canonical(design) -> str:
-    return json.dumps(design, sort_keys=True)
+def _canonical(design, procedure) -> str:
+    return json.dumps([design, procedure], sort_keys=True)
 
 
-def practised_designs(questions) -> list[dict]:
-    """The distinct designs of the randomized yes/no ``questions`` that have a practice round,
-    in the order the questions first use them; ``{}`` is the survey's own coins."""
+def _practised(question) -> bool:
+    kind = question.design.get("kind", FORCED_RESPONSE)
+    return kind in PRACTISED_KINDS or (
+        kind in RESPONDENT_ONLY_KINDS and question.procedure == RESPONDENT
+    )
+
+
+def practised_designs(questions) -> list[tuple[dict, str]]:
+    """The distinct ``(design, procedure)`` of the randomized yes/no ``questions`` that have
+    a practice round, in the order the questions first use them; ``{}`` is the survey's own
+    coins. The same design under the two procedures is practised twice: what the respondent
+    does differs (enter the truth, or follow the instruction shown)."""
     seen, designs = set(), []
     for question in questions:
         if question.kind != Question.Kind.YES_NO or not question.randomized:
             continue
-        if question.design.get("kind", FORCED_RESPONSE) not in PRACTISED_KINDS:
+        if not _practised(question):
             continue
-        key = _canonical(question.design)
+        key = _canonical(question.design, question.procedure)
         if key not in seen:
             seen.add(key)
-            designs.append(question.design)
+            designs.append((question.design, question.procedure))
     return designs
 
 
-def comprehension_text(design) -> str:
+def comprehension_text(design, procedure=Question.Procedure.DEVICE) -> str:
     """The hidden question's text (a variable label in exports): which practice it records."""
+    followed = ", the respondent follows the coin" if procedure == RESPONDENT else ""
     if not design:
-        return "Understood the practice round (the survey's coins, forced response)"
+        return f"Understood the practice round (the survey's coins, forced response{followed})"
     parameters = ", ".join(f"{key} = {value}" for key, value in design.items() if key != "kind")
-    return f"Understood the practice round ({design['kind']}: {parameters})"
+    return f"Understood the practice round ({design['kind']}: {parameters}{followed})"
 
 
 def comprehension_sync(*, survey) -> None:
@@ -63,10 +77,10 @@ def comprehension_sync(*, survey) -> None:
         else []
     )
     existing = {
-        _canonical(question.design): question
+        _canonical(question.design, question.procedure): question
         for question in Question.all_objects.filter(survey=survey, role=Question.Role.COMPREHENSION)
     }
-    keep = {_canonical(design) for design in wanted}
+    keep = {_canonical(*pair) for pair in wanted}
     stale = [question.pk for key, question in existing.items() if key not in keep]
     if stale:
         Question.all_objects.filter(pk__in=stale).delete()
@@ -74,20 +88,20 @@ def comprehension_sync(*, survey) -> None:
         Question(
             survey=survey,
             position=index,
-            text=comprehension_text(design),
+            text=comprehension_text(design, procedure),
             kind=Question.Kind.YES_NO,
             design=design,
+            procedure=procedure,
             randomized=False,
             required=False,
             role=Question.Role.COMPREHENSION,
         )
-        for index, design in enumerate(wanted)
-        if _canonical(design) not in existing
+        for index, (design, procedure) in enumerate(wanted)
+        if _canonical(design, procedure) not in existing
     )
     # In the order the questions first use each design: the order of the practice rounds.
-    kept = [existing[key] for key in map(_canonical, wanted) if key in existing]
+    order = [_canonical(*pair) for pair in wanted]
+    kept = [existing[key] for key in order if key in existing]
     for question in kept:
-        question.position = [_canonical(design) for design in wanted].index(
-            _canonical(question.design)
-        )
+        question.position = order.index(_canonical(question.design, question.procedure))
     Question.all_objects.bulk_update(kept, ["position"])

@@ -10,7 +10,12 @@ One spec, as the API and the builder send it (docs/api.md, "Question types"):
   is sent as given), and ``{"text", "type": "text", "randomized": false}``, a short text
   answer, only ever direct;
 - a randomized yes/no question with ``"compare_direct": true``: compared with asking directly
-  in the survey's control group (``Survey.control_share``; surveys/selectors/control_group.py).
+  in the survey's control group (``Survey.control_share``; surveys/selectors/control_group.py);
+- a randomized yes/no question with ``"procedure": "respondent"``: the page shows the
+  randomizer's outcome as an instruction and the answer pressed is the report (the true answer
+  is never entered); ``"device"`` (the browser carries out the design on the true answer) is the
+  default, except for CDM and SLD, which require the respondent procedure: their cheaters and
+  liars exist only when the respondent follows the coin (Clark & Desharnais 1998).
 
 ``epsilon`` defaults to ln 3, the classic design's. Every parameter is checked with the dpengine
 constructor the question will randomize with (``selectors.mechanisms``), so a stored question
@@ -48,7 +53,9 @@ TYPE_FIELDS = (
     "min_value",
     "max_value",
     "compare_direct",
+    "procedure",
 )
+DEVICE, RESPONDENT = Question.Procedure.DEVICE, Question.Procedure.RESPONDENT
 
 
 # The code of a range whose max is not above its min (the builder names its own fields).
@@ -236,6 +243,47 @@ def _clean_compare_direct(value, kind, randomized, prefix):
     return value
 
 
+def _clean_procedure(value, *, kind, randomized, design, compare_direct, prefix):
+    """Who carries out a randomized yes/no question's design: ``device`` (the default) or
+    ``respondent`` (the default and the only choice for CDM and SLD)."""
+    cheating = design.get("kind") in selectors.CHEATING_KINDS
+    if value is None:
+        return RESPONDENT if cheating else DEVICE
+    if value not in Question.Procedure.values:
+        raise _error(
+            "procedure",
+            prefix,
+            _("Must be one of %(choices)s, got %(v)r.")
+            % {"choices": ", ".join(Question.Procedure.values), "v": value},
+        )
+    if value == RESPONDENT and (kind != YES_NO or not randomized):
+        raise _error(
+            "procedure",
+            prefix,
+            _("Only a randomized yes/no question can be carried out by the respondent."),
+        )
+    if value == RESPONDENT and compare_direct:
+        raise _error(
+            "procedure",
+            prefix,
+            _(
+                "A question compared with asking directly uses the device procedure: its "
+                "control group answers directly."
+            ),
+        )
+    if value == DEVICE and cheating:
+        raise _error(
+            "procedure",
+            prefix,
+            _(
+                "A cheating-detection question (CDM, SLD) needs the respondent procedure: only "
+                "a respondent who follows the coin can disobey it, so under the device "
+                "procedure cheating cannot be estimated. Send procedure “respondent”."
+            ),
+        )
+    return value
+
+
 def _clean_range(low, high, prefix):
     for name, value in (("min", low), ("max", high)):
         if not _is_whole(value):
@@ -290,6 +338,7 @@ def clean_question_type(spec, *, prefix="") -> dict:
         "min_value": None,
         "max_value": None,
         "compare_direct": compare_direct,
+        "procedure": DEVICE,
     }
     foreign = {
         YES_NO: ("options", "min", "max", "epsilon"),
@@ -312,6 +361,15 @@ def clean_question_type(spec, *, prefix="") -> dict:
                 raise _error(
                     name, prefix, _("A direct question takes no %(name)s.") % {"name": name}
                 )
+    if spec.get("procedure") is not None and (kind != YES_NO or not randomized):
+        _clean_procedure(
+            spec.get("procedure"),
+            kind=kind,
+            randomized=randomized,
+            design={},
+            compare_direct=False,
+            prefix=prefix,
+        )
     if kind == TEXT:
         return fields
     if kind == YES_NO:
@@ -327,6 +385,14 @@ def clean_question_type(spec, *, prefix="") -> dict:
                         "asking directly."
                     ),
                 )
+        fields["procedure"] = _clean_procedure(
+            spec.get("procedure"),
+            kind=kind,
+            randomized=randomized,
+            design=fields["design"],
+            compare_direct=compare_direct,
+            prefix=prefix,
+        )
     elif kind == CHOICE:
         fields["options"] = _clean_options(spec.get("options"), prefix)
         if randomized:
@@ -362,4 +428,6 @@ def question_type_spec(question) -> dict:
     spec = {"type": YES_NO, "design": dict(question.design)}
     if question.compare_direct:
         spec["compare_direct"] = True
+    if question.procedure == RESPONDENT:
+        spec["procedure"] = RESPONDENT
     return spec

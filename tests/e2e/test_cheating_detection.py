@@ -14,7 +14,7 @@ probability at most ``ALPHA``.
 import json
 
 import pytest
-from scipy.stats import binomtest, chisquare
+from scipy.stats import binomtest
 
 from surveys.models import Submission
 from tests.e2e.test_question_types import DRAW_MANY
@@ -80,21 +80,21 @@ def test_the_page_sends_one_code_per_question_and_never_the_true_answer(
 
 
 def test_group_assignment_and_codes_follow_the_published_design(live_server, page, cheating_survey):
+    """Under the respondent procedure (the only one CDM and SLD have) the code sent is the
+    answer pressed in the group the instruction drew: the group follows group_share, and the
+    bit is what was pressed, whatever the instruction (tests/e2e/test_respondent_procedure.py
+    holds the instructions to the design's p)."""
     cdm, sld = ids_of(cheating_survey)
     page.goto(f"{live_server.url}/s/{cheating_survey.slug}/")
     draws = 4000
     reports = page.evaluate(DRAW_MANY, [{cdm: False, sld: True}, draws])
     cdm_codes = [report[cdm] for report in reports]
     sld_codes = [report[sld] for report in reports]
-    # CDM, share 0.3 in group 1: the group's binomial test.
-    group_one = sum(code < 2 for code in cdm_codes)
-    assert binomtest(group_one, draws, 0.3).pvalue > ALPHA, group_one
-    # A true "no" under CDM: codes 0-3 with 0.3 (0.75, 0.25), 0.7 (0.25, 0.75).
-    expected = [0.3 * 0.75, 0.3 * 0.25, 0.7 * 0.25, 0.7 * 0.75]
-    observed = [cdm_codes.count(code) for code in range(4)]
-    assert chisquare(observed, [draws * e for e in expected]).pvalue > ALPHA, observed
-    # A true "yes" under SLD: always "yes" (odd codes), the group with share 0.5.
-    assert all(code % 2 == 1 for code in sld_codes)
+    # CDM, share 0.3 in group 1; "No" pressed: even codes only.
+    assert all(code in (0, 2) for code in cdm_codes)
+    assert binomtest(cdm_codes.count(0), draws, 0.3).pvalue > ALPHA
+    # SLD, share 0.5; "Yes" pressed: odd codes only.
+    assert all(code in (1, 3) for code in sld_codes)
     assert binomtest(sld_codes.count(1), draws, 0.5).pvalue > ALPHA
 
 

@@ -21,7 +21,8 @@ class CheatingParameterSerializer(serializers.Serializer):
     ci_high = serializers.FloatField(allow_null=True)
     method = serializers.CharField(
         help_text="The interval's method: wald, fieller (the SLD's t) or exact_conservative "
-        "(from each group's Clopper-Pearson interval: coverage never below the level)."
+        "(from each group's Clopper-Pearson interval: coverage never below the level); "
+        "not_estimable (every number null) for a parameter named in `not_estimable`."
     )
 
 
@@ -52,9 +53,23 @@ class CheatingEstimateSerializer(QuestionRowSerializer):
         help_text="large_groups (both groups at least dpengine's WALD_MIN_GROUP, 100), "
         "small_groups or unswept_level (the conservative interval is shown), or no_data.",
     )
+    procedure = serializers.CharField(
+        help_text="Who carried out the design: respondent (they saw the coin's instruction and "
+        "pressed the answer it gave), or device for a question asked before CDM and SLD "
+        "required the respondent procedure."
+    )
+    not_estimable = serializers.SerializerMethodField(
+        help_text="The parameters the data cannot estimate, each with why: gamma (CDM) or t "
+        "(SLD) of a question asked under the device procedure, whose browser carried out the "
+        "instruction so that nobody could disobey it. Empty otherwise."
+    )
     parameters_estimated = serializers.SerializerMethodField(
         help_text="pi, beta, gamma (CDM) or pi, t (SLD); null values when suppressed."
     )
+
+    @extend_schema_field(serializers.DictField(child=serializers.CharField()))
+    def get_not_estimable(self, row):
+        return {name: row.not_estimable_reason for name in row.not_estimable}
 
     @extend_schema_field(serializers.DictField(child=CheatingParameterSerializer()))
     def get_parameters_estimated(self, row):

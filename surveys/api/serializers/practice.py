@@ -17,6 +17,12 @@ class PracticeRoundSerializer(serializers.Serializer):
         help_text='The design practised, as a question\'s `design`: `{"kind": "warner", '
         '"p": 0.75}`; the survey\'s own coins as `forced_response` with their parameters.'
     )
+    procedure = serializers.ChoiceField(
+        choices=["respondent"],
+        required=False,
+        help_text="Present when the round practises the respondent procedure: the instruction "
+        "is shown as the questions show it, and the round asks what the respondent presses.",
+    )
 
 
 class ComprehensionResultSerializer(serializers.Serializer):
@@ -25,7 +31,10 @@ class ComprehensionResultSerializer(serializers.Serializer):
 
     question_id = serializers.IntegerField(help_text="The hidden question (export column C…).")
     design = serializers.CharField(source="design_kind")
-    parameters = serializers.DictField(child=serializers.FloatField())
+    parameters = serializers.DictField(
+        help_text="The design's parameters, each a number (cdm, sld: `p` a pair)."
+    )
+    procedure = serializers.CharField(help_text="`device` or `respondent`: the one practised.")
     n = serializers.IntegerField(source="understood.n", help_text="Respondents who tried it.")
     suppressed = serializers.BooleanField()
     understood = serializers.SerializerMethodField(help_text="Right at the first try.")

@@ -99,6 +99,14 @@ class PublicQuestionSerializer(serializers.Serializer):
         help_text="Present when true: in the control group asked directly; the report is a "
         "code, 0/1 the randomized report no/yes, 2/3 the direct answer no/yes.",
     )
+    procedure = serializers.ChoiceField(
+        choices=["respondent"],
+        required=False,
+        help_text="Present for a question the respondent carries out: the browser draws the "
+        "design's outcome, shows it as an instruction, and sends the answer pressed (for `cdm` "
+        "and `sld`, as the code of the group drawn). Absent: the browser randomizes the true "
+        "answer itself.",
+    )
 
     def to_representation(self, question):
         survey = self.context["survey"]

@@ -175,6 +175,23 @@ class CompareDirectField(SpecField):
     pass
 
 
+@extend_schema_field(
+    {
+        "type": "string",
+        "enum": list(Question.Procedure.values),
+        "nullable": True,
+        "description": "A randomized yes/no question: who carries out the design. `device` (the "
+        "default; CDM and SLD refuse it): the respondent enters the true answer and the browser "
+        "randomizes it. `respondent` (the default for CDM and SLD): the browser draws the "
+        "randomizer's outcome and shows it as an instruction (\"The coin says: press Yes, "
+        'whatever the truth"), the respondent presses the answer it gives, and that answer is '
+        "sent; the true answer is never entered. Null for the other questions.",
+    }
+)
+class ProcedureField(SpecField):
+    pass
+
+
 # The type spec's fields (services.question_types) and the question's attribute of each.
 SPEC_SOURCES = {
     "type": "kind",
@@ -185,10 +202,18 @@ SPEC_SOURCES = {
     "max": "max_value",
     "epsilon": "epsilon",
     "compare_direct": "compare_direct",
+    "procedure": "procedure",
 }
 # The fields each type uses; the others read as null.
 TYPE_SPEC_FIELDS = {
-    Question.Kind.YES_NO: ("type", "randomized", "design", "epsilon", "compare_direct"),
+    Question.Kind.YES_NO: (
+        "type",
+        "randomized",
+        "design",
+        "epsilon",
+        "compare_direct",
+        "procedure",
+    ),
     Question.Kind.CHOICE: ("type", "randomized", "options", "epsilon", "compare_direct"),
     Question.Kind.NUMERIC: ("type", "randomized", "min", "max", "epsilon", "compare_direct"),
     Question.Kind.TEXT: ("type", "randomized", "compare_direct"),

@@ -30,6 +30,7 @@ from .question_types import (
     MaximumField,
     MinimumField,
     OptionsField,
+    ProcedureField,
     QuestionTypeField,
     RandomizedField,
 )
@@ -113,6 +114,7 @@ class QuestionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     max = MaximumField(source="max_value")
     epsilon = EpsilonField()
     compare_direct = CompareDirectField()
+    procedure = ProcedureField()
     design_name = serializers.SerializerMethodField(
         help_text="The question's randomization: a yes/no design's kind (`forced_response` "
         "for the survey's coins, `warner`, `unrelated_question`, `kuk`, `mangat`; `cdm`, `sld` "
@@ -130,7 +132,7 @@ class QuestionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
             if name not in used:
                 data[name] = None
         if not question.randomized:
-            data["design"] = data["epsilon"] = None
+            data["design"] = data["epsilon"] = data["procedure"] = None
         elif selectors.is_cheating_detection(question):
             data["epsilon"] = None  # no finite ε: see the ledger's one-sided bound
         elif question.kind == Question.Kind.YES_NO:

@@ -242,7 +242,16 @@ def test_notes_carry_the_design_of_every_question(study, tmp_path, kind):
     for name in ("design", "total_epsilon", "ci_method", "confidence", "minimum_n", "software"):
         assert f"{name}: {facts[name]}" in notes
     columns = [row for row in codebook_table(study) if row["section"] == "column"]
-    provenance = ("p_truth", "p_forced_yes", "a", "b", "epsilon", "design", "parameters")
+    provenance = (
+        "p_truth",
+        "p_forced_yes",
+        "a",
+        "b",
+        "epsilon",
+        "design",
+        "parameters",
+        "procedure",
+    )
     for row in columns[2:6]:  # the questions; grouping questions have no design
         facts = "; ".join(f"{key} = {row[key]}" for key in provenance if row[key] not in (None, ""))
         assert f"{row['name']}: {facts}" in notes, row["name"]

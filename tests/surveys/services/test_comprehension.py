@@ -8,7 +8,7 @@ import pytest
 
 from surveys import selectors, services
 from surveys.models import Question
-from surveys.services.comprehension import PRACTISED_KINDS
+from surveys.services.comprehension import PRACTISED_KINDS, comprehension_sync
 
 pytestmark = pytest.mark.django_db
 
@@ -119,14 +119,36 @@ def test_the_server_and_the_page_practise_the_same_designs():
     assert re.findall(r'"(\w+)"', listed) == list(PRACTISED_KINDS)
 
 
-def test_a_cheating_detection_design_has_no_practice_round(make_survey):
+def test_a_cheating_detection_design_is_practised_under_the_respondent_procedure(make_survey):
+    cdm = {"kind": "cdm", "p": [0.3, 0.7], "group_share": 0.5}
+    survey = make_survey(
+        status="draft",
+        questions=[{"text": "Taken supplies home?"}, {"text": "Lied?", "design": cdm}],
+        comprehension_check=True,
+    )
+    assert survey.questions.get(text="Lied?").procedure == "respondent"
+    assert hidden(survey) == [{}, cdm]
+    practised = Question.all_objects.get(survey=survey, role="comprehension", design=cdm)
+    assert practised.procedure == "respondent"
+    # A CDM question left under the device procedure (asked before issue 33) has no round.
+    survey.questions.filter(text="Lied?").update(procedure="device")
+    comprehension_sync(survey=survey)
+    assert hidden(survey) == [{}]
+
+
+def test_the_same_design_under_both_procedures_is_practised_twice(make_survey):
+    warner = {"kind": "warner", "p": 0.75}
     survey = make_survey(
         status="draft",
         questions=[
-            {"text": "Taken supplies home?"},
-            {"text": "Lied?", "design": {"kind": "cdm", "p": [0.3, 0.7]}, "confirm_direct": True},
+            {"text": "A", "design": warner},
+            {"text": "B", "design": warner, "procedure": "respondent"},
         ],
         comprehension_check=True,
     )
-    assert survey.questions.get(text="Lied?").design["kind"] == "cdm"
-    assert hidden(survey) == [{}]
+    rounds = Question.all_objects.filter(survey=survey, role="comprehension")
+    assert [(q.design, q.procedure) for q in rounds] == [
+        (warner, "device"),
+        (warner, "respondent"),
+    ]
+    assert "the respondent follows the coin" in rounds[1].text

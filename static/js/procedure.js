@@ -1,0 +1,220 @@
+// The respondent procedure (issue 33): the respondent, not the browser, carries out a yes/no
+// design. The browser draws the design's chance step as it would for the device procedure, but
+// before and regardless of any answer, and shows its outcome as an instruction ("The coin says:
+// press Yes, whatever the truth"); the respondent presses the answer it gives, and that answer
+// is the report. The true answer is never entered. This is how randomized response is run and
+// published (Warner 1965; Clark & Desharnais 1998; Moshagen, Musch & Erdfelder 2012), and the
+// only way a respondent can disobey the instruction, which CDM and SLD measure.
+//
+// An outcome is a plain object `{kind, ...}`, drawn by `drawOutcome` with the design's exact
+// probabilities (coins.js `bernoulli`), so a respondent who follows it (`compliantAnswer`)
+// reports "yes" with P(yes | yes) and P(yes | no) of the design, as dpengine assumes. The page
+// derives it from the question's memo secret (coins.js `memoOutcome`): the same instruction on
+// a retake, and never sent.
+//
+// Pure functions, the random source passed in (a fake in tests/js/procedure.test.mjs).
+
+import { CHEATING_CODES } from "./constants.js";
+import { checkCheatingDesign, isCheatingDesign } from "./cheating.js";
+import { bernoulli } from "./coins.js";
+
+/** The procedures, as Question.Procedure names them. */
+export const DEVICE = "device";
+export const RESPONDENT = "respondent";
+
+function checkBoolean(name, value) {
+  if (typeof value !== "boolean") {
+    throw new TypeError(`${name} must be a boolean, got ${value}`);
+  }
+}
+
+function checkProbability(name, value) {
+  if (typeof value !== "number" || !(value > 0 && value < 1)) {
+    throw new RangeError(`${name} must be a number in (0, 1), got ${value}`);
+  }
+}
+
+// Each design's chance step, drawn without the truth, and what a respondent who follows it
+// presses for a true answer. The draws mirror designs.js and cheating.js: forced response
+// (coin 1 p_truth, then coin 2 p_forced_yes), Warner (p: the statement as written), unrelated
+// question (p: this question, else the innocuous one, "yes" with pi), Kuk (a card from each
+// deck: red with theta1 for "yes", theta2 for "no"), Mangat (a "yes" answered straight away
+// with 1 - t, then Warner's p), CDM (group, then "press yes" with p_g) and SLD (group, then a
+// non-carrier answers truthfully with p_g, else presses yes).
+const OUTCOMES = {
+  forced_response: {
+    draw: ({ p_truth: pTruth, p_forced_yes: pForcedYes }, rs) => {
+      checkProbability("p_truth", pTruth);
+      checkProbability("p_forced_yes", pForcedYes);
+      if (bernoulli(pTruth, rs)) return { coin: "truth" };
+      return { coin: bernoulli(pForcedYes, rs) ? "yes" : "no" };
+    },
+    answer: ({ coin }, truth) => (coin === "truth" ? truth : coin === "yes"),
+  },
+  warner: {
+    draw: ({ p }, rs) => {
+      checkProbability("p", p);
+      return { asWritten: bernoulli(p, rs) };
+    },
+    answer: ({ asWritten }, truth) => (asWritten ? truth : !truth),
+  },
+  unrelated_question: {
+    draw: ({ p, pi }, rs) => {
+      checkProbability("p", p);
+      checkProbability("pi", pi);
+      // Both drawn, so the stream's use does not depend on the first draw.
+      const asked = bernoulli(p, rs);
+      return { asked, innocuous: bernoulli(pi, rs) };
+    },
+    answer: ({ asked, innocuous }, truth) => (asked ? truth : innocuous),
+  },
+  kuk: {
+    draw: ({ theta1, theta2 }, rs) => {
+      checkProbability("theta1", theta1);
+      checkProbability("theta2", theta2);
+      return { redIfYes: bernoulli(theta1, rs), redIfNo: bernoulli(theta2, rs) };
+    },
+    answer: ({ redIfYes, redIfNo }, truth) => (truth ? redIfYes : redIfNo),
+  },
+  mangat: {
+    draw: ({ p, t }, rs) => {
+      checkProbability("p", p);
+      if (typeof t !== "number" || !(t > 0 && t <= 1)) {
+        throw new RangeError(`t must be in (0, 1], got ${t}`);
+      }
+      const yesStraight = t < 1 && !bernoulli(t, rs);
+      return { yesStraight, asWritten: bernoulli(p, rs) };
+    },
+    answer: ({ yesStraight, asWritten }, truth) =>
+      (truth && yesStraight) || (asWritten ? truth : !truth),
+  },
+  cdm: {
+    draw: (design, rs) => {
+      checkCheatingDesign(design);
+      const group = bernoulli(design.group_share, rs) ? 1 : 2;
+      return { group, pressYes: bernoulli(design.p[group - 1], rs) };
+    },
+    answer: ({ pressYes }, truth) => pressYes || truth,
+  },
+  sld: {
+    draw: (design, rs) => {
+      checkCheatingDesign(design);
+      const group = bernoulli(design.group_share, rs) ? 1 : 2;
+      return { group, truthful: bernoulli(design.p[group - 1], rs) };
+    },
+    answer: ({ truthful }, truth) => truth || !truthful,
+  },
+};
+
+/** The design kinds the respondent procedure can carry out (every yes/no design). */
+export const RESPONDENT_KINDS = Object.freeze(Object.keys(OUTCOMES));
+
+function outcomes(kind) {
+  const entry = OUTCOMES[kind];
+  if (!entry) {
+    throw new RangeError(`no respondent procedure for design kind ${kind}`);
+  }
+  return entry;
+}
+
+/**
+ * The outcome of `design`'s chance step (`{kind, ...parameters}`, kind as dpengine), drawn
+ * from `randomSource` without any answer: `{kind, ...}` as listed above.
+ */
+export function drawOutcome(design, randomSource) {
+  const kind = design?.kind ?? "forced_response";
+  return { kind, ...outcomes(kind).draw(design, randomSource) };
+}
+
+/** What a respondent whose true answer is `truth` presses when following `outcome`. */
+export function compliantAnswer(outcome, truth) {
+  checkBoolean("truth", truth);
+  return outcomes(outcome?.kind).answer(outcome, truth);
+}
+
+/**
+ * The report for the answer pressed: the answer itself (a boolean), or for CDM and SLD the
+ * code 2 × (group − 1) + bit of the group the outcome drew (cheating.js).
+ */
+export function pressedReport(outcome, pressed) {
+  checkBoolean("pressed", pressed);
+  outcomes(outcome?.kind);
+  if (outcome.kind === "cdm" || outcome.kind === "sld") {
+    const code = 2 * (outcome.group - 1) + (pressed ? 1 : 0);
+    if (!(code >= 0 && code < CHEATING_CODES)) {
+      throw new RangeError(`group must be 1 or 2, got ${outcome.group}`);
+    }
+    return code;
+  }
+  return pressed;
+}
+
+const yesNo = (answer) => ({ key: answer ? "yes" : "no" });
+const colour = (red) => ({ key: red ? "practiceRed" : "practiceBlack" });
+
+/**
+ * The instruction the page shows for `outcome`, as a message (messages.js): what the coin,
+ * spinner or cards say, and for CDM and SLD the group drawn.
+ */
+export function instructionMessage(outcome) {
+  switch (outcome?.kind) {
+    case "forced_response":
+      return {
+        key: { truth: "instructTruth", yes: "instructYes", no: "instructNo" }[outcome.coin],
+      };
+    case "warner":
+      return { key: outcome.asWritten ? "instructAsWritten" : "instructOpposite" };
+    case "mangat":
+      if (!outcome.yesStraight) {
+        return { key: outcome.asWritten ? "instructAsWritten" : "instructOpposite" };
+      }
+      return { key: outcome.asWritten ? "instructMangatAsWritten" : "instructMangatOpposite" };
+    case "unrelated_question":
+      return outcome.asked
+        ? { key: "instructThisQuestion" }
+        : { key: "instructOtherQuestion", values: { answer: yesNo(outcome.innocuous) } };
+    case "kuk":
+      return {
+        key: "instructCards",
+        values: { yes: colour(outcome.redIfYes), no: colour(outcome.redIfNo) },
+      };
+    case "cdm":
+      return {
+        key: outcome.pressYes ? "instructCdmYes" : "instructCdmTruth",
+        values: { group: outcome.group },
+      };
+    case "sld":
+      return {
+        key: outcome.truthful ? "instructSldTruth" : "instructSldYes",
+        values: { group: outcome.group },
+      };
+    default:
+      throw new RangeError(`no instruction for design kind ${outcome?.kind}`);
+  }
+}
+
+/**
+ * A respondent-procedure question's randomizer for coins.js `memoReports`: `outcome(rs)` draws
+ * the instruction from the question's secret (its own stream, apart from the answers'), and
+ * `report(pressed, outcome)` is what is sent. `cheating` marks CDM and SLD codes for the page.
+ */
+export function respondentRandomizer(design) {
+  const kind = design?.kind ?? "forced_response";
+  outcomes(kind);
+  if (isCheatingDesign(design)) checkCheatingDesign(design);
+  return {
+    size: 2,
+    procedure: RESPONDENT,
+    cheating: isCheatingDesign(design),
+    outcome: (randomSource) => drawOutcome({ ...design, kind }, randomSource),
+    report: (pressed, outcome) => pressedReport(outcome, pressed),
+    // Only to fit memoReports' shape: a pressed answer's report never needs a draw.
+    draw: () => {
+      throw new TypeError("a respondent-procedure report is the answer pressed, not a draw");
+    },
+    indexOf: (pressed) => {
+      checkBoolean("pressed", pressed);
+      return pressed ? 0 : 1;
+    },
+  };
+}

@@ -1,0 +1,30 @@
+from django.db import migrations, models
+
+
+class Migration(migrations.Migration):
+    dependencies = [
+        ("surveys", "0027_regression_cells"),
+    ]
+
+    operations = [
+        migrations.AddField(
+            model_name="question",
+            name="procedure",
+            field=models.CharField(
+                choices=[("device", "Device"), ("respondent", "Respondent")],
+                default="device",
+                max_length=10,
+            ),
+        ),
+        migrations.AddConstraint(
+            model_name="question",
+            constraint=models.CheckConstraint(
+                condition=models.Q(
+                    ("procedure", "device"),
+                    models.Q(("procedure", "respondent"), ("kind", "yes_no"), ("compare_direct", False)),
+                    _connector="OR",
+                ),
+                name="question_procedure_valid",
+            ),
+        ),
+    ]
