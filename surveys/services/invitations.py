@@ -25,7 +25,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.http import Http404
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -33,9 +33,10 @@ from django.utils.translation import gettext as _
 import blindrsa
 
 from .. import limits
-from ..models import Invitation, Survey, SurveyTokenKey, is_slug
+from ..models import Invitation, Survey, is_slug
 from . import schedule
 from .errors import Reason, SurveyConflict, SurveyNotAcceptingResponses
+from .token_keys import token_key_ensure
 
 TOKEN_SCHEME = "RSABSSA-SHA384-PSS-Randomized"
 _CODE_DIGEST_INFO = b"rrsurvey invitation code digest v1"
@@ -114,26 +115,6 @@ def invitation_link(*, slug, code, base_url) -> str:
 
 
 # --- the survey's key -----------------------------------------------------------------------
-
-
-def token_key_ensure(*, survey) -> SurveyTokenKey:
-    """The survey's token key pair, made (2048 bits) the first time invitations are enabled
-    and never replaced: the frozen definition publishes its public half."""
-    existing = SurveyTokenKey.objects.filter(survey_id=survey.pk).first()
-    if existing is not None:
-        return existing
-    private_key = blindrsa.generate_private_key(bits=blindrsa.DEFAULT_MODULUS_BITS)
-    try:
-        with transaction.atomic():
-            return SurveyTokenKey.objects.create(
-                survey_id=survey.pk,
-                public_key=blindrsa.public_key_encode(private_key.public_key()),
-                sealed_private_key=blindrsa.private_key_encrypt(
-                    private_key, secret=settings.SECRET_KEY, context=str(survey.pk)
-                ),
-            )
-    except IntegrityError:  # made meanwhile by a concurrent request: that one stands
-        return SurveyTokenKey.objects.get(survey_id=survey.pk)
 
 
 def _private_key(token_key):

@@ -25,6 +25,7 @@ from ..models import (
     TallyShard,
 )
 from .comprehension import comprehension_sync
+from .token_keys import token_key_ensure
 
 
 def pilot_responses_delete(*, survey) -> int:
@@ -54,9 +55,6 @@ def pilot_tokens_discard(*, survey) -> None:
     spent = SpentToken.objects.filter(survey=survey)
     if not issued.exists() and not spent.exists():
         return
-    # Imported here: invitations reads the schedule, which imports the survey services.
-    from .invitations import token_key_ensure
-
     spent.delete()
     issued.update(status=Invitation.Status.UNUSED)
     SurveyTokenKey.objects.filter(survey=survey).delete()
