@@ -14,8 +14,8 @@ from ..exports import jobs as export_files
 from ..exports.kinds import EXPORT_KINDS, file_response
 from ..models import ExportJob
 from ..selectors import export_jobs as job_reads
+from .common import CSVNegotiation, OwnedSurveyView
 from .errors import error_responses
-from .researcher import CSVNegotiation, OwnedSurveyView
 
 TAG = "researcher"
 
