@@ -19,6 +19,8 @@ request enqueues nothing. Tasks take ids, never model instances, and read what t
 from django.db import transaction
 from django_tasks import task
 
+from .exports.jobs import export_job_run
+
 
 def enqueue_after_commit(task_to_run, *args, **kwargs) -> None:
     transaction.on_commit(lambda: task_to_run.enqueue(*args, **kwargs))
@@ -27,6 +29,4 @@ def enqueue_after_commit(task_to_run, *args, **kwargs) -> None:
 @task()
 def export_job_task(job_id: str) -> None:
     """Write an export job's file (``exports.jobs.export_job_run``)."""
-    from .exports.jobs import export_job_run
-
     export_job_run(job_id=job_id)

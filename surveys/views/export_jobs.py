@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from ..exports import csv as csv_export
 from ..exports import jobs as export_files
+from ..exports.delivery import export_deliver
 from ..exports.kinds import EXPORT_KINDS, file_response
 from ..models import ExportJob
 from ..selectors import export_jobs as job_reads
@@ -19,9 +20,7 @@ from .common import VIEWER, member_view
 
 def deliver(request, survey, *, kind, options, headers=None):
     """``kind`` of ``survey`` for this request: the file, or a 303 to its job's page."""
-    delivery = export_files.export_deliver(
-        survey=survey, user=request.user, kind=kind, options=options
-    )
+    delivery = export_deliver(survey=survey, user=request.user, kind=kind, options=options)
     if delivery.job is not None:
         # 303: the job's page is to be fetched with GET, whatever asked for the download.
         response = HttpResponseRedirect(job_url(delivery.job))
