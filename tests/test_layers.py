@@ -10,6 +10,9 @@ new file fails here before review:
 - exports turn reads into files: no view, API view or form;
 - ``models`` and ``limits`` sit under everything: they import no layer of the app;
 
+every module of the app sits in one of ``LAYERS`` (a task module in the layer it calls), imports
+only from its own layer and those below it, and no import closes a circle between modules
+(``import_graph``, imports inside functions included), within a layer or across layers;
 and no module grows past ``MAX_LINES`` but those named in ``LONGER_ON_PURPOSE``, each with
 its reason in docs/architecture.md.
 """
@@ -54,22 +57,50 @@ FORBIDDEN = [
 ]
 
 
-def modules():
-    for package in PACKAGES:
-        for path in sorted((ROOT / package).rglob("*.py")):
+# Every module of the app, from the bottom floor up: a module imports only from its own layer and
+# those below it. A name is a package (all its modules) or, in ``EXACT``, that module alone.
+LAYERS = (
+    ("libraries", ("dpengine", "blindrsa")),
+    (
+        "beneath every layer",
+        (
+            *("surveys", "surveys.limits", "surveys.models", "surveys.rate_limits"),
+            *("surveys.timezones", "surveys.mail", "surveys.formatting", "surveys.log_filters"),
+            *("surveys.qr", "surveys.login_throttle"),
+        ),
+    ),
+    ("selectors", ("surveys.selectors",)),
+    ("services", ("surveys.services",)),
+    # The worker's tasks run exports (``tasks.export_job_task``), so they sit with them.
+    ("exports", ("surveys.exports", "surveys.tasks")),
+    (
+        "edge",
+        (
+            *EDGE,
+            *("surveys.management", "surveys.admin", "surveys.apps", "surveys.middleware"),
+            *("surveys.urls", "surveys.account_urls"),
+        ),
+    ),
+)
+EXACT = {"surveys"}
+
+
+def modules(root=ROOT, packages=PACKAGES):
+    for package in packages:
+        for path in sorted((root / package).rglob("*.py")):
             if "migrations" not in path.parts:
                 yield path
 
 
-def module_name(path):
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+def module_name(path, root=ROOT):
+    parts = list(path.relative_to(root).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imports_of(path):
+def imports_of(path, root=ROOT):
     """``(module imported, names taken from it, line)`` for every import, relative ones
     resolved against the module's own package."""
-    name = module_name(path)
+    name = module_name(path, root)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -110,6 +141,107 @@ def crossings(rules=FORBIDDEN):
                 for other in forbidden:
                     if within(target, other) and not within(target, layer):
                         yield f"{path.relative_to(ROOT)}:{line} imports {target} ({why})"
+
+
+def import_graph(root=ROOT, packages=PACKAGES):
+    """``{module: {modules it imports}}`` over the app's own modules. ``from package import
+    name`` imports the module ``package.name`` when there is one, else the package itself; an
+    import of something inside a module (``a.b.C``) is an import of that module."""
+    paths = {module_name(path, root): path for path in modules(root, packages)}
+
+    def nearest(target):
+        while target and target not in paths:
+            target = target.rpartition(".")[0]
+        return target
+
+    graph = {}
+    for name, path in paths.items():
+        graph[name] = set()
+        for target, names, _line in imports_of(path, root):
+            if target in paths and names:
+                found = {f"{target}.{n}" if f"{target}.{n}" in paths else target for n in names}
+            else:
+                found = {nearest(target)}
+            graph[name] |= {module for module in found if module and module != name}
+    return graph
+
+
+def cycles(graph):
+    """The circles of ``graph``: each strongly connected set of two or more modules, sorted
+    (Tarjan's algorithm)."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(node):
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for other in sorted(graph.get(node, ())):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            circle = []
+            while not circle or circle[-1] != node:
+                circle.append(stack.pop())
+                on_stack.discard(circle[-1])
+            if len(circle) > 1:
+                found.append(sorted(circle))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(found)
+
+
+def test_a_planted_cycle_is_seen(tmp_path):
+    package = tmp_path / "planted"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from . import b\n")
+    (package / "b.py").write_text("from .c import run\n")
+    # Imported inside a function: still a circle.
+    (package / "c.py").write_text("def run():\n    from planted.a import b\n    return b\n")
+    (package / "d.py").write_text("from .a import b\n")
+    graph = import_graph(tmp_path, ("planted",))
+    assert graph["planted.d"] == {"planted.a"}
+    assert cycles(graph) == [["planted.a", "planted.b", "planted.c"]]
+    (package / "c.py").write_text("def run():\n    return 1\n")
+    assert cycles(import_graph(tmp_path, ("planted",))) == []
+    assert cycles({"x": {"y"}, "y": {"x"}, "z": {"z"}}) == [["x", "y"]]
+
+
+def test_no_import_closes_a_circle():
+    assert cycles(import_graph()) == []
+
+
+def layer_of(module):
+    """The index in ``LAYERS`` of the module's layer, its most specific name; None if none."""
+    best = None
+    for rank, (_layer, names) in enumerate(LAYERS):
+        for name in names:
+            named = module == name or (name not in EXACT and within(module, name))
+            if named and (best is None or len(name) > len(best[1])):
+                best = (rank, name)
+    return best and best[0]
+
+
+def test_every_module_sits_in_a_layer():
+    outside = [name for name in import_graph() if layer_of(name) is None]
+    assert outside == []
+    assert layer_of("surveys.newly_added") is None
+    assert layer_of("surveys.tasks") == layer_of("surveys.exports.jobs")
+
+
+def test_no_module_imports_from_a_layer_above_its_own():
+    up = [
+        f"{module} ({LAYERS[layer_of(module)][0]}) imports {other} ({LAYERS[layer_of(other)][0]})"
+        for module, imported in sorted(import_graph().items())
+        for other in sorted(imported)
+        if layer_of(other) > layer_of(module)
+    ]
+    assert up == []
 
 
 def test_a_crossing_is_seen():

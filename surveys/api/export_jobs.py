@@ -10,12 +10,12 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
 from .. import selectors
-from ..exports import jobs as export_files
+from ..exports.delivery import export_deliver
 from ..exports.kinds import EXPORT_KINDS, file_response
 from ..models import ExportJob
 from ..selectors import export_jobs as job_reads
+from .common import CSVNegotiation, OwnedSurveyView
 from .errors import error_responses
-from .researcher import CSVNegotiation, OwnedSurveyView
 
 TAG = "researcher"
 
@@ -78,9 +78,7 @@ def job_body(request, job) -> dict:
 
 def deliver(request, survey, *, kind, options, headers=None):
     """``kind`` of ``survey``: the whole file (200), or its job (202)."""
-    delivery = export_files.export_deliver(
-        survey=survey, user=request.user, kind=kind, options=options
-    )
+    delivery = export_deliver(survey=survey, user=request.user, kind=kind, options=options)
     if delivery.job is not None:
         body = job_body(request, delivery.job)
         return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})

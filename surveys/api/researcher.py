@@ -14,13 +14,14 @@ from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
 from rest_framework import exceptions, serializers, status
-from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from .. import selectors, services
 from ..services import translations
+from .common import CSVNegotiation, OwnedSurveyView
 from .errors import JOB_REFUSALS, error_responses
+from .export_jobs import deliver
 from .serializers import (
     PilotDiscardedSerializer,
     SurveyScheduleSerializer,
@@ -30,43 +31,11 @@ from .serializers import (
 TAG = "researcher"
 
 
-class OwnedSurveyView(APIView):
-    # Resolves ``survey_id`` once authentication has passed, through ``selectors.survey_for``:
-    # 404 unless the caller owns the survey or is a member; then 403 if their role is below
-    # ``survey_roles[method]`` (a method not listed is the owner's alone).
-    # (A comment, not a docstring: the schema would show it as every operation's description.)
-    survey_roles = {}
-
-    def required_role(self, request, **kwargs):
-        method = request.method.lower()
-        method = "get" if method == "head" else method
-        if not hasattr(self, method) or method == "options":
-            return selectors.VIEWER  # on to DRF's 405 (or OPTIONS): nothing is done
-        return self.survey_roles.get(method, selectors.OWNER)
-
-    def initial(self, request, *args, **kwargs):
-        super().initial(request, *args, **kwargs)
-        self.survey = selectors.survey_for(
-            user=request.user, survey_id=kwargs["survey_id"], role=selectors.VIEWER
-        )
-        selectors.ensure_role(survey=self.survey, role=self.required_role(request, **kwargs))
-
-
 def codebook_api_url(request, survey, interval):
     """The codebook of a download, with the same interval choice as the download."""
     url = reverse("api:survey-codebook-csv", kwargs={"survey_id": survey.pk})
     query = urlencode({key: interval[key] for key in ("method", "confidence") if key in interval})
     return request.build_absolute_uri(f"{url}?{query}" if query else url)
-
-
-class CSVNegotiation(BaseContentNegotiation):
-    """CSV downloads ignore Accept; the JSON renderer is only used for error bodies."""
-
-    def select_parser(self, request, parsers):
-        return parsers[0] if parsers else None
-
-    def select_renderer(self, request, renderers, format_suffix=None):
-        return renderers[0], renderers[0].media_type
 
 
 @extend_schema(tags=[TAG])
@@ -311,7 +280,5 @@ class SurveyResponsesCSVView(OwnedSurveyView):
         },
     )
     def get(self, request, survey_id):
-        from .export_jobs import deliver  # here: export_jobs imports this module
-
         link = f'<{codebook_api_url(request, self.survey, {})}>; rel="describedby"; type="text/csv"'
         return deliver(request, self.survey, kind="reports", options={}, headers={"Link": link})

@@ -1,5 +1,5 @@
-"""Export jobs, the file side: the worker's writing of a job's file, a request's choice between
-a whole file and a job, and a finished job's codebook.
+"""Export jobs, the file side: the worker's writing of a job's file and a finished job's
+codebook (a request's choice between a whole file and a job: ``exports.delivery``).
 
 What each export writes is ``exports.kinds``; the job's row (queued, running, done, failed,
 purged) is written by ``services.export_jobs``, and read by ``selectors.export_jobs``. Here,
@@ -11,11 +11,10 @@ import logging
 import os
 import secrets
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from django.conf import settings
-from django.core.exceptions import ValidationError
 from django.db import connection
 
 from ..models import ExportJob
@@ -26,11 +25,10 @@ from ..services.export_jobs import (
     export_job_failed,
     export_job_named,
     export_job_progressed,
-    export_job_start,
     export_jobs_purge,
 )
 from .codebook import RawFileFacts, survey_codebook
-from .kinds import EXPORT_KINDS, DirectExportTooSlow, ExportKind, build_direct
+from .kinds import EXPORT_KINDS
 
 logger = logging.getLogger(__name__)
 
@@ -201,35 +199,6 @@ def _file_sha256(path: Path) -> str:
         while block := handle.read(2**20):
             digest.update(block)
     return digest.hexdigest()
-
-
-@dataclass(frozen=True)
-class Delivery:
-    """A raw export as the request gets it: the whole file built in the request (``handle``
-    at its start, ``size`` bytes) or the job that writes it (``job``)."""
-
-    kind: ExportKind
-    handle: object = None
-    size: int = 0
-    job: ExportJob | None = None
-
-
-def export_deliver(*, survey, user, kind: str, options: dict) -> Delivery:
-    """A raw export for a request: built whole in the request below
-    ``settings.EXPORT_JOB_THRESHOLD`` responses, unless that takes longer than
-    ``settings.EXPORT_DIRECT_SECONDS``; otherwise (and then) a job. Never a part of a file."""
-    if kind not in EXPORT_KINDS:
-        raise ValidationError({"kind": [f"Unknown export kind {kind!r}."]})
-    export_kind = EXPORT_KINDS[kind]
-    if survey.response_count < settings.EXPORT_JOB_THRESHOLD:
-        try:
-            handle, size = build_direct(kind=export_kind, survey=survey, options=options)
-        except DirectExportTooSlow:
-            pass
-        else:
-            return Delivery(kind=export_kind, handle=handle, size=size)
-    job = export_job_start(survey=survey, user=user, kind=kind, options=options)
-    return Delivery(kind=export_kind, job=job)
 
 
 def export_job_codebook(job: ExportJob):

@@ -8,7 +8,8 @@ One module per thing written: ``surveys`` (a survey's life), ``questions``, ``gr
 ``schedule``, ``pilot``, ``members``, ``translations``, ``submissions`` (a package: the
 submission ``contract``, its ``postgres`` statement, ``sqlite`` writes and ORM ``oracle``; a
 token it carries is checked and spent by ``spent_tokens``), ``invitations`` (respondent
-invitations, the token key, token issuance), ``invitation_mail`` (their emails),
+invitations, token issuance), ``token_keys`` (the survey's token key),
+``invitation_mail`` (their emails),
 ``tallies`` (the counts a submission adds to, and
 simulated respondents), ``row_order`` (stored responses rewritten in key order), ``tokens``
 (API tokens); ``validation``

@@ -1,10 +1,11 @@
 """Export jobs' rows: a large raw export written by the background worker, then kept a while.
 
-``export_job_start`` records the job and enqueues ``tasks.export_job_task`` once the
-transaction commits; the worker (``manage.py db_worker``) calls ``exports.jobs.export_job_run``,
-which writes the file under ``settings.EXPORT_DIR`` with a random name and records its state
-here (claimed, progress, done or failed); ``export_jobs_purge`` deletes what has expired. The
-files themselves are the exports layer's (``exports.jobs``, ``exports.kinds``): a write never
+``export_job_start`` records the job, and ``exports.delivery`` enqueues
+``tasks.export_job_task`` once the transaction commits; the worker (``manage.py db_worker``)
+calls ``exports.jobs.export_job_run``, which writes the file under ``settings.EXPORT_DIR`` with
+a random name and records its state here (claimed, progress, done or failed);
+``export_jobs_purge`` deletes what has expired. The files themselves, and the task that writes
+them, are the exports layer's (``exports.jobs``, ``exports.kinds``, ``tasks``): a write never
 depends on a file (tests/test_layers.py).
 """
 
@@ -25,14 +26,15 @@ from .errors import ExportJobsBusy, ExportStorageFull
 ACTIVE = (ExportJob.Status.QUEUED, ExportJob.Status.RUNNING)
 
 
-def export_job_start(*, survey, user, kind: str, options: dict) -> ExportJob:
+def export_job_start(*, survey, user, kind: str, options: dict, enqueue=None) -> ExportJob:
     """The job writing ``kind`` of ``survey`` with ``options``: a waiting or running job of
     the same user, kind and options when there is one (a reload or double click does not
-    queue the export twice), else a new one, enqueued once this transaction commits. ``kind``
-    is a name of ``exports.kinds.EXPORT_KINDS``, checked by ``exports.jobs.export_deliver``
-    (the requests' way in) before this is called. ``ExportJobsBusy`` when the user already
-    has ``limits.EXPORT_JOBS_ACTIVE_MAX`` jobs waiting or running for the survey;
-    ``ExportStorageFull`` while the kept files fill the disk budget."""
+    queue the export twice), else a new one, passed to ``enqueue`` (the requests' way in,
+    ``exports.delivery.export_deliver``, enqueues the worker's task once this transaction
+    commits: the task is the exports layer's). ``kind`` is a name of
+    ``exports.kinds.EXPORT_KINDS``, checked by ``export_deliver`` before this is called.
+    ``ExportJobsBusy`` when the user already has ``limits.EXPORT_JOBS_ACTIVE_MAX`` jobs waiting
+    or running for the survey; ``ExportStorageFull`` while the kept files fill the disk budget."""
     with transaction.atomic():
         # The survey's row serializes its job starts: two requests cannot both pass the cap.
         # FOR NO KEY UPDATE: submissions (whose foreign key takes KEY SHARE) do not wait.
@@ -74,9 +76,8 @@ def export_job_start(*, survey, user, kind: str, options: dict) -> ExportJob:
             options=options,
             rows_total=survey.response_count,
         )
-        from ..tasks import enqueue_after_commit, export_job_task
-
-        enqueue_after_commit(export_job_task, str(job.pk))
+        if enqueue is not None:
+            enqueue(job)
     return job
 
 

@@ -2,7 +2,7 @@
 (docs/deploying.md, "Invitation emails").
 
 ``invitations_send`` sends what waits (``Invitation.mail_pending``), one invitation at a time:
-the worker runs it (``tasks.invitations_send_task``, queued when invitations or reminders
+the worker runs it (``invitations_send_task``, queued by ``mail_soon`` when invitations or reminders
 are made, and again later while a failed mail waits for another try), and
 ``manage.py send_invitations`` runs it from cron. Each attempt is
 claimed first by a conditional update of the invitation's attempt counter, so two runners
@@ -18,6 +18,7 @@ language when the survey is offered in it, else in the survey's own.
 
 import logging
 from dataclasses import dataclass
+from datetime import timedelta
 
 from django.conf import settings
 from django.core import signing
@@ -28,13 +29,14 @@ from django.db import transaction
 from django.db.models import F, Q
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.translation import gettext as _
+from django_tasks import task
 
 from .. import limits
 from ..models import Invitation, Survey
 from ..selectors.languages import survey_for_respondent
-from .invitations import code_open, invitation_link
+from .invitation_codes import code_open, invitation_link
 from .validation import clean_text
 
 logger = logging.getLogger(__name__)
@@ -198,3 +200,24 @@ def invitations_send(*, base_url, limit=None, connection=None) -> SendReport:
 
 def mail_configured() -> bool:
     return bool(settings.MAIL_ENABLED)
+
+
+@task()
+def invitations_send_task() -> None:
+    """Send the invitation and reminder emails that wait (``invitations_send``), links
+    starting with ``settings.SITE_URL``; queued by ``mail_soon``, and again
+    ``MAIL_RETRY_SECONDS`` later while a failed mail waits for another try."""
+    if not settings.SITE_URL:
+        logger.warning("SITE_URL is not set: invitation emails wait for send_invitations.")
+        return
+    report = invitations_send(base_url=settings.SITE_URL)
+    if report.failed and report.waiting:
+        later = timezone.now() + timedelta(seconds=settings.MAIL_RETRY_SECONDS)
+        invitations_send_task.using(run_after=later).enqueue()
+
+
+def mail_soon() -> None:
+    """Have the worker send what waits once the current transaction commits (at once outside
+    one): a rolled-back request queues nothing, and the worker never looks before the rows
+    it is to send are there."""
+    transaction.on_commit(invitations_send_task.enqueue)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.http import Http404
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -27,7 +27,7 @@ from django.utils.translation import gettext as _
 import blindrsa
 
 from .. import limits
-from ..models import Invitation, Survey, SurveyTokenKey, is_slug
+from ..models import Invitation, Survey, is_slug
 from . import schedule
 from .errors import Reason, SurveyConflict, SurveyNotAcceptingResponses
 from .invitation_codes import (  # noqa: F401  (re-exported: the codes' public names)
@@ -40,31 +40,13 @@ from .invitation_codes import (  # noqa: F401  (re-exported: the codes' public n
     normalize_code,
     secrets_in_use,
 )
+from .invitation_mail import mail_soon
+from .token_keys import token_key_ensure
 
 TOKEN_SCHEME = "RSABSSA-SHA384-PSS-Randomized"
 
 
 # --- the survey's key -----------------------------------------------------------------------
-
-
-def token_key_ensure(*, survey) -> SurveyTokenKey:
-    """The survey's token key pair, made (2048 bits) the first time invitations are enabled
-    and never replaced: the frozen definition publishes its public half."""
-    existing = SurveyTokenKey.objects.filter(survey_id=survey.pk).first()
-    if existing is not None:
-        return existing
-    private_key = blindrsa.generate_private_key(bits=blindrsa.DEFAULT_MODULUS_BITS)
-    try:
-        with transaction.atomic():
-            return SurveyTokenKey.objects.create(
-                survey_id=survey.pk,
-                public_key=blindrsa.public_key_encode(private_key.public_key()),
-                sealed_private_key=blindrsa.private_key_encrypt(
-                    private_key, secret=settings.SECRET_KEY, context=str(survey.pk)
-                ),
-            )
-    except IntegrityError:  # made meanwhile by a concurrent request: that one stands
-        return SurveyTokenKey.objects.get(survey_id=survey.pk)
 
 
 def _private_key(token_key):
@@ -221,7 +203,7 @@ def invitations_create(
     """New invitations: one per address in ``emails`` (cleaned; an address the survey has
     invited before is not invited again) or ``count`` anonymous ones (printed slips), their
     email and slip in ``language`` (else the survey's own). Each email invitation waits for
-    the worker (``tasks.invitations_send_task``, or ``send_invitations``) to mail it. Made
+    the worker (``invitation_mail.invitations_send_task``, or ``send_invitations``) to mail it. Made
     while the survey is a pilot, they are pilot invitations (``services.pilot``)."""
     if (emails is None) == (count is None):
         raise ValidationError(
@@ -269,14 +251,6 @@ def invitations_create(
     if addresses:
         mail_soon()
     return made
-
-
-def mail_soon() -> None:
-    """Have the worker send what waits once the current transaction commits."""
-    # Imported here: the tasks module imports the services that import this one.
-    from ..tasks import enqueue_after_commit, invitations_send_task
-
-    enqueue_after_commit(invitations_send_task)
 
 
 def _invitation_locked(*, survey, invitation_id):

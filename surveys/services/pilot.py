@@ -27,6 +27,9 @@ from ..models import (
     TallyShard,
 )
 from .comprehension import comprehension_sync
+from .invitation_codes import code_digest, code_seal, new_code
+from .invitation_mail import mail_soon
+from .token_keys import token_key_ensure
 
 
 def pilot_responses_delete(*, survey) -> int:
@@ -56,9 +59,6 @@ def pilot_tokens_discard(*, survey) -> None:
     spent = SpentToken.objects.filter(survey=survey)
     if not issued.exists() and not spent.exists():
         return
-    # Imported here: invitations reads the schedule, which imports the survey services.
-    from .invitations import token_key_ensure
-
     spent.delete()
     issued.update(status=Invitation.Status.UNUSED)
     SurveyTokenKey.objects.filter(survey=survey).delete()
@@ -89,7 +89,6 @@ def pilot_invitations_settle(*, survey, choice) -> int:
     nothing, and they stay apart from the real study's, shown as the pilot's), or, if the
     researcher chose ``reissue``, each is copied into the real study with a new code (an
     address gets its email again) before being revoked. How many were re-issued."""
-    from .invitations import code_digest, code_seal, mail_soon, new_code
 
     pilot = Invitation.objects.filter(survey=survey, pilot=True).exclude(
         status=Invitation.Status.REVOKED

@@ -19,7 +19,6 @@ from .. import limits, selectors
 from ..models import GroupingOption, Question, Survey
 from .comprehension import comprehension_sync
 from .errors import Reason, SurveyConflict
-from .invitations import token_key_ensure
 from .pilot import (
     clean_pilot_invitations,
     pilot_design_refresh,
@@ -29,12 +28,13 @@ from .pilot import (
 from .question_types import TYPE_FIELDS
 from .questions import clean_question_specs, questions_create
 from .tallies import group_tallies_ensure
-from .translations import ensure_default_language_change
+from .token_keys import token_key_ensure
 from .validation import (
     DESIGN_FIELDS,
     EDITABLE_SURVEY_FIELDS,
     clean_design,
     clean_survey_fields,
+    ensure_default_language_change,
     ensure_not_frozen,
     ensure_owner_room,
 )

@@ -1,4 +1,5 @@
-"""Writes for a survey's translations, and the check a change of its own language must pass.
+"""Writes for a survey's translations (the check a change of its own language must pass is
+``validation.ensure_default_language_change``, which the survey writes call).
 
 The reads, and the meaning of the stored JSON: surveys/selectors/languages.py.
 
@@ -26,8 +27,8 @@ from ..selectors.languages import (
     survey_texts,
     survey_with_texts,
 )
-from . import surveys as survey_writes  # a module: surveys.py imports the check below
 from .pilot import pilot_design_refresh
+from .surveys import survey_create, survey_update
 from .validation import ensure_not_frozen, refuse_built_in_option
 
 SURVEY_FIELDS = ("title", "intro", "consent_text")
@@ -108,29 +109,6 @@ def _clean_entry(texts, *, fields, field, where, option_count=0) -> dict:
         if text:
             entry[name] = text
     return entry
-
-
-def ensure_default_language_change(*, survey, language) -> None:
-    """Refuse making ``language`` the survey's own while the survey holds a translation into
-    it (whose texts would then be ignored, or shown as if they were the default)."""
-    if language == survey.language:
-        return
-    loaded = survey_with_texts(survey=survey)
-    texts = survey_texts(
-        survey=loaded, questions=loaded.questions.all(), grouping=loaded.grouping_questions.all()
-    )
-    if any(text.translated(language) for text in texts):
-        raise ValidationError(
-            {
-                "language": [
-                    _(
-                        "This survey has a translation into %(code)s; clear it on the "
-                        "Translations page before making %(code)s the survey's own language."
-                    )
-                    % {"code": language}
-                ]
-            }
-        )
 
 
 def clean_translations(
@@ -270,7 +248,7 @@ def survey_create_translated(
     *, owner, title, questions=(), translations=None, question_translations=None, **fields
 ) -> Survey:
     """``services.survey_create``, then the survey's and each question's translations (API)."""
-    survey = survey_writes.survey_create(owner=owner, title=title, questions=questions, **fields)
+    survey = survey_create(owner=owner, title=title, questions=questions, **fields)
     return _apply(
         survey=survey, translations=translations, question_translations=question_translations
     )
@@ -282,7 +260,7 @@ def survey_update_translated(
 ) -> Survey:
     """``services.survey_update``, then the translations given (API). A ``translations`` object
     replaces the survey's whole; each question's replaces that question's."""
-    survey = survey_writes.survey_update(survey=survey, data=data, questions=questions)
+    survey = survey_update(survey=survey, data=data, questions=questions)
     return _apply(
         survey=survey, translations=translations, question_translations=question_translations
     )

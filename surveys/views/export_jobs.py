@@ -11,6 +11,7 @@ from django.urls import reverse
 
 from ..exports import csv as csv_export
 from ..exports import jobs as export_files
+from ..exports.delivery import export_deliver
 from ..exports.kinds import EXPORT_KINDS, file_response
 from ..models import ExportJob
 from ..selectors import export_jobs as job_reads
@@ -22,9 +23,7 @@ def deliver(request, survey, *, kind, options, headers=None):
     """``kind`` of ``survey`` for this request: the file, a 303 to its job's page, or why no
     job may start now (429 or 503, with ``Retry-After``)."""
     try:
-        delivery = export_files.export_deliver(
-            survey=survey, user=request.user, kind=kind, options=options
-        )
+        delivery = export_deliver(survey=survey, user=request.user, kind=kind, options=options)
     except ExportRefused as refused:
         context = {"survey": survey, "message": refused.message}
         status = 429 if isinstance(refused, ExportJobsBusy) else 503

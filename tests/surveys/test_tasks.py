@@ -44,7 +44,9 @@ def test_the_worker_delivers_a_queued_invitation_without_a_hand_step(sink, make_
     survey = make_survey(access="invitation")
     (view,) = invitations.invitations_create(survey=survey, emails=["ann@example.org"])
     # Inviting queued the sending; nothing was sent inside the request.
-    assert DBTaskResult.objects.filter(task_path="surveys.tasks.invitations_send_task").exists()
+    assert DBTaskResult.objects.filter(
+        task_path="surveys.services.invitation_mail.invitations_send_task"
+    ).exists()
     assert sink.messages == []
     run_worker()
     (body,) = sink.bodies("ann@example.org")
@@ -72,7 +74,7 @@ def test_a_failed_send_is_tried_again_later_by_the_worker(sink, make_survey, set
     run_worker()
     assert sink.messages == []
     waiting = DBTaskResult.objects.filter(
-        task_path="surveys.tasks.invitations_send_task", status="READY"
+        task_path="surveys.services.invitation_mail.invitations_send_task", status="READY"
     )
     (retry,) = waiting
     assert retry.run_after > timezone.now()  # later, not at once
