@@ -429,7 +429,10 @@ def token_issue(*, slug, code, blinded_message) -> bytes:
         raise
     # Conditional, so that of two concurrent requests for one code only one signature leaves.
     updated = Invitation.objects.filter(pk=invitation.pk, status=Invitation.Status.UNUSED).update(
-        status=Invitation.Status.ISSUED, mail_pending=Invitation.Mail.NONE
+        status=Invitation.Status.ISSUED,
+        mail_pending=Invitation.Mail.NONE,
+        # Rewritten in random order with the next batch (services/batches.py).
+        reshuffle=True,
     )
     if updated != 1:
         raise _invitation_used()
