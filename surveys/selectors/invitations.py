@@ -32,7 +32,8 @@ def invitation_counts(*, survey) -> InvitationCounts:
         mail_failed=Count("pk", filter=~Q(mail_pending="") & ~Q(mail_error="")),
     )
     return InvitationCounts(
-        answered=SpentToken.objects.filter(survey=survey).count(),
+        # Released with their batch only (services/batches.py), as the responses are.
+        answered=SpentToken.objects.filter(survey=survey, held=False).count(),
         resets=survey.invitation_resets,
         **counts,
     )
