@@ -25,7 +25,7 @@ import random
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import F
 from django.utils.translation import gettext as _
 
@@ -172,12 +172,29 @@ def _tokens_rewrite(survey_id):
         SpentToken(id=random_key(), survey_id=survey_id, digest=digest, held=False)
         for digest in digests
     )
-    changed = list(
-        Invitation.objects.filter(survey_id=survey_id, reshuffle=True).values_list("pk", flat=True)
-    )
-    _shuffle(changed)
-    for pk in changed:
-        Invitation.objects.filter(pk=pk).update(reshuffle=False)
+    # Deleted and stored again, whole and under the same key (pages link to it by its key,
+    # which counts up as invitations are made, not as they are used): an UPDATE would leave
+    # the new version on the page of the old one where there is room.
+    table = connection.ops.quote_name(Invitation._meta.db_table)
+    columns = [field.column for field in Invitation._meta.concrete_fields]
+    names = ", ".join(connection.ops.quote_name(column) for column in columns)
+    reshuffle = columns.index(Invitation._meta.get_field("reshuffle").column)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {names} FROM {table} WHERE survey_id = %s AND reshuffle", [survey_id]
+        )
+        rows = [list(row) for row in cursor.fetchall()]
+        if not rows:
+            return
+        cursor.execute(f"DELETE FROM {table} WHERE survey_id = %s AND reshuffle", [survey_id])
+        _shuffle(rows)
+        for row in rows:
+            row[reshuffle] = False
+        marks = "(" + ", ".join(["%s"] * len(columns)) + ")"
+        cursor.execute(
+            f"INSERT INTO {table} ({names}) VALUES {', '.join([marks] * len(rows))}",
+            [value for row in rows for value in row],
+        )
 
 
 @transaction.atomic

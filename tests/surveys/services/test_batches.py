@@ -5,7 +5,6 @@ submissions have arrived, then everything changes at once. The tallies kept at w
 stay those of the released submissions, and a closed survey's last batch waits for its owner.
 """
 
-import csv
 import io
 import json
 import re
@@ -176,9 +175,7 @@ def researcher_views(api, web, survey):
     page = f"/surveys/{survey.pk}"
     gid = survey.grouping_questions.get().pk
     detail = _json(api.get(f"{base}/"))
-    listed = [
-        row for row in _json(api.get("/api/v1/surveys/")) if row["id"] == survey.pk
-    ]
+    listed = [row for row in _json(api.get("/api/v1/surveys/")) if row["id"] == survey.pk]
     job = finished_export(survey)
     views = {
         "api detail": detail,
