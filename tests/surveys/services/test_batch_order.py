@@ -207,7 +207,3 @@ def test_no_order_at_rest_or_in_any_export_follows_the_invitees(
     assert all(rho < RHO_MAX for rho in rhos.values()), {
         name: rho for name, rho in rhos.items() if rho >= RHO_MAX
     }
-    # And no stored order joins an invitation to a submission.
-    for inv in ("invitation ctid::text", "invitation id"):
-        for other in ("submission ctid::text", "spent token ctid::text", "submission id"):
-            assert _rho(orders[inv], orders[other]) < RHO_MAX, (inv, other)
