@@ -207,3 +207,52 @@ def test_no_order_at_rest_or_in_any_export_follows_the_invitees(
     assert all(rho < RHO_MAX for rho in rhos.values()), {
         name: rho for name, rho in rhos.items() if rho >= RHO_MAX
     }
+
+
+def test_reorder_responses_rewrites_invitations_and_spent_tokens_too(make_survey, respondent):
+    """``manage.py reorder_responses`` (services.stored_rows_reorder): the invitations and
+    spent tokens leave it with one transaction number, like the submissions."""
+    survey = make_survey(access="invitation", questions=("Q?",), release_batch=5)
+    made = invitations.invitations_create(survey=survey, count=3)
+    question = survey.questions.get().pk
+    key = blindrsa.public_key_decode(
+        respondent.get(f"/api/v1/public/surveys/{survey.slug}/").json()["token_key"]
+    )
+    for view in made:
+        prepared = blindrsa.prepare(message=uuid.uuid4().bytes * 2)
+        blinded = blindrsa.blind(public_key=key, prepared_message=prepared)
+        signed = respondent.post(
+            f"/api/v1/public/surveys/{survey.slug}/tokens/",
+            {"code": view.code, "blinded_message": blindrsa.b64url_encode(blinded.blinded_message)},
+            format="json",
+        )
+        signature = blindrsa.finalize(
+            public_key=key,
+            prepared_message=prepared,
+            blind_signature=blindrsa.b64url_decode(signed.json()["blind_signature"]),
+            inverse=blinded.inverse,
+        )
+        sent = respondent.post(
+            f"/api/v1/public/surveys/{survey.slug}/responses/",
+            {
+                "submission_id": str(uuid.uuid4()),
+                "answers": {str(question): True},
+                "token": {
+                    "message": blindrsa.b64url_encode(prepared),
+                    "signature": blindrsa.b64url_encode(signature),
+                },
+            },
+            format="json",
+        )
+        assert sent.status_code == 201
+
+    def transactions(model):
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT count(DISTINCT xmin::text) FROM {model._meta.db_table}")
+            return cursor.fetchone()[0]
+
+    # Held for their batch, each still carries its own transaction.
+    assert transactions(SpentToken) == 3 and transactions(Invitation) > 1
+    services.stored_rows_reorder()
+    assert transactions(SpentToken) == transactions(Invitation) == 1
+    assert Submission.all_objects.filter(survey=survey, held=True).count() == 3
