@@ -256,7 +256,7 @@ class SurveyBatchReleaseView(OwnedSurveyView):
         operation_id="surveys_release_batch",
         summary="Release a closed survey's last batch of responses, smaller than its batch size",
         description="Responses of a batched survey become visible in batches of `batch_size` "
-        "(docs/invitations.md, \"Batches\"). Once it takes no more responses, the last batch, "
+        '(docs/invitations.md, "Batches"). Once it takes no more responses, the last batch, '
         "smaller, waits here: `held_responses` on the survey says how many it holds, and "
         "`responses` must repeat that number. A small batch is easier to link to the people "
         "who answered. 409 while the survey takes responses, or naming `responses` when the "

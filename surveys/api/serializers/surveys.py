@@ -202,7 +202,7 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         required=False,
         help_text="Responses become visible to every researcher view (results, exports, the "
         "API, counts) in batches of at least this many, all at once, their rows stored again "
-        "in random order (docs/invitations.md, \"Batches\"). Null: the default, "
+        'in random order (docs/invitations.md, "Batches"). Null: the default, '
         f"{limits.RELEASE_BATCH_INVITATION} for a survey that takes invitations and 1 (no "
         "batches) for a link survey; `batch_size` is the value in force. A survey that takes "
         f"invitations opens only with at least {limits.RELEASE_BATCH_MIN} (400 naming "

@@ -409,3 +409,26 @@ def test_release_last_refuses_an_open_survey(make_survey):
     survey, _invitees = batched_study(make_survey, invitees=1)
     with pytest.raises(SurveyConflict):
         services.batch_release_last(survey=survey, responses=1)
+
+
+def test_the_results_page_tells_the_owner_and_releases_the_last_batch(
+    make_survey, respondent, owner_client
+):
+    survey, invitees = batched_study(make_survey, invitees=2)
+    for invitee in invitees:
+        invitee.open(respondent, survey)
+        invitee.submit(respondent, survey)
+    results = f"/surveys/{survey.pk}/results/"
+    assert "held-batch-notice" not in owner_client.get(results).content.decode()  # open
+    services.survey_close(survey=survey)
+    page = owner_client.get(results).content.decode()
+    assert "held-batch-notice" in page
+    assert "The last batch holds 2 responses" in page and "easier to link" in page
+    release = f"/surveys/{survey.pk}/release-batch/"
+    # A number other than the one shown releases nothing.
+    owner_client.post(release, {"responses": "3"})
+    assert Submission.all_objects.filter(survey=survey, held=True).count() == 2
+    response = owner_client.post(release, {"responses": "2"})
+    assert response.status_code == 302 and response["Location"] == results
+    assert Submission.objects.filter(survey=survey).count() == 2
+    assert "held-batch-notice" not in owner_client.get(results).content.decode()
