@@ -251,6 +251,7 @@ class SurveyPilotDiscardView(OwnedSurveyView):
 @extend_schema(tags=[TAG])
 class SurveyBatchReleaseView(OwnedSurveyView):
     # The owner's alone: a small batch is easier to link to the people who answered.
+    survey_roles = {"post": selectors.OWNER}
 
     @extend_schema(
         operation_id="surveys_release_batch",
