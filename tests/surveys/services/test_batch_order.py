@@ -8,11 +8,14 @@ import hashlib
 import io
 import random
 import uuid
+from concurrent.futures import ThreadPoolExecutor
+from threading import Barrier
 
 import openpyxl
 import pytest
 from django.conf import settings
-from django.db import connection
+from django.db import connection, connections
+from rest_framework.test import APIClient
 from scipy.stats import spearmanr
 
 import blindrsa
@@ -256,3 +259,32 @@ def test_reorder_responses_rewrites_invitations_and_spent_tokens_too(make_survey
     services.stored_rows_reorder()
     assert transactions(SpentToken) == transactions(Invitation) == 1
     assert Submission.all_objects.filter(survey=survey, held=True).count() == 3
+
+
+def test_submissions_completing_a_batch_at_once_release_it_once(make_survey):
+    """Ten submissions at once to a survey batched by five: each completes a batch or waits
+    for the survey's row; none is lost, none counted twice, and nothing stays held."""
+    survey = make_survey(questions=("Q?",), release_batch=5)
+    question = survey.questions.get().pk
+    count = 10
+    barrier = Barrier(count)
+
+    def send(_index):
+        try:
+            barrier.wait()
+            response = APIClient().post(
+                f"/api/v1/public/surveys/{survey.slug}/responses/",
+                {"submission_id": str(uuid.uuid4()), "answers": {str(question): True}},
+                format="json",
+            )
+            return response.status_code
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(count) as pool:
+        codes = list(pool.map(send, range(count)))
+    assert codes == [201] * count
+    survey.refresh_from_db()
+    assert Submission.objects.filter(survey=survey).count() == count
+    assert not Submission.all_objects.filter(survey=survey, held=True).exists()
+    assert survey.response_count == count
