@@ -11,6 +11,7 @@ import re
 import tempfile
 import uuid
 import zipfile
+from datetime import timedelta
 
 import openpyxl
 import pyreadstat
@@ -19,6 +20,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 
 import blindrsa
+import dpengine.continual
 from surveys import selectors, services
 from surveys.models import (
     GroupCell,
@@ -30,7 +32,7 @@ from surveys.models import (
     Submission,
     Survey,
 )
-from surveys.services import batches, grouping, invitations
+from surveys.services import batches, grouping, invitations, public_release
 from surveys.services.errors import SurveyConflict, SurveyFrozen
 from tests.helpers import add_member, token_client
 from tests.routes import finished_export
@@ -432,3 +434,28 @@ def test_the_results_page_tells_the_owner_and_releases_the_last_batch(
     assert response.status_code == 302 and response["Location"] == results
     assert Submission.objects.filter(survey=survey).count() == 2
     assert "held-batch-notice" not in owner_client.get(results).content.decode()
+
+
+def test_the_public_results_count_released_submissions_only(make_survey, respondent, monkeypatch):
+    """The public page's releases count a batch once it is released, never a held one."""
+    monkeypatch.setattr(dpengine.continual, "sample_discrete_laplace", lambda scale, rng: 0)
+    survey = make_survey(questions=("Q?",), release_batch=3)
+    today = selectors.utc_today()
+    public_release.public_results_update(
+        survey=survey, enabled=True, epsilon=1.0, release_days=1, releases=10, today=today
+    )
+    question = survey.questions.get().pk
+
+    def send():
+        body = {"submission_id": str(uuid.uuid4()), "answers": {str(question): True}}
+        url = f"/api/v1/public/surveys/{survey.slug}/responses/"
+        assert respondent.post(url, body, format="json").status_code == 201
+
+    send()
+    send()
+    survey.refresh_from_db()
+    first = public_release.public_results_release(survey=survey, today=today + timedelta(days=1))
+    assert first.source_count == 0 and first.counts["respondents"] == 0
+    send()  # completes the batch
+    second = public_release.public_results_release(survey=survey, today=today + timedelta(days=2))
+    assert second.source_count == 3 and second.counts["respondents"] == 3
