@@ -136,3 +136,10 @@ INVITATION_CODE_LENGTH = 32
 TOKEN_PREPARED_MESSAGE_BYTES = 64
 # Sends of one invitation email that fail before ``send_invitations`` stops retrying it.
 MAIL_ATTEMPTS_MAX = 5
+
+# Responses of a survey that takes invitations become visible in batches (services/batches.py):
+# this many by default, at least RELEASE_BATCH_MIN once it has opened (a smaller batch is
+# easier to link to the people who answered), at most RELEASE_BATCH_MAX. 1: no batches.
+RELEASE_BATCH_INVITATION = 10
+RELEASE_BATCH_MIN = 5
+RELEASE_BATCH_MAX = 1000

@@ -254,6 +254,10 @@ class Survey(models.Model):
     time_zone = models.CharField(max_length=limits.TIME_ZONE_MAX_LENGTH, blank=True, default="")
     # How many responses the researcher aims for (the planner suggests one); progress only.
     response_target = models.PositiveIntegerField(null=True, blank=True)
+    # Responses become visible to every researcher view in batches of at least this many
+    # (services/batches.py); None: the default for the survey's access (``batch_size``).
+    # Part of the frozen design.
+    release_batch = models.PositiveIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     # Set when the owner deletes the survey: it waits in their trash (restorable) until
@@ -328,6 +332,17 @@ class Survey(models.Model):
             return self.responses_total
         total = self.tally_shards.aggregate(total=models.Sum("responses"))["total"]
         return total or 0
+
+    @property
+    def batch_size(self) -> int:
+        """How many submissions are held before they become visible together: the survey's
+        ``release_batch``, else ``limits.RELEASE_BATCH_INVITATION`` for a survey that takes
+        invitations and 1 (no batches) for a link survey. A pilot is never batched."""
+        if self.release_batch is not None:
+            return self.release_batch
+        if self.access == self.Access.LINK:
+            return 1
+        return limits.RELEASE_BATCH_INVITATION
 
     @property
     def zone_name(self):
@@ -554,6 +569,13 @@ class NumericTally(models.Model):
         return f"{self.question_id} = {self.report}: {self.count}"
 
 
+class ReleasedSubmissionManager(models.Manager):
+    """Submissions every researcher view counts: not held for a batch (``Submission.held``)."""
+
+    def get_queryset(self):
+        return super().get_queryset().filter(held=False)
+
+
 class Submission(models.Model):
     """One respondent's randomized answers: what their browser sent, never the true answers."""
 
@@ -569,12 +591,26 @@ class Submission(models.Model):
     # eleven, each with its indexes and foreign-key checks, which was most of the database's
     # work per respondent. The questions cannot change once a survey has responses.
     reports = models.JSONField(editable=False)
+    # Stored, not yet visible: a batched survey's submission waits for its batch
+    # (services/batches.py). A default in the database: the submission statement names no
+    # such column.
+    held = models.BooleanField(db_default=False, editable=False)
+
+    # Every reader sees the released submissions only; the submission path and the batches
+    # use ``all_objects``.
+    all_objects = models.Manager()
+    objects = ReleasedSubmissionManager()
 
     class Meta:
+        default_manager_name = "objects"
+        base_manager_name = "all_objects"
         constraints = [
             models.UniqueConstraint(
                 fields=["survey", "submission_id"], name="submission_id_unique_per_survey"
             ),
+        ]
+        indexes = [
+            models.Index(fields=["survey"], condition=Q(held=True), name="submission_held"),
         ]
 
     def __str__(self):
@@ -1012,6 +1048,9 @@ class Invitation(models.Model):
     # survey's own language.
     language = models.CharField(max_length=limits.LANGUAGE_TAG_MAX_LENGTH, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Its status changed (a token obtained) since the survey's last batch: the batch's release
+    # rewrites it among the others, so its row's transaction number and place say nothing.
+    reshuffle = models.BooleanField(db_default=False, editable=False)
 
     class Meta:
         ordering = ["created_at", "id"]
@@ -1039,6 +1078,8 @@ class SpentToken(models.Model):
     id = RandomKeyField()
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="spent_tokens")
     digest = models.BinaryField(max_length=32)
+    # Spent on a submission still held for its batch: rewritten with it when it is released.
+    held = models.BooleanField(db_default=False, editable=False)
 
     class Meta:
         constraints = [

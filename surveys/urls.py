@@ -35,6 +35,7 @@ urlpatterns = [
     survey_path("preview/", researcher.survey_preview, "preview"),
     survey_path("open/", researcher.survey_open, "open"),
     survey_path("close/", researcher.survey_close, "close"),
+    survey_path("release-batch/", researcher.survey_release_batch, "release-batch"),
     survey_path("pilot/", researcher.survey_pilot, "pilot"),
     survey_path("discard-pilot/", researcher.survey_pilot_discard, "pilot-discard"),
     survey_path("schedule/", researcher.survey_schedule, "schedule"),

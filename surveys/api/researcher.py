@@ -23,6 +23,8 @@ from .common import CSVNegotiation, OwnedSurveyView
 from .errors import JOB_REFUSALS, error_responses
 from .export_jobs import deliver
 from .serializers import (
+    BatchReleasedSerializer,
+    BatchReleaseSerializer,
     PilotDiscardedSerializer,
     SurveyScheduleSerializer,
     SurveySerializer,
@@ -226,6 +228,37 @@ class SurveyPilotDiscardView(OwnedSurveyView):
         return Response(
             PilotDiscardedSerializer(
                 {"discarded": discarded, "survey": survey}, context={"request": request}
+            ).data
+        )
+
+
+@extend_schema(tags=[TAG])
+class SurveyBatchReleaseView(OwnedSurveyView):
+    # The owner's alone: a small batch is easier to link to the people who answered.
+    survey_roles = {"post": selectors.OWNER}
+
+    @extend_schema(
+        operation_id="surveys_release_batch",
+        summary="Release a closed survey's last batch of responses, smaller than its batch size",
+        description="Responses of a batched survey become visible in batches of `batch_size` "
+        '(docs/invitations.md, "Batches"). Once it takes no more responses, the last batch, '
+        "smaller, waits here: `held_responses` on the survey says how many it holds, and "
+        "`responses` must repeat that number. A small batch is easier to link to the people "
+        "who answered. 409 while the survey takes responses, or naming `responses` when the "
+        "batch holds another number (or none).",
+        request=BatchReleaseSerializer,
+        responses={200: BatchReleasedSerializer, **error_responses(400, 401, 403, 404, 409)},
+    )
+    def post(self, request, survey_id):
+        data = BatchReleaseSerializer(data=request.data)
+        data.is_valid(raise_exception=True)
+        released = services.batch_release_last(
+            survey=self.survey, responses=data.validated_data["responses"]
+        )
+        survey = selectors.survey_for(user=request.user, survey_id=survey_id, role=selectors.VIEWER)
+        return Response(
+            BatchReleasedSerializer(
+                {"released": released, "survey": survey}, context={"request": request}
             ).data
         )
 

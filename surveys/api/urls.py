@@ -34,6 +34,11 @@ urlpatterns = [
         name="survey-discard-pilot",
     ),
     path(
+        "surveys/<int:survey_id>/release-batch/",
+        researcher.SurveyBatchReleaseView.as_view(),
+        name="survey-release-batch",
+    ),
+    path(
         "surveys/<int:survey_id>/schedule/",
         researcher.SurveyScheduleView.as_view(),
         name="survey-schedule",

@@ -136,7 +136,8 @@ def report_lines_query(codebook: Codebook, *, label) -> sql.Composed:
         cells.append(_grouping_cell(alias, grouping_question, label))
     return sql.SQL(
         "SELECT {line} FROM {submissions} s {joins} "
-        "WHERE s.survey_id = {survey} ORDER BY s.submission_id"
+        # Released submissions only (services/batches.py), as ``Submission.objects``.
+        "WHERE s.survey_id = {survey} AND NOT s.held ORDER BY s.submission_id"
     ).format(
         line=sql.SQL(" || ',' || ").join(cells),
         submissions=sql.Identifier(Submission._meta.db_table),

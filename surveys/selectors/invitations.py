@@ -43,7 +43,8 @@ def invitation_counts(*, survey) -> InvitationCounts:
     )
     return InvitationCounts(
         pilot=piloting,
-        answered=SpentToken.objects.filter(survey=survey).count(),
+        # Released with their batch only (services/batches.py), as the responses are.
+        answered=SpentToken.objects.filter(survey=survey, held=False).count(),
         resets=survey.invitation_resets,
         reminders_sent=survey.reminders_sent,
         set_apart=0 if piloting else Invitation.objects.filter(survey=survey, pilot=True).count(),

@@ -30,6 +30,7 @@ from ..models import (
     GroupingOption,
     GroupingQuestion,
     Question,
+    Submission,
     Survey,
     SurveyMember,
     TallyShard,
@@ -51,6 +52,14 @@ def _responses_total():
         ),
         0,
     )
+
+
+def held_responses(*, survey) -> int:
+    """Submissions stored for ``survey`` and held for a batch not released yet
+    (services/batches.py). Shown to its researcher only once the survey takes no more
+    responses: while it is open, a count that moves by one would say when each person
+    answered."""
+    return Submission.all_objects.filter(survey=survey, held=True).count()
 
 
 def surveys_for_owner(*, owner):

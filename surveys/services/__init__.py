@@ -19,6 +19,7 @@ below are those callers use as ``services.<name>``.
 
 from django.core.exceptions import ValidationError
 
+from .batches import batch_release_last
 from .errors import (
     FROZEN_MESSAGE,
     PILOT_RESPONSES_MESSAGE,
@@ -81,6 +82,7 @@ __all__ = [
     "SurveyNotAcceptingResponses",
     # The error every service raises for a bad field, reachable as ``services.ValidationError``.
     "ValidationError",
+    "batch_release_last",
     "clean_required",
     "clean_survey_fields",
     "ensure_owner_room",

@@ -389,7 +389,9 @@ def token_issue(*, slug, code, blinded_message) -> bytes:
     # The invitation email, if it still waits, is sent anyway: a mail held back would show
     # whose code obtained a token. A waiting reminder is dropped by the sender.
     updated = Invitation.objects.filter(pk=invitation.pk, status=Invitation.Status.UNUSED).update(
-        status=Invitation.Status.ISSUED
+        status=Invitation.Status.ISSUED,
+        # Rewritten in random order with the next batch (services/batches.py).
+        reshuffle=True,
     )
     if updated != 1:
         raise _invitation_used()

@@ -34,8 +34,8 @@ from .token_keys import token_key_ensure
 
 def pilot_responses_delete(*, survey) -> int:
     """Remove every response stored for ``survey`` and what was counted from them; how many."""
-    count = Submission.objects.filter(survey=survey).count()
-    Submission.objects.filter(survey=survey).delete()  # cascades to the grouping answers
+    count = Submission.all_objects.filter(survey=survey).count()
+    Submission.all_objects.filter(survey=survey).delete()  # cascades to the grouping answers
     TallyShard.objects.filter(survey=survey).delete()
     NumericTally.objects.filter(question__survey=survey).delete()
     GroupTally.objects.filter(question__survey=survey).update(report_count=0, yes_count=0)

@@ -163,7 +163,9 @@ def _increments(survey, schedule, steps, questions, reports=()) -> dict[str, lis
                 add(f"n{key}", row["received_on"], row[f"_n{key}"])
     per_option = (
         GroupAnswer.objects.filter(
-            grouping_question__survey=survey, submission__received_on__lt=end
+            grouping_question__survey=survey,
+            submission__received_on__lt=end,
+            submission__held=False,  # released ones only (services/batches.py)
         )
         .values("option_id", "submission__received_on")
         .annotate(n=Count("pk"))

@@ -12,19 +12,26 @@ still lie in arrival order among themselves (docs/respondent-page.md, "Threat mo
 
 from django.db import connection, transaction
 
-from ..models import GroupAnswer, NumericTally, Submission
+from ..models import GroupAnswer, GroupCell, Invitation, NumericTally, SpentToken, Submission
 
-# The numeric histograms too: a row is created when its value is first reported, and
-# rewritten by each report of it, so its place and transaction number follow arrivals.
+# The numeric histograms and regression cells too: a row is created when its value (its
+# combination) is first reported, and rewritten by each report of it, so its place and
+# transaction number follow arrivals. The invitations and spent tokens: an invitation's row is
+# rewritten when it obtains its token and a spent token is written with its submission, so
+# the two sides' transaction numbers and places would follow each other (issue 32).
 TABLES = (
     Submission._meta.db_table,
     GroupAnswer._meta.db_table,
     NumericTally._meta.db_table,
+    GroupCell._meta.db_table,
+    Invitation._meta.db_table,
+    SpentToken._meta.db_table,
 )
 
 
 def stored_rows_reorder() -> None:
-    """Rewrite the submissions, grouping answers and numeric histograms in key order
+    """Rewrite the submissions, grouping answers, numeric histograms, regression cells,
+    invitations and spent tokens in key order
     (PostgreSQL: new row versions in one transaction, then CLUSTER on the primary key; SQLite:
     VACUUM, then the write-ahead log truncated). Takes each table's exclusive lock while it is
     rewritten: submissions wait for it (seconds for a million rows), so run it at a quiet

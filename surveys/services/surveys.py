@@ -37,6 +37,7 @@ from .validation import (
     ensure_default_language_change,
     ensure_not_frozen,
     ensure_owner_room,
+    release_batch_clean,
 )
 
 
@@ -222,6 +223,8 @@ def _ensure_openable(survey):
     except ValidationError as exc:
         field, problems = next(iter(exc.message_dict.items()))
         raise SurveyConflict(problems[0], reason=Reason.DESIGN_OUT_OF_BOUNDS, field=field) from None
+    # Batches (services/batches.py) freeze with the design: too small a batch never opens.
+    release_batch_clean(survey.release_batch, opening_access=survey.access)
 
 
 def freeze_for_opening(survey, *, pilot_invitations="revoke") -> list[str]:

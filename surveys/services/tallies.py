@@ -180,7 +180,8 @@ def group_tallies_rebuild(*, survey):
         key = question_key(qid)
         aggregates[f"n_{qid}"] = Count("id", filter=Q(submission__reports__has_key=key))
         aggregates[f"yes_{qid}"] = Count("id", filter=Q(**{f"submission__reports__{key}": True}))
-    answers = GroupAnswer.objects.filter(submission__survey=survey)
+    # Released submissions only: a held one is in no tally until its batch (services/batches.py).
+    answers = GroupAnswer.objects.filter(submission__survey=survey, submission__held=False)
     counts = answers.values("option_id").annotate(**aggregates)
     found = {
         (qid, row["option_id"]): (row[f"n_{qid}"], row[f"yes_{qid}"])

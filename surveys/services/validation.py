@@ -40,6 +40,7 @@ EDITABLE_SURVEY_FIELDS = (
     "access",
     "consent_text",
     "response_target",
+    "release_batch",
 )
 # Changing any of these once the survey has been open would make reports mean something else,
 # or (shared_devices) let one browser answer again with fresh coins, or delete its memo, or
@@ -53,6 +54,7 @@ DESIGN_FIELDS = (
     "control_share",
     "comprehension_check",
     "access",
+    "release_batch",
 )
 
 
@@ -284,6 +286,39 @@ def _response_target(value):
     return value
 
 
+def release_batch_clean(value, *, opening_access=None):
+    """``release_batch``: empty (the default for the survey's access) or a whole number from 1
+    to ``RELEASE_BATCH_MAX``. ``opening_access``: the access of a survey about to open, which
+    takes invitations only with batches of at least ``RELEASE_BATCH_MIN``."""
+    if value is not None and (not _is_whole(value) or not 1 <= value <= limits.RELEASE_BATCH_MAX):
+        raise ValidationError(
+            {
+                "release_batch": [
+                    _("Must be empty or a whole number from 1 to %(max)d, got %(v)r.")
+                    % {"max": limits.RELEASE_BATCH_MAX, "v": value}
+                ]
+            }
+        )
+    if (
+        opening_access not in (None, Survey.Access.LINK)
+        and value is not None
+        and value < limits.RELEASE_BATCH_MIN
+    ):
+        raise ValidationError(
+            {
+                "release_batch": [
+                    _(
+                        "A survey that takes invitations opens with batches of at least "
+                        "%(min)d responses, got %(v)d: a smaller batch is easier to link to "
+                        "the people who answered."
+                    )
+                    % {"min": limits.RELEASE_BATCH_MIN, "v": value}
+                ]
+            }
+        )
+    return value
+
+
 # How each editable field other than the coins is cleaned (the coins are cleaned together,
 # where "p_truth" stands in _CHECK_ORDER), in the order a request's fields are checked.
 _CHECK_ORDER = (
@@ -301,6 +336,7 @@ _CHECK_ORDER = (
     "min_n",
     "consent_text",
     "response_target",
+    "release_batch",
 )
 _FIELD_CLEANERS = {
     "title": lambda value: clean_text("title", value, max_length=limits.TITLE_MAX_LENGTH),
@@ -320,6 +356,7 @@ _FIELD_CLEANERS = {
         "consent_text", value, max_length=limits.CONSENT_MAX_LENGTH, required=False
     ),
     "response_target": _response_target,
+    "release_batch": lambda value: release_batch_clean(value),
 }
 
 

@@ -44,9 +44,15 @@ def survey_results(request, survey):
         method=method,
         thresholds=thresholds_form.thresholds(),
     )
+    phase = schedule.phase_of(survey)
     context = {
         "survey": survey,
-        "phase": schedule.phase_of(survey),
+        "phase": phase,
+        # A closed survey's last batch, not visible yet (services/batches.py); never counted
+        # while the survey takes responses: a count that moves by one says who just answered.
+        "held_responses": (
+            0 if phase in schedule.Phase.ACCEPTING else selectors.held_responses(survey=survey)
+        ),
         "form": form,
         "thresholds_form": thresholds_form,
         "estimates": estimates,

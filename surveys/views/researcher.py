@@ -284,6 +284,35 @@ def survey_close(request, survey):
     return builder_action(request, survey, services.survey_close, message)
 
 
+@member_view(POST=OWNER)
+def survey_release_batch(request, survey):
+    """A closed survey's last batch, smaller than its batch size, made visible by its owner
+    once the results page has said how many responses it holds (services/batches.py)."""
+    shown = request.POST.get("responses", "")
+    results = reverse("surveys:results", kwargs={"pk": survey.pk})
+    return write_and_redirect(
+        request,
+        lambda: services.batch_release_last(
+            survey=survey, responses=int(shown) if shown.isdigit() else -1
+        ),
+        message=lambda n: (
+            ngettext(
+                "Released the last batch: %(n)d response.",
+                "Released the last batch: %(n)d responses.",
+                n,
+            )
+            % {"n": n}
+        ),
+        to=results,
+        on_conflict=lambda exc: _conflict_on_results(request, exc, results),
+    )
+
+
+def _conflict_on_results(request, exc, results):
+    messages.error(request, str(exc))
+    return redirect(results)
+
+
 @member_view(GET=OWNER, POST=OWNER)
 def survey_delete(request, survey):
     if request.method != "POST":

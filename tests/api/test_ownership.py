@@ -11,6 +11,7 @@ from django.contrib.auth import get_user_model
 from django.urls import URLPattern, URLResolver, get_resolver
 from rest_framework.test import APIClient
 
+from surveys import services
 from surveys.exports import jobs as export_files
 from surveys.models import Survey, SurveyInvitation, SurveyMember
 from surveys.selectors import ROLE_RANK
@@ -117,6 +118,7 @@ BODIES = {
     ("members/<int:user_id>/", "patch"): lambda cast: {"role": "editor"},
     ("transfer/", "post"): lambda cast: {"user_id": cast.target.pk},
     ("invitations/", "post"): lambda cast: {"count": 1},
+    ("release-batch/", "post"): lambda cast: {"responses": 1},
 }
 
 
@@ -141,7 +143,13 @@ def cast(request, owner, make_survey, submit, settings, tmp_path):
         request.node.callspec.params.get("route", "") if hasattr(request.node, "callspec") else ""
     )
     survey = make_survey(status=STATUS_FOR_SUCCESS.get(route.split("/", 3)[-1], "open"))
-    if survey.status != "draft":
+    if route.split("/", 3)[-1] == "<int:survey_id>/release-batch/":
+        # Batched by three (docs/invitations.md, "Batches"): one response held, then closed.
+        services.survey_update(survey=survey, data={"release_batch": 3})
+        survey = services.survey_open(survey=survey)
+        submit(survey, [True, False])
+        survey = services.survey_close(survey=survey)
+    elif survey.status != "draft":
         submit(survey, [True, False])
     accounts = get_user_model().objects
     team = SimpleNamespace(survey=survey)
@@ -204,7 +212,12 @@ def test_anonymous_is_refused(anonymous_api, open_survey, route, method):
 
 # Routes that succeed only from another state than open: starting a pilot takes a draft,
 # discarding pilot responses takes a pilot.
-STATUS_FOR_SUCCESS = {"<int:survey_id>/pilot/": "draft", "<int:survey_id>/discard-pilot/": "pilot"}
+# Releasing a last batch takes a closed survey that holds one (made from a draft by ``cast``).
+STATUS_FOR_SUCCESS = {
+    "<int:survey_id>/pilot/": "draft",
+    "<int:survey_id>/discard-pilot/": "pilot",
+    "<int:survey_id>/release-batch/": "draft",
+}
 
 
 @pytest.mark.parametrize(("route", "method"), ROUTES)

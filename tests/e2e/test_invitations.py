@@ -23,8 +23,10 @@ ELSEWHERE = "This invitation was opened on another device or browser"
 
 
 def stored(survey):
+    """Submissions and spent tokens stored, held for their batch or not (docs/invitations.md,
+    "Batches")."""
     return (
-        Submission.objects.filter(survey=survey).count(),
+        Submission.all_objects.filter(survey=survey).count(),
         SpentToken.objects.filter(survey=survey).count(),
     )
 

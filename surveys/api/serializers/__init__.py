@@ -41,6 +41,8 @@ from .submissions import (
     submission_fields,
 )
 from .surveys import (
+    BatchReleasedSerializer,
+    BatchReleaseSerializer,
     PilotDiscardedSerializer,
     QuestionSerializer,
     QuestionTranslationsField,
@@ -52,6 +54,8 @@ from .surveys import (
 __all__ = [
     "AnswersField",
     "ApiTokenSerializer",
+    "BatchReleaseSerializer",
+    "BatchReleasedSerializer",
     "ChoiceEstimateSerializer",
     "ConfidenceField",
     "ErrorSerializer",

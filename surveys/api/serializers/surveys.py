@@ -197,6 +197,28 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         "invitees, each once, with a one-time token; docs/invitations.md) or `both`. Part of "
         "the design: frozen once the survey has opened (409 naming `access`).",
     )
+    release_batch = StrictIntegerField(
+        min_value=1,
+        max_value=limits.RELEASE_BATCH_MAX,
+        allow_null=True,
+        required=False,
+        help_text="Responses become visible to every researcher view (results, exports, the "
+        "API, counts) in batches of at least this many, all at once, their rows stored again "
+        'in random order (docs/invitations.md, "Batches"). Null: the default, '
+        f"{limits.RELEASE_BATCH_INVITATION} for a survey that takes invitations and 1 (no "
+        "batches) for a link survey; `batch_size` is the value in force. A survey that takes "
+        f"invitations opens only with at least {limits.RELEASE_BATCH_MIN} (400 naming "
+        "`release_batch`). Part of the frozen design (409 once opened). A pilot is not "
+        "batched.",
+    )
+    batch_size = serializers.IntegerField(
+        read_only=True, help_text="The batch size in force: `release_batch`, or its default."
+    )
+    held_responses = serializers.SerializerMethodField(
+        help_text="Once the survey takes no more responses: how many its last batch holds, "
+        "not yet visible anywhere (release them with `release-batch`); null while it takes "
+        "responses, when a count that moves by one would say when each person answered."
+    )
     epsilon = serializers.SerializerMethodField(
         help_text="Privacy loss of one answer randomized with the survey's coins."
     )
@@ -285,6 +307,11 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     def get_languages(self, survey) -> list[str]:
         return languages.survey_languages(survey=survey)
 
+    def get_held_responses(self, survey) -> int | None:
+        if schedule.accepts_responses(survey):
+            return None
+        return selectors.held_responses(survey=survey)
+
     def get_accepting_responses(self, survey) -> bool:
         return schedule.accepts_responses(survey)
 
@@ -344,6 +371,20 @@ class SurveyScheduleSerializer(RejectUnknownFieldsMixin, serializers.Serializer)
         "page show the schedule; omitted: unchanged. The times themselves are instants (give an "
         "offset, e.g. `2026-12-01T09:00:00+09:00`; without one they are UTC).",
     )
+
+
+class BatchReleaseSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    responses = StrictIntegerField(
+        min_value=1,
+        help_text="How many responses the last batch holds, as `held_responses` said: the "
+        "release goes ahead only if it still holds that many (409 naming `responses` "
+        "otherwise).",
+    )
+
+
+class BatchReleasedSerializer(serializers.Serializer):
+    released = serializers.IntegerField(help_text="Responses made visible.")
+    survey = SurveySerializer()
 
 
 class PilotDiscardedSerializer(serializers.Serializer):

@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 
 from ... import selectors
 from ...models import Survey, is_slug
-from .. import spent_tokens
+from .. import batches, spent_tokens
 from ..errors import Reason, SurveyConflict
 from ..tallies import group_tallies_rebuild, tally_shard_pick
 from . import oracle, postgres, sqlite
@@ -69,6 +69,9 @@ def submission_receive(
     }
     if token is not None:
         return _submission_tokened(slug=slug, token=token, body=body)
+    batch = batches.batch_target(slug=slug)
+    if batch is not None:
+        return _submission_batched(slug=slug, batch=batch, body=body)
     path = _store_path()
     if path == "sqlite":
         with transaction.atomic():
@@ -105,6 +108,15 @@ def submission_record(
     read them (every question and grouping question then counts as required); otherwise they
     are read here. Stored the way ``submission_receive`` stores.
     """
+    body = {
+        "submission_id": submission_id,
+        "answers": answers,
+        "groups": groups,
+        "design_fingerprint": design_fingerprint,
+    }
+    batch = batches.batch_target(slug=survey.slug)
+    if batch is not None:
+        return _submission_batched(slug=survey.slug, batch=batch, body=body)
     if inputs is None:
         target = selectors.submission_target(slug=survey.slug)
     else:
@@ -122,13 +134,19 @@ def submission_record(
             closes_at=survey.closes_at,
             access=survey.access,
         )
-    return _submission_store(
-        target=target,
-        submission_id=submission_id,
-        answers=answers,
-        groups=groups,
-        design_fingerprint=design_fingerprint,
-    )
+    return _submission_store(target=target, **body)
+
+
+def _submission_batched(*, slug, batch, body) -> SubmissionOutcome:
+    """A submission without a token to a batched survey (services/batches.py): stored as any
+    other, then held for its batch, in one transaction that locks the survey's row first."""
+    with transaction.atomic():
+        batches.survey_lock(batch.survey_id)
+        target = selectors.submission_target(slug=slug)
+        outcome = _submission_store(target=target, read_in_transaction=True, **body)
+        if outcome.created:
+            batches.submission_hold(batch=batch, submission_uuid=outcome.submission_id)
+        return outcome
 
 
 def submission_insert(*, slug, clean, now=None) -> bool:
@@ -230,6 +248,7 @@ def _submission_tokened(*, slug, token, body) -> SubmissionOutcome:
         return submission_receive(slug=slug, **body)
     token = spent_tokens.token_clean(token)
     spent_tokens.token_verify(target=target, token=token)
+    batch = batches.batch_target(slug=slug)
     now = timezone.now()
     path = _store_path()
     if path == "postgresql":
@@ -240,6 +259,7 @@ def _submission_tokened(*, slug, token, body) -> SubmissionOutcome:
                 token=token,
                 clean=shaped,
                 store=lambda: _postgres_store(slug=slug, clean=shaped, now=now, tokened=True),
+                batch=batch,
             )
             if outcome is not None:
                 return outcome
@@ -260,18 +280,22 @@ def _submission_tokened(*, slug, token, body) -> SubmissionOutcome:
             else:
                 store = lambda: oracle.orm_store(survey_id=full.survey_id, clean=clean)  # noqa: E731
             outcome = _spend_and_store(
-                survey_id=full.survey_id, token=token, clean=clean, store=store
+                survey_id=full.survey_id, token=token, clean=clean, store=store, batch=batch
             )
     except _NothingStored:
         outcome = None
     return outcome or _not_stored(survey_id=full.survey_id, clean=clean)
 
 
-def _spend_and_store(*, survey_id, token, clean, store) -> SubmissionOutcome | None:
+def _spend_and_store(*, survey_id, token, clean, store, batch=None) -> SubmissionOutcome | None:
     """Spend ``token`` and ``store()`` in one transaction: the outcome, or None when the store
-    did nothing (then the spend is undone, and the caller explains why)."""
+    did nothing (then the spend is undone, and the caller explains why). ``batch``: the survey
+    is batched (``batches.batch_target``); its row is locked first, and the submission and
+    its token are held for their batch in the same transaction."""
     try:
         with transaction.atomic():
+            if batch is not None:
+                batches.survey_lock(survey_id)
             if not spent_tokens.token_spend(survey_id=survey_id, token=token):
                 # Spent before: by this very submission (a retry), or by another one.
                 replay = replay_outcome(survey_id=survey_id, submission_uuid=clean.submission_uuid)
@@ -280,6 +304,10 @@ def _spend_and_store(*, survey_id, token, clean, store) -> SubmissionOutcome | N
                 raise spent_tokens.token_spent_conflict()
             if not store():
                 raise _NothingStored
+            if batch is not None:
+                batches.submission_hold(
+                    batch=batch, submission_uuid=clean.submission_uuid, token_digest=token.digest
+                )
     except _NothingStored:
         return None
     return clean.outcome(created=True)

@@ -214,7 +214,9 @@ def test_nothing_identifying_is_stored(open_survey, submit):
     """Only survey, question, reported bit, submission id and a coarse date are stored."""
     submit(open_survey, [True, False])
     submission_fields = {f.name for f in Submission._meta.get_fields() if f.concrete}
-    assert submission_fields == {"id", "survey", "submission_id", "received_on", "reports"}
+    # ``held``: whether its batch has been released yet (services/batches.py), no time.
+    assert submission_fields == {"id", "survey", "submission_id", "received_on", "reports", "held"}
+    assert Submission._meta.get_field("held").get_internal_type() == "BooleanField"
     assert Submission._meta.get_field("received_on").get_internal_type() == "DateField"
     # The reports are a randomized bit per question, keyed by question, and nothing else.
     question_keys = {f"q{pk}" for pk in open_survey.questions.values_list("id", flat=True)}

@@ -14,6 +14,7 @@ from django.conf import settings
 from django.db import connection
 
 import blindrsa
+from surveys import services
 from surveys.models import Invitation, SpentToken, Submission, SurveyTokenKey
 from surveys.services import invitations
 from tests.helpers import answers_for
@@ -90,6 +91,10 @@ def scenario(make_survey, respondent, owner_api, caplog):
     b = Invitee(respondent, survey, by_email["b@example.org"].code)
     b.submit(respondent, survey, [True, False])
     a.submit(respondent, survey, [False, True])
+    # Held for their batch (docs/invitations.md, "Batches"): the study closes and its owner
+    # releases the last, small batch, as a researcher of two invitees would.
+    services.survey_close(survey=survey)
+    services.batch_release_last(survey=survey, responses=2)
     return survey, by_email, a, b, caplog
 
 
@@ -136,7 +141,8 @@ def test_no_column_can_join_them():
     time on either side that could be matched (only a submission's date)."""
     invitation_fields = {field.name for field in Invitation._meta.get_fields()}
     spent_fields = {field.name for field in SpentToken._meta.get_fields()}
-    assert spent_fields == {"id", "survey", "digest"}
+    # ``held``: whether its submission's batch is released yet, nothing about when.
+    assert spent_fields == {"id", "survey", "digest", "held"}
     for model in (Invitation, SpentToken, Submission):
         for field in model._meta.get_fields():
             related = getattr(field, "related_model", None)

@@ -791,6 +791,34 @@ def _close_api(w):
     assert row(survey).status == Survey.Status.CLOSED
 
 
+def held_batch(w):
+    """A closed survey (a link survey batched by three) whose last batch holds one response."""
+    survey = w.survey(status=Survey.Status.DRAFT)
+    services.survey_update(survey=survey, data={"release_batch": 3})
+    survey = services.survey_open(survey=survey)
+    assert send(w, survey).status_code == 201
+    services.survey_close(survey=survey)
+    assert Submission.all_objects.filter(survey_id=survey.pk, held=True).count() == 1
+    return survey
+
+
+@writes("surveys/<int:pk>/release-batch/")
+def _release_batch_page(w):
+    survey = held_batch(w)
+    assert w.page.post(builder(survey, "release-batch/"), {"responses": "1"}).status_code == 302
+    assert Submission.objects.filter(survey_id=survey.pk).count() == 1
+    assert not Submission.all_objects.filter(survey_id=survey.pk, held=True).exists()
+
+
+@writes("api/v1/surveys/<int:survey_id>/release-batch/")
+def _release_batch_api(w):
+    survey = held_batch(w)
+    response = w.api.post(api(survey, "release-batch/"), {"responses": 1}, format="json")
+    assert response.status_code == 200 and response.json()["released"] == 1
+    assert row(survey).response_count == 1
+    assert not Submission.all_objects.filter(survey_id=survey.pk, held=True).exists()
+
+
 @writes("api/v1/surveys/<int:survey_id>/pilot/")
 def _pilot_api(w):
     survey = w.survey(status=Survey.Status.DRAFT)
