@@ -40,3 +40,8 @@ def invitation_counts(*, survey) -> InvitationCounts:
 
 def survey_invitations(*, survey) -> list[Invitation]:
     return list(Invitation.objects.filter(survey=survey).order_by("created_at", "id"))
+
+
+def survey_invitation(*, survey, invitation_id) -> Invitation:
+    """One invitation of ``survey``; ``Invitation.DoesNotExist`` for another survey's."""
+    return Invitation.objects.get(survey=survey, pk=invitation_id)

@@ -23,6 +23,7 @@ from ..forms.invitations import InvitationCodesForm, InvitationEmailsForm
 from ..models import Invitation
 from ..selectors import invitations as invitation_selectors
 from ..selectors.surveys import ROLE_RANK
+from ..selectors.warnings import survey_warnings
 from ..services import invitation_mail, invitations
 from .common import EDITOR, VIEWER, member_view, try_write
 
@@ -53,6 +54,7 @@ def _render(request, survey, *, emails_form=None, codes_form=None, status=200):
         "survey": survey,
         "rows": list(_rows(request, survey)),
         "counts": invitation_selectors.invitation_counts(survey=survey),
+        "survey_warnings": survey_warnings(survey=survey),
         "can_edit": _can_see_codes(survey),
         "mail_enabled": settings.MAIL_ENABLED,
         "emails_form": emails_form or InvitationEmailsForm(),
@@ -121,8 +123,21 @@ def invitee_reset(request, survey, iid):
     return redirect(_page_url(survey))
 
 
-@member_view(POST=EDITOR)
+@member_view(GET=EDITOR, POST=EDITOR)
 def invitee_revoke(request, survey, iid):
+    if request.method != "POST":
+        try:
+            invitation = invitation_selectors.survey_invitation(survey=survey, invitation_id=iid)
+        except Invitation.DoesNotExist:
+            raise Http404("No such invitation.") from None
+        context = {
+            "survey": survey,
+            "header_active": "invitees",
+            "invitation": invitation,
+            "refused": invitation.status != Invitation.Status.UNUSED,
+            "cancel_url": _page_url(survey),
+        }
+        return render(request, "surveys/invitee_revoke.html", context)
     try:
         invitations.invitation_revoke(survey=survey, invitation_id=iid)
     except services.SurveyConflict as exc:
