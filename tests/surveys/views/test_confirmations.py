@@ -52,7 +52,7 @@ def test_an_open_survey_has_nothing_to_confirm(make_survey, owner_client):
     survey = make_survey()
     response = owner_client.get(f"/surveys/{survey.pk}/open/")
     assert "This survey is open already." in text_of(response)
-    assert "<form method=\"post\"" not in response.content.decode().split('id="confirm-title"')[1]
+    assert '<form method="post"' not in response.content.decode().split('id="confirm-title"')[1]
 
 
 def test_revoking_an_invitation_asks_first(make_survey, owner_client):

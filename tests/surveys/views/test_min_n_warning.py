@@ -17,9 +17,7 @@ def text_of(response):
 
 
 @pytest.mark.parametrize("path", ["", "invitees/"])
-def test_the_pages_warn_when_min_n_is_more_than_the_people_invited(
-    make_survey, owner_client, path
-):
+def test_the_pages_warn_when_min_n_is_more_than_the_people_invited(make_survey, owner_client, path):
     survey = make_survey(status="draft", access="invitation", min_n=30)
     invitations.invitations_create(survey=survey, count=25)
     text = text_of(owner_client.get(f"/surveys/{survey.pk}/{path}"))
