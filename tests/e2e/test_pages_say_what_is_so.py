@@ -210,3 +210,43 @@ def test_discarding_deleting_and_revoking_ask_first_saying_what_is_lost(
     page.get_by_role("button", name="Revoke the invitation").click()
     expect(page.locator(".invitation-status")).to_have_text("Revoked")
     assert Invitation.objects.get(pk=made[0].id).status == Invitation.Status.REVOKED
+
+
+BOTH_FORMS = ("(를)", "(을)", "(가)", "(이)", "(은)", "(는)")
+
+
+@pytest.mark.parametrize("language", ["ko", "zh-hans"])
+def test_the_practice_and_its_feedback_read_whole_in_korean_and_chinese(
+    live_server, page, make_translated_survey, language
+):
+    """Every round practised both ways, then the answers sent: no sentence the respondent
+    reads hangs a particle on a quoted answer ("“예”을(를)")."""
+    survey = make_translated_survey(
+        questions=list(EVERY_KIND_QUESTIONS),
+        consent_text="I agree to take part in this study.",
+        **EVERY_KIND_SETTINGS,
+    )
+    rounds = [q.pk for q in selectors.comprehension_questions(survey=survey)]
+    page.goto(f"{live_server.url}/s/{survey.slug}/?lang={language}")
+    page.locator("#respond-consent-accept").check()
+    said = []
+    for round_id in rounds:
+        for choice in ("yes", "no"):
+            page.locator(f"#practice-{round_id}-{choice}").check()
+            feedback = page.locator(f"#practice-{round_id}-feedback")
+            expect(feedback).not_to_be_empty()
+            said.append(feedback.inner_text())
+        said.append(page.locator(f"#practice-{round_id} .practice-scenario").inner_text())
+    assert len(said) == 3 * len(rounds)
+    said.append(page.locator("body").inner_text())
+    for fieldset in page.locator("#respond-questions fieldset.question:visible").all():
+        if fieldset.locator("input[type=number]").count():
+            fieldset.locator("input[type=number]").fill("3")
+        elif fieldset.locator("input[type=radio]").count():
+            fieldset.locator("input[type=radio]").first.check()
+    with page.expect_response(lambda r: "/responses/" in r.url and r.request.method == "POST"):
+        page.locator("#respond-submit").click()
+    page.locator("#respond-done").wait_for(state="visible")
+    said.append(page.locator("body").inner_text())
+    found = [(text, form) for text in said for form in BOTH_FORMS if form in text]
+    assert found == []
