@@ -45,3 +45,10 @@ def survey_invitations(*, survey) -> list[Invitation]:
 def survey_invitation(*, survey, invitation_id) -> Invitation:
     """One invitation of ``survey``; ``Invitation.DoesNotExist`` for another survey's."""
     return Invitation.objects.get(survey=survey, pk=invitation_id)
+
+
+def invited_count(*, survey) -> int:
+    """The invitations not revoked: ``invitation_counts().invited`` in one count."""
+    return (
+        Invitation.objects.filter(survey=survey).exclude(status=Invitation.Status.REVOKED).count()
+    )

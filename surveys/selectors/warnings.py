@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from django.utils.translation import gettext as _
 
 from ..models import Survey
-from .invitations import invitation_counts
+from .invitations import invited_count
 
 MIN_N_ABOVE_INVITED = "min_n_above_invited"
 
@@ -23,7 +23,7 @@ class SurveyWarning:
 
 def survey_warnings(*, survey) -> list[SurveyWarning]:
     warnings = []
-    invited = invitation_counts(survey=survey).invited if survey.access != Survey.Access.LINK else 0
+    invited = invited_count(survey=survey) if survey.access != Survey.Access.LINK else 0
     if invited and survey.min_n > invited:
         message = _(
             "Results appear from %(min_n)d responses; you invited %(invited)d. "
