@@ -12,6 +12,7 @@ from playwright.sync_api import expect
 from surveys import selectors, services
 from surveys.models import Invitation, Submission, Survey
 from surveys.services import grouping, invitations
+from tests.e2e.test_accessibility import axe_violations
 from tests.helpers import EVERY_KIND_QUESTIONS, EVERY_KIND_SETTINGS, submit_answers
 
 pytestmark = pytest.mark.e2e
@@ -250,3 +251,23 @@ def test_the_practice_and_its_feedback_read_whole_in_korean_and_chinese(
     said.append(page.locator("body").inner_text())
     found = [(text, form) for text in said for form in BOTH_FORMS if form in text]
     assert found == []
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_confirmation_pages_pass_axe_and_fit_the_width(
+    live_server, new_context, sign_in, owner, every_kind, width
+):
+    Survey.objects.filter(pk=every_kind.pk).update(access=Survey.Access.INVITATION)
+    made = invitations.invitations_create(survey=every_kind, count=1)
+    page = new_context(viewport={"width": width, "height": 800}, bypass_csp=True).new_page()
+    sign_in(page, live_server, owner)
+    for path in ("open/", f"invitees/{made[0].id}/revoke/", "invitees/", ""):
+        page.goto(f"{live_server.url}/surveys/{every_kind.pk}/{path}")
+        violations = axe_violations(page)
+        assert violations == [], (path, violations)
+        assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+    # min_n 5 above the 1 invited: the builder, the invitations page and the confirmation to
+    # open all say so.
+    for path in ("open/", "invitees/", ""):
+        page.goto(f"{live_server.url}/surveys/{every_kind.pk}/{path}")
+        expect(page.locator("[data-warning=min_n_above_invited]")).to_contain_text("you invited 1")
