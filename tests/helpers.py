@@ -491,3 +491,19 @@ def new_survey_form(**overrides):
         "min_n": "30",
         **overrides,
     }
+
+
+# A survey of every kind a page names (surveys/selectors/left_out.py): yes/no on the coins,
+# under Warner's design, compared with asking directly (with a control_share), cheating
+# detection, multiple choice, numeric, yes/no asked directly and text.
+EVERY_KIND_QUESTIONS = (
+    {"text": "Have you taken office supplies home?"},
+    {"text": "Have you lied to your manager?", "design": {"kind": "warner", "p": 0.75}},
+    {"text": "Have you left work early?", "compare_direct": True},
+    {"text": "Have you faked a sick day?", "design": {"kind": "cdm", "p": [0.25, 0.75]}},
+    {"text": "Your age band?", "type": "choice", "options": ["Under 30", "30-49", "50+"]},
+    {"text": "Drinks in a week?", "type": "numeric", "min": 0, "max": 30, "epsilon": 2.0},
+    {"text": "Do you work in an office?", "randomized": False},
+    {"text": "Anything else?", "type": "text", "randomized": False, "required": False},
+)
+EVERY_KIND_SETTINGS = {"control_share": 0.3, "comprehension_check": True}

@@ -22,7 +22,7 @@ GET_STATUS_FOR_OWNER = {
     "question-move": 405,
     "preview": 200,
     "translations": 200,
-    "open": 405,
+    "open": 200,  # the confirmation page
     "close": 405,
     "duplicate": 405,
     "pilot": 405,
@@ -64,7 +64,7 @@ GET_STATUS_FOR_OWNER = {
     "invitees-export-csv": 200,
     "invitees-sheet": 200,
     "invitee-reset": 405,
-    "invitee-revoke": 405,
+    "invitee-revoke": 200,  # the confirmation page
 }
 
 

@@ -51,6 +51,7 @@ export const STRINGS = Object.freeze({
   tooLongItem: gettext("Question %(number)s has too long an answer"),
   consentGiven: gettext("Thank you. The questions are shown below."),
   consentWithdrawn: gettext("The questions are hidden until you tick the box."),
+  consentSent: gettext("You agreed to take part, and your answers have been sent."),
   pilotEnded: gettext(
     "The pilot has ended and the real study has opened, so nothing was sent. The page is reloading; please answer again.",
   ),

@@ -84,7 +84,7 @@ function setupPage(definition) {
   if (memory.alreadySent) {
     document.getElementById("respond-already").hidden = false;
   }
-  setUpConsent(questionsSection);
+  const consent = setUpConsent(questionsSection);
   // The comprehension check's practice rounds (none unless the survey asks for them).
   const practice = setUpComprehension(survey);
   // The survey's own text keeps the language the researcher wrote it in (BCP 47, from the page).
@@ -333,6 +333,7 @@ function setupPage(definition) {
       input.value = "";
     }
     questionsSection.hidden = true;
+    consent.sent();
     practice.hide();
     done.hidden = false;
     // Show the thank-you with the survey's title above it, then hand it the focus.
@@ -476,7 +477,7 @@ function showInstructions(questions, memory) {
 function setUpConsent(questionsSection) {
   const box = document.getElementById("respond-consent-accept");
   if (!box || !questionsSection.hasAttribute("data-needs-consent")) {
-    return;
+    return { sent() {} };
   }
   const status = document.getElementById("respond-consent-status");
   box.checked = false;
@@ -485,6 +486,14 @@ function setUpConsent(questionsSection) {
     questionsSection.hidden = !box.checked;
     status.textContent = messageText({ key: box.checked ? "consentGiven" : "consentWithdrawn" });
   });
+  return {
+    // Once the answers are sent there are no questions below any more, and unticking the
+    // box would take back nothing: it stays ticked, fixed, and its note says so.
+    sent() {
+      box.disabled = true;
+      status.textContent = messageText({ key: "consentSent" });
+    },
+  };
 }
 
 // Random question order (survey.shuffle_questions): this browser's own order, drawn here with

@@ -30,6 +30,7 @@ from ..models import (
 )
 from .columns import question_column
 from .estimates import coverage_floor, estimator, question_fields
+from .left_out import questions_left_out
 from .mechanisms import question_design, reports_a_bit
 from .privacy import survey_design
 
@@ -217,6 +218,7 @@ class Breakdown:
     # Multiple-choice and numeric questions: not broken down (group tallies count yes/no
     # reports only), so the page can say they are left out.
     left_out_questions: int = 0
+    left_out: tuple = ()  # the same, by kind (selectors.left_out)
 
     @property
     def respondents(self) -> int:
@@ -349,4 +351,7 @@ def survey_breakdown(*, survey, grouping_question, confidence=None, method=None)
         declined=grouping_question.declined_count,
         responses=survey.response_count,
         left_out_questions=len(questions) - len(rows),
+        left_out=questions_left_out(
+            questions=questions, kept_ids={row.question_id for row in rows}
+        ),
     )

@@ -55,3 +55,13 @@ def invitation_counts(*, survey) -> InvitationCounts:
 def survey_invitations(*, survey) -> list[Invitation]:
     """Every invitation, the pilot's last."""
     return list(Invitation.objects.filter(survey=survey).order_by("pilot", "created_at", "id"))
+
+
+def survey_invitation(*, survey, invitation_id) -> Invitation:
+    """One invitation of ``survey``; ``Invitation.DoesNotExist`` for another survey's."""
+    return Invitation.objects.get(survey=survey, pk=invitation_id)
+
+
+def invited_count(*, survey) -> int:
+    """How many are invited, as ``invitation_counts().invited`` counts them."""
+    return invitation_counts(survey=survey).invited

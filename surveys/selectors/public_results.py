@@ -56,6 +56,7 @@ from dpengine import Estimate
 
 from ..models import GroupingOption, Question, Survey, is_slug, question_key
 from .estimates import estimator, question_fields
+from .left_out import questions_left_out
 from .mechanisms import CHEATING_KINDS, FORCED_RESPONSE, question_design, survey_coins
 
 RESPONDENTS = "respondents"
@@ -236,7 +237,8 @@ class PublicResults:
     respondents: int  # noisy, clipped at 0
     rows: list[PublicRow]
     groups: list[PublicGroup]
-    left_out_questions: int = 0  # multiple-choice and numeric: never released
+    left_out_questions: int = 0  # every question but the one-bit yes/no ones: never released
+    left_out: tuple = ()  # the same, by kind (selectors.left_out)
 
     @property
     def noise_sd(self) -> float | None:
@@ -269,9 +271,12 @@ def public_results(*, survey, now=None) -> PublicResults:
     ``public_release.public_results_release`` for the releases due first."""
     status = public_status(survey=survey, today=utc_today(now))
     release = survey.public_releases.first()
-    left_out = survey.questions.count() - released_questions(survey).count()
+    questions = list(survey.questions.all())
+    released_ids = set(released_questions(survey).values_list("pk", flat=True))
+    left_out = len(questions) - len(released_ids)
+    by_kind = questions_left_out(questions=questions, kept_ids=released_ids)
     if release is None:
-        return PublicResults(survey, status, None, None, 0, [], [], left_out)
+        return PublicResults(survey, status, None, None, 0, [], [], left_out, by_kind)
     counts = release.counts
     n = max(counts.get(RESPONDENTS, 0), 0)
     rows = []
@@ -319,4 +324,5 @@ def public_results(*, survey, now=None) -> PublicResults:
         rows=rows,
         groups=groups,
         left_out_questions=left_out,
+        left_out=by_kind,
     )

@@ -40,6 +40,16 @@ from ..models import (
 from . import languages, mechanisms
 
 
+def _question_counts():
+    """The dashboard's counts: the questions the researcher wrote, and apart from them the
+    practice rounds (one hidden comprehension question each, ``Question.Role``). A join's
+    Count sees every role: the asked-questions manager does not filter it."""
+    return {
+        "question_total": Count("questions", filter=Q(questions__role=Question.Role.QUESTION)),
+        "practice_total": Count("questions", filter=Q(questions__role=Question.Role.COMPREHENSION)),
+    }
+
+
 def _responses_total():
     """A survey's response count summed over its tally shards, 0 without any."""
     # A subquery, not a join: joined with the questions it would be counted once each.
@@ -67,7 +77,7 @@ def surveys_for_owner(*, owner):
     return (
         Survey.objects.filter(owner=owner)
         .annotate(
-            question_total=Count("questions"),
+            **_question_counts(),
             responses_total=_responses_total(),
         )
         .order_by("-created_at", "-id")
@@ -204,7 +214,7 @@ def surveys_shared_with(*, user):
         .select_related("owner")
         .annotate(
             access_role=_member_role(user),
-            question_total=Count("questions"),
+            **_question_counts(),
             responses_total=_responses_total(),
         )
         .order_by("-created_at", "-id")

@@ -19,6 +19,7 @@ from .. import limits, selectors
 from ..models import GroupingOption, Question, Survey
 from .comprehension import comprehension_sync
 from .errors import Reason, SurveyConflict
+from .language_change import ensure_default_language_change
 from .pilot import (
     clean_pilot_invitations,
     pilot_design_refresh,
@@ -34,7 +35,6 @@ from .validation import (
     EDITABLE_SURVEY_FIELDS,
     clean_design,
     clean_survey_fields,
-    ensure_default_language_change,
     ensure_not_frozen,
     ensure_owner_room,
     release_batch_clean,

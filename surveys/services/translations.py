@@ -1,5 +1,5 @@
 """Writes for a survey's translations (the check a change of its own language must pass is
-``validation.ensure_default_language_change``, which the survey writes call).
+``language_change.ensure_default_language_change``, which the survey writes call).
 
 The reads, and the meaning of the stored JSON: surveys/selectors/languages.py.
 

@@ -20,7 +20,6 @@ from dpengine.rounding import ceil_decimal
 
 from .. import limits, selectors
 from ..models import CI_METHODS, PREFER_NOT_TO_SAY, Question, Survey
-from ..selectors.languages import survey_texts, survey_with_texts
 from ..timezones import is_time_zone
 from .errors import FROZEN_MESSAGE, PILOT_RESPONSES_MESSAGE, Reason, SurveyFrozen
 
@@ -379,29 +378,6 @@ def clean_survey_fields(data, *, current=None):
                 p_forced_yes=data.get("p_forced_yes", current.p_forced_yes if current else 0.5),
             )
     return cleaned
-
-
-def ensure_default_language_change(*, survey, language) -> None:
-    """Refuse making ``language`` the survey's own while the survey holds a translation into
-    it (whose texts would then be ignored, or shown as if they were the default)."""
-    if language == survey.language:
-        return
-    loaded = survey_with_texts(survey=survey)
-    texts = survey_texts(
-        survey=loaded, questions=loaded.questions.all(), grouping=loaded.grouping_questions.all()
-    )
-    if any(text.translated(language) for text in texts):
-        raise ValidationError(
-            {
-                "language": [
-                    _(
-                        "This survey has a translation into %(code)s; clear it on the "
-                        "Translations page before making %(code)s the survey's own language."
-                    )
-                    % {"code": language}
-                ]
-            }
-        )
 
 
 def ensure_not_frozen(survey, *, field=None):

@@ -20,6 +20,7 @@ from ..forms import BreakdownForm, PlannerForm, PublicResultsForm, RegressionFor
 from ..forms.analysis import ThresholdsForm
 from ..models import CI_METHODS, Question
 from ..selectors.columns import question_column
+from ..selectors.left_out import questions_left_out
 from ..services import public_release, schedule
 from . import export_jobs
 from .charts import choice_chart, estimates_chart, numeric_chart, precision_chart
@@ -254,6 +255,9 @@ def regression(request, survey):
         "regression": result,
         "column": columns[result.question.pk] if result else None,
         "other_types": len(everything) - len(questions),
+        "left_out": questions_left_out(
+            questions=everything, kept_ids={question.pk for question in questions}
+        ),
         "r_design": r_design,
         "rrreg_model": (
             r_export.rrreg_model(survey=survey, question=result.question)

@@ -27,6 +27,7 @@ from ..forms.question_types import (
     TYPE_SHORT_LABELS,
 )
 from ..models import Question, Survey
+from ..selectors.warnings import survey_warnings
 from ..services import schedule
 from ..timezones import survey_zone
 
@@ -208,6 +209,7 @@ def builder_context(survey):
         "privacy": privacy,
         "needs": selectors.question_sample_sizes(survey=survey, questions=questions),
         "presets": selectors.preset_coins(),
+        "survey_warnings": survey_warnings(survey=survey),
     }
 
 

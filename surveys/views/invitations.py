@@ -23,9 +23,11 @@ from django.views.decorators.http import require_http_methods
 from .. import services
 from ..exports.csv import export_filename, stream_csv
 from ..forms.invitations import InvitationCodesForm, InvitationEmailsForm, InvitationSenderForm
+from ..models import Invitation
 from ..selectors import invitations as invitation_selectors
 from ..selectors.languages import survey_for_respondent
 from ..selectors.surveys import ROLE_RANK
+from ..selectors.warnings import survey_warnings
 from ..services import invitation_mail, invitations
 from .common import EDITOR, VIEWER, member_view, try_write
 
@@ -60,6 +62,7 @@ def _render(request, survey, *, emails_form=None, codes_form=None, sender_form=N
         "rows": rows if piloting else [row for row in rows if not row[0].pilot],
         "pilot_rows": [] if piloting else [row for row in rows if row[0].pilot],
         "counts": invitation_selectors.invitation_counts(survey=survey),
+        "survey_warnings": survey_warnings(survey=survey),
         "can_edit": _can_see_codes(survey),
         "mail_enabled": settings.MAIL_ENABLED,
         "emails_form": emails_form or InvitationEmailsForm(),
@@ -154,8 +157,21 @@ def invitee_reset(request, survey, iid):
     return redirect(_page_url(survey))
 
 
-@member_view(POST=EDITOR)
+@member_view(GET=EDITOR, POST=EDITOR)
 def invitee_revoke(request, survey, iid):
+    if request.method != "POST":
+        try:
+            invitation = invitation_selectors.survey_invitation(survey=survey, invitation_id=iid)
+        except Invitation.DoesNotExist:
+            raise Http404("No such invitation.") from None
+        context = {
+            "survey": survey,
+            "header_active": "invitees",
+            "invitation": invitation,
+            "refused": invitation.status == Invitation.Status.REVOKED,
+            "cancel_url": _page_url(survey),
+        }
+        return render(request, "surveys/invitee_revoke.html", context)
     try:
         invitations.invitation_revoke(survey=survey, invitation_id=iid)
     except services.SurveyConflict as exc:

@@ -29,6 +29,7 @@ from ..models import Survey
 from ..qr import qr_svg
 from ..selectors import accounts as account_selectors
 from ..selectors import languages
+from ..selectors.warnings import survey_warnings
 from ..services import schedule
 from ..services.pilot import PILOT_INVITATIONS_CHOICES
 from .common import (
@@ -198,8 +199,18 @@ def survey_preview(request, survey):
     return render(request, "respond/respond.html", respond_page_context(survey, preview=True))
 
 
-@member_view(POST=EDITOR)
+@member_view(GET=EDITOR, POST=EDITOR)
 def survey_open(request, survey):
+    if request.method != "POST":
+        context = {
+            "survey": survey,
+            "header_active": "builder",
+            "first_opening": survey.opened_at is None,
+            "refused": survey.status == Survey.Status.OPEN,
+            "cancel_url": builder_url(survey),
+            "survey_warnings": survey_warnings(survey=survey),
+        }
+        return render(request, "surveys/open_confirm.html", context)
     message = _("The survey is open: respondents can answer now.")
     # The open-for-real confirmation of an invitation pilot: revoke its invitations (the
     # default) or re-issue them with new codes.

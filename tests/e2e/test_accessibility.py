@@ -337,6 +337,9 @@ def test_a_researcher_signs_in_and_opens_a_survey_with_the_keyboard_only(
     tab_to(page, lambda f: f["text"] == "Keyboard survey")
     page.keyboard.press("Enter")
     expect(page).to_have_url(re.compile(rf"/surveys/{survey.pk}/$"))
+    tab_to(page, lambda f: f["text"] == "Open survey…")
+    page.keyboard.press("Enter")
+    expect(page).to_have_url(re.compile(rf"/surveys/{survey.pk}/open/"))  # the confirmation
     tab_to(page, lambda f: f["text"] == "Open survey")
     page.keyboard.press("Enter")
     expect(page.locator(".badge")).to_contain_text("Open")

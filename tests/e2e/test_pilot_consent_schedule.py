@@ -78,7 +78,8 @@ def test_a_pilot_is_answered_through_the_live_link_discarded_and_never_counted(
     # The real study opens from the pilot: every pilot response goes, the link stays.
     tab(page, "Build").click()
     expect(page.locator("#open-real-locks")).to_contain_text("discards every pilot response")
-    page.get_by_role("button", name="Open for the real study").click()
+    page.get_by_role("button", name="Open for the real study…").click()
+    page.get_by_role("button", name="Open for the real study", exact=True).click()
     expect(page.locator(".survey-head .badge")).to_contain_text("Open")
     assert Submission.objects.filter(survey=survey).count() == 0
     tab(page, "Results").click()

@@ -56,7 +56,8 @@ def build_survey(page):
     # Saved design, two questions: total ε = 2 ln 3.
     expect(page.locator("[data-stat=total-epsilon]")).to_have_text("2.20")
 
-    page.get_by_role("button", name="Open survey").click()
+    page.get_by_role("button", name="Open survey…").click()
+    page.get_by_role("button", name="Open survey", exact=True).click()  # the confirmation
     expect(page.locator(".survey-head .badge")).to_contain_text("Open")
     return Survey.objects.get(title="Exam honesty")
 

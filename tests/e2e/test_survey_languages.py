@@ -97,7 +97,8 @@ def test_a_survey_translated_into_three_languages_pools_its_answers(
     expect(page.locator(".translation-missing")).to_have_count(0)
 
     page.get_by_role("link", name="Build", exact=True).click()
-    page.get_by_role("button", name="Open survey").click()
+    page.get_by_role("button", name="Open survey…").click()
+    page.get_by_role("button", name="Open survey", exact=True).click()  # the confirmation
     expect(page.locator(".survey-head .badge")).to_contain_text("Open")
     survey.refresh_from_db()
     link = f"{live_server.url}/s/{survey.slug}/"

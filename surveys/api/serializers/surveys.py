@@ -11,6 +11,7 @@ from rest_framework import serializers
 from ... import limits, selectors
 from ...models import CI_METHODS, Question, Survey
 from ...selectors import languages
+from ...selectors.warnings import MIN_N_ABOVE_INVITED, survey_warnings
 from ...services import schedule
 from .fields import (
     ConfidenceField,
@@ -147,6 +148,11 @@ class QuestionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         return attrs
 
 
+class SurveyWarningSerializer(serializers.Serializer):
+    code = serializers.ChoiceField(choices=[MIN_N_ABOVE_INVITED])
+    message = serializers.CharField()
+
+
 class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     """A survey as the researcher sees it; also the body of create (POST) and update (PATCH)."""
 
@@ -227,6 +233,18 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         "question's `epsilon` (the privacy ledger)."
     )
     response_count = serializers.IntegerField(read_only=True)
+    question_count = serializers.SerializerMethodField(
+        help_text="The questions the researcher wrote (`questions`): the practice rounds of "
+        "`comprehension_check` are not questions and are counted in `practice_rounds`."
+    )
+    practice_rounds = serializers.SerializerMethodField(
+        help_text="Practice rounds each respondent is offered before the questions (one per "
+        "yes/no design, when `comprehension_check` is true); 0 without."
+    )
+    warnings = serializers.SerializerMethodField(
+        help_text="Settings that will keep results from being shown, each with a `code` "
+        "(`min_n_above_invited`: `min_n` is more than the people invited) and a `message`."
+    )
     questions_locked = serializers.BooleanField(
         source="is_frozen",
         read_only=True,
@@ -297,6 +315,19 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         if role is None and request is not None:
             role = selectors.survey_role(survey=survey, user=request.user)
         return role or selectors.OWNER
+
+    def get_question_count(self, survey) -> int:
+        return len(survey.questions.all())
+
+    def get_practice_rounds(self, survey) -> int:
+        return len(selectors.comprehension_questions(survey=survey))
+
+    @extend_schema_field(SurveyWarningSerializer(many=True))
+    def get_warnings(self, survey) -> list[dict]:
+        return [
+            {"code": warning.code, "message": warning.message}
+            for warning in survey_warnings(survey=survey)
+        ]
 
     def get_epsilon(self, survey) -> float:
         return selectors.survey_design(survey=survey).epsilon

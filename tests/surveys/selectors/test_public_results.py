@@ -15,6 +15,7 @@ import dpengine.continual
 from surveys import selectors, services
 from surveys.models import PublicRelease, Survey
 from surveys.services import public_release
+from tests.helpers import EVERY_KIND_QUESTIONS, EVERY_KIND_SETTINGS
 
 
 def published(slug, now):
@@ -329,3 +330,29 @@ def test_the_owner_publishes_from_the_settings_page(grouped_survey, owner_client
     owner_client.post(url, {**form, "public_results": ""})  # unticked: unpublished
     assert client.get(page_url(grouped_survey)).status_code == 404
     assert Survey.objects.get(pk=grouped_survey.pk).public_started_on is not None
+
+
+def test_the_public_page_names_what_it_does_not_publish_by_kind(make_survey, client):
+    """Counted from the questions and named by kind, not "multiple-choice or numeric" for
+    every question it leaves out (issue 36 item 1); no link to the private results."""
+    survey = make_survey(questions=EVERY_KIND_QUESTIONS, **EVERY_KIND_SETTINGS)
+    today = date(2026, 1, 1)
+    survey = public_release.public_results_update(
+        survey=survey, enabled=True, epsilon=1.0, release_days=1, releases=4, today=today
+    )
+    page = selectors.public_results(survey=survey)
+    kinds = [(group.kind, group.count) for group in page.left_out]
+    assert kinds == [
+        ("choice", 1),
+        ("numeric", 1),
+        ("direct", 1),
+        ("text", 1),
+        ("compared", 1),
+        ("cheating", 1),
+    ]
+    assert page.left_out_questions == 6
+    body = client.get(f"/r/{survey.slug}/").content.decode()
+    notice = body.split('id="typed-questions-not-published"')[1].split("</div>")[0]
+    assert "1 numeric question" in notice and "1 cheating-detection question" in notice
+    assert "multiple-choice or numeric questions" not in body
+    assert "<a " not in notice

@@ -282,7 +282,9 @@ def test_the_breakdown_of_a_mixed_survey_covers_yes_no_questions_and_says_so(
     response = owner_client.get(url("breakdown", mixed_grouped))
     assert response.status_code == 200
     page = text_of(response)
-    assert "Only yes/no questions are broken down by group: 2 multiple-choice or numeric" in page
+    # Counted by kind, each with its reason and links to its results (selectors.left_out).
+    assert "Not broken down by group: 1 multiple-choice question: randomized over" in page
+    assert "1 numeric question: randomized with noise on a number" in page
     questions = list(mixed_grouped.questions.all())
     body = response.content.decode()
     assert f'data-question="{questions[1].pk}"' in body
@@ -294,7 +296,8 @@ def test_the_regression_of_a_mixed_survey_offers_yes_no_questions_only(mixed_gro
     response = owner_client.get(url("regression", mixed_grouped), {"question": questions[1].pk})
     assert response.status_code == 200
     page = text_of(response)
-    assert "Only yes/no questions are offered" in page
+    assert "Not offered in the regression" in page
+    assert "1 multiple-choice question" in page and "1 numeric question" in page
     assert "Who answers “yes” to Q2?" in page
     code = html.unescape(response.content.decode())
     # A Warner question: RRreg's logistic regression with its model, not rr's forced design.

@@ -127,3 +127,16 @@ def test_the_dashboard_is_searchable_in_korean(owner_client, sixty):
     assert 'lang="ko"' in html
     assert "Search by title or link" not in html
     assert len(listed_html := re.findall(r'class="survey-table__title"', html)) == 9, listed_html
+
+
+def test_the_dashboard_counts_the_questions_written_and_names_the_practice_apart(
+    make_survey, owner_client
+):
+    """5 questions and a practice round per design: "5", not 7 (issue 36 item 2)."""
+    questions = ["A?", {"text": "B?", "design": {"kind": "warner", "p": 0.75}}, "C?", "D?", "E?"]
+    make_survey(questions=questions, comprehension_check=True)
+    html = owner_client.get(reverse("surveys:dashboard")).content.decode()
+    total = re.search(r'data-stat="question-total">(\d+)<', html).group(1)
+    assert total == "5"
+    practice = re.search(r'data-stat="practice-total">([^<]+)<', html).group(1)
+    assert practice == "+ 2 practice rounds"

@@ -17,9 +17,10 @@ from django.utils.translation import gettext
 
 import dpengine
 from dpengine import ForcedResponse
+from surveys import selectors
 from surveys.formatting import epsilon_text
 from surveys.templatetags.respond_tags import cover_of, percent, times
-from tests.helpers import MIXED_QUESTIONS
+from tests.helpers import EVERY_KIND_QUESTIONS, EVERY_KIND_SETTINGS, MIXED_QUESTIONS
 
 pytestmark = pytest.mark.django_db
 
@@ -371,3 +372,14 @@ def test_the_first_screen_says_what_it_says_in_every_language(
         assert (practice in text) == (kind != "mixed"), kind
         assert (understood in text) == (kind == "comprehension"), kind
     assert cover_of(math.exp(ForcedResponse(0.9, 0.5).epsilon)) == "weak"
+
+
+def test_the_results_page_counts_the_questions_its_total_epsilon_covers(make_survey, owner_client):
+    """The total ε sums the questions covered by ε, and the sentence names them so: of a
+    survey of every kind, not all its questions (issue 36 item 1)."""
+    survey = make_survey(questions=EVERY_KIND_QUESTIONS, **EVERY_KIND_SETTINGS)
+    covered = selectors.privacy_ledger(survey=survey).questions
+    assert 0 < covered < len(EVERY_KIND_QUESTIONS)
+    page = owner_client.get(reverse("surveys:results", args=[survey.pk])).content.decode()
+    text = re.sub(r"\s+", " ", html_module.unescape(re.sub(r"<[^>]+>", " ", page)))
+    assert f"a respondent who answered all {covered} questions covered by ε has a total ε" in text

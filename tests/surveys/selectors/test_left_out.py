@@ -1,0 +1,54 @@
+"""The questions a page leaves out, by kind: computed from the survey's questions, so a
+sentence counting them counts what it names (issue 36 item 1)."""
+
+import pytest
+
+from surveys.selectors import left_out
+from surveys.selectors.mechanisms import reports_a_bit
+from tests.helpers import EVERY_KIND_QUESTIONS, EVERY_KIND_SETTINGS
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def every_kind(make_survey):
+    return make_survey(questions=EVERY_KIND_QUESTIONS, status="draft", **EVERY_KIND_SETTINGS)
+
+
+def test_each_question_is_named_by_its_kind(every_kind):
+    kinds = [left_out.question_kind(question) for question in every_kind.questions.all()]
+    assert kinds == [
+        "yes_no",
+        "yes_no",
+        "compared",
+        "cheating",
+        "choice",
+        "numeric",
+        "direct",
+        "text",
+    ]
+
+
+def test_what_a_breakdown_leaves_out_is_counted_by_kind_with_where_it_is_analysed(every_kind):
+    questions = list(every_kind.questions.all())
+    kept = {question.pk for question in questions if reports_a_bit(question)}
+    found = left_out.questions_left_out(questions=questions, kept_ids=kept)
+    assert [(group.kind, group.count) for group in found] == [
+        ("choice", 1),
+        ("numeric", 1),
+        ("direct", 1),
+        ("text", 1),
+        ("compared", 1),
+        ("cheating", 1),
+    ]
+    by_kind = {group.kind: group.questions[0] for group in found}
+    assert by_kind["numeric"].column == "Q6"
+    assert by_kind["numeric"].anchor == f"result-{questions[5].pk}-title"
+    assert by_kind["compared"].anchor == "control-group-title"
+    assert sum(group.count for group in found) == len(questions) - len(kept)
+
+
+def test_nothing_is_named_when_every_question_is_kept(every_kind):
+    questions = list(every_kind.questions.all())
+    kept = {question.pk for question in questions}
+    assert left_out.questions_left_out(questions=questions, kept_ids=kept) == ()
