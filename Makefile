@@ -8,7 +8,7 @@ PORT ?= 8000
 # tests with DEBUG off). Production reads DEBUG/SECRET_KEY from the environment instead.
 DEV_ENV := DEBUG=1
 
-.PHONY: run test test-fast test-python test-js constants test-browser-deps test-proxy-deps gettext-deps messages lint format bench serve migrate clean
+.PHONY: run test test-fast test-python test-js constants test-browser-deps test-proxy-deps gettext-deps bench-deps messages lint format bench serve migrate clean
 
 $(VENV)/.runtime-installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -125,7 +125,16 @@ format: $(VENV)/.dev-installed
 ## make bench: the benchmarks (docs/benchmarks.md), on SQLite and on PostgreSQL when it answers at
 ## BENCH_POSTGRES_URL. Production settings (each script sets them for its servers). A few minutes
 ## at the default BENCH_SCALE=100000; BENCH_SCALE=1000000 make bench for the documented figures.
-bench: $(VENV)/.dev-installed
+# bench/bench_submissions.py drives the servers with wrk (a C load generator): a Python client
+# on the same cores sets the pace itself.
+bench-deps:
+	@if ! command -v wrk >/dev/null 2>&1; then \
+		echo "Installing wrk for the submission benchmark..."; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq wrk >/dev/null; \
+	fi
+
+bench: $(VENV)/.dev-installed bench-deps
 	@for script in bench/bench_*.py; do echo "== $$script"; $(PY) $$script || exit 1; echo; done
 
 clean:

@@ -6,7 +6,7 @@
 For each database (SQLite, and PostgreSQL when reachable) one gunicorn as in
 bench_submissions.py (the production configuration, DEBUG off, no rate limit,
 WEB_CONCURRENCY sync workers) serves three endpoints, driven in turn by the same load
-generator (``bench_submissions.drive``) within each round:
+generator (``_pyclient.drive``, Python threads) within each round:
 
 - plain: ``POST .../responses/`` to a link survey of 10 yes/no questions;
 - tokened: the same body plus a token to an invitation-only survey of 10 yes/no questions:
@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import _common
-from bench_submissions import CLIENTS, SECONDS, WARMUP_SECONDS, WORKERS, drive, ratio, server
+from _pyclient import CLIENTS, SECONDS, WARMUP_SECONDS, WORKERS, drive, ratio, server
 
 ROUNDS = int(os.environ.get("BENCH_ROUNDS", "6"))
 # Tokens and codes made beforehand: enough for every round at a few hundred requests/s.
