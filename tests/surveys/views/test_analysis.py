@@ -153,6 +153,20 @@ def test_results_offer_downloads_with_the_codebook_for_the_chosen_interval(answe
         assert f'href="{url}?method=exact&amp;level=0.9"' in content, name
 
 
+def test_results_offer_the_r_script_that_the_api_also_serves(answered, owner_client, owner_api):
+    content = results(owner_client, answered).content.decode()
+    url = reverse("surveys:estimates-r", kwargs={"pk": answered.pk})
+    assert f'href="{url}"' in content
+    assert f'href="{reverse("surveys:r-export", kwargs={"pk": answered.pk})}"' in content
+    page = owner_client.get(url)
+    assert page.status_code == 200
+    assert page["Content-Disposition"].startswith("attachment;")
+    assert page["Content-Disposition"].endswith('.R"')
+    script = page.content.decode()
+    assert "library(RRreg)" in script and "print(estimates)" in script
+    assert owner_api.get(f"/api/v1/surveys/{answered.pk}/estimates.R").content.decode() == script
+
+
 # --- CSV downloads ------------------------------------------------------------------------
 
 
