@@ -433,6 +433,9 @@ class Question(models.Model):
     # its report is one code, 0/1 the randomized report no/yes, 2/3 the direct answer no/yes
     # (selectors.mechanisms.report_range; surveys/selectors/control_group.py reads them).
     compare_direct = models.BooleanField(default=False)
+    # Kept where the researcher put it when the survey shuffles its questions (e.g. a closing
+    # comment last); the others are shuffled among the remaining places.
+    pinned = models.BooleanField(default=False)
     # {"ko": {"text", "options": [labels]}}
     translations = models.JSONField(default=dict, blank=True, editable=False)
     role = models.CharField(
@@ -548,6 +551,10 @@ class Submission(models.Model):
     # eleven, each with its indexes and foreign-key checks, which was most of the database's
     # work per respondent. The questions cannot change once a survey has responses.
     reports = models.JSONField(editable=False)
+    # {"q<question id>": position}: where the page showed each question, from 1 (the order
+    # the browser drew, sent as the body's ``order``), so order effects can be tested; empty
+    # when the client sent no order.
+    positions = models.JSONField(default=dict, editable=False)
 
     class Meta:
         constraints = [

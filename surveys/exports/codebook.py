@@ -46,7 +46,12 @@ from ..selectors import (
     survey_grouping_questions,
     uses_survey_coins,
 )
-from ..selectors.columns import comprehension_column, grouping_column, question_column
+from ..selectors.columns import (
+    comprehension_column,
+    grouping_column,
+    position_column,
+    question_column,
+)
 from ..selectors.comprehension import comprehension_questions, practised_design_text
 from ..selectors.estimate_rows import parameters_text
 from ..selectors.languages import survey_languages
@@ -81,6 +86,8 @@ TYPE_DIRECT_YES_NO = "direct_yes_no"
 TYPE_DIRECT_CHOICE = "direct_choice"
 TYPE_DIRECT_NUMERIC = "direct_numeric"
 TYPE_DIRECT_TEXT = "direct_text"
+# Where the page showed a question to the respondent: 1 first (the order they saw).
+TYPE_POSITION = "position"
 DIRECT_COLUMN_TYPES = {
     Question.Kind.YES_NO: TYPE_DIRECT_YES_NO,
     Question.Kind.CHOICE: TYPE_DIRECT_CHOICE,
@@ -126,6 +133,10 @@ class Codebook:
         return [grouping_column(index) for index in range(len(self.grouping))]
 
     @property
+    def position_columns(self) -> list[str]:
+        return [position_column(index) for index in range(len(self.questions))]
+
+    @property
     def columns(self) -> list[str]:
         """The raw reports file's header."""
         return [
@@ -134,6 +145,7 @@ class Codebook:
             *self.question_columns,
             *self.comprehension_columns,
             *self.grouping_columns,
+            *self.position_columns,
         ]
 
     ledger: PrivacyLedger | None = None
@@ -302,6 +314,22 @@ def codebook_rows(codebook: Codebook, *, label=str) -> Iterator[list]:
             _("Answered “Prefer not to say” (offered with every grouping question)."),
         )
         yield value(name, "", skipped)
+    for name, column_name in zip(codebook.position_columns, codebook.question_columns, strict=True):
+        yield column(
+            name,
+            TYPE_POSITION,
+            _("Where the page showed %(column)s to this respondent (1: first).")
+            % {"column": column_name},
+        )
+        yield value(
+            name,
+            "integer",
+            _(
+                "The question's place in the order this respondent saw, from 1 (the survey's "
+                "order, or the browser's own when it shuffles the questions)."
+            ),
+        )
+        yield value(name, "", _("Not recorded: the submission carried no order."))
 
 
 def _cheating_values(name, *, value):
