@@ -13,7 +13,7 @@ import uuid
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import Q
+from django.db.models import Q, Value
 from django.utils.translation import gettext_lazy as _
 
 from . import limits
@@ -554,7 +554,9 @@ class Submission(models.Model):
     # {"q<question id>": position}: where the page showed each question, from 1 (the order
     # the browser drew, sent as the body's ``order``), so order effects can be tested; empty
     # when the client sent no order.
-    positions = models.JSONField(default=dict, editable=False)
+    positions = models.JSONField(
+        default=dict, db_default=Value({}, output_field=models.JSONField()), editable=False
+    )
 
     class Meta:
         constraints = [

@@ -97,3 +97,27 @@ def test_the_raw_exports_write_the_positions_and_the_codebook_labels_them(
     assert "Q3" in labels["P3"]
     placed = frame.dropna(subset=["P1"])
     assert placed[["P1", "P2", "P3"]].values.tolist() == [[3.0, 1.0, 2.0]]
+
+
+def test_a_pinned_question_is_stored_and_told_to_the_browser(owner_api, respondent):
+    body = {
+        "title": "Pinned",
+        "p_truth": 0.5,
+        "p_forced_yes": 0.5,
+        "shuffle_questions": True,
+        "questions": [
+            {"text": "A?"},
+            {"text": "B?"},
+            {"text": "Anything else?", "randomized": False, "type": "text", "pinned": True},
+        ],
+    }
+    created = owner_api.post("/api/v1/surveys/", body, format="json")
+    assert created.status_code == 201, created.json()
+    assert [q["pinned"] for q in created.json()["questions"]] == [False, False, True]
+    bad = owner_api.post(
+        "/api/v1/surveys/",
+        {**body, "questions": [{"text": "A?", "pinned": "yes"}]},
+        format="json",
+    )
+    assert bad.status_code == 400
+    assert "[0] pinned" in str(bad.json()["errors"]["questions"])
