@@ -334,7 +334,8 @@ class SurveyRExportCSVView(OwnedSurveyView):
             "reported option's index from 0 for multiple choice, the noisy integer for a "
             "number; empty when skipped), G1…Gm (chosen option's label per grouping "
             'question; prefer_not_to_say for the built-in "Prefer not to say"; empty when '
-            "skipped); the codebook (`codebook.csv`) names each column. For checking the "
+            "skipped), P1…Pn (where the page showed each question, 1 first; empty when not "
+            "recorded); the codebook (`codebook.csv`) names each column. For checking the "
             "regression with R's rr or RRreg package and every estimate in R "
             '(docs/researchers.md, "Export for R"). Above EXPORT_JOB_THRESHOLD responses: '
             "`202` with an export job, as for responses.csv."

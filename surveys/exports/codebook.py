@@ -1,9 +1,11 @@
 """What every export's columns mean: names as the interface shows them, and the codebook.
 
 The raw reports file has the columns ``submission_id``, ``received_on``, ``Q1``…``Qn`` (the
-yes/no questions in display order) and ``G1``…``Gm`` (the grouping questions in display
-order, holding the chosen option's label). The codebook describes each of them and carries
-the provenance that used to sit in ``#`` lines at the top of the estimates file.
+yes/no questions in display order), ``G1``…``Gm`` (the grouping questions in display
+order, holding the chosen option's label) and ``P1``…``Pn`` (where the page showed each
+question to the respondent, 1 first; empty when not recorded). The codebook describes each
+of them and carries the provenance that used to sit in ``#`` lines at the top of the
+estimates file.
 
 The codebook is one rectangular table (docs/researchers.md, "Exports and the codebook"), one
 row per fact,
