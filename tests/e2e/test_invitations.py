@@ -69,7 +69,14 @@ def test_an_invitee_answers_once_and_a_second_browser_is_told_it_was_used(
 
     answer_all(page, study)
     body = submit_answers(page)
-    assert set(body) == {"submission_id", "answers", "design_fingerprint", "token", "padding"}
+    assert set(body) == {
+        "submission_id",
+        "answers",
+        "design_fingerprint",
+        "token",
+        "order",
+        "padding",
+    }
     assert set(body["token"]) == {"message", "signature"}
     # The blinded message the server saw is not the token it is shown later.
     assert token_request["blinded_message"] not in json.dumps(body)

@@ -115,7 +115,7 @@ def test_researcher_builds_opens_collects_and_downloads(
     assert len(posts) == RESPONDENTS
     for request in posts:
         body = json.loads(request.post_data)
-        assert set(body) == {"submission_id", "answers", "design_fingerprint", "padding"}
+        assert set(body) == {"submission_id", "answers", "design_fingerprint", "order", "padding"}
         assert all(isinstance(bit, bool) for bit in body["answers"].values())
     for request in requests:
         parts = urlsplit(request.url)
