@@ -116,6 +116,7 @@ def submission_record(
             status=survey.status,
             design_fingerprint=survey.design_fingerprint,
             question_ids=frozenset(question_ids),
+            shown_question_ids=frozenset(question_ids),
             options={gid: frozenset(oids) for gid, oids in options.items()},
             required_questions=frozenset(question_ids),
             required_groupings=frozenset(options),

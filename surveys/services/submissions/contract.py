@@ -58,8 +58,9 @@ class Rule(StrEnum):
     REPORTS_FIT = "reports_fit"
     #: Every required question is answered; an optional one may be left out. [answers.<id>]
     REQUIRED_QUESTIONS = "required_questions"
-    #: The order the page showed, when sent, lists every question of the survey once
-    #: (``answers.clean_order``); stored as each question's position. [order]
+    #: The order the page showed, when sent, lists every question the page shows once (not
+    #: the comprehension check's hidden ones; ``answers.clean_order``); stored as each
+    #: question's position. [order]
     ORDER = "order"
     #: Every answered grouping question is one of the survey's. [groups]
     KNOWN_GROUPINGS = "known_groupings"
@@ -170,7 +171,7 @@ def submission_validate(
         cleaned = clean_answers(
             answers, target.question_ids, target.required_questions, target.report_ranges
         )
-        shown = clean_order(order, target.question_ids)
+        shown = clean_order(order, target.shown_question_ids)
         chosen = clean_groups(groups, options=target.options, required=target.required_groupings)
         if fingerprint is not None and fingerprint != target.design_fingerprint:
             raise DesignChanged(

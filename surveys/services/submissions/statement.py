@@ -145,14 +145,14 @@ def _checks(*, typed, p):
         Rule.KNOWN_QUESTIONS: known,
         Rule.REPORTS_FIT: sql.SQL("({})").format(fits),
         Rule.REQUIRED_QUESTIONS: sql.SQL("q.required AND {}").format(unanswered),
-        # Every question of the survey once, or no order at all.
+        # Every question the page shows once (not the hidden ones), or no order at all.
         Rule.ORDER: sql.SQL(
             "(cardinality({order}) = 0 OR (cardinality({order}) = ("
-            "SELECT count(*) FROM {question} AS q WHERE q.survey_id = v.id)"
+            "SELECT count(*) FROM {question} AS q WHERE q.survey_id = v.id AND q.role = {shown})"
             " AND cardinality({order}) = ("
             "SELECT count(DISTINCT o.id) FROM unnest({order}) AS o (id)"
-            " JOIN {question} AS q ON q.id = o.id AND q.survey_id = v.id)))"
-        ).format(**_TABLES, **p),
+            " JOIN {question} AS q ON q.id = o.id AND q.survey_id = v.id AND q.role = {shown})))"
+        ).format(**_TABLES, **p, shown=sql.Literal(Question.Role.QUESTION.value)),
         Rule.KNOWN_GROUPINGS: sql.SQL("g.id = c.grouping_id AND g.survey_id = v.id"),
         Rule.OPTIONS: sql.SQL(
             "c.option_id IS NULL OR EXISTS ("

@@ -247,10 +247,10 @@ def test_responses_csv_has_one_row_per_submission(answered, owner_client):
     rows = download(owner_client, "responses-csv", answered)
     header, body = rows[0], rows[1:]
     question_ids = list(answered.questions.values_list("id", flat=True))
-    assert header == ["submission_id", "received_on", "Q1", "Q2"]
+    assert header == ["submission_id", "received_on", "Q1", "Q2", "P1", "P2"]
     assert [row[0] for row in body] == sorted(row[0] for row in body)  # not arrival order
     assert len(body) == answered.response_count == 400
-    assert {cell for row in body for cell in row[2:]} == {"0", "1"}
+    assert {cell for row in body for cell in row[2:4]} == {"0", "1"}  # P1, P2 empty here
     yes_counts = [sum(int(row[2 + i]) for row in body) for i in range(len(question_ids))]
     assert yes_counts == [yes for _n, yes in question_tallies(answered)]
 
