@@ -8,7 +8,7 @@ PORT ?= 8000
 # tests with DEBUG off). Production reads DEBUG/SECRET_KEY from the environment instead.
 DEV_ENV := DEBUG=1
 
-.PHONY: run test test-fast test-python test-js constants test-browser-deps test-proxy-deps gettext-deps bench-deps messages lint format bench serve migrate clean
+.PHONY: run test test-fast test-python test-js constants test-browser-deps test-proxy-deps test-r-deps gettext-deps bench-deps messages lint format bench serve migrate clean
 
 $(VENV)/.runtime-installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -68,6 +68,14 @@ test-proxy-deps:
 		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq haproxy >/dev/null; \
 	fi
 
+# tests/surveys/exports/test_r_run.py runs the R estimates script in R with RRreg: R and the
+# packages come from ../shared/r/install.sh beside the clone (CI has it), into R_LIBS_USER
+# (default /tmp/rlib). Without it the test skips and says why.
+R_INSTALL := ../shared/r/install.sh
+test-r-deps:
+	@if [ -f $(R_INSTALL) ]; then bash $(R_INSTALL); \
+	else echo "No $(R_INSTALL): the R script test skips unless R with RRreg is installed"; fi
+
 # The compiled catalogs (locale/*/LC_MESSAGES/*.mo) are committed, so serving needs no gettext;
 # the translation tests and `make messages` do (xgettext, msgfmt, msgen).
 gettext-deps:
@@ -93,7 +101,7 @@ messages: $(VENV)/.runtime-installed gettext-deps
 # keeps a module's tests on one worker, so a module-scoped live gunicorn (tests/live.py) starts
 # and migrates its database once. (xdist 3.8's loadgroup cannot mark tests on pytest 9.2.)
 PYTEST_WORKERS ?= auto
-test-python: $(VENV)/.dev-installed test-browser-deps test-proxy-deps gettext-deps
+test-python: $(VENV)/.dev-installed test-browser-deps test-proxy-deps test-r-deps gettext-deps
 	$(DEV_ENV) $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
 ## make test-fast: the inner loop, under 2 minutes — everything but the browser (e2e) and the

@@ -105,6 +105,8 @@ PASSWORD_MAX_LENGTH = 4096
 ID_MIN, ID_MAX = -(2**63), 2**63 - 1
 # A grouping answer in a submission: an option id (ID_MAX has 19 digits) or "prefer_not_to_say".
 GROUP_ANSWER_MAX_LENGTH = 20
+# A submission's ``order``: one question id per question shown.
+ORDER_MAX_LENGTH = MAX_QUESTIONS
 
 # --- per-deployment quotas, read from settings (see config/settings.py) --------------------
 # settings.MAX_SURVEYS_PER_USER, settings.MAX_QUESTIONS_PER_USER,

@@ -13,7 +13,7 @@ import uuid
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import Q
+from django.db.models import Q, Value
 from django.utils.translation import gettext_lazy as _
 
 from . import limits
@@ -464,6 +464,9 @@ class Question(models.Model):
     # A randomized yes/no question: who carries out its design (docs/researchers.md,
     # "Designing a publishable study"). A comprehension question: the procedure practised.
     procedure = models.CharField(max_length=10, choices=Procedure.choices, default=Procedure.DEVICE)
+    # Kept where the researcher put it when the survey shuffles its questions (e.g. a closing
+    # comment last); the others are shuffled among the remaining places.
+    pinned = models.BooleanField(default=False)
     # {"ko": {"text", "options": [labels]}}
     translations = models.JSONField(default=dict, blank=True, editable=False)
     role = models.CharField(
@@ -591,6 +594,13 @@ class Submission(models.Model):
     # eleven, each with its indexes and foreign-key checks, which was most of the database's
     # work per respondent. The questions cannot change once a survey has responses.
     reports = models.JSONField(editable=False)
+    # {"q<question id>": position}: where the page showed each question, from 1 (the order
+    # the browser drew, sent as the body's ``order``), so order effects can be tested; empty
+    # when the client sent no order.
+    positions = models.JSONField(
+        default=dict, db_default=Value({}, output_field=models.JSONField()), editable=False
+    )
+
     # Stored, not yet visible: a batched survey's submission waits for its batch
     # (services/batches.py). A default in the database: the submission statement names no
     # such column.

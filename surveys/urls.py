@@ -64,6 +64,7 @@ urlpatterns = [
     survey_path("breakdown/", analysis.breakdown, "breakdown"),
     survey_path("regression/", analysis.regression, "regression"),
     survey_path("for-r.csv", analysis.r_export_csv, "r-export"),
+    survey_path("estimates.R", analysis.estimates_r, "estimates-r"),
     survey_path("planner/", analysis.planner, "planner"),
     # views/export_jobs.py: a large download written by the worker, and its progress
     survey_path("exports/<uuid:job_id>/", export_jobs.export_job_page, "export-job"),

@@ -46,6 +46,7 @@ GET_STATUS_FOR_OWNER = {
     "breakdown": 200,
     "regression": 200,
     "r-export": 200,
+    "estimates-r": 200,
     "planner": 200,
     "public-settings": 200,
     "members": 200,

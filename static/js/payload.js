@@ -25,11 +25,18 @@ export function givenAnswers(entries) {
 
 /**
  * The submission as the public API takes it: `{submission_id, answers, design_fingerprint}`,
- * plus `groups` on a survey with grouping questions (null: none). Nothing else is sent.
+ * plus `groups` on a survey with grouping questions (null: none) and `order`, the question
+ * ids in the order the page showed them (null: not sent). Nothing else is sent.
  */
-export function submissionPayload({ submissionId, answers, fingerprint, groups = null }) {
-  // The answers in question-id order, whatever order the page showed them in (a survey may
-  // shuffle its questions per respondent): the body must not reveal that order.
+export function submissionPayload({
+  submissionId,
+  answers,
+  fingerprint,
+  groups = null,
+  order = null,
+}) {
+  // The answers in question-id order, whatever order the page showed them in: the order is
+  // sent once, as `order`, so that the researcher can test order effects.
   const canonical = Object.fromEntries(
     Object.entries(answers).sort(([a], [b]) => Number(a) - Number(b)),
   );
@@ -40,6 +47,9 @@ export function submissionPayload({ submissionId, answers, fingerprint, groups =
   };
   if (groups !== null) {
     payload.groups = groups;
+  }
+  if (order !== null) {
+    payload.order = order;
   }
   return payload;
 }
@@ -85,6 +95,9 @@ export function prepareSubmission({ survey, questions, truths, groups, memo, ran
     answers: sent,
     fingerprint: survey.design_fingerprint,
     groups: grouped ? groups : null,
+    // `survey.questions` in the order shown (respond.js applyQuestionOrder): the same ids
+    // whatever the order, so the body keeps its one length.
+    order: (survey.questions ?? []).map((question) => Number(question.id)),
   });
   if (drawn.memo.token) {
     // An invitation survey's token (invitation.js), obtained when the link was opened.

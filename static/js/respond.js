@@ -497,10 +497,11 @@ function setUpConsent(questionsSection) {
 }
 
 // Random question order (survey.shuffle_questions): this browser's own order, drawn here with
-// crypto.getRandomValues, applied to the page and never sent or kept (the body's answers are
-// keyed by question id, in id order, whatever the order shown). The grouping questions keep
-// their places; "Question k of n" follows the order shown. Returns the definition's survey
-// with its questions in the order shown, so messages number them as the page does.
+// crypto.getRandomValues and applied to the page; the body sends it as `order` (payload.js),
+// so that the researcher can test order effects, and nothing keeps it. The grouping questions
+// and the pinned ones keep their places; "Question k of n" and the "Clear answer to question
+// k of n" labels follow the order shown. Returns the definition's survey with its questions in
+// the order shown, so messages number them as the page does and the body sends that order.
 function applyQuestionOrder(survey) {
   const secure = typeof globalThis.crypto?.getRandomValues === "function";
   if (survey.shuffle_questions !== true || !secure) {
@@ -511,7 +512,8 @@ function applyQuestionOrder(survey) {
   const numberTexts = fieldsets.map(
     (fieldset) => fieldset.querySelector(".question-number")?.firstChild?.data,
   );
-  const order = shuffledInPlace(fieldsets, (fieldset) => byId.has(fieldset.id), globalThis.crypto);
+  const movable = (fieldset) => byId.has(fieldset.id) && byId.get(fieldset.id).pinned !== true;
+  const order = shuffledInPlace(fieldsets, movable, globalThis.crypto);
   // Each place is marked, then filled with the fieldset drawn for it.
   const places = fieldsets.map((fieldset) => {
     const place = document.createComment("");
@@ -525,8 +527,14 @@ function applyQuestionOrder(survey) {
       number.data = numberTexts[index];
     }
   });
-  const shown = order.filter((fieldset) => byId.has(fieldset.id)).map((f) => byId.get(f.id));
-  return { ...survey, questions: shown };
+  const placed = order.filter((fieldset) => byId.has(fieldset.id));
+  placed.forEach((fieldset, index) => {
+    const clear = fieldset.querySelector(".clear-number");
+    if (clear) {
+      clear.textContent = String(index + 1);
+    }
+  });
+  return { ...survey, questions: placed.map((fieldset) => byId.get(fieldset.id)) };
 }
 
 // The "try it" control: the survey's coins for a practice "yes", on screen only. Without

@@ -19,6 +19,7 @@ from rest_framework.response import Response
 
 from .. import selectors
 from ..exports import csv as csv_export
+from ..exports import r as r_export
 from ..forms.analysis import ThresholdsForm
 from ..selectors.mechanisms import FORCED_RESPONSE
 from .errors import JOB_REFUSALS, error_responses
@@ -333,7 +334,8 @@ class SurveyRExportCSVView(OwnedSurveyView):
             "reported option's index from 0 for multiple choice, the noisy integer for a "
             "number; empty when skipped), G1…Gm (chosen option's label per grouping "
             'question; prefer_not_to_say for the built-in "Prefer not to say"; empty when '
-            "skipped); the codebook (`codebook.csv`) names each column. For checking the "
+            "skipped), P1…Pn (where the page showed each question, 1 first; empty when not "
+            "recorded); the codebook (`codebook.csv`) names each column. For checking the "
             "regression with R's rr or RRreg package and every estimate in R "
             '(docs/researchers.md, "Export for R"). Above EXPORT_JOB_THRESHOLD responses: '
             "`202` with an export job, as for responses.csv."
@@ -346,3 +348,29 @@ class SurveyRExportCSVView(OwnedSurveyView):
     )
     def get(self, request, survey_id):
         return deliver(request, self.survey, kind="for-r", options={})
+
+
+@extend_schema(tags=[TAG])
+class SurveyEstimatesRView(OwnedSurveyView):
+    survey_roles = {"get": selectors.VIEWER}
+    content_negotiation_class = CSVNegotiation
+
+    @extend_schema(
+        operation_id="surveys_estimates_r",
+        summary="An R script that estimates every question from `for-r.csv`",
+        description=(
+            "The results page's R script: it reads the file `for-r.csv` gives (under the name "
+            "that download has on the same day), estimates each question by its kind with "
+            "RRreg's `RRuni` (yes/no designs, a compared question's randomized arm, CDM and "
+            "SLD) or base R (multiple choice, numbers, direct questions and a control group's "
+            "direct share) and collects the numbers in a data frame `estimates` (column, "
+            "statistic, option, estimate, std_error) named as `estimates/` names them "
+            '(docs/researchers.md, "Export for R").'
+        ),
+        responses={
+            (200, "text/plain"): OpenApiResponse(OpenApiTypes.STR, description="R script."),
+            **error_responses(401, 404),
+        },
+    )
+    def get(self, request, survey_id):
+        return r_export.r_estimates_response(survey=self.survey)

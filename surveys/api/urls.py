@@ -109,6 +109,11 @@ urlpatterns = [
         name="survey-r-export",
     ),
     path(
+        "surveys/<int:survey_id>/estimates.R",
+        analysis.SurveyEstimatesRView.as_view(),
+        name="survey-estimates-r",
+    ),
+    path(
         "surveys/<int:survey_id>/members/",
         members.SurveyMembersView.as_view(),
         name="survey-members",

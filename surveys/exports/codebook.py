@@ -1,9 +1,11 @@
 """What every export's columns mean: names as the interface shows them, and the codebook.
 
 The raw reports file has the columns ``submission_id``, ``received_on``, ``Q1``…``Qn`` (the
-yes/no questions in display order) and ``G1``…``Gm`` (the grouping questions in display
-order, holding the chosen option's label). The codebook describes each of them and carries
-the provenance that used to sit in ``#`` lines at the top of the estimates file.
+yes/no questions in display order), ``G1``…``Gm`` (the grouping questions in display
+order, holding the chosen option's label) and ``P1``…``Pn`` (where the page showed each
+question to the respondent, 1 first; empty when not recorded). The codebook describes each
+of them and carries the provenance that used to sit in ``#`` lines at the top of the
+estimates file.
 
 The codebook is one rectangular table (docs/researchers.md, "Exports and the codebook"), one
 row per fact,
@@ -49,7 +51,12 @@ from ..selectors import (
     survey_grouping_questions,
     uses_survey_coins,
 )
-from ..selectors.columns import comprehension_column, grouping_column, question_column
+from ..selectors.columns import (
+    comprehension_column,
+    grouping_column,
+    position_column,
+    question_column,
+)
 from ..selectors.comprehension import comprehension_questions, practised_design_text
 from ..selectors.estimate_rows import parameters_text
 from ..selectors.languages import survey_languages
@@ -86,6 +93,8 @@ TYPE_DIRECT_YES_NO = "direct_yes_no"
 TYPE_DIRECT_CHOICE = "direct_choice"
 TYPE_DIRECT_NUMERIC = "direct_numeric"
 TYPE_DIRECT_TEXT = "direct_text"
+# Where the page showed a question to the respondent: 1 first (the order they saw).
+TYPE_POSITION = "position"
 DIRECT_COLUMN_TYPES = {
     Question.Kind.YES_NO: TYPE_DIRECT_YES_NO,
     Question.Kind.CHOICE: TYPE_DIRECT_CHOICE,
@@ -131,6 +140,10 @@ class Codebook:
         return [grouping_column(index) for index in range(len(self.grouping))]
 
     @property
+    def position_columns(self) -> list[str]:
+        return [position_column(index) for index in range(len(self.questions))]
+
+    @property
     def columns(self) -> list[str]:
         """The raw reports file's header."""
         return [
@@ -139,6 +152,7 @@ class Codebook:
             *self.question_columns,
             *self.comprehension_columns,
             *self.grouping_columns,
+            *self.position_columns,
         ]
 
     ledger: PrivacyLedger | None = None
@@ -319,6 +333,22 @@ def codebook_rows(codebook: Codebook, *, label=str) -> Iterator[list]:
             _("Answered “Prefer not to say” (offered with every grouping question)."),
         )
         yield value(name, "", skipped)
+    for name, column_name in zip(codebook.position_columns, codebook.question_columns, strict=True):
+        yield column(
+            name,
+            TYPE_POSITION,
+            _("Where the page showed %(column)s to this respondent (1: first).")
+            % {"column": column_name},
+        )
+        yield value(
+            name,
+            "integer",
+            _(
+                "The question's place in the order this respondent saw, from 1 (the survey's "
+                "order, or the browser's own when it shuffles the questions)."
+            ),
+        )
+        yield value(name, "", _("Not recorded: the submission carried no order."))
 
 
 def _cheating_values(name, *, value):

@@ -374,7 +374,7 @@ def report_rows(codebook: Codebook, *, label=escape_label, chunk_size=10000) -> 
             cells[grouping_index[grouping_id]] = labels[option_id]
         # A direct text answer is written as a label is: escaped when it starts like a formula.
         reports = [label(report) if isinstance(report, str) else report for report in row.bits]
-        yield [str(row.submission_id), row.received_on, *reports, *cells]
+        yield [str(row.submission_id), row.received_on, *reports, *cells, *row.positions]
 
 
 # A report as the database writes it (``survey_report_answer_rows(as_text=True)``), as the CSV
@@ -417,7 +417,8 @@ def report_csv_text_rows(codebook: Codebook, *, chunk_size=20000) -> Iterator[li
             ("" if bit is None else escape_label(bit)) if index in typed else str(text(bit, bit))
             for index, bit in enumerate(row.bits)
         ]
-        yield [str(row.submission_id), row.received_on.isoformat(), *bits, *cells]
+        positions = ["" if place is None else str(place) for place in row.positions]
+        yield [str(row.submission_id), row.received_on.isoformat(), *bits, *cells, *positions]
 
 
 def report_csv_rows(codebook: Codebook) -> Iterator[list]:

@@ -134,6 +134,13 @@ def report_lines_query(codebook: Codebook, *, label) -> sql.Composed:
             )
         )
         cells.append(_grouping_cell(alias, grouping_question, label))
+    # Where the page showed each question (a whole number), empty when not recorded.
+    cells += [
+        sql.SQL("coalesce(s.positions ->> {key}, '')").format(
+            key=sql.Literal(question_key(question.pk))
+        )
+        for question in codebook.questions
+    ]
     return sql.SQL(
         "SELECT {line} FROM {submissions} s {joins} "
         # Released submissions only (services/batches.py), as ``Submission.objects``.

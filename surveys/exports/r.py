@@ -27,6 +27,9 @@ empty reference level makes the model matrix singular.
 
 from dataclasses import dataclass
 
+from django.http import HttpResponse
+from django.utils.http import content_disposition_header
+
 from ..models import Question
 from ..selectors import (
     design_name,
@@ -175,101 +178,189 @@ def r_snippet(*, survey, question, covariates) -> str:
     return "\n".join(lines)
 
 
+def r_estimates_filename(*, survey):
+    return export_filename(survey, kind="estimates", extension="R")
+
+
+def r_estimates_response(*, survey) -> HttpResponse:
+    """The estimates script as a download (``<title>-estimates-<date>.R``), never cached."""
+    response = HttpResponse(
+        r_estimates_script(survey=survey), content_type="text/plain; charset=utf-8"
+    )
+    response["Content-Disposition"] = content_disposition_header(
+        True, r_estimates_filename(survey=survey)
+    )
+    response["Cache-Control"] = "no-store"
+    return response
+
+
 def _r_direct_lines(question, column) -> list[str]:
     """R lines for a question asked directly: its answers as given, summarised in base R."""
     if question.kind == Question.Kind.TEXT:
         return [f"# {column}: text asked directly (not randomized): the answers as written"]
+    lines = [f"y <- d${column}[!is.na(d${column})]"]
     if question.kind == Question.Kind.NUMERIC:
         return [
             f"# {column}: number asked directly (not randomized)",
-            f"y <- as.numeric(d${column}[!is.na(d${column})])",
-            "print(c(mean = mean(y), se = sd(y) / sqrt(length(y))))",
+            *lines,
+            f'add("{column}", "mean", mean(y))',
+            f'add("{column}", "std_dev", sd(y))',
         ]
     if question.kind == Question.Kind.CHOICE:
         k = len(question.options)
         return [
-            f"# {column}: multiple choice asked directly (not randomized)",
-            f"x <- factor(d${column}[!is.na(d${column})], levels = 0:{k - 1},",
-            f"            labels = c({', '.join(r_string(o) for o in question.options)}))",
-            "print(prop.table(table(x)))",
+            f"# {column}: multiple choice asked directly (not randomized), options from 0",
+            *lines,
+            f"counts <- table(factor(y, levels = 0:{k - 1}))",
+            f"names(counts) <- c({', '.join(r_string(o) for o in question.options)})",
+            "print(counts)",
+            f'add("{column}", "share", as.vector(counts) / length(y), option = 0:{k - 1})',
         ]
     return [
         f"# {column}: yes/no asked directly (not randomized)",
-        f"y <- as.integer(d${column}[!is.na(d${column})]) == 1",
-        "print(binom.test(sum(y), length(y)))",
+        *lines,
+        f'add("{column}", "share_yes", mean(y == 1))',
     ]
+
+
+def _r_choice_lines(question, column) -> list[str]:
+    k = len(question.options)
+    eps = repr(float(question.epsilon))
+    return [
+        f"# {column}: multiple choice, k-ary randomized response (k = {k}, ε = {eps}),",
+        "# options from 0",
+        f"x <- factor(d${column}[!is.na(d${column})], levels = 0:{k - 1})",
+        "n <- length(x); lambda <- as.vector(table(x)) / n",
+        f"keep <- exp({eps}) / (exp({eps}) + {k - 1}); other <- 1 / (exp({eps}) + {k - 1})",
+        "shares <- (lambda - other) / (keep - other)  # unbiased; may leave 0-1",
+        f"names(shares) <- c({', '.join(r_string(o) for o in question.options)})",
+        "print(shares)",
+        f'add("{column}", "share", shares, sqrt(lambda * (1 - lambda) / n) / (keep - other),',
+        f"    option = 0:{k - 1})",
+        f'add("{column}", "consistent_share", simplex(shares), option = 0:{k - 1})',
+    ]
+
+
+def _r_numeric_lines(question, column, *, survey) -> list[str]:
+    mechanism = question_mechanism(question, survey=survey)
+    lo, hi = question.min_value, question.max_value
+    return [
+        f"# {column}: number on [{lo}, {hi}] plus discrete Laplace noise "
+        f"(ε = {float(question.epsilon)!r})",
+        f"y <- d${column}[!is.na(d${column})]",
+        f"noise_variance <- {mechanism.noise_variance!r}  # 2 alpha / (1 - alpha)^2",
+        "# The mean of the answers clamped to the range; the noise has mean 0 and adds",
+        "# noise_variance, so the variance is never taken below it.",
+        f'add("{column}", "mean", mean(y), sqrt(max(var(y), noise_variance) / length(y)))',
+    ]
+
+
+def _r_cheating_lines(question, column, *, survey) -> list[str]:
+    model = question_design(question, survey=survey).r_model
+    names = ("pi", "beta", "gamma") if model.name == "CDM" else ("pi", "t")
+    return [
+        f"# {column}: cheating detection ({model.name}), code = 2 × (group − 1) + report",
+        f"y <- d${column}[!is.na(d${column})]",
+        "fit <- RRuni(response = y %% 2, group = y %/% 2 + 1,",
+        f"             {rrreg_model(survey=survey, question=question)})",
+        "print(summary(fit))",
+        "# At a bound of its range (gamma 0, t 1) RRuni gives no standard error (NaN); the",
+        "# results page's interval is built for that case.",
+        *(f'add("{column}", "{name}", fit${name}, fit${name}SE)' for name in names),
+    ]
+
+
+def _r_yes_no_lines(question, column, *, survey) -> list[str]:
+    design = question_design(question, survey=survey)
+    lines = [
+        f"# {column}: yes/no, {design_name(question).replace('_', ' ')} "
+        f"(a = {design.p_yes_given_yes!r}, b = {design.p_yes_given_no!r})",
+        f"y <- d${column}[!is.na(d${column})]",
+    ]
+    if question.compare_direct:
+        lines += [
+            "# Compared with asking directly: codes 0/1 randomized, 2/3 the control group's",
+            "# direct no/yes.",
+            "direct <- y[y >= 2] - 2",
+            "y <- y[y < 2]",
+        ]
+    lines += [
+        f"fit <- RRuni(response = y, {rrreg_model(survey=survey, question=question)})",
+        "print(summary(fit))",
+        "# RRuni's FR model lists both answers' shares (\"yes\" last); its standard error",
+        "# divides by n - 1 where the results page's divides by n.",
+        "estimate <- tail(fit$pi, 1)",
+        f'add("{column}", "share_yes", estimate, tail(fit$piSE, 1) * sqrt((fit$n - 1) / fit$n))',
+    ]
+    if question.compare_direct:
+        lines += [
+            f'add("{column}", "direct_share", mean(direct))',
+            f'add("{column}", "difference", estimate - mean(direct))',
+        ]
+    return lines
+
+
+R_SCRIPT_START = """\
+if (!requireNamespace("RRreg", quietly = TRUE)) install.packages("RRreg")
+library(RRreg)
+# Every column as text with only an empty cell missing, then each question's codes as
+# integers (a text question's answers stay text).
+d <- read.csv({filename},
+              {read_options})
+codes <- c({codes})
+d[codes] <- lapply(d[codes], as.integer)
+
+# One row per number: the question's column, the statistic (as the API names it), the
+# option (from 0) where there is one, the estimate and its standard error.
+estimates <- data.frame(column = character(), statistic = character(), option = integer(),
+                        estimate = numeric(), std_error = numeric())
+add <- function(column, statistic, estimate, std_error = NA, option = NA) {{
+  estimates <<- rbind(estimates, data.frame(column = column, statistic = statistic,
+    option = option, estimate = estimate, std_error = std_error, row.names = NULL))
+}}
+# The Euclidean projection onto the probability simplex (Duchi et al. 2008): the shares
+# closest to the unbiased ones that are not negative and sum to 1.
+simplex <- function(v) {{
+  u <- sort(v, decreasing = TRUE)
+  rho <- max(which(u - (cumsum(u) - 1) / seq_along(u) > 0))
+  x <- pmax(v - (sum(u[1:rho]) - 1) / rho, 0)
+  x / sum(x)
+}}
+"""
 
 
 def r_estimates_script(*, survey) -> str:
-    """R code that estimates every question from the raw reports file, each by its type:
-    a yes/no question with RRreg's ``RRuni`` and the model of its design; a multiple-choice
-    question with the moment estimator of k-ary randomized response in base R (RRreg has
-    no model for it); a numeric question's mean in base R (the noise has mean 0). The
-    intervals are normal approximations; the results page's may use another method."""
+    """R code that estimates every question from the raw reports file, each by its type,
+    and collects the numbers in a data frame ``estimates`` (column, statistic, option,
+    estimate, std_error) named as the estimates API names them: a yes/no question with
+    RRreg's ``RRuni`` and the model of its design (a compared question's randomized arm,
+    and its control group's direct share); a cheating-detection question with RRuni's CDM
+    or SLD; a multiple-choice question with the moment estimator of k-ary randomized
+    response in base R (RRreg has no model for it) and its projection onto the simplex; a
+    numeric question's mean in base R (the noise has mean 0); a direct question's shares or
+    mean. Intervals are the results page's to give (its methods are not all in R)."""
     question_names, _grouping = _column_names(survey=survey)
+    questions = list(survey.questions.all())
+    codes = [question_names[q.pk] for q in questions if q.kind != Question.Kind.TEXT]
     lines = [
-        'install.packages("RRreg")  # once',
-        "library(RRreg)",
-        f'd <- read.csv("{r_export_filename(survey=survey)}",',
-        f"              {R_READ_OPTIONS})",
+        R_SCRIPT_START.format(
+            filename=r_string(r_export_filename(survey=survey)),
+            read_options=R_READ_OPTIONS,
+            codes=", ".join(r_string(code) for code in codes),
+        )
     ]
-    for question in survey.questions.all():
+    for question in questions:
         column = question_names[question.pk]
-        lines.append("")
         if not question.randomized:
             lines += _r_direct_lines(question, column)
         elif question.kind == Question.Kind.CHOICE:
-            k = len(question.options)
-            eps = repr(float(question.epsilon))
-            lines += [
-                f"# {column}: multiple choice, k-ary randomized response (k = {k}, ε = {eps})",
-                f"x <- factor(d${column}[!is.na(d${column})], levels = 0:{k - 1})",
-                "n <- length(x); lambda <- as.vector(table(x)) / n",
-                f"keep <- exp({eps}) / (exp({eps}) + {k - 1}); other <- 1 / (exp({eps}) + {k - 1})",
-                f"{column}_shares <- (lambda - other) / (keep - other)  # unbiased; may leave 0-1",
-                f"{column}_se <- sqrt(lambda * (1 - lambda) / n) / (keep - other)",
-                f"names({column}_shares) <- c({', '.join(r_string(o) for o in question.options)})",
-                f"print({column}_shares)",
-            ]
+            lines += _r_choice_lines(question, column)
         elif question.kind == Question.Kind.NUMERIC:
-            mechanism = question_mechanism(question, survey=survey)
-            lo, hi = question.min_value, question.max_value
-            lines += [
-                f"# {column}: number on [{lo}, {hi}] plus discrete Laplace noise "
-                f"(ε = {float(question.epsilon)!r})",
-                f"y <- as.numeric(d${column}[!is.na(d${column})])",
-                f"noise_variance <- {mechanism.noise_variance!r}  # 2 alpha / (1 - alpha)^2",
-                f"{column}_mean <- mean(y)  # the mean of the answers clamped to [{lo}, {hi}]",
-                f"{column}_se <- sqrt(max(var(y), noise_variance) / length(y))",
-                f"print(c(mean = {column}_mean, se = {column}_se))",
-            ]
+            lines += _r_numeric_lines(question, column, survey=survey)
         elif is_cheating_detection(question):
-            model = question_design(question, survey=survey).r_model
-            # The column holds 2 × (group − 1) + report: RRreg's group is 1 or 2.
-            lines += [
-                f"# {column}: cheating detection ({model.name}), code = 2 × (group − 1) + report",
-                f"y <- as.integer(d${column}[!is.na(d${column})])",
-                "summary(RRuni(response = y %% 2, group = y %/% 2 + 1,",
-                f"              {rrreg_model(survey=survey, question=question)}))",
-            ]
+            lines += _r_cheating_lines(question, column, survey=survey)
         else:
-            design = question_design(question, survey=survey)
-            # A compared question's codes: 0/1 with coins, 2/3 asked directly (the control group).
-            reports = (
-                f"d${column}[!is.na(d${column}) & d${column} < 2]"
-                if question.compare_direct
-                else f"d${column}[!is.na(d${column})]"
-            )
-            lines += [
-                f"# {column}: yes/no, {design_name(question).replace('_', ' ')} "
-                f"(a = {design.p_yes_given_yes!r}, b = {design.p_yes_given_no!r})",
-                f"summary(RRuni(response = as.integer({reports}),",
-                f"              {rrreg_model(survey=survey, question=question)}))",
-            ]
-            if question.compare_direct:
-                lines += [
-                    f"# {column} asked directly (the control group: codes 2 no, 3 yes)",
-                    f"{column}_direct <- d${column}[!is.na(d${column}) & d${column} >= 2] - 2",
-                    f"print(c(direct_share = mean({column}_direct), n = length({column}_direct)))",
-                ]
-    return "\n".join(lines)
+            lines += _r_yes_no_lines(question, column, survey=survey)
+        lines.append("")
+    lines.append("print(estimates)")
+    return "\n".join(lines) + "\n"

@@ -37,6 +37,7 @@ from .codebook import (
     TYPE_DIRECT_TEXT,
     TYPE_IDENTIFIER,
     TYPE_NUMERIC,
+    TYPE_POSITION,
     Codebook,
     codebook_rows,
 )
@@ -83,7 +84,7 @@ class Variable:
     @property
     def is_number(self) -> bool:
         """A reported (or directly answered) number: any integer is a possible value."""
-        return self.kind in (TYPE_NUMERIC, TYPE_DIRECT_NUMERIC)
+        return self.kind in (TYPE_NUMERIC, TYPE_DIRECT_NUMERIC, TYPE_POSITION)
 
     @property
     def labelled(self) -> bool:
@@ -128,7 +129,7 @@ def _variable(*, name, kind, text, provenance, values) -> Variable:
             skipped = meaning
         elif cell == PREFER_NOT_TO_SAY:
             prefer_not = meaning
-        elif kind in (TYPE_NUMERIC, TYPE_DIRECT_NUMERIC, TYPE_DIRECT_TEXT):
+        elif kind in (TYPE_NUMERIC, TYPE_DIRECT_NUMERIC, TYPE_DIRECT_TEXT, TYPE_POSITION):
             # "integer", "text": a description of any value, not a code
             meanings[cell] = meaning
         elif isinstance(cell, int) and not isinstance(cell, bool):

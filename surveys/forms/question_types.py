@@ -166,6 +166,10 @@ class QuestionTypeForm(PageForm):
             "browser randomizes it."
         ),
     )
+    pinned = forms.BooleanField(
+        label=_("Keep this question in its place when the questions are shuffled"),
+        required=False,
+    )
     direct_confirmed = forms.BooleanField(
         label=_(
             "I understand: a direct answer is stored exactly as the respondent gives it, no ε "
@@ -193,6 +197,7 @@ class QuestionTypeForm(PageForm):
         "randomized": "asked_directly",
         "compare_direct": "compare_direct",
         "procedure": "respondent_procedure",
+        "pinned": "pinned",
     }
     TYPE_FIELD_NAMES = (
         "question_type",
@@ -204,6 +209,7 @@ class QuestionTypeForm(PageForm):
         "asked_directly",
         "compare_direct",
         "respondent_procedure",
+        "pinned",
         "direct_confirmed",
         "cheating_confirmed",
     )
@@ -250,6 +256,7 @@ class QuestionTypeForm(PageForm):
             initial["asked_directly"] = initial["direct_confirmed"] = True
         initial["compare_direct"] = question.compare_direct
         initial["respondent_procedure"] = question.procedure == Question.Procedure.RESPONDENT
+        initial["pinned"] = question.pinned
         if question.kind == YES_NO:
             design = dict(question.design or {})
             kind = design.pop("kind", SURVEY_COINS)
@@ -310,6 +317,8 @@ class QuestionTypeForm(PageForm):
         if spec is not None and self.cleaned_data.get("respondent_procedure"):
             # Unticked: the services' default (the device; the respondent for CDM and SLD).
             spec["procedure"] = Question.Procedure.RESPONDENT
+        if spec is not None and self.cleaned_data.get("pinned"):
+            spec["pinned"] = True
         return spec
 
     def _chosen_spec(self) -> dict | None:

@@ -7,6 +7,11 @@ def question_column(index: int) -> str:
     return f"Q{index + 1}"
 
 
+def position_column(index: int) -> str:
+    """The export column holding where the page showed the question at 0-based ``index``."""
+    return f"P{index + 1}"
+
+
 def grouping_column(index: int) -> str:
     """The label (and export column) of the grouping question at 0-based display ``index``."""
     return f"G{index + 1}"

@@ -45,6 +45,8 @@ class SubmissionAnswers(NamedTuple):
     received_on: date
     bits: list  # as SubmissionReports.bits
     answers: list  # [(grouping question id, option id or None for "Prefer not to say")]
+    # where the page showed each question, from 1, in position order (None: not recorded)
+    positions: list = []
 
 
 def survey_report_answer_rows(
@@ -65,21 +67,25 @@ def survey_report_answer_rows(
     on SQLite, None when skipped (``exports.csv.report_csv_text_rows`` writes them).
 
     ``comprehension=True``: the comprehension check's hidden answers follow the questions'
-    in ``bits``, in the order of its practice rounds.
+    in ``bits``, in the order of its practice rounds. ``positions`` holds where the page
+    showed each question (``Submission.positions``; as text with ``as_text``).
     """
     keys = [question_key(qid) for qid in survey.questions.values_list("id", flat=True)]
+    shown = list(keys)
     if comprehension:
         hidden = Question.all_objects.filter(survey=survey, role=Question.Role.COMPREHENSION)
         keys += [question_key(qid) for qid in hidden.values_list("id", flat=True)]
     submissions = Submission.objects.filter(survey=survey).order_by("submission_id")
     if as_text:
         names = [f"report_{index}" for index in range(len(keys))]
+        places = [f"position_{index}" for index in range(len(shown))]
         submissions = submissions.annotate(
-            **{name: KT(f"reports__{key}") for name, key in zip(names, keys, strict=True)}
+            **{name: KT(f"reports__{key}") for name, key in zip(names, keys, strict=True)},
+            **{name: KT(f"positions__{key}") for name, key in zip(places, shown, strict=True)},
         )
-        fields = ["submission_id", "received_on", *names]
+        fields = ["submission_id", "received_on", *names, *places]
     else:
-        fields = ["submission_id", "received_on", "reports"]
+        fields = ["submission_id", "received_on", "reports", "positions"]
     if with_answers:
         fields += ["group_answers__grouping_question_id", "group_answers__option_id"]
     rows = submissions.values_list(*fields).iterator(chunk_size=chunk_size)
@@ -88,16 +94,21 @@ def survey_report_answer_rows(
     def bits_of(row):
         return list(row[2 : 2 + width]) if as_text else [row[2].get(k) for k in keys]
 
+    def positions_of(row):
+        if as_text:
+            return list(row[2 + width : 2 + width + len(shown)])
+        return [row[3].get(k) for k in shown]
+
     if not with_answers:
         for row in rows:
-            yield SubmissionAnswers(row[0], row[1], bits_of(row), [])
+            yield SubmissionAnswers(row[0], row[1], bits_of(row), [], positions_of(row))
         return
     current = None
     for row in rows:
         if current is None or current.submission_id != row[0]:
             if current is not None:
                 yield current
-            current = SubmissionAnswers(row[0], row[1], bits_of(row), [])
+            current = SubmissionAnswers(row[0], row[1], bits_of(row), [], positions_of(row))
         if row[-2] is not None:
             current.answers.append((row[-2], row[-1]))
     if current is not None:

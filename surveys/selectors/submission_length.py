@@ -51,6 +51,8 @@ def submission_length(*, questions, grouping_questions, design_fingerprint, toke
         "submission_id": _SUBMISSION_ID,
         "answers": {str(question.pk): widest_report(question) for question in questions},
         "design_fingerprint": design_fingerprint,
+        # The order shown: the same ids whatever the order, so one length.
+        "order": [question.pk for question in questions],
     }
     if grouping_questions:
         # The page sends "groups" only when the survey asks grouping questions.

@@ -257,6 +257,9 @@ class SubmissionTarget:
     # {question id: (kind, lowest, highest)}. Yes/no questions, absent, take a boolean.
     report_ranges: dict = field(default_factory=dict)
     access: str = "link"  # who may answer: Survey.Access
+    # The questions the page shows (not the comprehension check's hidden ones): what an
+    # ``order`` lists.
+    shown_question_ids: frozenset = frozenset()
 
 
 def submission_target(*, slug) -> SubmissionTarget:
@@ -290,6 +293,7 @@ def submission_target(*, slug) -> SubmissionTarget:
             output_field=CharField(),
         ),
         "compare_direct",
+        "role",
     )
     options = GroupingOption.objects.filter(grouping_question__survey_id=survey_id).values_list(
         "grouping_question_id",
@@ -298,14 +302,23 @@ def submission_target(*, slug) -> SubmissionTarget:
         Value("", output_field=CharField()),
         Value("", output_field=CharField()),
         Value(False, output_field=BooleanField()),
+        Value("", output_field=CharField()),
     )
     question_ids, grouped, required_questions, required_groupings = set(), {}, set(), set()
-    typed = set()
-    for first, option_id, required, kind, design_kind, compare_direct in questions.order_by().union(
-        options.order_by(), all=True
-    ):
+    typed, shown = set(), set()
+    for (
+        first,
+        option_id,
+        required,
+        kind,
+        design_kind,
+        compare_direct,
+        role,
+    ) in questions.order_by().union(options.order_by(), all=True):
         if option_id is None:
             question_ids.add(first)
+            if role == Question.Role.QUESTION:
+                shown.add(first)
             if required:
                 required_questions.add(first)
             # A cheating-detection or compared question's report is a code, 0 to 3
@@ -326,6 +339,7 @@ def submission_target(*, slug) -> SubmissionTarget:
         status=status,
         design_fingerprint=fingerprint,
         question_ids=frozenset(question_ids),
+        shown_question_ids=frozenset(shown),
         options={gid: frozenset(oids) for gid, oids in grouped.items()},
         required_questions=frozenset(required_questions),
         required_groupings=frozenset(required_groupings),

@@ -208,6 +208,40 @@ def clean_answers(answers, question_ids, required=frozenset(), ranges=None):
     return cleaned
 
 
+def order_ids(order) -> tuple | None:
+    """The question ids of an ``order`` as sent (a list of whole numbers, the order shown),
+    ``()`` when there is none, or None when it is not of that shape."""
+    if order is None:
+        return ()
+    if not isinstance(order, list) or len(order) > limits.ORDER_MAX_LENGTH:
+        return None
+    ids = tuple(
+        _whole_key(value) if isinstance(value, int) and not isinstance(value, bool) else None
+        for value in order
+    )
+    return None if None in ids else ids
+
+
+def clean_order(order, question_ids) -> tuple:
+    """The question ids in the order the page showed them: every one of ``question_ids``
+    once (a permutation), or ``()`` when the client sent no order."""
+    ids = order_ids(order)
+    if ids is None:
+        raise ValidationError(
+            {"order": [_("Must be a list of question ids, in the order the page showed them.")]}
+        )
+    if ids and (len(ids) != len(question_ids) or set(ids) != question_ids):
+        raise ValidationError(
+            {"order": [_("Must list every question id of this survey once, in the order shown.")]}
+        )
+    return ids
+
+
+def order_positions(order) -> dict:
+    """``{"q<id>": position from 1}`` of an order (``clean_order``), as stored."""
+    return {f"q{question_id}": position for position, question_id in enumerate(order, start=1)}
+
+
 def group_choices(groups):
     """``{grouping question id: option id}`` from what the client sent, checking only its shape
     (every key and value a whole number as ``clean_groups`` reads them, or the value

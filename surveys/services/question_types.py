@@ -54,6 +54,7 @@ TYPE_FIELDS = (
     "max_value",
     "compare_direct",
     "procedure",
+    "pinned",
 )
 DEVICE, RESPONDENT = Question.Procedure.DEVICE, Question.Procedure.RESPONDENT
 
@@ -219,6 +220,13 @@ def _clean_randomized(value, kind, prefix):
     return value
 
 
+def _clean_pinned(value, prefix):
+    """Whether the question keeps its place when the survey shuffles its questions."""
+    if not isinstance(value, bool):
+        raise _error("pinned", prefix, _("Must be true or false, got %(v)r.") % {"v": value})
+    return value
+
+
 def _clean_compare_direct(value, kind, randomized, prefix):
     """Whether a question is compared with asking directly: only a randomized yes/no one (the
     comparison is of a randomized estimate with a direct share). Allowed while the survey's
@@ -339,6 +347,7 @@ def clean_question_type(spec, *, prefix="") -> dict:
         "max_value": None,
         "compare_direct": compare_direct,
         "procedure": DEVICE,
+        "pinned": _clean_pinned(spec.get("pinned", False), prefix),
     }
     foreign = {
         YES_NO: ("options", "min", "max", "epsilon"),

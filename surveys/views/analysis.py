@@ -275,6 +275,11 @@ def r_export_csv(request, survey):
     return export_jobs.deliver(request, survey, kind="for-r", options={})
 
 
+@member_view(GET=VIEWER)
+def estimates_r(request, survey):
+    return r_export.r_estimates_response(survey=survey)
+
+
 # --- planner ------------------------------------------------------------------------------
 
 

@@ -201,7 +201,7 @@ def test_responses_csv_has_one_row_per_submission(owner_api, open_survey, submit
     assert response.status_code == 200
     assert "/codebook.csv>" in response["Link"]
     header, *rows = _csv(response)
-    assert header == ["submission_id", "received_on", "Q1", "Q2"]
+    assert header == ["submission_id", "received_on", "Q1", "Q2", "P1", "P2"]
     # Ordered by the random submission id, never by arrival.
     assert [row[0] for row in rows] == sorted([first, second])
     assert sorted((row[0], row[2], row[3]) for row in rows) == sorted(

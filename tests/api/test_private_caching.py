@@ -43,6 +43,7 @@ def test_the_dashboard_and_the_new_survey_page_are_private(owner_client):
         "/api/v1/surveys/{id}/estimates.csv",
         "/api/v1/surveys/{id}/responses.csv",
         "/api/v1/surveys/{id}/for-r.csv",
+        "/api/v1/surveys/{id}/estimates.R",
         "/api/v1/surveys/{id}/codebook.csv",
         "/api/v1/surveys/{id}/export.zip",
         "/api/v1/surveys/{id}/export.xlsx",

@@ -53,6 +53,7 @@ def test_the_length_is_the_widest_body_the_survey_can_receive(respondent, mixed_
         "answers": {str(yes_no): False, str(warner): False, str(choice): 2, str(numeric): -311},
         "design_fingerprint": spec["design_fingerprint"],
         "groups": {str(gq["id"]): PREFER_NOT_TO_SAY},
+        "order": [choice, yes_no, numeric, warner],  # the order the page showed
         "padding": "",
     }
     response, length = post(respondent, survey, widest)
@@ -83,18 +84,22 @@ def test_padded_bodies_of_every_pattern_have_one_length_and_are_stored_alike(
         ({ids[0]: True, ids[2]: 1}, {}),
     ]
     lengths = set()
-    for answers, groups in patterns:
+    orders = [ids, ids[::-1], [ids[2], ids[0], ids[3], ids[1]]]
+    for (answers, groups), order in zip(patterns, orders, strict=True):
         body = {
             "submission_id": str(uuid.uuid4()),
             "answers": answers,
             "design_fingerprint": spec["design_fingerprint"],
             "groups": groups,
+            # Every order shown has the same ids, so the same length.
+            "order": [int(qid) for qid in order],
         }
         response, length = post(respondent, survey, padded(body, spec["submission_length"]))
         assert response.status_code == 201, response.json()
         lengths.add(length)
         stored = Submission.objects.get(submission_id=body["submission_id"])
         assert stored.reports == {f"q{qid}": report for qid, report in answers.items()}
+        assert stored.positions == {f"q{qid}": n for n, qid in enumerate(order, start=1)}
     assert lengths == {spec["submission_length"]}
 
 

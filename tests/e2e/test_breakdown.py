@@ -94,7 +94,14 @@ def test_respondents_answer_a_grouping_question_and_the_researcher_sees_n_per_gr
         if index == 2:
             shoot(page, "grouping-respondent-done-phone")
     for body, department in zip(bodies, DEPARTMENTS, strict=True):
-        assert set(body) == {"submission_id", "answers", "groups", "design_fingerprint", "padding"}
+        assert set(body) == {
+            "submission_id",
+            "answers",
+            "groups",
+            "design_fingerprint",
+            "order",
+            "padding",
+        }
         assert body["groups"] == {str(gq.pk): str(option_ids[department])}
         assert all(isinstance(bit, bool) for bit in body["answers"].values())
 

@@ -79,7 +79,7 @@ def test_the_practice_sends_only_whether_each_first_try_was_right(live_server, p
     posts = [r for r in requests if r.method == "POST"]
     assert len(posts) == 1
     assert urlsplit(posts[0].url).path == f"/api/v1/public/surveys/{survey.slug}/responses/"
-    assert set(body) == {"submission_id", "answers", "design_fingerprint", "padding"}
+    assert set(body) == {"submission_id", "answers", "design_fingerprint", "order", "padding"}
     assert set(body["answers"]) == {*real, coins, warner}
     assert body["answers"][coins] is False  # the first try was wrong
     assert body["answers"][warner] is True

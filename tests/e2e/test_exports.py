@@ -67,7 +67,7 @@ def test_every_download_from_the_results_page_carries_the_codebook(
     assert facts["ci_method"] == "exact"
     columns = {row[1]: row[4] for row in codebook if row[0] == "column"}
     assert columns["Q1"] == "'=Ever cheated?"  # neutralised, as every text cell
-    assert reports[0] == ["submission_id", "received_on", "Q1", "Q2", "G1"]
+    assert reports[0] == ["submission_id", "received_on", "Q1", "Q2", "G1", "P1", "P2"]
     assert {row[4] for row in reports[1:]} == {"'=Red", "Blue"}
     # The page's table names the rows as the files name the columns.
     expect(page.locator(".results-table tbody th")).to_have_text(["Q1", "Q2"])

@@ -128,7 +128,16 @@ def test_the_token_comes_at_consent_and_a_second_browser_is_answered_before_any_
     # The first browser then finishes, and its submission is stored.
     answer_all(page, study)
     body = submit_answers(page)
-    assert set(body) == {"submission_id", "answers", "design_fingerprint", "token", "padding"}
+    assert set(body) == {
+        "submission_id",
+        "answers",
+        "design_fingerprint",
+        "token",
+        "order",
+        "padding",
+    }
+    assert set(body["token"]) == {"message", "signature"}
+    # The blinded message the server saw is not the token it is shown later.
     assert token_request["blinded_message"] not in json.dumps(body)
     assert stored(study) == (1, 1)
     assert str(Submission.objects.get(survey=study).submission_id) == body["submission_id"]

@@ -116,7 +116,14 @@ def test_a_skipped_optional_question_sends_no_key_at_all(live_server, new_contex
     assert reply.value.status == 201, reply.value.text()
     [request] = posts
     body = json.loads(request.post_data)
-    assert set(body) == {"submission_id", "answers", "design_fingerprint", "groups", "padding"}
+    assert set(body) == {
+        "submission_id",
+        "answers",
+        "design_fingerprint",
+        "groups",
+        "order",
+        "padding",
+    }
     assert list(body["answers"]) == [str(q1)]  # no key, no placeholder for Q2
     assert body["groups"] == {str(gq.pk): PREFER_NOT_TO_SAY}
     assert f'"{q2}"' not in request.post_data

@@ -142,7 +142,7 @@ def test_consent_must_be_accepted_before_the_questions_show(
     page.keyboard.press("Space")
     body = answer(page)
     # Nothing of consent (the padding is spaces: tests/e2e/test_submission_shape.py).
-    assert set(body) == {"submission_id", "answers", "design_fingerprint", "padding"}
+    assert set(body) == {"submission_id", "answers", "design_fingerprint", "order", "padding"}
     assert Submission.objects.filter(survey=survey).count() == 1
 
 

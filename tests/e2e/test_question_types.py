@@ -119,7 +119,7 @@ def test_each_type_sends_only_its_randomized_report_and_the_server_stores_it(
     assert len(posts) == 5
     for request, body in zip(posts, bodies, strict=True):
         assert json.loads(request.post_data) == body
-        assert set(body) == {"submission_id", "answers", "design_fingerprint", "padding"}
+        assert set(body) == {"submission_id", "answers", "design_fingerprint", "order", "padding"}
         assert body["design_fingerprint"] == typed_survey.design_fingerprint
         assert set(body["answers"]) == {warner, choice, numeric}
         assert isinstance(body["answers"][warner], bool)

@@ -116,7 +116,7 @@ def test_researcher_builds_opens_collects_and_downloads(
     assert len(posts) == RESPONDENTS
     for request in posts:
         body = json.loads(request.post_data)
-        assert set(body) == {"submission_id", "answers", "design_fingerprint", "padding"}
+        assert set(body) == {"submission_id", "answers", "design_fingerprint", "order", "padding"}
         assert all(isinstance(bit, bool) for bit in body["answers"].values())
     for request in requests:
         parts = urlsplit(request.url)
@@ -143,8 +143,10 @@ def test_researcher_builds_opens_collects_and_downloads(
     assert [row[header.index("n")] for row in table] == [str(RESPONDENTS)] * len(QUESTIONS)
 
     reports = files["reports.csv"]
-    assert reports[0] == ["submission_id", "received_on", "Q1", "Q2"]
+    assert reports[0] == ["submission_id", "received_on", "Q1", "Q2", "P1", "P2"]
     assert len(reports) == 1 + RESPONDENTS
+    # Where each respondent's page showed each question: the survey's order, not shuffled.
+    assert {tuple(row[4:]) for row in reports[1:]} == {("1", "2")}
     sent_ids = {json.loads(r.post_data)["submission_id"] for r in posts}
     assert {row[0] for row in reports[1:]} == sent_ids
 

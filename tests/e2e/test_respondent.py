@@ -82,7 +82,7 @@ def test_respondents_send_only_a_submission_id_and_randomized_booleans(
         body = json.loads(request.post_data)
         # "groups" (grouping answers, sent as given) only when the survey asks any.
         grouped = survey.grouping_questions.exists()
-        expected = {"submission_id", "answers", "design_fingerprint", "padding"}
+        expected = {"submission_id", "answers", "design_fingerprint", "order", "padding"}
         assert set(body) == expected | ({"groups"} if grouped else set())
         assert body["padding"].strip(" ") == ""  # spaces only: one length per survey
         assert body["design_fingerprint"] == survey.design_fingerprint

@@ -87,9 +87,20 @@ describe("one attempt", () => {
       answers: expected.answers,
       design_fingerprint: FINGERPRINT,
       groups: { 7: "71" },
+      order: [11, 12, 13, 14],
     });
     assert.match(padding, /^ *$/);
     assert.equal(sent.replayed, false);
+  });
+
+  it("sends the order the page showed the questions in, and keeps the body's length", () => {
+    const shown = { ...survey, questions: [...survey.questions].reverse() };
+    const sent = attempt({ truths: { 11: true, 13: 1 }, on: shown });
+    const body = JSON.parse(sent.body);
+    assert.deepEqual(body.order, [14, 13, 12, 11]);
+    // The answers stay in id order: only `order` says where each question was.
+    assert.deepEqual(Object.keys(body.answers), Object.keys(body.answers).sort());
+    assert.equal(byteLength(sent.body), survey.submission_length);
   });
 
   it("has one length for every body of the survey, whatever was answered or skipped", () => {

@@ -441,7 +441,7 @@ def test_the_r_script_fits_rruni_with_the_group(answered):
     from surveys.exports.r import r_estimates_script
 
     script = r_estimates_script(survey=answered)
-    assert "summary(RRuni(response = y %% 2, group = y %/% 2 + 1," in script
+    assert "fit <- RRuni(response = y %% 2, group = y %/% 2 + 1," in script
     assert 'model = "CDM", p = c(0.25, 0.75)' in script
     assert 'model = "SLD", p = c(0.2, 0.8)' in script
 

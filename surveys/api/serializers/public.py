@@ -120,6 +120,8 @@ class PublicQuestionSerializer(serializers.Serializer):
             "type": question.kind,
             "epsilon": epsilon,
         }
+        if question.pinned:
+            data["pinned"] = True  # kept in its place when the page shuffles
         # The browser's parameters, but epsilon as the number above: json writes a float as
         # its repr, the decimal string browser_parameters gives, which exact.js reads alike.
         data.update({key: value for key, value in parameters.items() if key != "epsilon"})

@@ -109,6 +109,14 @@ class SubmissionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
         "randomized with. Optional; when present and not the survey's, the submission is "
         "refused with 409 and nothing is stored (reload the definition).",
     )
+    order = serializers.ListField(
+        child=serializers.IntegerField(),
+        required=False,
+        help_text="The question ids in the order the page showed them (the survey's order, or "
+        "the browser's own when it shuffles): every question id of the survey once, else a 400 "
+        "naming `order`. Stored as each question's position (the exports' `P1`…`Pn`), so order "
+        "effects can be tested; without it the positions are empty.",
+    )
     token = TokenSerializer(
         required=False,
         help_text="An invitation survey's one-time token (docs/invitations.md): required when "

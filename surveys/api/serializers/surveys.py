@@ -116,6 +116,12 @@ class QuestionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     epsilon = EpsilonField()
     compare_direct = CompareDirectField()
     procedure = ProcedureField()
+    pinned = StrictBooleanField(
+        default=False,
+        help_text="True: kept where it is when the survey shuffles its questions "
+        "(`shuffle_questions`), e.g. a closing comment last; the others are shuffled among "
+        "the remaining places.",
+    )
     design_name = serializers.SerializerMethodField(
         help_text="The question's randomization: a yes/no design's kind (`forced_response` "
         "for the survey's coins, `warner`, `unrelated_question`, `kuk`, `mangat`; `cdm`, `sld` "
@@ -367,6 +373,8 @@ class SurveySerializer(RejectUnknownFieldsMixin, serializers.Serializer):
 def question_spec(question) -> dict:
     """One question of a request as ``services.survey_create`` takes it."""
     spec = {"text": question["text"], "required": question.get("required", True)}
+    if "pinned" in question:
+        spec["pinned"] = question["pinned"]
     for name, source in SPEC_SOURCES.items():
         if source in question:
             spec[name] = question[source]

@@ -50,7 +50,7 @@ def _store_path():
 
 
 def submission_receive(
-    *, slug, submission_id, answers, groups=None, design_fingerprint=None, token=None
+    *, slug, submission_id, answers, groups=None, design_fingerprint=None, order=None, token=None
 ) -> SubmissionOutcome:
     """A respondent's submission to the survey at ``slug``, as the public endpoint receives it.
 
@@ -66,6 +66,7 @@ def submission_receive(
         "answers": answers,
         "groups": groups,
         "design_fingerprint": design_fingerprint,
+        "order": order,
     }
     if token is not None:
         return _submission_tokened(slug=slug, token=token, body=body)
@@ -127,6 +128,7 @@ def submission_record(
             status=survey.status,
             design_fingerprint=survey.design_fingerprint,
             question_ids=frozenset(question_ids),
+            shown_question_ids=frozenset(question_ids),
             options={gid: frozenset(oids) for gid, oids in options.items()},
             required_questions=frozenset(question_ids),
             required_groupings=frozenset(options),

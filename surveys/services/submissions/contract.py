@@ -32,8 +32,10 @@ from ..answers import (
     clean_answers,
     clean_fingerprint,
     clean_groups,
+    clean_order,
     clean_submission_id,
     group_choices,
+    order_ids,
     text_answer_encode,
 )
 from ..errors import AccessRefused, DesignChanged, SurveyNotAcceptingResponses
@@ -56,6 +58,10 @@ class Rule(StrEnum):
     REPORTS_FIT = "reports_fit"
     #: Every required question is answered; an optional one may be left out. [answers.<id>]
     REQUIRED_QUESTIONS = "required_questions"
+    #: The order the page showed, when sent, lists every question the page shows once (not
+    #: the comprehension check's hidden ones; ``answers.clean_order``); stored as each
+    #: question's position. [order]
+    ORDER = "order"
     #: Every answered grouping question is one of the survey's. [groups]
     KNOWN_GROUPINGS = "known_groupings"
     #: Each grouping answer is one of that grouping question's options, or
@@ -91,6 +97,7 @@ class CleanSubmission:
     answers: dict
     groups: dict  # {grouping question id: option id, or None for "Prefer not to say"}
     fingerprint: str | None
+    order: tuple = ()  # the question ids in the order shown; () when none was sent
 
     def outcome(self, *, created):
         return SubmissionOutcome(
@@ -109,10 +116,11 @@ class CleanSubmission:
                 gid: PREFER_NOT_TO_SAY if oid is None else oid for gid, oid in self.groups.items()
             },
             "design_fingerprint": self.fingerprint,
+            "order": list(self.order) or None,
         }
 
 
-def submission_shape(*, submission_id, answers, groups, design_fingerprint):
+def submission_shape(*, submission_id, answers, groups, design_fingerprint, order=None):
     """The submission with every value of a type the statement takes, or None: then
     ``submission_validate`` says what is wrong. Checks no rule of the survey."""
     try:
@@ -121,14 +129,25 @@ def submission_shape(*, submission_id, answers, groups, design_fingerprint):
             answers=answer_reports(answers),
             groups=group_choices(groups),
             fingerprint=clean_fingerprint(design_fingerprint),
+            order=order_ids(order),
         )
     except ValidationError:
         return None
-    return clean if clean.answers is not None and clean.groups is not None else None
+    if clean.answers is None or clean.groups is None or clean.order is None:
+        return None
+    return clean
 
 
 def submission_validate(
-    *, target, submission_id, answers, groups, design_fingerprint, now=None, tokened=False
+    *,
+    target,
+    submission_id,
+    answers,
+    groups,
+    design_fingerprint,
+    order=None,
+    now=None,
+    tokened=False,
 ) -> CleanSubmission | SubmissionOutcome:
     """Every ``Rule`` against the survey ``target`` (``selectors.SubmissionTarget``) at
     ``now`` (by default the current time). Raises the error that names the field, or returns
@@ -152,6 +171,7 @@ def submission_validate(
         cleaned = clean_answers(
             answers, target.question_ids, target.required_questions, target.report_ranges
         )
+        shown = clean_order(order, target.shown_question_ids)
         chosen = clean_groups(groups, options=target.options, required=target.required_groupings)
         if fingerprint is not None and fingerprint != target.design_fingerprint:
             raise DesignChanged(
@@ -168,7 +188,7 @@ def submission_validate(
         if replay is None:
             raise
         return replay
-    return CleanSubmission(submission_uuid, cleaned, chosen, fingerprint)
+    return CleanSubmission(submission_uuid, cleaned, chosen, fingerprint, shown)
 
 
 def _not_accepting_message(phase, target):

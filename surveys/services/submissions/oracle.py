@@ -60,6 +60,7 @@ def orm_store(*, survey_id, clean) -> bool:
                 submission_id=clean.submission_uuid,
                 received_on=timezone.now().date(),
                 reports={question_key(qid): bit for qid, bit in clean.answers.items()},
+                positions={f"q{qid}": n for n, qid in enumerate(clean.order, start=1)},
             )
             if clean.groups:
                 # Breakdowns by group cover the yes/no questions (their tallies count yes).

@@ -149,6 +149,7 @@ def _insert(*, slug, clean, received_on, shard, now, tokened):
         "key": random_key(),
         "answer_keys": _array(str(random_key()) for _grouping in groupings),
         "tokened": tokened,
+        "order": _array(str(question) for question in clean.order),
     }
     if typed:
         params["reports"] = _array(

@@ -27,6 +27,7 @@ from ...models import (
     question_key,
     random_key,
 )
+from ..answers import order_positions
 from .postgres import Stored
 
 YES_NO = Question.Kind.YES_NO.value
@@ -59,8 +60,8 @@ def _insert(*, target, clean, received_on):
     with connection.cursor() as cursor:
         cursor.execute(
             f"INSERT INTO {Submission._meta.db_table}"
-            " (id, survey_id, submission_id, received_on, reports)"
-            " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (survey_id, submission_id) DO NOTHING"
+            " (id, survey_id, submission_id, received_on, reports, positions)"
+            " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (survey_id, submission_id) DO NOTHING"
             " RETURNING id",
             [
                 random_key(),
@@ -68,6 +69,7 @@ def _insert(*, target, clean, received_on):
                 clean.submission_uuid.hex,
                 received_on.isoformat(),
                 json.dumps({question_key(qid): report for qid, report in answers.items()}),
+                json.dumps(order_positions(clean.order)),
             ],
         )
         row = cursor.fetchone()

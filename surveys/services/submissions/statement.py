@@ -64,6 +64,7 @@ PARAMETERS = (
     ("key", "bigint"),
     ("answer_keys", "bigint[]"),
     ("tokened", "boolean"),
+    ("order", "bigint[]"),
 )
 # The typed form (a submission with multiple-choice, numeric or text reports) takes three more
 # arrays, aligned with ``questions``: the integer report of each choice or numeric question,
@@ -144,6 +145,14 @@ def _checks(*, typed, p):
         Rule.KNOWN_QUESTIONS: known,
         Rule.REPORTS_FIT: sql.SQL("({})").format(fits),
         Rule.REQUIRED_QUESTIONS: sql.SQL("q.required AND {}").format(unanswered),
+        # Every question the page shows once (not the hidden ones), or no order at all.
+        Rule.ORDER: sql.SQL(
+            "(cardinality({order}) = 0 OR (cardinality({order}) = ("
+            "SELECT count(*) FROM {question} AS q WHERE q.survey_id = v.id AND q.role = {shown})"
+            " AND cardinality({order}) = ("
+            "SELECT count(DISTINCT o.id) FROM unnest({order}) AS o (id)"
+            " JOIN {question} AS q ON q.id = o.id AND q.survey_id = v.id AND q.role = {shown})))"
+        ).format(**_TABLES, **p, shown=sql.Literal(Question.Role.QUESTION.value)),
         Rule.KNOWN_GROUPINGS: sql.SQL("g.id = c.grouping_id AND g.survey_id = v.id"),
         Rule.OPTIONS: sql.SQL(
             "c.option_id IS NULL OR EXISTS ("
@@ -169,6 +178,7 @@ _SURVEY = """WITH survey AS (
         AND {accepting}
         AND {design}
         AND {access}
+        AND {order_shown}
         AND (
             SELECT count({answered}) FILTER (WHERE {known_questions} AND {reports_fit})
                     = cardinality({questions})
@@ -213,9 +223,11 @@ _TYPED_REPORTS = """, a AS (
 #   grouping answers' (``answer_keys``) are drawn at random by the caller
 #   (``models.random_key``): a counted key would record the order in which submissions came.
 _SUBMISSION = """, s AS (
-    INSERT INTO {submission} (id, survey_id, submission_id, received_on, reports)
+    INSERT INTO {submission} (id, survey_id, submission_id, received_on, reports, positions)
     SELECT {key}, survey.id, {submission_id}, {received_on},
-        COALESCE((SELECT jsonb_object_agg(key, {stored}) FROM a), '{{}}')
+        COALESCE((SELECT jsonb_object_agg(key, {stored}) FROM a), '{{}}'),
+        COALESCE((SELECT jsonb_object_agg('q' || o.id, o.n)
+            FROM unnest({order}) WITH ORDINALITY AS o (id, n)), '{{}}')
     FROM survey
     {once}
     RETURNING id, survey_id
@@ -329,6 +341,7 @@ def statement_text(*, typed, grouped, p):
             accepting=rules[Rule.ACCEPTING],
             design=rules[Rule.DESIGN],
             access=rules[Rule.ACCESS],
+            order_shown=rules[Rule.ORDER],
             answered=sql.SQL("a.question_id" if typed else "*"),
             known_questions=rules[Rule.KNOWN_QUESTIONS],
             reports_fit=rules[Rule.REPORTS_FIT],

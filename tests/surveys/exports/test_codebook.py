@@ -241,7 +241,9 @@ def test_a_stranger_recomputes_the_results_page_from_the_workbook(study, owner_c
 def test_raw_reports_name_columns_as_the_screen_with_labels_and_blanks(study, api):
     response = api.get(f"/api/v1/surveys/{study.pk}/responses.csv")
     header, *rows = csv_text(b"".join(response.streaming_content).decode())
-    assert header == ["submission_id", "received_on", "Q1", "Q2", "Q3", "G1", "G2"]
+    assert header == [
+        "submission_id", "received_on", "Q1", "Q2", "Q3", "G1", "G2", "P1", "P2", "P3",
+    ]  # fmt: skip
     assert [row[0] for row in rows] == sorted(row[0] for row in rows)  # by the random id
     # Labels, never option ids; one leading ' on a label that starts like a formula or with '.
     assert {row[5] for row in rows} == {"'=Sales", "''Quoted", "Research"}
@@ -263,10 +265,14 @@ def test_the_codebook_describes_every_column_with_the_cells_as_written(study, ap
     assert float(facts["total_epsilon"]) == dpengine.survey_epsilon(design, questions=3)
     assert float(facts["total_epsilon"]) >= 3 * design.epsilon
     assert facts["language"] == study.language
-    assert list(columns) == ["submission_id", "received_on", "Q1", "Q2", "Q3", "G1", "G2"]
+    assert list(columns) == [
+        "submission_id", "received_on", "Q1", "Q2", "Q3", "G1", "G2", "P1", "P2", "P3",
+    ]  # fmt: skip
+    # Where each question was shown: a whole number from 1, or empty when not recorded.
+    assert columns["P2"]["type"] == "position" and "Q2" in columns["P2"]["text"]
     assert [columns[name]["type"] for name in columns] == [
         "identifier", "date", "randomized_yes_no", "randomized_yes_no", "randomized_yes_no",
-        "grouping", "grouping",
+        "grouping", "grouping", "position", "position", "position",
     ]  # fmt: skip
     assert columns["Q2"]["text"] == "'=1+1 a formula?"  # neutralised like every text cell
     assert columns["G1"]["text"] == "'@Team?"
@@ -415,7 +421,7 @@ def test_the_workbook_keeps_text_as_text_never_a_formula(study, api):
     # The labels as chosen (no CSV escape in a workbook), stored as text.
     assert {"=Sales", "'Quoted", "=1+1 a formula?", "@Team?"} <= texts
     reports = sheet_rows(book, "reports")
-    assert reports[0] == ["submission_id", "received_on", "Q1", "Q2", "Q3", "G1", "G2"]
+    assert reports[0][:7] == ["submission_id", "received_on", "Q1", "Q2", "Q3", "G1", "G2"]
     assert {row[3] for row in reports[1:]} == {"0", "1", ""}
 
 

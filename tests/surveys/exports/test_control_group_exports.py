@@ -60,5 +60,4 @@ def test_the_codes_read_back_with_their_meanings(study, tmp_path, kind):
 
 def test_the_code_for_r_separates_the_groups(study):
     script = r_export.r_estimates_script(survey=study)
-    assert "RRuni(response = as.integer(d$Q1[!is.na(d$Q1) & d$Q1 < 2])" in script
-    assert "Q1_direct <- d$Q1[!is.na(d$Q1) & d$Q1 >= 2] - 2" in script
+    assert "direct <- y[y >= 2] - 2\ny <- y[y < 2]\nfit <- RRuni(response = y," in script

@@ -136,7 +136,7 @@ def test_a_survey_without_grouping_questions_or_responses(make_survey):
     survey = make_survey()
     blocks = list(report_csv_blocks(survey_codebook(survey=survey), rows_per_block=10))
     assert [(block.data, block.rows) for block in blocks] == [
-        (b"submission_id,received_on,Q1,Q2\r\n", 0)
+        (b"submission_id,received_on,Q1,Q2,P1,P2\r\n", 0)
     ]
     survey = simulate_responses(survey, n=25, seed=2, shares=[0.3, 0.6])
     data = b"".join(

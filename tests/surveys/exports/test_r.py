@@ -33,11 +33,11 @@ def test_one_row_per_submission_with_randomized_bits_and_chosen_options(
     assert response["Content-Type"].startswith("text/csv")
     header, *rows = rows_of(response)
     # The raw reports file's columns: named as the interface names them.
-    assert header == ["submission_id", "received_on", "Q1", "Q2", "G1"]
+    assert header == ["submission_id", "received_on", "Q1", "Q2", "G1", "P1", "P2"]
     # Rows by submission id (random), not in the order they arrived.
     assert [row[0] for row in rows] == sorted(row[0] for row in rows)
     assert sorted(row[2:] for row in rows) == sorted(
-        [["1", "0", "Sales"], ["0", "0", "Support"], ["1", "1", "Research"]]
+        [["1", "0", "Sales", "", ""], ["0", "0", "Support", "", ""], ["1", "1", "Research", "", ""]]
     )
 
 
@@ -58,7 +58,7 @@ def read_csv_like_r(text, *, na_strings=("NA",), col_classes=None):
     for index, name in enumerate(header):
         values = [None if row[index] in na_strings else row[index] for row in rows]
         if col_classes is None and all(re.fullmatch(r"-?\d+", v) for v in values if v):
-            values = [None if v is None else int(v) for v in values]
+            values = [None if v is None or v == "" else int(v) for v in values]
         columns[name] = values
     return columns
 
@@ -177,9 +177,9 @@ def test_labels_that_look_like_formulas_are_escaped_in_the_csv_and_unescaped_in_
     response = owner_api.get(f"/api/v1/surveys/{survey.pk}/for-r.csv")
     assert response.status_code == 200
     header, *rows = rows_of(response)
-    assert header[-1] == "G1"
+    assert header[-3:] == ["G1", "P1", "P2"]
     # Injective: the two first labels stay apart, and no cell starts like a formula.
-    assert sorted(row[-1] for row in rows) == sorted(["'=HYPERLINK(1)", "''=HYPERLINK(1)", "'-1"])
+    assert sorted(row[-3] for row in rows) == sorted(["'=HYPERLINK(1)", "''=HYPERLINK(1)", "'-1"])
     code = r_export.r_snippet(
         survey=survey,
         question=survey.questions.first(),

@@ -100,9 +100,11 @@ def as_csv_cell(value, *, labels, kind, column_type):
     """A value read back from the file, written as the CSV writes its cell."""
     skipped, prefer = ("a", "b") if kind == "dta" else (-1, -2)
     if isinstance(value, float) and math.isnan(value):
-        assert kind == "sav" and column_type == "randomized_numeric"  # system-missing
+        # system-missing: any whole number can be a report, or a position
+        assert kind == "sav" and column_type in ("randomized_numeric", "position")
         return ""
-    if value == skipped and (kind == "dta" or column_type != "randomized_numeric"):
+    numbers = ("randomized_numeric", "position")
+    if value == skipped and (kind == "dta" or column_type not in numbers):
         return ""
     if value == prefer:
         return PREFER_NOT_TO_SAY
@@ -270,7 +272,7 @@ def test_a_survey_without_responses_writes_empty_files(make_survey, tmp_path):
         path = tmp_path / f"empty.{kind}"
         writer(survey_codebook(survey=survey), path)
         frame, meta = read(path, kind)
-        assert list(frame.columns) == ["submission_id", "received_on", "Q1", "Q2"]
+        assert list(frame.columns) == ["submission_id", "received_on", "Q1", "Q2", "P1", "P2"]
         assert len(frame) == 0
         assert meta.variable_value_labels["Q1"]
 

@@ -211,12 +211,17 @@ class TestEstimates:
 
 @pytest.mark.django_db
 def test_nothing_identifying_is_stored(open_survey, submit):
-    """Only survey, question, reported bit, submission id and a coarse date are stored."""
+    """Only survey, question, reported bit, submission id, a coarse date and the order the page
+    showed the questions in (a permutation of the survey's questions, issue 33) are stored."""
     submit(open_survey, [True, False])
     submission_fields = {f.name for f in Submission._meta.get_fields() if f.concrete}
     # ``held``: whether its batch has been released yet (services/batches.py), no time.
-    assert submission_fields == {"id", "survey", "submission_id", "received_on", "reports", "held"}
+    assert submission_fields == {
+        "id", "survey", "submission_id", "received_on", "reports", "positions", "held",
+    }  # fmt: skip
     assert Submission._meta.get_field("held").get_internal_type() == "BooleanField"
+    # No order sent, none stored (tests/api/test_question_order.py stores one).
+    assert Submission.objects.get().positions == {}
     assert Submission._meta.get_field("received_on").get_internal_type() == "DateField"
     # The reports are a randomized bit per question, keyed by question, and nothing else.
     question_keys = {f"q{pk}" for pk in open_survey.questions.values_list("id", flat=True)}

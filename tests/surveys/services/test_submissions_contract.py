@@ -180,6 +180,10 @@ def valid_body(rng, info):
         "answers": answers,
         "groups": groups if groups or rng.random() < 0.5 else None,
         "design_fingerprint": rng.choice([None, info["fingerprint"]]),
+        # The order shown: every question once, in some order; or none sent.
+        "order": None
+        if rng.random() < 0.2
+        else rng.sample([q.pk for q in info["questions"]], len(info["questions"])),
     }
 
 
@@ -249,6 +253,21 @@ def _defects(info):
     def bad_submission_id(rng, body):
         body["submission_id"] = rng.choice(["not-a-uuid", 12, None, ""])
 
+    def bad_order(rng, body):
+        ids = [q.pk for q in questions]
+        body["order"] = rng.choice(
+            [
+                ids[:-1],  # one left out
+                [*ids, ids[0]],  # one twice
+                [*ids[:-1], foreign["question"]],  # another survey's
+                [*ids[:-1], ids[0]],  # a permutation's length, not a permutation
+                [str(pk) for pk in ids],
+                [True] * len(ids),
+                ",".join(map(str, ids)),
+                {str(pk): 1 for pk in ids},
+            ]
+        )
+
     return [
         bad_report,
         bad_report,
@@ -264,6 +283,7 @@ def _defects(info):
         groups_not_an_object,
         other_design,
         bad_submission_id,
+        bad_order,
     ]
 
 
@@ -318,6 +338,10 @@ def stored(survey):
         "submissions": sorted(
             (str(sid), json.dumps(reports, sort_keys=True), str(day))
             for sid, reports, day in subs.values_list("submission_id", "reports", "received_on")
+        ),
+        "positions": sorted(
+            (str(sid), json.dumps(positions, sort_keys=True))
+            for sid, positions in subs.values_list("submission_id", "positions")
         ),
         "answers": sorted(
             GroupAnswer.objects.filter(submission__survey=survey).values_list(

@@ -153,6 +153,20 @@ def test_results_offer_downloads_with_the_codebook_for_the_chosen_interval(answe
         assert f'href="{url}?method=exact&amp;level=0.9"' in content, name
 
 
+def test_results_offer_the_r_script_that_the_api_also_serves(answered, owner_client, owner_api):
+    content = results(owner_client, answered).content.decode()
+    url = reverse("surveys:estimates-r", kwargs={"pk": answered.pk})
+    assert f'href="{url}"' in content
+    assert f'href="{reverse("surveys:r-export", kwargs={"pk": answered.pk})}"' in content
+    page = owner_client.get(url)
+    assert page.status_code == 200
+    assert page["Content-Disposition"].startswith("attachment;")
+    assert page["Content-Disposition"].endswith('.R"')
+    script = page.content.decode()
+    assert "library(RRreg)" in script and "print(estimates)" in script
+    assert owner_api.get(f"/api/v1/surveys/{answered.pk}/estimates.R").content.decode() == script
+
+
 # --- CSV downloads ------------------------------------------------------------------------
 
 
@@ -233,10 +247,10 @@ def test_responses_csv_has_one_row_per_submission(answered, owner_client):
     rows = download(owner_client, "responses-csv", answered)
     header, body = rows[0], rows[1:]
     question_ids = list(answered.questions.values_list("id", flat=True))
-    assert header == ["submission_id", "received_on", "Q1", "Q2"]
+    assert header == ["submission_id", "received_on", "Q1", "Q2", "P1", "P2"]
     assert [row[0] for row in body] == sorted(row[0] for row in body)  # not arrival order
     assert len(body) == answered.response_count == 400
-    assert {cell for row in body for cell in row[2:]} == {"0", "1"}
+    assert {cell for row in body for cell in row[2:4]} == {"0", "1"}  # P1, P2 empty here
     yes_counts = [sum(int(row[2 + i]) for row in body) for i in range(len(question_ids))]
     assert yes_counts == [yes for _n, yes in question_tallies(answered)]
 

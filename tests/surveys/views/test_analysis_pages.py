@@ -304,10 +304,10 @@ def test_the_regression_of_a_mixed_survey_offers_yes_no_questions_only(mixed_gro
     assert "RRlog(Q2 ~ G1, data = d," in code and 'model = "Warner", p = 0.75' in code
     assert 'design = "forced-known"' not in code.split("Every question")[0]
     # The script for every question: RRuni per yes/no design, base R for the others.
-    assert "RRuni(response = as.integer(d$Q1[!is.na(d$Q1)])," in code
+    assert "y <- d$Q1[!is.na(d$Q1)]\nfit <- RRuni(response = y," in code
     assert 'model = "FR"' in code
-    assert "Q3_shares <- (lambda - other) / (keep - other)" in code
-    assert "Q4_mean <- mean(y)" in code
+    assert "shares <- (lambda - other) / (keep - other)" in code
+    assert 'add("Q4", "mean", mean(y),' in code
     refused = owner_client.get(url("regression", mixed_grouped), {"question": questions[2].pk})
     assert refused.status_code == 400
 

@@ -2,6 +2,8 @@
 and deleting, refusals naming the field, and a frozen survey's refusal with the reason. (Other
 question types: test_builder_types.py; the builder's JSON answers: test_builder_direct.py.)"""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -96,3 +98,24 @@ def test_frozen_survey_refuses_question_changes_with_the_explanation(
     assert response.status_code == 409
     assert FROZEN_WHY in response.content.decode()
     assert list(answered_survey.questions.values_list("id", "position", "text")) == before
+
+
+def test_the_builder_keeps_a_pinned_question_pinned_and_its_box_unpins_it(
+    make_survey, owner_client
+):
+    survey = make_survey(status="draft", questions=[])
+    add = reverse("surveys:question-add", kwargs={"pk": survey.pk})
+    comment = {"text": "Anything else?", "question_type": "text", "direct_confirmed": "on"}
+    assert owner_client.post(add, {**comment, "pinned": "on"}).status_code == 302
+    question = survey.questions.get()
+    assert question.pinned
+    edit = reverse("surveys:question-edit", kwargs={"pk": survey.pk, "qid": question.pk})
+    # The edit form shows the box ticked, so saving it as shown keeps the pin.
+    assert re.search(r'<input[^>]*name="pinned"[^>]*checked', owner_client.get(edit).text)
+    assert owner_client.post(edit, {**comment, "pinned": "on"}).status_code == 302
+    question.refresh_from_db()
+    assert question.pinned
+    # Unticked, it is shuffled with the others again.
+    assert owner_client.post(edit, comment).status_code == 302
+    question.refresh_from_db()
+    assert not question.pinned

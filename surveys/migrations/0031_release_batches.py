@@ -6,7 +6,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("surveys", "0032_question_procedure"),
+        ("surveys", "0030_question_procedure"),
     ]
 
     operations = [

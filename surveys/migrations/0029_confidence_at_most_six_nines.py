@@ -14,7 +14,7 @@ def levels_within_bound(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("surveys", "0029_invitees"),
+        ("surveys", "0028_invitees"),
     ]
 
     operations = [

@@ -3,7 +3,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("surveys", "0031_confidence_at_most_six_nines"),
+        ("surveys", "0029_confidence_at_most_six_nines"),
     ]
 
     operations = [
