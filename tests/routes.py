@@ -66,6 +66,7 @@ GET_STATUS_FOR_OWNER = {
     "invitees-sheet": 200,
     "invitee-reset": 405,
     "invitee-revoke": 200,  # the confirmation page
+    "release-batch": 405,
 }
 
 

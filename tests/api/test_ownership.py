@@ -119,6 +119,10 @@ BODIES = {
     ("transfer/", "post"): lambda cast: {"user_id": cast.target.pk},
     ("invitations/", "post"): lambda cast: {"count": 1},
     ("release-batch/", "post"): lambda cast: {"responses": 1},
+    ("invitations/sender/", "put"): lambda cast: {
+        "contact_name": "Dr. Kim",
+        "contact_email": "kim@example.org",
+    },
 }
 
 

@@ -113,13 +113,15 @@ def test_the_invitation_email_and_slips_read_whole(make_survey, owner_client, se
     survey = make_survey(status="draft", access="invitation", language=language)
     invitations.invitations_create(survey=survey, emails=["ana@example.org"], count=None)
     invitations.invitations_create(survey=survey, count=3)
-    # Without a contact address the email says whom it is sent for: a sentence around a name.
-    survey.owner.email = ""
-    survey.owner.save(update_fields=["email"])
+    # The email says whom it is sent for, as the researcher chose to be shown: a sentence
+    # around a name (never their username).
+    survey.contact_name = "Dr. Kim Jiwoo"
+    survey.save(update_fields=["contact_name"])
     report = invitation_mail.invitations_send(base_url="https://rr.example")
     assert report.sent == 1
     body = mail.outbox[0].subject + mail.outbox[0].body
-    assert survey.owner.get_username() in body
+    assert "Dr. Kim Jiwoo" in body
+    assert survey.owner.get_username() not in body
     assert both_forms_in(body) == []
     # The slips of anonymous codes are handed to respondents: in the researcher's language.
     with translation.override(language):
