@@ -264,6 +264,7 @@ def test_the_padded_length_covers_a_token(respondent, study, codes):
         "submission_id": str(uuid.uuid4()),
         "answers": {str(q["id"]): False for q in shown["questions"]},
         "design_fingerprint": shown["design_fingerprint"],
+        "order": [q["id"] for q in shown["questions"]],
         "token": token,
         "padding": "",
     }

@@ -78,7 +78,9 @@ def test_the_instruction_is_shown_and_only_the_answer_pressed_is_sent(
     assert reply.value.status == 201, reply.value.text()
     raw = reply.value.request.post_data
     body = json.loads(raw)
-    assert set(body) == {"submission_id", "answers", "design_fingerprint", "padding"}
+    assert set(body) == {"submission_id", "answers", "design_fingerprint", "order", "padding"}
+    # The order shown is the questions' ids only: nothing of the instruction shown.
+    assert sorted(body["order"]) == sorted(int(key) for key in body["answers"])
     assert body["answers"] == {coins: False, cdm: 2 * (group - 1)}
     assert body["padding"].strip() == ""
     # Nothing about the instruction shown: not its words, not the coin.

@@ -146,7 +146,9 @@ def test_a_survey_translated_into_three_languages_pools_its_answers(
     fingerprints = set()
     for request in posts:
         body = json.loads(request.post_data)
-        assert set(body) == {"submission_id", "answers", "groups", "design_fingerprint", "padding"}
+        assert set(body) == {
+            "submission_id", "answers", "groups", "design_fingerprint", "order", "padding",
+        }  # fmt: skip
         fingerprints.add(body["design_fingerprint"])
         assert not re.search(r"\b(en|ko|zh|hans|lang|language)\b", request.post_data, re.I)
         assert urlsplit(request.url).query == ""

@@ -72,7 +72,15 @@ def legacy_reports_csv(survey):
             else:
                 labels.append(csv_export.escape_label(answers[key].label))
         bits = [submission.reports.get(question_key(q.pk)) for q in questions]
-        row = [str(submission.submission_id), submission.received_on.isoformat(), *bits, *labels]
+        # Where the page showed each question (P1...), empty when no order was sent.
+        positions = [submission.positions.get(question_key(q.pk)) for q in questions]
+        row = [
+            str(submission.submission_id),
+            submission.received_on.isoformat(),
+            *bits,
+            *labels,
+            *positions,
+        ]
         writer.writerow([csv_export.csv_safe(cell) for cell in row])
     return buffer.getvalue().encode()
 
