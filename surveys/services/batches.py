@@ -46,6 +46,7 @@ from ..models import (
     Survey,
     TallyShard,
     group_cell_key,
+    is_slug,
     random_key,
 )
 from . import schedule
@@ -69,6 +70,8 @@ def batch_target(*, slug) -> BatchTarget | None:
     Kept in this process once the survey has opened: its access and batch size are frozen from
     then on, and it is never a pilot again, so a submission saves the query.
     """
+    if not is_slug(slug):
+        return None  # no survey has it (and PostgreSQL refuses a NUL byte in a text)
     cached = _targets.get(slug)
     if cached is not None:
         return cached if cached.size > 1 else None

@@ -194,6 +194,13 @@ def test_a_first_response_is_one_statement(open_survey, respondent):
         response = respondent.post(url, body, format="json")
     assert response.status_code == 201
     assert stored_state(open_survey) == (1, 2, [(1, 1), (1, 0)], 1)
+    # Besides the statement, one read: whether the survey is batched (services.batches
+    # .batch_target), which the process keeps once the survey has opened.
+    (read,) = [q["sql"] for q in queries.captured_queries if "surveys_" in q["sql"]]
+    assert '"surveys_survey"."release_batch"' in read
+    second = {"submission_id": str(uuid.uuid4()), "answers": answers_for(open_survey, [True, True])}
+    with CaptureQueriesContext(connection) as queries:
+        assert respondent.post(url, second, format="json").status_code == 201
     assert [q["sql"] for q in queries.captured_queries if "surveys_" in q["sql"]] == []
 
 
