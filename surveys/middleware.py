@@ -49,16 +49,18 @@ class RespondentRequestMiddleware:
 
 
 class SecretFreePageGZipMiddleware(GZipMiddleware):
-    """Gzip an HTML page only when it carries no secret (``carries_no_secret``).
+    """Gzip an HTML page or the scripts' catalog only when it carries no secret
+    (``carries_no_secret``).
 
     Why not every page: BREACH (Gluck, Harris & Prado 2013). When a compressed response holds
     both a secret and text an attacker can choose (a query parameter, a survey title they
     wrote), the response's length reveals how well a guess of the secret compresses against
     it, and many requests recover the secret byte by byte. A page with no secret in it has
     nothing to recover, so compressing it is safe: the respondent page, the public results,
-    the API docs, each the same for every visitor. Static files are whitenoise's (compressed
-    at collectstatic) and stay out of this. Django's GZipMiddleware does the compressing,
-    with its random filename padding ("Heal the BREACH") on top.
+    the API docs and the scripts' translation catalog (``/jsi18n/``, the largest text a
+    respondent loads: 26 kB in Korean), each the same for every visitor. Static files are
+    whitenoise's (compressed at collectstatic) and stay out of this. Django's GZipMiddleware
+    does the compressing, with its random filename padding ("Heal the BREACH") on top.
     """
 
     def process_response(self, request, response):
@@ -67,13 +69,17 @@ class SecretFreePageGZipMiddleware(GZipMiddleware):
         return super().process_response(request, response)
 
 
+# JSON stays out: API answers are bound to who asks for them.
+_COMPRESSED_TYPES = ("text/html", "text/javascript")
+
+
 def carries_no_secret(request, response) -> bool:
-    """Whether ``response`` is an HTML page in which no secret can be: none was rendered into
+    """Whether ``response`` is a page or script in which no secret can be: none was rendered into
     it (no CSRF token: the CSRF middleware marks every request whose token was asked for),
     none was set with it (no cookie), and none could be read for it (the request sent no
     session cookie and no ``Authorization``, so nothing bound to a person was in reach)."""
     return (
-        response.get("Content-Type", "").startswith("text/html")
+        response.get("Content-Type", "").startswith(_COMPRESSED_TYPES)
         and not response.streaming
         and not response.cookies
         and not request.META.get("CSRF_COOKIE_NEEDS_UPDATE")

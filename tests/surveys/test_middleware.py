@@ -46,6 +46,16 @@ def test_the_public_results_page_and_the_api_docs_are_compressed(respondent, ope
     assert docs.status_code == 200 and compressed(docs)
 
 
+def test_the_scripts_catalog_is_compressed_and_reads_the_same(respondent):
+    plain = respondent.get("/jsi18n/?lang=ko")
+    response = respondent.get("/jsi18n/?lang=ko", **GZIP)
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/javascript")
+    assert compressed(response) and not compressed(plain)
+    assert gzip.decompress(response.content) == plain.content
+    assert len(response.content) < len(plain.content) / 2
+
+
 def test_a_page_with_a_csrf_token_is_not_compressed_even_when_it_reflects_the_address():
     # The sign-in form: a CSRF token, and `next` from the address written into the page, the
     # two things BREACH needs.
