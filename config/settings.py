@@ -189,7 +189,7 @@ MEMBER_INVITE_RATE_LIMIT = env_rate("MEMBER_INVITE_RATE_LIMIT", "30/h")
 # Days a deleted survey waits in its owner's trash before `manage.py purge_trash` removes it.
 TRASH_DAYS = env_int("TRASH_DAYS", 30, minimum=1)
 
-# --- Background jobs (surveys/tasks.py; docs/deploying.md, "The worker") -----------------
+# --- Background jobs (surveys/exports/tasks.py; docs/deploying.md, "The worker") ---------
 # django-tasks (Django's DEP 0014 tasks, built into Django 6.0 as django.tasks) with its
 # database backend: tasks wait in a table of the same database until `manage.py db_worker`
 # runs them, so no broker is needed. TASKS_BACKEND=immediate runs each task inside the request

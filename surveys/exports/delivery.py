@@ -11,8 +11,8 @@ from django.core.exceptions import ValidationError
 
 from ..models import ExportJob
 from ..services.export_jobs import export_job_start
-from ..tasks import enqueue_after_commit, export_job_task
 from .kinds import EXPORT_KINDS, DirectExportTooSlow, ExportKind, build_direct
+from .tasks import enqueue_after_commit, export_job_task
 
 
 @dataclass(frozen=True)

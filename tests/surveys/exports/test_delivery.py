@@ -32,7 +32,7 @@ def test_a_new_job_is_enqueued_once_and_a_joined_one_not_again(
     assert first.job is not None and first.handle is None
     assert second.job == first.job
     task = DBTaskResult.objects.get()
-    assert task.task_path == "surveys.tasks.export_job_task"
+    assert task.task_path == "surveys.exports.tasks.export_job_task"
     assert task.args_kwargs == {"args": [str(first.job.pk)], "kwargs": {}}
 
 

@@ -17,10 +17,10 @@ from surveys.exports import csv as csv_export
 from surveys.exports import jobs as export_files
 from surveys.exports import kinds
 from surveys.exports.codebook import survey_codebook
+from surveys.exports.tasks import export_job_task
 from surveys.models import PREFER_NOT_TO_SAY, ExportJob, GroupAnswer, Submission, question_key
 from surveys.selectors.export_jobs import export_path
 from surveys.services import export_jobs
-from surveys.tasks import export_job_task
 from tests.helpers import lock_recorder, simulate_responses
 
 # Every raw download of a survey, each an export kind (surveys/exports/kinds.py).
@@ -132,7 +132,7 @@ def test_a_job_is_enqueued_on_the_database_queue_when_the_request_commits(
         owner_client.get(f"/surveys/{grouped.pk}/responses.csv")
     job = ExportJob.objects.get()
     task = DBTaskResult.objects.get()
-    assert task.task_path == "surveys.tasks.export_job_task"
+    assert task.task_path == "surveys.exports.tasks.export_job_task"
     assert task.args_kwargs == {"args": [str(job.pk)], "kwargs": {}}
 
 

@@ -15,7 +15,7 @@ database backend (``settings.TASKS``). To run something off the web workers:
 one), so the worker never picks up a task whose rows it cannot see yet, and a rolled-back
 request enqueues nothing. Tasks take ids, never model instances, and read what they need.
 
-A task sits on the floor of what it runs: the export job's here, beside the exports; the
+A task sits on the floor of what it runs: the export job's here, in the exports; the
 invitation emails' in ``services.invitation_mail`` (``invitations_send_task``), so that the
 invitation services that queue it import nothing above them.
 """
@@ -23,7 +23,7 @@ invitation services that queue it import nothing above them.
 from django.db import transaction
 from django_tasks import task
 
-from .exports.jobs import export_job_run
+from .jobs import export_job_run
 
 
 def enqueue_after_commit(task_to_run, *args, **kwargs) -> None:

@@ -1,5 +1,5 @@
-"""The worker's tasks (surveys/tasks.py): invitation emails reach people through the worker
-that `make run` starts (``manage.py db_worker``), with no hand step."""
+"""The invitation emails' task (surveys/services/invitation_mail.py): emails reach people
+through the worker that `make run` starts (``manage.py db_worker``), with no hand step."""
 
 import socket
 
