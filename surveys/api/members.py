@@ -5,7 +5,7 @@ Like researcher.py: the survey is resolved before any handler runs (404 unless t
 owns it or is a member, 403 for a role too low). Only the owner invites, withdraws, changes
 roles, removes and offers ownership; any member may read the list and remove themselves
 (leave). An invitation grants nothing until its addressee accepts it; to anyone else it is a
-404 (``selectors.accounts.invitation_for``).
+404 (``selectors.accounts.member_invitation_for``).
 """
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
@@ -46,7 +46,7 @@ class MemberSerializer(serializers.Serializer):
     )
 
 
-class InvitationSerializer(serializers.Serializer):
+class MemberInvitationSerializer(serializers.Serializer):
     """An invitation as its survey's owner sees it. By email, ``user_id`` and ``username`` are
     always null: nothing says whether the address has an account."""
 
@@ -70,7 +70,7 @@ class InvitationSerializer(serializers.Serializer):
         return "pending"
 
 
-class ReceivedInvitationSerializer(serializers.Serializer):
+class ReceivedMemberInvitationSerializer(serializers.Serializer):
     """An invitation as its invitee sees it."""
 
     id = serializers.IntegerField(read_only=True)
@@ -140,7 +140,7 @@ class SurveyMembersView(OwnedSurveyView):
         ),
         request=MemberInviteSerializer,
         responses={
-            201: InvitationSerializer,
+            201: MemberInvitationSerializer,
             **error_responses(
                 400, 401, 403, 404, described={429: "Too many invitations from your account."}
             ),
@@ -155,7 +155,7 @@ class SurveyMembersView(OwnedSurveyView):
             base_url=request.build_absolute_uri("/"),
             **body.validated_data,
         )
-        return Response(InvitationSerializer(invitation).data, status=status.HTTP_201_CREATED)
+        return Response(MemberInvitationSerializer(invitation).data, status=status.HTTP_201_CREATED)
 
 
 @extend_schema(tags=[TAG])
@@ -195,21 +195,21 @@ class SurveyMemberDetailView(OwnedSurveyView):
 
 
 @extend_schema(tags=[TAG])
-class SurveyInvitationsView(OwnedSurveyView):
+class MemberInvitationsView(OwnedSurveyView):
     survey_roles = {"get": selectors.OWNER}
 
     @extend_schema(
         operation_id="surveys_invitations_list",
         summary="The survey's invitations and ownership offer still waiting (owner only)",
-        responses={200: InvitationSerializer(many=True), **error_responses(401, 403, 404)},
+        responses={200: MemberInvitationSerializer(many=True), **error_responses(401, 403, 404)},
     )
     def get(self, request, survey_id):
-        found = account_selectors.survey_invitations(survey=self.survey)
-        return Response(InvitationSerializer(found, many=True).data)
+        found = account_selectors.member_invitations(survey=self.survey)
+        return Response(MemberInvitationSerializer(found, many=True).data)
 
 
 @extend_schema(tags=[TAG])
-class SurveyInvitationDetailView(OwnedSurveyView):
+class MemberInvitationDetailView(OwnedSurveyView):
     survey_roles = {"delete": selectors.OWNER}
 
     @extend_schema(
@@ -239,7 +239,7 @@ class SurveyTransferView(OwnedSurveyView):
             "that would take them past one is a 400 naming `invitation`."
         ),
         request=TransferSerializer,
-        responses={202: InvitationSerializer, **error_responses(400, 401, 403, 404)},
+        responses={202: MemberInvitationSerializer, **error_responses(400, 401, 403, 404)},
     )
     def post(self, request, survey_id):
         body = TransferSerializer(data=request.data)
@@ -247,14 +247,14 @@ class SurveyTransferView(OwnedSurveyView):
         offer = members.survey_transfer(
             survey=self.survey, by=request.user, user_id=body.validated_data["user_id"]
         )
-        return Response(InvitationSerializer(offer).data, status=status.HTTP_202_ACCEPTED)
+        return Response(MemberInvitationSerializer(offer).data, status=status.HTTP_202_ACCEPTED)
 
 
 # --- the invitee's side ---------------------------------------------------------------------
 
 
 @extend_schema(tags=[TAG])
-class InvitationListView(APIView):
+class MemberInvitationListView(APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
@@ -263,15 +263,15 @@ class InvitationListView(APIView):
         description=(
             "Those to your username, and those to your email address once you verified it."
         ),
-        responses={200: ReceivedInvitationSerializer(many=True), **error_responses(401)},
+        responses={200: ReceivedMemberInvitationSerializer(many=True), **error_responses(401)},
     )
     def get(self, request):
-        found = account_selectors.invitations_for(user=request.user)
-        return Response(ReceivedInvitationSerializer(found, many=True).data)
+        found = account_selectors.member_invitations_for(user=request.user)
+        return Response(ReceivedMemberInvitationSerializer(found, many=True).data)
 
 
 @extend_schema(tags=[TAG])
-class InvitationAcceptView(APIView):
+class MemberInvitationAcceptView(APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
@@ -281,7 +281,7 @@ class InvitationAcceptView(APIView):
         responses={200: SurveySerializer, **error_responses(400, 401, 404, 409)},
     )
     def post(self, request, invitation_id):
-        invitation = account_selectors.invitation_for(
+        invitation = account_selectors.member_invitation_for(
             user=request.user, invitation_id=invitation_id
         )
         survey = members.invitation_accept(invitation=invitation, user=request.user)
@@ -289,7 +289,7 @@ class InvitationAcceptView(APIView):
 
 
 @extend_schema(tags=[TAG])
-class InvitationDeclineView(APIView):
+class MemberInvitationDeclineView(APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
@@ -299,7 +299,7 @@ class InvitationDeclineView(APIView):
         responses={204: OpenApiResponse(description="Declined."), **error_responses(401, 404)},
     )
     def post(self, request, invitation_id):
-        invitation = account_selectors.invitation_for(
+        invitation = account_selectors.member_invitation_for(
             user=request.user, invitation_id=invitation_id
         )
         members.invitation_decline(invitation=invitation)

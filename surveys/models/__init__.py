@@ -13,7 +13,7 @@
 from .exports import ExportJob
 from .invitations import Invitation, SpentToken, SurveyTokenKey
 from .keys import RandomKeyField, is_slug, new_slug, question_key, random_key
-from .members import ApiToken, SurveyInvitation, SurveyMember, VerifiedEmail
+from .members import ApiToken, MemberInvitation, SurveyMember, VerifiedEmail
 from .questions import AskedQuestionManager, GroupingOption, GroupingQuestion, Question
 from .submissions import (
     PREFER_NOT_TO_SAY,
@@ -45,6 +45,7 @@ __all__ = [
     "GroupingQuestion",
     "Invitation",
     "LiveSurveyManager",
+    "MemberInvitation",
     "NumericTally",
     "PublicRelease",
     "Question",
@@ -53,7 +54,6 @@ __all__ = [
     "SpentToken",
     "Submission",
     "Survey",
-    "SurveyInvitation",
     "SurveyMember",
     "SurveyTokenKey",
     "TallyShard",

@@ -78,7 +78,7 @@ class SurveyMember(models.Model):
             raise ValidationError({"user": _("The owner of a survey cannot also be a member.")})
 
 
-class SurveyInvitation(models.Model):
+class MemberInvitation(models.Model):
     """An offer waiting for its invitee's answer: to join a survey as a viewer or an editor,
     or (``role`` owner) to take it over. It grants nothing and counts towards no limit until
     accepted (docs/researchers.md, "Co-researchers").
@@ -94,13 +94,13 @@ class SurveyInvitation(models.Model):
         EDITOR = "editor", _("Editor")
         OWNER = "owner", _("Owner")
 
-    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="invitations")
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="member_invitations")
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         on_delete=models.CASCADE,
         null=True,
         blank=True,
-        related_name="survey_invitations",
+        related_name="member_invitations",
     )
     email = models.CharField(max_length=limits.EMAIL_MAX_LENGTH, blank=True)
     role = models.CharField(max_length=10, choices=Role.choices)
@@ -115,21 +115,21 @@ class SurveyInvitation(models.Model):
             models.CheckConstraint(
                 condition=(Q(user__isnull=False) & Q(email=""))
                 | (Q(user__isnull=True) & ~Q(email="")),
-                name="survey_invitation_one_addressee",
+                name="member_invitation_one_addressee",
             ),
             models.CheckConstraint(
                 condition=Q(role__in=["viewer", "editor"]) | Q(role="owner", user__isnull=False),
-                name="survey_invitation_role_valid",
+                name="member_invitation_role_valid",
             ),
             models.UniqueConstraint(
                 fields=["survey", "user"],
                 condition=Q(user__isnull=False),
-                name="survey_invitation_one_per_user",
+                name="member_invitation_one_per_user",
             ),
             models.UniqueConstraint(
                 fields=["survey", "email"],
                 condition=~Q(email=""),
-                name="survey_invitation_one_per_email",
+                name="member_invitation_one_per_email",
             ),
         ]
 
