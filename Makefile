@@ -116,7 +116,7 @@ test-js: test-browser-deps
 	node --test tests/js/
 
 ## make constants: rewrite tests/vectors/constants.json and static/js/constants.js from dpengine,
-## surveys/limits.py and surveys/models.py (tools/constants.py); after changing a formula, a
+## surveys/limits.py and surveys/models/ (tools/constants.py); after changing a formula, a
 ## sampler, a bound or a code the browser shares. `make test` fails until they are rewritten
 ## (tests/test_constants.py), and node --test holds the browser's code to them.
 constants: $(VENV)/.runtime-installed

@@ -133,6 +133,8 @@ MAX_INVITATIONS_PER_SURVEY = 20_000
 # An invitation code: 20 random bytes (160 bits), base32 without padding, 32 characters.
 INVITATION_CODE_BYTES = 20
 INVITATION_CODE_LENGTH = 32
+# A typed code may hold spaces and dashes between groups; anything far longer is no code.
+INVITATION_CODE_TEXT_MAX_LENGTH = 4 * INVITATION_CODE_LENGTH
 # A token's prepared message (RFC 9474 §4.1): the 32-byte random prefix and a 32-byte random
 # message, always this long, so every token adds the same bytes to a submission body.
 TOKEN_PREPARED_MESSAGE_BYTES = 64

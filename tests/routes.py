@@ -92,7 +92,7 @@ def route_url(pattern, survey):
     if "iid" in pattern.pattern.converters and pattern.name.startswith("invitee-"):
         kwargs["iid"] = respondent_invitation(survey).pk
     elif "iid" in pattern.pattern.converters:
-        invitation = survey.invitations.first()
+        invitation = survey.member_invitations.first()
         kwargs["iid"] = invitation.pk if invitation else 0
     if "job_id" in pattern.pattern.converters:
         kwargs["job_id"] = (survey.export_jobs.first() or finished_export(survey)).pk

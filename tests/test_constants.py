@@ -1,7 +1,7 @@
 """The constants and golden vectors the browser shares with Python are generated, not pasted.
 
 tools/constants.py computes tests/vectors/constants.json and static/js/constants.js from
-dpengine, surveys/limits.py and surveys/models.py; the node tests (tests/js/) hold the
+dpengine, surveys/limits.py and surveys/models/; the node tests (tests/js/) hold the
 browser's formulas and samplers to the JSON. This test holds the committed files to what the
 generator writes now, so a formula, sampler or bound changed in Python without
 ``make constants`` fails here, and one changed in JavaScript only fails under ``node --test``.

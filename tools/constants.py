@@ -1,7 +1,7 @@
 """Write the constants and golden vectors the browser modules share with Python.
 
 Python is the source: dpengine's designs and samplers, surveys/limits.py and the codes the
-server reads (surveys/models.py). This module computes from them
+server reads (surveys/models/). This module computes from them
 
 - ``tests/vectors/constants.json``: everything, read by the pytest check
   (tests/test_constants.py) and by ``node --test`` (tests/js/*.test.mjs), and

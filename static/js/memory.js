@@ -129,7 +129,7 @@ export function storeMemo(storage, slug, fingerprint, memo) {
  * what is kept, replayed and cleared:
  *
  * - Opening the page removes what earlier visits kept for the survey under any other design
- *   (a pilot's design has a fingerprint of its own, surveys/models.py design_fingerprint_of:
+ *   (a pilot's design has a fingerprint of its own, surveys/models/surveys.py design_fingerprint_of:
  *   at the real opening the pilot's memo is dropped here, so the study gets a fresh submission
  *   id and fresh coins that nothing joins to the pilot's row), and on a shared device
  *   everything, this design's memo included.

@@ -10,8 +10,8 @@ from rest_framework.response import Response
 from rest_framework.reverse import reverse
 
 from .. import selectors
-from ..exports.delivery import export_deliver
-from ..exports.kinds import EXPORT_KINDS, file_response
+from ..exports.delivery import delivery_file_response, export_deliver, job_file_response
+from ..exports.kinds import EXPORT_KINDS
 from ..models import ExportJob
 from ..selectors import export_jobs as job_reads
 from .common import CSVNegotiation, OwnedSurveyView
@@ -82,15 +82,7 @@ def deliver(request, survey, *, kind, options, headers=None):
     if delivery.job is not None:
         body = job_body(request, delivery.job)
         return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
-    response = file_response(
-        delivery.handle,
-        size=delivery.size,
-        filename=delivery.kind.filename(survey),
-        content_type=delivery.kind.content_type,
-    )
-    for name, value in (headers or {}).items():
-        response[name] = value
-    return response
+    return delivery_file_response(delivery, survey=survey, headers=headers)
 
 
 def bundle_options(interval: dict) -> dict:
@@ -138,10 +130,4 @@ class SurveyExportJobFileView(OwnedSurveyView):
     )
     def get(self, request, survey_id, job_id):
         job = job_reads.export_job_for(survey=self.survey, job_id=job_id)
-        handle = job_reads.export_job_open(job)
-        return file_response(
-            handle,
-            size=job.size,
-            filename=job.download_name,
-            content_type=EXPORT_KINDS[job.kind].content_type,
-        )
+        return job_file_response(job)

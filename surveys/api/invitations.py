@@ -9,7 +9,7 @@ token, or who was reminded: the survey's counts only.
 
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import exceptions, serializers, status
+from rest_framework import exceptions, status
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -22,85 +22,19 @@ from ..selectors.surveys import ROLE_RANK
 from ..services import invitation_mail, invitation_status, invitations
 from .errors import error_responses
 from .researcher import OwnedSurveyView
-from .serializers import RejectUnknownFieldsMixin
+from .serializers import (
+    InvitationSenderSerializer,
+    InvitationStatusRequestSerializer,
+    InvitationStatusSerializer,
+    RespondentInvitationCreateSerializer,
+    RespondentInvitationListSerializer,
+    RespondentInvitationSerializer,
+    RespondentInvitationsMadeSerializer,
+)
 from .serializers.submissions import BlindSignatureSerializer, BlindTokenRequestSerializer
 from .throttling import ClientRateThrottle
 
 TAG = "invitations"
-
-
-class RespondentInvitationSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    email = serializers.CharField(allow_null=True, help_text="Null for an anonymous code.")
-    code = serializers.CharField(
-        allow_null=True, help_text="The invitation's code; null for a viewer."
-    )
-    link = serializers.CharField(
-        allow_null=True,
-        help_text="The personal link (the code in its fragment, which no server log sees); "
-        "null for a viewer.",
-    )
-    revoked = serializers.BooleanField()
-    pilot = serializers.BooleanField(
-        help_text="Made while the survey was a pilot: not in the real study's counts."
-    )
-    language = serializers.CharField(
-        help_text="The email's and slip's language; empty: the survey's own."
-    )
-    mail = serializers.DictField(
-        help_text="The invitation email: `invitation` (`waiting`, `sent`, `failed` or empty "
-        "for a code without address), `attempts` and `error` of its last failed send, "
-        "`unsubscribed` (opted out of reminders). Reminders are counted for the survey only."
-    )
-
-
-class RespondentInvitationCountsSerializer(serializers.Serializer):
-    invited = serializers.IntegerField(help_text="Invitations not revoked.")
-    opened = serializers.IntegerField(help_text="Codes that obtained their token.")
-    answered = serializers.IntegerField(help_text="Tokens spent on a submission.")
-    revoked = serializers.IntegerField()
-    resets = serializers.IntegerField(
-        help_text="Codes replaced by a reset: each lets one person answer twice."
-    )
-    mail_waiting = serializers.IntegerField()
-    mail_failed = serializers.IntegerField()
-    reminders_sent = serializers.IntegerField(help_text="Reminder emails sent, in all.")
-    pilot = serializers.BooleanField(help_text="The counts are the pilot's.")
-    set_apart = serializers.IntegerField(
-        help_text="Pilot invitations, not counted in the real study."
-    )
-
-
-class RespondentInvitationListSerializer(serializers.Serializer):
-    invitations = RespondentInvitationSerializer(many=True)
-    counts = RespondentInvitationCountsSerializer()
-
-
-class RespondentInvitationCreateSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
-    emails = serializers.ListField(
-        child=serializers.JSONField(),
-        required=False,
-        help_text="Addresses to invite (deduplicated; one already invited is skipped).",
-    )
-    count = serializers.JSONField(required=False, help_text="How many anonymous codes to make.")
-    language = serializers.JSONField(
-        required=False,
-        help_text="The email's and slips' language (a site language); the survey's own "
-        "when omitted or when the survey is not offered in it.",
-    )
-
-
-class InvitationSenderSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
-    contact_name = serializers.JSONField(
-        help_text="How emails and slips name the researcher (never the username); may be empty."
-    )
-    contact_email = serializers.JSONField(
-        help_text="The contact address emails give and reply to; may be empty."
-    )
-
-
-class RespondentInvitationsMadeSerializer(serializers.Serializer):
-    invitations = RespondentInvitationSerializer(many=True)
 
 
 def invitation_data(view, *, survey, request) -> dict:
@@ -318,20 +252,6 @@ class PublicTokenView(APIView):
         )
 
 
-class InvitationStatusRequestSerializer(serializers.Serializer):
-    code = serializers.CharField(help_text="The invitation's code, from its personal link.")
-
-
-class InvitationStatusSerializer(serializers.Serializer):
-    status = serializers.ChoiceField(
-        choices=[state.value for state in invitation_status.CodeState],
-        help_text=(
-            "`unused` (the code can obtain its token), `issued` (it obtained it, here or on "
-            "another device), `revoked`, or `invalid` (no such code in this survey)."
-        ),
-    )
-
-
 @extend_schema(tags=["public"])
 class PublicInvitationStatusView(APIView):
     """What a code can still do, asked by its holder's page before any question is shown."""
@@ -363,15 +283,10 @@ class PublicInvitationStatusView(APIView):
         auth=[],
     )
     def post(self, request, slug):
-        data = request.data
-        if not isinstance(data, dict):
-            raise exceptions.ValidationError({"non_field_errors": [_("Must be a JSON object.")]})
-        unknown = sorted(set(data) - {"code"})
-        if unknown:
-            raise exceptions.ValidationError({unknown[0]: [_("Unknown field.")]})
-        if "code" not in data:
-            raise exceptions.ValidationError({"code": [_("This field is required.")]})
-        state = invitation_status.invitation_status(slug=slug, code=data["code"])
+        body = InvitationStatusRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        code = body.validated_data["code"]
+        state = invitation_status.invitation_status(slug=slug, code=code)
         response = Response({"status": state.value})
         response["Cache-Control"] = "no-store"
         return response

@@ -5,102 +5,32 @@ Like researcher.py: the survey is resolved before any handler runs (404 unless t
 owns it or is a member, 403 for a role too low). Only the owner invites, withdraws, changes
 roles, removes and offers ownership; any member may read the list and remove themselves
 (leave). An invitation grants nothing until its addressee accepts it; to anyone else it is a
-404 (``selectors.accounts.invitation_for``).
+404 (``selectors.accounts.member_invitation_for``).
 """
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import serializers, status
+from rest_framework import status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from .. import limits, selectors
-from ..models import SurveyMember
+from .. import selectors
 from ..selectors import accounts as account_selectors
 from ..services import members
 from .errors import error_responses
 from .researcher import OwnedSurveyView
 from .serializers import (
-    RejectUnknownFieldsMixin,
-    StrictCharField,
-    StrictIntegerField,
+    MemberInvitationSerializer,
+    MemberInviteSerializer,
+    MemberRoleSerializer,
+    MemberSerializer,
+    ReceivedMemberInvitationSerializer,
     SurveySerializer,
+    TransferSerializer,
 )
 from .throttling import MemberInviteThrottle
 
 TAG = "co-researchers"
-ROLE_HELP = "`editor` (builds: questions, settings, open/close) or `viewer` (results, exports)."
-
-
-class MemberSerializer(serializers.Serializer):
-    user_id = serializers.IntegerField(source="user.id", read_only=True)
-    username = serializers.CharField(source="user.username", read_only=True)
-    role = serializers.CharField(
-        read_only=True, help_text="`owner` (listed first), `editor` or `viewer`."
-    )
-    invited_by = serializers.CharField(
-        source="invited_by.username", read_only=True, allow_null=True, default=None
-    )
-    created_at = serializers.DateTimeField(
-        read_only=True, allow_null=True, help_text="When they joined; null for the owner."
-    )
-
-
-class InvitationSerializer(serializers.Serializer):
-    """An invitation as its survey's owner sees it. By email, ``user_id`` and ``username`` are
-    always null: nothing says whether the address has an account."""
-
-    id = serializers.IntegerField(read_only=True)
-    user_id = serializers.IntegerField(read_only=True, allow_null=True)
-    username = serializers.CharField(
-        source="user.username", read_only=True, allow_null=True, default=None
-    )
-    email = serializers.SerializerMethodField()
-    role = serializers.CharField(
-        read_only=True, help_text="`editor` or `viewer`; `owner` for an ownership offer."
-    )
-    status = serializers.SerializerMethodField(help_text="Always `pending`: answered ones go.")
-    invited_by = serializers.CharField(source="invited_by.username", read_only=True)
-    created_at = serializers.DateTimeField(read_only=True)
-
-    def get_email(self, invitation) -> str | None:
-        return invitation.email or None
-
-    def get_status(self, invitation) -> str:
-        return "pending"
-
-
-class ReceivedInvitationSerializer(serializers.Serializer):
-    """An invitation as its invitee sees it."""
-
-    id = serializers.IntegerField(read_only=True)
-    survey_id = serializers.IntegerField(read_only=True)
-    survey_title = serializers.CharField(source="survey.title", read_only=True)
-    owner = serializers.CharField(source="survey.owner.username", read_only=True)
-    role = serializers.CharField(
-        read_only=True, help_text="`editor` or `viewer`; `owner`: you are offered the survey."
-    )
-    invited_by = serializers.CharField(source="invited_by.username", read_only=True)
-    created_at = serializers.DateTimeField(read_only=True)
-
-
-class MemberInviteSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
-    user = StrictCharField(
-        max_length=limits.EMAIL_MAX_LENGTH,
-        help_text=(
-            "An account's username, or an email address (anything with an @). By address the "
-            "answer is the same whether or not it has an account."
-        ),
-    )
-    role = serializers.ChoiceField(choices=SurveyMember.Role.choices, help_text=ROLE_HELP)
-
-
-class MemberRoleSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
-    role = serializers.ChoiceField(choices=SurveyMember.Role.choices, help_text=ROLE_HELP)
-
-
-class TransferSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
-    user_id = StrictIntegerField(help_text="The member offered the survey.")
 
 
 def member_rows(survey, found):
@@ -140,7 +70,7 @@ class SurveyMembersView(OwnedSurveyView):
         ),
         request=MemberInviteSerializer,
         responses={
-            201: InvitationSerializer,
+            201: MemberInvitationSerializer,
             **error_responses(
                 400, 401, 403, 404, described={429: "Too many invitations from your account."}
             ),
@@ -155,7 +85,7 @@ class SurveyMembersView(OwnedSurveyView):
             base_url=request.build_absolute_uri("/"),
             **body.validated_data,
         )
-        return Response(InvitationSerializer(invitation).data, status=status.HTTP_201_CREATED)
+        return Response(MemberInvitationSerializer(invitation).data, status=status.HTTP_201_CREATED)
 
 
 @extend_schema(tags=[TAG])
@@ -195,21 +125,21 @@ class SurveyMemberDetailView(OwnedSurveyView):
 
 
 @extend_schema(tags=[TAG])
-class SurveyInvitationsView(OwnedSurveyView):
+class MemberInvitationsView(OwnedSurveyView):
     survey_roles = {"get": selectors.OWNER}
 
     @extend_schema(
         operation_id="surveys_invitations_list",
         summary="The survey's invitations and ownership offer still waiting (owner only)",
-        responses={200: InvitationSerializer(many=True), **error_responses(401, 403, 404)},
+        responses={200: MemberInvitationSerializer(many=True), **error_responses(401, 403, 404)},
     )
     def get(self, request, survey_id):
-        found = account_selectors.survey_invitations(survey=self.survey)
-        return Response(InvitationSerializer(found, many=True).data)
+        found = account_selectors.member_invitations(survey=self.survey)
+        return Response(MemberInvitationSerializer(found, many=True).data)
 
 
 @extend_schema(tags=[TAG])
-class SurveyInvitationDetailView(OwnedSurveyView):
+class MemberInvitationDetailView(OwnedSurveyView):
     survey_roles = {"delete": selectors.OWNER}
 
     @extend_schema(
@@ -239,7 +169,7 @@ class SurveyTransferView(OwnedSurveyView):
             "that would take them past one is a 400 naming `invitation`."
         ),
         request=TransferSerializer,
-        responses={202: InvitationSerializer, **error_responses(400, 401, 403, 404)},
+        responses={202: MemberInvitationSerializer, **error_responses(400, 401, 403, 404)},
     )
     def post(self, request, survey_id):
         body = TransferSerializer(data=request.data)
@@ -247,14 +177,14 @@ class SurveyTransferView(OwnedSurveyView):
         offer = members.survey_transfer(
             survey=self.survey, by=request.user, user_id=body.validated_data["user_id"]
         )
-        return Response(InvitationSerializer(offer).data, status=status.HTTP_202_ACCEPTED)
+        return Response(MemberInvitationSerializer(offer).data, status=status.HTTP_202_ACCEPTED)
 
 
 # --- the invitee's side ---------------------------------------------------------------------
 
 
 @extend_schema(tags=[TAG])
-class InvitationListView(APIView):
+class MemberInvitationListView(APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
@@ -263,15 +193,15 @@ class InvitationListView(APIView):
         description=(
             "Those to your username, and those to your email address once you verified it."
         ),
-        responses={200: ReceivedInvitationSerializer(many=True), **error_responses(401)},
+        responses={200: ReceivedMemberInvitationSerializer(many=True), **error_responses(401)},
     )
     def get(self, request):
-        found = account_selectors.invitations_for(user=request.user)
-        return Response(ReceivedInvitationSerializer(found, many=True).data)
+        found = account_selectors.member_invitations_for(user=request.user)
+        return Response(ReceivedMemberInvitationSerializer(found, many=True).data)
 
 
 @extend_schema(tags=[TAG])
-class InvitationAcceptView(APIView):
+class MemberInvitationAcceptView(APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
@@ -281,7 +211,7 @@ class InvitationAcceptView(APIView):
         responses={200: SurveySerializer, **error_responses(400, 401, 404, 409)},
     )
     def post(self, request, invitation_id):
-        invitation = account_selectors.invitation_for(
+        invitation = account_selectors.member_invitation_for(
             user=request.user, invitation_id=invitation_id
         )
         survey = members.invitation_accept(invitation=invitation, user=request.user)
@@ -289,7 +219,7 @@ class InvitationAcceptView(APIView):
 
 
 @extend_schema(tags=[TAG])
-class InvitationDeclineView(APIView):
+class MemberInvitationDeclineView(APIView):
     permission_classes = [IsAuthenticated]
 
     @extend_schema(
@@ -299,7 +229,7 @@ class InvitationDeclineView(APIView):
         responses={204: OpenApiResponse(description="Declined."), **error_responses(401, 404)},
     )
     def post(self, request, invitation_id):
-        invitation = account_selectors.invitation_for(
+        invitation = account_selectors.member_invitation_for(
             user=request.user, invitation_id=invitation_id
         )
         members.invitation_decline(invitation=invitation)

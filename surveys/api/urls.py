@@ -130,12 +130,12 @@ urlpatterns = [
     ),
     path(
         "surveys/<int:survey_id>/member-invitations/",
-        members.SurveyInvitationsView.as_view(),
+        members.MemberInvitationsView.as_view(),
         name="survey-member-invitations",
     ),
     path(
         "surveys/<int:survey_id>/member-invitations/<int:invitation_id>/",
-        members.SurveyInvitationDetailView.as_view(),
+        members.MemberInvitationDetailView.as_view(),
         name="survey-member-invitation-detail",
     ),
     # Respondent invitations (docs/invitations.md).
@@ -164,15 +164,15 @@ urlpatterns = [
         invitations.SurveyInvitationResetView.as_view(),
         name="survey-invitation-reset",
     ),
-    path("invitations/", members.InvitationListView.as_view(), name="invitation-list"),
+    path("invitations/", members.MemberInvitationListView.as_view(), name="invitation-list"),
     path(
         "invitations/<int:invitation_id>/accept/",
-        members.InvitationAcceptView.as_view(),
+        members.MemberInvitationAcceptView.as_view(),
         name="invitation-accept",
     ),
     path(
         "invitations/<int:invitation_id>/decline/",
-        members.InvitationDeclineView.as_view(),
+        members.MemberInvitationDeclineView.as_view(),
         name="invitation-decline",
     ),
     path("public/surveys/<str:slug>/", public.PublicSurveyView.as_view(), name="public-survey"),

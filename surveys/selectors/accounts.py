@@ -4,7 +4,7 @@ for it (docs/researchers.md, "Accounts and access" and "Co-researchers")."""
 from django.db.models import Q
 from django.http import Http404
 
-from ..models import SurveyInvitation, VerifiedEmail
+from ..models import MemberInvitation, VerifiedEmail
 
 
 def normalized_email(email) -> str:
@@ -28,29 +28,29 @@ def _addressed_to(user):
     return Q(user=user) | Q(email=address) if address else Q(user=user)
 
 
-def invitations_for(*, user) -> list[SurveyInvitation]:
+def member_invitations_for(*, user) -> list[MemberInvitation]:
     """The invitations waiting for ``user``'s answer, oldest first; none for a survey in the
     trash or (for joining) one they own already."""
     return list(
-        SurveyInvitation.objects.filter(_addressed_to(user), survey__deleted_at__isnull=True)
-        .exclude(Q(survey__owner=user) & ~Q(role=SurveyInvitation.Role.OWNER))
+        MemberInvitation.objects.filter(_addressed_to(user), survey__deleted_at__isnull=True)
+        .exclude(Q(survey__owner=user) & ~Q(role=MemberInvitation.Role.OWNER))
         .select_related("survey", "survey__owner", "invited_by")
     )
 
 
-def invitation_for(*, user, invitation_id) -> SurveyInvitation:
+def member_invitation_for(*, user, invitation_id) -> MemberInvitation:
     """One invitation waiting for ``user``; 404 for any other (someone else's, answered,
     withdrawn, or none), so an id tells nobody anything."""
     try:
         pk = int(invitation_id)
     except (TypeError, ValueError, OverflowError):
         raise Http404("No such invitation.") from None
-    for invitation in invitations_for(user=user):
+    for invitation in member_invitations_for(user=user):
         if invitation.pk == pk:
             return invitation
     raise Http404("No such invitation.")
 
 
-def survey_invitations(*, survey) -> list[SurveyInvitation]:
+def member_invitations(*, survey) -> list[MemberInvitation]:
     """The survey's invitations still waiting for an answer, oldest first."""
-    return list(SurveyInvitation.objects.filter(survey=survey).select_related("user", "invited_by"))
+    return list(MemberInvitation.objects.filter(survey=survey).select_related("user", "invited_by"))

@@ -24,8 +24,7 @@ from ..models import Invitation, Survey, is_slug
 from .invitations import code_digest, normalize_code
 
 CODE_FIELD = "code"
-# A typed code may hold spaces and dashes between groups; anything far longer is no code.
-_CODE_TEXT_MAX_LENGTH = 4 * limits.INVITATION_CODE_LENGTH
+_CODE_TEXT_MAX_LENGTH = limits.INVITATION_CODE_TEXT_MAX_LENGTH
 
 
 class CodeState(StrEnum):

@@ -5,7 +5,7 @@ Writes (invite, withdraw, accept, decline, change a role, remove, leave, offer o
 the reads the members page needs. Who may call which is decided before, by
 ``selectors.survey_for`` (docs/researchers.md, "Co-researchers"): only the owner manages
 members and offers the survey; any member may leave; an invitation is answered by its
-addressee only (``selectors.accounts.invitation_for``).
+addressee only (``selectors.accounts.member_invitation_for``).
 
 An invitation by email address is stored for the address and looked up by nobody: whoever
 has verified that address on their account sees it. So the answer to the inviter, and the
@@ -24,7 +24,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 
 from .. import mail
-from ..models import Survey, SurveyInvitation, SurveyMember
+from ..models import MemberInvitation, Survey, SurveyMember
 from ..selectors.accounts import normalized_email
 from .errors import Reason, SurveyConflict
 from .validation import ensure_owner_room
@@ -75,7 +75,7 @@ def _member(*, survey, user_id):
 
 
 @transaction.atomic
-def member_invite(*, survey, by, user, role, base_url="") -> SurveyInvitation:
+def member_invite(*, survey, by, user, role, base_url="") -> MemberInvitation:
     """Invite ``user`` (a username, or an email address) to ``survey`` as ``role``.
 
     The invitation waits for the invitee; inviting the same addressee again changes the role
@@ -92,11 +92,11 @@ def member_invite(*, survey, by, user, role, base_url="") -> SurveyInvitation:
         lookup = {"survey": survey, "email": addressee}
     try:
         with transaction.atomic():
-            invitation, _created = SurveyInvitation.objects.update_or_create(
+            invitation, _created = MemberInvitation.objects.update_or_create(
                 **lookup, defaults={"role": role, "invited_by": by}
             )
     except IntegrityError:  # the same addressee invited twice at the same moment
-        invitation = SurveyInvitation.objects.get(**lookup)
+        invitation = MemberInvitation.objects.get(**lookup)
     if kind == "email":
         _mail_invitation(invitation=invitation, base_url=base_url)
     return invitation
@@ -149,7 +149,7 @@ def invitation_withdraw(*, survey, invitation_id) -> None:
         pk = int(invitation_id)
     except (TypeError, ValueError, OverflowError):
         raise Http404("No such invitation.") from None
-    deleted, _rows = SurveyInvitation.objects.filter(survey=survey, pk=pk).delete()
+    deleted, _rows = MemberInvitation.objects.filter(survey=survey, pk=pk).delete()
     if not deleted:
         raise Http404("No such invitation.")
 
@@ -160,18 +160,18 @@ def invitation_decline(*, invitation) -> None:
 
 @transaction.atomic
 def invitation_accept(*, invitation, user) -> Survey:
-    """``user`` (the addressee, found by ``selectors.accounts.invitation_for``) accepts: they
+    """``user`` (the addressee, found by ``selectors.accounts.member_invitation_for``) accepts: they
     become a member with the offered role, or, for an ownership offer, the owner."""
     survey = Survey.objects.select_for_update().get(pk=invitation.survey_id)
     # Answered, withdrawn or replaced meanwhile: the row is gone or says something else.
     current = (
-        SurveyInvitation.objects.select_for_update()
+        MemberInvitation.objects.select_for_update()
         .filter(pk=invitation.pk, role=invitation.role)
         .first()
     )
     if current is None:
         raise Http404("No such invitation.")
-    if current.role == SurveyInvitation.Role.OWNER:
+    if current.role == MemberInvitation.Role.OWNER:
         return _take_over(survey=survey, invitation=current, user=user)
     if survey.owner_id == user.pk:  # their own address, invited before the survey was theirs
         raise SurveyConflict(
@@ -182,10 +182,10 @@ def invitation_accept(*, invitation, user) -> Survey:
     )
     # Every other invitation to join that reached this account is answered by this one.
     current.delete()
-    SurveyInvitation.objects.filter(survey=survey, user=user, role__in=ROLES).delete()
+    MemberInvitation.objects.filter(survey=survey, user=user, role__in=ROLES).delete()
     email = normalized_email(user.email)
     if email:
-        SurveyInvitation.objects.filter(survey=survey, email=email).delete()
+        MemberInvitation.objects.filter(survey=survey, email=email).delete()
     survey.access_role = current.role
     return survey
 
@@ -211,14 +211,14 @@ def _take_over(*, survey, invitation, user):
         raise ValidationError({"invitation": exc.messages}) from None
     old_owner = survey.owner
     # This offer, and any other the old owner made: the survey is no longer theirs to offer.
-    SurveyInvitation.objects.filter(survey=survey, role=SurveyInvitation.Role.OWNER).delete()
+    MemberInvitation.objects.filter(survey=survey, role=MemberInvitation.Role.OWNER).delete()
     member.delete()
     survey.owner = user
     survey.save(update_fields=["owner", "updated_at"])
     SurveyMember.objects.create(
         survey=survey, user=old_owner, role=SurveyMember.Role.EDITOR, invited_by=old_owner
     )
-    survey.access_role = SurveyInvitation.Role.OWNER
+    survey.access_role = MemberInvitation.Role.OWNER
     return survey
 
 
@@ -242,12 +242,12 @@ def member_remove(*, survey, user_id) -> None:
             reason=Reason.OWNER_CANNOT_LEAVE,
         )
     member = _member(survey=survey, user_id=user_id)
-    SurveyInvitation.objects.filter(survey=survey, user=member.user).delete()
+    MemberInvitation.objects.filter(survey=survey, user=member.user).delete()
     member.delete()
 
 
 @transaction.atomic
-def survey_transfer(*, survey, by, user_id) -> SurveyInvitation:
+def survey_transfer(*, survey, by, user_id) -> MemberInvitation:
     """Offer ``survey`` to the member ``user_id``; they become the owner when they accept (the
     old owner then stays on as an editor). One offer stands at a time: a new one replaces it.
     """
@@ -263,7 +263,7 @@ def survey_transfer(*, survey, by, user_id) -> SurveyInvitation:
                 ]
             }
         ) from None
-    SurveyInvitation.objects.filter(survey=survey, role=SurveyInvitation.Role.OWNER).delete()
-    return SurveyInvitation.objects.create(
-        survey=survey, user=member.user, role=SurveyInvitation.Role.OWNER, invited_by=by
+    MemberInvitation.objects.filter(survey=survey, role=MemberInvitation.Role.OWNER).delete()
+    return MemberInvitation.objects.create(
+        survey=survey, user=member.user, role=MemberInvitation.Role.OWNER, invited_by=by
     )

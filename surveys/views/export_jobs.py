@@ -11,8 +11,7 @@ from django.urls import reverse
 
 from ..exports import csv as csv_export
 from ..exports import jobs as export_files
-from ..exports.delivery import export_deliver
-from ..exports.kinds import EXPORT_KINDS, file_response
+from ..exports.delivery import delivery_file_response, export_deliver, job_file_response
 from ..models import ExportJob
 from ..selectors import export_jobs as job_reads
 from ..services.errors import ExportJobsBusy, ExportRefused
@@ -35,15 +34,7 @@ def deliver(request, survey, *, kind, options, headers=None):
         response = HttpResponseRedirect(job_url(delivery.job))
         response.status_code = 303
         return response
-    response = file_response(
-        delivery.handle,
-        size=delivery.size,
-        filename=delivery.kind.filename(survey),
-        content_type=delivery.kind.content_type,
-    )
-    for name, value in (headers or {}).items():
-        response[name] = value
-    return response
+    return delivery_file_response(delivery, survey=survey, headers=headers)
 
 
 def job_url(job, name="export-job"):
@@ -96,14 +87,6 @@ def export_job_status(request, survey, job_id):
 def export_job_file(request, survey, job_id):
     job = job_reads.export_job_for(survey=survey, job_id=job_id)
     return job_file_response(job)
-
-
-def job_file_response(job):
-    kind = EXPORT_KINDS[job.kind]
-    handle = job_reads.export_job_open(job)
-    return file_response(
-        handle, size=job.size, filename=job.download_name, content_type=kind.content_type
-    )
 
 
 # The kinds whose file is the raw reports CSV itself, so that its codebook can name it.

@@ -4,7 +4,7 @@ the invitee's side: accepting or declining an invitation (listed on their dashbo
 
 Each survey view goes through ``common.member_view``, so someone who neither owns the survey
 nor is a member gets a 404 first; the role each method needs is declared on the decorator.
-An invitation is answered only by its addressee (``selectors.accounts.invitation_for``):
+An invitation is answered only by its addressee (``selectors.accounts.member_invitation_for``):
 anyone else gets a 404.
 """
 
@@ -17,7 +17,7 @@ from django.views.decorators.http import require_POST
 
 from .. import services
 from ..forms import MemberInviteForm, MemberRoleForm, TransferForm
-from ..models import SurveyInvitation
+from ..models import MemberInvitation
 from ..rate_limits import member_invite_window
 from ..selectors import accounts as account_selectors
 from ..services import members
@@ -30,7 +30,7 @@ def _render_members(request, survey, *, form=None, status=200):
     context = {
         "survey": survey,
         "members": [(member, MemberRoleForm(initial={"role": member.role})) for member in found],
-        "invitations": account_selectors.survey_invitations(survey=survey) if is_owner else [],
+        "invitations": account_selectors.member_invitations(survey=survey) if is_owner else [],
         "form": form or MemberInviteForm(),
         "is_owner": is_owner,
     }
@@ -154,8 +154,8 @@ def survey_transfer(request, survey):
     offer = next(
         (
             invitation
-            for invitation in account_selectors.survey_invitations(survey=survey)
-            if invitation.role == SurveyInvitation.Role.OWNER
+            for invitation in account_selectors.member_invitations(survey=survey)
+            if invitation.role == MemberInvitation.Role.OWNER
         ),
         None,
     )
@@ -169,7 +169,7 @@ def survey_transfer(request, survey):
 @login_required
 @require_POST
 def invitation_accept(request, iid):
-    invitation = account_selectors.invitation_for(user=request.user, invitation_id=iid)
+    invitation = account_selectors.member_invitation_for(user=request.user, invitation_id=iid)
     try:
         survey = members.invitation_accept(invitation=invitation, user=request.user)
     except services.ValidationError as exc:  # ownership would take them past a limit
@@ -188,7 +188,7 @@ def invitation_accept(request, iid):
 @login_required
 @require_POST
 def invitation_decline(request, iid):
-    invitation = account_selectors.invitation_for(user=request.user, invitation_id=iid)
+    invitation = account_selectors.member_invitation_for(user=request.user, invitation_id=iid)
     members.invitation_decline(invitation=invitation)
     messages.success(
         request, _("Invitation to “%(title)s” declined.") % {"title": invitation.survey.title}

@@ -76,7 +76,7 @@ def dashboard(request):
         "has_surveys": searching or page.paginator.count > 0,
         "query_without_page": _query_without(request.GET, "page"),
         "shared": selectors.surveys_shared_with(user=request.user),
-        "invitations": account_selectors.invitations_for(user=request.user),
+        "invitations": account_selectors.member_invitations_for(user=request.user),
     }
     return render(request, "surveys/dashboard.html", context)
 

@@ -11,7 +11,7 @@ from django.core import mail as django_mail
 from django.utils import timezone
 
 from surveys import mail, services
-from surveys.models import Survey, SurveyInvitation, VerifiedEmail
+from surveys.models import MemberInvitation, Survey, VerifiedEmail
 from surveys.services import members
 from tests.helpers import add_member, token_client
 
@@ -118,7 +118,7 @@ def test_nobody_but_the_addressee_answers_an_invitation(
         assert accept(client, invitation["id"]).status_code == 404
         assert client.post(f"/api/v1/invitations/{invitation['id']}/decline/").status_code == 404
     assert token_client(other_researcher).get("/api/v1/invitations/").json() == []
-    assert SurveyInvitation.objects.filter(pk=invitation["id"]).exists()
+    assert MemberInvitation.objects.filter(pk=invitation["id"]).exists()
 
 
 def test_an_unverified_address_receives_no_survey_access(owner_api, open_survey):
@@ -158,7 +158,7 @@ def test_a_bad_invitation_is_a_400_naming_the_field(
     response = owner_api.post(members_url(open_survey), body, format="json")
     assert response.status_code == 400
     assert needle in " ".join(response.json()["errors"][field])
-    assert not open_survey.invitations.exists()
+    assert not open_survey.member_invitations.exists()
 
 
 def test_inviting_again_changes_the_offered_role(owner_api, open_survey, viewer):
@@ -241,14 +241,14 @@ def test_without_mail_an_invitation_by_email_is_stored_and_nothing_is_sent(
     assert response.status_code == 201
     assert callbacks == []
     assert django_mail.outbox == []
-    assert open_survey.invitations.get().email == "new@lab.example"
+    assert open_survey.member_invitations.get().email == "new@lab.example"
 
 
 def test_invitations_are_limited_per_account(owner_api, open_survey, settings):
     settings.MEMBER_INVITE_RATE_LIMIT = "3/h"
     statuses = [invite(owner_api, open_survey, f"x{n}@lab.example").status_code for n in range(4)]
     assert statuses == [201, 201, 201, 429]
-    assert open_survey.invitations.count() == 3
+    assert open_survey.member_invitations.count() == 3
     # Reading the list is not limited.
     assert owner_api.get(members_url(open_survey)).status_code == 200
 

@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from surveys import services
 from surveys.exports import jobs as export_files
-from surveys.models import Survey, SurveyInvitation, SurveyMember
+from surveys.models import MemberInvitation, Survey, SurveyMember
 from surveys.selectors import ROLE_RANK
 from surveys.services import export_jobs, invitations, members, tokens
 from tests.helpers import add_member
@@ -194,7 +194,7 @@ def _state(survey):
         row.title,
         list(row.questions.values_list("id", "text")),
         sorted(SurveyMember.objects.filter(survey=survey).values_list("user_id", "role")),
-        sorted(SurveyInvitation.objects.filter(survey=survey).values_list("id", "role")),
+        sorted(MemberInvitation.objects.filter(survey=survey).values_list("id", "role")),
     )
 
 

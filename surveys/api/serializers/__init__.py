@@ -1,8 +1,11 @@
 """Request and response shapes of the API, one module per resource: ``fields`` (the strict
 field types, bounds from ``surveys.limits``), ``accounts`` (tokens), ``surveys`` (the
 researcher's surveys), ``estimates`` (their estimates, one row per question by type),
-``public`` (the respondent's survey), ``submissions`` (the submission it sends). Every
-name is importable from here."""
+``regression`` (the regression on the grouping questions), ``public`` (the respondent's
+survey), ``submissions`` (the submission it sends), ``members`` (co-researchers and their
+invitations to join), ``invitations`` (respondents' invitations and a code's status). Every
+name is importable from here; no other module declares a serializer
+(tests/api/test_serializers_package.py)."""
 
 from .accounts import (
     ApiTokenSerializer,
@@ -27,11 +30,36 @@ from .fields import (
     StrictIntegerField,
     finite,
 )
+from .invitations import (
+    InvitationSenderSerializer,
+    InvitationStatusRequestSerializer,
+    InvitationStatusSerializer,
+    RespondentInvitationCountsSerializer,
+    RespondentInvitationCreateSerializer,
+    RespondentInvitationListSerializer,
+    RespondentInvitationSerializer,
+    RespondentInvitationsMadeSerializer,
+)
+from .members import (
+    MemberInvitationSerializer,
+    MemberInviteSerializer,
+    MemberRoleSerializer,
+    MemberSerializer,
+    ReceivedMemberInvitationSerializer,
+    TransferSerializer,
+)
 from .public import (
     PublicGroupingOptionSerializer,
     PublicGroupingQuestionSerializer,
     PublicQuestionSerializer,
     PublicSurveySerializer,
+)
+from .regression import (
+    CoefficientSerializer,
+    CovariateSerializer,
+    LevelSerializer,
+    RegressionQuerySerializer,
+    RegressionSerializer,
 )
 from .submissions import (
     AnswersField,
@@ -57,11 +85,21 @@ __all__ = [
     "BatchReleaseSerializer",
     "BatchReleasedSerializer",
     "ChoiceEstimateSerializer",
+    "CoefficientSerializer",
     "ConfidenceField",
+    "CovariateSerializer",
     "ErrorSerializer",
     "EstimatesQuerySerializer",
     "GroupsField",
+    "InvitationSenderSerializer",
+    "InvitationStatusRequestSerializer",
+    "InvitationStatusSerializer",
     "IssuedTokenSerializer",
+    "LevelSerializer",
+    "MemberInvitationSerializer",
+    "MemberInviteSerializer",
+    "MemberRoleSerializer",
+    "MemberSerializer",
     "NumericEstimateSerializer",
     "PilotDiscardedSerializer",
     "ProbabilityField",
@@ -71,7 +109,15 @@ __all__ = [
     "PublicSurveySerializer",
     "QuestionSerializer",
     "QuestionTranslationsField",
+    "ReceivedMemberInvitationSerializer",
+    "RegressionQuerySerializer",
+    "RegressionSerializer",
     "RejectUnknownFieldsMixin",
+    "RespondentInvitationCountsSerializer",
+    "RespondentInvitationCreateSerializer",
+    "RespondentInvitationListSerializer",
+    "RespondentInvitationSerializer",
+    "RespondentInvitationsMadeSerializer",
     "StrictBooleanField",
     "StrictCharField",
     "StrictFloatField",
@@ -83,6 +129,7 @@ __all__ = [
     "SurveySerializer",
     "SurveyTranslationsField",
     "TokenRequestSerializer",
+    "TransferSerializer",
     "YesNoEstimateSerializer",
     "finite",
     "submission_fields",

@@ -332,3 +332,48 @@ def test_the_regression_cells_are_counted_from_the_stored_rows(owner):
         ]
     )
     migrate(latest())
+
+
+BEFORE_MEMBER_INVITATION = [("surveys", "0032_positions")]
+MEMBER_INVITATION = [("surveys", "0033_member_invitation")]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.slow
+def test_co_researchers_invitations_keep_their_rows_under_the_new_name(owner, other_researcher):
+    apps = migrate(BEFORE_MEMBER_INVITATION)
+    Survey = apps.get_model("surveys", "Survey")
+    SurveyInvitation = apps.get_model("surveys", "SurveyInvitation")
+    invitee = other_researcher
+    survey = Survey.objects.create(owner_id=owner.pk, title="Shared")
+    by_name = SurveyInvitation.objects.create(
+        survey=survey, user_id=invitee.pk, role="editor", invited_by_id=owner.pk
+    )
+    by_email = SurveyInvitation.objects.create(
+        survey=survey, email="new@lab.example", role="viewer", invited_by_id=owner.pk
+    )
+
+    apps = migrate(MEMBER_INVITATION)
+    MemberInvitation = apps.get_model("surveys", "MemberInvitation")
+    assert "surveys_surveyinvitation" not in connection.introspection.table_names()
+    assert sorted(MemberInvitation.objects.values_list("id", "user_id", "email", "role")) == [
+        (by_name.pk, invitee.pk, "", "editor"),
+        (by_email.pk, None, "new@lab.example", "viewer"),
+    ]
+    Survey = apps.get_model("surveys", "Survey")
+    assert Survey.objects.get(pk=survey.pk).member_invitations.count() == 2
+    constraints = connection.introspection.get_constraints(
+        connection.cursor(), "surveys_memberinvitation"
+    )
+    assert {name for name in constraints if "invitation" in name} >= {
+        "member_invitation_one_addressee",
+        "member_invitation_role_valid",
+        "member_invitation_one_per_user",
+        "member_invitation_one_per_email",
+    }
+    assert not any(name.startswith("survey_invitation_") for name in constraints)
+
+    apps = migrate(BEFORE_MEMBER_INVITATION)
+    SurveyInvitation = apps.get_model("surveys", "SurveyInvitation")
+    assert SurveyInvitation.objects.count() == 2
+    migrate(latest())

@@ -38,9 +38,9 @@ from surveys.models import (
     ApiToken,
     GroupingQuestion,
     Invitation,
+    MemberInvitation,
     Submission,
     Survey,
-    SurveyInvitation,
     SurveyMember,
     SurveyTokenKey,
     VerifiedEmail,
@@ -479,7 +479,7 @@ def pending(survey):
     """The survey's invitations waiting for an answer, as comparable tuples."""
     return sorted(
         (invitation.user_id, invitation.email, invitation.role, invitation.invited_by_id)
-        for invitation in SurveyInvitation.objects.filter(survey=survey)
+        for invitation in MemberInvitation.objects.filter(survey=survey)
     )
 
 

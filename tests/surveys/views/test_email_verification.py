@@ -11,7 +11,7 @@ from django.core import signing
 from django.urls import reverse
 
 from surveys import mail
-from surveys.selectors.accounts import invitations_for, verified_address
+from surveys.selectors.accounts import member_invitations_for, verified_address
 from surveys.services import accounts as account_services
 from surveys.services import members
 from tests.helpers import PASSWORD
@@ -168,13 +168,13 @@ def test_an_invitation_reaches_an_address_only_once_it_is_verified(
     survey = make_survey()
     dana = get_user_model().objects.create_user("dana", password=PASSWORD, email="d@uni.example")
     members.member_invite(survey=survey, by=owner, user="D@Uni.example", role="editor")
-    assert invitations_for(user=dana) == []
+    assert member_invitations_for(user=dana) == []
     client.force_login(dana)
     assert "Invitations for you" not in client.get(reverse("surveys:dashboard")).content.decode()
     client.post(
         reverse("email_verify", kwargs={"token": account_services.verification_token(user=dana)})
     )
-    assert [i.survey for i in invitations_for(user=dana)] == [survey]
+    assert [i.survey for i in member_invitations_for(user=dana)] == [survey]
     assert "Invitations for you" in client.get(reverse("surveys:dashboard")).content.decode()
 
 

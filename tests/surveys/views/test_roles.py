@@ -231,14 +231,14 @@ def test_the_owner_invites_by_username_or_email_and_nothing_is_granted_before_ac
     for invitee in (ana, bo):
         dashboard = login(invitee).get(reverse("surveys:dashboard")).content.decode()
         assert "Invitations for you" in dashboard
-        invitation = selectors_accounts.invitations_for(user=invitee)[0]
+        invitation = selectors_accounts.member_invitations_for(user=invitee)[0]
         accept = reverse("surveys:invitation-accept", kwargs={"iid": invitation.pk})
         assert f'action="{accept}"' in dashboard
         assert login(invitee).post(accept).status_code == 302
         assert login(invitee).get(results).status_code == 200
     got = sorted(survey.members.values_list("user__username", "role", "invited_by__username"))
     assert got == [("ana", "editor", "owner"), ("bo", "viewer", "owner")]
-    assert not survey.invitations.exists()
+    assert not survey.member_invitations.exists()
 
 
 def test_a_declined_or_withdrawn_invitation_grants_nothing(owner, make_survey):
@@ -246,14 +246,14 @@ def test_a_declined_or_withdrawn_invitation_grants_nothing(owner, make_survey):
     ana = get_user_model().objects.create_user("ana", password=PASSWORD)
     browser = login(owner)
     browser.post(members_url(survey), {"user": "ana", "role": "viewer"})
-    invitation = survey.invitations.get()
+    invitation = survey.member_invitations.get()
     decline = reverse("surveys:invitation-decline", kwargs={"iid": invitation.pk})
     assert login(ana).post(decline).status_code == 302
-    assert not survey.invitations.exists() and not survey.members.exists()
+    assert not survey.member_invitations.exists() and not survey.members.exists()
     # Answered: the same link is a 404 now.
     assert login(ana).post(decline).status_code == 404
     browser.post(members_url(survey), {"user": "ana", "role": "viewer"})
-    invitation = survey.invitations.get()
+    invitation = survey.member_invitations.get()
     withdraw = reverse(
         "surveys:invitation-withdraw", kwargs={"pk": survey.pk, "iid": invitation.pk}
     )
@@ -267,12 +267,12 @@ def test_only_the_addressee_answers_an_invitation(owner, make_survey, other_rese
     survey = make_survey()
     get_user_model().objects.create_user("ana", password=PASSWORD)
     login(owner).post(members_url(survey), {"user": "ana", "role": "editor"})
-    invitation = survey.invitations.get()
+    invitation = survey.member_invitations.get()
     for name in ("invitation-accept", "invitation-decline"):
         url = reverse(f"surveys:{name}", kwargs={"iid": invitation.pk})
         assert login(other_researcher).post(url).status_code == 404
         assert login(owner).post(url).status_code == 404
-    assert survey.invitations.get() == invitation
+    assert survey.member_invitations.get() == invitation
     assert not survey.members.exists()
 
 
@@ -293,7 +293,7 @@ def test_a_refused_invitation_says_why_and_stores_nothing(owner, make_survey, da
     assert response.status_code == 400
     assert message in response.content.decode()
     assert not survey.members.exists()
-    assert not survey.invitations.exists()
+    assert not survey.member_invitations.exists()
 
 
 def test_invitations_from_one_account_are_limited(owner, make_survey, settings):
@@ -306,7 +306,7 @@ def test_invitations_from_one_account_are_limited(owner, make_survey, settings):
     ]
     assert [r.status_code for r in statuses] == [302, 302, 429]
     assert "Too many invitations" in statuses[-1].content.decode()
-    assert survey.invitations.count() == 2
+    assert survey.member_invitations.count() == 2
 
 
 def test_inviting_a_member_twice_is_refused(team):
@@ -356,7 +356,7 @@ def test_transfer_is_an_offer_the_new_owner_accepts(team):
     delete_url = reverse("surveys:delete", kwargs={"pk": team.survey.pk})
     assert login(team.editor).get(delete_url).status_code == 403
 
-    offer = team.survey.invitations.get(role="owner")
+    offer = team.survey.member_invitations.get(role="owner")
     dashboard = login(team.editor).get(reverse("surveys:dashboard")).content.decode()
     assert "offers you ownership" in dashboard
     accept = reverse("surveys:invitation-accept", kwargs={"iid": offer.pk})
@@ -374,7 +374,7 @@ def test_a_declined_offer_changes_nothing(team):
     login(team.owner).post(
         reverse("surveys:transfer", kwargs={"pk": team.survey.pk}), {"user_id": team.editor.pk}
     )
-    offer = team.survey.invitations.get(role="owner")
+    offer = team.survey.member_invitations.get(role="owner")
     assert (
         login(team.editor)
         .post(reverse("surveys:invitation-decline", kwargs={"iid": offer.pk}))
@@ -392,7 +392,7 @@ def test_transfer_goes_only_to_a_member(team, other_researcher):
     assert response.status_code == 400
     team.survey.refresh_from_db()
     assert team.survey.owner == team.owner
-    assert not team.survey.invitations.filter(role="owner").exists()
+    assert not team.survey.member_invitations.filter(role="owner").exists()
 
 
 def test_limits_count_owned_surveys_and_an_offer_counts_only_once_accepted(team, settings):

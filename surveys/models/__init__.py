@@ -1,0 +1,68 @@
+"""The schema, one module per domain; every model and helper is re-exported here, so
+``from surveys.models import Survey`` reads the same wherever a model lives.
+
+- ``keys``: a survey's slug, the row keys drawn at random, a question's key in stored JSON;
+- ``surveys``: the survey and the fingerprint of the design its respondents see;
+- ``questions``: its questions and grouping questions;
+- ``submissions``: the randomized reports and every tally kept from them;
+- ``invitations``: respondents' invitations, the survey's token key, the tokens spent;
+- ``members``: researchers' API tokens, memberships, invitations to join, verified addresses;
+- ``exports``: the export files the worker writes.
+"""
+
+from .exports import ExportJob
+from .invitations import Invitation, SpentToken, SurveyTokenKey
+from .keys import RandomKeyField, is_slug, new_slug, question_key, random_key
+from .members import ApiToken, MemberInvitation, SurveyMember, VerifiedEmail
+from .questions import AskedQuestionManager, GroupingOption, GroupingQuestion, Question
+from .submissions import (
+    PREFER_NOT_TO_SAY,
+    TALLY_SHARDS,
+    GroupAnswer,
+    GroupCell,
+    GroupTally,
+    NumericTally,
+    PublicRelease,
+    ReleasedSubmissionManager,
+    Submission,
+    TallyShard,
+    group_cell_key,
+    group_cell_options,
+)
+from .surveys import CI_METHODS, LiveSurveyManager, Survey, design_fingerprint_of
+
+__all__ = [
+    "CI_METHODS",
+    "PREFER_NOT_TO_SAY",
+    "TALLY_SHARDS",
+    "ApiToken",
+    "AskedQuestionManager",
+    "ExportJob",
+    "GroupAnswer",
+    "GroupCell",
+    "GroupTally",
+    "GroupingOption",
+    "GroupingQuestion",
+    "Invitation",
+    "LiveSurveyManager",
+    "MemberInvitation",
+    "NumericTally",
+    "PublicRelease",
+    "Question",
+    "RandomKeyField",
+    "ReleasedSubmissionManager",
+    "SpentToken",
+    "Submission",
+    "Survey",
+    "SurveyMember",
+    "SurveyTokenKey",
+    "TallyShard",
+    "VerifiedEmail",
+    "design_fingerprint_of",
+    "group_cell_key",
+    "group_cell_options",
+    "is_slug",
+    "new_slug",
+    "question_key",
+    "random_key",
+]

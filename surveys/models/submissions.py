@@ -1,0 +1,262 @@
+"""Surveys, their questions and the randomized reports respondents send.
+
+What is stored about a respondent is deliberately small: a client-generated submission id,
+the coarse date it arrived and one randomized bit per question. No address, user agent,
+precise time, cookie or account ties a report to a person.
+"""
+
+from django.db import models
+from django.db.models import Q, Value
+
+from .keys import RandomKeyField
+from .questions import GroupingOption, GroupingQuestion, Question
+from .surveys import Survey
+
+TALLY_SHARDS = 16
+
+
+class TallyShard(models.Model):
+    """One of a survey's rows of running tallies; the survey's tallies are the sum of its rows.
+
+    Written with each submission (same statement or transaction), so reads never count
+    submissions and the estimates cost the same at a thousand or a million responses. Several
+    rows, not one, and each submission adds to one of them chosen at random: concurrent
+    submissions to one survey then rarely wait for the same row's lock, so adding app servers
+    adds throughput to a single survey too. Reads sum at most ``TALLY_SHARDS`` rows.
+    """
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="tally_shards")
+    shard = models.PositiveSmallIntegerField()
+    responses = models.PositiveIntegerField(default=0)
+    # {"q<question id>": [reports, ...counts]}: randomized reports per question, in one value
+    # so that a submission updates one row, not one per question. After the number of reports:
+    # yes/no, the yes reports; choice, the reports of each option; numeric, the sum of the
+    # reports and the sum of their squares (selectors.estimates.survey_tallies).
+    reports = models.JSONField(default=dict)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["survey", "shard"], name="tally_shard_unique"),
+        ]
+
+    def __str__(self):
+        return f"{self.survey_id} #{self.shard}: {self.responses}"
+
+
+class NumericTally(models.Model):
+    """How many reports of one randomized numeric question were ``report``: the question's
+    histogram, one row per value reported so far.
+
+    Written with each submission (same statement or transaction), like ``TallyShard``, so the
+    share above any threshold and the manipulation check read these counts instead of every
+    report. Reports lie within ``dpengine.report_bounds``, so a question has at most its range
+    plus twice the slack rows, whatever the number of responses. Not sharded: a report lands
+    on one of many values (the noise spreads them over several noise scales), so concurrent
+    submissions rarely add to the same row, and a shard per row would multiply what reads sum.
+    """
+
+    # Random, not counted: a counted key would record in which order the values first came.
+    id = RandomKeyField()
+    # No index of its own: the unique (question, report) index serves lookups by question.
+    question = models.ForeignKey(
+        Question, on_delete=models.CASCADE, related_name="numeric_tallies", db_index=False
+    )
+    report = models.BigIntegerField()
+    count = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["question", "report"], name="numeric_tally_unique"),
+        ]
+
+    def __str__(self):
+        return f"{self.question_id} = {self.report}: {self.count}"
+
+
+class ReleasedSubmissionManager(models.Manager):
+    """Submissions every researcher view counts: not held for a batch (``Submission.held``)."""
+
+    def get_queryset(self):
+        return super().get_queryset().filter(held=False)
+
+
+class Submission(models.Model):
+    """One respondent's randomized answers: what their browser sent, never the true answers."""
+
+    # Random, not counted: no stored column says in which order submissions arrived.
+    id = RandomKeyField()
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="submissions")
+    submission_id = models.UUIDField()
+    # A date, not a time: precise timestamps could be joined with other logs to re-identify.
+    received_on = models.DateField()
+    # {"q<question id>": report}: the randomized value sent for each question (yes/no: a
+    # boolean; choice: an option index; numeric: an integer). In the
+    # submission's row rather than a row per answer: storing a submission is then one row, not
+    # eleven, each with its indexes and foreign-key checks, which was most of the database's
+    # work per respondent. The questions cannot change once a survey has responses.
+    reports = models.JSONField(editable=False)
+    # {"q<question id>": position}: where the page showed each question, from 1 (the order
+    # the browser drew, sent as the body's ``order``), so order effects can be tested; empty
+    # when the client sent no order.
+    positions = models.JSONField(
+        default=dict, db_default=Value({}, output_field=models.JSONField()), editable=False
+    )
+
+    # Stored, not yet visible: a batched survey's submission waits for its batch
+    # (services/batches.py). A default in the database: the submission statement names no
+    # such column.
+    held = models.BooleanField(db_default=False, editable=False)
+
+    # Every reader sees the released submissions only; the submission path and the batches
+    # use ``all_objects``.
+    all_objects = models.Manager()
+    objects = ReleasedSubmissionManager()
+
+    class Meta:
+        default_manager_name = "objects"
+        base_manager_name = "all_objects"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["survey", "submission_id"], name="submission_id_unique_per_survey"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["survey"], condition=Q(held=True), name="submission_held"),
+        ]
+
+    def __str__(self):
+        return str(self.submission_id)
+
+
+# --- grouping questions (answered directly, not randomized) ---------------------------------
+
+PREFER_NOT_TO_SAY = "prefer_not_to_say"
+
+
+class GroupAnswer(models.Model):
+    """The option one submission chose for one grouping question, exactly as sent.
+
+    No option: the respondent answered "Prefer not to say". A skipped question has no row.
+    Both count as missing in breakdowns and regressions, never as a group of their own.
+    """
+
+    id = RandomKeyField()  # random like its submission's: stored together, in arrival order
+    submission = models.ForeignKey(
+        Submission, on_delete=models.CASCADE, related_name="group_answers"
+    )
+    grouping_question = models.ForeignKey(
+        GroupingQuestion, on_delete=models.CASCADE, related_name="answers"
+    )
+    option = models.ForeignKey(
+        GroupingOption, on_delete=models.CASCADE, related_name="answers", null=True, blank=True
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["submission", "grouping_question"],
+                name="one_group_answer_per_question_per_submission",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.grouping_question_id}: {self.option_id}"
+
+
+class GroupTally(models.Model):
+    """Randomized reports of one question among the respondents who chose one option.
+
+    Updated in the submission's transaction like the survey's report tallies, so a breakdown
+    costs the same at a thousand or a million responses.
+    """
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="group_tallies")
+    option = models.ForeignKey(GroupingOption, on_delete=models.CASCADE, related_name="tallies")
+    report_count = models.PositiveIntegerField(default=0)
+    yes_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["question", "option"], name="group_tally_unique"),
+            models.CheckConstraint(
+                condition=Q(yes_count__lte=models.F("report_count")), name="group_tally_yes_le_n"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.question_id} × {self.option_id}: {self.yes_count}/{self.report_count}"
+
+
+def group_cell_key(groups) -> str:
+    """The joint cell a submission's grouping answers fall in: ``"<grouping question
+    id>:<option id>"`` per grouping question answered, ascending by grouping question id,
+    joined by ``","``; ``"-"`` for "Prefer not to say"; a skipped question is absent.
+
+    Ids, not positions: moving a grouping question changes no stored key. The submission
+    statement builds the same text in SQL (``services/submissions/statement.py``).
+    """
+    return ",".join(f"{gid}:{'-' if oid is None else oid}" for gid, oid in sorted(groups.items()))
+
+
+def group_cell_options(key) -> dict[int, int | None]:
+    """``group_cell_key`` read back: {grouping question id: option id, None if declined}."""
+    if not key:
+        return {}
+    pairs = (part.split(":") for part in key.split(","))
+    return {int(gid): None if oid == "-" else int(oid) for gid, oid in pairs}
+
+
+class GroupCell(models.Model):
+    """Randomized reports of one yes/no question among the respondents who gave one
+    combination of grouping answers (``group_cell_key``): the regression's cells.
+
+    Added to by the submission's statement (or transaction) like ``GroupTally``, and created
+    by the first report that falls in it, so a regression costs the same at a thousand or a
+    million responses. Reports of respondents who gave no grouping answer are in no cell.
+    """
+
+    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="group_cells")
+    key = models.TextField()
+    report_count = models.PositiveIntegerField(default=0)
+    yes_count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["question", "key"], name="group_cell_unique"),
+            models.CheckConstraint(
+                condition=Q(yes_count__lte=models.F("report_count")), name="group_cell_yes_le_n"
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.question_id} × [{self.key}]: {self.yes_count}/{self.report_count}"
+
+
+class PublicRelease(models.Model):
+    """Release number ``step`` of the public results page's noisy counts, on its scheduled date.
+
+    ``counts`` holds the noisy values shown (respondents, yes reports per question,
+    respondents per grouping option); ``nodes`` the noisy binary-tree nodes this release drew,
+    ``{count key: {"level:index": noisy value}}``, reused by later releases so no noise is
+    ever drawn twice. ``source_count`` is the exact response count up to the release's date,
+    kept server-side and never shown.
+    """
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="public_releases")
+    step = models.PositiveIntegerField()
+    released_at = models.DateTimeField()
+    epsilon = models.FloatField()
+    source_count = models.PositiveIntegerField()
+    counts = models.JSONField()
+    nodes = models.JSONField(default=dict)
+
+    class Meta:
+        ordering = ["-step"]
+        get_latest_by = "step"
+        constraints = [
+            models.UniqueConstraint(fields=["survey", "step"], name="public_release_step_unique"),
+            models.CheckConstraint(condition=Q(step__gte=1), name="public_release_step_positive"),
+        ]
+
+    def __str__(self):
+        return f"{self.survey_id} @ {self.released_at:%Y-%m-%d %H:%M}"

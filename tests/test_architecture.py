@@ -1,0 +1,327 @@
+"""What docs/architecture.md says about where things live, and how many places hold them, read
+from the source (tests/test_docs.py checks that every path it names exists; this file checks
+the rest of its claims of place):
+
+- every ``services.<name>``, ``selectors.<name>``, ``dpengine.<name>``, ``models.<name>`` or
+  ``Rule.<name>`` the page names exists, and so does every ``services.<name>`` and
+  ``selectors.<name>`` the code calls (the packages re-export what their callers use);
+- a name written beside a file (`` `answers.py` `clean_answers` ``) is defined in that file;
+- the layers are listed in the order of ``LAYERS`` (tests/test_layers.py);
+- the counts: who imports dpengine and ``limits``; the one module that maps a question to its
+  mechanism, the two that hand a numeric range to dpengine, the one function that compares
+  with the ε ceiling and the one that refuses it; the exports of ``static/js/constants.js``;
+  the hand-typed lists of design kinds, found wherever they are.
+"""
+
+import ast
+import re
+from pathlib import Path
+
+import dpengine
+from surveys import selectors, services
+from surveys.services.submissions import contract
+from tests.test_docs import code_spans, without_fences
+from tests.test_layers import LAYERS, imports_of, module_name, modules, within
+
+ROOT = Path(__file__).resolve().parent.parent
+PAGE = ROOT / "docs" / "architecture.md"
+TEXT = PAGE.read_text(encoding="utf-8")
+SEARCHED = ("surveys", "dpengine", "blindrsa", "static/js", "tools")
+
+
+def surveys_modules():
+    return list(modules(packages=("surveys",)))
+
+
+def relative(path):
+    return str(path.relative_to(ROOT))
+
+
+# --- names ----------------------------------------------------------------------------------
+
+DOTTED = re.compile(r"\b(services|selectors|dpengine|models|Rule)((?:\.\w+)+)")
+ROOTS = {
+    "services": services,
+    "selectors": selectors,
+    "dpengine": dpengine,
+    "models": __import__("surveys.models", fromlist=["models"]),
+    "Rule": contract.Rule,
+}
+
+
+def resolves(root, path):
+    """Whether ``root.a.b`` names something: an attribute, or a submodule of a package."""
+    found = ROOTS[root]
+    for part in path.strip(".").split("."):
+        if hasattr(found, part):
+            found = getattr(found, part)
+            continue
+        name = getattr(found, "__name__", None)
+        try:
+            found = __import__(f"{name}.{part}", fromlist=[part]) if name else None
+        except ImportError:
+            found = None
+        if found is None:
+            return False
+    return True
+
+
+def named_in(spans):
+    return sorted({f"{m.group(1)}{m.group(2)}" for span in spans for m in DOTTED.finditer(span)})
+
+
+def test_the_name_reader_sees_a_missing_name():
+    assert resolves("services", ".survey_create")
+    assert not resolves("services", ".create_survey")
+    assert resolves("services", ".validation.ensure_within_epsilon_ceiling")
+    assert resolves("Rule", ".ACCEPTING") and not resolves("Rule", ".NO_SUCH_RULE")
+    assert named_in(["from surveys import services; services.create_survey(...)"]) == [
+        "services.create_survey"
+    ]
+
+
+def test_every_name_the_page_names_exists():
+    missing = [
+        name
+        for name in named_in(code_spans(TEXT))
+        if not resolves(name.split(".", 1)[0], "." + name.split(".", 1)[1])
+    ]
+    assert missing == []
+
+
+def test_every_name_the_code_takes_from_the_packages_exists():
+    """``services.X`` / ``selectors.X`` wherever a module imported the package itself."""
+    missing = []
+    for path in [*surveys_modules(), *sorted((ROOT / "tests").rglob("*.py"))]:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = {
+            alias.asname or alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module in ("surveys", None)
+            for alias in node.names
+            if alias.name in ("services", "selectors")
+        }
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Attribute)
+                and isinstance(node.value, ast.Name)
+                and node.value.id in imported
+                and node.value.id in ("services", "selectors")
+                and not resolves(node.value.id, "." + node.attr)
+            ):
+                missing.append(f"{relative(path)}:{node.lineno} {node.value.id}.{node.attr}")
+    assert missing == []
+
+
+# --- a name beside its file -----------------------------------------------------------------
+
+BESIDE = re.compile(r"`([\w/.-]+\.(?:py|js))`(?:'s)?((?:,? (?:and )?`[A-Za-z_]\w*`)+)")
+
+
+def files_named(name):
+    """The files a page means by ``name``: the path itself, or every file of that name."""
+    if (ROOT / name).is_file():
+        return [ROOT / name]
+    return [
+        path
+        for folder in SEARCHED
+        for path in (ROOT / folder).rglob(Path(name).name)
+        if str(path).endswith(name)
+    ]
+
+
+def defines(path, name):
+    source = path.read_text(encoding="utf-8")
+    if path.suffix == ".js":
+        return re.search(rf"\b(?:function\*?|const|let|var|class)\s+{name}\b", source) is not None
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            if node.name == name:
+                return True
+        elif isinstance(node, ast.Assign | ast.AnnAssign):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                return True
+    return False
+
+
+def names_beside_files(text):
+    for match in BESIDE.finditer(without_fences(text)):
+        for name in re.findall(r"`(\w+)`", match.group(2)):
+            yield match.group(1), name
+
+
+def test_the_beside_reader_pairs_a_file_with_its_names():
+    text = "`services/schedule.py` `phase`; `dpengine/tallies.py` `report_tally`, `tally_sum`"
+    assert list(names_beside_files(text)) == [
+        ("services/schedule.py", "phase"),
+        ("dpengine/tallies.py", "report_tally"),
+        ("dpengine/tallies.py", "tally_sum"),
+    ]
+    (schedule,) = files_named("services/schedule.py")
+    assert defines(schedule, "phase") and not defines(schedule, "no_such_name")
+
+
+def test_every_name_written_beside_a_file_is_defined_there():
+    pairs = list(names_beside_files(TEXT))
+    assert len(pairs) >= 10  # the submission contract's table alone names more
+    wrong = [
+        f"{file} {name}"
+        for file, name in pairs
+        if not any(defines(path, name) for path in files_named(file))
+    ]
+    assert wrong == []
+
+
+# --- the layers -----------------------------------------------------------------------------
+
+
+def test_the_page_lists_the_floors_in_the_order_of_layers():
+    paragraph = TEXT[TEXT.index("**No import runs up a layer") :]
+    paragraph = paragraph[: paragraph.index("\n- **")]
+    places = [paragraph.find(floor) for floor, _names in LAYERS]
+    assert -1 not in places, [floor for floor, _names in LAYERS]
+    assert places == sorted(places)
+
+
+def test_only_services_selectors_and_exports_import_dpengine():
+    importers = {
+        module_name(path)
+        for path in surveys_modules()
+        for target, _names, _line in imports_of(path)
+        if within(target, "dpengine")
+    }
+    allowed = ("surveys.services", "surveys.selectors", "surveys.exports")
+    assert sorted(m for m in importers if not any(within(m, a) for a in allowed)) == [
+        "surveys.formatting"
+    ]
+
+
+def test_the_schema_forms_serializers_and_services_read_the_bounds_from_limits():
+    readers = {
+        module_name(path)
+        for path in surveys_modules()
+        if any(within(target, "surveys.limits") for target, _n, _l in imports_of(path))
+    }
+    for layer in ("surveys.models", "surveys.forms", "surveys.api.serializers", "surveys.services"):
+        assert any(within(reader, layer) for reader in readers), layer
+
+
+def test_the_counters_are_shared_from_one_module():
+    for module in ("surveys.api.throttling", "surveys.login_throttle"):
+        path = ROOT / (module.replace(".", "/") + ".py")
+        assert any(within(t, "surveys.rate_limits") for t, _n, _l in imports_of(path)), module
+
+
+# --- one place ------------------------------------------------------------------------------
+
+
+def calls(path):
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            yield name, node
+
+
+MECHANISMS = ROOT / "surveys" / "selectors" / "mechanisms.py"
+
+
+def test_only_mechanisms_builds_a_questions_design_or_mechanism():
+    classes = {
+        cls.__name__ for cls in (*dpengine.DESIGNS.values(), *dpengine.CHEATING_DESIGNS.values())
+    }
+    classes |= {"BoundedNumeric", "KaryRandomizedResponse"}
+    built = []
+    for path in surveys_modules():
+        for name, node in calls(path):
+            if name not in classes or path == MECHANISMS:
+                continue
+            coins = name == "ForcedResponse" and {k.arg for k in node.keywords} == {
+                "p_truth",
+                "p_forced_yes",
+            }
+            if not coins:
+                built.append(f"{relative(path)}:{node.lineno} {name}")
+    assert built == []
+    assert {name for name, _node in calls(MECHANISMS)} >= {
+        "BoundedNumeric",
+        "KaryRandomizedResponse",
+    }
+
+
+def test_a_numeric_range_reaches_dpengine_from_two_modules():
+    handing = set()
+    for path in surveys_modules():
+        for _name, node in calls(path):
+            for keyword in node.keywords:
+                if keyword.arg in ("lo", "hi") and ast.unparse(keyword.value).endswith(
+                    ("min_value", "max_value")
+                ):
+                    handing.add(relative(path))
+    assert handing == {"surveys/selectors/mechanisms.py", "surveys/selectors/estimates.py"}
+
+
+def test_the_epsilon_ceiling_is_compared_in_one_function_and_refused_in_one():
+    comparing, refusing = set(), set()
+    for path in surveys_modules():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for function in ast.walk(tree):
+            if not isinstance(function, ast.FunctionDef):
+                continue
+            for node in ast.walk(function):
+                source = ast.unparse(node) if isinstance(node, ast.Compare) else ""
+                if "ceiling" in source.lower() or "MAX_EPSILON" in source:
+                    comparing.add(f"{relative(path)} {function.name}")
+                if (
+                    within(module_name(path), "surveys.services")
+                    and isinstance(node, ast.Call)
+                    and ast.unparse(node.func).endswith("exceeds_epsilon_ceiling")
+                ):
+                    refusing.add(f"{relative(path)} {function.name}")
+    assert comparing == {"surveys/selectors/mechanisms.py exceeds_epsilon_ceiling"}
+    assert refusing == {"surveys/services/validation.py ensure_within_epsilon_ceiling"}
+
+
+def test_the_runtime_constants_are_the_ones_the_page_lists():
+    exported = re.findall(
+        r"^export const (\w+)", (ROOT / "static/js/constants.js").read_text(), re.MULTILINE
+    )
+    bullet = TEXT[TEXT.index("`static/js/constants.js`, the values the pages need at run time") :]
+    bullet = bullet[: bullet.index("\n- ")]
+    listed = [span for span in code_spans(bullet) if re.fullmatch(r"[A-Z_]+", span)]
+    assert sorted(listed) == sorted(exported)
+
+
+# --- lists typed by hand --------------------------------------------------------------------
+
+
+def design_kind_lists():
+    """Every file of the app or the browser that spells out the yes/no design kinds as a
+    literal list, with the list."""
+    kinds = set(dpengine.DESIGNS)
+    for path in surveys_modules():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.List | ast.Tuple) and node.elts:
+                values = [getattr(e, "value", None) for e in node.elts]
+                if all(isinstance(v, str) for v in values) and set(values) == kinds:
+                    yield relative(path), values
+    for path in sorted((ROOT / "static" / "js").glob("*.js")):
+        for listed in re.findall(r"\[([^\[\]]*)\]", path.read_text(encoding="utf-8")):
+            values = re.findall(r'"(\w+)"', listed)
+            bare = re.sub(r'"\w+"|[\s,]', "", listed)
+            if values and not bare and set(values) == kinds:
+                yield relative(path), values
+
+
+def test_every_hand_typed_list_of_design_kinds_is_named_and_whole():
+    found = list(design_kind_lists())
+    bullet = TEXT[TEXT.index("The list of yes/no design kinds is still typed by hand") :]
+    bullet = bullet.split("\n\n")[0].split("\n- ")[0]
+    named = {
+        span
+        for span in code_spans(bullet)
+        if span.endswith((".py", ".js")) and not span.startswith("tests/")
+    }
+    assert {path for path, _values in found} == named
+    assert all(values == list(dpengine.DESIGNS) for _path, values in found)
