@@ -132,7 +132,7 @@ test-module: $(VENV)/.dev-installed
 
 ## make test-times: the whole suite with each test's CPU recorded (.pytest_cache/cpu/), the test
 ## files summed by CPU, and tests/measured_slow.txt rewritten: the tests over FAST_BUDGET_MS of
-## CPU that no mark leaves out of `make test-fast` (tests/README.md, "Timing").
+## CPU that no mark leaves out of `make test-fast` ("Timing" in tests/README.md).
 FAST_BUDGET_MS ?= 50
 test-times: $(VENV)/.dev-installed test-browser-deps test-proxy-deps test-r-deps gettext-deps
 	rm -rf .pytest_cache/cpu

@@ -25,7 +25,7 @@ from tests.helpers import (
 )
 
 E2E_FOLDER = Path(__file__).parent / "e2e"
-# Tests measured over the fast loop's budget of CPU (tests/README.md, "Timing"), by id.
+# Tests measured over the fast loop's budget of CPU ("Timing" in tests/README.md), by id.
 MEASURED_SLOW = Path(__file__).parent / "measured_slow.txt"
 
 

@@ -1,4 +1,4 @@
-"""Per-test CPU time, for finding where the suite's time goes (tests/README.md, "Timing").
+"""Per-test CPU time, for finding where the suite's time goes ("Timing" in tests/README.md).
 
     pytest -p tests.cpu_times ...   # writes .pytest_cache/cpu/<worker>.tsv
 
