@@ -111,10 +111,11 @@ PYTEST_WORKERS ?= auto
 test-python: $(VENV)/.dev-installed test-browser-deps test-proxy-deps test-r-deps gettext-deps
 	$(TEST_ENV) $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
-## make test-fast: the inner loop, under 2 minutes — everything but the browser (e2e) and the
-## tests marked slow (live servers, subprocesses, statistical sweeps: over ~1.5 s of CPU each),
-## then node --test. `make test` (and CI, .ci/run) still runs everything. PYTEST_ARGS narrows
-## it as for test-python.
+## make test-fast: the inner loop — everything but the browser (e2e) and the tests marked slow
+## (by hand: live servers, subprocesses, statistical sweeps; by measurement: every test over
+## FAST_BUDGET_MS of CPU, tests/measured_slow.txt), then node --test; FAST_LOOP_MEASURED below.
+## `make test` (and CI, .ci/run) still runs everything. PYTEST_ARGS narrows it as for
+## test-python.
 test-fast: $(VENV)/.dev-installed gettext-deps
 	$(TEST_ENV) $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not slow and not e2e" $(PYTEST_ARGS)
 	node --test tests/js/
@@ -122,18 +123,19 @@ test-fast: $(VENV)/.dev-installed gettext-deps
 ## make test-module M=surveys/services/batches.py: the tests of the modules you changed (M takes
 ## several paths, files or packages) in one process: each one's mirrored test file
 ## (tests/surveys/services/test_batches.py) and every test file that imports it or a name its
-## package re-exports from it (tests/for_module.py lists them), without the browser and slow tests
-## (MARKS= runs those too).
+## package re-exports from it (tests/for_module.py lists them), without the browser and the tests
+## marked slow by hand (MARKS= runs those too); tests/measured_slow.txt does not apply here.
 MARKS ?= not slow and not e2e
 test-module: $(VENV)/.dev-installed
 	@test -n "$(M)" || { echo "usage: make test-module M=path/to/module.py [MARKS=]" >&2; exit 2; }
 	@files=$$($(PY) -m tests.for_module $(M)) && echo "$$files" | tr '\n' ' ' && echo && \
-		$(TEST_ENV) $(PY) -m pytest -q $(if $(MARKS),-m "$(MARKS)") $$files $(PYTEST_ARGS)
+		$(TEST_ENV) $(PY) -m pytest -q --ignore-measured-slow $(if $(MARKS),-m "$(MARKS)") \
+		$$files $(PYTEST_ARGS)
 
 ## make test-times: the whole suite with each test's CPU recorded (.pytest_cache/cpu/), the test
 ## files summed by CPU, and tests/measured_slow.txt rewritten: the tests over FAST_BUDGET_MS of
 ## CPU that no mark leaves out of `make test-fast` ("Timing" in tests/README.md).
-FAST_BUDGET_MS ?= 50
+FAST_BUDGET_MS ?= 20
 test-times: $(VENV)/.dev-installed test-browser-deps test-proxy-deps test-r-deps gettext-deps
 	rm -rf .pytest_cache/cpu
 	-$(TEST_ENV) $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile -p tests.cpu_times -q $(PYTEST_ARGS)

@@ -34,11 +34,20 @@ def measured_slow():
     return {line for line in lines if line and not line.startswith("#")}
 
 
-def pytest_collection_modifyitems(items):
+def pytest_addoption(parser):
+    parser.addoption(
+        "--ignore-measured-slow",
+        action="store_true",
+        help="do not mark slow the tests of tests/measured_slow.txt (make test-module)",
+    )
+
+
+def pytest_collection_modifyitems(config, items):
     """Every test under tests/e2e/ is marked ``e2e`` by where it lives, so ``make test-fast``
     (``-m "not slow and not e2e"``) leaves out a browser test whose module forgot its mark.
-    A test listed in tests/measured_slow.txt is marked ``slow`` as if by hand."""
-    slow = measured_slow()
+    A test listed in tests/measured_slow.txt is marked ``slow`` as if by hand, unless
+    ``--ignore-measured-slow`` (``make test-module`` runs a module's tests whatever they cost)."""
+    slow = set() if config.getoption("--ignore-measured-slow") else measured_slow()
     for item in items:
         if E2E_FOLDER in item.path.parents:
             item.add_marker(pytest.mark.e2e)
