@@ -140,7 +140,7 @@ FAST_BUDGET_MS ?= 20
 test-times: $(VENV)/.dev-installed test-browser-deps test-proxy-deps test-r-deps gettext-deps
 	rm -rf .pytest_cache/cpu
 	-$(TEST_ENV) $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile -p tests.cpu_times -q $(PYTEST_ARGS)
-	$(PY) -m tests.cpu_times | head -40
+	$(PY) -m tests.cpu_times > .pytest_cache/cpu/files.txt; head -40 .pytest_cache/cpu/files.txt
 	$(PY) -m tests.cpu_times slow $(FAST_BUDGET_MS) > tests/measured_slow.txt
 
 test-js: test-browser-deps
