@@ -8,7 +8,7 @@ PORT ?= 8000
 # tests with DEBUG off). Production reads DEBUG/SECRET_KEY from the environment instead.
 DEV_ENV := DEBUG=1
 
-.PHONY: run test test-fast test-python test-js constants test-browser-deps test-proxy-deps test-r-deps gettext-deps bench-deps messages lint format bench serve migrate clean
+.PHONY: run test test-fast test-module test-times test-python test-js constants test-browser-deps test-proxy-deps test-r-deps gettext-deps bench-deps messages lint format bench serve migrate clean
 
 $(VENV)/.runtime-installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -96,21 +96,52 @@ messages: $(VENV)/.runtime-installed gettext-deps
 	$(DEV_ENV) $(PY) manage.py makemessages --all --no-obsolete --add-location file -d djangojs $(MESSAGES_IGNORE)
 	$(DEV_ENV) $(PY) manage.py compilemessages -i '.venv' -i 'node_modules'
 
+# The suite's Python processes (pytest and its workers, live servers, manage.py subprocesses)
+# keep their bytecode, and pytest its rewritten test modules, in .pytest_cache/pycache rather
+# than beside the sources, even where the shell sets PYTHONDONTWRITEBYTECODE (as the development
+# machine does): recompiling every module costs each of them seconds of CPU (collection: about
+# 14 s a worker instead of 6 s).
+TEST_ENV := $(DEV_ENV) PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/.pytest_cache/pycache
+
 # The Python suite runs on one pytest-xdist worker per CPU (PYTEST_WORKERS=0 for one process),
 # each with its own test database (test_<name>_gw0, ...), live server and Chromium. loadfile
 # keeps a module's tests on one worker, so a module-scoped live gunicorn (tests/live.py) starts
 # and migrates its database once. (xdist 3.8's loadgroup cannot mark tests on pytest 9.2.)
 PYTEST_WORKERS ?= auto
 test-python: $(VENV)/.dev-installed test-browser-deps test-proxy-deps test-r-deps gettext-deps
-	$(DEV_ENV) $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+	$(TEST_ENV) $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
 
-## make test-fast: the inner loop, under 2 minutes — everything but the browser (e2e) and the
-## tests marked slow (live servers, subprocesses, statistical sweeps: over ~1.5 s of CPU each),
-## then node --test. `make test` (and CI, .ci/run) still runs everything. PYTEST_ARGS narrows
-## it as for test-python.
+## make test-fast: the inner loop — everything but the browser (e2e) and the tests marked slow
+## (by hand: live servers, subprocesses, statistical sweeps; by measurement: every test over
+## FAST_BUDGET_MS of CPU, tests/measured_slow.txt), then node --test: 1 min 5 s of CPU measured
+## on a loaded machine, 2026-12-02 ("Timing" in tests/README.md).
+## `make test` (and CI, .ci/run) still runs everything. PYTEST_ARGS narrows it as for
+## test-python.
 test-fast: $(VENV)/.dev-installed gettext-deps
-	$(DEV_ENV) $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not slow and not e2e" $(PYTEST_ARGS)
+	$(TEST_ENV) $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not slow and not e2e" $(PYTEST_ARGS)
 	node --test tests/js/
+
+## make test-module M=surveys/services/batches.py: the tests of the modules you changed (M takes
+## several paths, files or packages) in one process: each one's mirrored test file
+## (tests/surveys/services/test_batches.py) and every test file that imports it or a name its
+## package re-exports from it (tests/for_module.py lists them), without the browser and the tests
+## marked slow by hand (MARKS= runs those too); tests/measured_slow.txt does not apply here.
+MARKS ?= not slow and not e2e
+test-module: $(VENV)/.dev-installed
+	@test -n "$(M)" || { echo "usage: make test-module M=path/to/module.py [MARKS=]" >&2; exit 2; }
+	@files=$$($(PY) -m tests.for_module $(M)) && echo "$$files" | tr '\n' ' ' && echo && \
+		$(TEST_ENV) $(PY) -m pytest -q --ignore-measured-slow $(if $(MARKS),-m "$(MARKS)") \
+		$$files $(PYTEST_ARGS)
+
+## make test-times: the whole suite with each test's CPU recorded (.pytest_cache/cpu/), the test
+## files summed by CPU, and tests/measured_slow.txt rewritten: the tests over FAST_BUDGET_MS of
+## CPU that no mark leaves out of `make test-fast` ("Timing" in tests/README.md).
+FAST_BUDGET_MS ?= 20
+test-times: $(VENV)/.dev-installed test-browser-deps test-proxy-deps test-r-deps gettext-deps
+	rm -rf .pytest_cache/cpu
+	-$(TEST_ENV) $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile -p tests.cpu_times -q $(PYTEST_ARGS)
+	$(PY) -m tests.cpu_times > .pytest_cache/cpu/files.txt; head -40 .pytest_cache/cpu/files.txt
+	$(PY) -m tests.cpu_times slow $(FAST_BUDGET_MS) > tests/measured_slow.txt
 
 test-js: test-browser-deps
 	node --test tests/js/

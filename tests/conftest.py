@@ -14,6 +14,7 @@ from rest_framework.test import APIClient
 from surveys import services
 from surveys.models import Survey
 from surveys.services import translations
+from tests import live_databases
 from tests.helpers import (
     MIXED_QUESTIONS,
     PASSWORD,
@@ -24,14 +25,34 @@ from tests.helpers import (
 )
 
 E2E_FOLDER = Path(__file__).parent / "e2e"
+# Tests measured over the fast loop's budget of CPU ("Timing" in tests/README.md), by id.
+MEASURED_SLOW = Path(__file__).parent / "measured_slow.txt"
 
 
-def pytest_collection_modifyitems(items):
+def measured_slow():
+    lines = MEASURED_SLOW.read_text().splitlines() if MEASURED_SLOW.exists() else []
+    return {line for line in lines if line and not line.startswith("#")}
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--ignore-measured-slow",
+        action="store_true",
+        help="do not mark slow the tests of tests/measured_slow.txt (make test-module)",
+    )
+
+
+def pytest_collection_modifyitems(config, items):
     """Every test under tests/e2e/ is marked ``e2e`` by where it lives, so ``make test-fast``
-    (``-m "not slow and not e2e"``) leaves out a browser test whose module forgot its mark."""
+    (``-m "not slow and not e2e"``) leaves out a browser test whose module forgot its mark.
+    A test listed in tests/measured_slow.txt is marked ``slow`` as if by hand, unless
+    ``--ignore-measured-slow`` (``make test-module`` runs a module's tests whatever they cost)."""
+    slow = set() if config.getoption("--ignore-measured-slow") else measured_slow()
     for item in items:
         if E2E_FOLDER in item.path.parents:
             item.add_marker(pytest.mark.e2e)
+        if item.nodeid in slow:
+            item.add_marker(pytest.mark.slow(measured=True))
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -41,6 +62,14 @@ def fast_password_hashing():
     created for most tests. Live servers in subprocesses (tests/live.py) keep the real one."""
     with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
         yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def live_server_template_removed_at_the_end():
+    """The template database the live servers of this process copy (tests/live_databases.py),
+    if one was made, is removed when the session ends (a PostgreSQL one would outlive it)."""
+    yield
+    live_databases.discard_template()
 
 
 @pytest.fixture(autouse=True)

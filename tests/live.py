@@ -6,8 +6,9 @@ more than one process (shared-cache throttling, concurrency).
 
 The database is prepared for the server alone: a temporary SQLite file, or, when the suite
 runs with DATABASE_URL pointing at PostgreSQL, a fresh database on the same server that is
-dropped afterwards. Both are migrated by ``manage.py migrate`` in a subprocess (which also
-creates the cache table), exactly as a deployment would.
+dropped afterwards. Both are copies of a template migrated by ``manage.py migrate`` in a
+subprocess (which also creates the cache table), exactly as a deployment would, once per process
+of the suite (tests/live_databases.py).
 """
 
 import csv
@@ -27,12 +28,12 @@ import uuid
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.live_databases import ROOT, migrated_copy
+from tests.live_databases import manage as _manage
+from tests.live_databases import server_env as _server_env
+
 READY_TIMEOUT = 30.0
-# Environment the suite may carry that must not leak into the server's settings.
-_DROPPED = ("DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE", "TRUSTED_PROXIES")
 
 
 def free_port(host="127.0.0.1"):
@@ -42,49 +43,13 @@ def free_port(host="127.0.0.1"):
 
 
 @contextmanager
-def _sqlite_database(workdir):
-    yield f"sqlite:///{workdir / 'live.sqlite3'}"
-
-
-@contextmanager
-def _postgres_database(url):
-    """A fresh database next to the suite's own, dropped (connections and all) afterwards."""
-    import psycopg
-
-    parts = urlsplit(url)
-    name = f"rrsurvey_live_{os.getpid()}_{secrets.token_hex(4)}"
-    admin = urlunsplit(parts._replace(path="/postgres"))
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
-    try:
-        yield urlunsplit(parts._replace(path=f"/{name}"))
-    finally:
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-def _database(workdir):
-    suite_url = os.environ.get("DATABASE_URL", "")
-    if re.match(r"postgres(ql)?://", suite_url):
-        return _postgres_database(suite_url)
-    return _sqlite_database(workdir)
-
-
-def _server_env(database_url):
-    server_env = {k: v for k, v in os.environ.items() if k not in _DROPPED}
-    server_env.update(DATABASE_URL=database_url, PYTHONUNBUFFERED="1")
-    return server_env
-
-
-@contextmanager
 def migrated_database():
     """A fresh database migrated as a deployment does it (``manage.py migrate``), for several
     servers to share (``gunicorn_server(database_url=...)``); its URL."""
     with (
         tempfile.TemporaryDirectory(prefix="rrsurvey-db-") as tmp,
-        _database(Path(tmp)) as database_url,
+        migrated_copy(Path(tmp)) as database_url,
     ):
-        _manage({**_server_env(database_url), "DEBUG": "1"}, "migrate", "--noinput")
         yield database_url
 
 
@@ -150,21 +115,6 @@ class GunicornServer(_Http):
         return re.findall(r"<(\d+)>", self.access_log.read_text())
 
 
-def _manage(env, *args, input=None):
-    result = subprocess.run(
-        [sys.executable, "manage.py", *args],
-        cwd=ROOT,
-        env=env,
-        input=input,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    if result.returncode != 0:
-        raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{result.stderr}")
-    return result.stdout
-
-
 def _wait_until_ready(server):
     deadline = time.monotonic() + READY_TIMEOUT
     while True:
@@ -204,7 +154,7 @@ def gunicorn_server(
     shared = database_url
     with tempfile.TemporaryDirectory(prefix="rrsurvey-live-") as tmp:
         workdir = Path(tmp)
-        with nullcontext(shared) if shared else _database(workdir) as database_url:
+        with nullcontext(shared) if shared else migrated_copy(workdir) as database_url:
             server_env = _server_env(database_url)
             if debug:
                 server_env["DEBUG"] = "1"
@@ -213,8 +163,6 @@ def gunicorn_server(
                     DEBUG="0", SECRET_KEY=secrets.token_urlsafe(50), SECURE_SSL_REDIRECT="off"
                 )
             server_env.update(env or {})
-            if not shared:
-                _manage(server_env, "migrate", "--noinput")
             port = free_port(host)
             access_log = workdir / "access.log"
             error_log = workdir / "error.log"
@@ -258,11 +206,10 @@ def development_server(*, env=None):
     """
     with tempfile.TemporaryDirectory(prefix="rrsurvey-dev-") as tmp:
         workdir = Path(tmp)
-        with _database(workdir) as database_url:
-            server_env = {k: v for k, v in os.environ.items() if k not in _DROPPED}
-            server_env.update(DATABASE_URL=database_url, PYTHONUNBUFFERED="1", DEBUG="1")
+        with migrated_copy(workdir) as database_url:
+            server_env = _server_env(database_url)
+            server_env.update(DEBUG="1")
             server_env.update(env or {})
-            _manage(server_env, "migrate", "--noinput")
             port = free_port()
             command = [sys.executable, "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"]
             with _serving(

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.live import ROOT, _database
+from tests.live_databases import ROOT, empty_database
 
 # Signs a researcher in through the real sign-in page, which counts failures in the cache.
 SIGN_IN = """
@@ -23,7 +23,7 @@ print(response.status_code)
 
 @pytest.mark.slow
 def test_migrate_alone_creates_the_cache_table_and_sign_in_works():
-    with tempfile.TemporaryDirectory() as tmp, _database(Path(tmp)) as url:
+    with tempfile.TemporaryDirectory() as tmp, empty_database(Path(tmp)) as url:
         env = {"DEBUG": "1", "DATABASE_URL": url, "PATH": "/usr/bin:/bin"}
 
         def manage(*args):
