@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 from surveys import services
 from surveys.models import Survey
 from surveys.services import grouping
-from tests.e2e.test_accessibility import (
+from tests.e2e.accessibility import (
     LANGUAGES,
     WIDTHS,
     axe_violations,

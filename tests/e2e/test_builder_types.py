@@ -14,7 +14,7 @@ from dpengine import Kuk, UnrelatedQuestion
 from surveys.formatting import epsilon_text
 from surveys.models import Survey
 from surveys.services.question_types import question_type_spec
-from tests.e2e.test_accessibility import axe_violations, open_page
+from tests.e2e.accessibility import axe_violations, open_page
 
 pytestmark = pytest.mark.e2e
 

@@ -105,7 +105,7 @@ def test_axe_finds_no_violation_on_the_cheating_detection_pages(
     import numpy as np
 
     from surveys import services
-    from tests.e2e.test_accessibility import LANGUAGES, check_page, open_page
+    from tests.e2e.accessibility import LANGUAGES, check_page, open_page
 
     survey = make_survey(title="Cheating detection", questions=QUESTIONS, language=language)
     rng = np.random.default_rng(5)

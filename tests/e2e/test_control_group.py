@@ -118,7 +118,7 @@ def test_each_version_sends_what_it_says(live_server, new_context, survey):
 def test_axe_finds_no_violation_with_a_control_group(
     live_server, new_context, sign_in, owner, make_survey, locale
 ):
-    from tests.e2e.test_accessibility import axe_violations
+    from tests.e2e.accessibility import axe_violations
     from tests.helpers import simulate_responses
 
     language = {"en-US": "en", "ko-KR": "ko", "zh-CN": "zh-hans"}[locale]

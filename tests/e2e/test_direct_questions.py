@@ -107,7 +107,7 @@ def test_a_text_answer_over_the_byte_limit_is_named_before_sending(
 def test_axe_finds_no_violation_on_pages_with_direct_questions(
     live_server, new_context, sign_in, owner, make_survey, locale
 ):
-    from tests.e2e.test_accessibility import axe_violations
+    from tests.e2e.accessibility import axe_violations
 
     language = {"en-US": "en", "ko-KR": "ko", "zh-CN": "zh-hans"}[locale]
     survey = services.survey_open(

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from surveys import services
 from surveys.models import PREFER_NOT_TO_SAY, Submission
 from surveys.services import grouping, translations
-from tests.e2e.test_accessibility import axe_violations, tab_to
+from tests.e2e.accessibility import axe_violations, tab_to
 from tests.helpers import translation_texts
 
 pytestmark = pytest.mark.e2e

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from surveys import selectors, services
 from surveys.models import Invitation, Submission, Survey
 from surveys.services import grouping, invitations
-from tests.e2e.test_accessibility import axe_violations
+from tests.e2e.accessibility import axe_violations
 from tests.helpers import EVERY_KIND_QUESTIONS, EVERY_KIND_SETTINGS, submit_answers
 
 pytestmark = pytest.mark.e2e

@@ -22,7 +22,7 @@ from playwright.sync_api import expect
 from scipy.stats import binomtest, chisquare
 
 from surveys.models import Submission
-from tests.e2e.test_accessibility import NO_SIDEWAYS_SCROLL, axe_violations
+from tests.e2e.accessibility import NO_SIDEWAYS_SCROLL, axe_violations
 from tests.helpers import DETERMINISTIC_COINS, derived_reports, submit_answers
 
 pytestmark = pytest.mark.e2e
@@ -339,7 +339,7 @@ def test_the_typed_page_passes_axe_and_fits_a_phone(
             },
         ],
     )
-    # bypass_csp: axe is injected as an inline script, as tests/e2e/test_accessibility.py does.
+    # bypass_csp: axe is injected as an inline script, as tests/e2e/accessibility.py does.
     page = new_context(
         locale=locale, viewport={"width": width, "height": 900}, bypass_csp=True
     ).new_page()

@@ -1,11 +1,11 @@
 """The results page of a survey that mixes question types, in a real Chromium: one chart per
 choice and numeric question, the threshold a researcher chooses, and no WCAG violation at
-either width (axe-core, as tests/e2e/test_accessibility.py runs it)."""
+either width (axe-core, as tests/e2e/accessibility.py runs it)."""
 
 import pytest
 
 from surveys import selectors
-from tests.e2e.test_accessibility import axe_violations, open_page
+from tests.e2e.accessibility import axe_violations, open_page
 from tests.helpers import MIXED_QUESTIONS, MIXED_SHARES, simulate_responses
 
 pytestmark = pytest.mark.django_db(transaction=True)
