@@ -141,7 +141,7 @@ def _design_case(design: dict) -> dict:
 
 # Every design's defaults with one parameter moved to each of these: the generic edge cases, so
 # that a new design is held to dpengine's refusals without a case written for it here.
-_EDGE_VALUES = (0, 0.3, 1)
+_EDGE_VALUES = (0, 0.3, 0.6, 1)
 
 
 def _edge_grid() -> list[dict]:
@@ -381,7 +381,7 @@ def render(constants: dict) -> dict[Path, str]:
         '/** What a grouping question answered "Prefer not to say" sends (surveys.models). */',
         f"export const PREFER_NOT_TO_SAY = {json.dumps(constants['codes']['prefer_not_to_say'])};",
         "",
-        "/** The yes/no designs a question may name, in the builder's order (surveys/designs.py). */",
+        "/** The yes/no designs a question may name, builder order (surveys/designs.py). */",
         "export const YES_NO_KINDS = Object.freeze("
         f"{json.dumps(constants['design_table']['kinds'])});",
         "",
