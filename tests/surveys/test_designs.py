@@ -18,6 +18,7 @@ from dataclasses import fields
 from pathlib import Path
 
 import pytest
+from django.utils import translation
 
 import dpengine
 from surveys import designs
@@ -270,3 +271,32 @@ def test_a_throwaway_design_in_a_temporary_row_and_module_reaches_the_whole_stac
     assert all('"throwaway"' in line for line in seen["js_kinds"] if "YES_NO" in line)
     assert any('"throwaway"' in line for line in seen["js_kinds"] if "PRACTICE" in line)
     assert seen["vectors"] == {"kinds": True, "edge_cases": [False, True], "practice": practice}
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("language", "question"),
+    [
+        ("en", "The card dealt from the deck for “%(truth)s” is %(colour)s"),
+        # locale/ko/LC_MESSAGES/django.po: the same words, in Korean.
+        ("ko", "“%(truth)s”"),
+    ],
+)
+def test_the_definition_carries_the_rows_practice_texts_in_the_surveys_language(
+    make_survey, client, language, question
+):
+    survey = make_survey(
+        questions=[{"text": "Q?", "design": {"kind": "kuk"}}],
+        comprehension_check=True,
+        language=language,
+    )
+    definition = client.get(f"/api/v1/public/surveys/{survey.slug}/").json()
+    rounds = {entry["design"]["kind"]: entry for entry in definition["comprehension"]}
+    practice = rounds["kuk"]["practice"]
+    assert question in practice["question"]
+    kuk = designs.design_row("kuk").practice
+    with translation.override(language):
+        assert practice == {"question": str(kuk.question), "why": str(kuk.why)}
+    with translation.override(None):
+        english = str(kuk.question)
+    assert (practice["question"] == english) == (language == "en")  # ko: translated
