@@ -130,9 +130,11 @@ def check_instance(name: str, value: object, expected: type[_T]) -> _T:
 
 def check_design(design: object) -> None:
     if not isinstance(design, YesNoDesign):
-        others = ", ".join(cls.__name__ for cls in DESIGNS.values())
+        others = ", ".join(
+            cls.__name__ for cls in DESIGNS.values() if cls.__name__ != "ForcedResponse"
+        )
         raise DPEngineError(
-            f"design must be a yes/no design ({others}), got {design!r}",
+            f"design must be a ForcedResponse or another yes/no design ({others}), got {design!r}",
             reason=Reason.INVALID_TYPE,
             field="design",
         )
