@@ -8,7 +8,7 @@ from typing import TypeVar
 import numpy as np
 
 from dpengine._rational import fmt, is_integer, is_real_number
-from dpengine.designs import YesNoDesign
+from dpengine.designs import DESIGNS, YesNoDesign
 from dpengine.errors import DPEngineError, Reason
 
 METHODS: tuple[str, ...] = ("wald", "wilson", "exact", "jeffreys")
@@ -130,9 +130,11 @@ def check_instance(name: str, value: object, expected: type[_T]) -> _T:
 
 def check_design(design: object) -> None:
     if not isinstance(design, YesNoDesign):
+        others = ", ".join(
+            cls.__name__ for cls in DESIGNS.values() if cls.__name__ != "ForcedResponse"
+        )
         raise DPEngineError(
-            "design must be a ForcedResponse or another yes/no design (Warner, "
-            f"UnrelatedQuestion, Kuk, Mangat), got {design!r}",
+            f"design must be a ForcedResponse or another yes/no design ({others}), got {design!r}",
             reason=Reason.INVALID_TYPE,
             field="design",
         )

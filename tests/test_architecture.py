@@ -8,9 +8,9 @@ the rest of its claims of place):
 - a name written beside a file (`` `answers.py` `clean_answers` ``) is defined in that file;
 - the layers are listed in the order of ``LAYERS`` (tests/test_layers.py);
 - the counts: who imports dpengine and ``limits``; the one module that maps a question to its
-  mechanism, the two that hand a numeric range to dpengine, the one function that compares
+  mechanism, the one function that renames a numeric range for dpengine, the one that compares
   with the ε ceiling and the one that refuses it; the exports of ``static/js/constants.js``;
-  the hand-typed lists of design kinds, found wherever they are.
+  no list of design kinds typed by hand, wherever it would be.
 """
 
 import ast
@@ -193,7 +193,8 @@ def test_only_services_selectors_and_exports_import_dpengine():
     }
     allowed = ("surveys.services", "surveys.selectors", "surveys.exports")
     assert sorted(m for m in importers if not any(within(m, a) for a in allowed)) == [
-        "surveys.formatting"
+        "surveys.designs",
+        "surveys.formatting",
     ]
 
 
@@ -250,16 +251,26 @@ def test_only_mechanisms_builds_a_questions_design_or_mechanism():
     }
 
 
-def test_a_numeric_range_reaches_dpengine_from_two_modules():
-    handing = set()
+def test_a_numeric_range_is_renamed_for_dpengine_in_one_function():
+    """``min_value``/``max_value`` become dpengine's ``lo``/``hi`` in ``numeric_bounds`` alone:
+    no call passes a column as ``lo=``/``hi=``, and no other function spells ``"lo"`` beside
+    ``min_value``."""
+    handing, renaming = set(), set()
     for path in surveys_modules():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
         for _name, node in calls(path):
             for keyword in node.keywords:
                 if keyword.arg in ("lo", "hi") and ast.unparse(keyword.value).endswith(
                     ("min_value", "max_value")
                 ):
                     handing.add(relative(path))
-    assert handing == {"surveys/selectors/mechanisms.py", "surveys/selectors/estimates.py"}
+        for function in ast.walk(tree):
+            if isinstance(function, ast.FunctionDef):
+                source = ast.unparse(function)
+                if "min_value" in source and ("'lo'" in source or '"lo"' in source):
+                    renaming.add(f"{relative(path)} {function.name}")
+    assert handing == set()
+    assert renaming == {"surveys/selectors/mechanisms.py numeric_bounds"}
 
 
 def test_the_epsilon_ceiling_is_compared_in_one_function_and_refused_in_one():
@@ -314,14 +325,8 @@ def design_kind_lists():
                 yield relative(path), values
 
 
-def test_every_hand_typed_list_of_design_kinds_is_named_and_whole():
-    found = list(design_kind_lists())
-    bullet = TEXT[TEXT.index("The list of yes/no design kinds is still typed by hand") :]
-    bullet = bullet.split("\n\n")[0].split("\n- ")[0]
-    named = {
-        span
-        for span in code_spans(bullet)
-        if span.endswith((".py", ".js")) and not span.startswith("tests/")
-    }
-    assert {path for path, _values in found} == named
-    assert all(values == list(dpengine.DESIGNS) for _path, values in found)
+def test_no_list_of_design_kinds_is_typed_by_hand():
+    # The generated constants module lists them (tests/test_constants.py holds it to the table).
+    found = [path for path, _values in design_kind_lists() if path != "static/js/constants.js"]
+    assert found == []
+    assert "static/js/constants.js" in {path for path, _values in design_kind_lists()}

@@ -62,7 +62,7 @@ LAYERS = (
         (
             *("surveys", "surveys.limits", "surveys.models", "surveys.rate_limits"),
             *("surveys.timezones", "surveys.mail", "surveys.formatting", "surveys.log_filters"),
-            *("surveys.qr", "surveys.login_throttle"),
+            *("surveys.qr", "surveys.login_throttle", "surveys.designs"),
         ),
     ),
     ("selectors", ("surveys.selectors",)),

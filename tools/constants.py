@@ -39,7 +39,7 @@ from dpengine import (
     sample_discrete_laplace,
 )
 from dpengine.numeric import BoundedNumeric
-from surveys import limits
+from surveys import designs, limits
 
 ROOT = Path(__file__).resolve().parent.parent
 JSON_PATH = ROOT / "tests" / "vectors" / "constants.json"
@@ -139,6 +139,22 @@ def _design_case(design: dict) -> dict:
     }
 
 
+# Every design's defaults with one parameter moved to each of these: the generic edge cases, so
+# that a new design is held to dpengine's refusals without a case written for it here.
+_EDGE_VALUES = (0, 0.3, 0.6, 1)
+
+
+def _edge_grid() -> list[dict]:
+    cases = []
+    for kind, cls in DESIGNS.items():
+        defaults = cls().parameters
+        for name in defaults:
+            for value in _EDGE_VALUES:
+                if value != defaults[name]:
+                    cases.append({"kind": kind, **defaults, name: value})
+    return cases
+
+
 def _designs() -> dict:
     defaults = [{"kind": kind, **cls().parameters} for kind, cls in DESIGNS.items()]
     presets = {
@@ -149,7 +165,27 @@ def _designs() -> dict:
         "kinds": list(DESIGNS),
         "defaults": [_design_case(design) for design in defaults],
         "presets": {name: _design_case(design) for name, design in presets.items()},
-        "edge_cases": [_design_case(design) for design in _EDGE_DESIGNS],
+        "edge_cases": [_design_case(design) for design in [*_EDGE_DESIGNS, *_edge_grid()]],
+    }
+
+
+def _design_table() -> dict:
+    """The design table's rows (surveys/designs.py) as the browser reads them: the kinds a
+    question may name, in the builder's order, those with a practice round, and each round's
+    texts as written (English; the definition carries them translated)."""
+    from django.utils import translation
+
+    with translation.override(None):
+        practice = {
+            row.kind: {"question": str(row.practice.question), "why": str(row.practice.why)}
+            for row in designs.design_rows()
+            if row.practice is not None
+        }
+    return {
+        "kinds": list(designs.design_kinds()),
+        "practice_kinds": list(designs.practised_kinds()),
+        "parameters": {row.kind: list(row.parameters) for row in designs.design_rows()},
+        "practice": practice,
     }
 
 
@@ -303,6 +339,7 @@ def build() -> dict:
         },
         "codes": _codes(),
         "designs": _designs(),
+        "design_table": _design_table(),
         "cheating": _cheating(),
         "choice": _choice(),
         "discrete_laplace": _discrete_laplace(),
@@ -343,6 +380,14 @@ def render(constants: dict) -> dict[Path, str]:
         "",
         '/** What a grouping question answered "Prefer not to say" sends (surveys.models). */',
         f"export const PREFER_NOT_TO_SAY = {json.dumps(constants['codes']['prefer_not_to_say'])};",
+        "",
+        "/** The yes/no designs a question may name, builder order (surveys/designs.py). */",
+        "export const YES_NO_KINDS = Object.freeze("
+        f"{json.dumps(constants['design_table']['kinds'])});",
+        "",
+        "/** The designs with a practice round (surveys/designs.py: a row with its practice). */",
+        "export const PRACTICE_KINDS = Object.freeze("
+        f"{json.dumps(constants['design_table']['practice_kinds'])});",
         "",
         "/** The cheating-detection designs' kinds (dpengine.CHEATING_DESIGNS). */",
         "export const CHEATING_KINDS = Object.freeze("

@@ -33,6 +33,9 @@ Statistical Software 85(2); Dwork & Roth (2014), "The Algorithmic Foundations of
 Differential Privacy", section 3.2.
 """
 
+import importlib
+import pkgutil
+
 from dpengine.designs.base import RModel, YesNoDesign
 from dpengine.designs.forced_response import ForcedResponse
 from dpengine.designs.kuk import Kuk
@@ -47,6 +50,11 @@ from dpengine.designs.registry import (
 )
 from dpengine.designs.unrelated_question import UnrelatedQuestion
 from dpengine.designs.warner import Warner
+
+# Every module of this package, so that every design in it is registered (``DESIGNS``) whether
+# or not a name is imported above: a new design needs no line here.
+for _module in pkgutil.iter_modules(__path__):
+    importlib.import_module(f"{__name__}.{_module.name}")
 
 __all__ = [
     "CLASSIC",

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import types
 from dataclasses import fields
 from fractions import Fraction
 from typing import NamedTuple
@@ -68,14 +69,34 @@ class RModel(NamedTuple):
     p: tuple[float, ...]
 
 
+_REGISTERED: dict[str, type[YesNoDesign]] = {}
+REGISTERED: types.MappingProxyType[str, type[YesNoDesign]] = types.MappingProxyType(_REGISTERED)
+"""Every yes/no design class by its ``kind``, in the order they were defined: a design is
+registered by being written (``YesNoDesign.__init_subclass__``), so no list elsewhere names it."""
+
+
 class YesNoDesign:
     """What every yes/no design offers; subclasses define ``exact_p_yes_given_yes/no``.
 
-    Subclasses are frozen dataclasses whose fields are the design's parameters.
+    Subclasses are frozen dataclasses whose fields are the design's parameters. A subclass
+    with a ``kind`` is registered under it (``REGISTERED``, which ``dpengine.DESIGNS`` shows).
     """
 
     #: Short machine name, as the API and CSV exports spell the design.
     kind: str = ""
+
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        if not cls.kind:
+            return
+        known = _REGISTERED.get(cls.kind)
+        # The same class again (its module reloaded) replaces itself; another is a clash.
+        if known is not None and (known.__module__, known.__qualname__) != (
+            cls.__module__,
+            cls.__qualname__,
+        ):
+            raise TypeError(f"design kind {cls.kind!r} is already {known.__qualname__}")
+        _REGISTERED[cls.kind] = cls
 
     @property
     def exact_p_yes_given_yes(self) -> Fraction:  # pragma: no cover - abstract

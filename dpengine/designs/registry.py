@@ -1,33 +1,40 @@
 """Every yes/no design by its ``kind``, its RRreg model name, and the presets the survey
-builder offers."""
+builder offers.
+
+No list of designs is written here: a design registers itself by being defined (a subclass
+of ``YesNoDesign`` with a ``kind``), and ``dpengine.designs`` imports every module of its
+package, so a new design is its own module and nothing else in dpengine.
+"""
 
 from __future__ import annotations
 
 import types
+from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
-from dpengine.designs.base import YesNoDesign
+from dpengine.designs.base import REGISTERED, YesNoDesign
 from dpengine.designs.forced_response import ForcedResponse
-from dpengine.designs.kuk import Kuk
-from dpengine.designs.mangat import Mangat
-from dpengine.designs.unrelated_question import UnrelatedQuestion
-from dpengine.designs.warner import Warner
 
-DESIGNS: types.MappingProxyType[str, type[YesNoDesign]] = types.MappingProxyType(
-    {cls.kind: cls for cls in (ForcedResponse, Warner, UnrelatedQuestion, Kuk, Mangat)}
-)
-"""Every yes/no design class by its ``kind``."""
+DESIGNS: types.MappingProxyType[str, type[YesNoDesign]] = REGISTERED
+"""Every yes/no design class by its ``kind`` (a read-only view of the registered designs)."""
 
-R_MODEL_NAMES: types.MappingProxyType[str, str] = types.MappingProxyType(
-    {
-        "forced_response": "FR",
-        "warner": "Warner",
-        "unrelated_question": "UQTknown",
-        "kuk": "Kuk",
-        # Mangat's own RRreg model is the non-private original; see Mangat's docstring.
-        "mangat": "FR",
-    }
-)
+
+class _RModelNames(Mapping[str, str]):
+    """The RRreg model name (``RRuni(model=...)``) of each design ``kind``, read from the
+    design's own ``r_model`` at its defaults (Mangat's own RRreg model is the non-private
+    original, so it says ``FR``: see its docstring)."""
+
+    def __getitem__(self, kind: str) -> str:
+        return DESIGNS[kind]().r_model.name
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(DESIGNS)
+
+    def __len__(self) -> int:
+        return len(DESIGNS)
+
+
+R_MODEL_NAMES: Mapping[str, str] = _RModelNames()
 """The RRreg model name (``RRuni(model=...)``) for each design ``kind``."""
 
 

@@ -25,6 +25,7 @@ export function setUpComprehension(survey) {
     const scenario = practiceScenario({
       design: round.design,
       procedure: round.procedure,
+      practice: round.practice,
       randomSource: globalThis.crypto,
     });
     const fieldset = document.getElementById(round.domId);

@@ -10,6 +10,7 @@
 // messages are `{key, values}` objects that messages.js turns into text.
 
 import { bernoulli } from "./coins.js";
+import { PRACTICE_KINDS } from "./constants.js";
 import {
   RESPONDENT,
   RESPONDENT_KINDS,
@@ -18,32 +19,28 @@ import {
   instructionMessage,
 } from "./procedure.js";
 
-/** The designs with a practice round, as services/comprehension.py PRACTISED_KINDS. */
-export const PRACTICE_KINDS = Object.freeze([
-  "forced_response",
-  "warner",
-  "unrelated_question",
-  "kuk",
-  "mangat",
-]);
+/** The designs with a practice round (the design table's, surveys/designs.py). */
+export { PRACTICE_KINDS };
 
-// How each design's chance step is told, and why its result is what is sent. Mangat's
-// respondents whose answer is no (the made-up answer when it sends "yes") use Warner's device.
-const TELLING = {
-  forced_response: { question: "practiceCoins", why: "practiceWhyCoins" },
-  warner: { question: "practiceOpposite", why: "practiceWhyOpposite" },
-  mangat: { question: "practiceOpposite", why: "practiceWhyOpposite" },
-  unrelated_question: { question: "practiceOther", why: "practiceWhyOther" },
-  kuk: { question: "practiceCard", why: "practiceWhyCard" },
-};
+// How each design's chance step is told, and why its result is what is sent, is its row of
+// the design table: the definition's round carries both texts (`practice: {question, why}`),
+// in the survey's language.
+
+function checkPractice(practice) {
+  if (typeof practice?.question !== "string" || typeof practice?.why !== "string") {
+    throw new TypeError("a device-procedure round needs its practice texts {question, why}");
+  }
+  return practice;
+}
 
 /**
  * One practice round of `design` (`{kind, ...parameters}`): a made-up true answer drawn at
  * random (even odds), and the outcome of the design's chance step under which the device
- * sends the other answer, the case that shows what randomization does. `{kind, truth, sent}`;
- * `sent` is always `!truth`. The real coins are not used: nothing here is anyone's answer.
+ * sends the other answer, the case that shows what randomization does. `{kind, practice,
+ * truth, sent}`, `practice` the round's texts; `sent` is always `!truth`. The real coins are
+ * not used: nothing here is anyone's answer.
  */
-export function practiceScenario({ design, procedure, randomSource }) {
+export function practiceScenario({ design, procedure, practice, randomSource }) {
   const kind = design?.kind;
   if (procedure === RESPONDENT) {
     return followingScenario({ design, randomSource });
@@ -51,8 +48,9 @@ export function practiceScenario({ design, procedure, randomSource }) {
   if (!PRACTICE_KINDS.includes(kind)) {
     throw new RangeError(`no practice round for design kind ${kind}`);
   }
+  checkPractice(practice);
   const truth = bernoulli(0.5, randomSource);
-  return { kind, truth, sent: !truth };
+  return { kind, practice, truth, sent: !truth };
 }
 
 /**
@@ -81,9 +79,8 @@ export function scenarioMessage(scenario) {
       values: { truth: yesNo(scenario.truth), instruction: instructionMessage(scenario.outcome) },
     };
   }
-  const { question } = TELLING[scenario.kind];
   return {
-    key: question,
+    format: checkPractice(scenario.practice).question,
     values: {
       truth: yesNo(scenario.truth),
       sent: yesNo(scenario.sent),
@@ -115,7 +112,7 @@ export function practiceFeedback(scenario, choice) {
     right,
     verdict: { key: right ? "practiceRight" : "practiceWrong", values: { sent: yesNo(scenario.sent) } },
     why: {
-      key: TELLING[scenario.kind].why,
+      format: checkPractice(scenario.practice).why,
       values: { truth: yesNo(scenario.truth), sent: yesNo(scenario.sent) },
     },
   };
@@ -152,17 +149,19 @@ export function comprehensionAnswers(rounds, records) {
 
 /**
  * The rounds the page shows: the definition's `comprehension` entries whose design has a
- * practice round under its procedure, each as `{id, design, procedure, domId}` (`practice-<id>` names its fieldset and radios).
+ * practice round under its procedure, each as `{id, design, procedure, practice, domId}`
+ * (`practice` the device procedure's texts; `practice-<id>` names its fieldset and radios).
  */
 export function practiceRounds(survey) {
   return (survey.comprehension ?? [])
     .filter(({ design, procedure }) =>
       (procedure === RESPONDENT ? RESPONDENT_KINDS : PRACTICE_KINDS).includes(design?.kind),
     )
-    .map(({ id, design, procedure }) => ({
+    .map(({ id, design, procedure, practice }) => ({
       id: String(id),
       design,
       procedure: procedure === RESPONDENT ? RESPONDENT : "device",
+      ...(procedure === RESPONDENT ? {} : { practice }),
       domId: `practice-${id}`,
     }));
 }

@@ -5,6 +5,12 @@
 /** What a grouping question answered "Prefer not to say" sends (surveys.models). */
 export const PREFER_NOT_TO_SAY = "prefer_not_to_say";
 
+/** The yes/no designs a question may name, builder order (surveys/designs.py). */
+export const YES_NO_KINDS = Object.freeze(["warner", "unrelated_question", "kuk", "mangat", "forced_response"]);
+
+/** The designs with a practice round (surveys/designs.py: a row with its practice). */
+export const PRACTICE_KINDS = Object.freeze(["warner", "unrelated_question", "kuk", "mangat", "forced_response"]);
+
 /** The cheating-detection designs' kinds (dpengine.CHEATING_DESIGNS). */
 export const CHEATING_KINDS = Object.freeze(["cdm", "sld"]);
 

@@ -3,8 +3,10 @@
 // Should it fail to load, the page still works in English rather than not at all.
 //
 // The page's other modules (questions.js, submit.js) say *which* message to show as a plain
-// object, `{key, values}` (or `{text}` for the survey's own words), so they stay pure and
-// testable; `messageText` turns that into the text in the page's language.
+// object, `{key, values}` (or `{text}` for the survey's own words, `{format, values}` for a
+// text the definition carries in the survey's language, such as a design's practice round),
+// so they stay pure and testable; `messageText` turns that into the text in the page's
+// language.
 
 const gettext = globalThis.gettext ?? ((text) => text);
 const interpolate =
@@ -61,34 +63,10 @@ export const STRINGS = Object.freeze({
   practiceTails: gettext(
     "Practice %(count)s: coin 1 landed tails, so coin 2 chose “%(sent)s”, which would be sent whatever your answer. Nothing was sent.",
   ),
-  practiceCoins: gettext(
-    "Suppose your true answer is “%(truth)s”. Coin 1 lands tails, and coin 2 says “%(sent)s”. What does your device send?",
-  ),
-  practiceOpposite: gettext(
-    "Suppose your true answer is “%(truth)s”. The spinner picks the opposite of the statement. What does your device send?",
-  ),
-  practiceOther: gettext(
-    "Suppose your true answer is “%(truth)s”. The device picks the other question, and its answer is “%(sent)s”. What does your device send?",
-  ),
-  practiceCard: gettext(
-    "Suppose your true answer is “%(truth)s”. The card dealt from the deck for “%(truth)s” is %(colour)s (red means “yes”). What does your device send?",
-  ),
   practiceRed: gettext("red"),
   practiceBlack: gettext("black"),
   practiceRight: gettext("Right: your device sends “%(sent)s”."),
   practiceWrong: gettext("Not quite: your device sends “%(sent)s”."),
-  practiceWhyCoins: gettext(
-    "When coin 1 lands tails, coin 2 decides, whatever your answer. So a “%(sent)s” does not show what you answered.",
-  ),
-  practiceWhyOpposite: gettext(
-    "Your device answers the opposite statement truthfully, so “%(truth)s” becomes “%(sent)s”. Nobody knows which statement was picked.",
-  ),
-  practiceWhyOther: gettext(
-    "When the other question is picked, its answer is sent instead of yours. Nobody knows which question was answered.",
-  ),
-  practiceWhyCard: gettext(
-    "The card's colour is sent, not your answer, and both decks hold red and black cards. Nobody knows which deck was used.",
-  ),
   instructTruth: gettext("The coin says: answer truthfully."),
   instructYes: gettext("The coin says: choose “Yes”, whatever the truth."),
   instructNo: gettext("The coin says: choose “No”, whatever the truth."),
@@ -168,11 +146,13 @@ export function messageText(message) {
   if (typeof message?.text === "string") {
     return message.text;
   }
-  if (!Object.hasOwn(STRINGS, message?.key ?? "")) {
+  const given = typeof message?.format === "string";
+  if (!given && !Object.hasOwn(STRINGS, message?.key ?? "")) {
     throw new RangeError(`no message ${message?.key}`);
   }
+  const format = given ? message.format : STRINGS[message.key];
   if (message.values === undefined) {
-    return STRINGS[message.key];
+    return format;
   }
   const values = Object.fromEntries(
     Object.entries(message.values).map(([name, value]) => [
@@ -180,5 +160,5 @@ export function messageText(message) {
       value !== null && typeof value === "object" ? messageText(value) : value,
     ]),
   );
-  return interpolate(STRINGS[message.key], values, true);
+  return interpolate(format, values, true);
 }

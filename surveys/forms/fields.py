@@ -8,6 +8,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from .. import limits
+from ..designs import design_row
 from ..selectors import CUSTOM_DESIGN, design_presets
 
 PRESET_LABELS = {
@@ -15,9 +16,9 @@ PRESET_LABELS = {
     "strong_privacy": _("Stronger privacy — a quarter answer truthfully, ε = ln(5/3) ≈ 0.51"),
     "high_precision": _("Weaker privacy, more precise — three quarters truthful, ε = ln 7 ≈ 1.95"),
 }
+# The survey's coins are forced response's parameters, labelled in its row of the design table.
 COIN_LABELS = {
-    "p_truth": _("Coin 1: probability of answering truthfully (p_truth)"),
-    "p_forced_yes": _("Coin 2: probability of a forced “yes” (p_forced_yes)"),
+    name: parameter.label for name, parameter in design_row("forced_response").parameters.items()
 }
 
 

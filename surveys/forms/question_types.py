@@ -6,9 +6,10 @@ from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
 from .. import limits, selectors
+from ..designs import design_row
 from ..models import Question
 from ..services.question_types import DEFAULT_EPSILON, MAX_NOT_ABOVE_MIN
-from .fields import COIN_LABELS, CoinField, PageForm
+from .fields import CoinField, PageForm
 
 # --- a question's type and design ----------------------------------------------------------
 
@@ -21,18 +22,9 @@ TYPE_CHOICES = [
     (TEXT, _("Short text (always asked directly)")),
 ]
 SURVEY_COINS = selectors.SURVEY_COINS
-PARAMETER_LABELS = {
-    ("forced_response", "p_truth"): COIN_LABELS["p_truth"],
-    ("forced_response", "p_forced_yes"): COIN_LABELS["p_forced_yes"],
-    ("warner", "p"): _("p: probability of answering the statement as asked (else its opposite)"),
-    ("unrelated_question", "p"): _("p: probability of answering the sensitive question"),
-    ("unrelated_question", "pi"): _(
-        "π: known probability of “yes” to the unrelated question (the device draws it)"
-    ),
-    ("kuk", "theta1"): _("θ₁: share of red cards in the deck of those whose answer is yes"),
-    ("kuk", "theta2"): _("θ₂: share of red cards in the deck of those whose answer is no"),
-    ("mangat", "p"): _("p: probability that the device says “I belong”"),
-    ("mangat", "t"): _("t: probability that a member, too, uses the device (else says yes)"),
+# A yes/no design's parameters are labelled in its row of the design table (surveys/designs.py);
+# the cheating-detection designs' here (their pair p is two fields, p1 and p2).
+CHEATING_PARAMETER_LABELS = {
     ("cdm", "p1"): _("p₁: in group 1, probability that the device asks for “yes” (answer no)"),
     ("cdm", "p2"): _("p₂: the same in group 2 (must differ from p₁)"),
     ("cdm", "group_share"): _("Share of respondents the browser puts in group 1"),
@@ -48,7 +40,6 @@ TYPE_SHORT_LABELS = {
     NUMERIC: selectors.DESIGN_LABELS[NUMERIC].short,
     TEXT: _("Short text"),
 }
-PARAMETER_SYMBOLS = {"pi": "π", "theta1": "θ₁", "theta2": "θ₂"}
 # A yes/no design's refusals, by their code (dpengine.errors.Reason, which the services pass on),
 # shown beside the parameter to blame.
 DESIGN_ERROR_MESSAGES = {
@@ -82,6 +73,15 @@ def design_parameter_defaults() -> dict:
 
 def parameter_field_name(kind, parameter) -> str:
     return f"{kind}_{parameter}"
+
+
+def parameter_label(kind, parameter) -> str:
+    """The builder's label of a design's parameter: its row's (surveys/designs.py), else the
+    cheating-detection designs' own."""
+    row = design_row(kind)
+    if row is not None and parameter in row.parameters:
+        return row.parameters[parameter].label
+    return CHEATING_PARAMETER_LABELS.get((kind, parameter), parameter)
 
 
 class QuestionTypeForm(PageForm):
@@ -229,9 +229,7 @@ class QuestionTypeForm(PageForm):
         )
         for kind, parameters in design_parameter_defaults().items():
             for parameter, default in parameters.items():
-                field = CoinField(
-                    label=PARAMETER_LABELS.get((kind, parameter), parameter), initial=default
-                )
+                field = CoinField(label=parameter_label(kind, parameter), initial=default)
                 field.widget.attrs.update(
                     {
                         "data-design": kind,

@@ -7,6 +7,7 @@ from django.utils.translation import gettext_lazy as _
 from .. import limits
 from ..models import CI_METHODS, Survey
 from ..selectors import preset_for
+from ..services import validation
 from .fields import (
     COIN_LABELS,
     CoinField,
@@ -128,20 +129,10 @@ class SurveyForm(PageForm):
         ),
     )
 
-    # shared_devices decides whether browsers keep their memo: switching it under respondents
-    # would let the same browser draw fresh coins (services.DESIGN_FIELDS).
-    # So does access: opening an invitation study to the link would break its promise.
-    DESIGN_FIELDS = (
-        "preset",
-        "p_truth",
-        "p_forced_yes",
-        "shared_devices",
-        "shuffle_questions",
-        "control_share",
-        "comprehension_check",
-        "access",
-        "consent_text",
-    )
+    # What an opened survey keeps (services.DESIGN_FIELDS: shared_devices decides whether
+    # browsers keep their memo, access whom the study promised what, ...), those of them this
+    # form has, with the preset that sets the coins and the consent text respondents agreed to.
+    DESIGN_FIELDS = ("preset", *validation.DESIGN_FIELDS, "consent_text")
 
     def __init__(
         self, *args, frozen=False, current_confidence=None, suggested_target=None, **kwargs
@@ -159,7 +150,8 @@ class SurveyForm(PageForm):
             ) % {"n": suggested_target}
         if frozen:
             for name in self.DESIGN_FIELDS:
-                self.fields[name].disabled = True
+                if name in self.fields:
+                    self.fields[name].disabled = True
 
     @classmethod
     def initial_for(cls, survey):

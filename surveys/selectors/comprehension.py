@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import dpengine
 from dpengine import DirectShare
 
+from ..designs import design_row
 from ..models import Question
 from .design_labels import DESIGN_LABELS, SURVEY_COINS
 from .estimate_rows import parameters_text
@@ -52,7 +53,9 @@ def comprehension_questions(*, survey) -> list[Question]:
 def practice_rounds(*, survey, questions=None) -> list[dict]:
     """What the respondent page's practice needs: ``[{"id", "design": {"kind", ...}}]``, the
     hidden question each round's result is sent for and the design it walks through
-    (static/js/practice.js)."""
+    (static/js/comprehension.js); a device-procedure round also its texts, ``"practice":
+    {"question", "why"}``, from the design's row of the design table (surveys/designs.py), in
+    the active language."""
     if questions is None:
         questions = comprehension_questions(survey=survey)
     rounds = []
@@ -63,8 +66,14 @@ def practice_rounds(*, survey, questions=None) -> list[dict]:
             # A cheating-detection design, spelled as the questions' (browser_parameters).
             parameters[GROUP_SHARE] = parameters.pop("share")
         round_ = {"id": question.pk, "design": {"kind": design.kind, **parameters}}
+        row = design_row(design.kind)
         if question.procedure == Question.Procedure.RESPONDENT:
             round_["procedure"] = question.procedure
+        elif row is not None and row.practice is not None:
+            round_["practice"] = {
+                "question": str(row.practice.question),
+                "why": str(row.practice.why),
+            }
         rounds.append(round_)
     return rounds
 

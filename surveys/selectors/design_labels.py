@@ -2,13 +2,15 @@
 
 Keyed by what ``selectors.mechanisms.design_name`` returns (a yes/no design's dpengine kind,
 or ``choice`` / ``numeric``), and by the builder's ``survey`` choice (a yes/no question on the
-survey's two coins, which is forced response).
+survey's two coins, which is forced response). A yes/no design's labels are its row of the
+design table (``surveys/designs.py``); this module adds the other kinds'.
 """
 
 from dataclasses import dataclass
 
 from django.utils.translation import gettext_lazy as _
 
+from ..designs import DESIGN_TABLE
 from .mechanisms import CHEATING_KINDS, CHOICE, DIRECT, NUMERIC
 
 SURVEY_COINS = "survey"  # the builder's design choice "the survey's two coins": an empty design
@@ -21,33 +23,19 @@ class DesignLabel:
     choice: str = ""  # a yes/no design as the builder offers it ("" for choice and numeric)
 
 
-# In the builder's order of yes/no designs, then the other question types.
+# In the builder's order of yes/no designs (the survey's coins, then the design table's rows),
+# then the other question types.
 DESIGN_LABELS = {
     SURVEY_COINS: DesignLabel(
         name=_("Forced response"),
         short=_("survey coins (forced response)"),
         choice=_("The survey’s two coins (forced response)"),
     ),
-    "warner": DesignLabel(
-        name=_("Warner"),
-        short=_("Warner"),
-        choice=_("Warner: answer the statement or its opposite"),
-    ),
-    "unrelated_question": DesignLabel(
-        name=_("Unrelated question"),
-        short=_("unrelated question"),
-        choice=_("Unrelated question with a known share of “yes”"),
-    ),
-    "kuk": DesignLabel(name=_("Kuk"), short=_("Kuk"), choice=_("Kuk: two decks of cards")),
-    "mangat": DesignLabel(
-        name=_("Mangat"), short=_("Mangat"), choice=_("Mangat (private variant)")
-    ),
-    # The survey's coins or a question's own: both are forced response in the ledger.
-    "forced_response": DesignLabel(
-        name=_("Forced response"),
-        short=_("forced response"),
-        choice=_("Forced response with this question’s own coins"),
-    ),
+    # Every row of the design table (surveys/designs.py), where each yes/no design is named.
+    **{
+        row.kind: DesignLabel(name=row.name, short=row.short, choice=row.choice)
+        for row in DESIGN_TABLE
+    },
     # Cheating detection (dpengine.cheating): two groups, each with its own probability.
     "cdm": DesignLabel(
         name=_("Cheating detection (CDM)"),

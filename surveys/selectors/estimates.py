@@ -35,6 +35,7 @@ from .mechanisms import (
     PrivacyLedger,
     design_name,
     is_cheating_detection,
+    numeric_bounds,
     privacy_ledger,
     question_design,
     question_mechanism,
@@ -257,13 +258,10 @@ def _direct_row(question, *, survey, tallies, confidence, method, fields):
             n=n,
             total=total,
             total_squares=squares,
-            lo=question.min_value,
-            hi=question.max_value,
+            **numeric_bounds(question),
             confidence=confidence,
         )
-        return DirectQuestionEstimate(
-            **row, mean=mean, lo=question.min_value, hi=question.max_value
-        )
+        return DirectQuestionEstimate(**row, mean=mean, **numeric_bounds(question))
     if question.kind == CHOICE:
         counts, labels = (
             tallies.counts_of(question.pk, width=len(question.options)),

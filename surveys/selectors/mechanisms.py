@@ -10,7 +10,8 @@ exports, the API and the privacy ledger cannot disagree about a question's desig
   probability ``group_share`` (else group 2), randomizes with that group's ``p`` and sends
   one code, ``2 × (group - 1) + bit`` (0-3), tallied as a four-option report;
 - choice: ``dpengine.choice.KaryRandomizedResponse(k=len(options), epsilon=...)``;
-- numeric: ``dpengine.numeric.BoundedNumeric(lo=min_value, hi=max_value, epsilon=...)``;
+- numeric: ``dpengine.numeric.BoundedNumeric(lo=min_value, hi=max_value, epsilon=...)``
+  (``numeric_bounds``: the one mapping of the range's names);
 - a direct question (``randomized`` False, and every text question): none. Its answer is
   sent as given; no ε covers it, and the ledger lists it apart (``PrivacyLedger.direct``).
 
@@ -120,6 +121,18 @@ def question_design(question, *, survey):
     return yes_no_design(kind=question.design["kind"], parameters=parameters)
 
 
+def numeric_bounds(question) -> dict[str, int]:
+    """A numeric question's range as dpengine names it, ``{"lo", "hi"}``: the one place the
+    model's ``min_value`` and ``max_value`` (``min`` and ``max`` in the API, the builder and
+    the browser) become dpengine's ``lo`` and ``hi``; every call into dpengine goes through it."""
+    return {"lo": question.min_value, "hi": question.max_value}
+
+
+def numeric_mechanism(question) -> BoundedNumeric:
+    """The ``dpengine.numeric.BoundedNumeric`` a randomized numeric question draws with."""
+    return BoundedNumeric(**numeric_bounds(question), epsilon=question.epsilon)
+
+
 def question_mechanism(question, *, survey):
     """The dpengine object ``question`` randomizes with: a yes/no design, k-ary randomized
     response or a bounded numeric mechanism. Each has ``.epsilon``. None for a direct
@@ -129,9 +142,7 @@ def question_mechanism(question, *, survey):
     if question.kind == CHOICE:
         return KaryRandomizedResponse(k=len(question.options), epsilon=question.epsilon)
     if question.kind == NUMERIC:
-        return BoundedNumeric(
-            lo=question.min_value, hi=question.max_value, epsilon=question.epsilon
-        )
+        return numeric_mechanism(question)
     return question_design(question, survey=survey)
 
 
@@ -168,9 +179,7 @@ def report_range(question) -> tuple[str, int, int]:
         return (CHOICE, 0, len(question.options) - 1)
     if not question.randomized:
         return (NUMERIC, question.min_value, question.max_value)
-    bounds = dpengine.report_bounds(
-        BoundedNumeric(lo=question.min_value, hi=question.max_value, epsilon=question.epsilon)
-    )
+    bounds = dpengine.report_bounds(numeric_mechanism(question))
     return (NUMERIC, bounds.low, bounds.high)
 
 

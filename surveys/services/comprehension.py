@@ -15,12 +15,14 @@ duplicating a survey), inside the caller's transaction.
 
 import json
 
+from ..designs import practised_kinds
 from ..models import Question, Survey
 
-# The designs the respondent page has a practice round for (static/js/comprehension.js
-# PRACTICE_KINDS), under either procedure; CDM and SLD only under the respondent procedure
-# (the only one they are asked with since issue 33). Any other is asked without a round.
-PRACTISED_KINDS = ("forced_response", "warner", "unrelated_question", "kuk", "mangat")
+# The designs the respondent page has a practice round for, under either procedure: those whose
+# row of the design table has one (surveys/designs.py; the browser reads the same kinds from
+# static/js/constants.js PRACTICE_KINDS); CDM and SLD only under the respondent procedure (the
+# only one they are asked with since issue 33). Any other is asked without a round.
+PRACTISED_KINDS = practised_kinds()
 RESPONDENT_ONLY_KINDS = ("cdm", "sld")
 FORCED_RESPONSE = "forced_response"
 RESPONDENT = Question.Procedure.RESPONDENT

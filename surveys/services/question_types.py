@@ -30,9 +30,10 @@ from collections.abc import Mapping
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
-from dpengine import DESIGNS, DPEngineError
+from dpengine import DPEngineError
 
 from .. import limits, selectors
+from ..designs import design_kinds, design_row
 from ..models import Question
 from .validation import clean_text, ensure_within_epsilon_ceiling
 
@@ -40,9 +41,10 @@ YES_NO, CHOICE, NUMERIC = Question.Kind.YES_NO, Question.Kind.CHOICE, Question.K
 TEXT = Question.Kind.TEXT
 TYPES = tuple(Question.Kind.values)
 DEFAULT_EPSILON = math.log(3)  # the classic coins' ε, so a new question of any type matches them
-# The yes/no designs a question may name; forced response with its own coins too; and the
-# cheating-detection designs (CDM, SLD: dpengine.cheating), whose parameters differ.
-DESIGN_KINDS = tuple(DESIGNS) + selectors.CHEATING_KINDS
+# The yes/no designs a question may name (the design table's rows: surveys/designs.py), forced
+# response with its own coins among them; and the cheating-detection designs (CDM, SLD:
+# dpengine.cheating), whose parameters differ.
+DESIGN_KINDS = design_kinds() + selectors.CHEATING_KINDS
 # Fields of a question row that its type sets; the rest (text, required, position) stay.
 TYPE_FIELDS = (
     "kind",
@@ -119,7 +121,7 @@ def _clean_design(value, prefix):
     try:
         design = selectors.yes_no_design(kind=kind, parameters=parameters)
     except TypeError:
-        allowed = ", ".join(DESIGNS[kind]().parameters)
+        allowed = ", ".join(design_row(kind).parameters)
         raise _error(
             "design",
             prefix,

@@ -20,9 +20,9 @@ from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
 from .. import selectors, services
+from ..designs import parameter_symbols
 from ..forms import GroupingQuestionForm, QuestionAddForm, ScheduleForm, SurveyForm
 from ..forms.question_types import (
-    PARAMETER_SYMBOLS,
     SURVEY_COINS,
     TYPE_SHORT_LABELS,
 )
@@ -158,9 +158,9 @@ def question_row(question, entry) -> QuestionRow:
         kind = design.pop("kind", SURVEY_COINS)
         label = selectors.DESIGN_LABELS.get(kind)
         design_label = label.short if label else kind
+        symbols = parameter_symbols()
         parameters = [
-            (PARAMETER_SYMBOLS.get(name, name), _parameter_text(value))
-            for name, value in design.items()
+            (symbols.get(name, name), _parameter_text(value)) for name, value in design.items()
         ]
     elif question.kind == Question.Kind.NUMERIC:
         design_label = gettext("whole numbers from %(min)d to %(max)d") % {

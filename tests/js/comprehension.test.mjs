@@ -19,6 +19,11 @@ import { givenAnswers, prepareSubmission } from "../../static/js/payload.js";
 import { surveyQuestions } from "../../static/js/questions.js";
 import { definition } from "./definition.mjs";
 import { exactDistribution, seededSource } from "./fakes.mjs";
+import { VECTORS } from "./vectors.mjs";
+
+// Each round's texts as the definition carries them: the design table's, written in
+// tests/vectors/constants.json by `make constants` (the definition's are translated).
+const PRACTICE = VECTORS.design_table.practice;
 
 const DESIGNS = {
   forced_response: { kind: "forced_response", p_truth: 0.5, p_forced_yes: 0.5 },
@@ -31,37 +36,59 @@ const DESIGNS = {
 describe("a practice round", () => {
   it("draws its made-up answer at even odds and sends the other one (enumerated)", () => {
     for (const design of Object.values(DESIGNS)) {
+      const practice = PRACTICE[design.kind];
       const outcomes = exactDistribution((source) =>
-        practiceScenario({ design, randomSource: source }),
+        practiceScenario({ design, practice, randomSource: source }),
       );
       assert.deepEqual(Object.fromEntries(outcomes), {
-        [JSON.stringify({ kind: design.kind, truth: true, sent: false })]: 0.5,
-        [JSON.stringify({ kind: design.kind, truth: false, sent: true })]: 0.5,
+        [JSON.stringify({ kind: design.kind, practice, truth: true, sent: false })]: 0.5,
+        [JSON.stringify({ kind: design.kind, practice, truth: false, sent: true })]: 0.5,
       });
     }
   });
 
   it("exists for every design the server practises, and for no other", () => {
+    assert.deepEqual([...PRACTICE_KINDS], VECTORS.design_table.practice_kinds);
+    assert.deepEqual([...PRACTICE_KINDS].sort(), Object.keys(PRACTICE).sort());
     assert.deepEqual([...PRACTICE_KINDS].sort(), Object.keys(DESIGNS).sort());
     assert.throws(
-      () => practiceScenario({ design: { kind: "cdm" }, randomSource: seededSource(1) }),
+      () =>
+        practiceScenario({
+          design: { kind: "cdm" },
+          practice: PRACTICE.warner,
+          randomSource: seededSource(1),
+        }),
       RangeError,
     );
   });
 
+  it("needs the texts its definition carries", () => {
+    assert.throws(
+      () => practiceScenario({ design: DESIGNS.warner, randomSource: seededSource(1) }),
+      TypeError,
+    );
+  });
+
   it("asks in words that name the made-up answer and what chance did", () => {
-    const scenario = { kind: "forced_response", truth: false, sent: true };
+    const scenario = {
+      kind: "forced_response",
+      practice: PRACTICE.forced_response,
+      truth: false,
+      sent: true,
+    };
     assert.equal(
       messageText(scenarioMessage(scenario)),
       "Suppose your true answer is “No”. Coin 1 lands tails, and coin 2 says “Yes”. What does your device send?",
     );
     assert.match(
-      messageText(scenarioMessage({ kind: "kuk", truth: true, sent: false })),
+      messageText(
+        scenarioMessage({ kind: "kuk", practice: PRACTICE.kuk, truth: true, sent: false }),
+      ),
       /deck for “Yes” is black/,
     );
     for (const kind of PRACTICE_KINDS) {
       for (const truth of [true, false]) {
-        const shown = { kind, truth, sent: !truth };
+        const shown = { kind, practice: PRACTICE[kind], truth, sent: !truth };
         assert.ok(messageText(scenarioMessage(shown)).length > 20);
         for (const choice of [true, false]) {
           const { verdict, why } = practiceFeedback(shown, choice);
@@ -72,7 +99,7 @@ describe("a practice round", () => {
   });
 
   it("says right or wrong, and why", () => {
-    const scenario = { kind: "warner", truth: true, sent: false };
+    const scenario = { kind: "warner", practice: PRACTICE.warner, truth: true, sent: false };
     const right = practiceFeedback(scenario, false);
     assert.equal(right.right, true);
     assert.equal(messageText(right.verdict), "Right: your device sends “No”.");
@@ -84,7 +111,12 @@ describe("a practice round", () => {
   });
 
   it("keeps the first try: trying again after the feedback does not change it", () => {
-    const scenario = { kind: "forced_response", truth: true, sent: false };
+    const scenario = {
+      kind: "forced_response",
+      practice: PRACTICE.forced_response,
+      truth: true,
+      sent: false,
+    };
     let record = recordTry(undefined, scenario, true); // wrong first
     record = recordTry(record, scenario, false); // then right
     assert.deepEqual(record, { firstRight: false, tries: 2 });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
+import { YES_NO_KINDS } from "../../static/js/constants.js";
 import {
   DESIGN_KINDS,
   designEpsilon,
@@ -38,8 +39,13 @@ function close(actual, expected, message, tolerance = 4 * Number.EPSILON) {
 }
 
 describe("yes/no designs agree with dpengine (tests/vectors/constants.json)", () => {
-  it("have the same kinds", () => {
-    assert.deepEqual([...DESIGN_KINDS], VECTORS.designs.kinds);
+  it("have the same kinds, and a randomizer for every design a question may name", () => {
+    assert.deepEqual([...DESIGN_KINDS].sort(), [...VECTORS.designs.kinds].sort());
+    // The design table's kinds (surveys/designs.py), as the generated module gives them.
+    assert.deepEqual([...YES_NO_KINDS], VECTORS.design_table.kinds);
+    for (const kind of YES_NO_KINDS) {
+      assert.ok(DESIGN_KINDS.includes(kind), kind);
+    }
   });
 
   it("give dpengine's a, b and epsilon at the defaults, the presets and the edge cases", () => {

@@ -11,6 +11,15 @@ PRACTICE_HELP = (
 )
 
 
+class PracticeTextSerializer(serializers.Serializer):
+    question = serializers.CharField(
+        help_text="The case asked about, in the definition's language: `%(truth)s` is the "
+        "made-up true answer, `%(sent)s` what the device sends (the other answer), "
+        "`%(colour)s` a card's colour."
+    )
+    why = serializers.CharField(help_text="Why that is what is sent, with the same names.")
+
+
 class PracticeRoundSerializer(serializers.Serializer):
     id = serializers.IntegerField(help_text="The hidden question the result is sent for.")
     design = serializers.DictField(
@@ -22,6 +31,11 @@ class PracticeRoundSerializer(serializers.Serializer):
         required=False,
         help_text="Present when the round practises the respondent procedure: the instruction "
         "is shown as the questions show it, and the round asks what the respondent presses.",
+    )
+    practice = PracticeTextSerializer(
+        required=False,
+        help_text="Absent under the respondent procedure: the texts of the device procedure's "
+        "round, from the design's row of the design table.",
     )
 
 

@@ -1,10 +1,12 @@
 """Response shapes of the public endpoints: what a respondent's browser needs to show a
 survey and randomize its answers (the submission it sends: ``submissions``)."""
 
+from django.utils import translation
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from ... import selectors
+from ...designs import design_kinds, design_rows
 from ...models import PREFER_NOT_TO_SAY, Question, Survey, SurveyTokenKey
 from ...selectors import languages
 from ...services import schedule
@@ -20,7 +22,7 @@ from .practice import PRACTICE_HELP, PracticeRoundSerializer
         "properties": {
             "kind": {
                 "type": "string",
-                "enum": ["forced_response", "warner", "unrelated_question", "kuk", "mangat"],
+                "enum": list(design_kinds()),
             }
         },
         "required": ["kind"],
@@ -58,8 +60,12 @@ class PublicQuestionSerializer(serializers.Serializer):
     design = YesNoDesignField(
         required=False,
         help_text="`yes_no` only: the design, `kind` and its parameters under dpengine's names "
-        "(`forced_response`: the survey's coins `p_truth`, `p_forced_yes`; `warner`: `p`; "
-        "`unrelated_question`: `p`, `pi`; `kuk`: `theta1`, `theta2`; `mangat`: `p`, `t`).",
+        "(the survey's coins are `forced_response`; "
+        + "; ".join(
+            f"`{row.kind}`: " + ", ".join(f"`{name}`" for name in row.parameters)
+            for row in design_rows()
+        )
+        + ").",
     )
     options = serializers.ListField(
         child=serializers.CharField(),
@@ -247,7 +253,9 @@ class PublicSurveySerializer(serializers.Serializer):
 
     @extend_schema_field(PracticeRoundSerializer(many=True))
     def get_comprehension(self, survey) -> list:
-        return selectors.practice_rounds(survey=survey)
+        # The practice texts in the language of the survey's texts here, as the questions.
+        with translation.override(survey.language):
+            return selectors.practice_rounds(survey=survey)
 
     def _ledger(self, survey):
         # Both the total and each question's epsilon come from one ledger per survey.

@@ -6,6 +6,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from ... import limits
+from ...designs import design_rows
 from ...models import Question
 from ...services.question_types import DESIGN_KINDS
 
@@ -26,17 +27,28 @@ class SpecField(serializers.Field):
         return value
 
 
-DESIGN_PARAMETERS = {
-    "p": "warner, unrelated_question, mangat",
-    "pi": "unrelated_question: the known probability of 'yes' to the unrelated question",
-    "theta1": "kuk: red share of the deck of those whose answer is yes",
-    "theta2": "kuk: red share of the deck of those whose answer is no",
-    "t": "mangat: probability that a member, too, uses the Warner device",
-    "p_truth": "forced_response with the question's own coins",
-    "p_forced_yes": "forced_response with the question's own coins",
-    "group_share": "cdm, sld: probability that the browser puts a respondent in group 1 "
-    "(default 0.5)",
-}
+def _design_parameters() -> dict[str, str]:
+    """Each parameter name a design takes, described by the designs that take it: the yes/no
+    designs' from their rows of the design table (surveys/designs.py), then CDM's and SLD's."""
+    about: dict[str, list[str]] = {}
+    for row in design_rows():
+        for name, parameter in row.parameters.items():
+            about.setdefault(name, []).append(parameter.about)
+    about.setdefault("group_share", []).append(
+        "cdm, sld: probability that the browser puts a respondent in group 1 (default 0.5)"
+    )
+    return {name: "; ".join(texts) for name, texts in about.items()}
+
+
+def _design_defaults() -> str:
+    """``warner p=0.75; kuk theta1=0.625, theta2=0.25; ...``: each design's defaults."""
+    return "; ".join(
+        f"{row.kind} " + ", ".join(f"{name}={value:g}" for name, value in row.defaults().items())
+        for row in design_rows()
+    )
+
+
+DESIGN_PARAMETERS = _design_parameters()
 # The cheating-detection designs' p: a pair, one probability per group (RRreg's p = c(p1, p2)).
 CHEATING_P = {
     "type": "array",
@@ -68,17 +80,16 @@ class QuestionTypeField(SpecField):
         "nullable": True,
         "description": "A yes/no question's randomization: `{}` (or absent) for the survey's "
         "two coins (forced response), else `kind` and that design's parameters, each a "
-        "probability; a missing parameter takes its default (warner p=0.75; "
-        "unrelated_question p=0.5, pi=0.25; kuk theta1=0.625, theta2=0.25; mangat p=0.75, "
-        "t=0.75; cdm and sld p=[0.25, 0.75], group_share=0.5: cheating detection, no finite "
-        "ε). Null for the other types.",
+        f"probability; a missing parameter takes its default ({_design_defaults()}; cdm and sld "
+        "p=[0.25, 0.75], group_share=0.5: cheating detection, no finite ε). Null for the other "
+        "types.",
         "properties": {
             "kind": {"type": "string", "enum": list(DESIGN_KINDS)},
             **{
                 name: {"type": "number", "format": "double", "description": text}
                 for name, text in DESIGN_PARAMETERS.items()
             },
-            # A number for warner, unrelated_question and mangat; a pair for cdm and sld.
+            # A number for the yes/no designs that take it; a pair for cdm and sld.
             "p": {
                 "oneOf": [
                     {"type": "number", "format": "double", "description": DESIGN_PARAMETERS["p"]},

@@ -3,6 +3,7 @@
 
 from rest_framework import serializers
 
+from ...designs import design_kinds
 from ...models import Question
 
 
@@ -20,9 +21,9 @@ class QuestionRowSerializer(serializers.Serializer):
     text = serializers.CharField()
     design = serializers.CharField(
         source="design_name",
-        help_text="yes/no: forced_response (the survey's coins or its own), warner, "
-        "unrelated_question, kuk or mangat; cdm or sld (type `cheating`); otherwise choice or "
-        "numeric.",
+        help_text="yes/no: forced_response (the survey's coins or its own), "
+        + ", ".join(kind for kind in design_kinds() if kind != "forced_response")
+        + "; cdm or sld (type `cheating`); otherwise choice or numeric.",
     )
     parameters = serializers.DictField(
         child=serializers.FloatField(),

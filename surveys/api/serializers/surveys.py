@@ -9,6 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from ... import limits, selectors
+from ...designs import design_kinds
 from ...models import CI_METHODS, Question, Survey
 from ...selectors import languages
 from ...selectors.warnings import MIN_N_ABOVE_INVITED, survey_warnings
@@ -124,9 +125,10 @@ class QuestionSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
     )
     design_name = serializers.SerializerMethodField(
         help_text="The question's randomization: a yes/no design's kind (`forced_response` "
-        "for the survey's coins, `warner`, `unrelated_question`, `kuk`, `mangat`; `cdm`, `sld` "
-        "for cheating detection, whose `epsilon` is null), or `choice` / `numeric`; `direct` "
-        "for a question asked directly."
+        "for the survey's coins, "
+        + ", ".join(f"`{kind}`" for kind in design_kinds() if kind != "forced_response")
+        + "; `cdm`, `sld` for cheating detection, whose `epsilon` is null), or `choice` / "
+        "`numeric`; `direct` for a question asked directly."
     )
 
     def get_design_name(self, question) -> str:

@@ -1,12 +1,13 @@
 """The comprehension check's hidden questions (services/comprehension.py): one per practised
 design, following the questions, gone when the check is off, frozen with the design."""
 
+import json
 import re
 from pathlib import Path
 
 import pytest
 
-from surveys import selectors, services
+from surveys import designs, selectors, services
 from surveys.models import Question
 from surveys.services.comprehension import PRACTISED_KINDS, comprehension_sync
 
@@ -114,9 +115,17 @@ def test_the_fingerprint_names_the_hidden_questions(make_survey):
 
 
 def test_the_server_and_the_page_practise_the_same_designs():
-    source = (Path(__file__).resolve().parents[3] / "static/js/comprehension.js").read_text()
-    listed = re.search(r"PRACTICE_KINDS = Object\.freeze\(\[(.*?)\]\)", source, re.S).group(1)
-    assert re.findall(r'"(\w+)"', listed) == list(PRACTISED_KINDS)
+    # One list, the design table's: the generated module holds it (tests/test_constants.py
+    # holds the module to the table), and the page's script imports it from there.
+    from tools import constants
+
+    generated = constants.render(constants.build())[constants.MODULE_PATH]
+    listed = re.search(r"PRACTICE_KINDS = Object\.freeze\((\[.*?\])\)", generated).group(1)
+    assert json.loads(listed) == list(PRACTISED_KINDS) == list(designs.practised_kinds())
+    root = Path(__file__).resolve().parents[3]
+    source = (root / "static/js/comprehension.js").read_text()
+    assert 'import { PRACTICE_KINDS } from "./constants.js";' in source
+    assert "PRACTICE_KINDS = " not in source
 
 
 def test_a_cheating_detection_design_is_practised_under_the_respondent_procedure(make_survey):

@@ -1,0 +1,223 @@
+"""Every yes/no design a question may name, declared once: one row per design.
+
+A row holds what the app says about a design beyond its statistics (those are the dpengine
+class it names: its ``kind``, its parameters under their names and defaults, and the checks of
+their bounds): its labels in the pages and exports, each parameter's label in the builder and
+description in the API, and its practice round on the respondent page (``None``: it has none).
+Everything else reads this table, never a list of its own: the API's accepted kinds and
+schema, the builder's fields, the labels (``selectors.design_labels``), the designs with a
+practice round (``services.comprehension``), the public definition's practice texts, and the
+browser's constants (``tools/constants.py`` writes ``static/js/constants.js`` from it).
+
+Adding a yes/no design (docs/architecture.md, "Adding a yes/no design"): its dpengine module,
+its row here, its randomizer in ``static/js/designs.js``, its tests; then ``make constants``
+and ``make messages``. The order of the rows is the builder's.
+
+It sits beneath every layer (models excepted, none of it is a database column), so that every
+layer, and ``tools/constants.py``, reads the same rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.utils.translation import gettext_lazy as _
+
+from dpengine.designs import ForcedResponse, Kuk, Mangat, UnrelatedQuestion, Warner, YesNoDesign
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """One of a design's parameters, under its dpengine name."""
+
+    label: str  # the builder's field, in the page's language
+    about: str  # the API schema's description (English, as the API's schema is)
+    symbol: str = ""  # its short name where a page lists values ("π"); "" for its own name
+
+
+@dataclass(frozen=True)
+class Practice:
+    """The device procedure's practice round: the case the respondent is asked about (the
+    chance step sends the other answer) and why. ``%(truth)s`` and ``%(sent)s`` are the
+    made-up answer and what is sent (“yes”/“no”), ``%(colour)s`` the card's colour."""
+
+    question: str
+    why: str
+
+
+@dataclass(frozen=True)
+class DesignRow:
+    engine: type[YesNoDesign]  # the dpengine design: kind, parameters, defaults and bounds
+    name: str  # the results, exports, API and planner: "Unrelated question"
+    short: str  # the builder's question list and privacy ledger: "unrelated question"
+    choice: str  # the design as the builder offers it
+    parameters: dict[str, Parameter]  # every parameter of ``engine``, in its order
+    practice: Practice | None = None
+
+    @property
+    def kind(self) -> str:
+        return self.engine.kind
+
+    def defaults(self) -> dict[str, float]:
+        """The parameters at dpengine's defaults, by name."""
+        return self.engine().parameters
+
+
+_OPPOSITE = Practice(
+    question=_(
+        "Suppose your true answer is “%(truth)s”. The spinner picks the opposite of the "
+        "statement. What does your device send?"
+    ),
+    why=_(
+        "Your device answers the opposite statement truthfully, so “%(truth)s” becomes "
+        "“%(sent)s”. Nobody knows which statement was picked."
+    ),
+)
+
+DESIGN_TABLE: tuple[DesignRow, ...] = (
+    DesignRow(
+        engine=Warner,
+        name=_("Warner"),
+        short=_("Warner"),
+        choice=_("Warner: answer the statement or its opposite"),
+        parameters={
+            "p": Parameter(
+                _("p: probability of answering the statement as asked (else its opposite)"),
+                "warner: probability of answering the statement as asked",
+            ),
+        },
+        practice=_OPPOSITE,
+    ),
+    DesignRow(
+        engine=UnrelatedQuestion,
+        name=_("Unrelated question"),
+        short=_("unrelated question"),
+        choice=_("Unrelated question with a known share of “yes”"),
+        parameters={
+            "p": Parameter(
+                _("p: probability of answering the sensitive question"),
+                "unrelated_question: probability of answering the sensitive question",
+            ),
+            "pi": Parameter(
+                _("π: known probability of “yes” to the unrelated question (the device draws it)"),
+                "unrelated_question: the known probability of 'yes' to the unrelated question",
+                symbol="π",
+            ),
+        },
+        practice=Practice(
+            question=_(
+                "Suppose your true answer is “%(truth)s”. The device picks the other question, "
+                "and its answer is “%(sent)s”. What does your device send?"
+            ),
+            why=_(
+                "When the other question is picked, its answer is sent instead of yours. "
+                "Nobody knows which question was answered."
+            ),
+        ),
+    ),
+    DesignRow(
+        engine=Kuk,
+        name=_("Kuk"),
+        short=_("Kuk"),
+        choice=_("Kuk: two decks of cards"),
+        parameters={
+            "theta1": Parameter(
+                _("θ₁: share of red cards in the deck of those whose answer is yes"),
+                "kuk: red share of the deck of those whose answer is yes",
+                symbol="θ₁",
+            ),
+            "theta2": Parameter(
+                _("θ₂: share of red cards in the deck of those whose answer is no"),
+                "kuk: red share of the deck of those whose answer is no",
+                symbol="θ₂",
+            ),
+        },
+        practice=Practice(
+            question=_(
+                "Suppose your true answer is “%(truth)s”. The card dealt from the deck for "
+                "“%(truth)s” is %(colour)s (red means “yes”). What does your device send?"
+            ),
+            why=_(
+                "The card's colour is sent, not your answer, and both decks hold red and black "
+                "cards. Nobody knows which deck was used."
+            ),
+        ),
+    ),
+    DesignRow(
+        engine=Mangat,
+        name=_("Mangat"),
+        short=_("Mangat"),
+        choice=_("Mangat (private variant)"),
+        parameters={
+            "p": Parameter(
+                _("p: probability that the device says “I belong”"),
+                "mangat: probability that the Warner device says 'I belong'",
+            ),
+            "t": Parameter(
+                _("t: probability that a member, too, uses the device (else says yes)"),
+                "mangat: probability that a member, too, uses the Warner device",
+            ),
+        },
+        # The made-up answer is "no" whenever "yes" is sent, so the round is Warner's device.
+        practice=_OPPOSITE,
+    ),
+    # A question's own two coins; the survey's coins are forced response too (the builder's
+    # choice ``selectors.SURVEY_COINS``, labelled there).
+    DesignRow(
+        engine=ForcedResponse,
+        name=_("Forced response"),
+        short=_("forced response"),
+        choice=_("Forced response with this question’s own coins"),
+        parameters={
+            "p_truth": Parameter(
+                _("Coin 1: probability of answering truthfully (p_truth)"),
+                "forced_response with the question's own coins: coin 1, answer truthfully",
+            ),
+            "p_forced_yes": Parameter(
+                _("Coin 2: probability of a forced “yes” (p_forced_yes)"),
+                "forced_response with the question's own coins: coin 2, a forced 'yes'",
+            ),
+        },
+        practice=Practice(
+            question=_(
+                "Suppose your true answer is “%(truth)s”. Coin 1 lands tails, and coin 2 says "
+                "“%(sent)s”. What does your device send?"
+            ),
+            why=_(
+                "When coin 1 lands tails, coin 2 decides, whatever your answer. So a "
+                "“%(sent)s” does not show what you answered."
+            ),
+        ),
+    ),
+)
+"""The yes/no designs, in the builder's order."""
+
+
+def design_rows() -> tuple[DesignRow, ...]:
+    """The table's rows, read when called (every reader goes through here or the table)."""
+    return DESIGN_TABLE
+
+
+def design_row(kind: str) -> DesignRow | None:
+    """The row of the yes/no design ``kind``, or None when no row names it."""
+    return next((row for row in DESIGN_TABLE if row.kind == kind), None)
+
+
+def design_kinds() -> tuple[str, ...]:
+    """The kinds of the yes/no designs a question may name, in the table's order."""
+    return tuple(row.kind for row in DESIGN_TABLE)
+
+
+def practised_kinds() -> tuple[str, ...]:
+    """The designs the respondent page has a practice round for (under either procedure)."""
+    return tuple(row.kind for row in DESIGN_TABLE if row.practice is not None)
+
+
+def parameter_symbols() -> dict[str, str]:
+    """A parameter's short name where a page lists values (``pi``: π), by dpengine name."""
+    return {
+        name: parameter.symbol
+        for row in DESIGN_TABLE
+        for name, parameter in row.parameters.items()
+        if parameter.symbol
+    }
