@@ -339,7 +339,7 @@ def test_the_typed_page_passes_axe_and_fits_a_phone(
             },
         ],
     )
-    # bypass_csp: axe is injected as an inline script, as tests/e2e/accessibility.py does.
+    # bypass_csp: axe is injected as an inline script, as tests/e2e/accessibility/ does.
     page = new_context(
         locale=locale, viewport={"width": width, "height": 900}, bypass_csp=True
     ).new_page()

@@ -1,6 +1,6 @@
 """The results page of a survey that mixes question types, in a real Chromium: one chart per
 choice and numeric question, the threshold a researcher chooses, and no WCAG violation at
-either width (axe-core, as tests/e2e/accessibility.py runs it)."""
+either width (axe-core, as tests/e2e/accessibility/ runs it)."""
 
 import pytest
 

@@ -1,7 +1,7 @@
 """WCAG 2.2 AA in a real Chromium: axe-core on the analysis pages, and every page reflowed
 at 200% zoom.
 
-The pages, languages, widths and checks are in tests/e2e/accessibility.py."""
+The pages, languages, widths and checks are in this folder's __init__.py."""
 
 import pytest
 

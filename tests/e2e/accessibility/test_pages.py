@@ -1,6 +1,6 @@
 """WCAG 2.2 AA in a real Chromium: axe-core on every page type, language and width.
 
-The pages, languages, widths and checks are in tests/e2e/accessibility.py."""
+The pages, languages, widths and checks are in this folder's __init__.py."""
 
 import pytest
 

@@ -1,13 +1,5 @@
-"""WCAG 2.2 AA in a real Chromium: the respondent's error and thank-you states; keyboard only;
-focus always visible; targets large enough; motion only when welcome; status not by colour
-alone. axe-core on every page type, language and width is in test_accessibility_axe.py, reflow
-at 200% zoom in test_accessibility_zoom.py, the co-researcher and pilot pages in
-test_accessibility_members.py; what they share in tests/e2e/accessibility.py.
-
-axe-core is vendored (static/vendor/axe/) and injected by Playwright. The contexts that run it
-bypass the Content-Security-Policy, because Playwright injects the file as an inline script;
-the policy itself is tested in tests/production/.
-"""
+"""Keyboard only, focus always visible, targets large enough, motion only when welcome, status
+not by colour alone; the respondent's error and thank-you states (see __init__.py)."""
 
 import re
 

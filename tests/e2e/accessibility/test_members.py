@@ -1,7 +1,7 @@
 """WCAG 2.2 AA in a real Chromium: axe-core on the co-researcher pages, and on the pilot,
 consent and schedule pages and states.
 
-The pages, languages, widths and checks are in tests/e2e/accessibility.py."""
+The pages, languages, widths and checks are in this folder's __init__.py."""
 
 import datetime
 
