@@ -208,6 +208,18 @@ def test_the_schema_forms_serializers_and_services_read_the_bounds_from_limits()
         assert any(within(reader, layer) for reader in readers), layer
 
 
+def test_no_module_takes_a_private_name_from_another():
+    private = [
+        f"{relative(path)}:{line} {target} {name}"
+        for path in surveys_modules()
+        for target, names, line in imports_of(path)
+        if target and within(target, "surveys")
+        for name in names
+        if name.startswith("_") and not name.startswith("__")
+    ]
+    assert private == []
+
+
 def test_the_counters_are_shared_from_one_module():
     for module in ("surveys.api.throttling", "surveys.login_throttle"):
         path = ROOT / (module.replace(".", "/") + ".py")
