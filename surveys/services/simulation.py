@@ -165,7 +165,6 @@ def _check_simulated_options(*, grouping, options, total):
                 raise ValidationError({"options": [f"{option_id!r} is not an option here."]})
 
 
-@transaction.atomic
 def _simulated_day_counts(questions, typed, reports, grouping, options, total) -> dict:
     """``tallies.day_counts`` summed over the simulated respondents, in bulk."""
     counts = {RESPONDENTS: total}
@@ -181,6 +180,7 @@ def _simulated_day_counts(questions, typed, reports, grouping, options, total) -
     return counts
 
 
+@transaction.atomic
 def simulated_submissions_record(
     *, survey, reports, options=None, received_on=None, batch_size=5000
 ) -> int:
