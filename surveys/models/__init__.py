@@ -18,6 +18,7 @@ from .questions import AskedQuestionManager, GroupingOption, GroupingQuestion, Q
 from .submissions import (
     PREFER_NOT_TO_SAY,
     TALLY_SHARDS,
+    DayTally,
     GroupAnswer,
     GroupCell,
     GroupTally,
@@ -37,6 +38,7 @@ __all__ = [
     "TALLY_SHARDS",
     "ApiToken",
     "AskedQuestionManager",
+    "DayTally",
     "ExportJob",
     "GroupAnswer",
     "GroupCell",

@@ -43,6 +43,31 @@ class TallyShard(models.Model):
         return f"{self.survey_id} #{self.shard}: {self.responses}"
 
 
+class DayTally(models.Model):
+    """One of a survey's rows of counts for one day of submissions (the day they were received):
+    what a public release counts (``selectors.public_results.count_keys``), kept as
+    submissions arrive so that a release reads a few rows per day, never the submissions.
+    Sharded as ``TallyShard`` is (the submission adds to the shard of the same number), so
+    concurrent submissions of one day rarely wait for one row. A batched survey's submissions
+    are added by their batch's release (services/batches.py), released ones only.
+    """
+
+    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="day_tallies")
+    day = models.DateField()
+    shard = models.PositiveSmallIntegerField()
+    # {"respondents": n, "q<id>": yes reports, "nq<id>": reports, "o<option id>": respondents}
+    # (the keys of ``selectors.public_results``), the yes/no reports only (a bit each).
+    counts = models.JSONField(default=dict)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["survey", "day", "shard"], name="day_tally_unique"),
+        ]
+
+    def __str__(self):
+        return f"{self.survey_id} {self.day} #{self.shard}"
+
+
 class NumericTally(models.Model):
     """How many reports of one randomized numeric question were ``report``: the question's
     histogram, one row per value reported so far.

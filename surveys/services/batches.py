@@ -2,23 +2,27 @@
 
 A survey is batched when its ``Survey.batch_size`` is above 1 and it is not a pilot (by default
 a survey that takes invitations: ``limits.RELEASE_BATCH_INVITATION``). Its submission is stored
-at once, by the same path as every other (``services.submissions``), and in the same
-transaction ``submission_hold`` marks it held (``Submission.held``: ``Submission.objects``, which
-every reader uses, leaves it out) and takes what the submission added to the tallies out again,
-so every tally a page reads counts released submissions only. When ``batch_size`` submissions
-are held, ``batch_release`` adds them back, all at once, and rewrites the batch's rows in a
-random order: its submissions and grouping answers and spent tokens (deleted and stored again
-under new random keys), the histogram rows and regression cells it touched (likewise), the
-per-option counts and tallies it touched, and the invitations that obtained a token since the
-last batch (updated in a random order). On PostgreSQL each rewritten row then carries the
-release's transaction number (``xmin``) and a place (``ctid``) drawn by the shuffle, not by
-arrival. A closed survey's last, smaller batch waits for its researcher
+at once, by the same path as every other (``services.submissions``: on PostgreSQL the held
+form of the one statement), but held (``Submission.held``: ``Submission.objects``, which every
+reader uses, leaves it out) and counted in no tally: no tally row is written, nor locked, until
+its batch is released. In the same transaction ``batch_fill`` counts the held submissions, and
+when ``batch_size`` of them are held, ``batch_release`` counts them from their rows (``_counts``:
+what the statement would have added) and adds them to the tallies, all at once, and rewrites
+the batch's rows in a random order: its submissions and grouping answers and spent tokens
+(deleted and stored again under new random keys), the histogram rows and regression cells it
+touched (likewise), the per-option counts and tallies it touched, and the invitations that
+obtained a token since the last batch (updated in a random order). On PostgreSQL each rewritten
+row then carries the release's transaction number (``xmin``) and a place (``ctid``) drawn by
+the shuffle, not by arrival. A closed survey's last, smaller batch waits for its researcher
 (``batch_release_last``).
 
-Every batched write locks the survey's row first (``survey_lock``), before any tally row:
-two submissions that complete a batch at once release it once, and no two writers wait for
-each other in a cycle. What a release costs grows with the batch and the cells it touched,
-never with the responses stored before.
+Who completes a batch: ``batch_fill`` takes the survey's batch lock (``batch_lock``: a
+transaction-level advisory lock on PostgreSQL; SQLite's write lock, held from BEGIN, on SQLite)
+after the submission is written, so only the count and the commit run one at a time, never
+the statement. The count, a statement after the lock is granted, sees every held submission
+committed before it, so two submissions that complete a batch at once release it once, and
+none waits with a batch complete. What a release costs grows with the batch and the cells it
+touched, never with the responses stored before.
 """
 
 import random
@@ -51,6 +55,7 @@ from ..models import (
 )
 from . import schedule
 from .errors import Reason, SurveyConflict
+from .tallies import day_counts, day_counts_sum, day_tally_add
 
 RESPONSES_FIELD = "responses"
 _shuffle = random.SystemRandom().shuffle
@@ -98,47 +103,74 @@ _targets: dict[str, BatchTarget] = {}
 _TARGETS_MAX = 1024
 
 
-def survey_lock(survey_id) -> None:
-    """Lock the survey's row for the caller's transaction (a no-op on SQLite, whose
-    transactions take the database's write lock at BEGIN)."""
-    list(Survey.all_objects.select_for_update().filter(pk=survey_id).values_list("pk"))
+# The first key of the advisory lock (``batch_lock``): the batches' own class of lock, the
+# survey's id the second key. 0x62617463 is "batc".
+_BATCH_LOCK_CLASS = 0x62617463
 
 
-def submission_hold(*, batch: BatchTarget, submission_uuid, token_digest=None) -> bool:
-    """In the transaction that stored it, after ``survey_lock``: hold the submission (and the
-    token it spent) for its batch and take it out of the tallies again; release the batch
-    when it is complete. Whether a batch was released."""
-    stored = Submission.all_objects.filter(survey_id=batch.survey_id, submission_id=submission_uuid)
-    rows = list(stored.values_list("pk", "reports"))
-    stored.update(held=True)
-    if token_digest is not None:
-        SpentToken.objects.filter(survey_id=batch.survey_id, digest=token_digest).update(held=True)
-    _tallies_apply(batch.survey_id, _counts(batch.survey_id, rows), sign=-1)
-    held = Submission.all_objects.filter(survey_id=batch.survey_id, held=True).count()
+def batch_lock(survey_id) -> None:
+    """Take the survey's batch lock for the caller's transaction: on PostgreSQL an advisory
+    lock (it locks no row: a survey's row stays free for the foreign-key checks of the
+    submissions written meanwhile); on SQLite nothing, its transactions taking the database's
+    write lock at BEGIN (IMMEDIATE, config/settings.py)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(_LOCK_SQL, _lock_key(survey_id))
+
+
+def batch_fill(batch: BatchTarget) -> bool:
+    """In the transaction that stored a held submission (and the token it spent, held too),
+    after its writes: release the batch when it is complete. Whether a batch was released."""
+    table = Submission._meta.db_table
+    count = f"SELECT count(*) FROM {table} WHERE survey_id = %s AND held"
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            # One round trip, two statements: the count is a statement of its own, after the
+            # lock is granted, so it sees every held submission committed before it.
+            cursor.execute(f"{_LOCK_SQL}; {count}", [*_lock_key(batch.survey_id), batch.survey_id])
+            cursor.nextset()
+        else:
+            cursor.execute(count, [batch.survey_id])
+        held = cursor.fetchone()[0]
     if held < batch.size:
         return False
     batch_release(survey_id=batch.survey_id)
     return True
 
 
+_LOCK_SQL = "SELECT pg_advisory_xact_lock(%s, %s)"
+
+
+def _lock_key(survey_id):
+    return [_BATCH_LOCK_CLASS, survey_id % 2**31]
+
+
 def batch_release(*, survey_id) -> int:
     """Make every held submission of the survey visible at once, its rows rewritten in random
-    order; how many there were. In the caller's transaction, the survey's row locked."""
+    order, and add them to the tallies; how many there were. In the caller's transaction,
+    the survey's batch lock held (``batch_lock``)."""
     held = list(
         Submission.all_objects.filter(survey_id=survey_id, held=True).values_list(
-            "pk", "submission_id", "received_on", "reports"
+            "pk", "submission_id", "received_on", "reports", "positions"
         )
     )
     if not held:
         return 0
-    counts = _counts(survey_id, [(pk, reports) for pk, _sid, _on, reports in held])
+    pks = [row[0] for row in held]
     answers = list(
-        GroupAnswer.objects.filter(submission_id__in=[row[0] for row in held]).values_list(
+        GroupAnswer.objects.filter(submission_id__in=pks).values_list(
             "submission_id", "grouping_question_id", "option_id"
         )
     )
-    GroupAnswer.objects.filter(submission_id__in=[row[0] for row in held]).delete()
-    Submission.all_objects.filter(pk__in=[row[0] for row in held]).delete()
+    counts = _counts(survey_id, [(pk, reports, on) for pk, _sid, on, reports, _at in held], answers)
+    marks = ", ".join(["%s"] * len(pks))
+    with connection.cursor() as cursor:
+        # Plain DELETEs: the ORM's would look for rows that cascade, one query more each.
+        if answers:
+            cursor.execute(
+                f"DELETE FROM {GroupAnswer._meta.db_table} WHERE submission_id IN ({marks})", pks
+            )
+        cursor.execute(f"DELETE FROM {Submission._meta.db_table} WHERE id IN ({marks})", pks)
     _shuffle(held)
     new_keys = {row[0]: random_key() for row in held}
     Submission.all_objects.bulk_create(
@@ -148,19 +180,24 @@ def batch_release(*, survey_id) -> int:
             submission_id=submission_id,
             received_on=received_on,
             reports=reports,
+            positions=positions,
             held=False,
         )
-        for pk, submission_id, received_on, reports in held
+        for pk, submission_id, received_on, reports, positions in held
     )
-    _shuffle(answers)
-    GroupAnswer.objects.bulk_create(
-        GroupAnswer(
-            id=random_key(), submission_id=new_keys[pk], grouping_question_id=gid, option_id=oid
+    if answers:
+        _shuffle(answers)
+        GroupAnswer.objects.bulk_create(
+            GroupAnswer(
+                id=random_key(),
+                submission_id=new_keys[pk],
+                grouping_question_id=gid,
+                option_id=oid,
+            )
+            for pk, gid, oid in answers
         )
-        for pk, gid, oid in answers
-    )
     _tokens_rewrite(survey_id)
-    _tallies_apply(survey_id, counts, sign=1)
+    _tallies_add(survey_id, counts)
     return len(held)
 
 
@@ -205,6 +242,8 @@ def batch_release_last(*, survey, responses) -> int:
     """The researcher releases a closed survey's last batch, smaller than ``batch_size``,
     having been told how many responses it holds (``responses``, checked against the count:
     a 409 naming ``responses`` if it differs). How many were released."""
+    # The batch lock first, as a submission's transaction takes it, then the survey's row.
+    batch_lock(survey.pk)
     survey = Survey.objects.select_for_update().get(pk=survey.pk)
     if schedule.phase_of(survey) in schedule.Phase.ACCEPTING:
         raise SurveyConflict(
@@ -237,6 +276,7 @@ class _Counts:
     histograms: Counter = field(default_factory=Counter)  # {(qid, report): count}
     options: Counter = field(default_factory=Counter)  # {option id: respondents}
     declined: Counter = field(default_factory=Counter)  # {grouping question id: declined}
+    days: dict = field(default_factory=dict)  # {received on: day counts (tallies.day_counts)}
 
 
 def _kinds(survey_id):
@@ -253,16 +293,21 @@ def _kinds(survey_id):
     return kinds
 
 
-def _counts(survey_id, rows) -> _Counts:
-    """What the submissions ``rows`` (``(pk, reports)``) added to the tallies."""
+def _counts(survey_id, rows, answers) -> _Counts:
+    """What the submissions ``rows`` (``(pk, reports, received on)``) with their grouping
+    ``answers``
+    (``(submission pk, grouping question id, option id)``) add to the tallies: what the
+    submission statement adds for each, counted from the stored rows."""
     kinds = _kinds(survey_id)
     chosen = defaultdict(dict)
-    for submission_id, gid, oid in GroupAnswer.objects.filter(
-        submission_id__in=[pk for pk, _reports in rows]
-    ).values_list("submission_id", "grouping_question_id", "option_id"):
+    for submission_id, gid, oid in answers:
         chosen[submission_id][gid] = oid
     counts = _Counts(responses=len(rows))
-    for pk, reports in rows:
+    for pk, reports, received_on in rows:
+        answered = {int(key[1:]): report for key, report in reports.items()}
+        counts.days[received_on] = day_counts_sum(
+            counts.days.get(received_on, {}), day_counts(answered, chosen.get(pk, {}))
+        )
         bits = {}
         for key, report in reports.items():
             qid = int(key[1:])
@@ -289,65 +334,46 @@ def _counts(survey_id, rows) -> _Counts:
     return counts
 
 
-def _tallies_apply(survey_id, counts: _Counts, *, sign):
-    """Add (``sign`` 1) or take out (-1) ``counts``, each row in random order; the histogram
-    rows and cells touched are stored again under new keys (``sign`` 1) or removed once empty
-    (-1)."""
-    _shards_apply(survey_id, counts, sign=sign)
+def _tallies_add(survey_id, counts: _Counts):
+    """Add ``counts``, each row in random order; the histogram rows and cells touched are
+    stored again under new keys."""
+    _shards_add(survey_id, counts)
     pairs = sorted({(qid, oid) for qid, oid, _part in counts.group_tallies})
     _shuffle(pairs)
     for qid, oid in pairs:
         n, yes = counts.group_tallies[qid, oid, "n"], counts.group_tallies[qid, oid, "yes"]
         updated = GroupTally.objects.filter(question_id=qid, option_id=oid).update(
-            report_count=F("report_count") + sign * n, yes_count=F("yes_count") + sign * yes
+            report_count=F("report_count") + n, yes_count=F("yes_count") + yes
         )
-        if not updated and sign > 0:
+        if not updated:
             GroupTally.objects.create(question_id=qid, option_id=oid, report_count=n, yes_count=yes)
     for model, counter in ((GroupingOption, counts.options), (GroupingQuestion, counts.declined)):
         name = "respondent_count" if model is GroupingOption else "declined_count"
         ids = list(counter)
         _shuffle(ids)
         for pk in ids:
-            model.objects.filter(pk=pk).update(**{name: F(name) + sign * counter[pk]})
-    _cells_apply(counts, sign=sign)
-    _histograms_apply(counts, sign=sign)
+            model.objects.filter(pk=pk).update(**{name: F(name) + counter[pk]})
+    _cells_add(counts)
+    _histograms_add(counts)
+    days = list(counts.days)
+    _shuffle(days)
+    for day in days:
+        day_tally_add(survey_id, day=day, counts=counts.days[day])
 
 
-def _shards_apply(survey_id, counts, *, sign):
+def _shards_add(survey_id, counts):
     if not counts.responses:
         return
-    shards = list(TallyShard.objects.select_for_update().filter(survey_id=survey_id))
-    if sign > 0:
-        shard = next((s for s in shards if s.shard == 0), None)
-        if shard is None:
-            shard = TallyShard.objects.create(survey_id=survey_id, shard=0)
-    else:
-        # Taken out of a shard that holds all of it (the one it was added to does), so no
-        # count goes below zero.
-        shard = next(
-            (s for s in shards if _holds(s, counts)), max(shards, key=lambda s: s.responses)
-        )
+    shard = TallyShard.objects.select_for_update().filter(
+        survey_id=survey_id, shard=0
+    ).first() or TallyShard.objects.create(survey_id=survey_id, shard=0)
     for key, vector in counts.reports.items():
-        summed = tally_sum(shard.reports.get(key, ()), [sign * value for value in vector])
-        if any(summed):
-            shard.reports[key] = summed
-        else:
-            shard.reports.pop(key, None)
-    shard.responses += sign * counts.responses
+        shard.reports[key] = tally_sum(shard.reports.get(key, ()), vector)
+    shard.responses += counts.responses
     shard.save(update_fields=["responses", "reports"])
 
 
-def _holds(shard, counts):
-    if shard.responses < counts.responses:
-        return False
-    for key, vector in counts.reports.items():
-        have = list(shard.reports.get(key, ()))
-        if len(have) < len(vector) or any(h < v for h, v in zip(have, vector, strict=False)):
-            return False
-    return True
-
-
-def _cells_apply(counts, *, sign):
+def _cells_add(counts):
     wanted = sorted({(qid, key) for qid, key, _part in counts.cells})
     if not wanted:
         return
@@ -361,16 +387,15 @@ def _cells_apply(counts, *, sign):
     result = []
     for qid, key in wanted:
         row = have.get((qid, key))
-        n = (row.report_count if row else 0) + sign * counts.cells[qid, key, "n"]
-        yes = (row.yes_count if row else 0) + sign * counts.cells[qid, key, "yes"]
-        if n > 0:
-            result.append(GroupCell(question_id=qid, key=key, report_count=n, yes_count=yes))
+        n = (row.report_count if row else 0) + counts.cells[qid, key, "n"]
+        yes = (row.yes_count if row else 0) + counts.cells[qid, key, "yes"]
+        result.append(GroupCell(question_id=qid, key=key, report_count=n, yes_count=yes))
     GroupCell.objects.filter(pk__in=[row.pk for row in rows]).delete()
     _shuffle(result)
     GroupCell.objects.bulk_create(result)
 
 
-def _histograms_apply(counts, *, sign):
+def _histograms_add(counts):
     wanted = sorted(counts.histograms)
     if not wanted:
         return
@@ -381,13 +406,15 @@ def _histograms_apply(counts, *, sign):
     for qid, reports in by_question.items():
         rows += list(NumericTally.objects.filter(question_id=qid, report__in=reports))
     have = {(row.question_id, row.report): row.count for row in rows}
-    result = []
-    for qid, report in wanted:
-        count = have.get((qid, report), 0) + sign * counts.histograms[qid, report]
-        if count > 0:
-            result.append(
-                NumericTally(id=random_key(), question_id=qid, report=report, count=count)
-            )
+    result = [
+        NumericTally(
+            id=random_key(),
+            question_id=qid,
+            report=report,
+            count=have.get((qid, report), 0) + counts.histograms[qid, report],
+        )
+        for qid, report in wanted
+    ]
     NumericTally.objects.filter(pk__in=[row.pk for row in rows]).delete()
     _shuffle(result)
     NumericTally.objects.bulk_create(result)

@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 
 from .. import selectors
 from ..models import (
+    DayTally,
     GroupCell,
     GroupingOption,
     GroupTally,
@@ -37,6 +38,7 @@ def pilot_responses_delete(*, survey) -> int:
     count = Submission.all_objects.filter(survey=survey).count()
     Submission.all_objects.filter(survey=survey).delete()  # cascades to the grouping answers
     TallyShard.objects.filter(survey=survey).delete()
+    DayTally.objects.filter(survey=survey).delete()
     NumericTally.objects.filter(question__survey=survey).delete()
     GroupTally.objects.filter(question__survey=survey).update(report_count=0, yes_count=0)
     GroupCell.objects.filter(question__survey=survey).delete()

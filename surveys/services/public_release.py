@@ -13,19 +13,17 @@ from fractions import Fraction
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count, Q
 from django.utils.translation import gettext as _
 
 import dpengine
 
 from .. import limits
-from ..models import GroupAnswer, PublicRelease, Submission, Survey
+from ..models import DayTally, PublicRelease, Survey
 from ..selectors.public_results import (
     RESPONDENTS,
     ReleaseSchedule,
     count_keys,
     noisy_counts,
-    option_key,
     release_schedule,
     utc_today,
 )
@@ -128,51 +126,19 @@ def public_results_update(
 # --- releases (a write made lazily by the page, or by manage.py public_releases) ----------
 
 
-def _increments(survey, schedule, steps, questions, reports=()) -> dict[str, list[int]]:
+def _increments(survey, schedule, steps) -> dict[str, list[int]]:
     """Exact per-period counts for periods ``1..steps``: period ``k`` is the submissions
-    received before release ``k``'s date and not before release ``k - 1``'s."""
+    received before release ``k``'s date and not before release ``k - 1``'s. Read from the
+    day tallies kept as submissions arrive (``models.DayTally``, released submissions only):
+    a few rows per day, whatever the number of responses."""
     end = schedule.release_on(steps)
-
-    def period(received_on):
-        return max((received_on - schedule.started_on).days, 0) // schedule.every_days
-
     increments = {}
-
-    def add(key, received_on, n):
-        increments.setdefault(key, [0] * steps)[period(received_on)] += n
-
-    per_day = (
-        Submission.objects.filter(survey=survey, received_on__lt=end)
-        .values("received_on")
-        .annotate(
-            _respondents=Count("pk"),
-            **{f"_{key}": Count("pk", filter=Q(**{f"reports__{key}": True})) for key in questions},
-            **{
-                f"_n{key}": Count("pk", filter=Q(reports__has_key=key))
-                for key in questions
-                if f"n{key}" in reports
-            },
-        )
-        .order_by()
-    )
-    for row in per_day:
-        add(RESPONDENTS, row["received_on"], row["_respondents"])
-        for key in questions:
-            add(key, row["received_on"], row[f"_{key}"])
-            if f"n{key}" in reports:
-                add(f"n{key}", row["received_on"], row[f"_n{key}"])
-    per_option = (
-        GroupAnswer.objects.filter(
-            grouping_question__survey=survey,
-            submission__received_on__lt=end,
-            submission__held=False,  # released ones only (services/batches.py)
-        )
-        .values("option_id", "submission__received_on")
-        .annotate(n=Count("pk"))
-        .order_by()
-    )
-    for row in per_option:
-        add(option_key(row["option_id"]), row["submission__received_on"], row["n"])
+    for day, counts in DayTally.objects.filter(survey=survey, day__lt=end).values_list(
+        "day", "counts"
+    ):
+        period = max((day - schedule.started_on).days, 0) // schedule.every_days
+        for key, n in counts.items():
+            increments.setdefault(key, [0] * steps)[period] += n
     return increments
 
 
@@ -189,11 +155,7 @@ class _Counted:
 
 
 def _count(survey, schedule, due) -> _Counted:
-    questions, keys = count_keys(survey=survey)
-    increments = _increments(
-        survey, schedule, due, questions, reports=[k for k in keys if k.startswith("nq")]
-    )
-    return _Counted(schedule, due, (questions, keys), increments)
+    return _Counted(schedule, due, count_keys(survey=survey), _increments(survey, schedule, due))
 
 
 def _make_due_releases(survey, schedule, due, rng, counted) -> None:
@@ -253,9 +215,9 @@ def public_results_release(*, survey, today=None, rng=None) -> PublicRelease | N
     due = 0 if survey.status in stopped else schedule.due(today)
     latest = survey.public_releases.first()
     if due > (latest.step if latest else 0):
-        # The day counts are read first, without the survey's lock: the scan of every stored
-        # row takes time, and submissions to the survey must not wait for it. They count
-        # only days before the release's date, which no new submission changes.
+        # The day counts are read first, without the survey's lock: submissions to the survey
+        # need not wait for it. They count only days before the release's date, which no
+        # new submission changes.
         counted = _count(survey, schedule, due)
         with transaction.atomic():
             # The lock serializes release makers and settings changes (public_results_update

@@ -23,7 +23,8 @@ from ..models import (
     Submission,
     question_key,
 )
-from .tallies import group_tallies_rebuild, numeric_tallies_bulk_add, tally_add
+from ..selectors.public_results import RESPONDENTS, option_key, reports_key
+from .tallies import day_tally_add, group_tallies_rebuild, numeric_tallies_bulk_add, tally_add
 
 
 def _simulated_truths(question, share, n, rng):
@@ -164,6 +165,21 @@ def _check_simulated_options(*, grouping, options, total):
                 raise ValidationError({"options": [f"{option_id!r} is not an option here."]})
 
 
+def _simulated_day_counts(questions, typed, reports, grouping, options, total) -> dict:
+    """``tallies.day_counts`` summed over the simulated respondents, in bulk."""
+    counts = {RESPONDENTS: total}
+    for column, (question, kind) in enumerate(zip(questions, typed, strict=True)):
+        if kind is bool:
+            counts[question_key(question.pk)] = int(np.count_nonzero(reports[:, column]))
+            counts[reports_key(question.pk)] = total
+    if grouping:
+        chosen = np.asarray(options, dtype=np.int64).reshape(total, len(grouping))
+        values, numbers = np.unique(chosen, return_counts=True)
+        for option, number in zip(values, numbers, strict=True):
+            counts[option_key(int(option))] = int(number)
+    return counts
+
+
 @transaction.atomic
 def simulated_submissions_record(
     *, survey, reports, options=None, received_on=None, batch_size=5000
@@ -222,6 +238,11 @@ def simulated_submissions_record(
                 batch_size=batch_size,
             )
     tally_add(survey.pk, responses=total, reports=simulated_tallies(questions, reports, total))
+    day_tally_add(
+        survey.pk,
+        day=received_on,
+        counts=_simulated_day_counts(questions, typed, reports, grouping, options, total),
+    )
     numeric_tallies_bulk_add(simulated_histograms(questions, reports))
     if grouping:
         group_tallies_rebuild(survey=survey)

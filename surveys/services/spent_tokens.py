@@ -120,18 +120,20 @@ def token_verify(*, target: TokenTarget, token: Token) -> None:
         raise _malformed(_("This is not a valid invitation token for this survey.")) from None
 
 
-def token_spend(*, survey_id, token: Token) -> bool:
+def token_spend(*, survey_id, token: Token, held=False) -> bool:
     """Record the token as spent, in the caller's transaction; False if it was spent before.
 
     One INSERT that does nothing on a spent token, so the caller's transaction goes on (no
-    savepoint, no error to recover from): the submission is stored in it next.
+    savepoint, no error to recover from): the submission is stored in it next. ``held``:
+    spent on a submission held for its batch, rewritten with it at its release
+    (services/batches.py).
     """
     table = SpentToken._meta.db_table
     with connection.cursor() as cursor:
         cursor.execute(
-            f"INSERT INTO {table} (id, survey_id, digest) VALUES (%s, %s, %s)"
+            f"INSERT INTO {table} (id, survey_id, digest, held) VALUES (%s, %s, %s, %s)"
             " ON CONFLICT (survey_id, digest) DO NOTHING RETURNING id",
-            [random_key(), survey_id, token.digest],
+            [random_key(), survey_id, token.digest, held],
         )
         return cursor.fetchone() is not None
 

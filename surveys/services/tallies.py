@@ -1,5 +1,6 @@
-"""The counts a submission adds to: tally shards (responses and reports per question), the
-histograms of randomized numeric reports, the per-(question, grouping option) tallies, the
+"""The counts a submission adds to: tally shards (responses and reports per question), its
+day's tally (what a public release counts, per day), the histograms of randomized numeric
+reports, the per-(question, grouping option) tallies, the
 regression's cells (per question and whole combination of grouping answers) and the option
 counts (simulated respondents, stored and counted in bulk, are in ``simulation``).
 
@@ -7,6 +8,7 @@ Reports read these counts instead of scanning submissions; ``group_tallies_rebui
 recounts them from the stored rows whenever rows were missing.
 """
 
+import json
 import random
 
 from django.db import IntegrityError, connection, transaction
@@ -20,6 +22,7 @@ from dpengine import (
 from .. import selectors
 from ..models import (
     TALLY_SHARDS,
+    DayTally,
     GroupAnswer,
     GroupCell,
     GroupingOption,
@@ -34,6 +37,7 @@ from ..models import (
     question_key,
     random_key,
 )
+from ..selectors.public_results import RESPONDENTS, option_key, reports_key
 
 
 def tally_shard_pick():
@@ -59,6 +63,59 @@ def tally_add(survey_id, *, responses, reports, shard=0):
         tally.reports[key] = tally_sum(tally.reports.get(key, ()), added)
     tally.responses += responses
     tally.save(update_fields=["responses", "reports"])
+
+
+def day_counts(answers, groups) -> dict:
+    """What one submission adds to its day's tally (``DayTally.counts``): one respondent, each
+    yes/no report (a bit: its question's yes count and report count) and each chosen option.
+    The submission statement adds the same in SQL (``submissions/statement.py``)."""
+    counts = {RESPONDENTS: 1}
+    for qid, report in answers.items():
+        if isinstance(report, bool):
+            counts[question_key(qid)] = int(report)
+            counts[reports_key(qid)] = 1
+    for oid in groups.values():
+        if oid is not None:
+            counts[option_key(oid)] = 1
+    return counts
+
+
+def day_counts_sum(*counts) -> dict:
+    total = {}
+    for each in counts:
+        for key, value in each.items():
+            total[key] = total.get(key, 0) + value
+    return total
+
+
+def day_tally_add(survey_id, *, day, counts, shard=0):
+    """Add ``counts`` (``day_counts``, or their sum) to the survey's tally of ``day`` in shard
+    ``shard``, inside the caller's transaction. On PostgreSQL the row is created if missing
+    (ignoring a concurrent creation), then read FOR UPDATE and written, so concurrent writers
+    add up; on SQLite, whose transaction holds the database's write lock from BEGIN, it is read
+    and written (two statements: the submission waits for nothing else)."""
+    table = DayTally._meta.db_table
+    key = [survey_id, day, shard]
+    where = "survey_id = %s AND day = %s AND shard = %s"
+    postgresql = connection.vendor == "postgresql"
+    with connection.cursor() as cursor:
+        if postgresql:
+            cursor.execute(
+                f"INSERT INTO {table} (survey_id, day, shard, counts) VALUES (%s, %s, %s, %s)"
+                " ON CONFLICT (survey_id, day, shard) DO NOTHING",
+                [*key, "{}"],
+            )
+        cursor.execute(
+            f"SELECT counts FROM {table} WHERE {where}{' FOR UPDATE' if postgresql else ''}", key
+        )
+        row = cursor.fetchone()
+        stored = {} if row is None else row[0]
+        stored = json.loads(stored) if isinstance(stored, str) else stored
+        cursor.execute(
+            f"INSERT INTO {table} (survey_id, day, shard, counts) VALUES (%s, %s, %s, %s)"
+            " ON CONFLICT (survey_id, day, shard) DO UPDATE SET counts = excluded.counts",
+            [*key, json.dumps(day_counts_sum(stored, counts))],
+        )
 
 
 def numeric_tallies_add(counts):

@@ -140,14 +140,30 @@ def submission_record(
 
 
 def _submission_batched(*, slug, batch, body) -> SubmissionOutcome:
-    """A submission without a token to a batched survey (services/batches.py): stored as any
-    other, then held for its batch, in one transaction that locks the survey's row first."""
+    """A submission without a token to a batched survey (services/batches.py): stored held,
+    counted nowhere, and its batch released if it completes one, in one transaction. On
+    PostgreSQL the held form of the statement is tried first, before anything is read, as
+    ``submission_receive`` does."""
     with transaction.atomic():
-        batches.survey_lock(batch.survey_id)
+        # On SQLite, IMMEDIATE (config/settings.py): the write lock is held from here.
+        if _store_path() == "postgresql":
+            shaped = submission_shape(**body)
+            if (
+                shaped is not None
+                and is_slug(slug)
+                and _postgres_store(slug=slug, clean=shaped, now=timezone.now(), held=True)
+            ):
+                batches.batch_fill(batch)
+                return shaped.outcome(created=True)
+            target = selectors.submission_target(slug=slug)
+            clean = submission_validate(target=target, **body)
+            if isinstance(clean, SubmissionOutcome):
+                return clean
+            return _not_stored(survey_id=target.survey_id, clean=clean)
         target = selectors.submission_target(slug=slug)
-        outcome = _submission_store(target=target, read_in_transaction=True, **body)
+        outcome = _submission_store(target=target, read_in_transaction=True, held=True, **body)
         if outcome.created:
-            batches.submission_hold(batch=batch, submission_uuid=outcome.submission_id)
+            batches.batch_fill(batch)
         return outcome
 
 
@@ -173,23 +189,26 @@ def submission_insert(*, slug, clean, now=None) -> bool:
         return oracle.orm_store(survey_id=target.survey_id, clean=again)
 
 
-def _submission_store(*, target, read_in_transaction=False, **body) -> SubmissionOutcome:
+def _submission_store(
+    *, target, read_in_transaction=False, held=False, **body
+) -> SubmissionOutcome:
     """Check the contract against ``target``, then store once by this database's path.
     ``read_in_transaction``: ``target`` was read inside the caller's SQLite transaction, so
-    the writes need no second check."""
+    the writes need no second check. ``held``: stored held for its batch (services/batches.py),
+    with ``read_in_transaction``."""
     now = timezone.now()
     clean = submission_validate(target=target, now=now, **body)
     if isinstance(clean, SubmissionOutcome):
         return clean
     path = _store_path()
     if path == "postgresql":
-        stored = _postgres_store(slug=target.slug, clean=clean, now=now)
+        stored = _postgres_store(slug=target.slug, clean=clean, now=now, held=held)
     elif path == "sqlite" and read_in_transaction:
-        stored = _sqlite_store(target=target, clean=clean, now=now)
+        stored = _sqlite_store(target=target, clean=clean, now=now, held=held)
     elif path == "sqlite":
         stored = submission_insert(slug=target.slug, clean=clean, now=now)
     else:
-        stored = oracle.orm_store(survey_id=target.survey_id, clean=clean)
+        stored = oracle.orm_store(survey_id=target.survey_id, clean=clean, held=held)
     if stored:
         return clean.outcome(created=True)
     return _not_stored(survey_id=target.survey_id, clean=clean)
@@ -208,7 +227,7 @@ def _not_stored(*, survey_id, clean):
     )
 
 
-def _postgres_store(*, slug, clean, now, tokened=False) -> bool:
+def _postgres_store(*, slug, clean, now, tokened=False, held=False) -> bool:
     stored = postgres.submission_insert(
         slug=slug,
         clean=clean,
@@ -216,13 +235,14 @@ def _postgres_store(*, slug, clean, now, tokened=False) -> bool:
         shard=tally_shard_pick(),
         now=now,
         tokened=tokened,
+        held=held,
     )
     return stored is not None and _recounted(stored)
 
 
-def _sqlite_store(*, target, clean, now) -> bool:
+def _sqlite_store(*, target, clean, now, held=False) -> bool:
     """The writes, inside the transaction in which the contract was checked."""
-    stored = sqlite.submission_insert(target=target, clean=clean, received_on=now.date())
+    stored = sqlite.submission_insert(target=target, clean=clean, received_on=now.date(), held=held)
     return stored is not None and _recounted(stored)
 
 
@@ -251,6 +271,7 @@ def _submission_tokened(*, slug, token, body) -> SubmissionOutcome:
     token = spent_tokens.token_clean(token)
     spent_tokens.token_verify(target=target, token=token)
     batch = batches.batch_target(slug=slug)
+    held = batch is not None
     now = timezone.now()
     path = _store_path()
     if path == "postgresql":
@@ -260,7 +281,9 @@ def _submission_tokened(*, slug, token, body) -> SubmissionOutcome:
                 survey_id=target.survey_id,
                 token=token,
                 clean=shaped,
-                store=lambda: _postgres_store(slug=slug, clean=shaped, now=now, tokened=True),
+                store=lambda: _postgres_store(
+                    slug=slug, clean=shaped, now=now, tokened=True, held=held
+                ),
                 batch=batch,
             )
             if outcome is not None:
@@ -278,9 +301,9 @@ def _submission_tokened(*, slug, token, body) -> SubmissionOutcome:
             if isinstance(clean, SubmissionOutcome):
                 return clean
             if path == "sqlite":
-                store = lambda: _sqlite_store(target=full, clean=clean, now=now)  # noqa: E731
+                store = lambda: _sqlite_store(target=full, clean=clean, now=now, held=held)  # noqa: E731
             else:
-                store = lambda: oracle.orm_store(survey_id=full.survey_id, clean=clean)  # noqa: E731
+                store = lambda: oracle.orm_store(survey_id=full.survey_id, clean=clean, held=held)  # noqa: E731
             outcome = _spend_and_store(
                 survey_id=full.survey_id, token=token, clean=clean, store=store, batch=batch
             )
@@ -292,13 +315,14 @@ def _submission_tokened(*, slug, token, body) -> SubmissionOutcome:
 def _spend_and_store(*, survey_id, token, clean, store, batch=None) -> SubmissionOutcome | None:
     """Spend ``token`` and ``store()`` in one transaction: the outcome, or None when the store
     did nothing (then the spend is undone, and the caller explains why). ``batch``: the survey
-    is batched (``batches.batch_target``); its row is locked first, and the submission and
-    its token are held for their batch in the same transaction."""
+    is batched (``batches.batch_target``); the submission (``store`` stores it held) and its
+    token are held for their batch, which ``batches.batch_fill`` releases, after the writes, in
+    the same transaction, when it is complete."""
     try:
         with transaction.atomic():
-            if batch is not None:
-                batches.survey_lock(survey_id)
-            if not spent_tokens.token_spend(survey_id=survey_id, token=token):
+            if not spent_tokens.token_spend(
+                survey_id=survey_id, token=token, held=batch is not None
+            ):
                 # Spent before: by this very submission (a retry), or by another one.
                 replay = replay_outcome(survey_id=survey_id, submission_uuid=clean.submission_uuid)
                 if replay is not None:
@@ -307,9 +331,7 @@ def _spend_and_store(*, survey_id, token, clean, store, batch=None) -> Submissio
             if not store():
                 raise _NothingStored
             if batch is not None:
-                batches.submission_hold(
-                    batch=batch, submission_uuid=clean.submission_uuid, token_digest=token.digest
-                )
+                batches.batch_fill(batch)
     except _NothingStored:
         return None
     return clean.outcome(created=True)

@@ -10,8 +10,15 @@ from django.utils import timezone
 import dpengine
 
 from ... import selectors
-from ...models import Question, Submission, question_key
-from ..tallies import group_answers_record, numeric_tallies_add, tally_add, tally_shard_pick
+from ...models import GroupAnswer, Question, Submission, question_key
+from ..tallies import (
+    day_counts,
+    day_tally_add,
+    group_answers_record,
+    numeric_tallies_add,
+    tally_add,
+    tally_shard_pick,
+)
 
 
 def _report_kind(question):
@@ -23,9 +30,10 @@ def _report_kind(question):
     return question.kind
 
 
-def orm_store(*, survey_id, clean) -> bool:
+def orm_store(*, survey_id, clean, held=False) -> bool:
     """Store ``clean`` (``contract.CleanSubmission``, checked by the caller) unless its
-    questions changed since, or this id is stored already. Whether it stored."""
+    questions changed since, or this id is stored already. Whether it stored. ``held``:
+    stored held for its batch and counted nowhere (services/batches.py)."""
     try:
         with transaction.atomic():
             # Reports name questions, no foreign key would notice one deleted since validation,
@@ -55,13 +63,20 @@ def orm_store(*, survey_id, clean) -> bool:
                 if qid in clean.answers
             ):
                 return False  # a question's type changed since validation (a database shell)
-            submission = Submission.objects.create(
+            submission = Submission.all_objects.create(
                 survey_id=survey_id,
                 submission_id=clean.submission_uuid,
                 received_on=timezone.now().date(),
                 reports={question_key(qid): bit for qid, bit in clean.answers.items()},
                 positions={f"q{qid}": n for n, qid in enumerate(clean.order, start=1)},
+                held=held,
             )
+            if held:
+                GroupAnswer.objects.bulk_create(
+                    GroupAnswer(submission=submission, grouping_question_id=gid, option_id=oid)
+                    for gid, oid in clean.groups.items()
+                )
+                return True
             if clean.groups:
                 # Breakdowns by group cover the yes/no questions (their tallies count yes).
                 group_answers_record(
@@ -74,6 +89,7 @@ def orm_store(*, survey_id, clean) -> bool:
                     },
                     chosen=clean.groups,
                 )
+            shard = tally_shard_pick()
             tally_add(
                 survey_id,
                 responses=1,
@@ -81,7 +97,13 @@ def orm_store(*, survey_id, clean) -> bool:
                     qid: dpengine.report_tally(questions[qid][1], report)
                     for qid, report in clean.answers.items()
                 },
-                shard=tally_shard_pick(),
+                shard=shard,
+            )
+            day_tally_add(
+                survey_id,
+                day=submission.received_on,
+                counts=day_counts(clean.answers, clean.groups),
+                shard=shard,
             )
             numeric_tallies_add(
                 {(qid, report): 1 for qid, report in clean.answers.items() if qid in histograms}

@@ -26,7 +26,7 @@ from .statement import PARAMETERS, TYPED_PARAMETERS, statement_text
 class _Prepared:
     """One form of the statement, prepared once per database connection that runs it."""
 
-    def __init__(self, *, typed, grouped):
+    def __init__(self, *, typed, grouped, held):
         self.parameters = TYPED_PARAMETERS if typed else PARAMETERS
         positional = {
             name: sql.SQL(f"${position}") for position, (name, _) in enumerate(self.parameters, 1)
@@ -35,12 +35,13 @@ class _Prepared:
         self.plain_sql = statement_text(
             typed=typed,
             grouped=grouped,
+            held=held,
             p={
                 name: sql.SQL("{}::{}").format(sql.Placeholder(name), sql.SQL(kind))
                 for name, kind in self.parameters
             },
         )
-        text = statement_text(typed=typed, grouped=grouped, p=positional)
+        text = statement_text(typed=typed, grouped=grouped, held=held, p=positional)
         # Named after its text: a server session that a pooler shares between app versions
         # during a deploy never runs another version's statement under this version's name.
         self.name = f"rrsurvey_submission_{hashlib.sha256(text.encode()).hexdigest()[:12]}"
@@ -56,9 +57,10 @@ class _Prepared:
 
 
 _STATEMENTS = {
-    (typed, grouped): _Prepared(typed=typed, grouped=grouped)
+    (typed, grouped, held): _Prepared(typed=typed, grouped=grouped, held=held)
     for typed in (False, True)
     for grouped in (False, True)
+    for held in (False, True)
 }
 # Run every EXECUTE with the statement's generic plan, made once per connection. Left to
 # choose, PostgreSQL may plan it anew at each EXECUTE (a custom plan: the two costs are close,
@@ -102,11 +104,14 @@ def _text(report):
     return '"' + report.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def submission_insert(*, slug, clean, received_on, shard, now, tokened=False) -> Stored | None:
+def submission_insert(
+    *, slug, clean, received_on, shard, now, tokened=False, held=False
+) -> Stored | None:
     """Store ``clean`` (``contract.CleanSubmission``, of the right types but checked against no
     survey) to the survey at ``slug`` if every rule of the contract holds at ``now``, counted
     in tally shard ``shard``. None: nothing stored (a rule failed, or a replay). ``tokened``:
-    the caller spent the body's token in the transaction this runs in (``Rule.ACCESS``)."""
+    the caller spent the body's token in the transaction this runs in (``Rule.ACCESS``).
+    ``held``: stored held for its batch and counted nowhere (services/batches.py)."""
     # The rows' keys are random (models.random_key). Should one meet a key already taken
     # (about n²/2⁶⁴ for n rows), nothing was stored and a new draw is stored instead.
     for attempt in range(_KEY_DRAWS):
@@ -118,6 +123,7 @@ def submission_insert(*, slug, clean, received_on, shard, now, tokened=False) ->
                 shard=shard,
                 now=now,
                 tokened=tokened,
+                held=held,
             )
         except IntegrityError:
             if attempt == _KEY_DRAWS - 1:
@@ -125,7 +131,7 @@ def submission_insert(*, slug, clean, received_on, shard, now, tokened=False) ->
     raise AssertionError("unreachable")
 
 
-def _insert(*, slug, clean, received_on, shard, now, tokened):
+def _insert(*, slug, clean, received_on, shard, now, tokened, held):
     answers, groups = clean.answers, clean.groups
     questions = sorted(answers)
     groupings = sorted(groups)
@@ -161,7 +167,7 @@ def _insert(*, slug, clean, received_on, shard, now, tokened):
             "NULL" if isinstance(answers[question], bool | str) else str(random_key())
             for question in questions
         )
-    statement = _STATEMENTS[typed, bool(groups)]
+    statement = _STATEMENTS[typed, bool(groups), held]
     with connection.cursor() as cursor:
         session = connection.connection
         if session not in statement.sessions:

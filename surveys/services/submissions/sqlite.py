@@ -28,6 +28,7 @@ from ...models import (
     random_key,
 )
 from ..answers import order_positions
+from ..tallies import day_counts, day_tally_add
 from .postgres import Stored
 
 YES_NO = Question.Kind.YES_NO.value
@@ -39,30 +40,31 @@ def _marks(count):
     return ", ".join(["%s"] * count)
 
 
-def submission_insert(*, target, clean, received_on) -> Stored | None:
+def submission_insert(*, target, clean, received_on, held=False) -> Stored | None:
     """Store ``clean``, which the contract accepted for ``target`` in the caller's
-    transaction. None: this submission id is stored for the survey already (a replay)."""
+    transaction. None: this submission id is stored for the survey already (a replay).
+    ``held``: stored held for its batch and counted nowhere (services/batches.py)."""
     # The rows' keys are random (models.random_key). Should one meet a key already taken
     # (about n²/2⁶⁴ for n rows), nothing was stored and a new draw is stored instead.
     for attempt in range(_KEY_DRAWS):
         try:
             with transaction.atomic():
-                return _insert(target=target, clean=clean, received_on=received_on)
+                return _insert(target=target, clean=clean, received_on=received_on, held=held)
         except IntegrityError:
             if attempt == _KEY_DRAWS - 1:
                 raise
     raise AssertionError("unreachable")
 
 
-def _insert(*, target, clean, received_on):
+def _insert(*, target, clean, received_on, held):
     answers, groups = clean.answers, clean.groups
     kinds = {qid: target.report_ranges.get(qid, (YES_NO,))[0] for qid in answers}
     with connection.cursor() as cursor:
         cursor.execute(
             f"INSERT INTO {Submission._meta.db_table}"
-            " (id, survey_id, submission_id, received_on, reports, positions)"
-            " VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (survey_id, submission_id) DO NOTHING"
-            " RETURNING id",
+            " (id, survey_id, submission_id, received_on, reports, positions, held)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s)"
+            " ON CONFLICT (survey_id, submission_id) DO NOTHING RETURNING id",
             [
                 random_key(),
                 target.survey_id,
@@ -70,16 +72,23 @@ def _insert(*, target, clean, received_on):
                 received_on.isoformat(),
                 json.dumps({question_key(qid): report for qid, report in answers.items()}),
                 json.dumps(order_positions(clean.order)),
+                held,
             ],
         )
         row = cursor.fetchone()
         if row is None:  # a replay
             return None
+        if held:
+            # Counted nowhere until its batch is released (services/batches.py).
+            if groups:
+                _group_answers_insert(cursor, submission_pk=row[0], groups=groups)
+            return Stored(survey_id=target.survey_id, group_tallies_incomplete=False)
         incomplete = bool(groups) and _group_writes(
             cursor, submission_pk=row[0], answers=answers, kinds=kinds, groups=groups
         )
         _tally_add(cursor, survey_id=target.survey_id, answers=answers, kinds=kinds)
         _histograms_add(cursor, answers=answers, kinds=kinds)
+    day_tally_add(target.survey_id, day=received_on, counts=day_counts(answers, groups))
     return Stored(survey_id=target.survey_id, group_tallies_incomplete=incomplete)
 
 
@@ -87,12 +96,7 @@ def _group_writes(cursor, *, submission_pk, answers, kinds, groups):
     """Store the grouping answers, count them on their options (or as declined) and add the
     yes/no reports to the per-(question, option) tallies and to the regression's cells. True:
     some tally rows were missing."""
-    cursor.execute(
-        f"INSERT INTO {GroupAnswer._meta.db_table}"
-        " (id, submission_id, grouping_question_id, option_id)"
-        f" VALUES {', '.join(['(%s, %s, %s, %s)'] * len(groups))}",
-        [value for gid, oid in groups.items() for value in (random_key(), submission_pk, gid, oid)],
-    )
+    _group_answers_insert(cursor, submission_pk=submission_pk, groups=groups)
     declined = [gid for gid, oid in groups.items() if oid is None]
     if declined:
         cursor.execute(
@@ -128,6 +132,15 @@ def _group_writes(cursor, *, submission_pk, answers, kinds, groups):
         [*yes, *options, *bits],
     )
     return cursor.rowcount != len(options) * len(bits)
+
+
+def _group_answers_insert(cursor, *, submission_pk, groups):
+    cursor.execute(
+        f"INSERT INTO {GroupAnswer._meta.db_table}"
+        " (id, submission_id, grouping_question_id, option_id)"
+        f" VALUES {', '.join(['(%s, %s, %s, %s)'] * len(groups))}",
+        [value for gid, oid in groups.items() for value in (random_key(), submission_pk, gid, oid)],
+    )
 
 
 def _tally_add(cursor, *, survey_id, answers, kinds):

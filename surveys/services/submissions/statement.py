@@ -12,6 +12,7 @@ import dpengine
 
 from ... import limits
 from ...models import (
+    DayTally,
     GroupAnswer,
     GroupCell,
     GroupingOption,
@@ -24,6 +25,7 @@ from ...models import (
     TallyShard,
 )
 from ...selectors import mechanisms
+from ...selectors.public_results import RESPONDENTS
 from .contract import Rule
 
 # Table names from the models, so a renamed table cannot leave the statement behind.
@@ -39,6 +41,7 @@ _TABLES = {
         "group_tally": GroupTally,
         "group_cell": GroupCell,
         "tally": TallyShard,
+        "day_tally": DayTally,
         "numeric_tally": NumericTally,
     }.items()
 }
@@ -223,11 +226,12 @@ _TYPED_REPORTS = """, a AS (
 #   grouping answers' (``answer_keys``) are drawn at random by the caller
 #   (``models.random_key``): a counted key would record the order in which submissions came.
 _SUBMISSION = """, s AS (
-    INSERT INTO {submission} (id, survey_id, submission_id, received_on, reports, positions)
+    INSERT INTO {submission} (id, survey_id, submission_id, received_on, reports, positions, held)
     SELECT {key}, survey.id, {submission_id}, {received_on},
         COALESCE((SELECT jsonb_object_agg(key, {stored}) FROM a), '{{}}'),
         COALESCE((SELECT jsonb_object_agg('q' || o.id, o.n)
-            FROM unnest({order}) WITH ORDINALITY AS o (id, n)), '{{}}')
+            FROM unnest({order}) WITH ORDINALITY AS o (id, n)), '{{}}'),
+        {held}
     FROM survey
     {once}
     RETURNING id, survey_id
@@ -239,13 +243,16 @@ _SUBMISSION = """, s AS (
 #   tallies recounted); ``cells`` adds them to the regression's cell of the whole combination
 #   of grouping answers (``models.group_cell_key`` in SQL), creating it if it is the first.
 #   A submission without grouping answers runs the statement without
-#   these parts: opening their tables for nothing was a tenth of its database time.
-_GROUPING_WRITES = """, chosen AS (
+#   these parts: opening their tables for nothing was a tenth of its database time. A held
+#   submission (the held form, below) stores its answers (``_GROUPING_ANSWERS``) and counts
+#   nothing.
+_GROUPING_ANSWERS = """, chosen AS (
     INSERT INTO {answer} (id, submission_id, grouping_question_id, option_id)
     SELECT c.answer_key, s.id, c.grouping_id, c.option_id
     FROM s, unnest({groupings}, {options}, {answer_keys}) AS c (grouping_id, option_id, answer_key)
     RETURNING grouping_question_id, option_id
-), counted AS (
+)"""
+_GROUPING_WRITES = """, counted AS (
     UPDATE {option} AS o SET respondent_count = o.respondent_count + 1
     FROM chosen WHERE o.id = chosen.option_id
     RETURNING o.id
@@ -288,6 +295,28 @@ _NUMERIC_TALLIES = """, numeric_tallied AS (
     ORDER BY a.question_id
     ON CONFLICT (question_id, report) DO UPDATE SET count = h.count + 1
 )"""
+# - ``day_tallied`` adds the submission to its day's tally (``models.DayTally``, what a public
+#   release counts): one respondent, each yes/no report (its question's yes count and report
+#   count) and each chosen option, in the shard numbered as its tally shard
+#   (``services.tallies.day_counts`` in SQL). Read by nothing, so it runs after the final
+#   INSERT and the histograms: every submission locks its rows in that one order.
+_DAY_TALLY = """, day_tallied AS (
+    INSERT INTO {day_tally} AS t (survey_id, day, shard, counts)
+    SELECT s.survey_id, {received_on}, {shard}, jsonb_build_object({respondents}, 1) || COALESCE((
+        SELECT jsonb_object_agg(d.key, d.n) FROM (
+            SELECT a.key, a.bit::int AS n FROM a WHERE a.bit IS NOT NULL
+            UNION ALL SELECT 'n' || a.key, 1 FROM a WHERE a.bit IS NOT NULL
+            UNION ALL SELECT 'o' || c.option_id, 1
+                FROM unnest({options}) AS c (option_id) WHERE c.option_id IS NOT NULL
+        ) AS d
+    ), '{{}}')
+    FROM s
+    ON CONFLICT (survey_id, day, shard) DO UPDATE
+    SET counts = t.counts || (
+        SELECT jsonb_object_agg(e.key, COALESCE((t.counts ->> e.key)::bigint, 0) + e.value::bigint)
+        FROM jsonb_each_text(excluded.counts) AS e
+    )
+)"""
 # - the final INSERT counts the response and adds each report's tally vector to the survey's
 #   tally shard ``shard`` (``models.TallyShard``), creating it if missing. It runs only when
 #   the submission was inserted and returns a row only then, so "no row" means "nothing
@@ -303,6 +332,11 @@ SET responses = t.responses + 1, reports = t.reports || COALESCE((
     SELECT jsonb_object_agg(a.key, {summed}) FROM a
 ), '{{}}')
 RETURNING t.survey_id, {created}"""
+# - the held form's final SELECT (a submission to a batched survey, services/batches.py): the
+#   submission is stored held and counted nowhere yet, so no tally row is written, nor locked:
+#   its batch's release adds the batch to the tallies at once. A row only when it was stored.
+_HELD = """
+SELECT s.survey_id, 0 FROM s"""
 # dpengine.tally_sum in SQL. Yes/no only: two elements, added in bigint.
 _SUM_BITS = """jsonb_build_array(
         COALESCE((t.reports -> a.key ->> 0)::bigint, 0) + 1,
@@ -323,8 +357,10 @@ _SUM_VECTORS = """(
     )"""
 
 
-def statement_text(*, typed, grouped, p):
-    """The statement's text, with ``p`` mapping each parameter name to its placeholder."""
+def statement_text(*, typed, grouped, p, held=False):
+    """The statement's text, with ``p`` mapping each parameter name to its placeholder.
+    ``held``: the form for a batched survey, which stores the submission held
+    (``Submission.held``) and writes no tally."""
     rules = _checks(typed=typed, p=p)
     if typed:
         question_rows = sql.SQL(
@@ -361,13 +397,20 @@ def statement_text(*, typed, grouped, p):
                 "COALESCE(to_jsonb(bit), to_jsonb(report), to_jsonb(text))" if typed else "bit"
             ),
             once=rules[Rule.ONCE],
+            held=sql.Literal(held),
         ),
     ]
+    if grouped:
+        parts.append(sql.SQL(_GROUPING_ANSWERS).format(**_TABLES, **p))
+    if held:
+        parts.append(sql.SQL(_HELD))
+        return sql.Composed(parts).as_string()
     if grouped:
         yes_no_only = sql.SQL(" AND a.kind = {yes_no}").format(**_KINDS) if typed else sql.SQL("")
         parts.append(sql.SQL(_GROUPING_WRITES).format(**_TABLES, **p, yes_no_only=yes_no_only))
     if typed:
         parts.append(sql.SQL(_NUMERIC_TALLIES).format(**_TABLES, **_KINDS, **p))
+    parts.append(sql.SQL(_DAY_TALLY).format(**_TABLES, **p, respondents=sql.Literal(RESPONDENTS)))
     parts.append(
         sql.SQL(_TALLY).format(
             **_TABLES,

@@ -263,7 +263,7 @@ def test_reorder_responses_rewrites_invitations_and_spent_tokens_too(make_survey
 
 def test_submissions_completing_a_batch_at_once_release_it_once(make_survey):
     """Ten submissions at once to a survey batched by five: each completes a batch or waits
-    for the survey's row; none is lost, none counted twice, and nothing stays held."""
+    for the survey's batch lock; none is lost, none counted twice, and nothing stays held."""
     survey = make_survey(questions=("Q?",), release_batch=5)
     question = survey.questions.get().pk
     count = 10

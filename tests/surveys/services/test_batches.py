@@ -77,6 +77,11 @@ class Invitee:
             inverse=blinded.inverse,
         )
 
+    def order(self, ids):
+        """The order this invitee's page showed the questions in (each its own rotation)."""
+        turn = self.index % len(ids)
+        return ids[turn:] + ids[:turn]
+
     def submit(self, client, survey):
         ids = list(survey.questions.values_list("id", flat=True))
         grouping_question = survey.grouping_questions.get()
@@ -89,6 +94,7 @@ class Invitee:
                 str(ids[2]): 3 + self.index,
             },
             "groups": {str(grouping_question.pk): options[self.index % len(options)]},
+            "order": self.order(ids),
             "token": {
                 "message": blindrsa.b64url_encode(self.prepared),
                 "signature": blindrsa.b64url_encode(self.signature),
@@ -269,6 +275,17 @@ def test_the_kept_tallies_are_those_of_the_released_submissions(make_survey, res
         sum(GroupCell.objects.filter(question_id=ids[0]).values_list("report_count", flat=True))
         == BATCH
     )
+    # Rewritten at the release, each keeps where its page showed each question.
+    shown = {
+        invitee.submission_id: {f"q{qid}": n for n, qid in enumerate(invitee.order(ids), 1)}
+        for invitee in invitees
+    }
+    kept_positions = Submission.objects.filter(survey=survey).values_list(
+        "submission_id", "positions"
+    )
+    assert len(kept_positions) == BATCH
+    for submission_id, positions in kept_positions:
+        assert positions == shown[str(submission_id)]
 
 
 def _kept_tallies(survey):
@@ -387,7 +404,7 @@ def test_a_link_survey_that_opts_in_is_batched_and_a_pilot_is_not(make_survey, r
 
 
 def test_two_submissions_completing_a_batch_release_it_once(make_survey, respondent):
-    """The release runs with the survey's row locked, in the transaction of the submission
+    """The release runs under the survey's batch lock, in the transaction of the submission
     that completed the batch: called again, it finds nothing held."""
     survey, invitees = batched_study(make_survey, invitees=BATCH)
     for invitee in invitees:

@@ -5,7 +5,8 @@ say", bad inputs of every kind, replays), the database's path (PostgreSQL: the o
 surveys/services/submissions/postgres.py; SQLite: surveys/services/submissions/sqlite.py)
 and the ORM transaction (surveys/services/submissions/oracle.py, ``SUBMISSION_STATEMENT``
 off) give the same outcome (created, a replay, or the refusal's status and fields) and leave
-the same rows and tallies (numeric histograms included) after every submission.
+the same rows and tallies (numeric histograms and day tallies included) after every
+submission.
 
 Seeded (``SEED``): the same cases at every run, so a failure repeats; the case is printed.
 """
@@ -23,6 +24,7 @@ from django.http import Http404
 from surveys import selectors, services
 from surveys.models import (
     PREFER_NOT_TO_SAY,
+    DayTally,
     GroupAnswer,
     GroupCell,
     GroupingOption,
@@ -373,7 +375,18 @@ def stored(survey):
                 "question_id", "report", "count"
             )
         ),
+        "days": day_totals(survey),
     }
+
+
+def day_totals(survey):
+    """The day tallies (what a public release counts), each day's shards summed, zeros left
+    out: the writers may spread a day over different shards."""
+    totals = {}
+    for day, counts in DayTally.objects.filter(survey=survey).values_list("day", "counts"):
+        for key, n in counts.items():
+            totals[str(day), key] = totals.get((str(day), key), 0) + n
+    return sorted((day, key, n) for (day, key), n in totals.items() if n)
 
 
 def histograms_of(submissions, question_ids):
