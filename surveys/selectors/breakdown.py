@@ -141,6 +141,9 @@ def direct_grouping(*, survey, question) -> DirectGrouping:
                 tallies[qid, answer] = (n + row[f"n_{qid}"], yes + row[f"yes_{qid}"])
     if question.kind == Question.Kind.CHOICE:
         labelled = list(enumerate(question.options))
+    elif question.role == Question.Role.COMPREHENSION:
+        # The comprehension check's answer: passed the practice on the first try or not.
+        labelled = [(1, gettext("Right on the first try")), (0, gettext("Not on the first try"))]
     else:
         labelled = [(1, gettext("Yes")), (0, gettext("No"))]
     options = tuple(
@@ -195,6 +198,8 @@ class QuestionBreakdown:
     cells: list[GroupCell]
     column: str = ""  # "Q3": the question's column among all the survey's questions
 
+    kind = "yes_no"  # as breakdown_codes' rows name theirs
+
 
 @dataclass(frozen=True)
 class OptionCount:
@@ -229,6 +234,11 @@ class Breakdown:
     @property
     def respondents(self) -> int:
         return sum(option.respondents for option in self.options)
+
+    @property
+    def sections(self) -> list:
+        """Every row, one-bit and coded, in the survey's order (as the page shows them)."""
+        return sorted([*self.rows, *self.code_rows], key=lambda row: int(row.column[1:]))
 
     @property
     def skipped(self) -> int:

@@ -3,8 +3,8 @@
 A regression reads one-bit randomized yes/no reports and a compared question's randomized
 arm; a breakdown by group reads those and a cheating-detection question's codes
 (``breakdown_codes``). Every other question is left out for a reason that depends on its kind,
-and is analysed elsewhere on the results page. The page counts what this returns, so its sentence stays true whichever
-questions a page takes.
+and is analysed elsewhere on the results page. The page counts what this returns, so its
+sentence stays true whichever questions a page takes.
 """
 
 from dataclasses import dataclass

@@ -19,7 +19,7 @@ from ..exports import r as r_export
 from ..forms import BreakdownForm, PlannerForm, PublicResultsForm, RegressionForm, ResultsForm
 from ..forms.analysis import ThresholdsForm
 from ..models import CI_METHODS, Question
-from ..selectors.columns import question_column
+from ..selectors.columns import comprehension_column, question_column
 from ..selectors.left_out import questions_left_out
 from ..services import public_release, schedule
 from . import export_jobs
@@ -198,6 +198,10 @@ def breakdown(request, survey):
     # Direct yes/no and choice questions group results as grouping questions do.
     columns = {q.pk: question_column(i) for i, q in enumerate(survey.questions.all())}
     direct = {q: columns[q.pk] for q in selectors.direct_grouping_questions(survey=survey)}
+    # The comprehension check's answers too (C1, C2, ...): estimates split by whether the
+    # respondent passed the practice on the first try.
+    for index, check in enumerate(selectors.comprehension_questions(survey=survey)):
+        direct[check] = comprehension_column(index)
     form = BreakdownForm(
         request.GET, survey=survey, grouping_questions=grouping_questions, direct=direct
     )

@@ -11,64 +11,10 @@ import dpengine
 from surveys import selectors, services
 from surveys.selectors.breakdown import survey_breakdown
 from surveys.selectors.comprehension import comprehension_questions
-from surveys.services import grouping
+from tests.helpers import CODED_QUESTIONS as QUESTIONS
+from tests.helpers import CODED_ROWS as ROWS
 
 pytestmark = pytest.mark.django_db
-
-QUESTIONS = [
-    {"text": "Have you faked a sick day?", "design": {"kind": "cdm", "p": [0.25, 0.75]}},
-    {"text": "Have you left work early?", "compare_direct": True},
-    {"text": "Have you taken office supplies home?"},
-    {"text": "Did you lie on a form?", "design": {"kind": "sld", "p": [0.3, 0.8]}},
-]
-
-# Per group: how many respondents sent each (CDM code, compared code, bit, SLD code). A
-# cheating-detection code is 2 × (coin group - 1) + the report, a compared one 0/1 the
-# randomized report, 2/3 the direct answer.
-ROWS = {
-    "Sales": [
-        ((0, 0, False, 0), 4),
-        ((1, 1, True, 1), 2),
-        ((2, 2, False, 3), 2),
-        ((3, 3, True, 3), 4),
-        ((3, 1, True, 2), 0),
-    ],
-    "Office": [
-        ((0, 1, True, 1), 3),
-        ((1, 0, False, 0), 2),
-        ((2, 3, True, 2), 1),
-        ((3, 2, False, 3), 4),
-        ((3, 1, True, 3), 3),
-    ],
-}
-
-
-@pytest.fixture
-def coded(make_survey):
-    survey = make_survey(
-        questions=QUESTIONS, status="draft", min_n=5, control_share=0.3, comprehension_check=True
-    )
-    department = grouping.grouping_question_add(
-        survey=survey, text="Department?", options=["Sales", "Office"]
-    )
-    survey = services.survey_open(survey=survey)
-    option_ids = {option.label: option.pk for option in department.options.all()}
-    question_ids = [question.pk for question in survey.questions.all()]
-    hidden = [question.pk for question in comprehension_questions(survey=survey)]
-    for label, rows in ROWS.items():
-        for index, (codes, count) in enumerate(rows):
-            for _ in range(count):
-                answers = {str(qid): code for qid, code in zip(question_ids, codes, strict=True)}
-                # The first practice right on the first try in the first two rows of a group.
-                answers[str(hidden[0])] = index < 2
-                services.submission_receive(
-                    slug=survey.slug,
-                    submission_id=str(uuid.uuid4()),
-                    answers=answers,
-                    groups={str(department.pk): str(option_ids[label])},
-                )
-    survey.refresh_from_db()
-    return survey, department
 
 
 def _cheating_counts(rows, position):
@@ -84,8 +30,8 @@ def _cheating_counts(rows, position):
     }
 
 
-def test_cheating_pi_per_group_is_the_estimator_on_that_groups_rows(coded):
-    survey, department = coded
+def test_cheating_pi_per_group_is_the_estimator_on_that_groups_rows(coded_survey):
+    survey, department = coded_survey
     result = survey_breakdown(survey=survey, grouping_question=department)
     cdm, compared, sld = result.code_rows
     assert (cdm.kind, compared.kind, sld.kind) == ("cheating", "compared", "cheating")
@@ -125,8 +71,8 @@ RRREG_PI = {
 }
 
 
-def test_pi_per_group_equals_rrreg_on_each_groups_rows(coded):
-    survey, department = coded
+def test_pi_per_group_equals_rrreg_on_each_groups_rows(coded_survey):
+    survey, department = coded_survey
     cdm, _compared, sld = survey_breakdown(survey=survey, grouping_question=department).code_rows
     for row in (cdm, sld):
         for cell in row.cells:
@@ -139,8 +85,8 @@ def test_pi_per_group_equals_rrreg_on_each_groups_rows(coded):
             assert 0 <= cell.row.pi.ci_low <= cell.row.pi.estimate <= cell.row.pi.ci_high <= 1
 
 
-def test_compared_arms_per_group_are_counted_from_their_codes(coded):
-    survey, department = coded
+def test_compared_arms_per_group_are_counted_from_their_codes(coded_survey):
+    survey, department = coded_survey
     compared = survey_breakdown(survey=survey, grouping_question=department).code_rows[1]
     design = selectors.question_design(list(survey.questions.all())[1], survey=survey)
     for cell in compared.cells:
@@ -162,8 +108,8 @@ def test_compared_arms_per_group_are_counted_from_their_codes(coded):
     assert (office.arms.randomized_n, office.arms.direct_n) == (8, 5)
 
 
-def test_compared_and_cheating_are_no_longer_left_out(coded):
-    survey, department = coded
+def test_compared_and_cheating_are_no_longer_left_out(coded_survey):
+    survey, department = coded_survey
     result = survey_breakdown(survey=survey, grouping_question=department)
     assert [row.column for row in result.rows] == ["Q3"]
     assert result.left_out == ()
@@ -193,12 +139,16 @@ def test_breakdown_by_a_direct_question_counts_codes_by_its_answers(make_survey)
     assert (no.arms.direct_n, no.arms.direct_yes) == (1, 0)
 
 
-def test_estimates_split_by_the_comprehension_check(coded):
-    survey, _department = coded
+def test_estimates_split_by_the_comprehension_check(coded_survey):
+    survey, _department = coded_survey
     check = comprehension_questions(survey=survey)[0]
     by_practice = selectors.direct_grouping(survey=survey, question=check)
     result = survey_breakdown(survey=survey, grouping_question=by_practice)
     understood, not_understood = result.options
+    assert (understood.label, not_understood.label) == (
+        "Right on the first try",
+        "Not on the first try",
+    )
     # The first two rows of each group answered the practice right on the first try.
     assert understood.respondents == 6 + 5
     assert not_understood.respondents == 6 + 8
