@@ -157,6 +157,7 @@ from .surveys import (
     surveys_in_trash,
     surveys_shared_with,
 )
+from .two_group_plans import cheating_plans, control_group_plans
 
 __all__ = [
     "CHEATING_KINDS",
@@ -217,9 +218,11 @@ __all__ = [
     "browser_parameters",
     "by_respondent",
     "cheating_design",
+    "cheating_plans",
     "coins_privacy",
     "comprehension_questions",
     "comprehension_results",
+    "control_group_plans",
     "default_threshold",
     "design_from_coins",
     "design_name",

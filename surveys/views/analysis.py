@@ -295,6 +295,7 @@ def planner(request, survey):
         preset=selectors.preset_for(p_truth=survey.p_truth, p_forced_yes=survey.p_forced_yes),
     )
     plan = per_question = None
+    control_plans = cheating_plans = ()
     if form.is_valid():
         try:
             plan = selectors.study_plan(**form.plan_arguments())
@@ -305,12 +306,26 @@ def planner(request, survey):
         per_question = selectors.question_plans(
             survey=survey, questions=questions, margin=plan.margin, confidence=plan.confidence
         )
+        cheating_plans = selectors.cheating_plans(
+            survey=survey, questions=questions, margin=plan.margin, confidence=plan.confidence
+        )
+    elif plan and questions:
+        control_plans = selectors.control_group_plans(
+            survey=survey,
+            questions=questions,
+            difference=plan.difference,
+            power=plan.power,
+            confidence=plan.confidence,
+            prevalence=plan.prevalence,
+        )
     context = {
         "survey": survey,
         "form": form,
         "plan": plan,
         "chart": precision_chart(plan) if plan else None,
         "question_plans": per_question,
+        "control_plans": control_plans,
+        "cheating_plans": cheating_plans,
     }
     return render(request, "surveys/planner.html", context, status=200 if plan else 400)
 

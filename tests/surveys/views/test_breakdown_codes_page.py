@@ -60,3 +60,23 @@ def test_the_comprehension_check_is_offered_and_splits_the_estimates(coded_surve
 
 def text_of_html(page):
     return " ".join(re.sub(r"<[^>]+>", " ", page).split())
+
+
+def test_the_planner_plans_compared_questions_for_a_difference_and_cdm_sld_for_pi(
+    coded_survey, owner_client
+):
+    survey, _department = coded_survey
+    url = f"/surveys/{survey.pk}/planner/"
+    margin = owner_client.get(url).content.decode()
+    # The default goal, ±5 points at 95 %: CDM p = (1/4, 3/4) needs 1,921 (by hand in
+    # tests/surveys/selectors/test_two_group_plans.py); no control-group line for a margin.
+    assert 'data-stat="cheating-respondents">1,921<' in margin
+    assert 'id="control-group-plan"' not in margin
+    query = {"goal": "difference", "preset": "classic", "difference": "10", "power": "0.8"}
+    query |= {"level": "0.95", "margin": "5", "prevalence": "20"}
+    difference = owner_client.get(url, query).content.decode()
+    assert 'id="cheating-plan"' not in difference
+    # dpengine.required_sample_size_control_group(classic coins, 0.1, control share 0.3,
+    # power 0.8, p = 0.2) = 1,178, of whom 353 asked directly.
+    assert 'data-stat="control-respondents">1,178<' in difference
+    assert 'data-stat="control-direct">353<' in difference
