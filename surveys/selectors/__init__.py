@@ -128,6 +128,7 @@ from .regression import (
     Regression,
     RegressionStatus,
     regression_message,
+    regression_questions,
     survey_regression,
 )
 from .report_rows import SubmissionReports, survey_report_answer_rows, survey_report_rows
@@ -251,6 +252,7 @@ __all__ = [
     "question_plans",
     "question_sample_sizes",
     "regression_message",
+    "regression_questions",
     "release_schedule",
     "report_range",
     "reports_a_bit",

@@ -237,8 +237,9 @@ def breakdown(request, survey):
 def regression(request, survey):
     everything = list(survey.questions.all())
     columns = {question.pk: question_column(index) for index, question in enumerate(everything)}
-    # The model is of a yes/no answer: choice and numeric questions are not offered.
-    questions = [question for question in everything if selectors.reports_a_bit(question)]
+    # The model is of a yes/no answer: choice and numeric questions are not offered; a
+    # compared question is, on its randomized arm alone.
+    questions = selectors.regression_questions(everything)
     form = RegressionForm(request.GET, survey=survey, questions=questions, columns=columns)
     valid = not questions or form.is_valid()
     result = snippet = r_design = None
