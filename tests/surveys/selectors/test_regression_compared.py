@@ -12,6 +12,7 @@ from surveys import selectors, services
 from surveys.models import PREFER_NOT_TO_SAY
 from surveys.selectors.regression import survey_regression
 from surveys.services import grouping
+from tests.helpers import CODED_QUESTIONS
 
 pytestmark = pytest.mark.django_db
 
@@ -112,3 +113,14 @@ def test_the_page_says_the_randomized_arm_alone(compared, owner_client):
     assert 'data-left-out="compared"' not in page
     # The R snippet keeps the randomized arm's codes only.
     assert "d$Q2 &lt;= 1, ]  # the randomized arm" in page
+
+
+def test_a_cheating_detection_question_is_not_offered_to_the_regression(make_survey, owner_api):
+    survey = make_survey(questions=CODED_QUESTIONS, control_share=0.3)
+    cdm, compared, bit, sld = survey.questions.all()
+    assert selectors.regression_questions(survey.questions.all()) == [compared, bit]
+    for cheating in (cdm, sld):
+        refused = owner_api.get(
+            f"/api/v1/surveys/{survey.pk}/regression/", {"question": cheating.pk}
+        )
+        assert refused.status_code == 400 and list(refused.json()["errors"]) == ["question"]
