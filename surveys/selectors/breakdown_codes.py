@@ -22,7 +22,13 @@ from .cheating_rows import CheatingQuestionEstimate, cheating_row_of_codes
 from .columns import question_column
 from .control_arms import ArmCounts
 from .estimates import estimator, question_fields
-from .mechanisms import CHEATING_CODES, COMPARE_CODES, is_cheating_detection, question_design
+from .mechanisms import (
+    CHEATING_CODES,
+    COMPARE_CODES,
+    YES_NO,
+    is_cheating_detection,
+    question_design,
+)
 
 # How many codes each kind sends (0 .. width - 1).
 CODE_WIDTH = {"compared": len(COMPARE_CODES), "cheating": CHEATING_CODES}
@@ -32,7 +38,7 @@ def code_kind(question) -> str | None:
     """``"compared"`` or ``"cheating"`` for a question whose report is a code, else None."""
     if is_cheating_detection(question):
         return "cheating"
-    if question.randomized and question.compare_direct:
+    if question.randomized and question.compare_direct and question.kind == YES_NO:
         return "compared"
     return None
 
@@ -138,8 +144,12 @@ def compared_breakdown(question, *, survey, options, counts, confidence, method,
     estimate = estimator(
         design=question_design(question, survey=survey), confidence=confidence, method=method
     )
-    common = {"estimate": estimate, "confidence": confidence, "method": method}
-    common["min_n"] = survey.min_n
+    common = {
+        "estimate": estimate,
+        "confidence": confidence,
+        "method": method,
+        "min_n": survey.min_n,
+    }
     cells, total = [], (0, 0, 0, 0)
     for option in options:
         codes = counts.get((question.pk, option.pk), (0, 0, 0, 0))

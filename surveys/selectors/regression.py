@@ -18,8 +18,9 @@ from dpengine.errors import Reason
 
 from ..models import GroupCell, Question, group_cell_options
 from .breakdown import survey_grouping_questions
+from .breakdown_codes import code_kind
 from .estimates import survey_tallies
-from .mechanisms import YES_NO, question_design, reports_a_bit
+from .mechanisms import question_design, reports_a_bit
 from .regression_compared import RANDOMIZED_ARM, compared_regression_cells
 
 # --- regression ---------------------------------------------------------------------------
@@ -207,12 +208,7 @@ def regression_message(result: "Regression") -> str:
 def regression_questions(questions) -> list[Question]:
     """The questions a regression can model: randomized yes/no questions sent as one bit, and
     those compared with asking directly (on their randomized arm alone, ``Regression.arm``)."""
-    return [
-        question
-        for question in questions
-        if reports_a_bit(question)
-        or (question.randomized and question.compare_direct and question.kind == YES_NO)
-    ]
+    return [q for q in questions if reports_a_bit(q) or code_kind(q) == "compared"]
 
 
 def _regression_rows(*, survey, question, grouping):
