@@ -34,8 +34,10 @@ from dpengine.cheating import (
     ParameterEstimate,
     StochasticLieDetector,
     assign_groups,
+    cheating_pi_margin,
     estimate_cheating,
     randomize_in_group,
+    required_sample_size_cheating,
     simulate_cheating_counts,
 )
 from dpengine.choice import (
@@ -64,6 +66,7 @@ from dpengine.continual import (
     tree_node_scale,
     tree_noise_variance,
 )
+from dpengine.control_planning import power_control_group, required_sample_size_control_group
 from dpengine.coverage import (
     CoverageProfile,
     exact_coverage,
@@ -252,6 +255,7 @@ __all__ = [
     "bernoulli",
     "bernoulli_exp",
     "binomial_interval",
+    "cheating_pi_margin",
     "choice_interval_method",
     "compare",
     "compare_direct",
@@ -293,6 +297,7 @@ __all__ = [
     "margin_for_sample_size",
     "minimum_coverage",
     "per_answer_epsilon",
+    "power_control_group",
     "power_difference",
     "prefix_nodes",
     "prevalence_interval",
@@ -308,7 +313,9 @@ __all__ = [
     "report_bounds",
     "report_tally",
     "required_sample_size",
+    "required_sample_size_cheating",
     "required_sample_size_choice",
+    "required_sample_size_control_group",
     "required_sample_size_difference",
     "required_sample_size_mean",
     "required_sample_size_share",

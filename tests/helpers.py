@@ -507,3 +507,33 @@ EVERY_KIND_QUESTIONS = (
     {"text": "Anything else?", "type": "text", "randomized": False, "required": False},
 )
 EVERY_KIND_SETTINGS = {"control_share": 0.3, "comprehension_check": True}
+
+
+# A survey whose questions send codes, answered by hand per group (tests/surveys/conftest.py's
+# coded_survey): the breakdown of compared and cheating-detection questions (issue 33).
+CODED_QUESTIONS = [
+    {"text": "Have you faked a sick day?", "design": {"kind": "cdm", "p": [0.25, 0.75]}},
+    {"text": "Have you left work early?", "compare_direct": True},
+    {"text": "Have you taken office supplies home?"},
+    {"text": "Did you lie on a form?", "design": {"kind": "sld", "p": [0.3, 0.8]}},
+]
+
+# Per group: how many respondents sent each (CDM code, compared code, bit, SLD code). A
+# cheating-detection code is 2 × (coin group - 1) + the report, a compared one 0/1 the
+# randomized report, 2/3 the direct answer.
+CODED_ROWS = {
+    "Sales": [
+        ((0, 0, False, 0), 4),
+        ((1, 1, True, 1), 2),
+        ((2, 2, False, 3), 2),
+        ((3, 3, True, 3), 4),
+        ((3, 1, True, 2), 0),
+    ],
+    "Office": [
+        ((0, 1, True, 1), 3),
+        ((1, 0, False, 0), 2),
+        ((2, 3, True, 2), 1),
+        ((3, 2, False, 3), 4),
+        ((3, 1, True, 3), 3),
+    ],
+}

@@ -80,6 +80,7 @@ from dpengine.cheating.estimates import (
     wald_intervals,
 )
 from dpengine.cheating.likelihood import estimate_cheating, triangle_ml
+from dpengine.cheating.planning import cheating_pi_margin, required_sample_size_cheating
 from dpengine.cheating.sampling import assign_groups, randomize_in_group, simulate_cheating_counts
 
 __all__ = [
@@ -96,11 +97,13 @@ __all__ = [
     "StochasticLieDetector",
     "assign_groups",
     "cheating_interval_method",
+    "cheating_pi_margin",
     "closed_form",
     "conservative_intervals",
     "estimate_cheating",
     "fieller_t_interval",
     "randomize_in_group",
+    "required_sample_size_cheating",
     "simulate_cheating_counts",
     "triangle_ml",
     "wald_intervals",

@@ -162,8 +162,10 @@ class SurveyRegressionView(OwnedSurveyView):
         description=(
             "Maximum likelihood on the randomized reports (P(report yes | x) = b + (a − b) "
             "logistic(β₀ + xβ)); each grouping question dummy-coded with its first option as "
-            "the reference. A fit that is impossible (too little data, separation, collinear "
-            "groups) is still a 200 with `status` and `message` saying why."
+            "the reference. A question compared with asking directly is fitted on its "
+            "randomized arm alone (`arm`). A fit that is impossible (too little data, "
+            "separation, collinear groups) is still a 200 with `status` and `message` saying "
+            "why."
         ),
         parameters=[RegressionQuerySerializer],
         responses={200: RegressionSerializer, **error_responses(400, 401, 404)},
@@ -171,11 +173,7 @@ class SurveyRegressionView(OwnedSurveyView):
     def get(self, request, survey_id):
         query = RegressionQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
-        questions = [
-            question
-            for question in self.survey.questions.all()
-            if selectors.reports_a_bit(question)
-        ]
+        questions = selectors.regression_questions(self.survey.questions.all())
         question_id = query.validated_data.get("question", questions[0].pk if questions else None)
         question = next((q for q in questions if q.pk == question_id), None)
         if question is None:

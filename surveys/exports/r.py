@@ -141,6 +141,9 @@ def r_snippet(*, survey, question, covariates) -> str:
         f"              {R_READ_OPTIONS})",
         f"d${response} <- as.integer(d${response})",
     ]
+    if question.compare_direct:
+        # Codes 0/1 are the randomized arm's reports, 2/3 the control group's direct answers.
+        lines.append(f"d <- d[!is.na(d${response}) & d${response} <= 1, ]  # the randomized arm")
     columns, terms = [response], []
     for covariate in covariates:
         column = grouping_names[covariate.grouping_question_id]

@@ -128,6 +128,7 @@ from .regression import (
     Regression,
     RegressionStatus,
     regression_message,
+    regression_questions,
     survey_regression,
 )
 from .report_rows import SubmissionReports, survey_report_answer_rows, survey_report_rows
@@ -157,6 +158,7 @@ from .surveys import (
     surveys_in_trash,
     surveys_shared_with,
 )
+from .two_group_plans import cheating_plans, control_group_plans
 
 __all__ = [
     "CHEATING_KINDS",
@@ -217,9 +219,11 @@ __all__ = [
     "browser_parameters",
     "by_respondent",
     "cheating_design",
+    "cheating_plans",
     "coins_privacy",
     "comprehension_questions",
     "comprehension_results",
+    "control_group_plans",
     "default_threshold",
     "design_from_coins",
     "design_name",
@@ -248,6 +252,7 @@ __all__ = [
     "question_plans",
     "question_sample_sizes",
     "regression_message",
+    "regression_questions",
     "release_schedule",
     "report_range",
     "reports_a_bit",

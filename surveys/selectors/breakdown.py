@@ -2,8 +2,10 @@
 of a grouping question, and its comparison with everybody else.
 
 A breakdown reads the per-(question, option) tallies, so its cost does not grow with the
-number of responses. Those count yes/no reports only: multiple-choice and numeric questions
-are left out (``Breakdown.left_out_questions`` says how many). Reads only; with the
+number of responses. Those count one-bit yes/no reports only; a compared or cheating-detection
+question's codes are counted per group by one grouped query (``breakdown_codes``), and
+multiple-choice, numeric, direct and text questions are left out (``Breakdown.left_out``
+says which). Reads only; with the
 services, the only place that calls dpengine.
 """
 
@@ -28,6 +30,7 @@ from ..models import (
     Submission,
     question_key,
 )
+from .breakdown_codes import cheating_breakdown, code_kind, compared_breakdown, group_code_counts
 from .columns import question_column
 from .estimates import coverage_floor, estimator, question_fields
 from .left_out import questions_left_out
@@ -138,6 +141,9 @@ def direct_grouping(*, survey, question) -> DirectGrouping:
                 tallies[qid, answer] = (n + row[f"n_{qid}"], yes + row[f"yes_{qid}"])
     if question.kind == Question.Kind.CHOICE:
         labelled = list(enumerate(question.options))
+    elif question.role == Question.Role.COMPREHENSION:
+        # The comprehension check's answer: passed the practice on the first try or not.
+        labelled = [(1, gettext("Right on the first try")), (0, gettext("Not on the first try"))]
     else:
         labelled = [(1, gettext("Yes")), (0, gettext("No"))]
     options = tuple(
@@ -192,6 +198,8 @@ class QuestionBreakdown:
     cells: list[GroupCell]
     column: str = ""  # "Q3": the question's column among all the survey's questions
 
+    kind = "yes_no"  # as breakdown_codes' rows name theirs
+
 
 @dataclass(frozen=True)
 class OptionCount:
@@ -215,14 +223,22 @@ class Breakdown:
     # not a group of their own: in no cell here, and in the overall estimates of the results.
     declined: int = 0
     responses: int = 0  # every response to the survey
-    # Multiple-choice and numeric questions: not broken down (group tallies count yes/no
-    # reports only), so the page can say they are left out.
+    # Multiple-choice, numeric, direct and text questions: not broken down, so the page can
+    # say they are left out.
     left_out_questions: int = 0
     left_out: tuple = ()  # the same, by kind (selectors.left_out)
+    # The questions whose report is a code, in the survey's order (breakdown_codes): compared
+    # with asking directly (ComparedBreakdown) and cheating detection (CheatingBreakdown).
+    code_rows: tuple = ()
 
     @property
     def respondents(self) -> int:
         return sum(option.respondents for option in self.options)
+
+    @property
+    def sections(self) -> list:
+        """Every row, one-bit and coded, in the survey's order (as the page shows them)."""
+        return sorted([*self.rows, *self.code_rows], key=lambda row: int(row.column[1:]))
 
     @property
     def skipped(self) -> int:
@@ -289,9 +305,9 @@ def survey_breakdown(*, survey, grouping_question, confidence=None, method=None)
     questions = list(survey.questions.all())
     rows = []
     for index, question in enumerate(questions):
-        # Direct questions too: their tallies hold answers, which no design debiases; and
-        # the ones that send a code (cheating detection, compared with asking directly),
-        # which have no group tallies.
+        # Direct questions too: their tallies hold answers, which no design debiases. The
+        # ones that send a code (cheating detection, compared with asking directly) have no
+        # group tallies: counted per group in code_rows (breakdown_codes).
         if not reports_a_bit(question):
             continue
         # Each question debiased with its own design (the survey's coins unless it names one).
@@ -335,6 +351,15 @@ def survey_breakdown(*, survey, grouping_question, confidence=None, method=None)
                 column=question_column(index),
             )
         )
+    code_rows = _code_rows(
+        survey=survey,
+        grouping_question=grouping_question,
+        questions=questions,
+        options=options,
+        confidence=confidence,
+        method=method,
+    )
+    kept = {row.question_id for row in rows} | {row.question_id for row in code_rows}
     return Breakdown(
         survey=survey,
         grouping_question=grouping_question,
@@ -350,8 +375,31 @@ def survey_breakdown(*, survey, grouping_question, confidence=None, method=None)
         generated_at=timezone.now(),
         declined=grouping_question.declined_count,
         responses=survey.response_count,
-        left_out_questions=len(questions) - len(rows),
-        left_out=questions_left_out(
-            questions=questions, kept_ids={row.question_id for row in rows}
-        ),
+        left_out_questions=len(questions) - len(kept),
+        left_out=questions_left_out(questions=questions, kept_ids=kept),
+        code_rows=code_rows,
     )
+
+
+def _code_rows(*, survey, grouping_question, questions, options, confidence, method):
+    """The compared and cheating-detection questions' rows (``breakdown_codes``)."""
+    coded = [(index, q) for index, q in enumerate(questions) if code_kind(q)]
+    if not coded:
+        return ()
+    direct = isinstance(grouping_question, DirectGrouping)
+    counts = group_code_counts(
+        survey=survey,
+        questions=[question for _index, question in coded],
+        grouping_question=None if direct else grouping_question,
+        direct_question=grouping_question.question if direct else None,
+    )
+    rows = []
+    for index, question in coded:
+        common = {"survey": survey, "options": options, "counts": counts, "index": index}
+        if code_kind(question) == "cheating":
+            rows.append(cheating_breakdown(question, confidence=confidence, **common))
+        else:
+            rows.append(
+                compared_breakdown(question, confidence=confidence, method=method, **common)
+            )
+    return tuple(rows)

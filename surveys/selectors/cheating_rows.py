@@ -230,8 +230,21 @@ class CheatingQuestionEstimate:
 def cheating_row(question, *, survey, tallies, confidence, fields) -> CheatingQuestionEstimate:
     """The row of a cheating-detection question from the survey's running tallies (its
     tally vector counts the codes 0-3 after the number of reports)."""
+    return cheating_row_of_codes(
+        question,
+        survey=survey,
+        codes=tallies.counts_of(question.pk, width=CHEATING_CODES),
+        confidence=confidence,
+        fields=fields,
+    )
+
+
+def cheating_row_of_codes(question, *, survey, codes, confidence, fields):
+    """The row of a cheating-detection question from counts of its codes 0-3 (``codes[c]``):
+    the whole survey's (``cheating_row``) or one group's (``breakdown_codes``), the same
+    estimator either way."""
     design = question_design(question, survey=survey)
-    counts = group_counts(tallies.counts_of(question.pk, width=CHEATING_CODES))
+    counts = group_counts(codes)
     estimate = dpengine.estimate_cheating(
         design=design,
         n1=counts.n1,

@@ -1,9 +1,10 @@
 """Which questions a page leaves out, named by kind: what a page's count sentence is made of.
 
-A breakdown by group or a regression reads one-bit randomized yes/no reports; every other
-question is left out for a reason that depends on its kind, and is analysed elsewhere on the
-results page. The page counts what this returns, so its sentence stays true whichever
-questions a page takes.
+A regression reads one-bit randomized yes/no reports and a compared question's randomized
+arm; a breakdown by group reads those and a cheating-detection question's codes
+(``breakdown_codes``). Every other question is left out for a reason that depends on its kind,
+and is analysed elsewhere on the results page. The page counts what this returns, so its
+sentence stays true whichever questions a page takes.
 """
 
 from dataclasses import dataclass

@@ -18,8 +18,10 @@ from dpengine.errors import Reason
 
 from ..models import GroupCell, Question, group_cell_options
 from .breakdown import survey_grouping_questions
+from .breakdown_codes import code_kind
 from .estimates import survey_tallies
-from .mechanisms import question_design
+from .mechanisms import question_design, reports_a_bit
+from .regression_compared import RANDOMIZED_ARM, compared_regression_cells
 
 # --- regression ---------------------------------------------------------------------------
 
@@ -143,6 +145,9 @@ class Regression:
     iterations: int | None = None
     # EXACT_METHOD when the coefficients carry intervals; None when none is shown.
     ci_method: str | None = None
+    # A question compared with asking directly: "randomized", the arm the model is fitted on
+    # (regression_compared); None for a one-bit question (every report).
+    arm: str | None = None
 
     @property
     def intervals_shown(self) -> bool:
@@ -200,6 +205,12 @@ def regression_message(result: "Regression") -> str:
     return ""
 
 
+def regression_questions(questions) -> list[Question]:
+    """The questions a regression can model: randomized yes/no questions sent as one bit, and
+    those compared with asking directly (on their randomized arm alone, ``Regression.arm``)."""
+    return [q for q in questions if reports_a_bit(q) or code_kind(q) == "compared"]
+
+
 def _regression_rows(*, survey, question, grouping):
     """``Counter`` of (option ids tuple, reported yes) over the question's reports, and how
     many reports were left out.
@@ -242,7 +253,12 @@ def survey_regression(*, survey, question, confidence=None) -> Regression:
     # The question's own yes/no design: the model's a and b are its P(yes | truth).
     design = question_design(question, survey=survey)
     grouping = survey_grouping_questions(survey=survey)
-    cells, left_out = _regression_rows(survey=survey, question=question, grouping=grouping)
+    if question.compare_direct:
+        cells, left_out = compared_regression_cells(
+            survey=survey, question=question, grouping=grouping
+        )
+    else:
+        cells, left_out = _regression_rows(survey=survey, question=question, grouping=grouping)
     n = sum(cells.values())
 
     covariates = []
@@ -273,6 +289,7 @@ def survey_regression(*, survey, question, confidence=None) -> Regression:
         "min_n": survey.min_n,
         "covariates": covariates,
         "left_out": left_out,
+        "arm": RANDOMIZED_ARM if question.compare_direct else None,
     }
     if n == 0:
         return Regression(**result, status=RegressionStatus.NO_RESPONSES)

@@ -19,7 +19,7 @@ from ..exports import r as r_export
 from ..forms import BreakdownForm, PlannerForm, PublicResultsForm, RegressionForm, ResultsForm
 from ..forms.analysis import ThresholdsForm
 from ..models import CI_METHODS, Question
-from ..selectors.columns import question_column
+from ..selectors.columns import comprehension_column, question_column
 from ..selectors.left_out import questions_left_out
 from ..services import public_release, schedule
 from . import export_jobs
@@ -198,6 +198,10 @@ def breakdown(request, survey):
     # Direct yes/no and choice questions group results as grouping questions do.
     columns = {q.pk: question_column(i) for i, q in enumerate(survey.questions.all())}
     direct = {q: columns[q.pk] for q in selectors.direct_grouping_questions(survey=survey)}
+    # The comprehension check's answers too (C1, C2, ...): estimates split by whether the
+    # respondent passed the practice on the first try.
+    for index, check in enumerate(selectors.comprehension_questions(survey=survey)):
+        direct[check] = comprehension_column(index)
     form = BreakdownForm(
         request.GET, survey=survey, grouping_questions=grouping_questions, direct=direct
     )
@@ -233,8 +237,9 @@ def breakdown(request, survey):
 def regression(request, survey):
     everything = list(survey.questions.all())
     columns = {question.pk: question_column(index) for index, question in enumerate(everything)}
-    # The model is of a yes/no answer: choice and numeric questions are not offered.
-    questions = [question for question in everything if selectors.reports_a_bit(question)]
+    # The model is of a yes/no answer: choice and numeric questions are not offered; a
+    # compared question is, on its randomized arm alone.
+    questions = selectors.regression_questions(everything)
     form = RegressionForm(request.GET, survey=survey, questions=questions, columns=columns)
     valid = not questions or form.is_valid()
     result = snippet = r_design = None
@@ -291,6 +296,7 @@ def planner(request, survey):
         preset=selectors.preset_for(p_truth=survey.p_truth, p_forced_yes=survey.p_forced_yes),
     )
     plan = per_question = None
+    control_plans = cheating_plans = ()
     if form.is_valid():
         try:
             plan = selectors.study_plan(**form.plan_arguments())
@@ -301,12 +307,26 @@ def planner(request, survey):
         per_question = selectors.question_plans(
             survey=survey, questions=questions, margin=plan.margin, confidence=plan.confidence
         )
+        cheating_plans = selectors.cheating_plans(
+            survey=survey, questions=questions, margin=plan.margin, confidence=plan.confidence
+        )
+    elif plan and questions:
+        control_plans = selectors.control_group_plans(
+            survey=survey,
+            questions=questions,
+            difference=plan.difference,
+            power=plan.power,
+            confidence=plan.confidence,
+            prevalence=plan.prevalence,
+        )
     context = {
         "survey": survey,
         "form": form,
         "plan": plan,
         "chart": precision_chart(plan) if plan else None,
         "question_plans": per_question,
+        "control_plans": control_plans,
+        "cheating_plans": cheating_plans,
     }
     return render(request, "surveys/planner.html", context, status=200 if plan else 400)
 

@@ -91,6 +91,40 @@ def estimates_at_scale(N):
             ),
         ),
     ]
+    # The planner's lines of issue 33 (control group, CDM/SLD pi) at N respondents.
+    calls += [
+        (
+            "control-group power",
+            lambda: dpengine.power_control_group(
+                design=design, n=N, difference=0.001, control_share=0.3, p=0.2
+            ),
+        ),
+        (
+            "control-group sample size",
+            lambda: dpengine.required_sample_size_control_group(
+                design=design, difference=1 / N, control_share=0.3
+            ),
+        ),
+        (
+            "cheating pi margin",
+            lambda: dpengine.cheating_pi_margin(design=CheatingDetection(), n=N),
+        ),
+        (
+            "cheating pi sample size",
+            lambda: dpengine.required_sample_size_cheating(
+                design=StochasticLieDetector(p=(0.2, 0.8)), margin=1 / N, pi=0.3, t=0.8
+            ),
+        ),
+    ]
+    # Per group (the breakdown's pi per group): one group of N, the other of 10.
+    calls.append(
+        (
+            "CheatingDetection one small group",
+            lambda: dpengine.estimate_cheating(
+                design=CheatingDetection(), n1=N, yes1=N // 2, n2=10, yes2=7
+            ),
+        )
+    )
     for cheating in (CheatingDetection(), StochasticLieDetector(p=(0.2, 0.8))):
         calls.append(
             (

@@ -11,6 +11,7 @@ from playwright.sync_api import expect
 
 from surveys import selectors, services
 from surveys.models import Invitation, Submission, Survey
+from surveys.selectors.breakdown_codes import code_kind
 from surveys.services import grouping, invitations
 from tests.e2e.accessibility import axe_violations
 from tests.helpers import EVERY_KIND_QUESTIONS, EVERY_KIND_SETTINGS, submit_answers
@@ -66,9 +67,11 @@ def test_the_breakdown_names_what_it_leaves_out_by_kind_with_links(
     expect(notice).to_contain_text("Not broken down by group:")
     items = notice.locator("li[data-left-out]")
     kinds = {item.get_attribute("data-left-out"): item for item in items.all()}
-    # Counted from the questions: one of each kind the breakdown does not take.
+    # Counted from the questions: one of each kind the breakdown does not take (it takes the
+    # one-bit yes/no questions and, issue 33, the compared and cheating-detection ones).
     questions = list(survey.questions.all())
-    taken = {q.pk for q in questions if selectors.reports_a_bit(q)}
+    taken = {q.pk for q in questions if selectors.reports_a_bit(q) or code_kind(q)}
+    assert "compared" not in kinds and "cheating" not in kinds
     assert sum(int(item.get_attribute("data-count")) for item in kinds.values()) == len(
         questions
     ) - len(taken)

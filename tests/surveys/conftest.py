@@ -7,8 +7,16 @@ import numpy as np
 import pytest
 
 from surveys import services
+from surveys.selectors.comprehension import comprehension_questions
 from surveys.services import grouping
-from tests.helpers import DEPARTMENTS, MIXED_QUESTIONS, simulate_responses, with_responses
+from tests.helpers import (
+    CODED_QUESTIONS,
+    CODED_ROWS,
+    DEPARTMENTS,
+    MIXED_QUESTIONS,
+    simulate_responses,
+    with_responses,
+)
 
 
 @pytest.fixture
@@ -85,3 +93,38 @@ def answered_survey(make_survey):
     """The cast's open two-question survey with one response: its questions and coins are
     frozen (tests/helpers.py's ``FROZEN_WHY``)."""
     return with_responses(make_survey(), [[1, 0]])
+
+
+@pytest.fixture
+def coded_survey(make_survey):
+    """A survey of CDM, compared, yes/no and SLD questions with a comprehension check and a
+    grouping question (Sales, Office), answered by hand as ``CODED_ROWS`` says: ``(survey,
+    grouping question)``."""
+    survey = make_survey(
+        questions=CODED_QUESTIONS,
+        status="draft",
+        min_n=5,
+        control_share=0.3,
+        comprehension_check=True,
+    )
+    department = grouping.grouping_question_add(
+        survey=survey, text="Department?", options=["Sales", "Office"]
+    )
+    survey = services.survey_open(survey=survey)
+    option_ids = {option.label: option.pk for option in department.options.all()}
+    question_ids = [question.pk for question in survey.questions.all()]
+    hidden = [question.pk for question in comprehension_questions(survey=survey)]
+    for label, rows in CODED_ROWS.items():
+        for index, (codes, count) in enumerate(rows):
+            for _ in range(count):
+                answers = {str(qid): code for qid, code in zip(question_ids, codes, strict=True)}
+                # The first practice right on the first try in the first two rows of a group.
+                answers[str(hidden[0])] = index < 2
+                services.submission_receive(
+                    slug=survey.slug,
+                    submission_id=str(uuid.uuid4()),
+                    answers=answers,
+                    groups={str(department.pk): str(option_ids[label])},
+                )
+    survey.refresh_from_db()
+    return survey, department

@@ -89,6 +89,12 @@ class RegressionSerializer(serializers.Serializer):
     message = serializers.CharField(help_text="Empty when fitted; otherwise what went wrong.")
     detail = serializers.CharField(help_text="The fitting library's own explanation, if any.")
     n = serializers.IntegerField(help_text="Reports used.")
+    arm = serializers.CharField(
+        allow_null=True,
+        help_text="`randomized` for a question compared with asking directly: the model is "
+        "fitted on its randomized arm alone (the control group's direct answers are left out "
+        "of `n` and of `left_out`); null for every other question (all its reports).",
+    )
     left_out = serializers.IntegerField(
         help_text="Reports of the question left out because a grouping answer is missing "
         '(skipped, or "Prefer not to say"): missing, never a level of its own.'
