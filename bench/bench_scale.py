@@ -14,7 +14,8 @@ shape where the regression shows each coefficient's exact interval, issue 34), o
 researcher of its own (so each size's dashboard lists its own survey), its public page on,
 releasing every 7 days. Its responses are drawn from the demo's population and stored through
 the simulation service (``services.simulated_submissions_record``, received over the last 20
-days); the load rate is printed as it goes. Loading is not timed below.
+days), by BENCH_LOADERS processes at once (default 1); the load rate is printed as it goes.
+Loading is not timed below.
 
 At each size a fresh child process (nothing loaded before) times each request through
 Django's whole stack in-process (middleware, sign-in, view, template or JSON; the test
@@ -50,6 +51,8 @@ import _common
 import _scale_jobs
 
 SMALL = 1000
+# Loader processes at once (BENCH_LOADERS): on a shared machine each gets a share of the cores.
+LOADERS = int(os.environ.get("BENCH_LOADERS", "1"))
 REGRESSION_SIZE = 200_000  # issue 34: the regression at 200k and 1M, one grouping question
 REQUESTS = int(os.environ.get("BENCH_REQUESTS", "5"))
 DAYS = 20  # responses are spread over the last DAYS days
@@ -62,26 +65,28 @@ def _rss_mib():
 
 def _owner(size):
     """The researcher owning the surveys of ``size`` responses (one per size, so that each
-    size's dashboard lists its own two surveys)."""
+    size's dashboard lists its own survey)."""
     from django.contrib.auth import get_user_model
 
     user, _made = get_user_model().objects.get_or_create(username=f"bench-scale-{size}")
     return user
 
 
-def _grow(survey, size, seed, day_options):
-    """Add simulated responses to ``survey`` until it has ``size``, over the last DAYS days;
-    the load rate on stderr, day by day."""
+def _grow(survey, size, *, have, part=0, parts=1):
+    """Add to ``survey`` (which had ``have`` responses) its share of the ``size - have``
+    missing: one call of the simulation service per day of the last DAYS, this loader's days
+    those with ``day % parts == part``; the load rate on stderr, day by day."""
     import numpy as np
     from django.utils import timezone
 
     from surveys import services
     from surveys.management.commands import seed_demo
 
-    rng = np.random.default_rng(seed)
-    have, today = survey.response_count, timezone.now().date()
-    for day in range(DAYS):
-        n = (size - have) // (DAYS - day)
+    rng = np.random.default_rng(size * parts + part + 1)
+    options = [o.pk for o in survey.grouping_questions.get().options.all()]
+    missing, today = size - have, timezone.now().date()
+    for day in range(part, DAYS, parts):
+        n = missing // DAYS + (missing % DAYS if day == 0 else 0)
         if n <= 0:
             continue
         started = time.perf_counter()
@@ -90,18 +95,48 @@ def _grow(survey, size, seed, day_options):
             reports=services.simulated_reports_draw(
                 survey=survey, shares=seed_demo.true_values(), n=n, rng=rng
             ),
-            options=day_options(rng, n),
+            options=rng.choice(options, size=(n, 1)).tolist(),
             received_on=today - timedelta(days=DAYS - day),
         )
-        have += n
         seconds = time.perf_counter() - started
         print(
-            f"{survey.title}: {have:,} of {size:,} ({n / seconds:,.0f} rows/s)",
+            f"{survey.title}: day {day + 1} of {DAYS}, {n:,} ({n / seconds:,.0f} rows/s)",
             file=sys.stderr,
             flush=True,
         )
-    survey.refresh_from_db()
-    return survey
+
+
+def _grow_in_parallel(survey, size):
+    """BENCH_LOADERS processes at once, each ``_grow`` of its days (on a busy machine one
+    process gets a share of the cores, several get more); the grouping tallies and cells
+    recounted once from the rows at the end (``_load_part``)."""
+    from surveys.services import tallies
+
+    have = survey.response_count
+    loaders = [
+        subprocess.Popen(
+            [sys.executable, __file__, "--child", "load-part", str(size), json.dumps(part)],
+            cwd=_common.ROOT,
+        )
+        for part in (
+            {"survey": survey.pk, "have": have, "part": k, "parts": LOADERS} for k in range(LOADERS)
+        )
+    ]
+    failed = [loader.args for loader in loaders if loader.wait() != 0]
+    assert not failed, failed
+    tallies.group_tallies_rebuild(survey=survey)
+
+
+def _load_part(size, part):
+    from surveys.models import Survey
+    from surveys.services import simulation
+
+    # The service recounts the grouping tallies from the rows after each call; concurrent
+    # recounts of one survey would delete and insert the same rows at once, so the loaders
+    # skip it and their parent recounts once, after them (_grow_in_parallel).
+    simulation.group_tallies_rebuild = lambda survey: None
+    survey = Survey.objects.get(pk=part["survey"])
+    _grow(survey, size, have=part["have"], part=part["part"], parts=part["parts"])
 
 
 def _load(size):
@@ -136,8 +171,13 @@ def _load(size):
             today=timezone.now().date() - timedelta(days=DAYS),
         )
         survey.refresh_from_db()
-    options = [o.pk for o in survey.grouping_questions.get().options.all()]
-    survey = _grow(survey, size, size + 1, lambda rng, n: rng.choice(options, size=(n, 1)).tolist())
+    if survey.response_count < size:
+        if LOADERS > 1:
+            _grow_in_parallel(survey, size)
+        else:
+            _grow(survey, size, have=survey.response_count)
+        survey.refresh_from_db()
+        assert survey.response_count == size, (survey.response_count, size)
     key = tokens.token_issue(user=survey.owner, name=f"bench {size}").key
     return {"survey": survey.pk, "slug": survey.slug, "token": key}
 
@@ -211,6 +251,8 @@ def child(step, size, arg):
     _common.django_setup(migrate=step == "load")
     if step == "load":
         print(json.dumps(_load(size)))
+    elif step == "load-part":
+        _load_part(size, json.loads(arg))
     elif step == "measure":
         print(json.dumps(_measure(json.loads(arg))))
     else:
