@@ -302,6 +302,9 @@ def _sizes(scale):
 def main():
     scale = _common.bench_scale()
     sizes = _sizes(scale)
+    if not os.environ.get("BENCH_DATABASE_URL") and not _common.postgres_available():
+        print("(PostgreSQL not reachable at BENCH_POSTGRES_URL: bench_scale.py skipped)")
+        return
     print(f"Researcher pages and APIs, demo-shaped surveys, {SMALL:,} vs {scale:,} responses")
     print(f"Machine: {_common.machine()}; median of {REQUESTS} requests after one warm-up")
     print(f"Load average at the start: {os.getloadavg()}")
