@@ -148,8 +148,10 @@ def test_password_reset_answers_in_the_same_time_whether_or_not_the_address_exis
             timings[kind].append(time.perf_counter() - started)
             assert response.status_code == 302
     medians = {kind: statistics.median(values) for kind, values in timings.items()}
-    # Generous: noise between two kinds of the same request, far below one slow send.
-    assert max(medians.values()) < 2 * min(medians.values()), medians
+    # The two kinds differ by what a found account costs to read and its token to make (a few
+    # milliseconds, noise on a busy machine, which a ratio of two such small times is not
+    # robust to), never by a send: sent inline, the known addresses would be DELAY slower.
+    assert abs(medians["known"] - medians["unknown"]) < SlowMailBackend.DELAY / 5, medians
     assert medians["known"] < SlowMailBackend.DELAY, medians
     assert mail.wait_for_mail(timeout=30)
     assert sorted(m.to[0] for m in django_mail.outbox) == sorted(known)
