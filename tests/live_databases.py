@@ -9,6 +9,7 @@ milliseconds, so each process of the suite migrates its template once, on its fi
 removes it at the end of the session (``discard_template``, from tests/conftest.py).
 """
 
+import atexit
 import os
 import re
 import secrets
@@ -102,6 +103,9 @@ def _migrated_template():
             remove()
             raise
         _template = (url, remove)
+        # A process that is not the suite (a benchmark starting live servers) removes it too,
+        # before the interpreter starts to shut down and can no longer connect to drop it.
+        atexit.register(discard_template)
     return _template[0]
 
 
