@@ -12,6 +12,7 @@ from fractions import Fraction
 import numpy as np
 
 from dpengine._rational import as_fraction, fmt, is_real_number
+from dpengine._validation import check_closed_unit
 from dpengine.designs import RModel
 from dpengine.errors import DPEngineError, Reason
 
@@ -286,3 +287,24 @@ def check_cheating_design(design: object) -> CheatingDesign:
             field="design",
         )
     return design
+
+
+def check_population_shares(design: CheatingDesign, shares: dict, *, needs: str) -> None:
+    """Check the population ``shares`` a simulation or a plan of ``design`` assumes: CDM's
+    ``pi`` and ``gamma`` (at most 1 together), SLD's ``pi`` and ``t``, each in [0, 1].
+    ``needs`` opens the refusal's message ("CDM simulation needs ...")."""
+    expected = set(design.parameter_names) - {"beta"}
+    if set(shares) != expected:
+        raise DPEngineError(
+            f"{type(design).__name__} {needs} {sorted(expected)}, got {sorted(shares)}",
+            reason=Reason.INVALID_CHOICE,
+            field="shares",
+        )
+    for name, value in shares.items():
+        check_closed_unit(name, value)
+    if design.kind == "cdm" and shares["pi"] + shares["gamma"] > 1:
+        raise DPEngineError(
+            f"pi + gamma must be at most 1, got {fmt(shares['pi'])} + {fmt(shares['gamma'])}",
+            reason=Reason.OUT_OF_RANGE,
+            field="gamma",
+        )

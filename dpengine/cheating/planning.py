@@ -21,8 +21,12 @@ from __future__ import annotations
 import math
 
 from dpengine._rational import fmt, is_real_number
-from dpengine._validation import check_closed_unit, check_count
-from dpengine.cheating.designs import CheatingDesign, check_cheating_design
+from dpengine._validation import check_count
+from dpengine.cheating.designs import (
+    CheatingDesign,
+    check_cheating_design,
+    check_population_shares,
+)
 from dpengine.errors import DPEngineError, Reason
 from dpengine.intervals import z_value
 
@@ -40,22 +44,7 @@ def _rate_variances(design: CheatingDesign, shares: dict) -> tuple[float, float]
     """``lambda_g (1 - lambda_g)`` of both groups, worst case 1/4 each without shares."""
     if not shares:
         return 0.25, 0.25
-    expected = set(design.parameter_names) - {"beta"}
-    if set(shares) != expected:
-        raise DPEngineError(
-            f"{type(design).__name__} planning needs {sorted(expected)} or nothing (the worst "
-            f"case), got {sorted(shares)}",
-            reason=Reason.INVALID_CHOICE,
-            field="shares",
-        )
-    for name, value in shares.items():
-        check_closed_unit(name, value)
-    if design.kind == "cdm" and shares["pi"] + shares["gamma"] > 1:
-        raise DPEngineError(
-            f"pi + gamma must be at most 1, got {fmt(shares['pi'])} + {fmt(shares['gamma'])}",
-            reason=Reason.OUT_OF_RANGE,
-            field="gamma",
-        )
+    check_population_shares(design, shares, needs="planning needs nothing (the worst case) or")
     rates = design.expected_yes_rates(**shares)
     return tuple(rate * (1 - rate) for rate in rates)  # type: ignore[return-value]
 

@@ -8,13 +8,14 @@ from fractions import Fraction
 
 import numpy as np
 
-from dpengine._rational import as_fraction, fmt
-from dpengine._validation import check_closed_unit, check_count
+from dpengine._rational import as_fraction
+from dpengine._validation import check_count
 from dpengine.cheating.designs import (
     MAX_EXACT_DENOMINATOR,
     CheatingDesign,
     check_cheating_design,
     check_group,
+    check_population_shares,
 )
 from dpengine.errors import DPEngineError, Reason
 from dpengine.randomness import random_source, uniform_below
@@ -102,21 +103,7 @@ def simulate_cheating_counts(
     """
     design = check_cheating_design(design)
     n = check_count("n", n)
-    expected = set(design.parameter_names) - {"beta"}
-    if set(shares) != expected:
-        raise DPEngineError(
-            f"{type(design).__name__} simulation needs {sorted(expected)}, got {sorted(shares)}",
-            reason=Reason.INVALID_CHOICE,
-            field="shares",
-        )
-    for name, value in shares.items():
-        check_closed_unit(name, value)
-    if design.kind == "cdm" and shares["pi"] + shares["gamma"] > 1:
-        raise DPEngineError(
-            f"pi + gamma must be at most 1, got {fmt(shares['pi'])} + {fmt(shares['gamma'])}",
-            reason=Reason.OUT_OF_RANGE,
-            field="gamma",
-        )
+    check_population_shares(design, shares, needs="simulation needs")
     source = random_source(rng)
     groups = assign_groups(design=design, size=n, rng=rng)
     u = np.asarray(uniform_below(source, 1 << 53, (n,)), dtype=np.float64) / float(1 << 53)
