@@ -182,31 +182,6 @@ def _load(size):
     return {"survey": survey.pk, "slug": survey.slug, "token": key}
 
 
-def _targets(ids):
-    """Every researcher page and API route that reads the responses, by name: (path, API?)."""
-    survey, slug = ids["survey"], ids["slug"]
-    page, api = f"/surveys/{survey}/", f"/api/v1/surveys/{survey}/"
-    return {
-        "dashboard page": ("/surveys/", False),
-        "survey builder page": (page, False),
-        "results page": (f"{page}results/", False),
-        "estimates CSV (page's download)": (f"{page}estimates.csv", False),
-        "estimates API (JSON)": (f"{api}estimates/", True),
-        "estimates API (CSV)": (f"{api}estimates.csv", True),
-        "breakdown page": (f"{page}breakdown/", False),
-        "regression page": (f"{page}regression/", False),
-        "regression API": (f"{api}regression/", True),
-        "planner page": (f"{page}planner/", False),
-        "codebook (page's download)": (f"{page}codebook.csv", False),
-        "codebook API": (f"{api}codebook.csv", True),
-        "survey API": (api, True),
-        "survey list API": ("/api/v1/surveys/", True),
-        "invitations page": (f"{page}invitees/", False),
-        "public settings page": (f"{page}public/", False),
-        "public results page": (f"/r/{slug}/", False),
-    }
-
-
 def _timed(client, path, headers):
     start = time.perf_counter()
     response = client.get(path, **headers)
@@ -220,6 +195,7 @@ def _measure(ids):
 
     from surveys.models import PublicRelease, Survey
     from surveys.services import public_release
+    from tests.routes import response_routes
 
     survey = Survey.objects.get(pk=ids["survey"])
     # The releases are remade at each run, from the day counts stored now.
@@ -231,7 +207,8 @@ def _measure(ids):
     pages.force_login(survey.owner)
     token = {"HTTP_AUTHORIZATION": f"Token {ids['token']}"}
     loaded = _rss_mib()
-    for name, (path, is_api) in _targets(ids).items():
+    routes = response_routes(survey_id=ids["survey"], slug=ids["slug"])
+    for name, (path, is_api) in routes.items():
         client, headers = (api, token) if is_api else (pages, {})
         status, _ms = _timed(client, path, headers)  # the warm-up
         if status != 200:

@@ -127,3 +127,29 @@ def with_grouping_question(survey):
         for index, label in enumerate(["Red", "Blue"])
     )
     return question
+
+
+def response_routes(*, survey_id, slug):
+    """Every researcher page and API route that shows what a survey's responses say, by name:
+    (path, whether it is the API's). The scale bench (bench/bench_scale.py) times each, and
+    tests/surveys/views/test_pages_read_no_responses.py holds each to reading no response row."""
+    page, api = f"/surveys/{survey_id}/", f"/api/v1/surveys/{survey_id}/"
+    return {
+        "dashboard page": ("/surveys/", False),
+        "survey builder page": (page, False),
+        "results page": (f"{page}results/", False),
+        "estimates CSV (page's download)": (f"{page}estimates.csv", False),
+        "estimates API (JSON)": (f"{api}estimates/", True),
+        "estimates API (CSV)": (f"{api}estimates.csv", True),
+        "breakdown page": (f"{page}breakdown/", False),
+        "regression page": (f"{page}regression/", False),
+        "regression API": (f"{api}regression/", True),
+        "planner page": (f"{page}planner/", False),
+        "codebook (page's download)": (f"{page}codebook.csv", False),
+        "codebook API": (f"{api}codebook.csv", True),
+        "survey API": (api, True),
+        "survey list API": ("/api/v1/surveys/", True),
+        "invitations page": (f"{page}invitees/", False),
+        "public settings page": (f"{page}public/", False),
+        "public results page": (f"/r/{slug}/", False),
+    }

@@ -17,35 +17,13 @@ from surveys import services
 from surveys.management.commands import seed_demo
 from surveys.models import GroupAnswer, Submission, question_key
 from surveys.services import grouping, public_release
+from tests.routes import response_routes
 
 pytestmark = pytest.mark.django_db
 
 DAYS = 20
 # The tables whose rows grow with every response.
 RESPONSE_TABLES = ('"surveys_submission"', '"surveys_groupanswer"')
-
-
-def _routes(survey):
-    page, api = f"/surveys/{survey.pk}/", f"/api/v1/surveys/{survey.pk}/"
-    return {
-        "dashboard page": ("/surveys/", False),
-        "survey builder page": (page, False),
-        "results page": (f"{page}results/", False),
-        "estimates CSV (page's download)": (f"{page}estimates.csv", False),
-        "estimates API (JSON)": (f"{api}estimates/", True),
-        "estimates API (CSV)": (f"{api}estimates.csv", True),
-        "breakdown page": (f"{page}breakdown/", False),
-        "regression page": (f"{page}regression/", False),
-        "regression API": (f"{api}regression/", True),
-        "planner page": (f"{page}planner/", False),
-        "codebook (page's download)": (f"{page}codebook.csv", False),
-        "codebook API": (f"{api}codebook.csv", True),
-        "survey API": (api, True),
-        "survey list API": ("/api/v1/surveys/", True),
-        "invitations page": (f"{page}invitees/", False),
-        "public settings page": (f"{page}public/", False),
-        "public results page": (f"/r/{survey.slug}/", False),
-    }
 
 
 @pytest.fixture
@@ -94,7 +72,7 @@ def _add(survey, n, seed):
 def _statements(client, api, survey):
     """Per route: the SQL of one request (after a first, which may fill caches)."""
     found = {}
-    for name, (path, is_api) in _routes(survey).items():
+    for name, (path, is_api) in response_routes(survey_id=survey.pk, slug=survey.slug).items():
         reader = api if is_api else client
         assert reader.get(path).status_code == 200, name
         with CaptureQueriesContext(connection) as queries:
