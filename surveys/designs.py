@@ -19,11 +19,14 @@ layer, and ``tools/constants.py``, reads the same rows.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.utils.translation import gettext_lazy as _
 
 from dpengine.designs import ForcedResponse, Kuk, Mangat, UnrelatedQuestion, Warner, YesNoDesign
+
+from .formatting import percent_text
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,12 @@ class Practice:
     why: str
 
 
+# The pictures the respondent page draws beside a design's sentence
+# (templates/respond/_design_icon.html): two coins, two decks of cards, or a ring whose dash is
+# one of the design's chances (``DesignRow.ring``).
+ICONS = ("coins", "decks", "ring")
+
+
 @dataclass(frozen=True)
 class DesignRow:
     engine: type[YesNoDesign]  # the dpengine design: kind, parameters, defaults and bounds
@@ -52,7 +61,14 @@ class DesignRow:
     short: str  # the builder's question list and privacy ledger: "unrelated question"
     choice: str  # the design as the builder offers it
     parameters: dict[str, Parameter]  # every parameter of ``engine``, in its order
+    # The respondent page's sentence under the device procedure (templates/respond/
+    # _randomization.html), or a function of the chances choosing one: ``%(name)s`` is a
+    # chance as a percentage, a parameter by its name, ``not_<name>`` its complement, and
+    # ``yes_if_yes``/``yes_if_no`` P(yes | yes) and P(yes | no) (``explanation_numbers``).
+    explanation: str | Callable[[dict], str] = ""
     practice: Practice | None = None
+    icon: str = "ring"  # one of ``ICONS``
+    ring: str = "yes_if_yes"  # the chance the ring shows, named as in ``explanation``
 
     @property
     def kind(self) -> str:
@@ -61,6 +77,23 @@ class DesignRow:
     def defaults(self) -> dict[str, float]:
         """The parameters at dpengine's defaults, by name."""
         return self.engine().parameters
+
+    def sentence(self, numbers: dict) -> str:
+        """The respondent page's sentence for ``numbers`` (``explanation_numbers``), in the
+        active language, each chance written by ``formatting.percent_text``."""
+        text = self.explanation(numbers) if callable(self.explanation) else self.explanation
+        return str(text) % {name: percent_text(value) for name, value in numbers.items()}
+
+
+def explanation_numbers(design: YesNoDesign) -> dict[str, float]:
+    """The chances a row's sentence may quote for ``design`` (a dpengine design): P(yes | yes)
+    as ``yes_if_yes``, P(yes | no) as ``yes_if_no``, and each parameter under its name with its
+    complement as ``not_<name>``."""
+    numbers = {"yes_if_yes": design.p_yes_given_yes, "yes_if_no": design.p_yes_given_no}
+    for name, value in design.parameters.items():
+        numbers[name] = value
+        numbers[f"not_{name}"] = 1 - value
+    return numbers
 
 
 _OPPOSITE = Practice(
@@ -72,6 +105,17 @@ _OPPOSITE = Practice(
         "Your device answers the opposite statement truthfully, so “%(truth)s” becomes "
         "“%(sent)s”. Nobody knows which statement was picked."
     ),
+)
+
+_SPINNER = _(
+    "A spinner: with a %(p)s chance you answer the statement as written; otherwise "
+    "(%(not_p)s) you answer its opposite, so your yes is sent as “no” and your no as “yes”. "
+    "Only the result is sent, not which way the spinner landed."
+)
+_MANGAT = _(
+    "If your answer is yes, your browser sends “yes” straight away with a %(not_t)s chance. "
+    "Otherwise, and whenever your answer is no, a spinner decides: with a %(p)s chance you "
+    "answer the statement as written, otherwise (%(not_p)s) its opposite."
 )
 
 DESIGN_TABLE: tuple[DesignRow, ...] = (
@@ -86,7 +130,9 @@ DESIGN_TABLE: tuple[DesignRow, ...] = (
                 "warner: probability of answering the statement as asked",
             ),
         },
+        explanation=_SPINNER,
         practice=_OPPOSITE,
+        ring="p",
     ),
     DesignRow(
         engine=UnrelatedQuestion,
@@ -104,6 +150,13 @@ DESIGN_TABLE: tuple[DesignRow, ...] = (
                 symbol="π",
             ),
         },
+        explanation=_(
+            "With a %(p)s chance your browser sends your true answer; otherwise your device "
+            "answers an unrelated question in your place, whose answer is “yes” with a %(pi)s "
+            "chance, whatever your answer. Only the result is sent, not which question was "
+            "answered."
+        ),
+        ring="p",
         practice=Practice(
             question=_(
                 "Suppose your true answer is “%(truth)s”. The device picks the other question, "
@@ -132,6 +185,12 @@ DESIGN_TABLE: tuple[DesignRow, ...] = (
                 symbol="θ₂",
             ),
         },
+        explanation=_(
+            "Two decks of cards: the first is %(theta1)s red, the second %(theta2)s red. Your "
+            "browser deals one card from the first deck if your answer is yes, from the second "
+            "if it is no, and sends only the card's colour: red means “yes”, black “no”."
+        ),
+        icon="decks",
         practice=Practice(
             question=_(
                 "Suppose your true answer is “%(truth)s”. The card dealt from the deck for "
@@ -158,6 +217,8 @@ DESIGN_TABLE: tuple[DesignRow, ...] = (
                 "mangat: probability that a member, too, uses the Warner device",
             ),
         },
+        # With t = 1 a "yes" is never sent straight away: it is Warner's spinner.
+        explanation=lambda numbers: _SPINNER if numbers["t"] == 1 else _MANGAT,
         # The made-up answer is "no" whenever "yes" is sent, so the round is Warner's device.
         practice=_OPPOSITE,
     ),
@@ -178,6 +239,12 @@ DESIGN_TABLE: tuple[DesignRow, ...] = (
                 "forced_response with the question's own coins: coin 2, a forced 'yes'",
             ),
         },
+        explanation=_(
+            "Two coins: with a %(p_truth)s chance your browser sends your true answer; "
+            "otherwise a second coin sends “yes” (%(p_forced_yes)s) or “no” "
+            "(%(not_p_forced_yes)s), whatever your answer."
+        ),
+        icon="coins",
         practice=Practice(
             question=_(
                 "Suppose your true answer is “%(truth)s”. Coin 1 lands tails, and coin 2 says "

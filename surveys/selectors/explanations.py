@@ -9,6 +9,7 @@ ones used. Reads only.
 import math
 from dataclasses import dataclass, field
 
+from ..designs import design_row, explanation_numbers
 from .mechanisms import (
     CHOICE,
     NUMERIC,
@@ -34,10 +35,9 @@ class QuestionExplanation:
     ``numeric``); ``survey_coins`` is True for a yes/no question on the survey's two coins.
     ``numbers`` holds the chances (0..1) and sizes the page's sentence for that design uses:
 
-    - every yes/no design: ``yes_if_yes`` (a) and ``yes_if_no`` (b), and its own parameters
-      under dpengine's names (``p_truth``, ``p_forced_yes``, ``p``, ``pi``, ``theta1``,
-      ``theta2``, ``t``) with their complements (``p_lie``, ``p_forced_no``, ``p_other``,
-      ``p_direct``);
+    - every yes/no design: ``designs.explanation_numbers``, ``yes_if_yes`` (a) and
+      ``yes_if_no`` (b), and its own parameters under dpengine's names with their complements
+      (``not_p``); its row in the design table words them (``sentence``);
     - choice: ``keep``, ``switch`` (1 - keep), ``each_other`` and ``others`` (k - 1);
     - cheating detection (CDM, SLD): ``group_one`` and ``group_two`` (the chances of each
       group), ``yes_if_no_1`` and ``yes_if_no_2`` (a "no" sent as "yes" in each group; a
@@ -58,6 +58,32 @@ class QuestionExplanation:
     def one_sided(self) -> bool:
         """A cheating-detection design: no finite ε; only a "yes" is bounded (yes_odds)."""
         return "yes_odds" in self.numbers
+
+    @property
+    def sentence(self) -> str:
+        """A yes/no design's sentence from its row of the design table, in the active
+        language; "" for the others (the page words them itself)."""
+        row = design_row(self.design)
+        return row.sentence(self.numbers) if row else ""
+
+    @property
+    def icon(self) -> str:
+        """The picture beside the sentence (respond/_design_icon.html): a yes/no design's
+        row's (``designs.ICONS``); ``groups`` for cheating detection, ``line`` for a number,
+        and a ring for a choice."""
+        row = design_row(self.design)
+        if row:
+            return row.icon
+        if self.one_sided:
+            return "groups"
+        return "line" if self.design == NUMERIC else "ring"
+
+    @property
+    def ring(self) -> float:
+        """The chance the ring shows: a yes/no design's row names it; a choice keeps its
+        option with ``keep``."""
+        row = design_row(self.design)
+        return self.numbers[row.ring] if row else self.numbers.get("keep", 0.0)
 
 
 @dataclass(frozen=True)
@@ -138,18 +164,6 @@ def noise_reached(*, alpha, share) -> int:
     return magnitude
 
 
-def _yes_no_numbers(design) -> dict:
-    numbers = {"yes_if_yes": design.p_yes_given_yes, "yes_if_no": design.p_yes_given_no}
-    numbers.update(design.parameters)
-    complements = {"p_truth": "p_lie", "p_forced_yes": "p_forced_no", "p": "p_other"}
-    for name, complement in complements.items():
-        if name in numbers:
-            numbers[complement] = 1 - numbers[name]
-    if "t" in numbers:
-        numbers["p_direct"] = 1 - numbers["t"]
-    return numbers
-
-
 def _cheating_numbers(design) -> dict:
     share = float(design.share)
     return {
@@ -193,7 +207,7 @@ def question_explanation(question, *, survey) -> QuestionExplanation | None:
     elif question.kind == NUMERIC:
         numbers = _numeric_numbers(mechanism)
     else:
-        numbers = _yes_no_numbers(mechanism)
+        numbers = explanation_numbers(mechanism)
     epsilon = float(mechanism.epsilon)
     return QuestionExplanation(
         question_id=question.pk,

@@ -13,7 +13,7 @@ from django.utils.html import json_script
 
 from .. import selectors
 from ..api.serializers import PublicSurveySerializer
-from ..formatting import epsilon_text
+from ..formatting import epsilon_text, percent_text
 from ..models import PREFER_NOT_TO_SAY
 
 register = template.Library()
@@ -120,19 +120,8 @@ def cover_of(odds_ratio) -> str:
 
 @register.filter
 def percent(value):
-    """0.75 -> "75%", 0.125 -> "12.5%", 0.000125 -> "0.0125%", 0.99999 -> "99.999%".
-
-    One decimal, or as many more as it takes for a chance strictly between 0 and 1 never to
-    read "0%" or "100%" (a respondent must not be told an outcome is impossible or certain).
-    """
-    value = float(value)
-    scaled = value * 100
-    for decimals in range(1, 12):
-        rounded = round(scaled, decimals)
-        if not (0 < value < 1) or 0 < rounded < 100:
-            break
-    text = f"{rounded:.{decimals}f}".rstrip("0").rstrip(".")
-    return f"{text}%"
+    """A chance as the respondent page quotes it (``formatting.percent_text``): 0.75 -> "75%"."""
+    return percent_text(value)
 
 
 @register.filter
