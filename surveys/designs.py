@@ -20,7 +20,7 @@ layer, and ``tools/constants.py``, reads the same rows.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.utils.translation import gettext_lazy as _
 
@@ -69,6 +69,11 @@ class DesignRow:
     practice: Practice | None = None
     icon: str = "ring"  # one of ``ICONS``
     ring: str = "yes_if_yes"  # the chance the ring shows, named as in ``explanation``
+    # The respondent procedure's instruction for each outcome of the chance step, by the name
+    # its browser randomizer gives the outcome (static/js/yes-no-designs.js ``instruction``).
+    # In English here: ``make constants`` writes them into static/js/constants.js inside
+    # ``gettext(...)``, so the browser's catalog (locale/*/djangojs.po) translates them.
+    instructions: dict[str, str] = field(default_factory=dict)
 
     @property
     def kind(self) -> str:
@@ -118,6 +123,12 @@ _MANGAT = _(
     "answer the statement as written, otherwise (%(not_p)s) its opposite."
 )
 
+_SPINNER_SAYS = {
+    "as_written": "The spinner says: answer the statement as written.",
+    "opposite": "The spinner says: answer the opposite statement: choose “Yes” if the "
+    "statement is false for you, “No” if it is true.",
+}
+
 DESIGN_TABLE: tuple[DesignRow, ...] = (
     DesignRow(
         engine=Warner,
@@ -133,6 +144,7 @@ DESIGN_TABLE: tuple[DesignRow, ...] = (
         explanation=_SPINNER,
         practice=_OPPOSITE,
         ring="p",
+        instructions=_SPINNER_SAYS,
     ),
     DesignRow(
         engine=UnrelatedQuestion,
@@ -157,6 +169,12 @@ DESIGN_TABLE: tuple[DesignRow, ...] = (
             "answered."
         ),
         ring="p",
+        instructions={
+            "this_question": "The coin says: answer this question truthfully.",
+            "other_question": "The coin says: answer the other question instead, “Did the "
+            "second coin land heads?” Its answer is “%(answer)s”: choose that, whatever your "
+            "answer to this question.",
+        },
         practice=Practice(
             question=_(
                 "Suppose your true answer is “%(truth)s”. The device picks the other question, "
@@ -191,6 +209,10 @@ DESIGN_TABLE: tuple[DesignRow, ...] = (
             "if it is no, and sends only the card's colour: red means “yes”, black “no”."
         ),
         icon="decks",
+        instructions={
+            "cards": "Your cards: if your true answer is yes, your card is %(yes)s; if it is "
+            "no, it is %(no)s. Report your card's colour: red is “Yes”, black is “No”.",
+        },
         practice=Practice(
             question=_(
                 "Suppose your true answer is “%(truth)s”. The card dealt from the deck for "
@@ -221,6 +243,13 @@ DESIGN_TABLE: tuple[DesignRow, ...] = (
         explanation=lambda numbers: _SPINNER if numbers["t"] == 1 else _MANGAT,
         # The made-up answer is "no" whenever "yes" is sent, so the round is Warner's device.
         practice=_OPPOSITE,
+        instructions={
+            **_SPINNER_SAYS,
+            "yes_or_as_written": "If your true answer is yes, choose “Yes”. If it is no, the "
+            "spinner says: answer the statement as written.",
+            "yes_or_opposite": "If your true answer is yes, choose “Yes”. If it is no, the "
+            "spinner says: answer the opposite statement, so choose “Yes”.",
+        },
     ),
     # A question's own two coins; the survey's coins are forced response too (the builder's
     # choice ``selectors.SURVEY_COINS``, labelled there).
@@ -245,6 +274,11 @@ DESIGN_TABLE: tuple[DesignRow, ...] = (
             "(%(not_p_forced_yes)s), whatever your answer."
         ),
         icon="coins",
+        instructions={
+            "truth": "The coin says: answer truthfully.",
+            "yes": "The coin says: choose “Yes”, whatever the truth.",
+            "no": "The coin says: choose “No”, whatever the truth.",
+        },
         practice=Practice(
             question=_(
                 "Suppose your true answer is “%(truth)s”. Coin 1 lands tails, and coin 2 says "

@@ -171,8 +171,9 @@ def _designs() -> dict:
 
 def _design_table() -> dict:
     """The design table's rows (surveys/designs.py) as the browser reads them: the kinds a
-    question may name, in the builder's order, those with a practice round, and each round's
-    texts as written (English; the definition carries them translated)."""
+    question may name, in the builder's order, those with a practice round, each round's
+    texts as written (English; the definition carries them translated), and each design's
+    respondent-procedure instructions (English; constants.js has the catalog translate them)."""
     from django.utils import translation
 
     with translation.override(None):
@@ -186,6 +187,7 @@ def _design_table() -> dict:
         "practice_kinds": list(designs.practised_kinds()),
         "parameters": {row.kind: list(row.parameters) for row in designs.design_rows()},
         "practice": practice,
+        "instructions": {row.kind: dict(row.instructions) for row in designs.design_rows()},
     }
 
 
@@ -371,12 +373,35 @@ def _flat(value: object) -> bool:
     )
 
 
+def _instructions_module(instructions: dict) -> list[str]:
+    """``INSTRUCTIONS``: each design's instruction texts, each inside ``gettext(...)``, so that
+    ``make messages`` finds them here and the page's catalog translates them."""
+    lines = [
+        "/**",
+        " * The respondent procedure's instruction for each outcome of a yes/no design's chance",
+        " * step, by kind and outcome (surveys/designs.py: a row's instructions), in the page's",
+        " * language (the JavaScript catalog, loaded before the modules).",
+        " */",
+        "export const INSTRUCTIONS = Object.freeze({",
+    ]
+    for kind, texts in instructions.items():
+        lines.append(f"  {kind}: Object.freeze({{")
+        lines += [
+            f"    {name}: gettext({json.dumps(text, ensure_ascii=False)}),"
+            for name, text in texts.items()
+        ]
+        lines.append("  }),")
+    return [*lines, "});", ""]
+
+
 def render(constants: dict) -> dict[Path, str]:
     """The text of each generated file, by path."""
     module = [
         f"// {GENERATED}",
         "// The values the browser modules share with the server at run time; the same values,",
         "// and golden vectors for the tests, are in tests/vectors/constants.json.",
+        "",
+        "const gettext = globalThis.gettext ?? ((text) => text);",
         "",
         '/** What a grouping question answered "Prefer not to say" sends (surveys.models). */',
         f"export const PREFER_NOT_TO_SAY = {json.dumps(constants['codes']['prefer_not_to_say'])};",
@@ -389,6 +414,7 @@ def render(constants: dict) -> dict[Path, str]:
         "export const PRACTICE_KINDS = Object.freeze("
         f"{json.dumps(constants['design_table']['practice_kinds'])});",
         "",
+        *_instructions_module(constants["design_table"]["instructions"]),
         "/** The cheating-detection designs' kinds (dpengine.CHEATING_DESIGNS). */",
         "export const CHEATING_KINDS = Object.freeze("
         f"{json.dumps(constants['cheating']['kinds'])});",

@@ -2,6 +2,8 @@
 // The values the browser modules share with the server at run time; the same values,
 // and golden vectors for the tests, are in tests/vectors/constants.json.
 
+const gettext = globalThis.gettext ?? ((text) => text);
+
 /** What a grouping question answered "Prefer not to say" sends (surveys.models). */
 export const PREFER_NOT_TO_SAY = "prefer_not_to_say";
 
@@ -10,6 +12,36 @@ export const YES_NO_KINDS = Object.freeze(["warner", "unrelated_question", "kuk"
 
 /** The designs with a practice round (surveys/designs.py: a row with its practice). */
 export const PRACTICE_KINDS = Object.freeze(["warner", "unrelated_question", "kuk", "mangat", "forced_response"]);
+
+/**
+ * The respondent procedure's instruction for each outcome of a yes/no design's chance
+ * step, by kind and outcome (surveys/designs.py: a row's instructions), in the page's
+ * language (the JavaScript catalog, loaded before the modules).
+ */
+export const INSTRUCTIONS = Object.freeze({
+  warner: Object.freeze({
+    as_written: gettext("The spinner says: answer the statement as written."),
+    opposite: gettext("The spinner says: answer the opposite statement: choose “Yes” if the statement is false for you, “No” if it is true."),
+  }),
+  unrelated_question: Object.freeze({
+    this_question: gettext("The coin says: answer this question truthfully."),
+    other_question: gettext("The coin says: answer the other question instead, “Did the second coin land heads?” Its answer is “%(answer)s”: choose that, whatever your answer to this question."),
+  }),
+  kuk: Object.freeze({
+    cards: gettext("Your cards: if your true answer is yes, your card is %(yes)s; if it is no, it is %(no)s. Report your card's colour: red is “Yes”, black is “No”."),
+  }),
+  mangat: Object.freeze({
+    as_written: gettext("The spinner says: answer the statement as written."),
+    opposite: gettext("The spinner says: answer the opposite statement: choose “Yes” if the statement is false for you, “No” if it is true."),
+    yes_or_as_written: gettext("If your true answer is yes, choose “Yes”. If it is no, the spinner says: answer the statement as written."),
+    yes_or_opposite: gettext("If your true answer is yes, choose “Yes”. If it is no, the spinner says: answer the opposite statement, so choose “Yes”."),
+  }),
+  forced_response: Object.freeze({
+    truth: gettext("The coin says: answer truthfully."),
+    yes: gettext("The coin says: choose “Yes”, whatever the truth."),
+    no: gettext("The coin says: choose “No”, whatever the truth."),
+  }),
+});
 
 /** The cheating-detection designs' kinds (dpengine.CHEATING_DESIGNS). */
 export const CHEATING_KINDS = Object.freeze(["cdm", "sld"]);

@@ -67,26 +67,6 @@ export const STRINGS = Object.freeze({
   practiceBlack: gettext("black"),
   practiceRight: gettext("Right: your device sends “%(sent)s”."),
   practiceWrong: gettext("Not quite: your device sends “%(sent)s”."),
-  instructTruth: gettext("The coin says: answer truthfully."),
-  instructYes: gettext("The coin says: choose “Yes”, whatever the truth."),
-  instructNo: gettext("The coin says: choose “No”, whatever the truth."),
-  instructAsWritten: gettext("The spinner says: answer the statement as written."),
-  instructOpposite: gettext(
-    "The spinner says: answer the opposite statement: choose “Yes” if the statement is false for you, “No” if it is true.",
-  ),
-  instructMangatAsWritten: gettext(
-    "If your true answer is yes, choose “Yes”. If it is no, the spinner says: answer the statement as written.",
-  ),
-  instructMangatOpposite: gettext(
-    "If your true answer is yes, choose “Yes”. If it is no, the spinner says: answer the opposite statement, so choose “Yes”.",
-  ),
-  instructThisQuestion: gettext("The coin says: answer this question truthfully."),
-  instructOtherQuestion: gettext(
-    "The coin says: answer the other question instead, “Did the second coin land heads?” Its answer is “%(answer)s”: choose that, whatever your answer to this question.",
-  ),
-  instructCards: gettext(
-    "Your cards: if your true answer is yes, your card is %(yes)s; if it is no, it is %(no)s. Report your card's colour: red is “Yes”, black is “No”.",
-  ),
   instructCdmYes: gettext("You are in group %(group)s. The coin says: choose “Yes”, whatever the truth."),
   instructCdmTruth: gettext("You are in group %(group)s. The coin says: answer truthfully."),
   instructSldTruth: gettext(

@@ -14,9 +14,10 @@
 //
 // Pure functions, the random source passed in (a fake in tests/js/procedure.test.mjs).
 
-import { CHEATING_CODES } from "./constants.js";
+import { CHEATING_CODES, INSTRUCTIONS } from "./constants.js";
 import { checkCheatingDesign, isCheatingDesign } from "./cheating.js";
 import { bernoulli } from "./coins.js";
+import { YES_NO_DESIGNS } from "./yes-no-designs.js";
 
 /** The procedures, as Question.Procedure names them. */
 export const DEVICE = "device";
@@ -28,66 +29,13 @@ function checkBoolean(name, value) {
   }
 }
 
-function checkProbability(name, value) {
-  if (typeof value !== "number" || !(value > 0 && value < 1)) {
-    throw new RangeError(`${name} must be a number in (0, 1), got ${value}`);
-  }
-}
-
 // Each design's chance step, drawn without the truth, and what a respondent who follows it
-// presses for a true answer. The draws mirror designs.js and cheating.js: forced response
-// (coin 1 p_truth, then coin 2 p_forced_yes), Warner (p: the statement as written), unrelated
-// question (p: this question, else the innocuous one, "yes" with pi), Kuk (a card from each
-// deck: red with theta1 for "yes", theta2 for "no"), Mangat (a "yes" answered straight away
-// with 1 - t, then Warner's p), CDM (group, then "press yes" with p_g) and SLD (group, then a
-// non-carrier answers truthfully with p_g, else presses yes).
+// presses for a true answer: a yes/no design's `draw` and `answer` in yes-no-designs.js (they
+// mirror its device sampler), and here the cheating-detection designs, which mirror
+// cheating.js: CDM (group, then "press yes" with p_g) and SLD (group, then a non-carrier
+// answers truthfully with p_g, else presses yes).
 const OUTCOMES = {
-  forced_response: {
-    draw: ({ p_truth: pTruth, p_forced_yes: pForcedYes }, rs) => {
-      checkProbability("p_truth", pTruth);
-      checkProbability("p_forced_yes", pForcedYes);
-      if (bernoulli(pTruth, rs)) return { coin: "truth" };
-      return { coin: bernoulli(pForcedYes, rs) ? "yes" : "no" };
-    },
-    answer: ({ coin }, truth) => (coin === "truth" ? truth : coin === "yes"),
-  },
-  warner: {
-    draw: ({ p }, rs) => {
-      checkProbability("p", p);
-      return { asWritten: bernoulli(p, rs) };
-    },
-    answer: ({ asWritten }, truth) => (asWritten ? truth : !truth),
-  },
-  unrelated_question: {
-    draw: ({ p, pi }, rs) => {
-      checkProbability("p", p);
-      checkProbability("pi", pi);
-      // Both drawn, so the stream's use does not depend on the first draw.
-      const asked = bernoulli(p, rs);
-      return { asked, innocuous: bernoulli(pi, rs) };
-    },
-    answer: ({ asked, innocuous }, truth) => (asked ? truth : innocuous),
-  },
-  kuk: {
-    draw: ({ theta1, theta2 }, rs) => {
-      checkProbability("theta1", theta1);
-      checkProbability("theta2", theta2);
-      return { redIfYes: bernoulli(theta1, rs), redIfNo: bernoulli(theta2, rs) };
-    },
-    answer: ({ redIfYes, redIfNo }, truth) => (truth ? redIfYes : redIfNo),
-  },
-  mangat: {
-    draw: ({ p, t }, rs) => {
-      checkProbability("p", p);
-      if (typeof t !== "number" || !(t > 0 && t <= 1)) {
-        throw new RangeError(`t must be in (0, 1], got ${t}`);
-      }
-      const yesStraight = t < 1 && !bernoulli(t, rs);
-      return { yesStraight, asWritten: bernoulli(p, rs) };
-    },
-    answer: ({ yesStraight, asWritten }, truth) =>
-      (truth && yesStraight) || (asWritten ? truth : !truth),
-  },
+  ...YES_NO_DESIGNS,
   cdm: {
     draw: (design, rs) => {
       checkCheatingDesign(design);
@@ -149,35 +97,13 @@ export function pressedReport(outcome, pressed) {
   return pressed;
 }
 
-const yesNo = (answer) => ({ key: answer ? "yes" : "no" });
-const colour = (red) => ({ key: red ? "practiceRed" : "practiceBlack" });
-
 /**
- * The instruction the page shows for `outcome`, as a message (messages.js): what the coin,
- * spinner or cards say, and for CDM and SLD the group drawn.
+ * The instruction the page shows for `outcome`, as a message (messages.js): for a yes/no
+ * design, the text its row of the design table gives the outcome (constants.js
+ * `INSTRUCTIONS`, through the JavaScript catalog); for CDM and SLD, with the group drawn.
  */
 export function instructionMessage(outcome) {
   switch (outcome?.kind) {
-    case "forced_response":
-      return {
-        key: { truth: "instructTruth", yes: "instructYes", no: "instructNo" }[outcome.coin],
-      };
-    case "warner":
-      return { key: outcome.asWritten ? "instructAsWritten" : "instructOpposite" };
-    case "mangat":
-      if (!outcome.yesStraight) {
-        return { key: outcome.asWritten ? "instructAsWritten" : "instructOpposite" };
-      }
-      return { key: outcome.asWritten ? "instructMangatAsWritten" : "instructMangatOpposite" };
-    case "unrelated_question":
-      return outcome.asked
-        ? { key: "instructThisQuestion" }
-        : { key: "instructOtherQuestion", values: { answer: yesNo(outcome.innocuous) } };
-    case "kuk":
-      return {
-        key: "instructCards",
-        values: { yes: colour(outcome.redIfYes), no: colour(outcome.redIfNo) },
-      };
     case "cdm":
       return {
         key: outcome.pressYes ? "instructCdmYes" : "instructCdmTruth",
@@ -188,8 +114,18 @@ export function instructionMessage(outcome) {
         key: outcome.truthful ? "instructSldTruth" : "instructSldYes",
         values: { group: outcome.group },
       };
-    default:
-      throw new RangeError(`no instruction for design kind ${outcome?.kind}`);
+    default: {
+      const entry = YES_NO_DESIGNS[outcome?.kind];
+      if (!entry) {
+        throw new RangeError(`no instruction for design kind ${outcome?.kind}`);
+      }
+      const [name, values] = entry.instruction(outcome);
+      const format = INSTRUCTIONS[outcome.kind]?.[name];
+      if (typeof format !== "string") {
+        throw new RangeError(`no instruction ${name} in the row of ${outcome.kind}`);
+      }
+      return values === undefined ? { format } : { format, values };
+    }
   }
 }
 

@@ -6,13 +6,15 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 
-import { PREFER_NOT_TO_SAY } from "../../static/js/constants.js";
+import { INSTRUCTIONS, PREFER_NOT_TO_SAY } from "../../static/js/constants.js";
 import { questionRandomizer } from "../../static/js/designs.js";
 import { VECTORS } from "./vectors.mjs";
 
 describe("run-time constants", () => {
   it("are the generated file's", () => {
     assert.equal(PREFER_NOT_TO_SAY, VECTORS.codes.prefer_not_to_say);
+    // Without the page's catalog, gettext leaves the design table's English as it is.
+    assert.deepEqual(INSTRUCTIONS, VECTORS.design_table.instructions);
   });
 
   it("cover every question type the server randomizes", () => {
@@ -34,6 +36,13 @@ describe("run-time constants", () => {
       const source = readFileSync(new URL(`../../static/js/${name}`, import.meta.url), "utf8");
       const code = source.replace(/\/\/.*|\/\*[\s\S]*?\*\//g, ""); // comments may name them
       assert.ok(!code.includes(`"${PREFER_NOT_TO_SAY}"`), name);
+    }
+    // A design's instruction is written in its row only (surveys/designs.py).
+    for (const name of ["messages.js", "procedure.js", "yes-no-designs.js", "comprehension.js"]) {
+      const source = readFileSync(new URL(`../../static/js/${name}`, import.meta.url), "utf8");
+      for (const text of Object.values(INSTRUCTIONS).flatMap(Object.values)) {
+        assert.ok(!source.includes(`"${text}"`), `${name}: ${text}`);
+      }
     }
   });
 });

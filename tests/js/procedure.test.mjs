@@ -24,7 +24,9 @@ import {
   pressedReport,
   respondentRandomizer,
 } from "../../static/js/procedure.js";
+import { INSTRUCTIONS, YES_NO_KINDS } from "../../static/js/constants.js";
 import { exactDistribution, scriptedSource, seededSource, TWO_POW_32 } from "./fakes.mjs";
+import { VECTORS } from "./vectors.mjs";
 
 // Dyadic parameters, so exactDistribution enumerates every draw exactly (grid of 16).
 const YES_NO = {
@@ -105,6 +107,33 @@ describe("the instruction", () => {
       messageText(instructionMessage({ kind: "sld", group: 2, truthful: false })),
       "You are in group 2. If your true answer is yes, choose “Yes”. If not, the coin says: choose “Yes”.",
     );
+  });
+
+  it("carries out every design of the table at its defaults, each outcome worded by its row", () => {
+    // The design table's kinds (constants.js), so a new row is held here with no line added.
+    const defaults = VECTORS.designs.defaults.map(({ design }) => design);
+    assert.deepEqual(defaults.map(({ kind }) => kind).sort(), [...YES_NO_KINDS].sort());
+    for (const design of defaults) {
+      assert.ok(RESPONDENT_KINDS.includes(design.kind), design.kind);
+      const { a, b } = designProbabilities(design);
+      const worded = new Set();
+      for (const [truth, expected] of [
+        [true, a],
+        [false, b],
+      ]) {
+        const pressed = exactDistribution((source) => {
+          const outcome = drawOutcome(design, source);
+          worded.add(instructionMessage(outcome).format);
+          return compliantAnswer(outcome, truth);
+        });
+        // Exact on the grid of 16 for the defaults that are multiples of 1/16.
+        const dyadic = Object.values(design).every((v) => typeof v !== "number" || (v * 16) % 1 === 0);
+        if (dyadic) assert.equal(pressed.get("true") ?? 0, expected, `${design.kind}, ${truth}`);
+      }
+      // Every outcome drawn has its row's text, and every text of the row is drawn.
+      const row = new Set(Object.values(INSTRUCTIONS[design.kind]));
+      assert.deepEqual([...worded].sort(), [...row].sort(), design.kind);
+    }
   });
 
   it("refuses an unknown design and a pressed answer that is not a boolean", () => {
