@@ -107,10 +107,14 @@ ROW = DesignRow(
     short="throwaway",
     choice="Throwaway: a design made up for a test",
     parameters={"q": Parameter("q: the throwaway coin", "throwaway: the coin", symbol="ϙ")},
+    explanation="A throwaway coin keeps your answer with a %(q)s chance, else (%(not_q)s) "
+    "turns a no into yes; yes is sent %(yes_if_yes)s of the time.",
+    icon="decks",
     practice=Practice(
         question="Throwaway practice: your answer is %(truth)s; what is sent?",
         why="The throwaway coin sent %(sent)s.",
     ),
+    instructions={"keep": "Throwaway: answer truly.", "flip": "Throwaway: say %(answer)s."},
 )
 """
 
@@ -205,10 +209,23 @@ seen["practice"] = [
     [entry["design"]["kind"], entry.get("practice")] for entry in public["comprehension"]
 ]
 
+# The respondent page: the row's sentence with the question's chances, and its picture; a
+# question under the respondent procedure shows its instruction's place.
+survey.questions.create(
+    text="Followed?", position=9, design={"kind": "throwaway", "q": 0.75}, procedure="respondent"
+)
+page = Client().get(reverse("surveys:respond", kwargs={"slug": survey.slug})).content.decode()
+seen["respond_sentence"] = page.count(
+    "A throwaway coin keeps your answer with a 87.5% chance, else (12.5%) turns a no into yes"
+)
+seen["respond_decks"] = page.count('<path d="M15 18l4 6-4 6-4-6z"')
+seen["respond_instruction"] = 'data-procedure="respondent"' in page
+
 generated = constants.render(constants.build())
 module = generated[constants.MODULE_PATH]
 vectors = json.loads(generated[constants.JSON_PATH])
 seen["js_kinds"] = [line for line in module.splitlines() if "_KINDS = " in line]
+seen["js_instructions"] = module[module.index("  throwaway: ") :].split("}),")[0]
 seen["vectors"] = {
     "kinds": "throwaway" in vectors["designs"]["kinds"],
     "edge_cases": sorted(
@@ -216,6 +233,7 @@ seen["vectors"] = {
          if case["design"]["kind"] == "throwaway"}
     ),
     "practice": vectors["design_table"]["practice"].get("throwaway"),
+    "instructions": vectors["design_table"]["instructions"].get("throwaway"),
 }
 print(json.dumps(seen))
 """
@@ -270,7 +288,26 @@ def test_a_throwaway_design_in_a_temporary_row_and_module_reaches_the_whole_stac
     # vectors the node tests hold designs.js to (so its randomizer must exist and agree).
     assert all('"throwaway"' in line for line in seen["js_kinds"] if "YES_NO" in line)
     assert any('"throwaway"' in line for line in seen["js_kinds"] if "PRACTICE" in line)
-    assert seen["vectors"] == {"kinds": True, "edge_cases": [False, True], "practice": practice}
+    instructions = {"keep": "Throwaway: answer truly.", "flip": "Throwaway: say %(answer)s."}
+    assert seen["vectors"] == {
+        "kinds": True,
+        "edge_cases": [False, True],
+        "practice": practice,
+        "instructions": instructions,
+    }
+    # The respondent procedure's instructions, in the run-time module inside gettext (so the
+    # page's catalog translates them; procedure.js reads INSTRUCTIONS[kind][outcome]).
+    assert seen["js_instructions"].split("\n")[1:3] == [
+        '    keep: gettext("Throwaway: answer truly."),',
+        '    flip: gettext("Throwaway: say %(answer)s."),',
+    ]
+    # The respondent page words the question at q = 0.875 with the row's sentence and its
+    # chances (the one at 0.75 with its own; the respondent procedure's says to follow the
+    # instruction instead), draws the row's picture beside all three, and places the
+    # instruction.
+    assert seen["respond_sentence"] == 1
+    assert seen["respond_decks"] == 3
+    assert seen["respond_instruction"]
 
 
 @pytest.mark.django_db
