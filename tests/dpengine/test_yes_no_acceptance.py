@@ -140,13 +140,16 @@ def test_a_prior_guess_plans_for_its_own_yes_rate(kind):
 # unrelated one); "Kuk": c(red share of the first deck, of the second) with the response the
 # number of red cards; "FR": for two categories c(P(forced 0), P(forced 1)), the diagonal
 # 1 - the other entries; "Mangat": the probability that non-carriers answer truthfully,
-# carriers always say "yes".
+# carriers always say "yes"; "Crosswise": the known prevalence of the innocuous statement, the
+# response 1 when both statements agree (getPW("Crosswise", p = 0.7) in RRreg 0.7.5 is
+# Warner's matrix at 0.7).
 RRREG_PW = {
     "Warner": lambda p: (p[0], 1 - p[0]),
     "UQTknown": lambda p: (p[0] + (1 - p[0]) * p[1], (1 - p[0]) * p[1]),
     "Kuk": lambda p: (p[0], p[1]),
     "FR": lambda p: (1 - p[0], p[1]),
     "Mangat": lambda p: (1.0, 1 - p[0]),
+    "Crosswise": lambda p: (p[0], 1 - p[0]),
 }
 
 

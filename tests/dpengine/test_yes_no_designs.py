@@ -53,7 +53,9 @@ FLOAT_SLACK = 1e-12
 
 
 def test_every_design_kind_is_registered():
-    assert set(DESIGNS) == {"forced_response", "warner", "unrelated_question", "kuk", "mangat"}
+    # A design module added to dpengine/designs/ registers itself too (the design table,
+    # surveys/designs.py, decides which of them a question may name).
+    assert {"forced_response", "warner", "unrelated_question", "kuk", "mangat"} <= set(DESIGNS)
     assert DESIGNS["forced_response"] is ForcedResponse
 
 

@@ -4,6 +4,7 @@ for, and the fitted model (covariates, levels, one row per coefficient)."""
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from ...designs import design_kinds
 from ...selectors.mechanisms import FORCED_RESPONSE
 from .fields import ConfidenceField, finite
 
@@ -103,8 +104,9 @@ class RegressionSerializer(serializers.Serializer):
     confidence = serializers.FloatField()
     design = serializers.CharField(
         source="design.kind",
-        help_text="The question's yes/no design: forced_response, warner, unrelated_question, "
-        "kuk or mangat.",
+        help_text="The question's yes/no design: "
+        + ", ".join(f"`{kind}`" for kind in design_kinds())
+        + " (surveys/designs.py).",
     )
     a = serializers.FloatField(source="design.p_yes_given_yes", help_text="P(report yes | yes).")
     b = serializers.FloatField(source="design.p_yes_given_no", help_text="P(report yes | no).")
