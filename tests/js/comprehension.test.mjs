@@ -25,13 +25,10 @@ import { VECTORS } from "./vectors.mjs";
 // tests/vectors/constants.json by `make constants` (the definition's are translated).
 const PRACTICE = VECTORS.design_table.practice;
 
-const DESIGNS = {
-  forced_response: { kind: "forced_response", p_truth: 0.5, p_forced_yes: 0.5 },
-  warner: { kind: "warner", p: 0.75 },
-  unrelated_question: { kind: "unrelated_question", p: 0.7, pi: 0.5 },
-  kuk: { kind: "kuk", theta1: 0.7, theta2: 0.3 },
-  mangat: { kind: "mangat", p: 0.7, t: 0.5 },
-};
+// Every design of the design table at its defaults (the vectors), so a new row is held here.
+const DESIGNS = Object.fromEntries(
+  VECTORS.designs.defaults.map(({ design }) => [design.kind, design]),
+);
 
 describe("a practice round", () => {
   it("draws its made-up answer at even odds and sends the other one (enumerated)", () => {

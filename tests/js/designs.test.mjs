@@ -106,7 +106,7 @@ describe("yes/no designs", () => {
     assert.throws(() => randomizeUnrelated(true, { p: 0.5, pi: 1 }, source), /pi must be a number in \(0, 1\)/);
     assert.throws(() => randomizeKuk(true, { theta1: 0.2, theta2: 0.6 }, source), /theta1 must be greater/);
     assert.throws(() => randomizeMangat(true, { p: 0.75, t: 0 }, source), /not differentially private/);
-    assert.throws(() => randomizeYesNo(true, { kind: "crosswise" }, source), /unknown design kind/);
+    assert.throws(() => randomizeYesNo(true, { kind: "made_up" }, source), /unknown design kind/);
     assert.throws(() => randomizeWarner("yes", { p: 0.75 }, source), /truth must be a boolean/);
   });
 });
