@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from django.utils.translation import gettext_lazy as _
 
 from dpengine.designs import ForcedResponse, Kuk, Mangat, UnrelatedQuestion, Warner, YesNoDesign
+from dpengine.designs.crosswise import Crosswise
 
 from .formatting import percent_text
 
@@ -249,6 +250,42 @@ DESIGN_TABLE: tuple[DesignRow, ...] = (
             "spinner says: answer the statement as written.",
             "yes_or_opposite": "If your true answer is yes, choose “Yes”. If it is no, the "
             "spinner says: answer the opposite statement, so choose “Yes”.",
+        },
+    ),
+    DesignRow(
+        engine=Crosswise,
+        name=_("Crosswise"),
+        short=_("crosswise"),
+        choice=_("Crosswise: say whether your answer and a hidden statement agree"),
+        parameters={
+            "p": Parameter(
+                _("p: probability that the hidden statement the device draws is true"),
+                "crosswise: probability that the innocuous statement (the device draws it) is true",
+            ),
+        },
+        explanation=_(
+            "Your device draws a hidden statement that is true with a %(p)s chance (false "
+            "with %(not_p)s) and sends only whether your answer and it agree: “yes” when both "
+            "are true or both false, “no” otherwise. Nobody learns your answer or the hidden "
+            "statement."
+        ),
+        ring="p",
+        practice=Practice(
+            question=_(
+                "Suppose your true answer is “%(truth)s”, and the hidden statement is false. "
+                "What does your device send?"
+            ),
+            why=_(
+                "Your device sends “yes” when your answer and the hidden statement agree, “no” "
+                "when they do not, so “%(truth)s” becomes “%(sent)s”. Nobody knows which way "
+                "the hidden statement went."
+            ),
+        ),
+        instructions={
+            "true": "The hidden statement is true: choose “Yes” if the statement is true for "
+            "you, “No” if it is false.",
+            "false": "The hidden statement is false: choose “Yes” if the statement is false "
+            "for you, “No” if it is true.",
         },
     ),
     # A question's own two coins; the survey's coins are forced response too (the builder's

@@ -8,10 +8,10 @@ const gettext = globalThis.gettext ?? ((text) => text);
 export const PREFER_NOT_TO_SAY = "prefer_not_to_say";
 
 /** The yes/no designs a question may name, builder order (surveys/designs.py). */
-export const YES_NO_KINDS = Object.freeze(["warner", "unrelated_question", "kuk", "mangat", "forced_response"]);
+export const YES_NO_KINDS = Object.freeze(["warner", "unrelated_question", "kuk", "mangat", "crosswise", "forced_response"]);
 
 /** The designs with a practice round (surveys/designs.py: a row with its practice). */
-export const PRACTICE_KINDS = Object.freeze(["warner", "unrelated_question", "kuk", "mangat", "forced_response"]);
+export const PRACTICE_KINDS = Object.freeze(["warner", "unrelated_question", "kuk", "mangat", "crosswise", "forced_response"]);
 
 /**
  * The respondent procedure's instruction for each outcome of a yes/no design's chance
@@ -35,6 +35,10 @@ export const INSTRUCTIONS = Object.freeze({
     opposite: gettext("The spinner says: answer the opposite statement: choose “Yes” if the statement is false for you, “No” if it is true."),
     yes_or_as_written: gettext("If your true answer is yes, choose “Yes”. If it is no, the spinner says: answer the statement as written."),
     yes_or_opposite: gettext("If your true answer is yes, choose “Yes”. If it is no, the spinner says: answer the opposite statement, so choose “Yes”."),
+  }),
+  crosswise: Object.freeze({
+    true: gettext("The hidden statement is true: choose “Yes” if the statement is true for you, “No” if it is false."),
+    false: gettext("The hidden statement is false: choose “Yes” if the statement is false for you, “No” if it is true."),
   }),
   forced_response: Object.freeze({
     truth: gettext("The coin says: answer truthfully."),

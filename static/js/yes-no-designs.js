@@ -205,6 +205,37 @@ const mangat = {
   },
 };
 
+// --- Crosswise (Yu, Tian & Tang 2008): whether the answer and a hidden statement agree ------
+
+function checkCrosswise({ p }) {
+  checkOpen("p", p);
+  if (!(p > 0.5)) {
+    throw new RangeError(`p must be in (1/2, 1), got ${p}`);
+  }
+}
+
+/**
+ * Crosswise: the device draws a hidden statement, true with probability p, and reports whether
+ * the answer agrees with it (both true or both false). P(yes | yes) = p, P(yes | no) = 1 - p.
+ */
+export function randomizeCrosswise(truth, { p }, randomSource) {
+  checkTruth(truth);
+  checkCrosswise({ p });
+  return truth === bernoulli(p, randomSource);
+}
+
+const crosswise = {
+  check: checkCrosswise,
+  probabilities: ({ p }) => [p, 1 - p],
+  randomize: randomizeCrosswise,
+  draw: ({ p }, rs) => {
+    checkCrosswise({ p });
+    return { hidden: bernoulli(p, rs) };
+  },
+  answer: ({ hidden }, truth) => truth === hidden,
+  instruction: ({ hidden }) => [hidden ? "true" : "false"],
+};
+
 /** The yes/no designs by dpengine kind (the design table's rows, surveys/designs.py). */
 export const YES_NO_DESIGNS = Object.freeze({
   forced_response: forcedResponse,
@@ -212,4 +243,5 @@ export const YES_NO_DESIGNS = Object.freeze({
   unrelated_question: unrelatedQuestion,
   kuk,
   mangat,
+  crosswise,
 });
