@@ -342,3 +342,20 @@ def test_no_list_of_design_kinds_is_typed_by_hand():
     found = [path for path, _values in design_kind_lists() if path != "static/js/constants.js"]
     assert found == []
     assert "static/js/constants.js" in {path for path, _values in design_kind_lists()}
+
+
+def test_a_range_is_min_and_max_outside_the_one_pair_of_mapping_functions():
+    # dpengine names a numeric range lo/hi; the model, API, forms, estimate rows, pages, tools
+    # and browser name it min/max, and only selectors/mechanisms.py (numeric_bounds on the
+    # way in, numeric_range on the way out) reads or passes dpengine's names.
+    paths = [*surveys_modules(), *sorted((ROOT / "tools").glob("*.py"))]
+    found = set()
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            attribute = isinstance(node, ast.Attribute) and node.attr in {"lo", "hi"}
+            if attribute or (isinstance(node, ast.keyword) and node.arg in {"lo", "hi"}):
+                found.add(relative(path))
+    assert found == {"surveys/selectors/mechanisms.py"}
+    for path in sorted((ROOT / "static" / "js").glob("*.js")):
+        code = re.sub(r"//.*|/\*[\s\S]*?\*/", "", path.read_text(encoding="utf-8"))
+        assert not re.search(r"\b(lo|hi)\b", code), relative(path)

@@ -38,7 +38,6 @@ from dpengine import (
     report_bounds,
     sample_discrete_laplace,
 )
-from dpengine.numeric import BoundedNumeric
 from surveys import designs, limits
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -273,17 +272,17 @@ def _numeric() -> dict:
     # string, the accepted reports from dpengine.report_bounds), so the node tests read the
     # server's own spelling of a numeric question.
     from surveys.models import Question
-    from surveys.selectors.mechanisms import browser_parameters
+    from surveys.selectors.mechanisms import browser_parameters, numeric_mechanism
 
     questions, draws = [], []
     for spec in _NUMERIC_QUESTIONS:
-        question = BoundedNumeric(lo=spec["min"], hi=spec["max"], epsilon=spec["epsilon"])
         model = Question(
             kind=Question.Kind.NUMERIC,
             min_value=spec["min"],
             max_value=spec["max"],
             epsilon=spec["epsilon"],
         )
+        question = numeric_mechanism(model)
         sent = browser_parameters(model, survey=None)
         bounds = report_bounds(question)
         if (sent["report_min"], sent["report_max"]) != (bounds.low, bounds.high):

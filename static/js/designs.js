@@ -184,7 +184,7 @@ export function choiceRandomizer(mechanism) {
  * max.
  */
 export function numericRandomizer(question) {
-  const { lo: min, hi: max } = numericMechanism(question);
+  const { min, max } = numericMechanism(question);
   return {
     size: max - min + 1,
     draw: (index, randomSource) => randomizeNumber(min + index, question, randomSource),

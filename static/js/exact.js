@@ -216,21 +216,22 @@ function checkInteger(name, value) {
 }
 
 /**
- * A numeric question as `randomizeNumber` reads it, checked: `{lo, hi, scale, reportMin,
- * reportMax}` with the discrete Laplace scale (hi - lo) / epsilon as an exact rational.
- * `question` is `{min, max, epsilon, report_min, report_max}` as the API spells it (`lo`/`hi`
- * are accepted too); epsilon is read by `parseRational`. `report_min`/`report_max` are the
- * reports the server accepts (dpengine.report_bounds: an honest report falls outside with
- * probability below 1e-9); without them (a definition from before they were sent) there is
- * no bound.
+ * A numeric question as `randomizeNumber` reads it, checked: `{min, max, scale, reportMin,
+ * reportMax}` with the discrete Laplace scale (max - min) / epsilon as an exact rational.
+ * `question` is `{min, max, epsilon, report_min, report_max}` as the API spells it (the range
+ * is `min`/`max` from the model to here; only dpengine names it `lo`/`hi`, behind
+ * surveys/selectors/mechanisms.py); epsilon is read by `parseRational`.
+ * `report_min`/`report_max` are the reports the server accepts (dpengine.report_bounds: an
+ * honest report falls outside with probability below 1e-9); without them (a definition from
+ * before they were sent) there is no bound.
  */
 export function numericMechanism(question) {
-  const lo = question?.min ?? question?.lo;
-  const hi = question?.max ?? question?.hi;
-  checkInteger("min", lo);
-  checkInteger("max", hi);
-  if (!(hi > lo)) {
-    throw new RangeError(`max must be greater than min = ${lo}, got ${hi}`);
+  const min = question?.min;
+  const max = question?.max;
+  checkInteger("min", min);
+  checkInteger("max", max);
+  if (!(max > min)) {
+    throw new RangeError(`max must be greater than min = ${min}, got ${max}`);
   }
   const epsilon = parseRational(question.epsilon);
   if (epsilon.num <= 0n) {
@@ -244,23 +245,24 @@ export function numericMechanism(question) {
   if (question.report_max !== undefined) {
     checkInteger("report_max", reportMax);
   }
-  if (!(reportMin <= lo && hi <= reportMax)) {
-    throw new RangeError(`report_min..report_max must enclose ${lo}..${hi}`);
+  if (!(reportMin <= min && max <= reportMax)) {
+    throw new RangeError(`report_min..report_max must enclose ${min}..${max}`);
   }
-  return { lo, hi, scale: rational(BigInt(hi - lo) * epsilon.den, epsilon.num), reportMin, reportMax };
+  const scale = rational(BigInt(max - min) * epsilon.den, epsilon.num);
+  return { min, max, scale, reportMin, reportMax };
 }
 
 /**
- * A numeric answer for sending: clamp to [lo, hi], then add discrete Laplace noise of scale
- * (hi - lo) / epsilon (the two-sided geometric mechanism with sensitivity hi - lo), then keep
- * the report within [report_min, report_max], as dpengine.numeric.randomize_number. The last
- * step is a function of the private report (so it keeps its ε) and moves a report only when
- * the server would refuse it. `question` as `numericMechanism` reads it.
+ * A numeric answer for sending: clamp to [min, max], then add discrete Laplace noise of scale
+ * (max - min) / epsilon (the two-sided geometric mechanism with sensitivity max - min), then
+ * keep the report within [report_min, report_max], as dpengine.numeric.randomize_number. The
+ * last step is a function of the private report (so it keeps its ε) and moves a report only
+ * when the server would refuse it. `question` as `numericMechanism` reads it.
  */
 export function randomizeNumber(value, question, randomSource) {
-  const { lo, hi, scale, reportMin, reportMax } = numericMechanism(question);
+  const { min, max, scale, reportMin, reportMax } = numericMechanism(question);
   checkInteger("value", value);
-  const clamped = Math.min(Math.max(value, lo), hi);
+  const clamped = Math.min(Math.max(value, min), max);
   const report = clamped + sampleDiscreteLaplace(scale, randomSource);
   return Math.min(Math.max(report, reportMin), reportMax);
 }

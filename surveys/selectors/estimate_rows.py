@@ -12,7 +12,7 @@ from dpengine import ChoiceEstimate, DirectMean, DirectShare, Estimate, Manipula
 from dpengine.numeric import BoundedNumeric, NumericEstimate
 
 from .design_labels import DESIGN_LABELS
-from .mechanisms import CHOICE, DIRECT, FORCED_RESPONSE, NUMERIC, TEXT, YES_NO
+from .mechanisms import CHOICE, DIRECT, FORCED_RESPONSE, NUMERIC, TEXT, YES_NO, numeric_range
 
 
 @dataclass(frozen=True)
@@ -30,8 +30,8 @@ class DirectQuestionEstimate:
     labels: tuple = ()
     shares: tuple[DirectShare, ...] = ()
     mean: DirectMean | None = None
-    lo: int | None = None
-    hi: int | None = None
+    min: int | None = None  # a numeric question's range, as the model's min_value, max_value
+    max: int | None = None
     column: str = ""
 
     kind = DIRECT
@@ -257,11 +257,11 @@ class NumericQuestionEstimate(DesignDescription):
     def parameters(self) -> dict:
         return self.mechanism.parameters
 
-    # The range as the API, the forms and the browser name it (dpengine's lo and hi).
+    # The range as the API, the forms and the browser name it (mechanisms.numeric_range).
     @property
     def min(self) -> int:
-        return self.mechanism.lo
+        return numeric_range(self.mechanism)["min"]
 
     @property
     def max(self) -> int:
-        return self.mechanism.hi
+        return numeric_range(self.mechanism)["max"]

@@ -261,7 +261,9 @@ def _direct_row(question, *, survey, tallies, confidence, method, fields):
             **numeric_bounds(question),
             confidence=confidence,
         )
-        return DirectQuestionEstimate(**row, mean=mean, **numeric_bounds(question))
+        return DirectQuestionEstimate(
+            **row, mean=mean, min=question.min_value, max=question.max_value
+        )
     if question.kind == CHOICE:
         counts, labels = (
             tallies.counts_of(question.pk, width=len(question.options)),

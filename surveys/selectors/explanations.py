@@ -16,6 +16,7 @@ from .mechanisms import (
     PrivacyLedger,
     design_name,
     is_cheating_detection,
+    numeric_range,
     privacy_ledger,
     question_mechanism,
     uses_survey_coins,
@@ -187,8 +188,7 @@ def _choice_numbers(mechanism) -> dict:
 def _numeric_numbers(mechanism) -> dict:
     alpha = mechanism.alpha
     return {
-        "min": mechanism.lo,
-        "max": mechanism.hi,
+        **numeric_range(mechanism),
         "typical_noise": noise_reached(alpha=alpha, share=TYPICAL_NOISE_SHARE),
         "large_noise": noise_reached(alpha=alpha, share=LARGE_NOISE_SHARE),
         "noise_sd": math.sqrt(mechanism.noise_variance),

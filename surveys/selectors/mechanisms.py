@@ -123,9 +123,18 @@ def question_design(question, *, survey):
 
 def numeric_bounds(question) -> dict[str, int]:
     """A numeric question's range as dpengine names it, ``{"lo", "hi"}``: the one place the
-    model's ``min_value`` and ``max_value`` (``min`` and ``max`` in the API, the builder and
-    the browser) become dpengine's ``lo`` and ``hi``; every call into dpengine goes through it."""
+    model's ``min_value`` and ``max_value`` (``min`` and ``max`` in the API, the builder, the
+    estimate rows and the browser) become dpengine's ``lo`` and ``hi``; every call into
+    dpengine goes through it, and :func:`numeric_range` is the way back."""
     return {"lo": question.min_value, "hi": question.max_value}
+
+
+def numeric_range(mechanism: BoundedNumeric) -> dict[str, int]:
+    """The range of a ``dpengine.numeric.BoundedNumeric`` as the app names it, ``{"min",
+    "max"}``: the inverse of :func:`numeric_bounds`, so that ``lo`` and ``hi`` are read out
+    of dpengine in this one place. (The API's ``parameters`` of a numeric row are dpengine's
+    own, ``lo``, ``hi`` and ``epsilon``: a published field, kept as docs/api.md shows it.)"""
+    return {"min": mechanism.lo, "max": mechanism.hi}
 
 
 def numeric_mechanism(question) -> BoundedNumeric:

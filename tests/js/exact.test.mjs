@@ -164,7 +164,7 @@ describe("randomizeNumber", () => {
     const zero = wordsFor("2/1", 0);
     assert.equal(randomizeNumber(100, { min: 0, max: 2, epsilon: 1 }, scriptedSource(zero)), 2);
     assert.equal(randomizeNumber(-5, { min: 0, max: 2, epsilon: 1 }, scriptedSource(zero)), 0);
-    assert.equal(randomizeNumber(1, { lo: 0, hi: 2, epsilon: "1" }, scriptedSource(wordsFor("2/1", -2))), -1);
+    assert.equal(randomizeNumber(1, { min: 0, max: 2, epsilon: "1" }, scriptedSource(wordsFor("2/1", -2))), -1);
   });
 
   it("uses scale (max - min) / epsilon", () => {
@@ -177,7 +177,7 @@ describe("randomizeNumber", () => {
     const bounded = { min: 0, max: 30, epsilon: 1, report_min: -2, report_max: 32 };
     assert.equal(randomizeNumber(30, bounded, scriptedSource(words)), 32);
     assert.equal(randomizeNumber(20, bounded, scriptedSource(words)), 24);
-    const low = { lo: 0, hi: 2, epsilon: "1", report_min: 0, report_max: 2 };
+    const low = { min: 0, max: 2, epsilon: "1", report_min: 0, report_max: 2 };
     assert.equal(randomizeNumber(1, low, scriptedSource(wordsFor("2/1", -2))), 0);
     const source = seededSource(2);
     for (let i = 0; i < 200; i += 1) {
