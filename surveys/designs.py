@@ -3,15 +3,17 @@
 A row holds what the app says about a design beyond its statistics (those are the dpengine
 class it names: its ``kind``, its parameters under their names and defaults, and the checks of
 their bounds): its labels in the pages and exports, each parameter's label in the builder and
-description in the API, and its practice round on the respondent page (``None``: it has none).
+description in the API, the respondent page's sentence and picture, its practice round
+(``None``: it has none), and the respondent procedure's instructions.
 Everything else reads this table, never a list of its own: the API's accepted kinds and
 schema, the builder's fields, the labels (``selectors.design_labels``), the designs with a
 practice round (``services.comprehension``), the public definition's practice texts, and the
 browser's constants (``tools/constants.py`` writes ``static/js/constants.js`` from it).
 
 Adding a yes/no design (docs/architecture.md, "Adding a yes/no design"): its dpengine module,
-its row here, its randomizer in ``static/js/designs.js``, its tests; then ``make constants``
-and ``make messages``. The order of the rows is the builder's.
+its row here, its entry in ``static/js/yes-no-designs.js``, its tests; then ``make constants``
+and ``make messages``. The order of the rows is the builder's. The cheating-detection designs
+(CDM, SLD) are the sibling table ``CHEATING_TABLE``, at the end.
 
 It sits beneath every layer (models excepted, none of it is a database column), so that every
 layer, and ``tools/constants.py``, reads the same rows.
@@ -24,6 +26,7 @@ from dataclasses import dataclass, field
 
 from django.utils.translation import gettext_lazy as _
 
+from dpengine.cheating import CheatingDesign, CheatingDetection, StochasticLieDetector
 from dpengine.designs import ForcedResponse, Kuk, Mangat, UnrelatedQuestion, Warner, YesNoDesign
 from dpengine.designs.crosswise import Crosswise
 
@@ -359,3 +362,81 @@ def parameter_symbols() -> dict[str, str]:
         for name, parameter in row.parameters.items()
         if parameter.symbol
     }
+
+
+@dataclass(frozen=True)
+class CheatingRow:
+    """A cheating-detection design: two groups, each with its own probability, asked under the
+    respondent procedure only. Its statistics are its dpengine class; the builder asks its
+    pair ``p`` as ``p1`` and ``p2``, and ``group_share``."""
+
+    engine: type[CheatingDesign]
+    name: str
+    short: str
+    choice: str
+    parameters: dict[str, Parameter]  # the builder's fields: p1, p2, group_share
+    # The respondent procedure's instruction for each outcome, as a yes/no row's; ``%(group)s``
+    # is the group drawn.
+    instructions: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def kind(self) -> str:
+        return self.engine.kind
+
+
+def _cheating_parameters(kind: str, asks_for: str) -> dict[str, Parameter]:
+    return {
+        "p1": Parameter(asks_for, f"{kind}: the probability p of group 1"),
+        "p2": Parameter(
+            _("p₂: the same in group 2 (must differ from p₁)"),
+            f"{kind}: the probability p of group 2",
+        ),
+        "group_share": Parameter(
+            _("Share of respondents the browser puts in group 1"),
+            f"{kind}: the share of respondents in group 1",
+        ),
+    }
+
+
+_IN_GROUP = "You are in group %(group)s. "
+_IF_YES = "If your true answer is yes, choose “Yes”. If not, the coin says: "
+
+CHEATING_TABLE: tuple[CheatingRow, ...] = (
+    CheatingRow(
+        engine=CheatingDetection,
+        name=_("Cheating detection (CDM)"),
+        short=_("cheating detection (CDM), no ε"),
+        choice=_("Cheating detection model (Clark & Desharnais): two groups"),
+        parameters=_cheating_parameters(
+            "cdm", _("p₁: in group 1, probability that the device asks for “yes” (answer no)")
+        ),
+        instructions={
+            "yes": _IN_GROUP + "The coin says: choose “Yes”, whatever the truth.",
+            "truth": _IN_GROUP + "The coin says: answer truthfully.",
+        },
+    ),
+    CheatingRow(
+        engine=StochasticLieDetector,
+        name=_("Stochastic lie detector (SLD)"),
+        short=_("stochastic lie detector (SLD), no ε"),
+        choice=_("Stochastic lie detector (Moshagen et al.): two groups"),
+        parameters=_cheating_parameters(
+            "sld", _("p₁: in group 1, probability that the device asks for the true “no”")
+        ),
+        instructions={
+            "truth": _IN_GROUP + _IF_YES + "answer truthfully.",
+            "yes": _IN_GROUP + _IF_YES + "choose “Yes”.",
+        },
+    ),
+)
+"""The cheating-detection designs, in the builder's order (after the yes/no designs)."""
+
+
+def cheating_row(kind: str) -> CheatingRow | None:
+    """The row of the cheating-detection design ``kind``, or None."""
+    return next((row for row in CHEATING_TABLE if row.kind == kind), None)
+
+
+def cheating_kinds() -> tuple[str, ...]:
+    """The cheating-detection designs' kinds, all asked under the respondent procedure only."""
+    return tuple(row.kind for row in CHEATING_TABLE)

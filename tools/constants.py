@@ -186,7 +186,10 @@ def _design_table() -> dict:
         "practice_kinds": list(designs.practised_kinds()),
         "parameters": {row.kind: list(row.parameters) for row in designs.design_rows()},
         "practice": practice,
-        "instructions": {row.kind: dict(row.instructions) for row in designs.design_rows()},
+        "instructions": {
+            row.kind: dict(row.instructions)
+            for row in (*designs.design_rows(), *designs.CHEATING_TABLE)
+        },
     }
 
 

@@ -45,6 +45,14 @@ export const INSTRUCTIONS = Object.freeze({
     yes: gettext("The coin says: choose “Yes”, whatever the truth."),
     no: gettext("The coin says: choose “No”, whatever the truth."),
   }),
+  cdm: Object.freeze({
+    yes: gettext("You are in group %(group)s. The coin says: choose “Yes”, whatever the truth."),
+    truth: gettext("You are in group %(group)s. The coin says: answer truthfully."),
+  }),
+  sld: Object.freeze({
+    truth: gettext("You are in group %(group)s. If your true answer is yes, choose “Yes”. If not, the coin says: answer truthfully."),
+    yes: gettext("You are in group %(group)s. If your true answer is yes, choose “Yes”. If not, the coin says: choose “Yes”."),
+  }),
 });
 
 /** The cheating-detection designs' kinds (dpengine.CHEATING_DESIGNS). */

@@ -67,14 +67,6 @@ export const STRINGS = Object.freeze({
   practiceBlack: gettext("black"),
   practiceRight: gettext("Right: your device sends “%(sent)s”."),
   practiceWrong: gettext("Not quite: your device sends “%(sent)s”."),
-  instructCdmYes: gettext("You are in group %(group)s. The coin says: choose “Yes”, whatever the truth."),
-  instructCdmTruth: gettext("You are in group %(group)s. The coin says: answer truthfully."),
-  instructSldTruth: gettext(
-    "You are in group %(group)s. If your true answer is yes, choose “Yes”. If not, the coin says: answer truthfully.",
-  ),
-  instructSldYes: gettext(
-    "You are in group %(group)s. If your true answer is yes, choose “Yes”. If not, the coin says: choose “Yes”.",
-  ),
   practiceFollow: gettext(
     "Suppose your true answer is “%(truth)s”, and the question shows: %(instruction)s What do you choose?",
   ),

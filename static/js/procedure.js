@@ -97,34 +97,34 @@ export function pressedReport(outcome, pressed) {
   return pressed;
 }
 
+// The text the design's row gives the outcome `name` (constants.js INSTRUCTIONS), as a message.
+function instruction(outcome, name, values) {
+  const format = INSTRUCTIONS[outcome.kind]?.[name];
+  if (typeof format !== "string") {
+    throw new RangeError(`no instruction ${name} in the row of ${outcome.kind}`);
+  }
+  return values === undefined ? { format } : { format, values };
+}
+
 /**
  * The instruction the page shows for `outcome`, as a message (messages.js): for a yes/no
  * design, the text its row of the design table gives the outcome (constants.js
- * `INSTRUCTIONS`, through the JavaScript catalog); for CDM and SLD, with the group drawn.
+ * `INSTRUCTIONS`, through the JavaScript catalog); for CDM and SLD, their rows' (the design
+ * table's sibling), with the group drawn.
  */
 export function instructionMessage(outcome) {
   switch (outcome?.kind) {
     case "cdm":
-      return {
-        key: outcome.pressYes ? "instructCdmYes" : "instructCdmTruth",
-        values: { group: outcome.group },
-      };
+      return instruction(outcome, outcome.pressYes ? "yes" : "truth", { group: outcome.group });
     case "sld":
-      return {
-        key: outcome.truthful ? "instructSldTruth" : "instructSldYes",
-        values: { group: outcome.group },
-      };
+      return instruction(outcome, outcome.truthful ? "truth" : "yes", { group: outcome.group });
     default: {
       const entry = YES_NO_DESIGNS[outcome?.kind];
       if (!entry) {
         throw new RangeError(`no instruction for design kind ${outcome?.kind}`);
       }
       const [name, values] = entry.instruction(outcome);
-      const format = INSTRUCTIONS[outcome.kind]?.[name];
-      if (typeof format !== "string") {
-        throw new RangeError(`no instruction ${name} in the row of ${outcome.kind}`);
-      }
-      return values === undefined ? { format } : { format, values };
+      return instruction(outcome, name, values);
     }
   }
 }

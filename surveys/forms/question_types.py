@@ -6,7 +6,7 @@ from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
 from .. import limits, selectors
-from ..designs import design_row
+from ..designs import cheating_row, design_row
 from ..models import Question
 from ..services.question_types import DEFAULT_EPSILON, MAX_NOT_ABOVE_MIN
 from .fields import CoinField, PageForm
@@ -22,16 +22,6 @@ TYPE_CHOICES = [
     (TEXT, _("Short text (always asked directly)")),
 ]
 SURVEY_COINS = selectors.SURVEY_COINS
-# A yes/no design's parameters are labelled in its row of the design table (surveys/designs.py);
-# the cheating-detection designs' here (their pair p is two fields, p1 and p2).
-CHEATING_PARAMETER_LABELS = {
-    ("cdm", "p1"): _("p₁: in group 1, probability that the device asks for “yes” (answer no)"),
-    ("cdm", "p2"): _("p₂: the same in group 2 (must differ from p₁)"),
-    ("cdm", "group_share"): _("Share of respondents the browser puts in group 1"),
-    ("sld", "p1"): _("p₁: in group 1, probability that the device asks for the true “no”"),
-    ("sld", "p2"): _("p₂: the same in group 2 (must differ from p₁)"),
-    ("sld", "group_share"): _("Share of respondents the browser puts in group 1"),
-}
 CHEATING_KINDS = selectors.CHEATING_KINDS
 # Short names of the types for the builder's question list (a design's: selectors.DESIGN_LABELS).
 TYPE_SHORT_LABELS = {
@@ -76,12 +66,12 @@ def parameter_field_name(kind, parameter) -> str:
 
 
 def parameter_label(kind, parameter) -> str:
-    """The builder's label of a design's parameter: its row's (surveys/designs.py), else the
-    cheating-detection designs' own."""
-    row = design_row(kind)
+    """The builder's label of a design's parameter: its row's in the design table or its
+    cheating-detection sibling (surveys/designs.py)."""
+    row = design_row(kind) or cheating_row(kind)
     if row is not None and parameter in row.parameters:
         return row.parameters[parameter].label
-    return CHEATING_PARAMETER_LABELS.get((kind, parameter), parameter)
+    return parameter
 
 
 class QuestionTypeForm(PageForm):

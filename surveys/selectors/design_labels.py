@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from django.utils.translation import gettext_lazy as _
 
-from ..designs import DESIGN_TABLE
+from ..designs import CHEATING_TABLE, DESIGN_TABLE
 from .mechanisms import CHEATING_KINDS, CHOICE, DIRECT, NUMERIC
 
 SURVEY_COINS = "survey"  # the builder's design choice "the survey's two coins": an empty design
@@ -36,17 +36,11 @@ DESIGN_LABELS = {
         row.kind: DesignLabel(name=row.name, short=row.short, choice=row.choice)
         for row in DESIGN_TABLE
     },
-    # Cheating detection (dpengine.cheating): two groups, each with its own probability.
-    "cdm": DesignLabel(
-        name=_("Cheating detection (CDM)"),
-        short=_("cheating detection (CDM), no ε"),
-        choice=_("Cheating detection model (Clark & Desharnais): two groups"),
-    ),
-    "sld": DesignLabel(
-        name=_("Stochastic lie detector (SLD)"),
-        short=_("stochastic lie detector (SLD), no ε"),
-        choice=_("Stochastic lie detector (Moshagen et al.): two groups"),
-    ),
+    # Cheating detection (dpengine.cheating), the design table's sibling rows.
+    **{
+        row.kind: DesignLabel(name=row.name, short=row.short, choice=row.choice)
+        for row in CHEATING_TABLE
+    },
     CHOICE: DesignLabel(
         name=_("Multiple choice (k-ary randomized response)"), short=_("Multiple choice")
     ),

@@ -15,7 +15,7 @@ duplicating a survey), inside the caller's transaction.
 
 import json
 
-from ..designs import practised_kinds
+from ..designs import cheating_kinds, practised_kinds
 from ..models import Question, Survey
 
 # The designs the respondent page has a practice round for, under either procedure: those whose
@@ -23,7 +23,7 @@ from ..models import Question, Survey
 # static/js/constants.js PRACTICE_KINDS); CDM and SLD only under the respondent procedure (the
 # only one they are asked with since issue 33). Any other is asked without a round.
 PRACTISED_KINDS = practised_kinds()
-RESPONDENT_ONLY_KINDS = ("cdm", "sld")
+RESPONDENT_ONLY_KINDS = cheating_kinds()
 FORCED_RESPONSE = "forced_response"
 RESPONDENT = Question.Procedure.RESPONDENT
 

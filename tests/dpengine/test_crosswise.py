@@ -42,7 +42,7 @@ def test_it_is_registered_with_warners_a_and_b():
     ("p", "reason", "words"),
     [
         (0.5, Reason.NO_INFORMATION, "no information"),
-        (0.25, Reason.OUT_OF_RANGE, "innocuous statement negated"),
+        (0.25, Reason.OUT_OF_RANGE, "negated (use 1 - p)"),
         (1, Reason.NOT_DIFFERENTIALLY_PRIVATE, "infinite"),
         (1.5, Reason.OUT_OF_RANGE, "got 1.5"),
         ("0.7", Reason.INVALID_TYPE, "got '0.7'"),

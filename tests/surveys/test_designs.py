@@ -51,6 +51,24 @@ def test_the_readers_are_the_tables():
     assert designs.parameter_symbols() == {"pi": "π", "theta1": "θ₁", "theta2": "θ₂"}
 
 
+def test_the_cheating_designs_are_the_tables_sibling_rows():
+    from surveys.forms.question_types import parameter_label
+    from surveys.selectors import DESIGN_LABELS
+    from surveys.services.comprehension import RESPONDENT_ONLY_KINDS
+
+    assert designs.cheating_kinds() == tuple(dpengine.CHEATING_DESIGNS) == RESPONDENT_ONLY_KINDS
+    for row in designs.CHEATING_TABLE:
+        assert dpengine.CHEATING_DESIGNS[row.kind] is row.engine
+        assert designs.cheating_row(row.kind) is row
+        assert list(row.parameters) == ["p1", "p2", "group_share"]
+        assert DESIGN_LABELS[row.kind].name == row.name
+        for name, parameter in row.parameters.items():
+            assert parameter_label(row.kind, name) == parameter.label
+        # The outcomes static/js/procedure.js names (cdm: pressYes; sld: truthful).
+        assert set(row.instructions) == {"yes", "truth"}
+        assert all("%(group)s" in text for text in row.instructions.values())
+
+
 def test_a_design_kind_is_taken_once():
     from dataclasses import dataclass
 
