@@ -1,4 +1,4 @@
-"""The raw reports as labelled data files for SPSS (.sav) and Stata (.dta), written by pyreadstat.
+"""The raw reports as labelled data files for SPSS (.sav) and Stata (.dta): what they hold.
 
 The same rows as the CSV (``exports.csv.report_rows``) and the same meanings as the codebook
 (``exports.codebook.codebook_rows``), read from them rather than derived again:
@@ -17,12 +17,14 @@ The same rows as the CSV (``exports.csv.report_rows``) and the same meanings as 
 - the file label is the survey's title; the notes hold the codebook's facts about the survey
   (design, ε, interval method…), every column's full text and provenance (p_truth,
   p_forced_yes, a, b, ε, design, parameters) and every code's full meaning, because the formats
-  cut labels short (``LIMITS``, in ``format_limits.py``). pyreadstat writes no notes to a .dta
-  file, so they are added as Stata writes them (``stata_notes.py``): ``notes`` lists them in
-  Stata.
+  cut labels short (``LIMITS``, in ``format_limits.py``); in Stata they are stored as its
+  ``notes`` command stores them, so ``notes`` lists them.
 
-The writers take a path (pyreadstat writes to one), so a background job can write into its own
-file; the responses send a temporary file.
+The files are written as the rows come, by ``sav.py`` and ``dta.py`` (which know nothing of
+surveys), so a worker's memory does not grow with the responses. The writers take a path or a
+binary file open for writing and seeking: they seek back to put in the row count (and Stata's
+map) once the rows are written. Read back with pyreadstat, the files equal what pyreadstat
+itself writes from the same table (tests/surveys/exports/test_spss_stata_streamed.py).
 """
 
 import contextlib
@@ -162,7 +164,7 @@ def _variable(*, name, kind, text, provenance, values) -> Variable:
 # --- values -----------------------------------------------------------------------------------
 
 
-def coder(variable: Variable, *, skipped, prefer_not):
+def _coder(variable: Variable, *, skipped, prefer_not):
     """A function from a CSV cell (as ``report_rows`` yields it) of a numeric column to the
     number written, ``skipped`` for an empty cell and ``prefer_not`` for prefer-not."""
     lookup = {None: skipped, PREFER_NOT_TO_SAY: prefer_not}
@@ -281,7 +283,7 @@ def _converters(variables: list[Variable], *, stata: bool) -> list:
             converters.append(lambda cell: cell)
         else:
             missing = skipped if stata or variable.is_number else SPSS_SKIPPED
-            converters.append(coder(variable, skipped=missing, prefer_not=prefer))
+            converters.append(_coder(variable, skipped=missing, prefer_not=prefer))
     return converters
 
 
