@@ -60,7 +60,9 @@ def scratch_database(engine):
     import psycopg
 
     parts = urlsplit(POSTGRES_URL)
-    name = f"rrsurvey_bench_{os.getpid()}_{secrets.token_hex(4)}"
+    # BENCH_DATABASE_PREFIX: where several people share one server, each their own names.
+    prefix = os.environ.get("BENCH_DATABASE_PREFIX", "rrsurvey_bench")
+    name = f"{prefix}_{os.getpid()}_{secrets.token_hex(4)}"
     with psycopg.connect(POSTGRES_URL, autocommit=True) as conn:
         conn.execute(f'CREATE DATABASE "{name}"')
     try:

@@ -1,28 +1,30 @@
-"""Export jobs at a million responses: rows/s of the CSV and ZIP jobs against a bare COPY of
-the same rows, the xlsx at a full sheet, and respondents' submission latency while two exports
-run (issue 28).
+"""Export jobs at two sizes: rows/s and the worker's peak memory of every export (the responses
+CSV, the ZIP, the Excel workbook, SPSS, Stata) at BENCH_SCALE / 10 and BENCH_SCALE responses,
+so that "flat" is read from one run; the CSV against a bare COPY of the same rows; and
+respondents' submission latency while two exports run (issues 28, 34).
 
-    .venv/bin/python bench/bench_export_jobs.py                  # BENCH_SCALE=100000
-    BENCH_SCALE=1000000 .venv/bin/python bench/bench_export_jobs.py   # the documented figures
+    .venv/bin/python bench/bench_export_jobs.py                  # 10,000 and 100,000
+    BENCH_SCALE=1000000 .venv/bin/python bench/bench_export_jobs.py   # 100,000 and 1,000,000
     BENCH_XLSX=on ...     # also the workbook at 1,048,575 rows (many minutes more)
 
 For each database (BENCH_DATABASES, default PostgreSQL then SQLite): a child process stores
-BENCH_SCALE submissions of a 10-question survey with one grouping question (3 options, every
-submission answering it), as ``_common.populate`` does, inside the database. Then, each in a
-fresh child process:
+BENCH_SCALE / 10 submissions of a 10-question survey with one grouping question (3 options,
+every submission answering it), as ``_common.populate`` does, inside the database; each export
+job runs in a fresh child process (``_scale_jobs.child_job``: ``exports.jobs.export_job_run``,
+what the worker runs), its rows checked, and for the CSV its lines and SHA-256; its time,
+rows/s, rows per CPU second of its own process and its peak RSS (``ru_maxrss``: the worker's
+memory, Django included). The survey then grows to BENCH_SCALE and every job runs again.
+Then:
 
 - baseline (PostgreSQL): ``COPY (SELECT id FROM surveys_submission WHERE survey_id = ...) TO
   STDOUT`` into a file through psycopg, the least any export of these rows can cost;
-- csv job and zip job: ``exports.jobs.export_job_run`` (what the worker runs) writing the
-  responses CSV, then the ZIP, into its file: rows/s, the ratio to the baseline, rows per CPU
-  second of the job's own process, peak RSS; the CSV's lines and SHA-256 checked against the
-  job;
 - xlsx job (BENCH_XLSX=on): the survey topped up to 1,048,575 responses, the workbook job;
 - submissions: gunicorn with the production configuration (2 sync workers) and two
   ``manage.py db_worker`` processes (as docs/deploying.md runs them: beside the web workers,
   never in them); the median and 95th percentile latency of sequential submissions (one
   respondent) while idle, then while both workers write an export of the survey (a CSV and a
-  ZIP, requested through the API: 202), until they finish. Target: median ≤ 2× idle.
+  ZIP, requested through the API: 202), until they finish
+  (``_scale_jobs.submissions_under_exports``). Target: median ≤ 2× idle.
 """
 
 from __future__ import annotations
@@ -30,9 +32,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import resource
-import statistics
-import subprocess
 import sys
 import time
 import uuid
@@ -42,15 +41,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import _common
+import _scale_jobs
 
 TARGET_ROWS_PER_SECOND = 100_000
 XLSX_ROWS = 1_048_575  # an Excel sheet's rows, less the header
-LATENCY_SAMPLES_IDLE = int(os.environ.get("BENCH_LATENCY_SAMPLES", "40"))
+# Every export a worker writes: the responses CSV (the one for R is the same file), the ZIP,
+# the workbook, SPSS and Stata.
+KINDS = ("reports", "zip", "xlsx", "sav", "dta")
 OPTIONS = ("North", "South", "=East")  # one label that the CSV escapes
-
-
-def _peak_rss_mb():
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def child_populate(scale):
@@ -70,7 +68,7 @@ def child_populate(scale):
     survey = services.survey_open(survey=survey)
     top_up(survey, scale)
     token = tokens.token_issue(user=owner, name="benchmark").key
-    print(json.dumps({"survey": survey.pk, "token": token}))
+    print(json.dumps({"survey": survey.pk, "token": token, "slug": survey.slug}))
 
 
 def top_up(survey, total):
@@ -106,56 +104,36 @@ def top_up(survey, total):
     survey.refresh_from_db()
 
 
-def _run_job(survey_id, kind):
-    from surveys.exports import jobs as export_files
-    from surveys.models import Survey
-    from surveys.selectors.export_jobs import export_path
-    from surveys.services import export_jobs
-
-    survey = Survey.objects.get(pk=survey_id)
-    owner = survey.owner
-    job = export_jobs.export_job_start(survey=survey, user=owner, kind=kind, options={})
-    started, cpu = time.perf_counter(), time.process_time()
-    done = export_files.export_job_run(job_id=job.pk)
-    seconds = time.perf_counter() - started
-    # The job's own CPU time: on a loaded machine the wall time is mostly waiting for a core
-    # (this process's, or the database's), and this says what the code itself costs.
-    return done, seconds, time.process_time() - cpu, export_path(done)
+def _check_csv(job, path):
+    """The CSV's lines and SHA-256 are the job's."""
+    digest = hashlib.sha256()
+    lines = 0
+    with open(path, "rb") as handle:
+        while block := handle.read(2**20):
+            digest.update(block)
+            lines += block.count(b"\n")
+    assert lines - 1 == job.rows, (lines, job.rows)
+    assert digest.hexdigest() == job.sha256
 
 
 def child_job(kind, survey_id, scale):
-    """One export job of ``kind`` (``reports``: the responses CSV, ``zip``, ``xlsx``) as the
-    worker runs it; the file checked against the job: its rows, and for the CSV its lines and
-    SHA-256."""
+    """One export job of ``kind`` as the worker runs it (``_scale_jobs.child_job``); a survey
+    first topped up to a full sheet for the workbook at ``XLSX_ROWS``."""
     _common.django_setup(migrate=False)
     if kind == "xlsx" and scale == XLSX_ROWS:
         from surveys.models import Survey
 
         top_up(Survey.objects.get(pk=survey_id), XLSX_ROWS)
-    job, seconds, cpu, path = _run_job(survey_id, kind)
-    assert job.rows == scale, (job.rows, scale)
-    if kind == "reports":
-        digest = hashlib.sha256()
-        lines = 0
-        with open(path, "rb") as handle:
-            while block := handle.read(2**20):
-                digest.update(block)
-                lines += block.count(b"\n")
-        assert lines - 1 == scale, (lines, scale)
-        assert digest.hexdigest() == job.sha256
-    size = path.stat().st_size
-    path.unlink()
-    print(
-        json.dumps(
-            {
-                "seconds": seconds,
-                "cpu": cpu,
-                "rows": job.rows,
-                "mb": size / 2**20,
-                "rss": _peak_rss_mb(),
-            }
-        )
-    )
+    check = _check_csv if kind == "reports" else None
+    print(json.dumps(_scale_jobs.child_job(kind, int(survey_id), scale, check=check)))
+
+
+def child_grow(survey_id, scale):
+    _common.django_setup(migrate=False)
+    from surveys.models import Survey
+
+    top_up(Survey.objects.get(pk=survey_id), scale)
+    print(json.dumps({"rows": scale}))
 
 
 def child_copy_baseline(survey_id, scale, directory):
@@ -188,117 +166,6 @@ def child_copy_baseline(survey_id, scale, directory):
     print(json.dumps({"seconds": seconds, "rows": rows}))
 
 
-def submissions_under_exports(url, made, directory):
-    """Median submission latency idle and while two export jobs run (seconds)."""
-    from tests.live import gunicorn_server
-
-    env = {
-        "RESPONSE_RATE_LIMIT": "off",
-        "LOG_LEVEL": "WARNING",
-        "EXPORT_DIR": str(directory),
-        "EXPORT_JOB_THRESHOLD": "1000",
-    }
-    with gunicorn_server(
-        workers=2,
-        debug=False,
-        env=env,
-        database_url=url,
-        args=("-c", "deploy/gunicorn.conf.py", "--access-logfile", "/dev/null"),
-    ) as server:
-        worker_env = {**server.env, **env}
-        workers = [
-            subprocess.Popen(
-                [sys.executable, "manage.py", "db_worker", "--no-reload", "--interval", "0.2"],
-                cwd=_common.ROOT,
-                env=worker_env,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-            for _worker in range(2)
-        ]
-        try:
-            return _latencies(server, made)
-        finally:
-            for worker in workers:
-                worker.terminate()
-            for worker in workers:
-                worker.wait(timeout=60)
-
-
-def _latencies(server, made):
-    survey_id, token = made["survey"], made["token"]
-    auth = {"Authorization": f"Token {token}"}
-    info = json.loads(server.request("GET", f"/api/v1/surveys/{survey_id}/", headers=auth)[2])
-    slug = info["slug"]
-    definition = json.loads(server.request("GET", f"/api/v1/public/surveys/{slug}/")[2])
-    question_ids = [q["id"] for q in definition["questions"]]
-    group = definition["grouping_questions"][0]
-    counter = iter(range(10**9))
-
-    def submit():
-        n = next(counter)
-        body = {
-            "submission_id": str(uuid.uuid4()),
-            "answers": {str(q): (n >> i) & 1 == 1 for i, q in enumerate(question_ids)},
-            "groups": {str(group["id"]): str(group["options"][n % 3]["id"])},
-        }
-        started = time.perf_counter()
-        status, _headers, _body = server.request(
-            "POST",
-            f"/api/v1/public/surveys/{slug}/responses/",
-            body=json.dumps(body).encode(),
-            headers={"Content-Type": "application/json"},
-        )
-        assert status == 201, status
-        return time.perf_counter() - started
-
-    for _warm in range(10):
-        submit()
-    idle = [submit() for _sample in range(LATENCY_SAMPLES_IDLE)]
-    jobs = []
-    for name in ("responses.csv", "export.zip"):
-        status, _headers, body = server.request(
-            "GET", f"/api/v1/surveys/{survey_id}/{name}", headers=auth, timeout=60
-        )
-        assert status == 202, (name, status, body[:200])
-        jobs.append(json.loads(body)["url"].split(server.url, 1)[-1])
-    busy, running_seen = [], False
-    started = time.perf_counter()
-    while True:
-        states = [
-            json.loads(server.request("GET", path, headers=auth)[2])["status"] for path in jobs
-        ]
-        if all(state in {"done", "failed"} for state in states):
-            break
-        running_seen = running_seen or "running" in states
-        if running_seen:
-            busy.extend(submit() for _sample in range(5))
-        else:
-            time.sleep(0.1)
-    assert states == ["done", "done"], states
-    return {
-        "idle_ms": 1000 * statistics.median(idle),
-        "idle_p95_ms": 1000 * sorted(idle)[int(0.95 * (len(idle) - 1))],
-        "busy_ms": 1000 * statistics.median(busy) if busy else None,
-        "busy_p95_ms": 1000 * sorted(busy)[int(0.95 * (len(busy) - 1))] if busy else None,
-        "busy_samples": len(busy),
-        "exports_seconds": time.perf_counter() - started,
-    }
-
-
-def _job_row(engine, label, job, baseline):
-    rate = job["rows"] / job["seconds"]
-    return [
-        engine,
-        label,
-        f"{job['seconds']:.1f}",
-        f"{rate:,.0f}",
-        f"{job['rows'] / job['cpu']:,.0f}",
-        f"{job['rss']:.0f}",
-        f"{rate / baseline:.2f}" if baseline else "–",
-    ]
-
-
 def _on(name):
     return os.environ.get(name, "off").lower() in {"on", "1", "yes", "true"}
 
@@ -307,91 +174,69 @@ def main():
     import tempfile
 
     scale = _common.bench_scale()
-    print(f"Export jobs: 10-question survey with a grouping question, {scale:,} submissions")
+    small = scale // 10
+    print(
+        f"Export jobs: 10-question survey with a grouping question, {small:,} then {scale:,} "
+        "submissions"
+    )
     print(f"Machine: {_common.machine()}")
     wanted = [e for e in ("postgresql", "sqlite") if e in _common.engines()]
-    job_rows, latency_rows, baselines = [], [], []
     for engine in wanted:
         with (
             _common.scratch_database(engine) as url,
             tempfile.TemporaryDirectory(prefix="rrsurvey-bench-exports-") as directory,
         ):
             env = _common.production_env(url, EXPORT_DIR=directory)
-            made = _common.run_child(__file__, "--populate", str(scale), env=env)
+            made = _common.run_child(__file__, "--populate", str(small), env=env)
             survey = str(made["survey"])
-            baseline = None
+            jobs = {}
+            for size in (small, scale):
+                if size != small:
+                    _common.run_child(__file__, "--grow", survey, str(size), env=env)
+                jobs[size] = {
+                    kind: _common.run_child(
+                        __file__, "--job", kind, survey, str(size), env=env, timeout=7200
+                    )
+                    for kind in KINDS
+                }
+            print(f"\n{engine}:\n")
+            print(_scale_jobs.jobs_table(jobs, small, scale))
+            print(
+                "\nPeak MiB: the job process's peak RSS (Django and the app included). Rows per "
+                "CPU s: rows over the job process's own CPU time (the database works in its own "
+                f"processes). Target: csv job ≥ {TARGET_ROWS_PER_SECOND:,} rows/s at "
+                f"{scale:,}; every job's memory flat.\n"
+            )
             if engine == "postgresql":
                 copy = _common.run_child(__file__, "--copy", survey, str(scale), directory, env=env)
-                baseline = copy["rows"] / copy["seconds"]
-                baselines.append([engine, f"{copy['seconds']:.2f}", f"{baseline:,.0f}"])
-            for kind, label in (("reports", "csv job"), ("zip", "zip job")):
-                job = _common.run_child(__file__, "--job", kind, survey, str(scale), env=env)
-                job_rows.append(_job_row(engine, label, job, baseline))
-            latency = submissions_under_exports(url, made, directory)
-            busy = latency["busy_ms"]
-            latency_rows.append(
-                [
-                    engine,
-                    f"{latency['idle_ms']:.1f}",
-                    f"{latency['idle_p95_ms']:.1f}",
-                    f"{busy:.1f}" if busy else "–",
-                    f"{latency['busy_p95_ms']:.1f}" if busy else "–",
-                    latency["busy_samples"],
-                    f"{busy / latency['idle_ms']:.2f}" if busy else "–",
-                    f"{latency['exports_seconds']:.1f}",
-                ]
-            )
+                rate = copy["rows"] / copy["seconds"]
+                csv_rate = scale / jobs[scale]["reports"]["seconds"]
+                print(
+                    f"Bare COPY of the ids at {scale:,}: {copy['seconds']:.2f} s, {rate:,.0f} "
+                    f"rows/s; the csv job is {csv_rate / rate:.2f}x of it. Baseline: `COPY "
+                    "(SELECT id FROM surveys_submission WHERE survey_id = ...) TO STDOUT` into a "
+                    "file, the least any export of these rows can cost.\n"
+                )
+            ids = {**made, "survey": int(survey)}
+            under = _scale_jobs.submissions_under_exports(url, ids, directory)
+            print(_scale_jobs.under_exports_table(under, scale))
+            print("\nSubmissions one at a time; target: median during exports ≤ 2× idle.\n")
             if _on("BENCH_XLSX"):
                 xlsx = _common.run_child(
                     __file__, "--job", "xlsx", survey, str(XLSX_ROWS), env=env, timeout=7200
                 )
-                job_rows.append(_job_row(engine, "xlsx job, a full sheet", xlsx, None))
-    print()
-    print(_common.table(["database", "bare COPY s", "bare COPY rows/s"], baselines))
-    print(
-        "\nBaseline: `COPY (SELECT id FROM surveys_submission WHERE survey_id = ...) TO STDOUT` "
-        "into a file, the least any export of these rows can cost.\n"
-    )
-    print(
-        _common.table(
-            [
-                "database",
-                "export",
-                "seconds",
-                "rows/s",
-                "rows per CPU s",
-                "peak RSS MB",
-                "job / bare COPY",
-            ],
-            job_rows,
-        )
-    )
-    print(
-        f"\nTarget: csv job ≥ {TARGET_ROWS_PER_SECOND:,} rows/s. Rows per CPU s: rows over "
-        "the job process's own CPU time (the database's work is on its own processes).\n"
-    )
-    print(
-        _common.table(
-            [
-                "database",
-                "idle median ms",
-                "idle p95 ms",
-                "during exports median ms",
-                "during p95 ms",
-                "samples",
-                "median ratio",
-                "exports s",
-            ],
-            latency_rows,
-        )
-    )
-    print("\nSubmissions one at a time; target: median during exports ≤ 2× idle.")
+                print(
+                    f"xlsx job, a full sheet ({XLSX_ROWS:,} rows): {xlsx['seconds']:.1f} s, "
+                    f"{XLSX_ROWS / xlsx['seconds']:,.0f} rows/s, peak {xlsx['rss']:.0f} MiB\n"
+                )
 
 
 if __name__ == "__main__":
     command = sys.argv[1:2]
     if command == ["--populate"]:
         child_populate(int(sys.argv[2]))
+    elif command == ["--grow"]:
+        child_grow(sys.argv[2], int(sys.argv[3]))
     elif command == ["--job"]:
         child_job(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif command == ["--copy"]:

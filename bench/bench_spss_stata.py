@@ -6,10 +6,10 @@
 For each database (SQLite, and PostgreSQL when reachable; BENCH_DATABASES picks): one child
 process stores BENCH_SCALE simulated submissions of a 10-question survey (not timed); then a
 fresh child per format downloads ``responses.sav`` / ``responses.dta`` through the researcher
-API and reads the file back with pyreadstat to count its rows. Unlike the CSV these files are
-built in memory (pyreadstat writes from a pandas table), so the growth of the process is the
-figure to watch; there is no target, only the measurement (docs/researchers.md, "SPSS and
-Stata").
+API and reads the file back with pyreadstat to count its rows. The files are written as the
+rows come (``exports/sav.py``, ``exports/dta.py``), so the process should not grow with the
+survey: the growth is the figure to watch (docs/researchers.md, "SPSS and Stata"; the export
+jobs at two sizes: ``bench_export_jobs.py``).
 """
 
 from __future__ import annotations
@@ -29,14 +29,13 @@ def child_download(survey_id, token, scale, extension):
     _common.django_setup(migrate=False)
     import tempfile
 
-    import pyreadstat
     from django.test import Client
 
     client = Client()
     auth = {"Authorization": f"Token {token}"}
-    # Warm up as a server worker would be: views, NumPy, pandas and pyreadstat imported.
+    # Warm up as a server worker would be: views and NumPy imported (the writers need no
+    # pandas; pyreadstat reads the file back only after the peak is taken).
     assert client.get(f"/api/v1/surveys/{survey_id}/estimates/", headers=auth).status_code == 200
-    import pandas  # noqa: F401
 
     idle = _rss_mb()
     started = time.perf_counter()
@@ -51,6 +50,8 @@ def child_download(survey_id, token, scale, extension):
         elapsed = time.perf_counter() - started
         response.close()
         peak = _peak_rss_mb()  # before reading the file back
+        import pyreadstat
+
         reader = pyreadstat.read_sav if extension == "sav" else pyreadstat.read_dta
         _meta = reader(handle.name, metadataonly=True)[1]
     assert _meta.number_rows == scale, (_meta.number_rows, scale)

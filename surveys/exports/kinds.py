@@ -18,13 +18,11 @@ progress from a thread of its own, ``exports.jobs.job_progress``).
 
 import dataclasses
 import hashlib
-import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing
 from dataclasses import dataclass
-from pathlib import Path
 
 from django.conf import settings
 from django.http import FileResponse
@@ -165,17 +163,12 @@ def write_xlsx(handle, *, survey, options, progress=no_progress) -> Written:
 
 
 def labelled_writer(extension):
-    """The SPSS (``sav``) or Stata (``dta``) file of ``exports.spss_stata``, which writes to a
-    path: written in a temporary directory, then copied into ``handle``."""
+    """The SPSS (``sav``) or Stata (``dta``) file of ``exports.spss_stata``, streamed into
+    ``handle`` (which it seeks back into at the end, for the row count)."""
 
     def write(handle, *, survey, options, progress=no_progress) -> Written:
         write_file, _content_type = spss_stata.FORMATS[extension]
-        with tempfile.TemporaryDirectory(prefix="rrsurvey-export-") as directory:
-            path = Path(directory) / f"reports.{extension}"
-            write_file(survey_codebook(survey=survey), path)
-            with open(path, "rb") as source:
-                shutil.copyfileobj(source, handle, 2**20)
-        return Written(rows=None)
+        return Written(rows=write_file(survey_codebook(survey=survey), handle, progress=progress))
 
     return write
 

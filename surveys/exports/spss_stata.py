@@ -1,4 +1,4 @@
-"""The raw reports as labelled data files for SPSS (.sav) and Stata (.dta), written by pyreadstat.
+"""The raw reports as labelled data files for SPSS (.sav) and Stata (.dta): what they hold.
 
 The same rows as the CSV (``exports.csv.report_rows``) and the same meanings as the codebook
 (``exports.codebook.codebook_rows``), read from them rather than derived again:
@@ -17,18 +17,24 @@ The same rows as the CSV (``exports.csv.report_rows``) and the same meanings as 
 - the file label is the survey's title; the notes hold the codebook's facts about the survey
   (design, ε, interval method…), every column's full text and provenance (p_truth,
   p_forced_yes, a, b, ε, design, parameters) and every code's full meaning, because the formats
-  cut labels short (``LIMITS``, in ``format_limits.py``). pyreadstat writes no notes to a .dta
-  file, so they are added as Stata writes them (``stata_notes.py``): ``notes`` lists them in
-  Stata.
+  cut labels short (``LIMITS``, in ``format_limits.py``); in Stata they are stored as its
+  ``notes`` command stores them, so ``notes`` lists them.
 
-The writers take a path (pyreadstat writes to one), so a background job can write into its own
-file; the responses send a temporary file.
+The files are written as the rows come, by ``sav.py`` and ``dta.py`` (which know nothing of
+surveys), so a worker's memory does not grow with the responses. The writers take a path or a
+binary file open for writing and seeking: they seek back to put in the row count (and Stata's
+map) once the rows are written. Read back with pyreadstat, the files equal what pyreadstat
+itself writes from the same table (tests/surveys/exports/test_spss_stata_streamed.py).
 """
 
+import contextlib
+import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.utils.translation import gettext as _
 
+from ..limits import DIRECT_TEXT_MAX_BYTES
 from ..models import PREFER_NOT_TO_SAY
 from .codebook import (
     CODEBOOK_HEADER,
@@ -42,8 +48,9 @@ from .codebook import (
     codebook_rows,
 )
 from .csv import report_rows
+from .dta import TYPE_DOUBLE, TYPE_LONG, DtaVariable, DtaWriter
 from .format_limits import LIMITS, Limits, note_lines, shorten
-from .stata_notes import stata_notes_add
+from .sav import MEASURE_NOMINAL, MEASURE_SCALE, MEASURE_UNKNOWN, SavVariable, SavWriter
 
 SPSS_CONTENT_TYPE = "application/x-spss-sav"
 STATA_CONTENT_TYPE = "application/x-stata-dta"
@@ -54,8 +61,8 @@ SPSS_PREFER_NOT = -2
 # Stata: extended missing values, written as their letter.
 STATA_SKIPPED = "a"
 STATA_PREFER_NOT = "b"
-# Stata 14's format (dta 118): read by Stata 14 and later, R's haven and pandas.
-STATA_VERSION = 14
+# How often a writer reports the rows it has written.
+PROGRESS_ROWS = 20_000
 
 
 @dataclass(frozen=True)
@@ -157,65 +164,29 @@ def _variable(*, name, kind, text, provenance, values) -> Variable:
 # --- values -----------------------------------------------------------------------------------
 
 
-def _code(variable: Variable, cell):
-    """The number a CSV cell (as ``report_rows`` yields it) is written as; None when missing."""
-    if isinstance(cell, bool):
-        return int(cell)
+def _coder(variable: Variable, *, skipped, prefer_not):
+    """A function from a CSV cell (as ``report_rows`` yields it) of a numeric column to the
+    number written, ``skipped`` for an empty cell and ``prefer_not`` for prefer-not."""
+    lookup = {None: skipped, PREFER_NOT_TO_SAY: prefer_not}
     if variable.codes:
+        lookup.update(variable.codes)
+
+        def code(cell):
+            try:
+                return lookup[cell]
+            except KeyError:
+                raise ValueError(f"{variable.name}: {cell!r} is not in the codebook") from None
+
+        return code
+    lookup.update({True: 1, False: 0})
+
+    def number(cell):
         try:
-            return variable.codes[cell]
-        except KeyError:
-            raise ValueError(f"{variable.name}: {cell!r} is not in the codebook") from None
-    return cell
+            return lookup[cell]
+        except (KeyError, TypeError):
+            return cell
 
-
-def _missing(variable: Variable, cell, *, stata: bool):
-    """The value of a skipped (``None``) or prefer-not cell in each format."""
-    prefer = cell == PREFER_NOT_TO_SAY
-    if stata:
-        return STATA_PREFER_NOT if prefer else STATA_SKIPPED
-    if prefer:
-        return SPSS_PREFER_NOT
-    return float("nan") if variable.is_number else SPSS_SKIPPED
-
-
-def data_columns(codebook: Codebook, variables: list[Variable], *, stata: bool) -> dict:
-    """``{name: values}``: the raw reports' rows, column by column, in the file's values."""
-    columns = {v.name: [] for v in variables}
-    rows = report_rows(codebook, label=str)
-    next(rows)
-    for row in rows:
-        for variable, cell in zip(variables, row, strict=True):
-            values = columns[variable.name]
-            if variable.is_text or variable.is_date:
-                # A skipped text answer is an empty string (a text column has no missing code).
-                values.append("" if cell is None else cell)
-            elif cell is None or cell == PREFER_NOT_TO_SAY:
-                values.append(_missing(variable, cell, stata=stata))
-            else:
-                values.append(_code(variable, cell))
-    return columns
-
-
-def _frame(columns: dict, variables: list[Variable], *, stata: bool):
-    # Imported here: pandas (which pyreadstat writes from) costs every other worker ~40 MB.
-    import pandas as pd
-
-    frame = {}
-    for variable in variables:
-        values = columns[variable.name]
-        if variable.is_text or variable.is_date:
-            frame[variable.name] = pd.Series(values, dtype=object)
-        elif stata:
-            # Numbers beside the missing letters: pyreadstat's way to write .a/.b. Codes stay
-            # small ints (Python shares them: 8 bytes a cell); a reported number is a float,
-            # since pyreadstat stores ints as 32-bit and a report is not bounded.
-            if variable.is_number:
-                values = [v if isinstance(v, str) else float(v) for v in values]
-            frame[variable.name] = pd.Series(values, dtype=object)
-        else:
-            frame[variable.name] = pd.Series(values, dtype="float64")
-    return pd.DataFrame(frame, columns=[v.name for v in variables])
+    return number
 
 
 # --- labels and notes -------------------------------------------------------------------------
@@ -295,65 +266,119 @@ def _variable_labels(variables, limits: Limits) -> dict:
 
 # --- writers ----------------------------------------------------------------------------------
 
+# A text column's width in bytes: a submission id is a UUID's 36 characters; a direct text
+# answer has at most DIRECT_TEXT_MAX_BYTES (the statement refuses more).
+_TEXT_BYTES = {TYPE_IDENTIFIER: 36, TYPE_DIRECT_TEXT: DIRECT_TEXT_MAX_BYTES}
 
-def write_sav(codebook: Codebook, path) -> None:
-    """The raw reports as an SPSS system file at ``path``."""
-    import pyreadstat
 
+def _converters(variables: list[Variable], *, stata: bool) -> list:
+    """Per column, a function from its CSV cell to the value the format's writer takes."""
+    skipped, prefer = (STATA_SKIPPED, STATA_PREFER_NOT) if stata else (None, SPSS_PREFER_NOT)
+    converters = []
+    for variable in variables:
+        if variable.is_text:
+            # A skipped text answer is an empty string (a text column has no missing code).
+            converters.append(lambda cell: "" if cell is None else cell)
+        elif variable.is_date:
+            converters.append(lambda cell: cell)
+        else:
+            missing = skipped if stata or variable.is_number else SPSS_SKIPPED
+            converters.append(_coder(variable, skipped=missing, prefer_not=prefer))
+    return converters
+
+
+def _cases(codebook: Codebook, variables, *, stata: bool, progress: Callable[[int], None]):
+    """The raw reports' rows in the file's values, ``progress(rows so far)`` called as they go."""
+    converters = _converters(variables, stata=stata)
+    rows = report_rows(codebook, label=str)
+    next(rows)
+    count = 0
+    for count, row in enumerate(rows, start=1):
+        yield [convert(cell) for convert, cell in zip(converters, row, strict=True)]
+        if count % PROGRESS_ROWS == 0:
+            progress(count)
+    progress(count)
+
+
+def _open(target):
+    """``target`` itself (a binary file open for writing and seeking), or the file at that
+    path, created."""
+    if isinstance(target, (str, os.PathLike)):
+        return open(target, "w+b")
+    return contextlib.nullcontext(target)
+
+
+def write_sav(codebook: Codebook, target, *, progress=lambda rows: None) -> int:
+    """The raw reports as an SPSS system file into ``target`` (a path, or a binary file open
+    for writing and seeking), streamed; its number of cases."""
     limits = LIMITS["sav"]
     variables = labelled_variables(codebook)
-    frame = _frame(data_columns(codebook, variables, stata=False), variables, stata=False)
+    labels = _variable_labels(variables, limits)
     lines = [
         line
         for note in notes(codebook, variables, stata=False)
         for line in note_lines(note, limit=limits.note)
     ]
-    codes = [v for v in variables if not (v.is_text or v.is_date)]
-    pyreadstat.write_sav(
-        frame,
-        path,
-        file_label=_file_label(codebook, limits),
-        column_labels=_variable_labels(variables, limits),
-        note=lines,
-        variable_value_labels={
-            v.name: _value_labels(v, stata=False, limits=limits) for v in codes if v.labelled
-        },
-        missing_ranges={
-            v.name: [SPSS_SKIPPED, SPSS_PREFER_NOT] if v.prefer_not else [SPSS_SKIPPED]
-            for v in codes
+    specs = [
+        SavVariable(
+            name=v.name,
+            label=labels[v.name],
+            width=_TEXT_BYTES[v.kind] if v.is_text else 0,
+            is_date=v.is_date,
+            value_labels=_value_labels(v, stata=False, limits=limits) if v.labelled else {},
+            missing=((SPSS_SKIPPED, SPSS_PREFER_NOT) if v.prefer_not else (SPSS_SKIPPED,))
             if v.labelled
-        },
-        variable_measure={
-            v.name: "scale" if v.is_number else "nominal" for v in variables if not v.is_date
-        },
-        variable_format={v.name: "F8.0" for v in codes},
-    )
+            else (),
+            measure=MEASURE_UNKNOWN
+            if v.is_date
+            else MEASURE_SCALE
+            if v.is_number
+            else MEASURE_NOMINAL,
+        )
+        for v in variables
+    ]
+    with _open(target) as handle:
+        writer = SavWriter(
+            handle, variables=specs, file_label=_file_label(codebook, limits), notes=lines
+        )
+        writer.write_cases(_cases(codebook, variables, stata=False, progress=progress))
+        writer.close()
+    return writer.cases
 
 
-def write_dta(codebook: Codebook, path) -> None:
-    """The raw reports as a Stata 14+ data file at ``path``, with its notes."""
-    import pyreadstat
-
+def write_dta(codebook: Codebook, target, *, progress=lambda rows: None) -> int:
+    """The raw reports as a Stata 14+ data file (dta 118) into ``target`` (a path, or a binary
+    file open for writing and seeking), with its notes, streamed; its number of observations."""
     limits = LIMITS["dta"]
     variables = labelled_variables(codebook)
-    frame = _frame(data_columns(codebook, variables, stata=True), variables, stata=True)
-    codes = [v for v in variables if not (v.is_text or v.is_date)]
-    pyreadstat.write_dta(
-        frame,
-        path,
-        file_label=_file_label(codebook, limits),
-        column_labels=_variable_labels(variables, limits),
-        version=STATA_VERSION,
-        variable_value_labels={
-            v.name: labels for v in codes if (labels := _value_labels(v, stata=True, limits=limits))
-        },
-        missing_user_values={
-            v.name: [STATA_SKIPPED, STATA_PREFER_NOT] if v.prefer_not else [STATA_SKIPPED]
-            for v in codes
-        },
-        variable_format={v.name: "%9.0g" for v in codes},
-    )
-    stata_notes_add(path, notes(codebook, variables, stata=True))
+    labels = _variable_labels(variables, limits)
+    specs = []
+    for v in variables:
+        if v.is_text:
+            kind, display = _TEXT_BYTES[v.kind], "%-9s"
+        else:
+            kind = TYPE_DOUBLE if v.is_date or v.is_number else TYPE_LONG
+            display = "%td" if v.is_date else "%9.0g"
+        value_labels = {} if v.is_text or v.is_date else _value_labels(v, stata=True, limits=limits)
+        specs.append(
+            DtaVariable(
+                name=v.name,
+                type=kind,
+                format=display,
+                label=labels[v.name],
+                value_labels=value_labels,
+            )
+        )
+    with _open(target) as handle:
+        writer = DtaWriter(
+            handle,
+            variables=specs,
+            file_label=_file_label(codebook, limits),
+            notes=notes(codebook, variables, stata=True),
+        )
+        writer.write_rows(_cases(codebook, variables, stata=True, progress=progress))
+        writer.close()
+    return writer.rows
 
 
 # --- downloads --------------------------------------------------------------------------------

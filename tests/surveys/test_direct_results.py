@@ -32,6 +32,10 @@ TEXTS = ["직장 내 괴롭힘은 없었다", "=HYPERLINK(1)", None, "Quiet team
 
 @pytest.fixture
 def study(make_survey):
+    return make_study(make_survey)
+
+
+def make_study(make_survey):
     survey = make_survey(status="draft", questions=QUESTIONS, title="Direct study")
     survey.min_n = 5
     survey.save(update_fields=["min_n"])

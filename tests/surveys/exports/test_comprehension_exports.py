@@ -22,6 +22,10 @@ QUESTIONS = (
 
 @pytest.fixture
 def study(make_survey):
+    return make_study(make_survey)
+
+
+def make_study(make_survey):
     survey = make_survey(questions=QUESTIONS, comprehension_check=True)
     q = list(survey.questions.values_list("id", flat=True))
     c = list(

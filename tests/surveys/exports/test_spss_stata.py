@@ -46,6 +46,10 @@ TEAMS = ("=Sales", "Research", "연구팀")
 
 @pytest.fixture
 def study(make_survey):
+    return make_study(make_survey)
+
+
+def make_study(make_survey):
     """Every question type, two grouping questions, and answers that skip and decline."""
     survey = make_survey(status="draft", questions=QUESTIONS, title="Workplace 습관 study")
     team = grouping.grouping_question_add(survey=survey, text="Which team?", options=TEAMS)
