@@ -43,7 +43,6 @@ from .simulation import simulated_reports_draw, simulated_submissions_record
 from .submissions import (
     SubmissionOutcome,
     submission_receive,
-    submission_record,
     submission_validate,
 )
 from .surveys import (
@@ -99,7 +98,6 @@ __all__ = [
     "simulated_submissions_record",
     "stored_rows_reorder",
     "submission_receive",
-    "submission_record",
     "submission_validate",
     "survey_close",
     "survey_create",
