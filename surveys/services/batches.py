@@ -119,7 +119,7 @@ def batch_lock(survey_id) -> None:
     database's write lock at BEGIN (IMMEDIATE, config/settings.py)."""
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute(_LOCK_SQL, _lock_key(survey_id))
+            cursor.execute(_LOCK_SQL, lock_key(survey_id))
 
 
 def batch_settle(batch: BatchTarget) -> int:
@@ -159,7 +159,7 @@ def _locked_held(survey_id):
     with connection.cursor() as cursor:
         # One round trip, two statements: the count is a statement of its own, after the
         # lock is granted, so it sees every held submission committed before it.
-        cursor.execute(f"{_TRY_LOCK_SQL}; {_HELD_SQL}", [*_lock_key(survey_id), survey_id])
+        cursor.execute(f"{_TRY_LOCK_SQL}; {_HELD_SQL}", [*lock_key(survey_id), survey_id])
         locked = cursor.fetchone()[0]
         cursor.nextset()
         return locked, cursor.fetchone()[0]
@@ -170,7 +170,8 @@ _TRY_LOCK_SQL = "SELECT pg_try_advisory_xact_lock(%s, %s)"
 _HELD_SQL = f"SELECT count(*) FROM {Submission._meta.db_table} WHERE survey_id = %s AND held"
 
 
-def _lock_key(survey_id):
+def lock_key(survey_id):
+    """The two keys of the survey's batch lock (PostgreSQL's advisory locks)."""
     return [_BATCH_LOCK_CLASS, survey_id % 2**31]
 
 

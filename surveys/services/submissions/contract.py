@@ -2,16 +2,18 @@
 once, here.
 
 ``Rule`` names the rules; ``submission_validate`` checks them all in Python, in this order,
-and raises the error that names the field (the 4xx the API answers). Every path that stores a
-submission derives from these two:
+and raises the error that names the field (the 4xx the API answers). The entry hands each
+writer one ``PreparedSubmission``, and every writer derives its checks from these two:
 
 - PostgreSQL (``postgres``): one statement checks and writes; its checks are composed from one
   named SQL part per rule (``statement.CHECKS``, keyed by ``Rule``: a rule without its part
   fails at import). When it stores nothing, ``submission_validate`` explains why.
-- SQLite (``sqlite``): ``submission_validate`` itself, run inside the write transaction
-  (which holds the database's write lock from BEGIN), then the writes.
-- the ORM transaction (``oracle``): written separately, with the ORM, as the oracle that
-  tests/surveys/services/test_submissions_contract.py holds both paths against.
+- SQLite (``sqlite``): ``submission_check`` (``submission_validate`` against the survey read
+  inside the write transaction, which holds the database's write lock from BEGIN), then the
+  writes.
+- the ORM transaction (``oracle``): ``submission_check``, then writes of its own, with the
+  ORM, as the oracle that tests/surveys/services/test_submissions_contract.py holds both
+  paths against.
 
 What a stored submission adds to the tallies is ``dpengine.report_tally`` (the tally vector).
 """
