@@ -7,8 +7,10 @@ form of the one statement, its token spent in it), but held (``Submission.held``
 ``Submission.objects``, which every reader uses, leaves it out) and counted in no tally: no
 tally row is written, nor locked, until its batch is released. Once that transaction has
 committed, ``batch_settle`` counts the held submissions, and when ``batch_size`` of them are
-held, ``batch_release`` counts them from their rows (``_counts``: what the statement would have
-added) and adds them to the tallies, all at once, and rewrites the batch's rows in a random
+held, ``batch_release`` takes whole batches of them (as many as make a multiple of
+``batch_size``, chosen at random when more are held), counts them from their rows (``_counts``:
+what the statement would have added) and adds them to the tallies, all at once, and rewrites
+the batch's rows in a random
 order: its submissions and grouping answers and spent tokens (deleted and stored again under
 new random keys), the histogram rows and regression cells it touched (likewise), the
 per-option counts and tallies it touched, and the invitations that obtained a token since the
@@ -141,7 +143,7 @@ def batch_settle(batch: BatchTarget) -> int:
             if not locked:
                 return released
             if held >= batch.size:
-                released += batch_release(survey_id=batch.survey_id)
+                released += batch_release(survey_id=batch.survey_id, size=batch.size)
     return released
 
 
@@ -175,21 +177,28 @@ def lock_key(survey_id):
     return [_BATCH_LOCK_CLASS, survey_id % 2**31]
 
 
-def batch_release(*, survey_id) -> int:
-    """Make every held submission of the survey visible at once, its rows rewritten in random
-    order, and add them to the tallies; how many there were. In the caller's transaction,
-    the survey's batch lock held (``batch_lock``). Submissions (with their tokens) commit
-    without the lock meanwhile: every row is read once and rewritten by its key, and the
-    spent tokens are read first, so a token is released with its submission's batch or the
-    one after, never before it."""
+def batch_release(*, survey_id, size=None) -> int:
+    """Make the survey's held submissions visible at once, their rows rewritten in random
+    order, and add them to the tallies; how many there were. ``size``: whole batches only,
+    the largest multiple of ``size`` held, chosen at random (the rest waits for the next
+    batch); None: every one (the last batch). In the caller's transaction, the survey's batch
+    lock held (``batch_lock``). Submissions (with their tokens) commit without the lock
+    meanwhile: every row is read once and rewritten by its key; as many spent tokens are
+    released as submissions, of those read first (a token is spent with its submission, but
+    nothing says which: any of them may go)."""
     tokens = spent_tokens.tokens_held(survey_id=survey_id)
     held = list(
         Submission.all_objects.filter(survey_id=survey_id, held=True).values_list(
             "pk", "submission_id", "received_on", "reports", "positions"
         )
     )
-    if not held:
+    whole = len(held) if size is None else len(held) // size * size
+    if not whole:
         return 0
+    for rows in (held, tokens):
+        if len(rows) > whole:
+            _shuffle(rows)
+            del rows[whole:]
     pks = [row[0] for row in held]
     answers = list(
         GroupAnswer.objects.filter(submission_id__in=pks).values_list(
