@@ -10,8 +10,9 @@ generator (``_pyclient.drive``, Python threads) within each round:
 
 - plain: ``POST .../responses/`` to a link survey of 10 yes/no questions;
 - tokened: the same body plus a token to an invitation-only survey of 10 yes/no questions:
-  the token is verified (RSASSA-PSS, 2048 bits), its digest stored in the submission's
-  transaction (a second statement on PostgreSQL), then the submission stored;
+  the token is verified (RSASSA-PSS, 2048 bits), then its digest stored with the submission
+  (on PostgreSQL in the one statement); its submissions are held for batches
+  (services/batches.py);
 - issuance: ``POST .../tokens/`` with a fresh invitation code and a blinded message each
   (BlindSign with the sealed key opened per request).
 

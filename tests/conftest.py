@@ -194,8 +194,8 @@ def make_translated_survey(make_survey):
 @pytest.fixture
 def frozen_survey(open_survey):
     """The open survey with one response (yes, no): its questions can no longer change."""
-    services.submission_record(
-        survey=open_survey,
+    services.submission_receive(
+        slug=open_survey.slug,
         submission_id=uuid.uuid4(),
         answers=answers_for(open_survey, [True, False]),
     )

@@ -15,6 +15,8 @@ import traceback
 from unittest import mock
 
 import numpy as np
+import pytest
+from django.conf import settings
 from django.core.mail.backends import locmem
 from django.db.models.sql.compiler import SQLCompiler
 from rest_framework.test import APIClient
@@ -537,3 +539,14 @@ CODED_ROWS = {
         ((3, 1, True, 3), 3),
     ],
 }
+
+
+def postgresql_outside_a_transaction(reason):
+    """The marks of a module whose tests run on PostgreSQL only, outside a test transaction
+    (concurrent writers, or what PostgreSQL keeps at rest: xmin, ctid)."""
+    return [
+        pytest.mark.django_db(transaction=True),
+        pytest.mark.skipif(
+            not settings.DATABASES["default"]["ENGINE"].endswith("postgresql"), reason=reason
+        ),
+    ]

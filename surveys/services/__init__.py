@@ -5,9 +5,10 @@ Every service either completes or raises ``django.core.exceptions.ValidationErro
 (``errors``), and in both cases nothing is stored half-way.
 
 One module per thing written: ``surveys`` (a survey's life), ``questions``, ``grouping``,
-``schedule``, ``pilot``, ``members``, ``translations``, ``submissions`` (a package: the
-submission ``contract``, its ``postgres`` statement, ``sqlite`` writes and ORM ``oracle``; a
-token it carries is checked and spent by ``spent_tokens``), ``invitations`` (respondent
+``schedule``, ``pilot``, ``members``, ``translations``, ``submissions`` (a package: one entry,
+the submission ``contract``, and a writer per database: its ``postgres`` statement, ``sqlite``
+writes and ORM ``oracle``; a token it carries is checked by ``spent_tokens`` and spent by the
+writer), ``batches`` (responses made visible in batches), ``invitations`` (respondent
 invitations, token issuance), ``token_keys`` (the survey's token key),
 ``invitation_mail`` (their emails),
 ``tallies`` (the counts a submission adds to, and
@@ -43,7 +44,6 @@ from .simulation import simulated_reports_draw, simulated_submissions_record
 from .submissions import (
     SubmissionOutcome,
     submission_receive,
-    submission_record,
     submission_validate,
 )
 from .surveys import (
@@ -99,7 +99,6 @@ __all__ = [
     "simulated_submissions_record",
     "stored_rows_reorder",
     "submission_receive",
-    "submission_record",
     "submission_validate",
     "survey_close",
     "survey_create",

@@ -3,26 +3,34 @@
 A survey is batched when its ``Survey.batch_size`` is above 1 and it is not a pilot (by default
 a survey that takes invitations: ``limits.RELEASE_BATCH_INVITATION``). Its submission is stored
 at once, by the same path as every other (``services.submissions``: on PostgreSQL the held
-form of the one statement), but held (``Submission.held``: ``Submission.objects``, which every
-reader uses, leaves it out) and counted in no tally: no tally row is written, nor locked, until
-its batch is released. In the same transaction ``batch_fill`` counts the held submissions, and
-when ``batch_size`` of them are held, ``batch_release`` counts them from their rows (``_counts``:
+form of the one statement, its token spent in it), but held (``Submission.held``:
+``Submission.objects``, which every reader uses, leaves it out) and counted in no tally: no
+tally row is written, nor locked, until its batch is released. Once that transaction has
+committed, ``batch_settle`` counts the held submissions, and when ``batch_size`` of them are
+held, ``batch_release`` takes whole batches of them (as many as make a multiple of
+``batch_size``, chosen at random when more are held), counts them from their rows (``_counts``:
 what the statement would have added) and adds them to the tallies, all at once, and rewrites
-the batch's rows in a random order: its submissions and grouping answers and spent tokens
-(deleted and stored again under new random keys), the histogram rows and regression cells it
-touched (likewise), the per-option counts and tallies it touched, and the invitations that
-obtained a token since the last batch (updated in a random order). On PostgreSQL each rewritten
-row then carries the release's transaction number (``xmin``) and a place (``ctid``) drawn by
-the shuffle, not by arrival. A closed survey's last, smaller batch waits for its researcher
+the batch's rows in a random
+order: its submissions and grouping answers and spent tokens (deleted and stored again under
+new random keys), the histogram rows and regression cells it touched (likewise), the
+per-option counts and tallies it touched, and the invitations that obtained a token since the
+last batch (updated in a random order). On PostgreSQL each rewritten row then carries the
+release's transaction number (``xmin``) and a place (``ctid``) drawn by the shuffle, not by
+arrival. A closed survey's last, smaller batch waits for its researcher
 (``batch_release_last``).
 
-Who completes a batch: ``batch_fill`` takes the survey's batch lock (``batch_lock``: a
-transaction-level advisory lock on PostgreSQL; SQLite's write lock, held from BEGIN, on SQLite)
-after the submission is written, so only the count and the commit run one at a time, never
-the statement. The count, a statement after the lock is granted, sees every held submission
-committed before it, so two submissions that complete a batch at once release it once, and
-none waits with a batch complete. What a release costs grows with the batch and the cells it
-touched, never with the responses stored before.
+Who completes a batch: no submission waits for another. Each commits held, lock-free; then
+``batch_settle`` counts the held submissions (a snapshot after its own commit) and, only if a
+batch is complete, tries the survey's batch lock (``pg_try_advisory_xact_lock``: never waiting;
+SQLite's write lock, held from BEGIN) in a short transaction of its own, counts again under it
+and releases. A submission that finds the lock taken leaves: the holder, after letting go,
+counts again from the top, and that count sees every submission committed while it held the
+lock. So two submissions completing a batch at once release it once, one release never runs
+twice over the same rows, and no batch stays complete and held once the requests that filled
+it have answered. Should a process die between its commit and its count, the batch it completed
+is released by the next submission's count, or, once the survey closes, with the last batch
+by its researcher. What a release costs grows with the batch and the cells it touched, never
+with the responses stored before.
 """
 
 import random
@@ -42,10 +50,8 @@ from ..models import (
     GroupingOption,
     GroupingQuestion,
     GroupTally,
-    Invitation,
     NumericTally,
     Question,
-    SpentToken,
     Submission,
     Survey,
     TallyShard,
@@ -53,7 +59,7 @@ from ..models import (
     is_slug,
     random_key,
 )
-from . import schedule
+from . import schedule, spent_tokens
 from .errors import Reason, SurveyConflict
 from .tallies import day_counts, day_counts_sum, day_tally_add
 
@@ -109,53 +115,90 @@ _BATCH_LOCK_CLASS = 0x62617463
 
 
 def batch_lock(survey_id) -> None:
-    """Take the survey's batch lock for the caller's transaction: on PostgreSQL an advisory
-    lock (it locks no row: a survey's row stays free for the foreign-key checks of the
-    submissions written meanwhile); on SQLite nothing, its transactions taking the database's
-    write lock at BEGIN (IMMEDIATE, config/settings.py)."""
+    """Take the survey's batch lock for the caller's transaction, waiting for it: on PostgreSQL
+    an advisory lock (it locks no row: a survey's row stays free for the foreign-key checks of
+    the submissions written meanwhile); on SQLite nothing, its transactions taking the
+    database's write lock at BEGIN (IMMEDIATE, config/settings.py)."""
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
-            cursor.execute(_LOCK_SQL, _lock_key(survey_id))
+            cursor.execute(_LOCK_SQL, lock_key(survey_id))
 
 
-def batch_fill(batch: BatchTarget) -> bool:
-    """In the transaction that stored a held submission (and the token it spent, held too),
-    after its writes: release the batch when it is complete. Whether a batch was released."""
-    table = Submission._meta.db_table
-    count = f"SELECT count(*) FROM {table} WHERE survey_id = %s AND held"
+def batch_settle(batch: BatchTarget) -> int:
+    """After a held submission's transaction has committed: release every complete batch of
+    the survey; how many submissions this call released (0 when another request holds the
+    lock: that one counts again before it lets go).
+
+    Lock-free first: a count of the held submissions (a snapshot taken after this one's
+    commit). Only when a batch is complete, a short transaction tries the survey's batch lock,
+    never waiting for it, and counts again under it (a statement of its own, after the lock is
+    granted: it sees every held submission committed before) before releasing. Then again from
+    the top, so that a submission which committed while this one held the lock, and found the
+    lock taken, is counted by this one."""
+    released = 0
+    while _held(batch.survey_id) >= batch.size:
+        with transaction.atomic():
+            # On SQLite the transaction holds the write lock from BEGIN: always granted.
+            locked, held = _locked_held(batch.survey_id)
+            if not locked:
+                return released
+            if held >= batch.size:
+                released += batch_release(survey_id=batch.survey_id, size=batch.size)
+    return released
+
+
+def _held(survey_id):
     with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            # One round trip, two statements: the count is a statement of its own, after the
-            # lock is granted, so it sees every held submission committed before it.
-            cursor.execute(f"{_LOCK_SQL}; {count}", [*_lock_key(batch.survey_id), batch.survey_id])
-            cursor.nextset()
-        else:
-            cursor.execute(count, [batch.survey_id])
-        held = cursor.fetchone()[0]
-    if held < batch.size:
-        return False
-    batch_release(survey_id=batch.survey_id)
-    return True
+        cursor.execute(_HELD_SQL, [survey_id])
+        return cursor.fetchone()[0]
+
+
+def _locked_held(survey_id):
+    """Whether this transaction holds the survey's batch lock, tried without waiting, and the
+    held submissions counted after it was granted."""
+    if connection.vendor != "postgresql":
+        return True, _held(survey_id)
+    with connection.cursor() as cursor:
+        # One round trip, two statements: the count is a statement of its own, after the
+        # lock is granted, so it sees every held submission committed before it.
+        cursor.execute(f"{_TRY_LOCK_SQL}; {_HELD_SQL}", [*lock_key(survey_id), survey_id])
+        locked = cursor.fetchone()[0]
+        cursor.nextset()
+        return locked, cursor.fetchone()[0]
 
 
 _LOCK_SQL = "SELECT pg_advisory_xact_lock(%s, %s)"
+_TRY_LOCK_SQL = "SELECT pg_try_advisory_xact_lock(%s, %s)"
+_HELD_SQL = f"SELECT count(*) FROM {Submission._meta.db_table} WHERE survey_id = %s AND held"
 
 
-def _lock_key(survey_id):
+def lock_key(survey_id):
+    """The two keys of the survey's batch lock (PostgreSQL's advisory locks)."""
     return [_BATCH_LOCK_CLASS, survey_id % 2**31]
 
 
-def batch_release(*, survey_id) -> int:
-    """Make every held submission of the survey visible at once, its rows rewritten in random
-    order, and add them to the tallies; how many there were. In the caller's transaction,
-    the survey's batch lock held (``batch_lock``)."""
+def batch_release(*, survey_id, size=None) -> int:
+    """Make the survey's held submissions visible at once, their rows rewritten in random
+    order, and add them to the tallies; how many there were. ``size``: whole batches only,
+    the largest multiple of ``size`` held, chosen at random (the rest waits for the next
+    batch); None: every one (the last batch). In the caller's transaction, the survey's batch
+    lock held (``batch_lock``). Submissions (with their tokens) commit without the lock
+    meanwhile: every row is read once and rewritten by its key; as many spent tokens are
+    released as submissions, of those read first (a token is spent with its submission, but
+    nothing says which: any of them may go)."""
+    tokens = spent_tokens.tokens_held(survey_id=survey_id)
     held = list(
         Submission.all_objects.filter(survey_id=survey_id, held=True).values_list(
             "pk", "submission_id", "received_on", "reports", "positions"
         )
     )
-    if not held:
+    whole = len(held) if size is None else len(held) // size * size
+    if not whole:
         return 0
+    for rows in (held, tokens):
+        if len(rows) > whole:
+            _shuffle(rows)
+            del rows[whole:]
     pks = [row[0] for row in held]
     answers = list(
         GroupAnswer.objects.filter(submission_id__in=pks).values_list(
@@ -196,45 +239,11 @@ def batch_release(*, survey_id) -> int:
             )
             for pk, gid, oid in answers
         )
-    _tokens_rewrite(survey_id)
+    spent_tokens.tokens_rewrite(
+        survey_id=survey_id, tokens=tokens, shuffle=_shuffle, key=random_key
+    )
     _tallies_add(survey_id, counts)
     return len(held)
-
-
-def _tokens_rewrite(survey_id):
-    """The batch's spent tokens, stored again under new keys in random order; the invitations
-    that obtained a token since the last batch, updated in random order."""
-    spent = SpentToken.objects.filter(survey_id=survey_id, held=True)
-    digests = [bytes(digest) for digest in spent.values_list("digest", flat=True)]
-    spent.delete()
-    _shuffle(digests)
-    SpentToken.objects.bulk_create(
-        SpentToken(id=random_key(), survey_id=survey_id, digest=digest, held=False)
-        for digest in digests
-    )
-    # Deleted and stored again, whole and under the same key (pages link to it by its key,
-    # which counts up as invitations are made, not as they are used): an UPDATE would leave
-    # the new version on the page of the old one where there is room.
-    table = connection.ops.quote_name(Invitation._meta.db_table)
-    columns = [field.column for field in Invitation._meta.concrete_fields]
-    names = ", ".join(connection.ops.quote_name(column) for column in columns)
-    reshuffle = columns.index(Invitation._meta.get_field("reshuffle").column)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT {names} FROM {table} WHERE survey_id = %s AND reshuffle", [survey_id]
-        )
-        rows = [list(row) for row in cursor.fetchall()]
-        if not rows:
-            return
-        cursor.execute(f"DELETE FROM {table} WHERE survey_id = %s AND reshuffle", [survey_id])
-        _shuffle(rows)
-        for row in rows:
-            row[reshuffle] = False
-        marks = "(" + ", ".join(["%s"] * len(columns)) + ")"
-        cursor.execute(
-            f"INSERT INTO {table} ({names}) VALUES {', '.join([marks] * len(rows))}",
-            [value for row in rows for value in row],
-        )
 
 
 @transaction.atomic

@@ -204,7 +204,7 @@ def simulated_submissions_record(
     _check_simulated_options(grouping=grouping, options=options, total=total)
     received_on = received_on or timezone.now().date()
     keys = [question_key(question.pk) for question in questions]
-    # As submission_receive stores them: a boolean for yes/no, an integer otherwise.
+    # As the submission writers store them: a boolean for yes/no, an integer otherwise.
     typed = [
         bool
         if question.kind == Question.Kind.YES_NO

@@ -1,6 +1,6 @@
-"""The token a submission to an invitation survey carries: checked and spent inside the
-submission's transaction (``services.submissions``), so a token is spent exactly when a
-submission is stored with it.
+"""The token a submission to an invitation survey carries: checked by the submission's entry,
+spent by its writer in the transaction that stores it (``services.submissions``; on PostgreSQL
+in the one statement), so a token is spent exactly when a submission is stored with it.
 
 A token is ``{"message", "signature"}`` (base64url): the prepared message (RFC 9474 §4.1, a
 32-byte random prefix and a 32-byte random message) and an RSASSA-PSS signature of it under
@@ -21,7 +21,7 @@ from django.utils.translation import gettext as _
 import blindrsa
 
 from .. import limits
-from ..models import SpentToken, Survey, is_slug, random_key
+from ..models import Invitation, SpentToken, Survey, is_slug, random_key
 from .errors import AccessRefused, Reason, SurveyConflict
 
 TOKEN_FIELD = "token"
@@ -121,7 +121,8 @@ def token_verify(*, target: TokenTarget, token: Token) -> None:
 
 
 def token_spend(*, survey_id, token: Token, held=False) -> bool:
-    """Record the token as spent, in the caller's transaction; False if it was spent before.
+    """Record the token as spent, in the caller's transaction (the SQLite writer's); False if
+    it was spent before.
 
     One INSERT that does nothing on a spent token, so the caller's transaction goes on (no
     savepoint, no error to recover from): the submission is stored in it next. ``held``:
@@ -136,6 +137,11 @@ def token_spend(*, survey_id, token: Token, held=False) -> bool:
             [random_key(), survey_id, token.digest, held],
         )
         return cursor.fetchone() is not None
+
+
+def token_spent(*, survey_id, token: Token) -> bool:
+    """Whether ``token`` was spent on a submission to the survey (held for its batch or not)."""
+    return SpentToken.objects.filter(survey_id=survey_id, digest=token.digest).exists()
 
 
 def token_spent_conflict():
@@ -154,3 +160,57 @@ def token_required():
         ),
         field=TOKEN_FIELD,
     )
+
+
+def tokens_held(*, survey_id):
+    """The survey's spent tokens held for its batch: ``(key, digest)``."""
+    return list(
+        SpentToken.objects.filter(survey_id=survey_id, held=True).values_list("pk", "digest")
+    )
+
+
+def tokens_rewrite(*, survey_id, tokens, shuffle, key):
+    """At a batch's release (services/batches.py): its spent tokens (``tokens``, from
+    ``tokens_held``), stored again under new keys (``key()``) in the order ``shuffle`` leaves
+    them; the invitations that obtained a token since the last batch, likewise. Each deleted
+    by the key it was read with: a row committed since the read (a token spent, an
+    invitation's token issued) waits for the next batch."""
+    if tokens:
+        SpentToken.objects.filter(pk__in=[pk for pk, _digest in tokens]).delete()
+        digests = [bytes(digest) for _pk, digest in tokens]
+        shuffle(digests)
+        SpentToken.objects.bulk_create(
+            SpentToken(id=key(), survey_id=survey_id, digest=digest, held=False)
+            for digest in digests
+        )
+    # Deleted and stored again, whole and under the same key (pages link to it by its key,
+    # which counts up as invitations are made, not as they are used): an UPDATE would leave
+    # the new version on the page of the old one where there is room.
+    table = connection.ops.quote_name(Invitation._meta.db_table)
+    columns = [field.column for field in Invitation._meta.concrete_fields]
+    names = ", ".join(connection.ops.quote_name(column) for column in columns)
+    reshuffle = columns.index(Invitation._meta.get_field("reshuffle").column)
+    # Locked as read (SQLite: its write lock), so that a change made meanwhile (a revoke) is
+    # not undone by the copy stored again.
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {names} FROM {table} WHERE survey_id = %s AND reshuffle{lock}", [survey_id]
+        )
+        rows = [list(row) for row in cursor.fetchall()]
+        if not rows:
+            return
+        pk = columns.index(Invitation._meta.pk.column)
+        cursor.execute(
+            f"DELETE FROM {table} WHERE {connection.ops.quote_name(Invitation._meta.pk.column)}"
+            f" IN ({', '.join(['%s'] * len(rows))})",
+            [row[pk] for row in rows],
+        )
+        shuffle(rows)
+        for row in rows:
+            row[reshuffle] = False
+        marks = "(" + ", ".join(["%s"] * len(columns)) + ")"
+        cursor.execute(
+            f"INSERT INTO {table} ({names}) VALUES {', '.join([marks] * len(rows))}",
+            [value for row in rows for value in row],
+        )

@@ -2,29 +2,33 @@
 once, here.
 
 ``Rule`` names the rules; ``submission_validate`` checks them all in Python, in this order,
-and raises the error that names the field (the 4xx the API answers). Every path that stores a
-submission derives from these two:
+and raises the error that names the field (the 4xx the API answers). The entry hands each
+writer one ``PreparedSubmission``, and every writer derives its checks from these two:
 
 - PostgreSQL (``postgres``): one statement checks and writes; its checks are composed from one
   named SQL part per rule (``statement.CHECKS``, keyed by ``Rule``: a rule without its part
   fails at import). When it stores nothing, ``submission_validate`` explains why.
-- SQLite (``sqlite``): ``submission_validate`` itself, run inside the write transaction
-  (which holds the database's write lock from BEGIN), then the writes.
-- the ORM transaction (``oracle``): written separately, with the ORM, as the oracle that
-  tests/surveys/services/test_submissions_contract.py holds both paths against.
+- SQLite (``sqlite``): ``submission_check`` (``submission_validate`` against the survey read
+  inside the write transaction, which holds the database's write lock from BEGIN), then the
+  writes.
+- the ORM transaction (``oracle``): ``submission_check``, then writes of its own, with the
+  ORM, as the oracle that tests/surveys/services/test_submissions_contract.py holds both
+  paths against.
 
 What a stored submission adds to the tallies is ``dpengine.report_tally`` (the tally vector).
 """
 
 import uuid
 from dataclasses import dataclass
-from datetime import UTC
+from datetime import UTC, datetime
 from enum import StrEnum
 
 from django.core.exceptions import ValidationError
+from django.http import Http404
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from ... import selectors
 from ...models import PREFER_NOT_TO_SAY, Submission, Survey
 from .. import schedule, spent_tokens
 from ..answers import (
@@ -38,7 +42,7 @@ from ..answers import (
     order_ids,
     text_answer_encode,
 )
-from ..errors import AccessRefused, DesignChanged, SurveyNotAcceptingResponses
+from ..errors import AccessRefused, DesignChanged, SurveyConflict, SurveyNotAcceptingResponses
 
 
 class Rule(StrEnum):
@@ -120,6 +124,21 @@ class CleanSubmission:
         }
 
 
+@dataclass(frozen=True)
+class PreparedSubmission:
+    """One submission as the entry (``submission_receive``) hands it to the writer of the
+    database in use (``write(prepared) -> bool``: stored or not, nothing else said): its
+    values of the right types (``clean``, checked against no survey: the writer checks every
+    rule as it writes), where, when, the token it spends (its signature verified; None without
+    one), and whether it is held for its batch (services/batches.py)."""
+
+    slug: str
+    clean: CleanSubmission
+    received: datetime
+    token: spent_tokens.Token | None = None
+    held: bool = False
+
+
 def submission_shape(*, submission_id, answers, groups, design_fingerprint, order=None):
     """The submission with every value of a type the statement takes, or None: then
     ``submission_validate`` says what is wrong. Checks no rule of the survey."""
@@ -189,6 +208,23 @@ def submission_validate(
             raise
         return replay
     return CleanSubmission(submission_uuid, cleaned, chosen, fingerprint, shown)
+
+
+def submission_check(prepared):
+    """``prepared`` (``PreparedSubmission``) checked against every rule, the survey read now
+    (in the writer's transaction): ``(target, clean)``, ``clean`` None if a rule fails or it
+    is a replay (the entry then explains which)."""
+    try:
+        target = selectors.submission_target(slug=prepared.slug)
+        clean = submission_validate(
+            target=target,
+            now=prepared.received,
+            tokened=prepared.token is not None,
+            **prepared.clean.body(),
+        )
+    except (Http404, ValidationError, SurveyConflict, AccessRefused):
+        return None, None
+    return target, clean if isinstance(clean, CleanSubmission) else None
 
 
 def _not_accepting_message(phase, target):

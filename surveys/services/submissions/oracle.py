@@ -1,6 +1,6 @@
-"""A submission stored by the ORM, in one transaction: written apart from the statement
-(``postgres``) and the SQLite writes (``sqlite``), as the oracle they are held against
-(tests/surveys/services/test_submissions_contract.py), and the way out with
+"""A submission's writer by the ORM (``write``), in one transaction: written apart from the
+statement (``postgres``) and the SQLite writes (``sqlite``), as the oracle they are held
+against (tests/surveys/services/test_submissions_contract.py), and the way out with
 ``settings.SUBMISSION_STATEMENT`` off (the benchmark's "ORM only" row).
 """
 
@@ -10,7 +10,7 @@ from django.utils import timezone
 import dpengine
 
 from ... import selectors
-from ...models import GroupAnswer, Question, Submission, question_key
+from ...models import GroupAnswer, Question, SpentToken, Submission, question_key
 from ..tallies import (
     day_counts,
     day_tally_add,
@@ -19,6 +19,7 @@ from ..tallies import (
     tally_add,
     tally_shard_pick,
 )
+from .contract import submission_check
 
 
 def _report_kind(question):
@@ -30,7 +31,29 @@ def _report_kind(question):
     return question.kind
 
 
-def orm_store(*, survey_id, clean, held=False) -> bool:
+def write(prepared) -> bool:
+    """Store ``prepared`` (``contract.PreparedSubmission``) if every rule of the contract holds
+    at its time, its token spent in the same transaction; whether it was stored."""
+    with transaction.atomic():
+        target, clean = submission_check(prepared)
+        if clean is None:
+            return False
+        try:
+            with transaction.atomic():
+                if prepared.token is not None:
+                    SpentToken.objects.create(
+                        survey_id=target.survey_id,
+                        digest=prepared.token.digest,
+                        held=prepared.held,
+                    )
+                if not _orm_store(survey_id=target.survey_id, clean=clean, held=prepared.held):
+                    raise IntegrityError("a replay")  # undo the spend
+        except IntegrityError:  # the token was spent before, or a replay
+            return False
+    return True
+
+
+def _orm_store(*, survey_id, clean, held=False) -> bool:
     """Store ``clean`` (``contract.CleanSubmission``, checked by the caller) unless its
     questions changed since, or this id is stored already. Whether it stored. ``held``:
     stored held for its batch and counted nowhere (services/batches.py)."""

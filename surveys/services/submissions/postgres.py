@@ -9,6 +9,10 @@ statement commits. It is prepared once per connection, and composed from named p
 writes); this module prepares and runs it. The rules read the design, frozen once a survey
 has been open, so a check made in the statement's snapshot holds at its commit. No row: a
 rule failed or the id is stored already; ``submission_receive`` then explains why.
+
+A submission to an invitation survey spends its token in the same statement (the tokened
+form), so it is one round trip too, and the token is spent exactly when the submission is
+stored.
 """
 
 import hashlib
@@ -20,13 +24,14 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from psycopg import sql
 
 from ...models import Survey, random_key
+from ..tallies import group_tallies_rebuild, tally_shard_pick
 from .statement import PARAMETERS, TYPED_PARAMETERS, statement_text
 
 
 class _Prepared:
     """One form of the statement, prepared once per database connection that runs it."""
 
-    def __init__(self, *, typed, grouped, held):
+    def __init__(self, *, typed, grouped, held, tokened):
         self.parameters = TYPED_PARAMETERS if typed else PARAMETERS
         positional = {
             name: sql.SQL(f"${position}") for position, (name, _) in enumerate(self.parameters, 1)
@@ -36,12 +41,15 @@ class _Prepared:
             typed=typed,
             grouped=grouped,
             held=held,
+            tokened=tokened,
             p={
                 name: sql.SQL("{}::{}").format(sql.Placeholder(name), sql.SQL(kind))
                 for name, kind in self.parameters
             },
         )
-        text = statement_text(typed=typed, grouped=grouped, held=held, p=positional)
+        text = statement_text(
+            typed=typed, grouped=grouped, held=held, tokened=tokened, p=positional
+        )
         # Named after its text: a server session that a pooler shares between app versions
         # during a deploy never runs another version's statement under this version's name.
         self.name = f"rrsurvey_submission_{hashlib.sha256(text.encode()).hexdigest()[:12]}"
@@ -57,10 +65,13 @@ class _Prepared:
 
 
 _STATEMENTS = {
-    (typed, grouped, held): _Prepared(typed=typed, grouped=grouped, held=held)
+    (typed, grouped, held, tokened): _Prepared(
+        typed=typed, grouped=grouped, held=held, tokened=tokened
+    )
     for typed in (False, True)
     for grouped in (False, True)
     for held in (False, True)
+    for tokened in (False, True)
 }
 # Run every EXECUTE with the statement's generic plan, made once per connection. Left to
 # choose, PostgreSQL may plan it anew at each EXECUTE (a custom plan: the two costs are close,
@@ -74,6 +85,8 @@ _GENERIC_PLANS = "SET plan_cache_mode = force_generic_plan"
 _NO_SUCH_STATEMENT = "26000"
 _ALREADY_PREPARED = "42P05"
 _KEY_DRAWS = 3
+# The constraint a token spent before fails the tokened form on (``statement._SPENT``).
+_TOKEN_ONCE = "spent_token_once"
 
 
 @dataclass(frozen=True)
@@ -104,45 +117,50 @@ def _text(report):
     return '"' + report.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def submission_insert(
-    *, slug, clean, received_on, shard, now, tokened=False, held=False
-) -> Stored | None:
-    """Store ``clean`` (``contract.CleanSubmission``, of the right types but checked against no
-    survey) to the survey at ``slug`` if every rule of the contract holds at ``now``, counted
-    in tally shard ``shard``. None: nothing stored (a rule failed, or a replay). ``tokened``:
-    the caller spent the body's token in the transaction this runs in (``Rule.ACCESS``).
-    ``held``: stored held for its batch and counted nowhere (services/batches.py)."""
+def write(prepared) -> bool:
+    """Store ``prepared`` (``contract.PreparedSubmission``) if every rule of the contract holds
+    at its time, spending its token in the same statement; whether it was stored. False:
+    nothing stored, nothing spent (a rule failed, a replay, or a token spent before); the
+    entry explains why."""
+    stored = _stored(prepared)
+    if stored is not None and stored.group_tallies_incomplete:
+        recount(stored)
+    return stored is not None
+
+
+def recount(stored):
+    """Tally rows are created when the survey opens; some were missing (a survey opened before
+    that, or rows removed): recount from the stored rows, this submission included."""
+    group_tallies_rebuild(survey=Survey.objects.get(pk=stored.survey_id))
+
+
+def _stored(prepared) -> Stored | None:
     # The rows' keys are random (models.random_key). Should one meet a key already taken
     # (about n²/2⁶⁴ for n rows), nothing was stored and a new draw is stored instead.
     for attempt in range(_KEY_DRAWS):
         try:
-            return _insert(
-                slug=slug,
-                clean=clean,
-                received_on=received_on,
-                shard=shard,
-                now=now,
-                tokened=tokened,
-                held=held,
-            )
-        except IntegrityError:
+            return _insert(prepared, shard=tally_shard_pick())
+        except IntegrityError as exc:
+            if _constraint(exc) == _TOKEN_ONCE:
+                return None  # the token was spent before: the statement stored nothing
             if attempt == _KEY_DRAWS - 1:
                 raise
     raise AssertionError("unreachable")
 
 
-def _insert(*, slug, clean, received_on, shard, now, tokened, held):
+def _insert(prepared, *, shard):
+    clean, now, token = prepared.clean, prepared.received, prepared.token
     answers, groups = clean.answers, clean.groups
     questions = sorted(answers)
     groupings = sorted(groups)
     typed = not all(isinstance(answers[question], bool) for question in questions)
     params = {
-        "slug": slug,
+        "slug": prepared.slug,
         "open": Survey.Status.OPEN.value,
         "pilot": Survey.Status.PILOT.value,
         "now": now,
         "submission_id": clean.submission_uuid,
-        "received_on": received_on,
+        "received_on": now.date(),
         "questions": _array(str(question) for question in questions),
         # Typed: NULL where a report is.
         "bits": _array(_bit(answers[question]) for question in questions),
@@ -154,8 +172,10 @@ def _insert(*, slug, clean, received_on, shard, now, tokened, held):
         "shard": shard,
         "key": random_key(),
         "answer_keys": _array(str(random_key()) for _grouping in groupings),
-        "tokened": tokened,
+        "tokened": token is not None,
         "order": _array(str(question) for question in clean.order),
+        "digest": None if token is None else token.digest,
+        "token_key": None if token is None else random_key(),
     }
     if typed:
         params["reports"] = _array(
@@ -167,7 +187,7 @@ def _insert(*, slug, clean, received_on, shard, now, tokened, held):
             "NULL" if isinstance(answers[question], bool | str) else str(random_key())
             for question in questions
         )
-    statement = _STATEMENTS[typed, bool(groups), held]
+    statement = _STATEMENTS[typed, bool(groups), prepared.held, token is not None]
     with connection.cursor() as cursor:
         session = connection.connection
         if session not in statement.sessions:
@@ -208,3 +228,7 @@ def _statement_transaction():
 
 def _sqlstate(exc):
     return getattr(exc.__cause__, "sqlstate", None)
+
+
+def _constraint(exc):
+    return getattr(getattr(exc.__cause__, "diag", None), "constraint_name", None)

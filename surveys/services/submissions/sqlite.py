@@ -1,10 +1,10 @@
-"""A submission's writes on SQLite, in plain SQL inside the caller's transaction.
+"""A submission's writer on SQLite (``write``): plain SQL in one transaction.
 
-SQLite has no data-modifying CTEs, so there is no one statement: the caller checks the
+SQLite has no data-modifying CTEs, so there is no one statement: ``write`` checks the
 contract (``contract.submission_validate``) inside a transaction that holds the database's
 write lock from BEGIN (IMMEDIATE, config/settings.py), so what it checked still holds when
-these writes commit. Plain SQL, not the ORM, so that the lock is held for as short a time as
-can be: the other workers wait for it.
+these writes commit; the token is spent in it too. Plain SQL, not the ORM, so that the lock
+is held for as short a time as can be: the other workers wait for it.
 """
 
 import json
@@ -27,9 +27,11 @@ from ...models import (
     question_key,
     random_key,
 )
+from .. import spent_tokens
 from ..answers import order_positions
 from ..tallies import day_counts, day_tally_add
-from .postgres import Stored
+from .contract import submission_check
+from .postgres import Stored, recount
 
 YES_NO = Question.Kind.YES_NO.value
 NUMERIC = Question.Kind.NUMERIC.value
@@ -40,16 +42,46 @@ def _marks(count):
     return ", ".join(["%s"] * count)
 
 
-def submission_insert(*, target, clean, received_on, held=False) -> Stored | None:
-    """Store ``clean``, which the contract accepted for ``target`` in the caller's
-    transaction. None: this submission id is stored for the survey already (a replay).
-    ``held``: stored held for its batch and counted nowhere (services/batches.py)."""
+class _NothingStored(Exception):
+    """Raised inside the write transaction to undo the token's spend when nothing was stored."""
+
+
+def write(prepared) -> bool:
+    """Store ``prepared`` (``contract.PreparedSubmission``) if every rule of the contract holds
+    at its time, its token spent in the same transaction; whether it was stored."""
+    try:
+        with transaction.atomic():
+            # IMMEDIATE (config/settings.py): the write lock is held from here, so what the
+            # contract checks still holds when the writes commit.
+            target, clean = submission_check(prepared)
+            if clean is None:
+                return False
+            if prepared.token is not None and not spent_tokens.token_spend(
+                survey_id=target.survey_id, token=prepared.token, held=prepared.held
+            ):
+                return False  # spent before
+            stored = _stored(target=target, clean=clean, prepared=prepared)
+            if stored is None:
+                raise _NothingStored  # a replay: undo the spend
+    except _NothingStored:
+        return False
+    if stored.group_tallies_incomplete:
+        recount(stored)
+    return True
+
+
+def _stored(*, target, clean, prepared) -> Stored | None:
     # The rows' keys are random (models.random_key). Should one meet a key already taken
     # (about n²/2⁶⁴ for n rows), nothing was stored and a new draw is stored instead.
     for attempt in range(_KEY_DRAWS):
         try:
             with transaction.atomic():
-                return _insert(target=target, clean=clean, received_on=received_on, held=held)
+                return _insert(
+                    target=target,
+                    clean=clean,
+                    received_on=prepared.received.date(),
+                    held=prepared.held,
+                )
         except IntegrityError:
             if attempt == _KEY_DRAWS - 1:
                 raise

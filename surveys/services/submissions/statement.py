@@ -20,6 +20,7 @@ from ...models import (
     GroupTally,
     NumericTally,
     Question,
+    SpentToken,
     Submission,
     Survey,
     TallyShard,
@@ -37,6 +38,7 @@ _TABLES = {
         "grouping": GroupingQuestion,
         "option": GroupingOption,
         "submission": Submission,
+        "spent_token": SpentToken,
         "answer": GroupAnswer,
         "group_tally": GroupTally,
         "group_cell": GroupCell,
@@ -68,6 +70,9 @@ PARAMETERS = (
     ("answer_keys", "bigint[]"),
     ("tokened", "boolean"),
     ("order", "bigint[]"),
+    # The token's digest and its row's random key (the tokened form only; NULL otherwise).
+    ("digest", "bytea"),
+    ("token_key", "bigint"),
 )
 # The typed form (a submission with multiple-choice, numeric or text reports) takes three more
 # arrays, aligned with ``questions``: the integer report of each choice or numeric question,
@@ -165,7 +170,8 @@ def _checks(*, typed, p):
         Rule.DESIGN: sql.SQL(
             "({fingerprint} IS NULL OR v.design_fingerprint = {fingerprint})"
         ).format(**p),
-        # The token itself is checked and spent by the caller, in this transaction.
+        # The token's signature is checked by the caller; the tokened form spends it
+        # (``_SPENT``).
         Rule.ACCESS: sql.SQL("({tokened} OR v.access <> {invitation})").format(
             **p, invitation=sql.Literal(Survey.Access.INVITATION.value)
         ),
@@ -235,6 +241,14 @@ _SUBMISSION = """, s AS (
     FROM survey
     {once}
     RETURNING id, survey_id
+)"""
+# - ``spent`` (the tokened form: a submission to an invitation survey) spends its token, held
+#   with the submission when it is, only when the submission was inserted. No ON CONFLICT: a
+#   token spent before fails the whole statement (``spent_token_once``), so neither is kept
+#   without the other; a replay (nothing inserted) spends nothing.
+_SPENT = """, spent AS (
+    INSERT INTO {spent_token} (id, survey_id, digest, held)
+    SELECT {token_key}, s.survey_id, {digest}, {held} FROM s
 )"""
 # - ``chosen`` stores the grouping answers, ``counted`` counts the respondent on each chosen
 #   option, ``declined`` on each grouping question answered "Prefer not to say", and
@@ -357,10 +371,11 @@ _SUM_VECTORS = """(
     )"""
 
 
-def statement_text(*, typed, grouped, p, held=False):
+def statement_text(*, typed, grouped, p, held=False, tokened=False):
     """The statement's text, with ``p`` mapping each parameter name to its placeholder.
     ``held``: the form for a batched survey, which stores the submission held
-    (``Submission.held``) and writes no tally."""
+    (``Submission.held``) and writes no tally. ``tokened``: the form that spends the body's
+    token with it (``_SPENT``)."""
     rules = _checks(typed=typed, p=p)
     if typed:
         question_rows = sql.SQL(
@@ -400,6 +415,8 @@ def statement_text(*, typed, grouped, p, held=False):
             held=sql.Literal(held),
         ),
     ]
+    if tokened:
+        parts.append(sql.SQL(_SPENT).format(**_TABLES, **p, held=sql.Literal(held)))
     if grouped:
         parts.append(sql.SQL(_GROUPING_ANSWERS).format(**_TABLES, **p))
     if held:

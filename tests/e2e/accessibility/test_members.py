@@ -93,8 +93,8 @@ def pilot_surveys(make_survey, make_translated_survey):
         response_target=385,
     )
     pilot = services.survey_pilot_start(survey=pilot)
-    services.submission_record(
-        survey=pilot,
+    services.submission_receive(
+        slug=pilot.slug,
         submission_id="0b9c4a49-5d0f-4f52-9d55-2f0b8bd1f9c1",
         answers=dict.fromkeys(pilot.questions.values_list("id", flat=True), True),
     )

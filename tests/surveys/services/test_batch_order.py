@@ -22,15 +22,10 @@ import blindrsa
 from surveys import services
 from surveys.models import GroupAnswer, Invitation, SpentToken, Submission
 from surveys.services import batches, grouping, invitations
+from tests.helpers import postgresql_outside_a_transaction
 from tests.routes import finished_export
 
-pytestmark = [
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        not settings.DATABASES["default"]["ENGINE"].endswith("postgresql"),
-        reason="xmin and ctid are PostgreSQL's",
-    ),
-]
+pytestmark = postgresql_outside_a_transaction("xmin and ctid are PostgreSQL's")
 
 BATCH = 60
 # Where no order is kept, each |ρ| is above 0.2 with a chance of about 0.12 at n = 60: the
@@ -262,8 +257,9 @@ def test_reorder_responses_rewrites_invitations_and_spent_tokens_too(make_survey
 
 
 def test_submissions_completing_a_batch_at_once_release_it_once(make_survey):
-    """Ten submissions at once to a survey batched by five: each completes a batch or waits
-    for the survey's batch lock; none is lost, none counted twice, and nothing stays held."""
+    """Ten submissions at once to a survey batched by five: each commits held, and the one
+    that finds a batch complete releases it or leaves it to the batch lock's holder; two
+    whole batches, none lost, none counted twice, and nothing stays held."""
     survey = make_survey(questions=("Q?",), release_batch=5)
     question = survey.questions.get().pk
     count = 10

@@ -82,7 +82,8 @@ class Invitee:
         turn = self.index % len(ids)
         return ids[turn:] + ids[:turn]
 
-    def submit(self, client, survey):
+    def submit(self, client, survey, *, expect=201):
+        """Send the submission; its status code, which must be ``expect`` unless that is None."""
         ids = list(survey.questions.values_list("id", flat=True))
         grouping_question = survey.grouping_questions.get()
         options = list(grouping_question.options.values_list("id", flat=True))
@@ -103,7 +104,8 @@ class Invitee:
         response = client.post(
             f"/api/v1/public/surveys/{survey.slug}/responses/", body, format="json"
         )
-        assert response.status_code == 201, response.content
+        assert expect is None or response.status_code == expect, response.content
+        return response.status_code
 
 
 def batched_study(make_survey, *, release_batch=BATCH, invitees=INVITEES):

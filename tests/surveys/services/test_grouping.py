@@ -159,8 +159,8 @@ def test_a_submission_without_a_valid_group_stores_nothing(grouped_survey, group
     GroupingQuestion.objects.filter(pk=gq.pk).update(required=True)
     field = f"groups.{gq.pk}" if fragment == "required" else "groups"
     with pytest.raises(ValidationError) as error:
-        services.submission_record(
-            survey=grouped_survey,
+        services.submission_receive(
+            slug=grouped_survey.slug,
             submission_id=uuid.uuid4(),
             answers=dict.fromkeys(question_ids, True),
             groups=groups,
@@ -179,8 +179,8 @@ def test_an_option_of_another_grouping_question_is_refused(grouped_survey, optio
     # "²" passes str.isdigit() but is no number int() reads.
     for option in (foreign.options.first().pk, "1.5", True, -1, "²", "١"):
         with pytest.raises(ValidationError) as error:
-            services.submission_record(
-                survey=grouped_survey,
+            services.submission_receive(
+                slug=grouped_survey.slug,
                 submission_id=uuid.uuid4(),
                 answers=dict.fromkeys(question_ids, False),
                 groups={str(gq.pk): option},
@@ -193,8 +193,8 @@ def test_option_ids_may_be_numbers_or_digit_strings(grouped_survey, options):
     gq = grouped_survey.grouping_questions.get()
     question_ids = list(grouped_survey.questions.values_list("id", flat=True))
     for option in (options[0], str(options[1])):
-        outcome = services.submission_record(
-            survey=grouped_survey,
+        outcome = services.submission_receive(
+            slug=grouped_survey.slug,
             submission_id=uuid.uuid4(),
             answers=dict.fromkeys(question_ids, False),
             groups={gq.pk: option},
@@ -208,12 +208,12 @@ def test_a_survey_without_grouping_questions_refuses_groups_but_takes_an_empty_o
     question_ids = list(open_survey.questions.values_list("id", flat=True))
     answers = dict.fromkeys(question_ids, True)
     with pytest.raises(ValidationError) as error:
-        services.submission_record(
-            survey=open_survey, submission_id=uuid.uuid4(), answers=answers, groups={"1": "1"}
+        services.submission_receive(
+            slug=open_survey.slug, submission_id=uuid.uuid4(), answers=answers, groups={"1": "1"}
         )
     assert error.value.message_dict == {"groups": ["This survey has no grouping questions."]}
-    assert services.submission_record(
-        survey=open_survey, submission_id=uuid.uuid4(), answers=answers, groups={}
+    assert services.submission_receive(
+        slug=open_survey.slug, submission_id=uuid.uuid4(), answers=answers, groups={}
     ).created
 
 
@@ -223,8 +223,8 @@ def test_tallies_missing_after_a_bulk_import_are_recounted(grouped_survey, optio
     GroupTally.objects.filter(question__survey=grouped_survey).delete()
     question_ids = list(grouped_survey.questions.values_list("id", flat=True))
     gq = grouped_survey.grouping_questions.get()
-    services.submission_record(
-        survey=grouped_survey,
+    services.submission_receive(
+        slug=grouped_survey.slug,
         submission_id=uuid.uuid4(),
         answers=dict(zip(question_ids, [True, True], strict=True)),
         groups={gq.pk: options[0]},

@@ -289,8 +289,8 @@ def test_services_that_lock_do_so_in_a_transaction_of_their_own(make_survey, own
         services.survey_pilot_start(survey=survey)
         services.survey_pilot_discard(survey=survey)
         services.survey_open(survey=survey)
-        services.submission_record(
-            survey=survey, submission_id=uuid.uuid4(), answers=answers_for(survey, [True, False])
+        services.submission_receive(
+            slug=survey.slug, submission_id=uuid.uuid4(), answers=answers_for(survey, [True, False])
         )
         services.survey_close(survey=survey)
         services.survey_delete(survey=survey)

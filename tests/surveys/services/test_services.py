@@ -52,8 +52,8 @@ class TestSurveyCreate:
 @pytest.mark.django_db
 class TestSubmissionRecord:
     def test_stores_one_report_per_question_and_updates_tallies(self, open_survey):
-        outcome = services.submission_record(
-            survey=open_survey,
+        outcome = services.submission_receive(
+            slug=open_survey.slug,
             submission_id=str(uuid.uuid4()),
             answers=answers_for(open_survey, [True, False]),
         )
@@ -65,11 +65,11 @@ class TestSubmissionRecord:
 
     def test_replayed_submission_is_stored_once(self, open_survey):
         sid = uuid.uuid4()
-        services.submission_record(
-            survey=open_survey, submission_id=sid, answers=answers_for(open_survey, [True, True])
+        services.submission_receive(
+            slug=open_survey.slug, submission_id=sid, answers=answers_for(open_survey, [True, True])
         )
-        again = services.submission_record(
-            survey=open_survey,
+        again = services.submission_receive(
+            slug=open_survey.slug,
             submission_id=str(sid),
             answers=answers_for(open_survey, [False, False]),
         )
@@ -105,7 +105,7 @@ class TestSubmissionRecord:
         kwargs.update(mangle(ids))
         field = field(ids) if callable(field) else field
         with pytest.raises(ValidationError) as excinfo:
-            services.submission_record(survey=open_survey, **kwargs)
+            services.submission_receive(slug=open_survey.slug, **kwargs)
         assert field in excinfo.value.message_dict
         assert not Submission.objects.exists()
         assert question_tallies(open_survey) == [(0, 0), (0, 0)]
@@ -113,8 +113,8 @@ class TestSubmissionRecord:
     def test_answers_to_another_surveys_questions_are_rejected(self, make_survey, open_survey):
         other = make_survey(title="Other")
         with pytest.raises(ValidationError):
-            services.submission_record(
-                survey=open_survey,
+            services.submission_receive(
+                slug=open_survey.slug,
                 submission_id=uuid.uuid4(),
                 answers=answers_for(other, [True, True]),
             )
@@ -124,8 +124,10 @@ class TestSubmissionRecord:
     def test_closed_or_draft_survey_refuses_responses(self, make_survey, status):
         survey = make_survey(status=status)
         with pytest.raises(services.SurveyNotAcceptingResponses):
-            services.submission_record(
-                survey=survey, submission_id=uuid.uuid4(), answers=answers_for(survey, [True, True])
+            services.submission_receive(
+                slug=survey.slug,
+                submission_id=uuid.uuid4(),
+                answers=answers_for(survey, [True, True]),
             )
         assert not Submission.objects.exists()
 
