@@ -73,8 +73,27 @@ def parameters_text(parameters) -> str:
 
 
 class DesignDescription:
-    """What every per-question estimate says about its randomization (``design_name``,
-    ``parameters`` and ``epsilon`` come from the row)."""
+    """What every randomized question's estimate says about its randomization and its count.
+
+    A row names its ``mechanism`` (the dpengine design or mechanism its reports were drawn by)
+    and ``counted`` (the estimate whose ``n`` is the number of reports); ``design_name`` is
+    the row's own."""
+
+    @property
+    def n(self) -> int:
+        return self.counted.n
+
+    @property
+    def has_data(self) -> bool:
+        return self.n > 0
+
+    @property
+    def epsilon(self) -> float:
+        return float(self.mechanism.epsilon)
+
+    @property
+    def parameters(self) -> dict:
+        return self.mechanism.parameters
 
     @property
     def design_label(self):
@@ -100,20 +119,12 @@ class QuestionEstimate(DesignDescription):
     kind = YES_NO
 
     @property
-    def n(self) -> int:
-        return self.estimate.n
-
-    @property
-    def has_data(self) -> bool:
-        return self.estimate.has_data
+    def counted(self) -> Estimate:
+        return self.estimate
 
     @property
     def mechanism(self):
         return self.estimate.design
-
-    @property
-    def epsilon(self) -> float:
-        return self.estimate.design.epsilon
 
     @property
     def parameters(self) -> dict:
@@ -188,24 +199,12 @@ class ChoiceQuestionEstimate(DesignDescription):
     design_name = CHOICE
 
     @property
-    def n(self) -> int:
-        return self.estimate.n
-
-    @property
-    def has_data(self) -> bool:
-        return self.estimate.has_data
+    def counted(self) -> ChoiceEstimate:
+        return self.estimate
 
     @property
     def mechanism(self):
         return self.estimate.mechanism
-
-    @property
-    def epsilon(self) -> float:
-        return float(self.estimate.mechanism.epsilon)
-
-    @property
-    def parameters(self) -> dict:
-        return self.estimate.mechanism.parameters
 
     @property
     def per_option_confidence(self) -> float:
@@ -242,20 +241,8 @@ class NumericQuestionEstimate(DesignDescription):
     design_name = NUMERIC
 
     @property
-    def n(self) -> int:
-        return self.mean.n
-
-    @property
-    def has_data(self) -> bool:
-        return self.mean.n > 0
-
-    @property
-    def epsilon(self) -> float:
-        return float(self.mechanism.epsilon)
-
-    @property
-    def parameters(self) -> dict:
-        return self.mechanism.parameters
+    def counted(self) -> NumericEstimate:
+        return self.mean
 
     # The range as the API, the forms and the browser name it (mechanisms.numeric_range).
     @property
