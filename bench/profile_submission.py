@@ -177,7 +177,7 @@ def main():
         call_command("migrate", verbosity=0)
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
-            exec(SETUP % {"fresh": fresh, "tokens": 0, "unbatched": 0}, {})  # noqa: S102
+            exec(SETUP % {"fresh": fresh, "tokens": 0, "unbatched": 0}, {})
         setup = json.loads(printed.getvalue().split("SETUP", 1)[1].strip().splitlines()[0])
         with connection.cursor() as cursor:
             cursor.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
