@@ -220,8 +220,7 @@ def group_state(survey):
         sorted(GroupAnswer.objects.values_list("option_id", flat=True)),
         sorted(GroupTally.objects.totals()),
         sorted(
-            (oid, n)
-            for _gid, oid, n in GroupingTally.objects.filter(option__isnull=False).totals()
+            (oid, n) for _gid, oid, n in GroupingTally.objects.filter(option__isnull=False).totals()
         ),
     )
 
