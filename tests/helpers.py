@@ -69,7 +69,10 @@ def stored_numeric_reports(survey, question_id):
 
 def numeric_histogram_counts(question_id):
     """``{report: count}`` of one question's stored histogram (``models.NumericTally``)."""
-    return dict(NumericTally.objects.filter(question_id=question_id).values_list("report", "count"))
+    return {
+        report: n
+        for _question_id, report, n in NumericTally.objects.filter(question_id=question_id).totals()
+    }
 
 
 def simulate_responses(survey, *, n, seed, shares=MIXED_SHARES, options=None):

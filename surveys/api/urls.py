@@ -11,6 +11,14 @@ from .errors import NotFoundView
 app_name = "api"
 
 urlpatterns = [
+    # First: every respondent's submission resolves here, and each pattern tried before it
+    # cost every one of them a regular expression (resolving it took 21 µs of CPU after 43
+    # others, 11 µs first: docs/benchmarks.md). It shadows none: no other pattern matches.
+    path(
+        "public/surveys/<str:slug>/responses/",
+        public.response_create,
+        name="public-responses",
+    ),
     path("auth/token/", auth.TokenView.as_view(), name="token"),
     path("auth/tokens/", auth.TokenListView.as_view(), name="token-list"),
     path("auth/tokens/<int:token_id>/", auth.TokenDetailView.as_view(), name="token-detail"),
@@ -176,11 +184,6 @@ urlpatterns = [
         name="invitation-decline",
     ),
     path("public/surveys/<str:slug>/", public.PublicSurveyView.as_view(), name="public-survey"),
-    path(
-        "public/surveys/<str:slug>/responses/",
-        public.response_create,
-        name="public-responses",
-    ),
     path(
         "public/surveys/<str:slug>/tokens/",
         invitations.PublicTokenView.as_view(),

@@ -173,8 +173,6 @@ class GroupingQuestion(models.Model):
     # Optional by default: these answers are not randomized and may identify a respondent.
     # Required or not, "Prefer not to say" is always offered (a GroupAnswer without option).
     required = models.BooleanField(default=False)
-    # Running tally of the submissions that answered "Prefer not to say" (same transaction).
-    declined_count = models.PositiveIntegerField(default=0, editable=False)
     translations = models.JSONField(default=dict, blank=True, editable=False)  # {"ko": {"text"}}
 
     class Meta:
@@ -191,8 +189,6 @@ class GroupingOption(models.Model):
     position = models.PositiveIntegerField()
     label = models.CharField(max_length=limits.OPTION_LABEL_MAX_LENGTH)
     translations = models.JSONField(default=dict, blank=True, editable=False)  # {"ko": {"label"}}
-    # Running tally of the submissions that chose this option (same transaction as the answer).
-    respondent_count = models.PositiveIntegerField(default=0, editable=False)
 
     class Meta:
         ordering = ["position", "id"]

@@ -6,13 +6,22 @@ precise time, cookie or account ties a report to a person.
 """
 
 from django.db import models
-from django.db.models import Q, Value
+from django.db.models import Q, Sum, Value
 
 from .keys import RandomKeyField
 from .questions import GroupingOption, GroupingQuestion, Question
 from .surveys import Survey
 
 TALLY_SHARDS = 16
+
+
+class ShardedTallyQuerySet(models.QuerySet):
+    """The rows of a sharded tally (``TOTALS``: its key fields, its count fields)."""
+
+    def totals(self):
+        """Per key, its counts summed over the shards: ``(*key, *counts)`` tuples."""
+        keys, counts = self.model.TOTALS
+        return self.values_list(*keys).annotate(*(Sum(name) for name in counts)).order_by()
 
 
 class TallyShard(models.Model):
@@ -75,9 +84,10 @@ class NumericTally(models.Model):
     Written with each submission (same statement or transaction), like ``TallyShard``, so the
     share above any threshold and the manipulation check read these counts instead of every
     report. Reports lie within ``dpengine.report_bounds``, so a question has at most its range
-    plus twice the slack rows, whatever the number of responses. Not sharded: a report lands
-    on one of many values (the noise spreads them over several noise scales), so concurrent
-    submissions rarely add to the same row, and a shard per row would multiply what reads sum.
+    plus twice the slack rows per shard, whatever the number of responses. Sharded as
+    ``TallyShard`` (a submission adds to the shard of the same number, created with its first
+    report of the value): a narrow range puts most reports on a few values, whose rows would
+    otherwise make concurrent submissions wait for one another.
     """
 
     # Random, not counted: a counted key would record in which order the values first came.
@@ -87,15 +97,21 @@ class NumericTally(models.Model):
         Question, on_delete=models.CASCADE, related_name="numeric_tallies", db_index=False
     )
     report = models.BigIntegerField()
+    shard = models.PositiveSmallIntegerField(default=0)
     count = models.PositiveIntegerField()
+
+    objects = ShardedTallyQuerySet.as_manager()
+    TOTALS = (("question_id", "report"), ("count",))
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["question", "report"], name="numeric_tally_unique"),
+            models.UniqueConstraint(
+                fields=["question", "report", "shard"], name="numeric_tally_unique"
+            ),
         ]
 
     def __str__(self):
-        return f"{self.question_id} = {self.report}: {self.count}"
+        return f"{self.question_id} = {self.report} #{self.shard}: {self.count}"
 
 
 class ReleasedSubmissionManager(models.Manager):
@@ -192,24 +208,70 @@ class GroupTally(models.Model):
     """Randomized reports of one question among the respondents who chose one option.
 
     Updated in the submission's transaction like the survey's report tallies, so a breakdown
-    costs the same at a thousand or a million responses.
+    costs the same at a thousand or a million responses. Sharded as ``TallyShard`` (the pair's
+    tally is the sum of its rows; all ``TALLY_SHARDS`` are created when the survey opens, so a
+    row the submission has to create tells that rows were missing).
     """
 
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="group_tallies")
     option = models.ForeignKey(GroupingOption, on_delete=models.CASCADE, related_name="tallies")
+    shard = models.PositiveSmallIntegerField(default=0)
     report_count = models.PositiveIntegerField(default=0)
     yes_count = models.PositiveIntegerField(default=0)
 
+    objects = ShardedTallyQuerySet.as_manager()
+    TOTALS = (("question_id", "option_id"), ("report_count", "yes_count"))
+
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["question", "option"], name="group_tally_unique"),
+            models.UniqueConstraint(
+                fields=["question", "option", "shard"], name="group_tally_unique"
+            ),
             models.CheckConstraint(
                 condition=Q(yes_count__lte=models.F("report_count")), name="group_tally_yes_le_n"
             ),
         ]
 
     def __str__(self):
-        return f"{self.question_id} × {self.option_id}: {self.yes_count}/{self.report_count}"
+        counts = f"{self.yes_count}/{self.report_count}"
+        return f"{self.question_id} × {self.option_id} #{self.shard}: {counts}"
+
+
+class GroupingTally(models.Model):
+    """How many respondents chose one grouping option (``option``), or answered its grouping
+    question "Prefer not to say" (``option`` None): one of its ``TALLY_SHARDS`` rows, the count
+    is their sum. Added to by the submission's statement (or transaction) in the shard of its
+    tally shard's number, created by the first answer that falls in it.
+    """
+
+    grouping_question = models.ForeignKey(
+        GroupingQuestion, on_delete=models.CASCADE, related_name="answer_tallies"
+    )
+    option = models.ForeignKey(
+        GroupingOption, on_delete=models.CASCADE, null=True, related_name="respondent_tallies"
+    )
+    shard = models.PositiveSmallIntegerField()
+    count = models.PositiveIntegerField(default=0)
+
+    objects = ShardedTallyQuerySet.as_manager()
+    TOTALS = (("grouping_question_id", "option_id"), ("count",))
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["option", "shard"],
+                condition=Q(option__isnull=False),
+                name="grouping_tally_option_unique",
+            ),
+            models.UniqueConstraint(
+                fields=["grouping_question", "shard"],
+                condition=Q(option__isnull=True),
+                name="grouping_tally_declined_unique",
+            ),
+        ]
+
+    def __str__(self):
+        return f"{self.grouping_question_id}: {self.option_id} #{self.shard}: {self.count}"
 
 
 def group_cell_key(groups) -> str:
@@ -238,23 +300,29 @@ class GroupCell(models.Model):
     Added to by the submission's statement (or transaction) like ``GroupTally``, and created
     by the first report that falls in it, so a regression costs the same at a thousand or a
     million responses. Reports of respondents who gave no grouping answer are in no cell.
+    Sharded as ``TallyShard`` (a cell is the sum of its rows).
     """
 
     question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="group_cells")
     key = models.TextField()
+    shard = models.PositiveSmallIntegerField(default=0)
     report_count = models.PositiveIntegerField(default=0)
     yes_count = models.PositiveIntegerField(default=0)
 
+    objects = ShardedTallyQuerySet.as_manager()
+    TOTALS = (("question_id", "key"), ("report_count", "yes_count"))
+
     class Meta:
         constraints = [
-            models.UniqueConstraint(fields=["question", "key"], name="group_cell_unique"),
+            models.UniqueConstraint(fields=["question", "key", "shard"], name="group_cell_unique"),
             models.CheckConstraint(
                 condition=Q(yes_count__lte=models.F("report_count")), name="group_cell_yes_le_n"
             ),
         ]
 
     def __str__(self):
-        return f"{self.question_id} × [{self.key}]: {self.yes_count}/{self.report_count}"
+        counts = f"{self.yes_count}/{self.report_count}"
+        return f"{self.question_id} × [{self.key}] #{self.shard}: {counts}"
 
 
 class PublicRelease(models.Model):

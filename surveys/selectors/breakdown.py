@@ -25,6 +25,7 @@ from dpengine.errors import DPEngineError, Reason
 from ..models import (
     GroupingOption,
     GroupingQuestion,
+    GroupingTally,
     GroupTally,
     Question,
     Submission,
@@ -38,6 +39,27 @@ from .mechanisms import question_design, reports_a_bit
 from .privacy import survey_design
 
 # --- grouping questions -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GroupingAnswerCounts:
+    """A grouping question's respondents: per option id, and "Prefer not to say"."""
+
+    options: dict[int, int]
+    declined: int
+
+
+def grouping_answer_counts(*, grouping_question) -> GroupingAnswerCounts:
+    """Summed over the shards of its ``GroupingTally`` rows: one small query, whatever n."""
+    options, declined = {}, 0
+    for _gid, option_id, n in GroupingTally.objects.filter(
+        grouping_question=grouping_question
+    ).totals():
+        if option_id is None:
+            declined = n
+        else:
+            options[option_id] = n
+    return GroupingAnswerCounts(options=options, declined=declined)
 
 
 def survey_grouping_questions(*, survey) -> list[GroupingQuestion]:
@@ -293,14 +315,18 @@ def survey_breakdown(*, survey, grouping_question, confidence=None, method=None)
     method = survey.ci_method if method is None else method
     if isinstance(grouping_question, DirectGrouping):
         options, tallies = list(grouping_question.options), grouping_question.tallies
+        respondents = {option.pk: option.respondent_count for option in options}
+        declined = grouping_question.declined_count
     else:
         options = list(grouping_question.options.order_by("position", "id"))
         tallies = {
             (question_id, option_id): (n, yes)
             for question_id, option_id, n, yes in GroupTally.objects.filter(
                 option__grouping_question=grouping_question
-            ).values_list("question_id", "option_id", "report_count", "yes_count")
+            ).totals()
         }
+        answered = grouping_answer_counts(grouping_question=grouping_question)
+        respondents, declined = answered.options, answered.declined
 
     questions = list(survey.questions.all())
     rows = []
@@ -364,7 +390,7 @@ def survey_breakdown(*, survey, grouping_question, confidence=None, method=None)
         survey=survey,
         grouping_question=grouping_question,
         options=[
-            OptionCount(option_id=o.pk, label=o.label, respondents=o.respondent_count)
+            OptionCount(option_id=o.pk, label=o.label, respondents=respondents.get(o.pk, 0))
             for o in options
         ],
         design=survey_design(survey=survey),
@@ -373,7 +399,7 @@ def survey_breakdown(*, survey, grouping_question, confidence=None, method=None)
         min_n=survey.min_n,
         rows=rows,
         generated_at=timezone.now(),
-        declined=grouping_question.declined_count,
+        declined=declined,
         responses=survey.response_count,
         left_out_questions=len(questions) - len(kept),
         left_out=questions_left_out(questions=questions, kept_ids=kept),

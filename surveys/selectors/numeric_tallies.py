@@ -1,6 +1,7 @@
 """The histograms of randomized numeric reports (``models.NumericTally``), as kept at write
-time: one row per value reported so far, so a read costs the number of distinct values (at
-most the range plus twice ``dpengine.report_bounds``' slack), not the number of responses.
+time: one row per value reported so far and shard, summed here, so a read costs the number of
+distinct values (at most the range plus twice ``dpengine.report_bounds``' slack) times the
+shards, not the number of responses.
 """
 
 from dataclasses import dataclass
@@ -30,8 +31,8 @@ def numeric_histograms(*, question_ids) -> dict[int, NumericHistogram]:
         return {}
     for question_id, report, count in (
         NumericTally.objects.filter(question_id__in=rows, count__gt=0)
+        .totals()
         .order_by("question_id", "report")
-        .values_list("question_id", "report", "count")
     ):
         values, counts = rows[question_id]
         values.append(report)

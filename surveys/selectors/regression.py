@@ -228,9 +228,7 @@ def _regression_rows(*, survey, question, grouping):
         return +Counter({((), True): total_yes, ((), False): total - total_yes}), 0
     options = {gq.pk: {option.pk for option in gq.options.all()} for gq in grouping}
     cells = Counter()
-    for key, reports, yes in GroupCell.objects.filter(question=question).values_list(
-        "key", "report_count", "yes_count"
-    ):
+    for _qid, key, reports, yes in GroupCell.objects.filter(question=question).totals():
         chosen = group_cell_options(key)
         combination = tuple(chosen.get(gq.pk) for gq in grouping)
         if all(oid in options[gq.pk] for gq, oid in zip(grouping, combination, strict=True)):

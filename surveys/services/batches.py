@@ -47,8 +47,6 @@ from .. import selectors
 from ..models import (
     GroupAnswer,
     GroupCell,
-    GroupingOption,
-    GroupingQuestion,
     GroupTally,
     NumericTally,
     Question,
@@ -61,7 +59,7 @@ from ..models import (
 )
 from . import schedule, spent_tokens
 from .errors import Reason, SurveyConflict
-from .tallies import day_counts, day_counts_sum, day_tally_add
+from .tallies import day_counts, day_counts_sum, day_tally_add, grouping_tallies_add
 
 RESPONSES_FIELD = "responses"
 _shuffle = random.SystemRandom().shuffle
@@ -283,8 +281,8 @@ class _Counts:
     group_tallies: Counter = field(default_factory=Counter)  # {(qid, oid, "n"|"yes"): count}
     cells: Counter = field(default_factory=Counter)  # {(qid, key, "n"|"yes"): count}
     histograms: Counter = field(default_factory=Counter)  # {(qid, report): count}
-    options: Counter = field(default_factory=Counter)  # {option id: respondents}
-    declined: Counter = field(default_factory=Counter)  # {grouping question id: declined}
+    # {(grouping question id, option id or None for "Prefer not to say"): respondents}
+    groupings: Counter = field(default_factory=Counter)
     days: dict = field(default_factory=dict)  # {received on: day counts (tallies.day_counts)}
 
 
@@ -328,10 +326,8 @@ def _counts(survey_id, rows, answers) -> _Counts:
                 counts.histograms[qid, report] += 1
         groups = chosen.get(pk, {})
         for gid, oid in groups.items():
-            if oid is None:
-                counts.declined[gid] += 1
-            else:
-                counts.options[oid] += 1
+            counts.groupings[gid, oid] += 1
+            if oid is not None:
                 for qid, bit in bits.items():
                     counts.group_tallies[qid, oid, "n"] += 1
                     counts.group_tallies[qid, oid, "yes"] += bit
@@ -344,24 +340,21 @@ def _counts(survey_id, rows, answers) -> _Counts:
 
 
 def _tallies_add(survey_id, counts: _Counts):
-    """Add ``counts``, each row in random order; the histogram rows and cells touched are
-    stored again under new keys."""
+    """Add ``counts`` to shard 0, each row in random order; the histogram rows and cells
+    touched are folded into shard 0 and stored again under new keys."""
     _shards_add(survey_id, counts)
     pairs = sorted({(qid, oid) for qid, oid, _part in counts.group_tallies})
     _shuffle(pairs)
     for qid, oid in pairs:
         n, yes = counts.group_tallies[qid, oid, "n"], counts.group_tallies[qid, oid, "yes"]
-        updated = GroupTally.objects.filter(question_id=qid, option_id=oid).update(
+        updated = GroupTally.objects.filter(question_id=qid, option_id=oid, shard=0).update(
             report_count=F("report_count") + n, yes_count=F("yes_count") + yes
         )
         if not updated:
-            GroupTally.objects.create(question_id=qid, option_id=oid, report_count=n, yes_count=yes)
-    for model, counter in ((GroupingOption, counts.options), (GroupingQuestion, counts.declined)):
-        name = "respondent_count" if model is GroupingOption else "declined_count"
-        ids = list(counter)
-        _shuffle(ids)
-        for pk in ids:
-            model.objects.filter(pk=pk).update(**{name: F(name) + counter[pk]})
+            GroupTally.objects.create(
+                question_id=qid, option_id=oid, shard=0, report_count=n, yes_count=yes
+            )
+    grouping_tallies_add(counts.groupings)
     _cells_add(counts)
     _histograms_add(counts)
     days = list(counts.days)
@@ -392,13 +385,20 @@ def _cells_add(counts):
     rows = []
     for qid, keys in by_question.items():
         rows += list(GroupCell.objects.filter(question_id=qid, key__in=keys))
-    have = {(row.question_id, row.key): row for row in rows}
-    result = []
-    for qid, key in wanted:
-        row = have.get((qid, key))
-        n = (row.report_count if row else 0) + counts.cells[qid, key, "n"]
-        yes = (row.yes_count if row else 0) + counts.cells[qid, key, "yes"]
-        result.append(GroupCell(question_id=qid, key=key, report_count=n, yes_count=yes))
+    have = Counter()
+    for row in rows:  # every shard's
+        have[row.question_id, row.key, "n"] += row.report_count
+        have[row.question_id, row.key, "yes"] += row.yes_count
+    result = [
+        GroupCell(
+            question_id=qid,
+            key=key,
+            shard=0,
+            report_count=have[qid, key, "n"] + counts.cells[qid, key, "n"],
+            yes_count=have[qid, key, "yes"] + counts.cells[qid, key, "yes"],
+        )
+        for qid, key in wanted
+    ]
     GroupCell.objects.filter(pk__in=[row.pk for row in rows]).delete()
     _shuffle(result)
     GroupCell.objects.bulk_create(result)
@@ -414,13 +414,16 @@ def _histograms_add(counts):
     rows = []
     for qid, reports in by_question.items():
         rows += list(NumericTally.objects.filter(question_id=qid, report__in=reports))
-    have = {(row.question_id, row.report): row.count for row in rows}
+    have = Counter()
+    for row in rows:  # every shard's
+        have[row.question_id, row.report] += row.count
     result = [
         NumericTally(
             id=random_key(),
             question_id=qid,
             report=report,
-            count=have.get((qid, report), 0) + counts.histograms[qid, report],
+            shard=0,
+            count=have[qid, report] + counts.histograms[qid, report],
         )
         for qid, report in wanted
     ]

@@ -16,7 +16,7 @@ from .. import selectors
 from ..models import (
     DayTally,
     GroupCell,
-    GroupingOption,
+    GroupingTally,
     GroupTally,
     Invitation,
     NumericTally,
@@ -42,7 +42,7 @@ def pilot_responses_delete(*, survey) -> int:
     NumericTally.objects.filter(question__survey=survey).delete()
     GroupTally.objects.filter(question__survey=survey).update(report_count=0, yes_count=0)
     GroupCell.objects.filter(question__survey=survey).delete()
-    GroupingOption.objects.filter(grouping_question__survey=survey).update(respondent_count=0)
+    GroupingTally.objects.filter(grouping_question__survey=survey).update(count=0)
     PublicRelease.objects.filter(survey=survey).delete()
     pilot_tokens_discard(survey=survey)
     if survey.public_started_on is not None:

@@ -137,7 +137,6 @@ def survey_duplicate(*, survey) -> Survey:
     for grouping_question in survey.grouping_questions.prefetch_related("options"):
         options = list(grouping_question.options.all())
         grouping_question.pk, grouping_question.survey = None, copy
-        grouping_question.declined_count = 0
         grouping_question.save()
         _copies(GroupingOption, options, ("label",), grouping_question=grouping_question)
     comprehension_sync(survey=copy)

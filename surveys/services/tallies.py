@@ -2,7 +2,9 @@
 day's tally (what a public release counts, per day), the histograms of randomized numeric
 reports, the per-(question, grouping option) tallies, the
 regression's cells (per question and whole combination of grouping answers) and the option
-counts (simulated respondents, stored and counted in bulk, are in ``simulation``).
+counts (simulated respondents, stored and counted in bulk, are in ``simulation``). Every one
+sharded: a submission adds to the rows of one shard (``tally_shard_pick``), a count is the
+sum of its shards' rows.
 
 Reports read these counts instead of scanning submissions; ``group_tallies_rebuild``
 recounts them from the stored rows whenever rows were missing.
@@ -27,6 +29,7 @@ from ..models import (
     GroupCell,
     GroupingOption,
     GroupingQuestion,
+    GroupingTally,
     GroupTally,
     NumericTally,
     Question,
@@ -118,18 +121,21 @@ def day_tally_add(survey_id, *, day, counts, shard=0):
         )
 
 
-def numeric_tallies_add(counts):
+def numeric_tallies_add(counts, *, shard=0):
     """Add ``counts`` (``{(question id, report): reports}``) to the questions' histograms
-    (``NumericTally``) inside the caller's transaction, creating the missing rows (ignoring a
-    concurrent creation). In (question, report) order, as the submission statement, so
-    concurrent writers take the rows' locks in one order."""
+    (``NumericTally``) in shard ``shard`` inside the caller's transaction, creating the missing
+    rows (ignoring a concurrent creation). In (question, report) order, as the submission
+    statement, so concurrent writers take the rows' locks in one order."""
     keys = sorted(counts)
     NumericTally.objects.bulk_create(
-        [NumericTally(question_id=qid, report=report, count=0) for qid, report in keys],
+        [
+            NumericTally(question_id=qid, report=report, shard=shard, count=0)
+            for qid, report in keys
+        ],
         ignore_conflicts=True,
     )
     for qid, report in keys:
-        if not NumericTally.objects.filter(question_id=qid, report=report).update(
+        if not NumericTally.objects.filter(question_id=qid, report=report, shard=shard).update(
             count=F("count") + counts[qid, report]
         ):
             # Its random key met another row's (about n²/2⁶⁴): nothing stored, as a replay.
@@ -138,16 +144,17 @@ def numeric_tallies_add(counts):
 
 def numeric_tallies_bulk_add(counts, *, batch_size=2000):
     """``numeric_tallies_add`` for many values at once (simulated respondents): one upsert
-    per batch that adds to the stored counts, in the database."""
+    per batch that adds to the stored counts of shard 0, in the database."""
     table = NumericTally._meta.db_table
     keys = sorted(counts)
     with connection.cursor() as cursor:
         for start in range(0, len(keys), batch_size):
             batch = keys[start : start + batch_size]
             cursor.execute(
-                f"INSERT INTO {table} AS h (id, question_id, report, count)"
-                f" VALUES {', '.join(['(%s, %s, %s, %s)'] * len(batch))}"
-                " ON CONFLICT (question_id, report) DO UPDATE SET count = h.count + excluded.count",
+                f"INSERT INTO {table} AS h (id, question_id, report, shard, count)"
+                f" VALUES {', '.join(['(%s, %s, %s, 0, %s)'] * len(batch))}"
+                " ON CONFLICT (question_id, report, shard)"
+                " DO UPDATE SET count = h.count + excluded.count",
                 [
                     value
                     for qid, report in batch
@@ -156,9 +163,26 @@ def numeric_tallies_bulk_add(counts, *, batch_size=2000):
             )
 
 
-def group_answers_record(*, survey_id, submission, answers, chosen):
-    """Store the chosen options and add the submission to the per-(question, option) tallies
-    and to its regression cells.
+def grouping_tallies_add(counts, *, shard=0):
+    """Add ``counts`` (``{(grouping question id, option id or None): respondents}``, None:
+    "Prefer not to say") to the grouping answers' counts (``GroupingTally``) in shard
+    ``shard``, inside the caller's transaction, creating the missing rows (ignoring a concurrent
+    creation)."""
+    keys = sorted(counts, key=lambda pair: (pair[0], pair[1] or 0))
+    GroupingTally.objects.bulk_create(
+        [GroupingTally(grouping_question_id=gid, option_id=oid, shard=shard) for gid, oid in keys],
+        ignore_conflicts=True,
+    )
+    for gid, oid in keys:
+        answered = {"option_id": oid} if oid is not None else {"option__isnull": True}
+        GroupingTally.objects.filter(grouping_question_id=gid, shard=shard, **answered).update(
+            count=F("count") + counts[gid, oid]
+        )
+
+
+def group_answers_record(*, survey_id, submission, answers, chosen, shard=0):
+    """Store the chosen options and add the submission, in shard ``shard``, to the counts of
+    its answers, the per-(question, option) tallies and its regression cells.
 
     A "Prefer not to say" (option None) is stored and counted on its grouping question, and
     is in no option's tallies: it is missing for breakdowns, not a group of its own. It is
@@ -167,25 +191,23 @@ def group_answers_record(*, survey_id, submission, answers, chosen):
         GroupAnswer(submission=submission, grouping_question_id=gid, option_id=oid)
         for gid, oid in chosen.items()
     )
-    declined = [gid for gid, oid in chosen.items() if oid is None]
-    if declined:
-        GroupingQuestion.objects.filter(id__in=declined).update(
-            declined_count=F("declined_count") + 1
-        )
+    grouping_tallies_add({pair: 1 for pair in chosen.items()}, shard=shard)
     options = [oid for oid in chosen.values() if oid is not None]
-    GroupingOption.objects.filter(id__in=options).update(respondent_count=F("respondent_count") + 1)
     yes_ids = [qid for qid, bit in answers.items() if bit]
     if answers and chosen:
         key = group_cell_key(chosen)
         GroupCell.objects.bulk_create(
-            (GroupCell(question_id=qid, key=key) for qid in sorted(answers)), ignore_conflicts=True
+            (GroupCell(question_id=qid, key=key, shard=shard) for qid in sorted(answers)),
+            ignore_conflicts=True,
         )
-        GroupCell.objects.filter(question_id__in=answers, key=key).update(
+        GroupCell.objects.filter(question_id__in=answers, key=key, shard=shard).update(
             report_count=F("report_count") + 1,
             yes_count=F("yes_count")
             + Case(When(question_id__in=yes_ids, then=Value(1)), default=Value(0)),
         )
-    updated = GroupTally.objects.filter(question_id__in=answers, option_id__in=options).update(
+    updated = GroupTally.objects.filter(
+        question_id__in=answers, option_id__in=options, shard=shard
+    ).update(
         report_count=F("report_count") + 1,
         yes_count=F("yes_count")
         + Case(When(question_id__in=yes_ids, then=Value(1)), default=Value(0)),
@@ -209,27 +231,58 @@ def _bit_question_ids(survey):
     ]
 
 
-def group_tallies_ensure(*, survey):
-    """Create the zero tally row of every (yes/no question, grouping option) pair that lacks
-    one (breakdowns by group cover the yes/no questions)."""
-    question_ids = _bit_question_ids(survey)
-    option_ids = list(
-        GroupingOption.objects.filter(grouping_question__survey=survey).values_list("id", flat=True)
-    )
-    GroupTally.objects.bulk_create(
-        (GroupTally(question_id=qid, option_id=oid) for qid in question_ids for oid in option_ids),
+def _grouping_answers(survey):
+    """Every answer a grouping question of ``survey`` takes: (its id, an option id or None)."""
+    return [
+        *GroupingOption.objects.filter(grouping_question__survey=survey).values_list(
+            "grouping_question_id", "id"
+        ),
+        *((gid, None) for gid in survey.grouping_questions.values_list("id", flat=True)),
+    ]
+
+
+def _grouping_tallies_create(survey, counts):
+    """The rows of every shard of each grouping answer's count, ``counts`` in shard 0 (created
+    up front, as the (question, option) tallies are: a first answer creates no row)."""
+    GroupingTally.objects.bulk_create(
+        (
+            GroupingTally(
+                grouping_question_id=gid,
+                option_id=oid,
+                shard=shard,
+                count=counts.get((gid, oid), 0) if shard == 0 else 0,
+            )
+            for gid, oid in _grouping_answers(survey)
+            for shard in range(TALLY_SHARDS)
+        ),
         ignore_conflicts=True,
     )
 
 
-def _counts_by(queryset, field):
-    return dict(queryset.values_list(field).annotate(n=Count("id")))
+def group_tallies_ensure(*, survey):
+    """Create the zero tally rows (every shard's) of every (yes/no question, grouping option)
+    pair and grouping answer that lacks them (breakdowns by group cover the yes/no
+    questions)."""
+    question_ids = _bit_question_ids(survey)
+    option_ids = list(
+        GroupingOption.objects.filter(grouping_question__survey=survey).values_list("id", flat=True)
+    )
+    _grouping_tallies_create(survey, {})
+    GroupTally.objects.bulk_create(
+        (
+            GroupTally(question_id=qid, option_id=oid, shard=shard)
+            for qid in question_ids
+            for oid in option_ids
+            for shard in range(TALLY_SHARDS)
+        ),
+        ignore_conflicts=True,
+    )
 
 
 @transaction.atomic
 def group_tallies_rebuild(*, survey):
     """Recount every per-(yes/no question, option) tally and option count from the stored
-    rows."""
+    rows, into shard 0 (the other shards' tally rows at zero)."""
     question_ids = _bit_question_ids(survey)
     # Per option, one pair of counts per question (reports, yes reports), in one query.
     aggregates = {}
@@ -251,21 +304,17 @@ def group_tallies_rebuild(*, survey):
         GroupTally(
             question_id=qid,
             option=option,
-            report_count=found.get((qid, option.pk), (0, 0))[0],
-            yes_count=found.get((qid, option.pk), (0, 0))[1],
+            shard=shard,
+            report_count=found.get((qid, option.pk), (0, 0))[0] if shard == 0 else 0,
+            yes_count=found.get((qid, option.pk), (0, 0))[1] if shard == 0 else 0,
         )
         for qid in question_ids
         for option in options
+        for shard in range(TALLY_SHARDS)
     )
-    respondents = _counts_by(answers, "option_id")
-    for option in options:
-        option.respondent_count = respondents.get(option.pk, 0)
-    GroupingOption.objects.bulk_update(options, ["respondent_count"])
-    declined = _counts_by(answers.filter(option__isnull=True), "grouping_question_id")
-    grouping_questions = list(GroupingQuestion.objects.filter(survey=survey))
-    for grouping_question in grouping_questions:
-        grouping_question.declined_count = declined.get(grouping_question.pk, 0)
-    GroupingQuestion.objects.bulk_update(grouping_questions, ["declined_count"])
+    GroupingTally.objects.filter(grouping_question__survey=survey).delete()
+    respondents = answers.values_list("grouping_question_id", "option_id").annotate(n=Count("id"))
+    _grouping_tallies_create(survey, {(gid, oid): n for gid, oid, n in respondents.order_by()})
     group_cells_rebuild(survey=survey, question_ids=question_ids)
 
 

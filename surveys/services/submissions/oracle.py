@@ -100,6 +100,7 @@ def _orm_store(*, survey_id, clean, held=False) -> bool:
                     for gid, oid in clean.groups.items()
                 )
                 return True
+            shard = tally_shard_pick()
             if clean.groups:
                 # Breakdowns by group cover the yes/no questions (their tallies count yes).
                 group_answers_record(
@@ -111,8 +112,8 @@ def _orm_store(*, survey_id, clean, held=False) -> bool:
                         if questions[qid][1] == Question.Kind.YES_NO
                     },
                     chosen=clean.groups,
+                    shard=shard,
                 )
-            shard = tally_shard_pick()
             tally_add(
                 survey_id,
                 responses=1,
@@ -129,7 +130,8 @@ def _orm_store(*, survey_id, clean, held=False) -> bool:
                 shard=shard,
             )
             numeric_tallies_add(
-                {(qid, report): 1 for qid, report in clean.answers.items() if qid in histograms}
+                {(qid, report): 1 for qid, report in clean.answers.items() if qid in histograms},
+                shard=shard,
             )
     except IntegrityError:  # this id is stored already (a replay, or a concurrent retry)
         return False

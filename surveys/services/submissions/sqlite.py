@@ -16,8 +16,7 @@ import dpengine
 from ...models import (
     GroupAnswer,
     GroupCell,
-    GroupingOption,
-    GroupingQuestion,
+    GroupingTally,
     GroupTally,
     NumericTally,
     Question,
@@ -129,28 +128,28 @@ def _group_writes(cursor, *, submission_pk, answers, kinds, groups):
     yes/no reports to the per-(question, option) tallies and to the regression's cells. True:
     some tally rows were missing."""
     _group_answers_insert(cursor, submission_pk=submission_pk, groups=groups)
-    declined = [gid for gid, oid in groups.items() if oid is None]
-    if declined:
-        cursor.execute(
-            f"UPDATE {GroupingQuestion._meta.db_table} SET declined_count = declined_count + 1"
-            f" WHERE id IN ({_marks(len(declined))})",
-            declined,
-        )
+    for declined, target in ((False, "option_id"), (True, "grouping_question_id")):
+        chosen = [(gid, oid) for gid, oid in groups.items() if (oid is None) == declined]
+        if chosen:
+            cursor.execute(
+                f"INSERT INTO {GroupingTally._meta.db_table}"
+                " (grouping_question_id, option_id, shard, count)"
+                f" VALUES {', '.join(['(%s, %s, 0, 1)'] * len(chosen))}"
+                f" ON CONFLICT ({target}, shard)"
+                f" WHERE option_id IS {'' if declined else 'NOT '}NULL"
+                " DO UPDATE SET count = count + 1",
+                [value for pair in chosen for value in pair],
+            )
     options = [oid for oid in groups.values() if oid is not None]
-    if options:
-        cursor.execute(
-            f"UPDATE {GroupingOption._meta.db_table} SET respondent_count = respondent_count + 1"
-            f" WHERE id IN ({_marks(len(options))})",
-            options,
-        )
     bits = [qid for qid in sorted(answers) if kinds[qid] == YES_NO]
     if not bits:
         return False
     key = group_cell_key(groups)
     cursor.execute(
-        f"INSERT INTO {GroupCell._meta.db_table} (question_id, key, report_count, yes_count)"
-        f" VALUES {', '.join(['(%s, %s, 1, %s)'] * len(bits))}"
-        " ON CONFLICT (question_id, key) DO UPDATE"
+        f"INSERT INTO {GroupCell._meta.db_table}"
+        " (question_id, key, shard, report_count, yes_count)"
+        f" VALUES {', '.join(['(%s, %s, 0, 1, %s)'] * len(bits))}"
+        " ON CONFLICT (question_id, key, shard) DO UPDATE"
         " SET report_count = report_count + 1, yes_count = yes_count + excluded.yes_count",
         [value for qid in bits for value in (qid, key, int(answers[qid]))],
     )
@@ -160,7 +159,8 @@ def _group_writes(cursor, *, submission_pk, answers, kinds, groups):
     cursor.execute(
         f"UPDATE {GroupTally._meta.db_table} SET report_count = report_count + 1,"
         f" yes_count = yes_count + (question_id IN ({_marks(len(yes)) or '-1'}))"
-        f" WHERE option_id IN ({_marks(len(options))}) AND question_id IN ({_marks(len(bits))})",
+        f" WHERE option_id IN ({_marks(len(options))}) AND question_id IN ({_marks(len(bits))})"
+        " AND shard = 0",
         [*yes, *options, *bits],
     )
     return cursor.rowcount != len(options) * len(bits)
@@ -203,11 +203,11 @@ def _histograms_add(cursor, *, answers, kinds):
     if not numeric:
         return
     cursor.execute(
-        f"INSERT INTO {NumericTally._meta.db_table} AS h (id, question_id, report, count)"
-        " SELECT a.column1, a.column2, a.column3, 1"
+        f"INSERT INTO {NumericTally._meta.db_table} AS h (id, question_id, report, shard, count)"
+        " SELECT a.column1, a.column2, a.column3, 0, 1"
         f" FROM (VALUES {', '.join(['(%s, %s, %s)'] * len(numeric))}) AS a"
         f" JOIN {Question._meta.db_table} AS q ON q.id = a.column2"
         " WHERE q.randomized ORDER BY a.column2"
-        " ON CONFLICT (question_id, report) DO UPDATE SET count = h.count + 1",
+        " ON CONFLICT (question_id, report, shard) DO UPDATE SET count = h.count + 1",
         [value for qid in numeric for value in (random_key(), qid, answers[qid])],
     )

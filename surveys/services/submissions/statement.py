@@ -17,6 +17,7 @@ from ...models import (
     GroupCell,
     GroupingOption,
     GroupingQuestion,
+    GroupingTally,
     GroupTally,
     NumericTally,
     Question,
@@ -42,6 +43,7 @@ _TABLES = {
         "answer": GroupAnswer,
         "group_tally": GroupTally,
         "group_cell": GroupCell,
+        "grouping_tally": GroupingTally,
         "tally": TallyShard,
         "day_tally": DayTally,
         "numeric_tally": NumericTally,
@@ -251,11 +253,14 @@ _SPENT = """, spent AS (
     SELECT {token_key}, s.survey_id, {digest}, {held} FROM s
 )"""
 # - ``chosen`` stores the grouping answers, ``counted`` counts the respondent on each chosen
-#   option, ``declined`` on each grouping question answered "Prefer not to say", and
-#   ``grouped`` adds the yes/no reports to the per-(question, option) tallies (a declined
-#   answer is in none), creating a row that is missing (``created``: the caller then has the
-#   tallies recounted); ``cells`` adds them to the regression's cell of the whole combination
-#   of grouping answers (``models.group_cell_key`` in SQL), creating it if it is the first.
+#   option, ``declined`` on each grouping question answered "Prefer not to say"
+#   (``models.GroupingTally``), and ``grouped`` adds the yes/no reports to the
+#   per-(question, option) tallies (a declined answer is in none), creating a row that is
+#   missing (``created``: the caller then has the tallies recounted); ``cells`` adds them to
+#   the regression's cell of the whole combination of grouping answers
+#   (``models.group_cell_key`` in SQL), creating it if it is the first. Each in the shard
+#   ``shard``, as the tally shard: two submissions to one survey wait for each other's locks
+#   only when they drew the same shard.
 #   A submission without grouping answers runs the statement without
 #   these parts: opening their tables for nothing was a tenth of its database time. A held
 #   submission (the held form, below) stores its answers (``_GROUPING_ANSWERS``) and counts
@@ -267,23 +272,27 @@ _GROUPING_ANSWERS = """, chosen AS (
     RETURNING grouping_question_id, option_id
 )"""
 _GROUPING_WRITES = """, counted AS (
-    UPDATE {option} AS o SET respondent_count = o.respondent_count + 1
-    FROM chosen WHERE o.id = chosen.option_id
-    RETURNING o.id
+    INSERT INTO {grouping_tally} AS t (grouping_question_id, option_id, shard, count)
+    SELECT chosen.grouping_question_id, chosen.option_id, {shard}, 1
+    FROM chosen WHERE chosen.option_id IS NOT NULL
+    ON CONFLICT (option_id, shard) WHERE option_id IS NOT NULL
+    DO UPDATE SET count = t.count + 1
 ), declined AS (
-    UPDATE {grouping} AS g SET declined_count = g.declined_count + 1
-    FROM chosen WHERE g.id = chosen.grouping_question_id AND chosen.option_id IS NULL
-    RETURNING g.id
+    INSERT INTO {grouping_tally} AS t (grouping_question_id, option_id, shard, count)
+    SELECT chosen.grouping_question_id, NULL, {shard}, 1
+    FROM chosen WHERE chosen.option_id IS NULL
+    ON CONFLICT (grouping_question_id, shard) WHERE option_id IS NULL
+    DO UPDATE SET count = t.count + 1
 ), grouped AS (
-    INSERT INTO {group_tally} AS t (question_id, option_id, report_count, yes_count)
-    SELECT a.question_id, chosen.option_id, 1, a.bit::int
+    INSERT INTO {group_tally} AS t (question_id, option_id, shard, report_count, yes_count)
+    SELECT a.question_id, chosen.option_id, {shard}, 1, a.bit::int
     FROM a, chosen WHERE chosen.option_id IS NOT NULL{yes_no_only}
-    ON CONFLICT (question_id, option_id) DO UPDATE
+    ON CONFLICT (question_id, option_id, shard) DO UPDATE
         SET report_count = t.report_count + 1, yes_count = t.yes_count + excluded.yes_count
     RETURNING xmax = 0 AS created
 ), cells AS (
-    INSERT INTO {group_cell} AS t (question_id, key, report_count, yes_count)
-    SELECT a.question_id, k.key, 1, a.bit::int
+    INSERT INTO {group_cell} AS t (question_id, key, shard, report_count, yes_count)
+    SELECT a.question_id, k.key, {shard}, 1, a.bit::int
     FROM a, (
         SELECT string_agg(
             grouping_question_id || ':' || COALESCE(option_id::text, '-'), ','
@@ -292,22 +301,23 @@ _GROUPING_WRITES = """, counted AS (
         FROM chosen
     ) AS k
     WHERE k.key IS NOT NULL{yes_no_only}
-    ON CONFLICT (question_id, key) DO UPDATE
+    ON CONFLICT (question_id, key, shard) DO UPDATE
         SET report_count = t.report_count + 1, yes_count = t.yes_count + excluded.yes_count
 )"""
 # - ``numeric_tallied`` (typed only) adds each randomized numeric report to its question's
-#   histogram (``models.NumericTally``), creating the row of a value not reported before. Read
+#   histogram (``models.NumericTally``) in the shard ``shard``, creating the row of a value
+#   not reported before in it. Read
 #   by nothing, so it runs to completion after the final INSERT: every submission locks its
 #   tally shard first, then its histogram rows in question order, so two submissions never
 #   wait for each other in a cycle.
 _NUMERIC_TALLIES = """, numeric_tallied AS (
-    INSERT INTO {numeric_tally} AS h (id, question_id, report, count)
-    SELECT k.tally_key, a.question_id, a.report, 1
+    INSERT INTO {numeric_tally} AS h (id, question_id, report, shard, count)
+    SELECT k.tally_key, a.question_id, a.report, {shard}, 1
     FROM s, a JOIN unnest({questions}, {tally_keys}) AS k (question_id, tally_key)
         ON k.question_id = a.question_id
     WHERE a.kind = {numeric} AND a.randomized
     ORDER BY a.question_id
-    ON CONFLICT (question_id, report) DO UPDATE SET count = h.count + 1
+    ON CONFLICT (question_id, report, shard) DO UPDATE SET count = h.count + 1
 )"""
 # - ``day_tallied`` adds the submission to its day's tally (``models.DayTally``, what a public
 #   release counts): one respondent, each yes/no report (its question's yes count and report

@@ -126,9 +126,10 @@ def test_a_breakdown_costs_the_same_queries_at_any_number_of_responses(
     rng = np.random.default_rng(3)
     survey = simulate(grouped_survey, rng.random((30, 2)) < 0.5, [[options[0]]] * 30)
     gq = survey.grouping_questions.get()
-    # options, tallies, questions, and the response count (its tally shards: who is in no group)
-    with django_assert_num_queries(4):
+    # options, tallies, respondents per option, questions, and the response count (its tally
+    # shards: who is in no group)
+    with django_assert_num_queries(5):
         selectors.survey_breakdown(survey=survey, grouping_question=gq)
     simulate(survey, rng.random((3000, 2)) < 0.5, [[options[i % 3]] for i in range(3000)])
-    with django_assert_num_queries(4):
+    with django_assert_num_queries(5):
         selectors.survey_breakdown(survey=survey, grouping_question=gq)

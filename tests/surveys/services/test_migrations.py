@@ -377,3 +377,55 @@ def test_co_researchers_invitations_keep_their_rows_under_the_new_name(owner, ot
     SurveyInvitation = apps.get_model("surveys", "SurveyInvitation")
     assert SurveyInvitation.objects.count() == 2
     migrate(latest())
+
+
+BEFORE_TALLY_SHARDS = [("surveys", "0034_day_tallies")]
+TALLY_SHARDS = [("surveys", "0035_tally_shards")]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.slow
+def test_the_grouping_counts_and_tallies_are_kept_in_shard_0(owner):
+    apps = migrate(BEFORE_TALLY_SHARDS)
+    Survey = apps.get_model("surveys", "Survey")
+    Question = apps.get_model("surveys", "Question")
+    GroupingQuestion = apps.get_model("surveys", "GroupingQuestion")
+    GroupingOption = apps.get_model("surveys", "GroupingOption")
+    survey = Survey.objects.create(owner_id=owner.pk, title="Answered", status="open")
+    question = Question.objects.create(survey=survey, position=0, text="A?")
+    team = GroupingQuestion.objects.create(
+        survey=survey, position=0, text="Team?", declined_count=2
+    )
+    red = GroupingOption.objects.create(
+        grouping_question=team, position=0, label="Red", respondent_count=5
+    )
+    blue = GroupingOption.objects.create(grouping_question=team, position=1, label="Blue")
+    apps.get_model("surveys", "GroupTally").objects.create(
+        question=question, option=red, report_count=5, yes_count=3
+    )
+    apps.get_model("surveys", "GroupCell").objects.create(
+        question=question, key=f"{team.pk}:{red.pk}", report_count=5, yes_count=3
+    )
+    apps.get_model("surveys", "NumericTally").objects.create(
+        id=2**41, question=question, report=4, count=7
+    )
+
+    apps = migrate(TALLY_SHARDS)
+    GroupingTally = apps.get_model("surveys", "GroupingTally")
+    assert sorted(
+        GroupingTally.objects.filter(shard=0).values_list("option_id", "count"), key=repr
+    ) == sorted([(red.pk, 5), (blue.pk, 0), (None, 2)], key=repr)
+    assert not GroupingTally.objects.exclude(shard=0).exclude(count=0).exists()
+    assert GroupingTally.objects.count() == 3 * 16
+    GroupTally = apps.get_model("surveys", "GroupTally")
+    assert list(
+        GroupTally.objects.filter(report_count__gt=0).values_list("shard", "yes_count")
+    ) == [(0, 3)]
+    assert GroupTally.objects.count() == 16  # every shard's row, as opening a survey makes
+    assert list(
+        apps.get_model("surveys", "GroupCell").objects.values_list("shard", "yes_count")
+    ) == [(0, 3)]
+    assert list(
+        apps.get_model("surveys", "NumericTally").objects.values_list("shard", "count")
+    ) == [(0, 7)]
+    migrate(latest())

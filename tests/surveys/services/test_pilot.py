@@ -12,7 +12,7 @@ from surveys.exports.codebook import survey_codebook
 from surveys.exports.csv import report_csv_rows
 from surveys.models import (
     GroupAnswer,
-    GroupingOption,
+    GroupingTally,
     GroupTally,
     PublicRelease,
     Submission,
@@ -71,8 +71,8 @@ def counted(survey):
             )
         ),
         "option_respondents": sum(
-            GroupingOption.objects.filter(grouping_question__survey=survey).values_list(
-                "respondent_count", flat=True
+            GroupingTally.objects.filter(grouping_question__survey=survey).values_list(
+                "count", flat=True
             )
         ),
     }

@@ -13,6 +13,7 @@ from surveys import selectors, services
 from surveys.models import (
     GroupAnswer,
     GroupingQuestion,
+    GroupingTally,
     GroupTally,
     Question,
     Submission,
@@ -229,10 +230,10 @@ def grouped(make_survey):
 def group_state(survey):
     return (
         sorted(GroupAnswer.objects.values_list("option_id", flat=True)),
+        sorted(GroupTally.objects.totals()),
         sorted(
-            GroupTally.objects.values_list("question_id", "option_id", "report_count", "yes_count")
+            (oid, n) for _gid, oid, n in GroupingTally.objects.filter(option__isnull=False).totals()
         ),
-        sorted(survey.grouping_questions.get().options.values_list("id", "respondent_count")),
     )
 
 

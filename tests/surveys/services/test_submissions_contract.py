@@ -27,8 +27,7 @@ from surveys.models import (
     DayTally,
     GroupAnswer,
     GroupCell,
-    GroupingOption,
-    GroupingQuestion,
+    GroupingTally,
     GroupTally,
     NumericTally,
     Question,
@@ -352,29 +351,12 @@ def stored(survey):
             key=repr,
         ),
         "tallies": (tallies.responses, sorted(tallies.reports.items())),
-        "group_tallies": sorted(
-            GroupTally.objects.filter(question__survey=survey).values_list(
-                "question_id", "option_id", "report_count", "yes_count"
-            )
+        "group_tallies": sorted(GroupTally.objects.filter(question__survey=survey).totals()),
+        "group_cells": sorted(GroupCell.objects.filter(question__survey=survey).totals()),
+        "groupings": sorted(
+            GroupingTally.objects.filter(grouping_question__survey=survey).totals(), key=repr
         ),
-        "group_cells": sorted(
-            GroupCell.objects.filter(question__survey=survey).values_list(
-                "question_id", "key", "report_count", "yes_count"
-            )
-        ),
-        "options": sorted(
-            GroupingOption.objects.filter(grouping_question__survey=survey).values_list(
-                "id", "respondent_count"
-            )
-        ),
-        "declined": sorted(
-            GroupingQuestion.objects.filter(survey=survey).values_list("id", "declined_count")
-        ),
-        "histograms": sorted(
-            NumericTally.objects.filter(question__survey=survey).values_list(
-                "question_id", "report", "count"
-            )
-        ),
+        "histograms": sorted(NumericTally.objects.filter(question__survey=survey).totals()),
         "days": day_totals(survey),
     }
 
