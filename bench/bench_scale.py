@@ -3,6 +3,7 @@ responses (issues 28 and 34).
 
     .venv/bin/python bench/bench_scale.py                       # 1,000 vs 100,000
     BENCH_SCALE=1000000 .venv/bin/python bench/bench_scale.py   # 1,000, 200,000 and 1,000,000
+    BENCH_SCALE=10000000 ...                                    # and 10,000,000
     BENCH_DATABASE_URL=postgres://postgres@127.0.0.1:5432/h_scale ...   # a database kept
 
 On PostgreSQL (the production case), by default on a scratch database; with
@@ -54,6 +55,7 @@ SMALL = 1000
 # Loader processes at once (BENCH_LOADERS): on a shared machine each gets a share of the cores.
 LOADERS = int(os.environ.get("BENCH_LOADERS", "1"))
 REGRESSION_SIZE = 200_000  # issue 34: the regression at 200k and 1M, one grouping question
+MILLION = 1_000_000
 REQUESTS = int(os.environ.get("BENCH_REQUESTS", "5"))
 DAYS = 20  # responses are spread over the last DAYS days
 YEARS = ("Under 1 year", "1 to 5 years", "5 to 10 years", "Over 10 years")
@@ -108,10 +110,8 @@ def _grow(survey, size, *, have, part=0, parts=1):
 
 def _grow_in_parallel(survey, size):
     """BENCH_LOADERS processes at once, each ``_grow`` of its days (on a busy machine one
-    process gets a share of the cores, several get more); the grouping tallies and cells
-    recounted once from the rows at the end (``_load_part``)."""
-    from surveys.services import tallies
-
+    process gets a share of the cores, several get more). Each chunk adds to the tallies in
+    its own transaction, taking the rows' locks in one order (``simulation_bulk``)."""
     have = survey.response_count
     loaders = [
         subprocess.Popen(
@@ -124,17 +124,11 @@ def _grow_in_parallel(survey, size):
     ]
     failed = [loader.args for loader in loaders if loader.wait() != 0]
     assert not failed, failed
-    tallies.group_tallies_rebuild(survey=survey)
 
 
 def _load_part(size, part):
     from surveys.models import Survey
-    from surveys.services import simulation
 
-    # The service recounts the grouping tallies from the rows after each call; concurrent
-    # recounts of one survey would delete and insert the same rows at once, so the loaders
-    # skip it and their parent recounts once, after them (_grow_in_parallel).
-    simulation.group_tallies_rebuild = lambda survey: None
     survey = Survey.objects.get(pk=part["survey"])
     _grow(survey, size, have=part["have"], part=part["part"], parts=part["parts"])
 
@@ -272,8 +266,9 @@ def _database():
 
 
 def _sizes(scale):
-    """1,000, 200,000 when the scale is above it (the regression at 200k, issue 34), the scale."""
-    return [SMALL, *([REGRESSION_SIZE] if SMALL < REGRESSION_SIZE < scale else []), scale]
+    """1,000, then 200,000 and 1,000,000 where the scale is above them (the regression at 200k
+    and 1M, issue 34), the scale."""
+    return [SMALL, *(size for size in (REGRESSION_SIZE, MILLION) if SMALL < size < scale), scale]
 
 
 def main():
