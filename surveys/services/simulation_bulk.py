@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import date
 
 import numpy as np
-from django.db import IntegrityError, connection
+from django.db import IntegrityError, connection, transaction
 
 from .. import selectors
 from ..models import GroupAnswer, Question, Submission, group_cell_key, question_key
@@ -109,6 +109,7 @@ def simulated_histograms(questions, reports) -> dict:
     return counts
 
 
+@transaction.atomic
 def _tally_shard_add(chunk):
     tally_add(
         chunk.survey_id,

@@ -143,6 +143,7 @@ def _comparable(value):
     return value
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_bulk_store_leaves_every_table_as_one_by_one_submissions(make_survey, owner_api):
     one_by_one, bulk = _demo_shaped(make_survey), _demo_shaped(make_survey)
