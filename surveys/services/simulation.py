@@ -1,7 +1,5 @@
 """Simulated respondents (demos, tests, benchmarks): reports drawn through each question's
-mechanism, then stored and counted in bulk as submissions would be (``tallies``)."""
-
-import uuid
+mechanism, then stored and counted in bulk as submissions would be (``simulation_bulk``)."""
 
 import numpy as np
 from django.core.exceptions import ValidationError
@@ -17,14 +15,9 @@ from dpengine import (
 )
 
 from .. import selectors
-from ..models import (
-    GroupAnswer,
-    Question,
-    Submission,
-    question_key,
-)
-from ..selectors.public_results import RESPONDENTS, option_key, reports_key
-from .tallies import day_tally_add, group_tallies_rebuild, numeric_tallies_bulk_add, tally_add
+from ..models import Question
+from .simulation_bulk import Chunk, chunk_record, report_kind
+from .tallies import group_tallies_ensure
 
 
 def _simulated_truths(question, share, n, rng):
@@ -105,45 +98,10 @@ def simulated_reports_draw(*, survey, shares, n, rng) -> np.ndarray:
     return np.column_stack(columns) if columns else np.zeros((n, 0), dtype=bool)
 
 
-def simulated_tallies(questions, reports, total) -> dict:
-    """The tally vector of each question's column of simulated reports (``report_tally``
-    summed over the rows)."""
-    tallies = {}
-    for question, column in zip(questions, reports.T, strict=True):
-        values = column.astype(np.int64)
-        if selectors.is_cheating_detection(question) or question.compare_direct:
-            # A code, 0 to 3 (selectors.report_range): tallied as a four-option choice.
-            counts = np.bincount(values, minlength=selectors.report_range(question)[2] + 1)
-            tallies[question.pk] = [total, *map(int, counts)]
-        elif question.kind == Question.Kind.CHOICE:
-            counts = np.bincount(values, minlength=len(question.options))
-            tallies[question.pk] = [total, *map(int, counts)]
-        elif question.kind == Question.Kind.NUMERIC:
-            tallies[question.pk] = [total, int(values.sum()), int((values * values).sum())]
-        else:
-            tallies[question.pk] = [total, int(values.sum())]
-    return tallies
-
-
-def simulated_histograms(questions, reports) -> dict:
-    """``{(question id, report): reports}`` of each randomized numeric question's column."""
-    counts = {}
-    for question, column in zip(questions, reports.T, strict=True):
-        if question.kind == Question.Kind.NUMERIC and question.randomized:
-            values, numbers = np.unique(column.astype(np.int64), return_counts=True)
-            for value, number in zip(values.tolist(), numbers.tolist(), strict=True):
-                counts[question.pk, value] = number
-    return counts
-
-
 def _check_simulated_reports(questions, reports):
     for index, (question, column) in enumerate(zip(questions, reports.T, strict=True)):
         kind, low, high = (
-            ("yes_no", 0, 1)
-            if question.kind == Question.Kind.YES_NO
-            and not question.compare_direct
-            and not selectors.is_cheating_detection(question)
-            else selectors.report_range(question)
+            ("yes_no", 0, 1) if report_kind(question) is bool else selectors.report_range(question)
         )
         if column.size and (column.min() < low or column.max() > high):
             raise ValidationError(
@@ -165,32 +123,17 @@ def _check_simulated_options(*, grouping, options, total):
                 raise ValidationError({"options": [f"{option_id!r} is not an option here."]})
 
 
-def _simulated_day_counts(questions, typed, reports, grouping, options, total) -> dict:
-    """``tallies.day_counts`` summed over the simulated respondents, in bulk."""
-    counts = {RESPONDENTS: total}
-    for column, (question, kind) in enumerate(zip(questions, typed, strict=True)):
-        if kind is bool:
-            counts[question_key(question.pk)] = int(np.count_nonzero(reports[:, column]))
-            counts[reports_key(question.pk)] = total
-    if grouping:
-        chosen = np.asarray(options, dtype=np.int64).reshape(total, len(grouping))
-        values, numbers = np.unique(chosen, return_counts=True)
-        for option, number in zip(values, numbers, strict=True):
-            counts[option_key(int(option))] = int(number)
-    return counts
-
-
-@transaction.atomic
 def simulated_submissions_record(
-    *, survey, reports, options=None, received_on=None, batch_size=5000
+    *, survey, reports, options=None, received_on=None, chunk_size=100_000
 ) -> int:
     """Bulk-store simulated submissions: randomized reports, plus grouping answers if any.
 
     ``reports`` is an n × questions array whose rows already went through each question's
     mechanism (``simulated_reports_draw``: booleans or 0/1 for yes/no, an option's index, a
     noisy number), so they are stored exactly as a browser would have sent them. ``options``
-    (n × grouping questions option ids) is required when the survey has
-    grouping questions. For demos, tests and benchmarks; tallies are updated once at the end.
+    (n × grouping questions option ids) is required when the survey has grouping questions.
+    For demos, tests and benchmarks: ``chunk_size`` rows per transaction, each stored and
+    counted as one-by-one submissions would have been (``simulation_bulk``).
     """
     questions = list(survey.questions.all())
     grouping = list(survey.grouping_questions.prefetch_related("options"))
@@ -202,48 +145,21 @@ def simulated_submissions_record(
     _check_simulated_reports(questions, reports)
     options = [] if options is None else [list(row) for row in options]
     _check_simulated_options(grouping=grouping, options=options, total=total)
+    chosen = np.asarray(options, dtype=np.int64).reshape(total, len(grouping))
     received_on = received_on or timezone.now().date()
-    keys = [question_key(question.pk) for question in questions]
-    # As the submission writers store them: a boolean for yes/no, an integer otherwise.
-    typed = [
-        bool
-        if question.kind == Question.Kind.YES_NO
-        and not question.compare_direct
-        and not selectors.is_cheating_detection(question)
-        else int
-        for question in questions
-    ]
-    for start in range(0, total, batch_size):
-        chunk = reports[start : start + batch_size]
-        submissions = Submission.objects.bulk_create(
-            Submission(
-                survey=survey,
-                submission_id=uuid.uuid4(),
-                received_on=received_on,
-                reports={
-                    key: kind(value) for key, kind, value in zip(keys, typed, row, strict=True)
-                },
-            )
-            for row in chunk
-        )
-        if grouping:
-            GroupAnswer.objects.bulk_create(
-                (
-                    GroupAnswer(submission=submission, grouping_question=gq, option_id=int(option))
-                    for submission, row in zip(
-                        submissions, options[start : start + batch_size], strict=True
-                    )
-                    for gq, option in zip(grouping, row, strict=True)
-                ),
-                batch_size=batch_size,
-            )
-    tally_add(survey.pk, responses=total, reports=simulated_tallies(questions, reports, total))
-    day_tally_add(
-        survey.pk,
-        day=received_on,
-        counts=_simulated_day_counts(questions, typed, reports, grouping, options, total),
-    )
-    numeric_tallies_bulk_add(simulated_histograms(questions, reports))
     if grouping:
-        group_tallies_rebuild(survey=survey)
+        # As at opening: the tally row of every (yes/no question, option), counted from zero.
+        group_tallies_ensure(survey=survey)
+    for start in range(0, total, chunk_size):
+        with transaction.atomic():
+            chunk_record(
+                Chunk(
+                    survey_id=survey.pk,
+                    questions=questions,
+                    grouping=grouping,
+                    reports=reports[start : start + chunk_size],
+                    options=chosen[start : start + chunk_size],
+                    received_on=received_on,
+                )
+            )
     return total

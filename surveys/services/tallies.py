@@ -376,3 +376,44 @@ def group_cells_rebuild(*, survey, question_ids):
             if row[f"n_{qid}"]
         )
     GroupCell.objects.bulk_create(cells)
+
+
+def _upsert_added(table, *, columns, conflict, added, rows, batch_size=2000):
+    """Add ``rows`` (tuples of ``columns``) to ``table``: a missing row (by ``conflict``) is
+    created, a stored one gets each of the ``added`` columns summed. In the rows' sorted
+    order, as the submission statement locks them."""
+    rows = sorted(rows)
+    sums = ", ".join(f"{column} = t.{column} + excluded.{column}" for column in added)
+    with connection.cursor() as cursor:
+        for start in range(0, len(rows), batch_size):
+            batch = rows[start : start + batch_size]
+            values = ", ".join([f"({', '.join(['%s'] * len(columns))})"] * len(batch))
+            cursor.execute(
+                f"INSERT INTO {table} AS t ({', '.join(columns)}) VALUES {values}"
+                f" ON CONFLICT ({', '.join(conflict)}) DO UPDATE SET {sums}",
+                [value for row in batch for value in row],
+            )
+
+
+def group_tallies_bulk_add(counts):
+    """Add ``{(question id, option id): (reports, yes reports)}`` to the per-(question,
+    option) tallies (``GroupTally``) in shard 0, creating the missing rows."""
+    _upsert_added(
+        GroupTally._meta.db_table,
+        columns=("question_id", "option_id", "shard", "report_count", "yes_count"),
+        conflict=("question_id", "option_id", "shard"),
+        added=("report_count", "yes_count"),
+        rows=[(qid, oid, 0, n, yes) for (qid, oid), (n, yes) in counts.items()],
+    )
+
+
+def group_cells_bulk_add(counts):
+    """Add ``{(question id, cell key): (reports, yes reports)}`` to the regression's cells
+    (``GroupCell``) in shard 0, creating the missing ones."""
+    _upsert_added(
+        GroupCell._meta.db_table,
+        columns=("question_id", "key", "shard", "report_count", "yes_count"),
+        conflict=("question_id", "key", "shard"),
+        added=("report_count", "yes_count"),
+        rows=[(qid, key, 0, n, yes) for (qid, key), (n, yes) in counts.items()],
+    )
