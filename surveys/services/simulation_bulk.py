@@ -27,6 +27,7 @@ from .tallies import (
     day_tally_add,
     group_cells_bulk_add,
     group_tallies_bulk_add,
+    grouping_tallies_add,
     numeric_tallies_bulk_add,
     tally_add,
 )
@@ -171,9 +172,8 @@ def _option_count_add(chunk):
     counts = {}
     for position, grouping in enumerate(chunk.grouping):
         values, numbers = np.unique(chunk.options[:, position], return_counts=True)
-        counts.update(
-            {(grouping.pk, option): n for option, n in zip(values.tolist(), numbers.tolist())}
-        )
+        pairs = zip(values.tolist(), numbers.tolist(), strict=True)
+        counts.update({(grouping.pk, option): n for option, n in pairs})
     grouping_tallies_add(counts)
 
 
