@@ -1,6 +1,7 @@
 """The one PostgreSQL statement that checks and stores a submission, as text, composed from
 named parts (psycopg's ``sql.SQL(...).format(...)``): one condition per rule of the contract
-(``_checks``, keyed by ``contract.Rule``; ``CHECKS`` fails at import if a rule has no part),
+(``rules.rule_checks``, keyed by ``contract.Rule``; ``CHECKS`` fails at import if a rule has
+no part),
 then the writes: the submission, its grouping answers and their tallies, the histograms of
 its numeric reports, the tally shard.
 ``postgres`` prepares and runs it.
@@ -8,49 +9,10 @@ its numeric reports, the tally shard.
 
 from psycopg import sql
 
-import dpengine
-
-from ... import limits
-from ...models import (
-    DayTally,
-    GroupAnswer,
-    GroupCell,
-    GroupingOption,
-    GroupingQuestion,
-    GroupingTally,
-    GroupTally,
-    NumericTally,
-    Question,
-    SpentToken,
-    Submission,
-    Survey,
-    TallyShard,
-)
-from ...selectors import mechanisms
 from ...selectors.public_results import RESPONDENTS
 from .contract import Rule
+from .rules import CODED_SQL, KINDS, TABLES, rule_checks
 
-# Table names from the models, so a renamed table cannot leave the statement behind.
-_TABLES = {
-    name: sql.Identifier(model._meta.db_table)
-    for name, model in {
-        "survey": Survey,
-        "question": Question,
-        "grouping": GroupingQuestion,
-        "option": GroupingOption,
-        "submission": Submission,
-        "spent_token": SpentToken,
-        "answer": GroupAnswer,
-        "group_tally": GroupTally,
-        "group_cell": GroupCell,
-        "grouping_tally": GroupingTally,
-        "tally": TallyShard,
-        "day_tally": DayTally,
-        "numeric_tally": NumericTally,
-    }.items()
-}
-# yes_no, choice, numeric, text
-_KINDS = {kind.value: sql.Literal(kind.value) for kind in Question.Kind}
 # What the statement takes, in order: (name, PostgreSQL type); arrays as array literals
 # (``_array``: the driver's adaptation of lists costs more than the rest of the call).
 # Aligned: ``questions`` and ``bits``; ``groupings``, ``options`` (NULL: "Prefer not to say")
@@ -87,98 +49,6 @@ TYPED_PARAMETERS = (
     ("texts", "text[]"),
     ("tally_keys", "bigint[]"),
 )
-
-# A yes/no question q under a cheating-detection design (selectors.mechanisms
-# .is_cheating_detection): its report is a code 0-3 (2 × (group - 1) + bit), checked and
-# tallied as a four-option choice, never a bit.
-CHEATING_SQL = sql.SQL(
-    "(q.kind = {yes_no} AND q.randomized AND COALESCE(q.design ->> 'kind', '') IN ({kinds}))"
-).format(
-    **_KINDS, kinds=sql.SQL(", ").join(sql.Literal(kind) for kind in mechanisms.CHEATING_KINDS)
-)
-# A yes/no question compared with asking directly (``q.compare_direct``) sends a code too: 0/1
-# the randomized report, 2/3 the answer asked directly (selectors.mechanisms.COMPARE_CODES).
-# Both kinds of code are checked and tallied alike: ``CODED_SQL``, fewer than ``CODES``.
-CODED_SQL = sql.SQL("({} OR (q.kind = {} AND q.compare_direct))").format(
-    CHEATING_SQL, _KINDS["yes_no"]
-)
-if len(mechanisms.COMPARE_CODES) != mechanisms.CHEATING_CODES:
-    raise ImportError("a compared question's codes and a cheating-detection one's must agree")
-CODES = sql.Literal(mechanisms.CHEATING_CODES)
-
-# A numeric question q's slack, dpengine.report_bounds in SQL: the same doubles in the same
-# order (hi - lo, divided by ε, times REPORT_SCALES, rounded up), so the two agree to the unit.
-NUMERIC_SLACK_SQL = (
-    f"ceil({dpengine.REPORT_SCALES!r}::float8 * ((q.max_value - q.min_value)::float8 / q.epsilon))"
-)
-
-
-def _checks(*, typed, p):
-    """One SQL condition per rule, over the survey row ``v``; the question rules over its
-    question rows ``q`` (typed: left-joined with the answered reports ``a``); the grouping
-    rules over its grouping questions ``g`` (joined with the answers ``c``)."""
-    if typed:
-        # A direct numeric answer lies within the range itself: no noise, no slack.
-        fits = sql.SQL(
-            "(q.kind = {yes_no} AND NOT {cheating}"
-            " AND a.bit IS NOT NULL AND a.report IS NULL AND a.text IS NULL)"
-            " OR ({cheating} AND a.bit IS NULL AND a.text IS NULL"
-            " AND a.report >= 0 AND a.report < {codes})"
-            " OR (q.kind = {choice} AND a.bit IS NULL AND a.text IS NULL"
-            " AND a.report >= 0 AND a.report < jsonb_array_length(q.options))"
-            " OR (q.kind = {numeric} AND a.bit IS NULL AND a.text IS NULL"
-            " AND a.report >= q.min_value - {slack} AND a.report <= q.max_value + {slack})"
-            " OR (q.kind = {text} AND a.bit IS NULL AND a.report IS NULL"
-            " AND octet_length(a.text) <= {text_bytes})"
-        ).format(
-            **_KINDS,
-            cheating=CODED_SQL,
-            codes=CODES,
-            slack=sql.SQL("(CASE WHEN q.randomized THEN {} ELSE 0 END)").format(
-                sql.SQL(NUMERIC_SLACK_SQL)
-            ),
-            text_bytes=sql.Literal(limits.DIRECT_TEXT_MAX_BYTES),
-        )
-        known = sql.SQL("a.question_id IS NOT NULL")
-        unanswered = sql.SQL("a.question_id IS NULL")
-    else:
-        # Bits only: every answered question must be a yes/no one.
-        fits = sql.SQL("q.kind = {yes_no} AND NOT {cheating}").format(**_KINDS, cheating=CODED_SQL)
-        known = sql.SQL("q.id = ANY({questions})").format(**p)
-        unanswered = sql.SQL("q.id <> ALL({questions})").format(**p)
-    return {
-        Rule.ACCEPTING: sql.SQL(
-            "(v.status = {pilot} OR (v.status = {open}"
-            " AND (v.opens_at IS NULL OR v.opens_at <= {now})"
-            " AND (v.closes_at IS NULL OR v.closes_at > {now})))"
-        ).format(**p),
-        Rule.KNOWN_QUESTIONS: known,
-        Rule.REPORTS_FIT: sql.SQL("({})").format(fits),
-        Rule.REQUIRED_QUESTIONS: sql.SQL("q.required AND {}").format(unanswered),
-        # Every question the page shows once (not the hidden ones), or no order at all.
-        Rule.ORDER: sql.SQL(
-            "(cardinality({order}) = 0 OR (cardinality({order}) = ("
-            "SELECT count(*) FROM {question} AS q WHERE q.survey_id = v.id AND q.role = {shown})"
-            " AND cardinality({order}) = ("
-            "SELECT count(DISTINCT o.id) FROM unnest({order}) AS o (id)"
-            " JOIN {question} AS q ON q.id = o.id AND q.survey_id = v.id AND q.role = {shown})))"
-        ).format(**_TABLES, **p, shown=sql.Literal(Question.Role.QUESTION.value)),
-        Rule.KNOWN_GROUPINGS: sql.SQL("g.id = c.grouping_id AND g.survey_id = v.id"),
-        Rule.OPTIONS: sql.SQL(
-            "c.option_id IS NULL OR EXISTS ("
-            "SELECT FROM {option} AS o WHERE o.id = c.option_id AND o.grouping_question_id = g.id)"
-        ).format(**_TABLES),
-        Rule.REQUIRED_GROUPINGS: sql.SQL("g.required AND g.id <> ALL({groupings})").format(**p),
-        Rule.DESIGN: sql.SQL(
-            "({fingerprint} IS NULL OR v.design_fingerprint = {fingerprint})"
-        ).format(**p),
-        # The token's signature is checked by the caller; the tokened form spends it
-        # (``_SPENT``).
-        Rule.ACCESS: sql.SQL("({tokened} OR v.access <> {invitation})").format(
-            **p, invitation=sql.Literal(Survey.Access.INVITATION.value)
-        ),
-        Rule.ONCE: sql.SQL("ON CONFLICT (survey_id, submission_id) DO NOTHING"),
-    }
 
 
 # - ``survey`` finds the survey by slug, only if every rule holds; otherwise no row, and
@@ -386,18 +256,18 @@ def statement_text(*, typed, grouped, p, held=False, tokened=False):
     ``held``: the form for a batched survey, which stores the submission held
     (``Submission.held``) and writes no tally. ``tokened``: the form that spends the body's
     token with it (``_SPENT``)."""
-    rules = _checks(typed=typed, p=p)
+    rules = rule_checks(typed=typed, p=p)
     if typed:
         question_rows = sql.SQL(
             "{question} AS q LEFT JOIN unnest({questions}, {bits}, {reports}, {texts})"
             " AS a (question_id, bit, report, text) ON a.question_id = q.id"
             " WHERE q.survey_id = v.id"
-        ).format(**_TABLES, **p)
+        ).format(**TABLES, **p)
     else:
-        question_rows = sql.SQL("{question} AS q WHERE q.survey_id = v.id").format(**_TABLES)
+        question_rows = sql.SQL("{question} AS q WHERE q.survey_id = v.id").format(**TABLES)
     parts = [
         sql.SQL(_SURVEY).format(
-            **_TABLES,
+            **TABLES,
             **p,
             accepting=rules[Rule.ACCEPTING],
             design=rules[Rule.DESIGN],
@@ -413,10 +283,10 @@ def statement_text(*, typed, grouped, p, held=False, tokened=False):
             options_rule=rules[Rule.OPTIONS],
         ),
         sql.SQL(_TYPED_REPORTS if typed else _BITS).format(
-            **_TABLES, **_KINDS, **p, cheating=CODED_SQL
+            **TABLES, **KINDS, **p, cheating=CODED_SQL
         ),
         sql.SQL(_SUBMISSION).format(
-            **_TABLES,
+            **TABLES,
             **p,
             stored=sql.SQL(
                 "COALESCE(to_jsonb(bit), to_jsonb(report), to_jsonb(text))" if typed else "bit"
@@ -426,21 +296,21 @@ def statement_text(*, typed, grouped, p, held=False, tokened=False):
         ),
     ]
     if tokened:
-        parts.append(sql.SQL(_SPENT).format(**_TABLES, **p, held=sql.Literal(held)))
+        parts.append(sql.SQL(_SPENT).format(**TABLES, **p, held=sql.Literal(held)))
     if grouped:
-        parts.append(sql.SQL(_GROUPING_ANSWERS).format(**_TABLES, **p))
+        parts.append(sql.SQL(_GROUPING_ANSWERS).format(**TABLES, **p))
     if held:
         parts.append(sql.SQL(_HELD))
         return sql.Composed(parts).as_string()
     if grouped:
-        yes_no_only = sql.SQL(" AND a.kind = {yes_no}").format(**_KINDS) if typed else sql.SQL("")
-        parts.append(sql.SQL(_GROUPING_WRITES).format(**_TABLES, **p, yes_no_only=yes_no_only))
+        yes_no_only = sql.SQL(" AND a.kind = {yes_no}").format(**KINDS) if typed else sql.SQL("")
+        parts.append(sql.SQL(_GROUPING_WRITES).format(**TABLES, **p, yes_no_only=yes_no_only))
     if typed:
-        parts.append(sql.SQL(_NUMERIC_TALLIES).format(**_TABLES, **_KINDS, **p))
-    parts.append(sql.SQL(_DAY_TALLY).format(**_TABLES, **p, respondents=sql.Literal(RESPONDENTS)))
+        parts.append(sql.SQL(_NUMERIC_TALLIES).format(**TABLES, **KINDS, **p))
+    parts.append(sql.SQL(_DAY_TALLY).format(**TABLES, **p, respondents=sql.Literal(RESPONDENTS)))
     parts.append(
         sql.SQL(_TALLY).format(
-            **_TABLES,
+            **TABLES,
             **p,
             added=sql.SQL("a.added" if typed else "jsonb_build_array(1, a.bit::int)"),
             summed=sql.SQL(_SUM_VECTORS if typed else _SUM_BITS),
@@ -450,6 +320,6 @@ def statement_text(*, typed, grouped, p, held=False, tokened=False):
     return sql.Composed(parts).as_string()
 
 
-CHECKS = frozenset(_checks(typed=False, p={name: sql.SQL("") for name, _ in TYPED_PARAMETERS}))
+CHECKS = frozenset(rule_checks(typed=False, p={name: sql.SQL("") for name, _ in TYPED_PARAMETERS}))
 if frozenset(Rule) != CHECKS:
     raise ImportError(f"rules without their SQL part: {sorted(frozenset(Rule) - CHECKS)}")

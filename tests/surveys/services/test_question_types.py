@@ -277,14 +277,14 @@ def test_a_report_beyond_the_bound_is_a_400_naming_the_answer(mixed_survey, resp
     connection.vendor != "postgresql", reason="the statement's SQL runs on PostgreSQL only"
 )
 def test_the_statement_computes_every_numeric_slack_as_dpengine_does(make_survey):
-    """The statement's slack (submissions.statement.NUMERIC_SLACK_SQL) on 400 stored questions with
+    """The statement's slack (submissions.rules.NUMERIC_SLACK_SQL) on 400 stored questions with
     random ranges and ε against dpengine.report_bounds: equal to the unit."""
     import random
 
     from django.db import connection as db
 
     from dpengine import BoundedNumeric, report_bounds
-    from surveys.services.submissions.statement import NUMERIC_SLACK_SQL
+    from surveys.services.submissions.rules import NUMERIC_SLACK_SQL
 
     survey = make_survey(questions=[{"text": "Q?"}], status="draft")
     rng = random.Random(23)

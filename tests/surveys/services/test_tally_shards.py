@@ -15,6 +15,7 @@ from surveys import services
 from surveys.models import GroupCell, GroupingTally, GroupTally, NumericTally, TallyShard
 from surveys.services import grouping
 from surveys.services.submissions import CleanSubmission, postgres
+from surveys.services.submissions.contract import PreparedSubmission
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -36,7 +37,8 @@ def survey(make_survey):
 
 
 def _insert(survey, team, *, shard):
-    """One submission answering Red, both questions yes and 1, into ``shard``."""
+    """One submission answering Red, both questions yes and 1, into ``shard`` (the shard this
+    thread draws: ``_shard_of_thread``)."""
     first, second, numeric = survey.questions.order_by("position").values_list("id", flat=True)
     clean = CleanSubmission(
         submission_uuid=uuid.uuid4(),
@@ -44,11 +46,18 @@ def _insert(survey, team, *, shard):
         groups={team.pk: team.options.get(label="Red").pk},
         fingerprint=None,
     )
-    now = timezone.now()
-    stored = postgres.submission_insert(
-        slug=survey.slug, clean=clean, received_on=now.date(), shard=shard, now=now
-    )
-    assert stored is not None
+    _shards[threading.get_ident()] = shard
+    prepared = PreparedSubmission(slug=survey.slug, clean=clean, received=timezone.now())
+    assert postgres.write(prepared)
+
+
+# The shard each thread's submission draws, in place of tally_shard_pick's random one.
+_shards = {}
+
+
+@pytest.fixture(autouse=True)
+def _shard_of_thread(monkeypatch):
+    monkeypatch.setattr(postgres, "tally_shard_pick", lambda: _shards[threading.get_ident()])
 
 
 def _second_while_first_holds(survey, team, *, first_shard, second_shard):
