@@ -149,7 +149,7 @@ test-js: test-browser-deps
 ## make constants: rewrite tests/vectors/constants.json and static/js/constants.js from dpengine,
 ## surveys/limits.py and surveys/models/ (tools/constants.py); after changing a formula, a
 ## sampler, a bound or a code the browser shares. `make test` fails until they are rewritten
-## (tests/test_constants.py), and node --test holds the browser's code to them.
+## (tests/tools/test_constants.py), and node --test holds the browser's code to them.
 constants: $(VENV)/.runtime-installed
 	$(DEV_ENV) $(PY) -m tools.constants
 
