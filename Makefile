@@ -107,18 +107,22 @@ TEST_ENV := $(DEV_ENV) PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/.p
 # each with its own test database (test_<name>_gw0, ...), live server and Chromium. loadfile
 # keeps a module's tests on one worker, so a module-scoped live gunicorn (tests/live.py) starts
 # and migrates its database once. (xdist 3.8's loadgroup cannot mark tests on pytest 9.2.)
+# The workers take the longest files first (tests/conftest.py, from tests/file_times.txt), so
+# neither waits long at the end for the other's last file: --no-loadscope-reorder keeps that
+# order, where xdist would order the files by their number of tests.
+XDIST := --dist loadfile --no-loadscope-reorder
 PYTEST_WORKERS ?= auto
 test-python: $(VENV)/.dev-installed test-browser-deps test-proxy-deps test-r-deps gettext-deps
-	$(TEST_ENV) $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile $(PYTEST_ARGS)
+	$(TEST_ENV) $(PY) -m pytest -n $(PYTEST_WORKERS) $(XDIST) $(PYTEST_ARGS)
 
 ## make test-fast: the inner loop — everything but the browser (e2e) and the tests marked slow
 ## (by hand: live servers, subprocesses, statistical sweeps; by measurement: every test over
-## FAST_BUDGET_MS of CPU, tests/measured_slow.txt), then node --test: 1 min 5 s of CPU measured
-## on a loaded machine, 2026-12-02 ("Timing" in tests/README.md).
+## FAST_BUDGET_MS of CPU, tests/measured_slow.txt), then node --test: 46 s of CPU and 52 s
+## wall on a nearly quiet machine, 2026-12-02 ("Timing" in tests/README.md).
 ## `make test` (and CI, .ci/run) still runs everything. PYTEST_ARGS narrows it as for
 ## test-python.
 test-fast: $(VENV)/.dev-installed gettext-deps
-	$(TEST_ENV) $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile -m "not slow and not e2e" $(PYTEST_ARGS)
+	$(TEST_ENV) $(PY) -m pytest -n $(PYTEST_WORKERS) $(XDIST) -m "not slow and not e2e" $(PYTEST_ARGS)
 	node --test tests/js/
 
 ## make test-module M=surveys/services/batches.py: the tests of the modules you changed (M takes
@@ -134,14 +138,16 @@ test-module: $(VENV)/.dev-installed
 		$$files $(PYTEST_ARGS)
 
 ## make test-times: the whole suite with each test's CPU recorded (.pytest_cache/cpu/), the test
-## files summed by CPU, and tests/measured_slow.txt rewritten: the tests over FAST_BUDGET_MS of
-## CPU that no mark leaves out of `make test-fast` ("Timing" in tests/README.md).
+## files summed by CPU, tests/measured_slow.txt rewritten (the tests over FAST_BUDGET_MS of CPU
+## that no mark leaves out of `make test-fast`) and tests/file_times.txt (each file's seconds,
+## the order the workers take the files in): "Timing" in tests/README.md.
 FAST_BUDGET_MS ?= 20
 test-times: $(VENV)/.dev-installed test-browser-deps test-proxy-deps test-r-deps gettext-deps
 	rm -rf .pytest_cache/cpu
-	-$(TEST_ENV) $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile -p tests.cpu_times -q $(PYTEST_ARGS)
+	-$(TEST_ENV) $(PY) -m pytest -n $(PYTEST_WORKERS) $(XDIST) -p tests.cpu_times -q $(PYTEST_ARGS)
 	$(PY) -m tests.cpu_times > .pytest_cache/cpu/files.txt; head -40 .pytest_cache/cpu/files.txt
 	$(PY) -m tests.cpu_times slow $(FAST_BUDGET_MS) > tests/measured_slow.txt
+	$(PY) -m tests.cpu_times files > tests/file_times.txt
 
 test-js: test-browser-deps
 	node --test tests/js/
@@ -149,7 +155,7 @@ test-js: test-browser-deps
 ## make constants: rewrite tests/vectors/constants.json and static/js/constants.js from dpengine,
 ## surveys/limits.py and surveys/models/ (tools/constants.py); after changing a formula, a
 ## sampler, a bound or a code the browser shares. `make test` fails until they are rewritten
-## (tests/test_constants.py), and node --test holds the browser's code to them.
+## (tests/tools/test_constants.py), and node --test holds the browser's code to them.
 constants: $(VENV)/.runtime-installed
 	$(DEV_ENV) $(PY) -m tools.constants
 

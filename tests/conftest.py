@@ -1,7 +1,9 @@
 """The fixed cast: a survey owner, a second researcher and an anonymous respondent, in the
 browser and over the API. (Plain helpers are in tests/helpers.py.)"""
 
+import os
 import uuid
+from collections import defaultdict
 from pathlib import Path
 
 import pytest
@@ -40,6 +42,11 @@ def pytest_addoption(parser):
         action="store_true",
         help="do not mark slow the tests of tests/measured_slow.txt (make test-module)",
     )
+    parser.addoption(
+        "--database-only",
+        action="store_true",
+        help="run only the tests that reach a database (.ci/run's PostgreSQL pass)",
+    )
 
 
 def pytest_collection_modifyitems(config, items):
@@ -53,6 +60,78 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.e2e)
         if item.nodeid in slow:
             item.add_marker(pytest.mark.slow(measured=True))
+    if config.getoption("--database-only"):
+        left_out = [item for item in items if not reaches_a_database(item)]
+        if left_out:
+            config.hook.pytest_deselected(items=left_out)
+            items[:] = [item for item in items if reaches_a_database(item)]
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        longest_files_first(items)
+
+
+# The fixtures through which a test reaches the test database (a test without one cannot: pytest-
+# django refuses it any query).
+DATABASE_FIXTURES = {"db", "transactional_db", "django_db_reset_sequences", "live_server"}
+# What in a test module's source reaches a database another way: a live gunicorn or development
+# server, or manage.py, in a subprocess (tests/live.py, tests/live_databases.py), or a process
+# given DATABASE_URL.
+OTHER_WAYS_TO_A_DATABASE = ("tests.live", "from tests import live", "DATABASE_URL", "manage.py")
+
+
+def reaches_a_database(item):
+    """Whether the test's result can depend on the database the suite runs on: it uses the test
+    database (a fixture or the ``django_db`` mark), or its module starts something that opens
+    one. The others (dpengine, blindrsa, the source and docs checks, node) get the same result
+    on any database, so .ci/run's PostgreSQL pass leaves them to the SQLite pass
+    (``--database-only``)."""
+    if item.get_closest_marker("django_db") or DATABASE_FIXTURES & set(item.fixturenames):
+        return True
+    return any(way in _source(item.path) for way in OTHER_WAYS_TO_A_DATABASE)
+
+
+_sources = {}
+
+
+def _source(path):
+    if path not in _sources:
+        _sources[path] = path.read_text(encoding="utf-8")
+    return _sources[path]
+
+
+# Each test file's seconds (wall, setup to teardown) in the last `make test-times`
+# (tests/cpu_times.py), which the xdist workers use to run the longest files first.
+FILE_TIMES = Path(__file__).parent / "file_times.txt"
+# A file not measured yet: an estimate from its tests' marks (seconds a test).
+ESTIMATED_SECONDS = {"e2e": 4.0, "slow": 2.0, "other": 0.05}
+
+
+def file_times():
+    lines = FILE_TIMES.read_text().splitlines() if FILE_TIMES.exists() else []
+    times = {}
+    for line in lines:
+        if line and not line.startswith("#"):
+            seconds, path = line.split(maxsplit=1)
+            times[path] = float(seconds)
+    return times
+
+
+def longest_files_first(items):
+    """The longest file first, a file's tests in their order. xdist's ``--dist loadfile`` hands
+    the files to the workers in the order collected (with ``--no-loadscope-reorder``; by
+    default it orders them by their number of tests, which put the browser's files, few tests
+    of many seconds each, last): the last files handed out are then the short ones, and no
+    worker waits long at the end for the other's last file."""
+    measured, estimated = file_times(), defaultdict(float)
+    for item in items:
+        path = item.nodeid.split("::")[0]
+        if item.get_closest_marker("e2e"):
+            estimated[path] += ESTIMATED_SECONDS["e2e"]
+        elif item.get_closest_marker("slow"):
+            estimated[path] += ESTIMATED_SECONDS["slow"]
+        else:
+            estimated[path] += ESTIMATED_SECONDS["other"]
+    seconds = {path: measured.get(path, guess) for path, guess in estimated.items()}
+    items.sort(key=lambda item: -seconds[item.nodeid.split("::")[0]])
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -91,7 +170,7 @@ def export_files_in_a_temporary_directory(settings, tmp_path):
 def throttle_counts_end_with_the_test(request, django_db_blocker):
     """A transactional test (live server, ``transaction=True``) ends with a flush of the model
     tables, which leaves the cache table and its throttle counts: they would count against
-    the next test on the worker (tests/api/test_throttling.py reads the table)."""
+    the next test on the worker (tests/surveys/api/test_throttling.py reads the table)."""
     yield
     marker = request.node.get_closest_marker("django_db")
     if "transactional_db" in request.fixturenames or (marker and marker.kwargs.get("transaction")):

@@ -139,8 +139,27 @@ def marked_in_code(folder=OUT):
     return {nodeid for nodeid, *_rest, marked in read(folder)[0] if marked == ["1"]}
 
 
+FILES_HEADER = """\
+# Each test file's wall seconds (its tests' setup, call and teardown on their worker) when last
+# measured, written by `make test-times` (tests/cpu_times.py): the xdist workers take the
+# longest files first (tests/conftest.py). A file not listed is estimated from its marks."""
+
+
+def file_seconds(folder=OUT):
+    """tests/file_times.txt's text: each file's wall seconds, longest first."""
+    seconds = defaultdict(float)
+    for nodeid, _phase, _cpu, _own, _children, wall, *_flags in read(folder)[0]:
+        seconds[nodeid.split("::")[0]] += wall
+    print(FILES_HEADER)
+    for path, wall in sorted(seconds.items(), key=lambda kv: (-kv[1], kv[0])):
+        print(f"{wall:.1f} {path}")
+
+
 def main(args):
-    if args[:1] == ["slow"]:
+    if args[:1] == ["files"]:
+        # python -m tests.cpu_times files [FOLDER]: tests/file_times.txt's text.
+        file_seconds(*args[1:])
+    elif args[:1] == ["slow"]:
         # python -m tests.cpu_times slow MS [FOLDER]: tests/measured_slow.txt's text, the
         # tests over MS milliseconds of CPU that their code does not already leave out.
         seconds, folder = float(args[1]) / 1000, (args[2:] or [OUT])[0]

@@ -36,19 +36,21 @@ def dotted_name(path):
     return ".".join(parts)
 
 
-def mirrored_files(path):
-    if path.name == "__init__.py" or (ROOT / path).is_dir():
+def mirrored_files(path, root=ROOT):
+    """The test files of ``path`` (relative to ``root``) at its mirrored place."""
+    tests = root / "tests"
+    if path.name == "__init__.py" or (root / path).is_dir():
         package = path.parent if path.name == "__init__.py" else path
-        folder, stem = TESTS / package.parent, package.name
-        found = [TESTS / package] if (TESTS / package).is_dir() else []
+        folder, stem = tests / package.parent, package.name
+        found = [tests / package] if (tests / package).is_dir() else []
     else:
-        folder, stem = TESTS / path.parent, path.stem
+        folder, stem = tests / path.parent, path.stem
         found = []
     if folder.is_dir():
         found += sorted(folder.glob(f"test_{stem}.py")) + sorted(folder.glob(f"test_{stem}_*.py"))
     # A module of a package tested beside the package: submissions/contract.py in
     # tests/surveys/services/test_submissions_contract.py.
-    outer = TESTS / path.parent.parent
+    outer = tests / path.parent.parent
     if path.name != "__init__.py" and outer.is_dir():
         found += sorted(outer.glob(f"test_{path.parent.name}_{path.stem}.py"))
     return found

@@ -2,7 +2,7 @@
 and a URL for any route on a given survey (making the question, grouping question, member,
 invitation or export job the route names when the survey has none). Plain helpers, shared by
 the ownership tests (tests/surveys/views/test_common.py), the roles (test_roles.py) and the
-API's caching headers (tests/api/test_private_caching.py)."""
+API's caching headers (tests/surveys/api/test_private_caching.py)."""
 
 from django.urls import reverse
 

@@ -20,6 +20,7 @@ from pathlib import Path
 import dpengine
 from surveys import selectors, services
 from surveys.services.submissions import contract
+from tests.for_module import mirrored_files
 from tests.test_docs import code_spans, without_fences
 from tests.test_layers import LAYERS, imports_of, module_name, modules, within
 
@@ -338,7 +339,8 @@ def design_kind_lists():
 
 
 def test_no_list_of_design_kinds_is_typed_by_hand():
-    # The generated constants module lists them (tests/test_constants.py holds it to the table).
+    # The generated constants module lists them (tests/tools/test_constants.py holds it to
+    # the table).
     found = [path for path, _values in design_kind_lists() if path != "static/js/constants.js"]
     assert found == []
     assert "static/js/constants.js" in {path for path, _values in design_kind_lists()}
@@ -359,3 +361,72 @@ def test_a_range_is_min_and_max_outside_the_one_pair_of_mapping_functions():
     for path in sorted((ROOT / "static" / "js").glob("*.js")):
         code = re.sub(r"//.*|/\*[\s\S]*?\*/", "", path.read_text(encoding="utf-8"))
         assert not re.search(r"\b(lo|hi)\b", code), relative(path)
+
+
+# --- every module with logic has its mirrored test file -------------------------------------
+
+MIRRORED = ("surveys", "dpengine", "blindrsa", "tools")
+# Modules with logic that have no test file of their own, and why none is needed.
+NO_TEST_FILE_NEEDED = {
+    # Django's wiring: the app's configuration and the URL map are what every page test loads
+    # (tests/routes.py and tests/surveys/views/test_common.py walk the URL map route by route).
+    "surveys/apps.py": "loaded by every test",
+    "surveys/urls.py": "walked route by route by tests/surveys/views/test_common.py",
+}
+# Modules with logic whose tests are still in files named by feature, from before the rule
+# (tests/unmirrored.txt, one path a line). It only shrinks: a module that gains its mirrored
+# file must leave it, and a new module gets its file.
+UNMIRRORED = ROOT / "tests" / "unmirrored.txt"
+
+
+def has_logic(path):
+    """A module with a function, or a class with a method (not re-exports, constants or bare
+    exception classes)."""
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            return True
+        if isinstance(node, ast.ClassDef) and any(
+            isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef) for child in node.body
+        ):
+            return True
+    return False
+
+
+def without_mirrored_tests(root=ROOT, packages=MIRRORED):
+    """Each module with logic (migrations aside) that no mirrored test file tests, by path."""
+    for path in modules(root, packages=packages):
+        relative_path = path.relative_to(root)
+        if has_logic(path) and not mirrored_files(relative_path, root):
+            yield str(relative_path)
+
+
+def unmirrored():
+    lines = UNMIRRORED.read_text(encoding="utf-8").splitlines()
+    return {line for line in lines if line and not line.startswith("#")}
+
+
+def test_a_module_without_its_test_file_is_seen(tmp_path):
+    package = tmp_path / "planted"
+    package.mkdir()
+    (package / "__init__.py").write_text("from .plain import plain\n")
+    (package / "plain.py").write_text("def plain():\n    return 1\n")
+    (package / "names.py").write_text("NAMES = ('a', 'b')\n")
+    (package / "refusal.py").write_text("class Refused(Exception):\n    pass\n")
+    assert [Path(path).name for path in without_mirrored_tests(tmp_path, ("planted",))] == [
+        "plain.py"
+    ]
+    (tmp_path / "tests" / "planted").mkdir(parents=True)
+    (tmp_path / "tests" / "planted" / "test_plain.py").write_text("")
+    assert list(without_mirrored_tests(tmp_path, ("planted",))) == []
+
+
+def test_every_module_with_logic_has_its_mirrored_test_file():
+    """``tests/<its folder>/test_<module>.py`` (or ``test_<module>_<topic>.py``;
+    tests/for_module.py's ``mirrored_files``), which ``make test-module`` runs first."""
+    missing = set(without_mirrored_tests()) - set(NO_TEST_FILE_NEEDED) - unmirrored()
+    assert sorted(missing) == []
+
+
+def test_the_list_of_modules_without_a_test_file_only_shrinks():
+    """A listed module that has its file now, or no longer exists, leaves the list."""
+    assert sorted(unmirrored() - set(without_mirrored_tests())) == []

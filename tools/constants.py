@@ -4,11 +4,11 @@ Python is the source: dpengine's designs and samplers, surveys/limits.py and the
 server reads (surveys/models/). This module computes from them
 
 - ``tests/vectors/constants.json``: everything, read by the pytest check
-  (tests/test_constants.py) and by ``node --test`` (tests/js/*.test.mjs), and
+  (tests/tools/test_constants.py) and by ``node --test`` (tests/js/*.test.mjs), and
 - ``static/js/constants.js``: the few values the browser modules need at run time, as an
   ES module (a JSON import is not available in every browser a respondent may use).
 
-Run ``make constants`` after changing any of them; tests/test_constants.py fails when a
+Run ``make constants`` after changing any of them; tests/tools/test_constants.py fails when a
 committed file differs from what this module writes, and the node tests fail when the
 browser's samplers or formulas disagree with the file.
 

@@ -22,7 +22,7 @@ interval is the nearer end (the true value, in [0, 1], was not in the range anyw
 
 The rule (:func:`cheating_interval_method`): Wald's intervals are shown where the smaller
 group has at least ``WALD_MIN_GROUP`` respondents, at levels in ``WALD_LEVELS``; else the
-conservative one. ``tests/dpengine/test_cheating_small_samples.py`` holds the exact sweep
+conservative one. ``tests/dpengine/test_cheating_conservative.py`` holds the exact sweep
 behind the number (docs/statistics.md gives its table).
 """
 
@@ -41,7 +41,7 @@ from dpengine.intervals import ConfidenceInterval, binomial_interval
 WALD_METHOD = "wald"
 FIELLER_METHOD = "fieller"
 CONSERVATIVE_METHOD = "exact_conservative"
-# The exact sweep (tests/dpengine/test_cheating_small_samples.py: seven designs, the test
+# The exact sweep (tests/dpengine/test_cheating_conservative.py: seven designs, the test
 # grid of truths, equal groups and one twice the other, every smaller group from 40 to 160,
 # then to 400) finds Wald's (Fieller's) last shortfall below the floor at a smaller group of
 # 68 (90 %), 71 (95 %) and 62 (99 %) respondents, and none from there on. Rounded up.

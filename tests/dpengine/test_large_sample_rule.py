@@ -1,7 +1,7 @@
 """The large-sample rule of ``dpengine.guarantee`` (from LARGE_SAMPLE_REPORTS reports of the
 rarest kind on, a textbook interval is shown unchecked), derived from an exact sweep: beyond
 the rule every method keeps the floor. Exact: coverage enumerated from the binomial. In a file
-of its own so that the suite's workers share the sweeps (tests/dpengine/test_interval_guarantee.py
+of its own so that the suite's workers share the sweeps (tests/dpengine/test_guarantee.py
 holds the rest).
 """
 

@@ -3,7 +3,7 @@
 In a real Chromium: every submission body of a survey has one length whatever was answered
 or skipped (all yes, all no, skips, each kind of grouping answer, negative and positive
 numbers), and the memo a browser keeps is the same whether a question was answered or
-skipped. The server side of the padding is tests/api/test_submission_padding.py.
+skipped. The server side of the padding is tests/surveys/api/test_submission_padding.py.
 """
 
 import json

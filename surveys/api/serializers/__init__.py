@@ -5,7 +5,7 @@ researcher's surveys), ``estimates`` (their estimates, one row per question by t
 survey), ``submissions`` (the submission it sends), ``members`` (co-researchers and their
 invitations to join), ``invitations`` (respondents' invitations and a code's status). Every
 name is importable from here; no other module declares a serializer
-(tests/api/test_serializers_package.py)."""
+(tests/surveys/api/test_serializers_package.py)."""
 
 from .accounts import (
     ApiTokenSerializer,

@@ -115,7 +115,7 @@ def test_the_fingerprint_names_the_hidden_questions(make_survey):
 
 
 def test_the_server_and_the_page_practise_the_same_designs():
-    # One list, the design table's: the generated module holds it (tests/test_constants.py
+    # One list, the design table's: the generated module holds it (tests/tools/test_constants.py
     # holds the module to the table), and the page's script imports it from there.
     from tools import constants
 

@@ -222,7 +222,7 @@ def test_nothing_identifying_is_stored(open_survey, submit):
         "id", "survey", "submission_id", "received_on", "reports", "positions", "held",
     }  # fmt: skip
     assert Submission._meta.get_field("held").get_internal_type() == "BooleanField"
-    # No order sent, none stored (tests/api/test_question_order.py stores one).
+    # No order sent, none stored (tests/surveys/api/test_question_order.py stores one).
     assert Submission.objects.get().positions == {}
     assert Submission._meta.get_field("received_on").get_internal_type() == "DateField"
     # The reports are a randomized bit per question, keyed by question, and nothing else.

@@ -54,7 +54,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 WRITE_METHODS = ("POST", "PUT", "PATCH", "DELETE")
 NOT_HERE = {
     "admin/": "Django's admin: ModelAdmin runs its change and delete views in transaction.atomic "
-    "(tests/surveys/views/test_admin.py covers what it may change)",
+    "(tests/surveys/test_admin.py covers what it may change)",
 }
 
 
@@ -976,7 +976,7 @@ STORES_NOTHING = {
     ("accounts/password/change/", "PUT"): "the password form, empty",
     ("accounts/password/reset/", "PUT"): "the reset request form, empty",
     ("accounts/password/reset/<uidb64>/<token>/", "PUT"): "the new-password form, empty",
-    # An invitation code's state, asked by its holder (tests/api/test_invitation_status.py).
+    # An invitation code's state, asked by its holder (tests/surveys/api/test_invitation_status.py).
     ("api/v1/public/surveys/<str:slug>/invitation-status/", "POST"): "a code's state, read",
 }
 

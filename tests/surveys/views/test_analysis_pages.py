@@ -1,6 +1,6 @@
 """The researcher pages for grouping questions, breakdown, regression and planner, and the
 respondent page's grouping questions. (Ownership of every route is covered by the URL-map
-driven tests in tests/surveys/views/test_common.py and tests/api/test_ownership.py.)"""
+driven tests in tests/surveys/views/test_common.py and tests/surveys/api/test_ownership.py.)"""
 
 import html
 import re

@@ -19,7 +19,7 @@ from tests.live import development_server
 
 pytestmark = pytest.mark.slow
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 PAGE = ROOT / "docs" / "api.md"
 DOCUMENTED = "127.0.0.1:8000"  # make run's address, as the page writes it
 END = "@@end-of-command"

@@ -7,7 +7,7 @@ from django.apps import apps
 
 from surveys.models import Invitation
 from surveys.services import invitations
-from tests.api.test_invitation_tokens import obtain_token, tokens_url
+from tests.surveys.api.test_invitation_tokens import obtain_token, tokens_url
 
 
 def status_url(survey):

@@ -5,7 +5,7 @@ place and a view module holds only views."""
 import ast
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent.parent
+ROOT = Path(__file__).resolve().parents[3]
 PACKAGE = ROOT / "surveys" / "api" / "serializers"
 
 

@@ -82,7 +82,7 @@ def test_the_schema_documents_every_api_route(api_schema):
 
 @pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE])
 # Hundreds of examples make (and duplicate) surveys for one owner: the account limits have
-# their own tests (tests/api/test_account_limits.py) and are not this one's subject.
+# their own tests (tests/surveys/api/test_account_limits.py) and are not this one's subject.
 @override_settings(MAX_SURVEYS_PER_USER=10**6, MAX_QUESTIONS_PER_USER=10**7)
 def test_no_input_gets_a_server_error(api_schema, owner, make_survey, mode):
     def fresh_survey():
