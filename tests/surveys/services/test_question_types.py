@@ -215,7 +215,6 @@ def test_typed_reports_are_counted_alike_by_the_statement_and_the_orm(
 
 
 def test_a_typed_submission_is_one_statement_on_postgresql(mixed_survey, respondent):
-    from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
     ids = _ids(mixed_survey)
@@ -271,48 +270,6 @@ def test_a_report_beyond_the_bound_is_a_400_naming_the_answer(mixed_survey, resp
     assert response.status_code == 400
     assert f"answers.{ids[3]}" in str(response.json())
     assert Submission.objects.count() == 0
-
-
-@pytest.mark.skipif(
-    connection.vendor != "postgresql", reason="the statement's SQL runs on PostgreSQL only"
-)
-def test_the_statement_computes_every_numeric_slack_as_dpengine_does(make_survey):
-    """The statement's slack (submissions.rules.NUMERIC_SLACK_SQL) on 400 stored questions with
-    random ranges and ε against dpengine.report_bounds: equal to the unit."""
-    import random
-
-    from django.db import connection as db
-
-    from dpengine import BoundedNumeric, report_bounds
-    from surveys.services.submissions.rules import NUMERIC_SLACK_SQL
-
-    survey = make_survey(questions=[{"text": "Q?"}], status="draft")
-    rng = random.Random(23)
-    rows = []
-    for position in range(400):
-        low = rng.randint(-1000, 1000)
-        rows.append(
-            Question(
-                survey=survey,
-                position=position + 100,
-                text=f"N{position}?",
-                kind=Question.Kind.NUMERIC,
-                min_value=low,
-                max_value=low + rng.randint(1, 1000),
-                epsilon=rng.choice([rng.uniform(0.01, 2.2), math.log(3), 0.1, 2.0]),
-            )
-        )
-    Question.objects.bulk_create(rows)
-    with db.cursor() as cursor:
-        cursor.execute(
-            f"SELECT q.min_value, q.max_value, q.epsilon, {NUMERIC_SLACK_SQL}"
-            f" FROM {Question._meta.db_table} AS q WHERE q.survey_id = %s AND q.kind = 'numeric'",
-            [survey.pk],
-        )
-        stored = cursor.fetchall()
-    assert len(stored) == 400
-    for low, high, epsilon, slack in stored:
-        assert slack == report_bounds(BoundedNumeric(lo=low, hi=high, epsilon=epsilon)).slack
 
 
 def test_a_typed_submission_with_a_grouping_answer_counts_only_yes_no_reports_by_group(
