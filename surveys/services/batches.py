@@ -8,16 +8,17 @@ form of the one statement, its token spent in it), but held (``Submission.held``
 tally row is written, nor locked, until its batch is released. Once that transaction has
 committed, ``batch_settle`` counts the held submissions, and when ``batch_size`` of them are
 held, ``batch_release`` takes whole batches of them (as many as make a multiple of
-``batch_size``, chosen at random when more are held), counts them from their rows (``_counts``:
-what the statement would have added) and adds them to the tallies, all at once, and rewrites
-the batch's rows in a random
-order: its submissions and grouping answers and spent tokens (deleted and stored again under
-new random keys), the histogram rows and regression cells it touched (likewise), the
-per-option counts and tallies it touched, and the invitations that obtained a token since the
-last batch (updated in a random order). On PostgreSQL each rewritten row then carries the
-release's transaction number (``xmin``) and a place (``ctid``) drawn by the shuffle, not by
-arrival. A closed survey's last, smaller batch waits for its researcher
-(``batch_release_last``).
+``batch_size``, chosen at random when more are held) and rewrites the batch's rows in a
+random order (``batch_rows``; on PostgreSQL one statement): its submissions and grouping
+answers and spent tokens (deleted and stored again under new random keys) and the invitations
+that obtained a token since the last batch (likewise, under their own keys). It then counts the
+released submissions from the rows that statement returns (``_counts``: what the submission
+statement would have added) and adds them to the tallies, all at once, in the same
+transaction: the histogram rows and regression cells it touched are stored again (new keys,
+random order), the per-option counts and tallies it touched updated in a random order. On
+PostgreSQL each rewritten row then carries the release's transaction number (``xmin``) and a
+place (``ctid``) drawn by the shuffle, not by arrival. A closed survey's last, smaller batch
+waits for its researcher (``batch_release_last``).
 
 Who completes a batch: no submission waits for another. Each commits held, lock-free; then
 ``batch_settle`` counts the held submissions (a snapshot after its own commit) and, only if a
@@ -45,7 +46,6 @@ from dpengine import report_tally, tally_sum
 
 from .. import selectors
 from ..models import (
-    GroupAnswer,
     GroupCell,
     GroupTally,
     NumericTally,
@@ -57,7 +57,7 @@ from ..models import (
     is_slug,
     random_key,
 )
-from . import schedule, spent_tokens
+from . import batch_rows, schedule
 from .errors import Reason, SurveyConflict
 from .tallies import day_counts, day_counts_sum, day_tally_add, grouping_tallies_add
 
@@ -181,67 +181,19 @@ def batch_release(*, survey_id, size=None) -> int:
     the largest multiple of ``size`` held, chosen at random (the rest waits for the next
     batch); None: every one (the last batch). In the caller's transaction, the survey's batch
     lock held (``batch_lock``). Submissions (with their tokens) commit without the lock
-    meanwhile: every row is read once and rewritten by its key; as many spent tokens are
-    released as submissions, of those read first (a token is spent with its submission, but
-    nothing says which: any of them may go)."""
-    tokens = spent_tokens.tokens_held(survey_id=survey_id)
-    held = list(
-        Submission.all_objects.filter(survey_id=survey_id, held=True).values_list(
-            "pk", "submission_id", "received_on", "reports", "positions"
-        )
+    meanwhile: the rows are picked, deleted by key and stored again in one statement on
+    PostgreSQL (``batch_rows``), as many spent tokens released as submissions (a token is
+    spent with its submission, but nothing says which: any of them may go); then the
+    released submissions are counted and added to the tallies."""
+    # Drawn through ``random_key``: 16 bytes that seed this release's order and keys only.
+    salt = random_key().to_bytes(8, "big") + random_key().to_bytes(8, "big")
+    rows, answers = batch_rows.rows_release(
+        survey_id=survey_id, size=size, salt=salt, shuffle=_shuffle, key=random_key
     )
-    whole = len(held) if size is None else len(held) // size * size
-    if not whole:
+    if not rows:
         return 0
-    for rows in (held, tokens):
-        if len(rows) > whole:
-            _shuffle(rows)
-            del rows[whole:]
-    pks = [row[0] for row in held]
-    answers = list(
-        GroupAnswer.objects.filter(submission_id__in=pks).values_list(
-            "submission_id", "grouping_question_id", "option_id"
-        )
-    )
-    counts = _counts(survey_id, [(pk, reports, on) for pk, _sid, on, reports, _at in held], answers)
-    marks = ", ".join(["%s"] * len(pks))
-    with connection.cursor() as cursor:
-        # Plain DELETEs: the ORM's would look for rows that cascade, one query more each.
-        if answers:
-            cursor.execute(
-                f"DELETE FROM {GroupAnswer._meta.db_table} WHERE submission_id IN ({marks})", pks
-            )
-        cursor.execute(f"DELETE FROM {Submission._meta.db_table} WHERE id IN ({marks})", pks)
-    _shuffle(held)
-    new_keys = {row[0]: random_key() for row in held}
-    Submission.all_objects.bulk_create(
-        Submission(
-            id=new_keys[pk],
-            survey_id=survey_id,
-            submission_id=submission_id,
-            received_on=received_on,
-            reports=reports,
-            positions=positions,
-            held=False,
-        )
-        for pk, submission_id, received_on, reports, positions in held
-    )
-    if answers:
-        _shuffle(answers)
-        GroupAnswer.objects.bulk_create(
-            GroupAnswer(
-                id=random_key(),
-                submission_id=new_keys[pk],
-                grouping_question_id=gid,
-                option_id=oid,
-            )
-            for pk, gid, oid in answers
-        )
-    spent_tokens.tokens_rewrite(
-        survey_id=survey_id, tokens=tokens, shuffle=_shuffle, key=random_key
-    )
-    _tallies_add(survey_id, counts)
-    return len(held)
+    _tallies_add(survey_id, _counts(survey_id, rows, answers))
+    return len(rows)
 
 
 @transaction.atomic
