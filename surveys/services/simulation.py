@@ -143,6 +143,9 @@ def simulated_submissions_record(
         )
     total = int(reports.shape[0])
     _check_simulated_reports(questions, reports)
+    # Checked: every report is a bit, an index or a whole number, so one integer array holds
+    # them all, whatever array the caller built (booleans, or objects mixing the kinds).
+    reports = np.asarray(reports, dtype=np.int64)
     options = [] if options is None else [list(row) for row in options]
     _check_simulated_options(grouping=grouping, options=options, total=total)
     chosen = np.asarray(options, dtype=np.int64).reshape(total, len(grouping))

@@ -265,9 +265,14 @@ def _rows_copy(chunk):
     values = [np.sort(_random_keys(n)), *chunk.reports.T.astype(np.int64)]
     for position in range(len(grouping)):
         values += [np.sort(_random_keys(n)), chunk.options[:, position]]
-    stored = ", ".join(
+    pairs = [
         f"'{question_key(question.pk)}', {f'{r} <> 0' if kind is bool else r}"
         for question, kind, r in zip(chunk.questions, chunk.kinds, reports, strict=True)
+    ]
+    # A function takes at most 100 arguments: the object built 50 pairs at a time, joined.
+    stored = " || ".join(
+        f"jsonb_build_object({', '.join(pairs[start : start + 50])})"
+        for start in range(0, max(len(pairs), 1), 50)
     )
     with connection.cursor() as cursor:
         # Simulated rows: a crash may lose the last chunks committed, never half of one.
@@ -282,7 +287,7 @@ def _rows_copy(chunk):
         cursor.execute(
             f"INSERT INTO {Submission._meta.db_table}"
             " (id, survey_id, submission_id, received_on, reports, positions, held)"
-            f" SELECT id, %s, gen_random_uuid(), %s, jsonb_build_object({stored}), '{{}}', false"
+            f" SELECT id, %s, gen_random_uuid(), %s, {stored}, '{{}}', false"
             f" FROM {_STAGING} ORDER BY id ON CONFLICT DO NOTHING",
             [chunk.survey_id, chunk.received_on],
         )

@@ -23,7 +23,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from ... import selectors
-from ...models import Survey
+from ...models import Survey, is_slug
 from .. import batches, spent_tokens
 from ..errors import Reason, SurveyConflict
 from . import oracle, postgres, sqlite
@@ -83,7 +83,9 @@ def submission_receive(
     verified = _token_verified(slug=slug, token=token)
     batch = batches.batch_target(slug=slug)
     clean = submission_shape(**body)
-    if clean is not None:
+    # A slug no survey can have (PostgreSQL refuses a NUL byte in a text) is not written; the
+    # explanation answers 404.
+    if clean is not None and is_slug(slug):
         prepared = PreparedSubmission(
             slug=slug, clean=clean, received=now, token=verified, held=batch is not None
         )
