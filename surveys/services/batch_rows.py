@@ -1,17 +1,19 @@
 """A batch's rows, taken out of hold and rewritten in random order (services/batches.py,
 ``batch_release``; docs/invitations.md, "Batches").
 
-On PostgreSQL one statement (``_RELEASE_SQL``, data-modifying CTEs): it picks the batch's held
+On PostgreSQL one statement (``_release_sql``, data-modifying CTEs): it picks the batch's held
 submissions (``FOR UPDATE``; whole batches, chosen by a keyed hash when more are held), as many
 held spent tokens, and the invitations that obtained a token since the last batch; deletes them
 with the picked submissions' grouping answers, by key; and stores each again, released, in the
-order of a keyed hash of its old key (``sha256(salt || key)``), the submissions, grouping
-answers and spent tokens under new keys drawn from another keyed hash of the old one, the
-invitations under their own (pages link to them by it). ``salt`` is 16 random bytes the caller
-draws for this release and keeps nowhere, so neither order nor keys can be computed again, and
-every rewritten row carries the release's transaction number (``xmin``) and a place (``ctid``)
-given by the hash, not by arrival. It returns the released submissions with their grouping
-answers, which the caller adds to the tallies. One round trip, whatever the batch's size.
+order of a keyed hash (``sha256(salt || ...)``) of what identifies it among them (a submission's
+id as its client drew it, a spent token's rank by place, an invitation's rank by key), the
+submissions, grouping answers and spent tokens under new keys drawn from another keyed hash of
+the same, the invitations under their own (pages link to them by it). ``salt`` is 16 random
+bytes the caller draws for this release and keeps nowhere, so neither order nor keys can be
+computed again, and every rewritten row carries the release's transaction number (``xmin``) and
+a place (``ctid``) given by the hash, not by arrival. It returns the released submissions with
+their grouping answers, which the caller adds to the tallies. One round trip, whatever the
+batch's size.
 
 On SQLite (no ``xmin``; the key is the rowid) the same rows are read, deleted and stored again
 through the ORM in the order ``shuffle`` leaves them, under keys ``key()`` draws.
@@ -36,16 +38,25 @@ def rows_release(*, survey_id, size, salt, shuffle, key):
     return _release_orm(survey_id, size, shuffle, key)
 
 
-def _order(column):
-    return f"sha256(%(salt)s || int8send({column}))"
+def _order(value):
+    """A keyed hash of ``value`` (bytea): rows sorted by it are in a random order."""
+    return f"sha256(%(salt)s || {value})"
 
 
-def _key(column):
-    # 63 bits of another keyed hash of the old key: a new key as random as ``random_key``'s.
+def _key(value):
+    # 63 bits of another keyed hash of ``value``: a new key as random as ``random_key``'s.
     return (
-        f"(('x' || encode(substr(sha256(int8send({column}) || %(salt)s), 1, 8), 'hex'))"
+        f"(('x' || encode(substr(sha256({value} || %(salt)s), 1, 8), 'hex'))"
         "::bit(64)::bigint & 9223372036854775807)"
     )
+
+
+# What each row is hashed by: a value unique among the rows rewritten (a submission's id as
+# its client drew it, a spent token's rank by place, an invitation's rank by key), so that with
+# the salt alone (seeded, in a test) the order and keys are fixed. Under a secret salt any such
+# value, arrival order included, gives a random order.
+_SUBMISSION = "uuid_send(submission_id)"
+_ANSWER = "uuid_send(s.submission_id) || int8send(a.grouping_question_id::bigint)"
 
 
 def _invitation_columns():
@@ -68,7 +79,7 @@ def _release_sql():
     return f"""
 WITH picked AS (
     SELECT id FROM {submission} WHERE survey_id = %(survey)s AND held
-    ORDER BY {_order("id")}
+    ORDER BY {_order(_SUBMISSION)}
     LIMIT (
         SELECT count(*) - mod(count(*), %(size)s) FROM {submission}
         WHERE survey_id = %(survey)s AND held
@@ -76,17 +87,17 @@ WITH picked AS (
     FOR UPDATE
 ), tokens_picked AS (
     SELECT id FROM {token} WHERE survey_id = %(survey)s AND held
-    ORDER BY {_order("id")} LIMIT (SELECT count(*) FROM picked)
+    ORDER BY {_order("digest")} LIMIT (SELECT count(*) FROM picked)
     FOR UPDATE
 ), submissions AS (
     DELETE FROM {submission} s USING picked p WHERE s.id = p.id
-    RETURNING s.id AS old_id, {_key("s.id")} AS id, s.submission_id, s.received_on, s.reports,
-        s.positions
+    RETURNING s.id AS old_id, {_key("uuid_send(s.submission_id)")} AS id, s.submission_id,
+        s.received_on, s.reports, s.positions
 ), answers AS (
     DELETE FROM {answer} a USING picked p WHERE a.submission_id = p.id
     RETURNING a.id, a.submission_id, a.grouping_question_id, a.option_id
 ), tokens AS (
-    DELETE FROM {token} t USING tokens_picked p WHERE t.id = p.id RETURNING t.id, t.digest
+    DELETE FROM {token} t USING tokens_picked p WHERE t.id = p.id RETURNING t.ctid, t.digest
 ), invitations AS (
     DELETE FROM {invitation}
     WHERE survey_id = %(survey)s AND reshuffle AND EXISTS (SELECT FROM picked)
@@ -94,17 +105,21 @@ WITH picked AS (
 ), submissions_stored AS (
     INSERT INTO {submission} (id, survey_id, submission_id, received_on, reports, positions, held)
     SELECT id, %(survey)s, submission_id, received_on, reports, positions, FALSE
-    FROM submissions ORDER BY {_order("old_id")}
+    FROM submissions ORDER BY {_order(_SUBMISSION)}
 ), answers_stored AS (
     INSERT INTO {answer} (id, submission_id, grouping_question_id, option_id)
-    SELECT {_key("a.id")}, s.id, a.grouping_question_id, a.option_id
-    FROM answers a JOIN submissions s ON s.old_id = a.submission_id ORDER BY {_order("a.id")}
+    SELECT {_key(_ANSWER)}, s.id, a.grouping_question_id, a.option_id
+    FROM answers a JOIN submissions s ON s.old_id = a.submission_id ORDER BY {_order(_ANSWER)}
 ), tokens_stored AS (
     INSERT INTO {token} (id, survey_id, digest, held)
-    SELECT {_key("id")}, %(survey)s, digest, FALSE FROM tokens ORDER BY {_order("id")}
+    SELECT {_key("int8send(rank)")}, %(survey)s, digest, FALSE
+    FROM (SELECT digest, row_number() OVER (ORDER BY ctid) AS rank FROM tokens) t
+    ORDER BY {_order("int8send(rank)")}
 ), invitations_stored AS (
     INSERT INTO {invitation} ({names})
-    SELECT {values} FROM invitations ORDER BY {_order("id")}
+    SELECT {values}
+    FROM (SELECT *, row_number() OVER (ORDER BY id) AS rank FROM invitations) i
+    ORDER BY {_order("int8send(rank)")}
 )
 SELECT s.id, s.reports::text, s.received_on, a.questions, a.options
 FROM submissions s LEFT JOIN (
