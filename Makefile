@@ -117,8 +117,8 @@ test-python: $(VENV)/.dev-installed test-browser-deps test-proxy-deps test-r-dep
 
 ## make test-fast: the inner loop — everything but the browser (e2e) and the tests marked slow
 ## (by hand: live servers, subprocesses, statistical sweeps; by measurement: every test over
-## FAST_BUDGET_MS of CPU, tests/measured_slow.txt), then node --test: 46 s of CPU and 52 s
-## wall on a nearly quiet machine, 2026-12-02 ("Timing" in tests/README.md).
+## FAST_BUDGET_MS of CPU, tests/measured_slow.txt), then node --test: 43 s of CPU and 26 s
+## wall on a quiet machine, 2026-12-02 ("Timing" in tests/README.md).
 ## `make test` (and CI, .ci/run) still runs everything. PYTEST_ARGS narrows it as for
 ## test-python.
 test-fast: $(VENV)/.dev-installed gettext-deps
