@@ -25,8 +25,7 @@ LATENCY_SAMPLES_IDLE = int(os.environ.get("BENCH_LATENCY_SAMPLES", "40"))
 def kinds():
     """The export jobs measured: the responses CSV, the ZIP, SPSS and Stata; the workbook with
     BENCH_XLSX=on (a full sheet takes minutes: docs/benchmarks.md). BENCH_JOBS=off: none;
-    BENCH_JOBS=reports,zip: those (SPSS and Stata hold the whole frame in memory, about
-    0.75 KiB per response: at ten million, more than this machine's memory)."""
+    BENCH_JOBS=reports,zip: those (at ten million each job takes minutes)."""
     out = ["reports", "zip", "sav", "dta"]
     out = [*out, "xlsx"] if os.environ.get("BENCH_XLSX", "off") == "on" else out
     chosen = os.environ.get("BENCH_JOBS", "on")
