@@ -39,7 +39,11 @@ Each round drives, for every kind, the bare app then that kind, BENCH_SECONDS ea
 the two "once" kinds stop when their requests are used up), after a warm-up of each. A rate is
 the successful responses over the time from the first request to the last response (the
 script's own clock). Ratios are taken within each round against the bare run just before, and
-summarised by the median and range over BENCH_ROUNDS rounds (default 5). "invitation vs plain"
+summarised by the median and range over BENCH_ROUNDS rounds (default 5). Each row also shows
+the CPU milliseconds per request of the server's gunicorn workers and of its PostgreSQL
+backends (``cpu_used``: read from /proc before and after each run, those processes only): a
+rate depends on how busy the machine is, CPU per request much less, so two versions measured
+at different loads compare there. "invitation vs plain"
 is the invitation kind's rate over the plain kind's in the same round, the same way. Targets
 (PostgreSQL): every kind >= 0.6 x the bare app; 8 surveys vs 1 >= 0.9; invitation vs plain
 >= 0.8 (issue 32). BENCH_KINDS (comma-separated: plain, grouped, typed, spread, first,
@@ -59,6 +63,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from urllib.parse import urlsplit
+
+import psycopg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -185,8 +192,72 @@ def write_lines(directory, name, lines):
     return path
 
 
-def wrk(url, lines_file, *, mode, first, count, seconds):
-    """Run wrk once; its result line (``submissions.lua``'s ``done``) as a dict, plus rate."""
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_of(pid):
+    """CPU seconds (user + system) process ``pid`` has used; 0 once it is gone."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return 0.0
+    fields = text[text.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / _TICK
+
+
+def _children(pid):
+    try:
+        return [
+            int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+        ]
+    except OSError:
+        return []
+
+
+def _server_pids(served):
+    """The gunicorn workers of ``served`` (tests.live's handle) and the PostgreSQL backends
+    connected to its database: the processes that serve its requests, and only those (other
+    work on the machine is not counted)."""
+    app = _children(served.process.pid)
+    database = served.env.get("DATABASE_URL", "")
+    if not database.startswith("postgres"):
+        return app, []
+    name = urlsplit(database).path.lstrip("/")
+    with psycopg.connect(_common.POSTGRES_URL, autocommit=True) as conn:
+        db = [
+            pid
+            for (pid,) in conn.execute(
+                "SELECT pid FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+                [name],
+            )
+        ]
+    return app, db
+
+
+def cpu_used(served):
+    """{"app": CPU seconds of the server's workers, "db": of its PostgreSQL backends, by pid}
+    (``_server_pids``), to take a run's CPU per request from two readings."""
+    app, db = _server_pids(served)
+    return {"app": {pid: _cpu_of(pid) for pid in app}, "db": {pid: _cpu_of(pid) for pid in db}}
+
+
+def cpu_per_request(before, after, requests):
+    """Milliseconds of CPU per request by part from two ``cpu_used`` readings: what each
+    process read after used since it was read before (from 0 if it began meanwhile: a worker's
+    new connection). CPU time does not depend on how busy the machine is the way a rate does,
+    so it compares two versions run at different loads."""
+    return {
+        part: 1000
+        * sum(used - before[part].get(pid, 0.0) for pid, used in after[part].items())
+        / max(requests, 1)
+        for part in ("app", "db")
+    }
+
+
+def wrk(url, lines_file, *, mode, first, count, seconds, served=None):
+    """Run wrk once; its result line (``submissions.lua``'s ``done``) as a dict, plus rate,
+    and (``served``: the server's handle) the CPU milliseconds per successful request of its
+    workers and its PostgreSQL backends (``cpu``)."""
     command = [
         shutil.which("wrk") or "wrk",
         "-t1",
@@ -203,10 +274,13 @@ def wrk(url, lines_file, *, mode, first, count, seconds):
         str(first),
         str(count),
     ]
+    before = cpu_used(served) if served else None
     output = subprocess.run(command, capture_output=True, text=True, check=True, timeout=600)
+    after = cpu_used(served) if served else None
     line = next(x for x in output.stdout.splitlines() if x.startswith("RESULT "))
     result = json.loads(line.removeprefix("RESULT "))
     result["rate"] = result["ok"] / result["seconds"] if result["seconds"] else 0.0
+    result["cpu"] = cpu_per_request(before, after, result["ok"]) if served else None
     return result
 
 
@@ -320,12 +394,27 @@ def measure(engine, workdir):
 
         def run(name, turn, seconds):
             url = {BARE: bare.url, STATIC: static_url}.get(name, project.url)
+            served = {BARE: bare, STATIC: None}.get(name, project)
             if name in once:
                 per = once[name]
                 return wrk(
-                    url, files[name], mode="once", first=1 + turn * per, count=per, seconds=seconds
+                    url,
+                    files[name],
+                    mode="once",
+                    first=1 + turn * per,
+                    count=per,
+                    seconds=seconds,
+                    served=served,
                 )
-            return wrk(url, files[name], mode="cycle", first=1, count=VARIANTS, seconds=seconds)
+            return wrk(
+                url,
+                files[name],
+                mode="cycle",
+                first=1,
+                count=VARIANTS,
+                seconds=seconds,
+                served=served,
+            )
 
         results = {name: [] for name in [*kinds, BARE, STATIC]}
         bare_before = {name: [] for name in kinds}
@@ -357,6 +446,14 @@ def _kinds_chosen():
     named = os.environ.get("BENCH_KINDS", "").replace(" ", "")
     wanted = {KINDS[name] for name in named.split(",") if name} if named else set(KINDS.values())
     return [kind for kind in KINDS.values() if kind in wanted or kind == PLAIN]
+
+
+def _cpu_shown(runs):
+    """A kind's CPU per request, app / db: the medians over its runs."""
+    if runs[0]["cpu"] is None:
+        return "—"
+    app = statistics.median(r["cpu"]["app"] for r in runs)
+    return f"{app:.2f} / {statistics.median(r['cpu']['db'] for r in runs):.2f}"
 
 
 def summary(ratios):
@@ -399,6 +496,7 @@ def main():
                     f"{statistics.median(rates):,.0f}",
                     f"{min(rates):,.0f}–{max(rates):,.0f}",
                     f"{statistics.median(r['p50_ms'] for r in runs):.1f}",
+                    _cpu_shown(runs),
                     failed,
                     shown,
                 ]
@@ -437,6 +535,7 @@ def main():
                 "requests/s (median)",
                 "range",
                 "p50 ms",
+                "CPU ms/request: app / db",
                 "failed",
                 "x bare app",
             ],
