@@ -309,10 +309,13 @@ def _tallies_add(survey_id, counts: _Counts):
     grouping_tallies_add(counts.groupings)
     _cells_add(counts)
     _histograms_add(counts)
-    days = list(counts.days)
-    _shuffle(days)
-    for day in days:
-        day_tally_add(survey_id, day=day, counts=counts.days[day])
+    # On the day of its release, not on the days its submissions were received: a public
+    # release counts the days before its date and may already have been made for a day one
+    # of them came in; it never changes, the batch counts in the next. Nor does any tally
+    # keep the days the batch's submissions arrived.
+    day_tally_add(
+        survey_id, day=selectors.utc_today(), counts=day_counts_sum(*counts.days.values())
+    )
 
 
 def _shards_add(survey_id, counts):
