@@ -14,8 +14,13 @@ the token in the same transaction; they differ only in how they write:
   ``SUBMISSION_STATEMENT`` off.
 
 A submission to a batched survey is stored held; once its transaction has committed,
-``batches.batch_settle`` releases any batch that is complete (services/batches.py).
+``batches.batch_settle`` releases any batch that is complete (services/batches.py). The
+statement stores nothing in a form that does not fit the survey's batches, so on PostgreSQL a
+submission without a token to a survey this process has not seen is written as to a survey
+that is not batched, with no read first; only should that store nothing is the survey read.
 """
+
+from dataclasses import replace
 
 from django.conf import settings
 from django.db import connection
@@ -81,7 +86,12 @@ def submission_receive(
     }
     now = timezone.now()
     verified = _token_verified(slug=slug, token=token)
-    batch = batches.batch_target(slug=slug)
+    write = writer()
+    # The statement stores nothing in a form that does not fit the survey's batches, so a
+    # submission without a token (most often to a link survey, which is not batched) need not
+    # read the survey first; an invitation survey is most often batched.
+    guessed = write is postgres and verified is None
+    batch = batches.batch_target(slug=slug, guessed=guessed)
     clean = submission_shape(**body)
     # A slug no survey can have (PostgreSQL refuses a NUL byte in a text) is not written; the
     # explanation answers 404.
@@ -89,7 +99,13 @@ def submission_receive(
         prepared = PreparedSubmission(
             slug=slug, clean=clean, received=now, token=verified, held=batch is not None
         )
-        if writer().write(prepared):
+        stored = write.write(prepared)
+        if not stored and guessed and batch is None:
+            # Perhaps a batched survey this process had not seen yet: read it.
+            batch = batches.batch_target(slug=slug)
+            if batch is not None:
+                stored = write.write(replace(prepared, held=True))
+        if stored:
             if batch is not None:
                 batches.batch_settle(batch)
             return clean.outcome(created=True)

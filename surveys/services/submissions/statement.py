@@ -9,6 +9,8 @@ its numeric reports, the tally shard.
 
 from psycopg import sql
 
+from ...limits import RELEASE_BATCH_INVITATION
+from ...models import Survey
 from ...selectors.public_results import RESPONDENTS
 from .contract import Rule
 from .rules import CODED_SQL, KINDS, TABLES, rule_checks
@@ -60,6 +62,7 @@ _SURVEY = """WITH survey AS (
         AND {design}
         AND {access}
         AND {order_shown}
+        AND {batching}
         AND (
             SELECT count({answered}) FILTER (WHERE {known_questions} AND {reports_fit})
                     = cardinality({questions})
@@ -76,6 +79,15 @@ _SURVEY = """WITH survey AS (
             WHERE {options_rule}
         ) = cardinality({groupings})
 )"""
+# - ``batching``: the survey's submissions are held for batches (services/batches.py: its
+#   ``Survey.batch_size`` is above 1 and it is not a pilot) in the held form, and are not in the
+#   others. So a form that does not fit the survey stores nothing, and the caller need not read
+#   the survey before the statement to choose the form: ``submission_receive`` takes a survey
+#   this process has not seen for one that is not batched, and reads it only when that stored
+#   nothing (a first response to a link survey is then one statement, as every other).
+_BATCHED = """(v.status <> {pilot} AND COALESCE(
+            v.release_batch, CASE WHEN v.access = {link} THEN 1 ELSE {invitation_batch} END
+        ) > 1)"""
 # - ``a``: the answered reports, with the key they are stored under and (typed) each one's
 #   tally vector, ``added`` (dpengine.report_tally in SQL: yes/no [1, yes], choice
 #   [1, 0, ..., 1], numeric [1, report, report²]).
@@ -273,6 +285,11 @@ def statement_text(*, typed, grouped, p, held=False, tokened=False):
             design=rules[Rule.DESIGN],
             access=rules[Rule.ACCESS],
             order_shown=rules[Rule.ORDER],
+            batching=sql.SQL(_BATCHED if held else "NOT " + _BATCHED).format(
+                **p,
+                link=sql.Literal(Survey.Access.LINK.value),
+                invitation_batch=sql.Literal(RELEASE_BATCH_INVITATION),
+            ),
             answered=sql.SQL("a.question_id" if typed else "*"),
             known_questions=rules[Rule.KNOWN_QUESTIONS],
             reports_fit=rules[Rule.REPORTS_FIT],

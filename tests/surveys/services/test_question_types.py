@@ -220,8 +220,7 @@ def test_a_typed_submission_is_one_statement_on_postgresql(mixed_survey, respond
     ids = _ids(mixed_survey)
     answers = {str(qid): value for qid, value in zip(ids, ROWS[0], strict=True)}
     url = f"/api/v1/public/surveys/{mixed_survey.slug}/responses/"
-    # The first submission to an open survey also reads whether it is batched
-    # (services.batches.batch_target), which the process then keeps: measured on the second.
+    # The first to the survey prepares the statement in this connection: measured on the second.
     first = {"submission_id": str(uuid.uuid4()), "answers": answers}
     assert respondent.post(url, first, format="json").status_code == 201
     body = {"submission_id": str(uuid.uuid4()), "answers": answers}

@@ -207,14 +207,85 @@ def test_a_first_response_is_one_statement(open_survey, respondent):
         response = respondent.post(url, body, format="json")
     assert response.status_code == 201
     assert stored_state(open_survey) == (1, 2, [(1, 1), (1, 0)], 1)
-    # Besides the statement, one read: whether the survey is batched (services.batches
-    # .batch_target), which the process keeps once the survey has opened.
-    (read,) = [q["sql"] for q in queries.captured_queries if "surveys_" in q["sql"]]
-    assert '"surveys_survey"."release_batch"' in read
+    # No read of the survey first: the statement checks that the survey is not batched
+    # (statement._BATCHED), so this process need not have seen it.
+    ours = [
+        q["sql"]
+        for q in queries.captured_queries
+        if ("surveys_" in q["sql"] or q["sql"].startswith("EXECUTE"))
+        and not q["sql"].startswith("PREPARE")
+    ]
+    assert len(ours) == 1 and ours[0].startswith("EXECUTE"), ours
     second = {"submission_id": str(uuid.uuid4()), "answers": answers_for(open_survey, [True, True])}
     with CaptureQueriesContext(connection) as queries:
         assert respondent.post(url, second, format="json").status_code == 201
     assert [q["sql"] for q in queries.captured_queries if "surveys_" in q["sql"]] == []
+
+
+def held_statement_insert(survey, answers, *, held):
+    """Whether the statement stored the submission in its held form (``held``) or not."""
+    clean = submissions.CleanSubmission(
+        submission_uuid=uuid.uuid4(), answers=answers, groups={}, fingerprint=None
+    )
+    prepared = submissions.PreparedSubmission(
+        slug=survey.slug, clean=clean, received=timezone.now(), held=held
+    )
+    return submissions.writer().write(prepared)
+
+
+@pytest.mark.django_db(transaction=True)
+@postgresql_only
+@pytest.mark.parametrize(
+    ("status", "fields", "batched"),
+    [
+        ("open", {}, False),
+        ("open", {"release_batch": 3}, True),
+        ("open", {"access": "both"}, True),  # limits.RELEASE_BATCH_INVITATION
+        ("pilot", {"release_batch": 3}, False),  # a pilot is never batched
+    ],
+)
+def test_the_statement_stores_nothing_in_a_form_that_does_not_fit_the_surveys_batches(
+    make_survey, status, fields, batched
+):
+    survey = make_survey(questions=("Q?",), status=status, **fields)
+    answers = {survey.questions.get().pk: True}
+    assert held_statement_insert(survey, answers, held=not batched) is False
+    assert Submission.all_objects.filter(survey=survey).count() == 0
+    assert held_statement_insert(survey, answers, held=batched) is True
+    assert Submission.all_objects.filter(survey=survey, held=batched).count() == 1
+    survey.refresh_from_db()
+    assert survey.response_count == (0 if batched else 1)
+
+
+@pytest.mark.django_db(transaction=True)
+@postgresql_only
+@pytest.mark.parametrize("fields", [{"release_batch": 3}, {"access": "both"}])
+def test_a_batched_survey_this_process_has_not_seen_is_read_once_and_its_response_held(
+    make_survey, respondent, fields
+):
+    # Without a token, a survey the process has not seen is taken for one that is not batched;
+    # the statement stores nothing in that form, so the survey is read and the submission
+    # stored held; the process then keeps the survey, and the next is one statement.
+    survey = make_survey(questions=("Q?",), **fields)
+    question = survey.questions.get().pk
+    url = f"/api/v1/public/surveys/{survey.slug}/responses/"
+    executed = []
+    for bit in (True, False):
+        body = {"submission_id": str(uuid.uuid4()), "answers": {str(question): bit}}
+        with CaptureQueriesContext(connection) as queries:
+            assert respondent.post(url, body, format="json").status_code == 201
+        executed.append(
+            (
+                sum(q["sql"].startswith("EXECUTE") for q in queries.captured_queries),
+                sum(
+                    '"surveys_survey"."release_batch"' in q["sql"] for q in queries.captured_queries
+                ),
+            )
+        )
+    assert executed == [(2, 1), (1, 0)]
+    assert Submission.all_objects.filter(survey=survey, held=True).count() == 2
+    survey.refresh_from_db()
+    assert survey.response_count == 0  # held for a batch of 3 (or 10)
 
 
 @pytest.fixture
