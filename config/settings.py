@@ -63,7 +63,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    # Django's, its storage made only when a message is read or added.
+    "surveys.middleware.LazyMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # django-csp's, the site's policy built once instead of on every response.
     "surveys.middleware.SitePolicyCSPMiddleware",

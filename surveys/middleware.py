@@ -8,12 +8,15 @@ from csp.middleware import CheckableLazyObject, CSPMiddleware
 from csp.utils import build_policy
 from django.conf import settings
 from django.conf.urls.i18n import is_language_prefix_patterns_used
+from django.contrib.messages.middleware import MessageMiddleware
+from django.contrib.messages.storage import default_storage
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.middleware.gzip import GZipMiddleware
 from django.middleware.locale import LocaleMiddleware
 from django.utils import translation
 from django.utils.cache import patch_vary_headers
+from django.utils.functional import SimpleLazyObject, empty
 
 from .log_filters import respondent_request_ended, respondent_request_started
 
@@ -218,3 +221,23 @@ def _language_prefixed(request):
         getattr(request, "urlconf", settings.ROOT_URLCONF)
     )
     return i18n_patterns_used
+
+
+class LazyMessageMiddleware(MessageMiddleware):
+    """Django's MessageMiddleware, its storage made when the request first reads or adds a
+    message instead of for every request.
+
+    Django's makes the message storage (a cookie storage with its signer and a session
+    storage) for each request and asks it at the end to save what changed: for a request that
+    neither read nor added a message (every API call, every submission), nothing. Here the
+    storage is made when first used; one never made has nothing to save.
+    """
+
+    def process_request(self, request):
+        request._messages = SimpleLazyObject(lambda: default_storage(request))
+
+    def process_response(self, request, response):
+        messages = getattr(request, "_messages", None)
+        if type(messages) is SimpleLazyObject and messages._wrapped is empty:
+            return response
+        return super().process_response(request, response)

@@ -242,3 +242,34 @@ def test_with_language_prefixed_urls_django_reads_the_language_from_the_path(rf)
         response = UnprefixedLocaleMiddleware(lambda _request: HttpResponse())(request)
     assert request.LANGUAGE_CODE == "ko"
     assert response["Content-Language"] == "ko"
+
+
+def test_messages_are_stored_and_read_as_django_stores_them(rf):
+    from django.contrib import messages
+    from django.contrib.messages.middleware import MessageMiddleware
+    from django.contrib.sessions.middleware import SessionMiddleware
+
+    from surveys.middleware import LazyMessageMiddleware
+
+    def adding(request):
+        messages.success(request, "Saved.")
+        return HttpResponse()
+
+    def reading(request):
+        return HttpResponse(" ".join(str(m) for m in messages.get_messages(request)))
+
+    def served(middleware, view, cookies=None):
+        request = rf.get("/")
+        request.COOKIES.update(cookies or {})
+        return SessionMiddleware(middleware(view))(request)
+
+    for middleware in (MessageMiddleware, LazyMessageMiddleware):
+        added = served(middleware, adding)
+        assert "messages" in added.cookies, middleware
+        cookies = {"messages": added.cookies["messages"].value}
+        read = served(middleware, reading, cookies)
+        assert read.content == b"Saved.", middleware
+        # Read, the message is gone: the cookie is deleted.
+        assert read.cookies["messages"].value == "", middleware
+        untouched = served(middleware, lambda request: HttpResponse(), cookies)
+        assert "messages" not in untouched.cookies, middleware
