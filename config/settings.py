@@ -58,13 +58,16 @@ MIDDLEWARE = [
     "surveys.api.limits.RequestBodyLimitMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.locale.LocaleMiddleware",
+    # Django's, without reading a language from the path when no URL is language-prefixed.
+    "surveys.middleware.UnprefixedLocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
+    # Django's, its storage made only when a message is read or added.
+    "surveys.middleware.LazyMessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "csp.middleware.CSPMiddleware",
+    # django-csp's, the site's policy built once instead of on every response.
+    "surveys.middleware.SitePolicyCSPMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"

@@ -354,3 +354,16 @@ def test_the_answers_field_refuses_what_is_not_a_boolean_or_an_integer():
     for bad in (1.0, "1", None, [1]):
         with pytest.raises(ValidationError):
             field.run_validation({"1": bad})
+
+
+def test_the_accepted_answer_is_what_json_response_writes():
+    from django.http import JsonResponse
+
+    from surveys.api.public import accepted_response
+
+    submission_id = uuid.uuid4()
+    ours = accepted_response(submission_id)
+    theirs = JsonResponse({"submission_id": str(submission_id), "status": "recorded"}, status=201)
+    assert ours.status_code == theirs.status_code == 201
+    assert ours.content == theirs.content
+    assert dict(ours.headers) == dict(theirs.headers)
