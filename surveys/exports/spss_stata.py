@@ -20,8 +20,10 @@ The same rows as the CSV (``exports.csv.report_rows``) and the same meanings as 
   cut labels short (``LIMITS``, in ``format_limits.py``); in Stata they are stored as its
   ``notes`` command stores them, so ``notes`` lists them.
 
-The files are written as the rows come, by ``sav.py`` and ``dta.py`` (which know nothing of
-surveys), so a worker's memory does not grow with the responses. The writers take a path or a
+The files are written as the rows come, a block of columns at a time, by ``sav.py`` and
+``dta.py`` (which know nothing of surveys), so a worker's memory does not grow with the
+responses; the blocks come from ``report_columns.py`` (on PostgreSQL one binary ``COPY`` whose
+numbers the database computes), each column turned into the format's codes at once here. The writers take a path or a
 binary file open for writing and seeking: they seek back to put in the row count (and Stata's
 map) once the rows are written. Read back with pyreadstat, the files equal what pyreadstat
 itself writes from the same table (tests/surveys/exports/test_spss_stata_streamed.py).
