@@ -16,7 +16,7 @@ from typing import NamedTuple
 from django.db import connection, transaction
 
 from .codebook import Codebook
-from .csv import csv_safe, escape_label, report_csv_text_rows
+from .csv import READ_ROWS, csv_safe, escape_label, report_csv_text_rows
 from .csv_postgres import copy_csv_blocks, header_line, report_lines_query
 
 
@@ -63,6 +63,13 @@ def csv_blocks(rows: Iterable[list], *, rows_per_block: int, safe=True) -> Itera
         return
     writer.writerow(header)
     yield CsvBlock(written(), 0)
-    while chunk := list(islice(rows, rows_per_block)):
-        writer.writerows(chunk if safe else ([csv_safe(cell) for cell in row] for row in chunk))
-        yield CsvBlock(written(), len(chunk))
+    while True:
+        # Written READ_ROWS at a time: a block's rows are never all held as lists at once,
+        # only as the text written so far.
+        count = 0
+        while chunk := list(islice(rows, min(READ_ROWS, rows_per_block - count))):
+            writer.writerows(chunk if safe else ([csv_safe(c) for c in row] for row in chunk))
+            count += len(chunk)
+        if not count:
+            return
+        yield CsvBlock(written(), count)

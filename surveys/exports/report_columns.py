@@ -29,7 +29,7 @@ from psycopg import sql
 
 from ..models import PREFER_NOT_TO_SAY, GroupAnswer, Submission, question_key
 from .codebook import TYPE_DIRECT_TEXT, Codebook
-from .csv import report_rows
+from .csv import READ_ROWS, report_rows
 
 SKIPPED = math.nan
 PREFER_NOT = -math.inf
@@ -58,7 +58,7 @@ class ReportColumns(NamedTuple):
 
 
 def report_column_blocks(
-    codebook: Codebook, kinds: list[str], codes: list[dict], *, rows_per_block: int = 20_000
+    codebook: Codebook, kinds: list[str], codes: list[dict], *, rows_per_block: int = READ_ROWS
 ) -> Iterator[ReportColumns]:
     """The raw reports in blocks of columns, in the file's row order (by submission id).
     ``kinds`` and ``codes`` hold, per column after the date, the codebook's type and, for a
@@ -88,7 +88,7 @@ def cell_number(cell, codes: dict) -> float:
 
 def _python_blocks(codebook, kinds, codes, *, rows_per_block):
     text = {index for index, kind in enumerate(kinds) if kind == TYPE_DIRECT_TEXT}
-    rows = report_rows(codebook, label=str)
+    rows = report_rows(codebook, label=str, chunk_size=rows_per_block)
     next(rows)
     while block := list(islice(rows, rows_per_block)):
         ids = "".join(str(row[0]) for row in block).encode()

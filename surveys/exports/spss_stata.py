@@ -23,10 +23,11 @@ The same rows as the CSV (``exports.csv.report_rows``) and the same meanings as 
 The files are written as the rows come, a block of columns at a time, by ``sav.py`` and
 ``dta.py`` (which know nothing of surveys), so a worker's memory does not grow with the
 responses; the blocks come from ``report_columns.py`` (on PostgreSQL one binary ``COPY`` whose
-numbers the database computes), each column turned into the format's codes at once here. The writers take a path or a
-binary file open for writing and seeking: they seek back to put in the row count (and Stata's
-map) once the rows are written. Read back with pyreadstat, the files equal what pyreadstat
-itself writes from the same table (tests/surveys/exports/test_spss_stata_streamed.py).
+numbers the database computes), each column turned into the format's codes at once here.
+The writers take a path or a binary file open for writing and seeking: they seek back to put
+in the row count (and Stata's map) once the rows are written. Read back with pyreadstat, the
+files equal what pyreadstat itself writes from the same table
+(tests/surveys/exports/test_spss_stata_streamed.py).
 """
 
 import contextlib
@@ -80,8 +81,7 @@ SPSS_PREFER_NOT = -2
 # Stata: extended missing values, written as their letter.
 STATA_SKIPPED = "a"
 STATA_PREFER_NOT = "b"
-# Rows per block read in Python (SQLite, a survey with text answers), and so how often a
-# writer reports the rows it has written; a binary COPY's blocks are about 4 MiB.
+# How often a writer reports the rows it has written (once per block that passes a multiple).
 PROGRESS_ROWS = 20_000
 
 
@@ -306,16 +306,15 @@ def _blocks(codebook: Codebook, variables, *, progress: Callable[[int], None]):
     """The raw reports in blocks of columns (``exports.report_columns``), ``progress(rows so
     far)`` called after each."""
     later = variables[2:]
-    blocks = report_column_blocks(
-        codebook, [v.kind for v in later], [v.codes for v in later], rows_per_block=PROGRESS_ROWS
-    )
+    blocks = report_column_blocks(codebook, [v.kind for v in later], [v.codes for v in later])
     count = 0
     # Read to the end, or closed: on PostgreSQL the connection is in a COPY until then.
     with contextlib.closing(blocks):
         for block in blocks:
             yield block
+            if (count + block.rows) // PROGRESS_ROWS > count // PROGRESS_ROWS:
+                progress(count + block.rows)
             count += block.rows
-            progress(count)
     progress(count)
 
 
