@@ -377,18 +377,13 @@ def report_rows(codebook: Codebook, *, label=escape_label, chunk_size=10000) -> 
         yield [str(row.submission_id), row.received_on, *reports, *cells, *row.positions]
 
 
-# Rows fetched from the database at once on SQLite's paths. A chunk is held whole as Python
-# tuples of strings (about 1.7 kB a row of a ten-question survey): 20,000 of them took a job
-# from 86 to 150 MiB, where 2,000 take it to 99 and read as fast.
-READ_ROWS = 2_000
-
 # A report as the database writes it (``survey_report_answer_rows(as_text=True)``), as the CSV
 # writes it: a yes/no report 1/0 (JSON true/false: PostgreSQL's text, SQLite's 1/0), a skipped
 # one empty; numbers (an option's index, a noisy integer) as they are.
 _REPORT_TEXT = {"true": "1", "false": "0", None: "", True: "1", False: "0"}
 
 
-def report_csv_text_rows(codebook: Codebook, *, chunk_size=READ_ROWS) -> Iterator[list]:
+def report_csv_text_rows(codebook: Codebook, *, chunk_size=20000) -> Iterator[list]:
     """The raw reports file as ``report_csv_rows`` writes it, every cell already text that
     needs no formula escape (labels escaped once per option), with no JSON decoded in Python
     and nothing checked per cell: the SQLite path of ``exports.csv_blocks`` (on PostgreSQL the

@@ -29,7 +29,8 @@ from psycopg import sql
 
 from ..models import PREFER_NOT_TO_SAY, GroupAnswer, Submission, question_key
 from .codebook import TYPE_DIRECT_TEXT, Codebook
-from .csv import READ_ROWS, report_rows
+from .csv import report_rows
+from .csv_blocks import READ_ROWS
 
 SKIPPED = math.nan
 PREFER_NOT = -math.inf
