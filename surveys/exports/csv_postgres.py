@@ -118,7 +118,8 @@ def report_lines_query(codebook: Codebook, *, label) -> sql.Composed:
         # YYYY-MM-DD as date.isoformat() writes it: DateStyle is ISO for the COPY (cheaper
         # than to_char on every row).
         sql.SQL("s.received_on::text"),
-        *(_report_cell(question) for question in codebook.questions),
+        # The comprehension check's hidden answers (C1, ...) follow the questions' (the header).
+        *(_report_cell(q) for q in [*codebook.questions, *codebook.comprehension]),
     ]
     joins = []
     for index, grouping_question in enumerate(codebook.grouping):

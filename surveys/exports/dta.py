@@ -10,12 +10,20 @@ names (129 bytes), sort list, formats (57), value-label names (129), variable la
 ``<characteristics>`` (the notes, as Stata's ``notes`` command stores them: ``_dta[note0]`` the
 count, ``_dta[note1]``… the texts), ``<data>`` (little-endian, fixed width), ``<strls>``
 (none: text answers fit a ``str#``), ``<value_labels>``.
+
+The observations are written a block at a time from columns (``write_columns``): each column
+put into its bytes of every observation at once by numpy, so that ten million take seconds,
+not the minutes of one ``struct.pack`` per row; ``write_rows`` takes rows and writes them the
+same way.
 """
 
 import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime
+from itertools import islice
+
+import numpy as np
 
 from .format_limits import shorten
 
@@ -31,7 +39,13 @@ _NAME_BYTES, _FORMAT_BYTES, _LABEL_BYTES = 129, 57, 321
 # Stata keeps a characteristic's text up to 67,784 bytes.
 NOTE_MAX_BYTES = 67_784
 _EPOCH = date(1960, 1, 1).toordinal()
-_ROWS_PER_WRITE = 2000
+_ROWS_PER_WRITE = 20_000
+_INT32 = np.iinfo(np.int32)
+
+
+def stata_dates(ordinals: np.ndarray) -> np.ndarray:
+    """Days (``date.toordinal()``) as Stata stores a date (``%td``): days since 1960-01-01."""
+    return (np.asarray(ordinals, dtype=np.int64) - _EPOCH).astype(np.float64)
 
 
 def long_missing(letter: str) -> int:
@@ -40,7 +54,8 @@ def long_missing(letter: str) -> int:
     return _LONG_MISSING + 1 + ord(letter) - ord("a")
 
 
-def _double_missing(letter: str) -> float:
+def double_missing(letter: str) -> float:
+    """The stored value of the extended missing value ``.letter`` in a double."""
     bits = _DOUBLE_MISSING + _DOUBLE_STEP * (1 + ord(letter) - ord("a"))
     return struct.unpack("<d", struct.pack("<Q", bits))[0]
 
@@ -86,12 +101,7 @@ class DtaWriter:
         self._start = handle.tell()
         self._variables = variables
         self.rows = 0
-        self._pack = struct.Struct(
-            "<"
-            + "".join(
-                {TYPE_DOUBLE: "d", TYPE_LONG: "i"}.get(v.type, f"{v.type}s") for v in variables
-            )
-        ).pack
+        self._row_bytes = sum(v.width for v in variables)
         self._encoders = [self._encoder(v) for v in variables]
         self._map = [0] * 14
         self._write(b"<stata_dta>")
@@ -140,11 +150,12 @@ class DtaWriter:
         self._handle.write(data)
 
     def _encoder(self, variable: DtaVariable):
+        """A row's value to the column ``write_columns`` takes."""
         if variable.type == TYPE_LONG:
             letters = {letter: long_missing(letter) for letter in "ab"}
             return lambda value: letters[value] if isinstance(value, str) else value
         if variable.type == TYPE_DOUBLE:
-            letters = {letter: _double_missing(letter) for letter in "ab"}
+            letters = {letter: double_missing(letter) for letter in "ab"}
 
             def number(value):
                 if isinstance(value, str):
@@ -154,30 +165,60 @@ class DtaWriter:
                 return float(value)
 
             return number
-        width = variable.type
+        return lambda value: value
 
-        def text(value):
-            data = (value or "").encode()
-            if len(data) > width:
-                raise ValueError(f"{variable.name}: {len(data)} bytes, more than {width}")
-            return data
+    def _text(self, variable: DtaVariable, column) -> bytes:
+        width, data = variable.type, []
+        for value in column:
+            encoded = (value or "").encode()
+            if len(encoded) > width:
+                raise ValueError(f"{variable.name}: {len(encoded)} bytes, more than {width}")
+            data.append(encoded.ljust(width, b"\0"))
+        return b"".join(data)
 
-        return text
+    def write_columns(self, columns: list, count: int) -> None:
+        """``count`` observations given as one column per variable: for a long an array of
+        integers, for a double one of numbers (an extended missing value as ``long_missing``
+        and ``double_missing`` give it, a date as ``stata_dates``); for a ``str#`` a sequence
+        of ``str`` (``None`` empty) or a ``uint8`` array of ``count`` rows of its bytes, NUL
+        the padding."""
+        out = np.empty((count, self._row_bytes), dtype=np.uint8)
+        at = 0
+        for variable, column in zip(self._variables, columns, strict=True):
+            size = variable.width
+            cells = out[:, at : at + size]
+            if variable.type in (TYPE_LONG, TYPE_DOUBLE):
+                kind = "<i4" if variable.type == TYPE_LONG else "<f8"
+                if kind == "<i4":
+                    column = np.asarray(column, dtype=np.int64)
+                    if column.size and not _INT32.min <= column.min() <= column.max() <= _INT32.max:
+                        raise ValueError(f"{variable.name}: a value beyond a long's 4 bytes")
+                numbers = np.ascontiguousarray(column, dtype=kind)
+                assert numbers.shape == (count,), (variable.name, numbers.shape)
+                cells[:] = numbers.view(np.uint8).reshape(count, size)
+            elif isinstance(column, np.ndarray):
+                width = column.shape[1]
+                if column.shape[0] != count or width > size:
+                    raise ValueError(f"{variable.name}: {column.shape} bytes for {count} rows")
+                cells[:, :width] = column
+                cells[:, width:] = 0
+            else:
+                data = self._text(variable, column)
+                cells[:] = np.frombuffer(data, dtype=np.uint8).reshape(count, size)
+            at += size
+        self._write(out.data)
+        self.rows += count
 
     def write_rows(self, rows: Iterable[list]) -> None:
         """Each row a list of values, one per variable: an int or a missing letter (a long),
         a number, a ``date`` or a missing letter (a double), a string."""
-        pack, encoders, batch = self._pack, self._encoders, []
-        for row in rows:
-            batch.append(
-                pack(*[encode(value) for encode, value in zip(encoders, row, strict=True)])
-            )
-            if len(batch) >= _ROWS_PER_WRITE:
-                self._write(b"".join(batch))
-                self.rows += len(batch)
-                batch = []
-        self._write(b"".join(batch))
-        self.rows += len(batch)
+        rows = iter(rows)
+        while batch := list(islice(rows, _ROWS_PER_WRITE)):
+            columns = [
+                [encode(value) for value in column]
+                for encode, column in zip(self._encoders, zip(*batch, strict=True), strict=True)
+            ]
+            self.write_columns(columns, len(batch))
 
     def close(self) -> None:
         """The value labels and the end; then N and the map at their places."""

@@ -20,11 +20,14 @@ The same rows as the CSV (``exports.csv.report_rows``) and the same meanings as 
   cut labels short (``LIMITS``, in ``format_limits.py``); in Stata they are stored as its
   ``notes`` command stores them, so ``notes`` lists them.
 
-The files are written as the rows come, by ``sav.py`` and ``dta.py`` (which know nothing of
-surveys), so a worker's memory does not grow with the responses. The writers take a path or a
-binary file open for writing and seeking: they seek back to put in the row count (and Stata's
-map) once the rows are written. Read back with pyreadstat, the files equal what pyreadstat
-itself writes from the same table (tests/surveys/exports/test_spss_stata_streamed.py).
+The files are written as the rows come, a block of columns at a time, by ``sav.py`` and
+``dta.py`` (which know nothing of surveys), so a worker's memory does not grow with the
+responses; the blocks come from ``report_columns.py`` (on PostgreSQL one binary ``COPY`` whose
+numbers the database computes), each column turned into the format's codes at once here.
+The writers take a path or a binary file open for writing and seeking: they seek back to put
+in the row count (and Stata's map) once the rows are written. Read back with pyreadstat, the
+files equal what pyreadstat itself writes from the same table
+(tests/surveys/exports/test_spss_stata_streamed.py).
 """
 
 import contextlib
@@ -32,6 +35,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+import numpy as np
 from django.utils.translation import gettext as _
 
 from ..limits import DIRECT_TEXT_MAX_BYTES
@@ -47,10 +51,26 @@ from .codebook import (
     Codebook,
     codebook_rows,
 )
-from .csv import report_rows
-from .dta import TYPE_DOUBLE, TYPE_LONG, DtaVariable, DtaWriter
+from .dta import (
+    TYPE_DOUBLE,
+    TYPE_LONG,
+    DtaVariable,
+    DtaWriter,
+    double_missing,
+    long_missing,
+    stata_dates,
+)
 from .format_limits import LIMITS, Limits, note_lines, shorten
-from .sav import MEASURE_NOMINAL, MEASURE_SCALE, MEASURE_UNKNOWN, SavVariable, SavWriter
+from .report_columns import ReportColumns, report_column_blocks
+from .sav import (
+    MEASURE_NOMINAL,
+    MEASURE_SCALE,
+    MEASURE_UNKNOWN,
+    SYSMIS,
+    SavVariable,
+    SavWriter,
+    spss_dates,
+)
 
 SPSS_CONTENT_TYPE = "application/x-spss-sav"
 STATA_CONTENT_TYPE = "application/x-stata-dta"
@@ -61,7 +81,7 @@ SPSS_PREFER_NOT = -2
 # Stata: extended missing values, written as their letter.
 STATA_SKIPPED = "a"
 STATA_PREFER_NOT = "b"
-# How often a writer reports the rows it has written.
+# How often a writer reports the rows it has written (once per block that passes a multiple).
 PROGRESS_ROWS = 20_000
 
 
@@ -161,34 +181,6 @@ def _variable(*, name, kind, text, provenance, values) -> Variable:
     )
 
 
-# --- values -----------------------------------------------------------------------------------
-
-
-def _coder(variable: Variable, *, skipped, prefer_not):
-    """A function from a CSV cell (as ``report_rows`` yields it) of a numeric column to the
-    number written, ``skipped`` for an empty cell and ``prefer_not`` for prefer-not."""
-    lookup = {None: skipped, PREFER_NOT_TO_SAY: prefer_not}
-    if variable.codes:
-        lookup.update(variable.codes)
-
-        def code(cell):
-            try:
-                return lookup[cell]
-            except KeyError:
-                raise ValueError(f"{variable.name}: {cell!r} is not in the codebook") from None
-
-        return code
-    lookup.update({True: 1, False: 0})
-
-    def number(cell):
-        try:
-            return lookup[cell]
-        except (KeyError, TypeError):
-            return cell
-
-    return number
-
-
 # --- labels and notes -------------------------------------------------------------------------
 
 
@@ -271,32 +263,58 @@ def _variable_labels(variables, limits: Limits) -> dict:
 _TEXT_BYTES = {TYPE_IDENTIFIER: 36, TYPE_DIRECT_TEXT: DIRECT_TEXT_MAX_BYTES}
 
 
-def _converters(variables: list[Variable], *, stata: bool) -> list:
-    """Per column, a function from its CSV cell to the value the format's writer takes."""
-    skipped, prefer = (STATA_SKIPPED, STATA_PREFER_NOT) if stata else (None, SPSS_PREFER_NOT)
-    converters = []
-    for variable in variables:
+def _spss_columns(block: ReportColumns, variables: list[Variable]) -> list:
+    """A block of the raw reports as the SPSS writer's columns: a code's skip -1 and
+    prefer-not -2, a reported number's skip system-missing."""
+    columns = [block.ids, spss_dates(block.days)]
+    for variable, cells in zip(variables[2:], block.cells, strict=True):
         if variable.is_text:
-            # A skipped text answer is an empty string (a text column has no missing code).
-            converters.append(lambda cell: "" if cell is None else cell)
-        elif variable.is_date:
-            converters.append(lambda cell: cell)
+            columns.append(cells)  # a skipped text answer is an empty string
+            continue
+        skipped = SYSMIS if variable.is_number else SPSS_SKIPPED
+        columns.append(_coded(variable, cells, skipped=skipped, prefer_not=SPSS_PREFER_NOT))
+    return columns
+
+
+def _stata_columns(block: ReportColumns, variables: list[Variable]) -> list:
+    """A block of the raw reports as the Stata writer's columns: a skip ``.a``, prefer-not
+    ``.b``, in a long (a code) or a double (a number)."""
+    columns = [block.ids, stata_dates(block.days)]
+    for variable, cells in zip(variables[2:], block.cells, strict=True):
+        if variable.is_text:
+            columns.append(cells)
+        elif variable.is_number:
+            missing = [double_missing(letter) for letter in (STATA_SKIPPED, STATA_PREFER_NOT)]
+            columns.append(_coded(variable, cells, skipped=missing[0], prefer_not=missing[1]))
         else:
-            missing = skipped if stata or variable.is_number else SPSS_SKIPPED
-            converters.append(_coder(variable, skipped=missing, prefer_not=prefer))
-    return converters
+            missing = [long_missing(letter) for letter in (STATA_SKIPPED, STATA_PREFER_NOT)]
+            coded = _coded(variable, cells, skipped=missing[0], prefer_not=missing[1])
+            columns.append(coded.astype(np.int64))
+    return columns
 
 
-def _cases(codebook: Codebook, variables, *, stata: bool, progress: Callable[[int], None]):
-    """The raw reports' rows in the file's values, ``progress(rows so far)`` called as they go."""
-    converters = _converters(variables, stata=stata)
-    rows = report_rows(codebook, label=str)
-    next(rows)
+def _coded(variable: Variable, cells: np.ndarray, *, skipped, prefer_not) -> np.ndarray:
+    """A column of ``report_columns`` floats with its skips and prefer-nots as the format's."""
+    if np.isposinf(cells).any():
+        at = int(np.flatnonzero(np.isposinf(cells))[0])
+        raise ValueError(f"{variable.name}: row {at} holds an option not in the codebook")
+    coded = np.where(np.isnan(cells), skipped, cells)
+    return np.where(np.isneginf(cells), prefer_not, coded)
+
+
+def _blocks(codebook: Codebook, variables, *, progress: Callable[[int], None]):
+    """The raw reports in blocks of columns (``exports.report_columns``), ``progress(rows so
+    far)`` called after each."""
+    later = variables[2:]
+    blocks = report_column_blocks(codebook, [v.kind for v in later], [v.codes for v in later])
     count = 0
-    for count, row in enumerate(rows, start=1):
-        yield [convert(cell) for convert, cell in zip(converters, row, strict=True)]
-        if count % PROGRESS_ROWS == 0:
-            progress(count)
+    # Read to the end, or closed: on PostgreSQL the connection is in a COPY until then.
+    with contextlib.closing(blocks):
+        for block in blocks:
+            yield block
+            if (count + block.rows) // PROGRESS_ROWS > count // PROGRESS_ROWS:
+                progress(count + block.rows)
+            count += block.rows
     progress(count)
 
 
@@ -341,7 +359,8 @@ def write_sav(codebook: Codebook, target, *, progress=lambda rows: None) -> int:
         writer = SavWriter(
             handle, variables=specs, file_label=_file_label(codebook, limits), notes=lines
         )
-        writer.write_cases(_cases(codebook, variables, stata=False, progress=progress))
+        for block in _blocks(codebook, variables, progress=progress):
+            writer.write_columns(_spss_columns(block, variables), block.rows)
         writer.close()
     return writer.cases
 
@@ -376,7 +395,8 @@ def write_dta(codebook: Codebook, target, *, progress=lambda rows: None) -> int:
             file_label=_file_label(codebook, limits),
             notes=notes(codebook, variables, stata=True),
         )
-        writer.write_rows(_cases(codebook, variables, stata=True, progress=progress))
+        for block in _blocks(codebook, variables, progress=progress):
+            writer.write_columns(_stata_columns(block, variables), block.rows)
         writer.close()
     return writer.rows
 

@@ -21,6 +21,7 @@ from surveys.exports.csv_postgres import csv_cell, report_lines_query
 from surveys.models import GroupAnswer, GroupingOption, Submission, question_key
 from surveys.services import grouping
 from tests.helpers import MIXED_QUESTIONS, simulate_responses
+from tests.surveys.exports import test_comprehension_exports
 
 pytestmark = pytest.mark.django_db
 
@@ -143,6 +144,16 @@ def test_a_survey_without_grouping_questions_or_responses(make_survey):
         b.data for b in report_csv_blocks(survey_codebook(survey=survey), rows_per_block=10)
     )
     assert data == python_csv(survey)
+
+
+def test_the_comprehension_checks_columns_are_written(make_survey):
+    # C1, C2 after the questions: the COPY once wrote none of them under their header.
+    survey = test_comprehension_exports.make_study(make_survey)
+    data = b"".join(
+        b.data for b in report_csv_blocks(survey_codebook(survey=survey), rows_per_block=2)
+    )
+    assert data == python_csv(survey)
+    assert data.startswith(b"submission_id,received_on,Q1,Q2,C1,C2,P1,P2\r\n")
 
 
 def test_a_survey_at_the_question_limits_is_joined_whole(make_survey):
