@@ -285,6 +285,19 @@ def group_cell_key(groups) -> str:
     return ",".join(f"{gid}:{'-' if oid is None else oid}" for gid, oid in sorted(groups.items()))
 
 
+# A survey keeps the regression's cells (``GroupCell``) only from this many grouping questions
+# on. With one, a cell is one option's (question, option) tally (``GroupTally``, the same
+# counts) or its declined answers' (missing, left out of the regression): the regression reads
+# the tallies, and a submission writes ten rows fewer.
+GROUP_CELLS_MIN_GROUPINGS = 2
+
+
+def group_cells_kept(grouping_questions: int) -> bool:
+    """Whether a survey with ``grouping_questions`` grouping questions keeps ``GroupCell``
+    rows (``GROUP_CELLS_MIN_GROUPINGS``); every writer of cells asks this."""
+    return grouping_questions >= GROUP_CELLS_MIN_GROUPINGS
+
+
 def group_cell_options(key) -> dict[int, int | None]:
     """``group_cell_key`` read back: {grouping question id: option id, None if declined}."""
     if not key:
@@ -300,6 +313,7 @@ class GroupCell(models.Model):
     Added to by the submission's statement (or transaction) like ``GroupTally``, and created
     by the first report that falls in it, so a regression costs the same at a thousand or a
     million responses. Reports of respondents who gave no grouping answer are in no cell.
+    Kept only by a survey of several grouping questions (``group_cells_kept``).
     Sharded as ``TallyShard`` (a cell is the sum of its rows).
     """
 

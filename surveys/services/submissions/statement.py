@@ -9,6 +9,7 @@ its numeric reports, the tally shard.
 
 from psycopg import sql
 
+from ...models import GROUP_CELLS_MIN_GROUPINGS
 from ...selectors.public_results import RESPONDENTS
 from .contract import Rule
 from .rules import CODED_SQL, KINDS, TABLES, rule_checks
@@ -128,7 +129,10 @@ _SPENT = """, spent AS (
 #   per-(question, option) tallies (a declined answer is in none), creating a row that is
 #   missing (``created``: the caller then has the tallies recounted); ``cells`` adds them to
 #   the regression's cell of the whole combination of grouping answers
-#   (``models.group_cell_key`` in SQL), creating it if it is the first. Each in the shard
+#   (``models.group_cell_key`` in SQL), creating it if it is the first, in a survey that keeps
+#   cells (``models.group_cells_kept``: one of several grouping questions; with one, the
+#   regression reads the per-(question, option) tallies, and ten rows fewer per submission
+#   were a third of a grouped submission's database time). Each in the shard
 #   ``shard``, as the tally shard: two submissions to one survey wait for each other's locks
 #   only when they drew the same shard.
 #   A submission without grouping answers runs the statement without
@@ -171,6 +175,9 @@ _GROUPING_WRITES = """, counted AS (
         FROM chosen
     ) AS k
     WHERE k.key IS NOT NULL{yes_no_only}
+        AND (
+            SELECT count(*) FROM {grouping} AS g, survey WHERE g.survey_id = survey.id
+        ) >= {cells_from}
     ON CONFLICT (question_id, key, shard) DO UPDATE
         SET report_count = t.report_count + 1, yes_count = t.yes_count + excluded.yes_count
 )"""
@@ -304,7 +311,14 @@ def statement_text(*, typed, grouped, p, held=False, tokened=False):
         return sql.Composed(parts).as_string()
     if grouped:
         yes_no_only = sql.SQL(" AND a.kind = {yes_no}").format(**KINDS) if typed else sql.SQL("")
-        parts.append(sql.SQL(_GROUPING_WRITES).format(**TABLES, **p, yes_no_only=yes_no_only))
+        parts.append(
+            sql.SQL(_GROUPING_WRITES).format(
+                **TABLES,
+                **p,
+                yes_no_only=yes_no_only,
+                cells_from=sql.Literal(GROUP_CELLS_MIN_GROUPINGS),
+            )
+        )
     if typed:
         parts.append(sql.SQL(_NUMERIC_TALLIES).format(**TABLES, **KINDS, **p))
     parts.append(sql.SQL(_DAY_TALLY).format(**TABLES, **p, respondents=sql.Literal(RESPONDENTS)))
