@@ -126,7 +126,11 @@ class Submission(models.Model):
 
     # Random, not counted: no stored column says in which order submissions arrived.
     id = RandomKeyField()
-    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="submissions")
+    # No index of its own: the unique (survey, submission id) index serves lookups by survey,
+    # and every submission would otherwise add an entry to both.
+    survey = models.ForeignKey(
+        Survey, on_delete=models.CASCADE, related_name="submissions", db_index=False
+    )
     submission_id = models.UUIDField()
     # A date, not a time: precise timestamps could be joined with other logs to re-identify.
     received_on = models.DateField()
@@ -182,8 +186,10 @@ class GroupAnswer(models.Model):
     """
 
     id = RandomKeyField()  # random like its submission's: stored together, in arrival order
+    # No index of its own: the unique (submission, grouping question) index serves lookups by
+    # submission.
     submission = models.ForeignKey(
-        Submission, on_delete=models.CASCADE, related_name="group_answers"
+        Submission, on_delete=models.CASCADE, related_name="group_answers", db_index=False
     )
     grouping_question = models.ForeignKey(
         GroupingQuestion, on_delete=models.CASCADE, related_name="answers"

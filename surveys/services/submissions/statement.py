@@ -244,6 +244,8 @@ _SUM_BITS = """jsonb_build_array(
         COALESCE((t.reports -> a.key ->> 1)::bigint, 0) + a.bit::int
     )"""
 # Any vectors, in numeric (a sum of squares can outgrow bigint), the shorter padded with zeros.
+# The typed form adds a yes/no report's by ``_SUM_BITS`` all the same: a set-returning
+# subquery per question was most of what it spent on the tally shard.
 _SUM_VECTORS = """(
         SELECT jsonb_agg(
             COALESCE((t.reports -> a.key ->> n)::numeric, 0)
@@ -327,7 +329,9 @@ def statement_text(*, typed, grouped, p, held=False, tokened=False):
             **TABLES,
             **p,
             added=sql.SQL("a.added" if typed else "jsonb_build_array(1, a.bit::int)"),
-            summed=sql.SQL(_SUM_VECTORS if typed else _SUM_BITS),
+            summed=sql.SQL(
+                "CASE WHEN a.kind = {yes_no} THEN {bits} ELSE {vectors} END" if typed else _SUM_BITS
+            ).format(**KINDS, bits=sql.SQL(_SUM_BITS), vectors=sql.SQL(_SUM_VECTORS)),
             created=sql.SQL("(SELECT count(*) FROM grouped WHERE created)" if grouped else "0"),
         )
     )

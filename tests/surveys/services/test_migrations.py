@@ -431,7 +431,7 @@ def test_the_grouping_counts_and_tallies_are_kept_in_shard_0(owner):
     migrate(latest())
 
 
-TALLY_FILLFACTOR = [("surveys", "0036_tally_fillfactor")]
+TALLY_FILLFACTOR = [("surveys", "0036_lighter_submission_writes")]
 TALLY_TABLES = (
     "surveys_tallyshard",
     "surveys_daytally",
