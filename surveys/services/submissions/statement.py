@@ -131,8 +131,8 @@ _SPENT = """, spent AS (
 #   the regression's cell of the whole combination of grouping answers
 #   (``models.group_cell_key`` in SQL), creating it if it is the first, in a survey that keeps
 #   cells (``models.group_cells_kept``: one of several grouping questions; with one, the
-#   regression reads the per-(question, option) tallies, and ten rows fewer per submission
-#   were a third of a grouped submission's database time). Each in the shard
+#   regression reads the per-(question, option) tallies, the same counts, and a grouped
+#   submission writes ten rows fewer). Each in the shard
 #   ``shard``, as the tally shard: two submissions to one survey wait for each other's locks
 #   only when they drew the same shard.
 #   A submission without grouping answers runs the statement without
@@ -244,8 +244,8 @@ _SUM_BITS = """jsonb_build_array(
         COALESCE((t.reports -> a.key ->> 1)::bigint, 0) + a.bit::int
     )"""
 # Any vectors, in numeric (a sum of squares can outgrow bigint), the shorter padded with zeros.
-# The typed form adds a yes/no report's by ``_SUM_BITS`` all the same: a set-returning
-# subquery per question was most of what it spent on the tally shard.
+# The typed form adds a yes/no report's by ``_SUM_BITS`` all the same (the same sums): a
+# set-returning subquery and an aggregate per question cost more than two additions.
 _SUM_VECTORS = """(
         SELECT jsonb_agg(
             COALESCE((t.reports -> a.key ->> n)::numeric, 0)
