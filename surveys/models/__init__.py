@@ -16,6 +16,7 @@ from .keys import RandomKeyField, is_slug, new_slug, question_key, random_key
 from .members import ApiToken, MemberInvitation, SurveyMember, VerifiedEmail
 from .questions import AskedQuestionManager, GroupingOption, GroupingQuestion, Question
 from .submissions import (
+    GROUP_CELLS_MIN_GROUPINGS,
     PREFER_NOT_TO_SAY,
     TALLY_SHARDS,
     DayTally,
@@ -30,11 +31,13 @@ from .submissions import (
     TallyShard,
     group_cell_key,
     group_cell_options,
+    group_cells_kept,
 )
 from .surveys import CI_METHODS, LiveSurveyManager, Survey, design_fingerprint_of
 
 __all__ = [
     "CI_METHODS",
+    "GROUP_CELLS_MIN_GROUPINGS",
     "PREFER_NOT_TO_SAY",
     "TALLY_SHARDS",
     "ApiToken",
@@ -65,6 +68,7 @@ __all__ = [
     "design_fingerprint_of",
     "group_cell_key",
     "group_cell_options",
+    "group_cells_kept",
     "is_slug",
     "new_slug",
     "question_key",

@@ -127,7 +127,11 @@ class Submission(models.Model):
 
     # Random, not counted: no stored column says in which order submissions arrived.
     id = RandomKeyField()
-    survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="submissions")
+    # No index of its own: the unique (survey, submission id) index serves lookups by survey,
+    # and every submission would otherwise add an entry to both.
+    survey = models.ForeignKey(
+        Survey, on_delete=models.CASCADE, related_name="submissions", db_index=False
+    )
     submission_id = models.UUIDField()
     # A date, not a time: precise timestamps could be joined with other logs to re-identify.
     received_on = models.DateField()
@@ -183,8 +187,10 @@ class GroupAnswer(models.Model):
     """
 
     id = RandomKeyField()  # random like its submission's: stored together, in arrival order
+    # No index of its own: the unique (submission, grouping question) index serves lookups by
+    # submission.
     submission = models.ForeignKey(
-        Submission, on_delete=models.CASCADE, related_name="group_answers"
+        Submission, on_delete=models.CASCADE, related_name="group_answers", db_index=False
     )
     grouping_question = models.ForeignKey(
         GroupingQuestion, on_delete=models.CASCADE, related_name="answers"
@@ -286,6 +292,19 @@ def group_cell_key(groups) -> str:
     return ",".join(f"{gid}:{'-' if oid is None else oid}" for gid, oid in sorted(groups.items()))
 
 
+# A survey keeps the regression's cells (``GroupCell``) only from this many grouping questions
+# on. With one, a cell is one option's (question, option) tally (``GroupTally``, the same
+# counts) or its declined answers' (missing, left out of the regression): the regression reads
+# the tallies, and a submission writes ten rows fewer.
+GROUP_CELLS_MIN_GROUPINGS = 2
+
+
+def group_cells_kept(grouping_questions: int) -> bool:
+    """Whether a survey with ``grouping_questions`` grouping questions keeps ``GroupCell``
+    rows (``GROUP_CELLS_MIN_GROUPINGS``); every writer of cells asks this."""
+    return grouping_questions >= GROUP_CELLS_MIN_GROUPINGS
+
+
 def group_cell_options(key) -> dict[int, int | None]:
     """``group_cell_key`` read back: {grouping question id: option id, None if declined}."""
     if not key:
@@ -301,6 +320,7 @@ class GroupCell(models.Model):
     Added to by the submission's statement (or transaction) like ``GroupTally``, and created
     by the first report that falls in it, so a regression costs the same at a thousand or a
     million responses. Reports of respondents who gave no grouping answer are in no cell.
+    Kept only by a survey of several grouping questions (``group_cells_kept``).
     Sharded as ``TallyShard`` (a cell is the sum of its rows).
     """
 

@@ -1,8 +1,9 @@
 """Logistic regression of a question's true answer on the grouping questions.
 
 A regression reads the question's cells (``models.GroupCell``: reports and "yes" reports per
-combination of grouping answers, kept at write time), a few rows whatever the number of
-responses. Reads only; with the services, the only place that calls dpengine.
+combination of grouping answers, kept at write time; with one grouping question its
+per-(question, option) tallies), a few rows whatever the number of responses. Reads only;
+with the services, the only place that calls dpengine.
 """
 
 import math
@@ -16,7 +17,7 @@ import dpengine
 from dpengine.designs import YesNoDesign
 from dpengine.errors import Reason
 
-from ..models import GroupCell, Question, group_cell_options
+from ..models import GroupCell, GroupTally, Question, group_cell_options, group_cells_kept
 from .breakdown import survey_grouping_questions
 from .breakdown_codes import code_kind
 from .estimates import survey_tallies
@@ -228,14 +229,26 @@ def _regression_rows(*, survey, question, grouping):
         return +Counter({((), True): total_yes, ((), False): total - total_yes}), 0
     options = {gq.pk: {option.pk for option in gq.options.all()} for gq in grouping}
     cells = Counter()
-    for _qid, key, reports, yes in GroupCell.objects.filter(question=question).totals():
-        chosen = group_cell_options(key)
-        combination = tuple(chosen.get(gq.pk) for gq in grouping)
+    for combination, reports, yes in _cell_totals(question=question, grouping=grouping):
         if all(oid in options[gq.pk] for gq, oid in zip(grouping, combination, strict=True)):
             cells[(combination, True)] += yes
             cells[(combination, False)] += reports - yes
     cells = +cells  # no empty cells: the fit's rows are the cells somebody is in
     return cells, total - sum(cells.values())
+
+
+def _cell_totals(*, question, grouping):
+    """(option ids tuple, reports, yes reports) per cell of ``question``. One grouping
+    question: its options' per-(question, option) tallies, the same counts as their cells
+    (a survey of one keeps no cells, ``models.group_cells_kept``; the cells of its declined
+    answers are left out anyway)."""
+    if not group_cells_kept(len(grouping)):
+        for _qid, oid, reports, yes in GroupTally.objects.filter(question=question).totals():
+            yield (oid,), reports, yes
+        return
+    for _qid, key, reports, yes in GroupCell.objects.filter(question=question).totals():
+        chosen = group_cell_options(key)
+        yield tuple(chosen.get(gq.pk) for gq in grouping), reports, yes
 
 
 def survey_regression(*, survey, question, confidence=None) -> Regression:

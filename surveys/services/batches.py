@@ -47,6 +47,7 @@ from dpengine import report_tally, tally_sum
 from .. import selectors
 from ..models import (
     GroupCell,
+    GroupingQuestion,
     GroupTally,
     NumericTally,
     Question,
@@ -54,6 +55,7 @@ from ..models import (
     Survey,
     TallyShard,
     group_cell_key,
+    group_cells_kept,
     is_slug,
     random_key,
 )
@@ -312,7 +314,8 @@ def _tallies_add(survey_id, counts: _Counts):
                 question_id=qid, option_id=oid, shard=0, report_count=n, yes_count=yes
             )
     grouping_tallies_add(counts.groupings)
-    _cells_add(counts)
+    if group_cells_kept(GroupingQuestion.objects.filter(survey_id=survey_id).count()):
+        _cells_add(counts)
     _histograms_add(counts)
     # On the day of its release, not on the days its submissions were received: a public
     # release counts the days before its date and may already have been made for a day one

@@ -21,7 +21,14 @@ import numpy as np
 from django.db import IntegrityError, connection, transaction
 
 from .. import selectors
-from ..models import GroupAnswer, Question, Submission, group_cell_key, question_key
+from ..models import (
+    GroupAnswer,
+    Question,
+    Submission,
+    group_cell_key,
+    group_cells_kept,
+    question_key,
+)
 from ..selectors.public_results import RESPONDENTS, option_key, reports_key
 from .tallies import (
     day_tally_add,
@@ -158,8 +165,9 @@ def _group_tally_add(chunk):
 
 
 def _group_cell_add(chunk):
-    """Per (bit question, whole combination of grouping answers): the regression's cells."""
-    if not chunk.grouping:
+    """Per (bit question, whole combination of grouping answers): the regression's cells, in
+    a survey that keeps them (``models.group_cells_kept``)."""
+    if not group_cells_kept(len(chunk.grouping)):
         return
     combinations, index = np.unique(chunk.options, axis=0, return_inverse=True)
     gids = [gq.pk for gq in chunk.grouping]

@@ -37,6 +37,7 @@ from ..models import (
     Survey,
     TallyShard,
     group_cell_key,
+    group_cells_kept,
     question_key,
     random_key,
 )
@@ -182,7 +183,8 @@ def grouping_tallies_add(counts, *, shard=0):
 
 def group_answers_record(*, survey_id, submission, answers, chosen, shard=0):
     """Store the chosen options and add the submission, in shard ``shard``, to the counts of
-    its answers, the per-(question, option) tallies and its regression cells.
+    its answers, the per-(question, option) tallies and its regression cells (in a survey
+    that keeps them, ``models.group_cells_kept``).
 
     A "Prefer not to say" (option None) is stored and counted on its grouping question, and
     is in no option's tallies: it is missing for breakdowns, not a group of its own. It is
@@ -194,7 +196,8 @@ def group_answers_record(*, survey_id, submission, answers, chosen, shard=0):
     grouping_tallies_add({pair: 1 for pair in chosen.items()}, shard=shard)
     options = [oid for oid in chosen.values() if oid is not None]
     yes_ids = [qid for qid, bit in answers.items() if bit]
-    if answers and chosen:
+    groupings = GroupingQuestion.objects.filter(survey_id=survey_id).count()
+    if answers and chosen and group_cells_kept(groupings):
         key = group_cell_key(chosen)
         GroupCell.objects.bulk_create(
             (GroupCell(question_id=qid, key=key, shard=shard) for qid in sorted(answers)),
@@ -325,12 +328,13 @@ _DECLINED = 0
 def group_cells_rebuild(*, survey, question_ids):
     """Recount the regression's cells of ``question_ids`` (the survey's yes/no questions)
     from the stored rows, in one grouped query: each submission's answer to every grouping
-    question (a correlated subquery each), grouped by that combination."""
+    question (a correlated subquery each), grouped by that combination. None in a survey
+    that keeps no cells (``models.group_cells_kept``)."""
     grouping_ids = sorted(
         GroupingQuestion.objects.filter(survey=survey).values_list("id", flat=True)
     )
     GroupCell.objects.filter(question_id__in=question_ids).delete()
-    if not grouping_ids or not question_ids:
+    if not group_cells_kept(len(grouping_ids)) or not question_ids:
         return
     names = {f"g{gid}": gid for gid in grouping_ids}
     per_submission = GroupAnswer.objects.filter(submission=OuterRef("pk"))

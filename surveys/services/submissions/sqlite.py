@@ -23,6 +23,7 @@ from ...models import (
     Submission,
     TallyShard,
     group_cell_key,
+    group_cells_kept,
     question_key,
     random_key,
 )
@@ -115,7 +116,12 @@ def _insert(*, target, clean, received_on, held):
                 _group_answers_insert(cursor, submission_pk=row[0], groups=groups)
             return Stored(survey_id=target.survey_id, group_tallies_incomplete=False)
         incomplete = bool(groups) and _group_writes(
-            cursor, submission_pk=row[0], answers=answers, kinds=kinds, groups=groups
+            cursor,
+            submission_pk=row[0],
+            answers=answers,
+            kinds=kinds,
+            groups=groups,
+            cells=group_cells_kept(len(target.options)),
         )
         _tally_add(cursor, survey_id=target.survey_id, answers=answers, kinds=kinds)
         _histograms_add(cursor, answers=answers, kinds=kinds)
@@ -123,10 +129,11 @@ def _insert(*, target, clean, received_on, held):
     return Stored(survey_id=target.survey_id, group_tallies_incomplete=incomplete)
 
 
-def _group_writes(cursor, *, submission_pk, answers, kinds, groups):
+def _group_writes(cursor, *, submission_pk, answers, kinds, groups, cells):
     """Store the grouping answers, count them on their options (or as declined) and add the
-    yes/no reports to the per-(question, option) tallies and to the regression's cells. True:
-    some tally rows were missing."""
+    yes/no reports to the per-(question, option) tallies and, if the survey keeps them
+    (``cells``, ``models.group_cells_kept``), to the regression's cells. True: some tally rows
+    were missing."""
     _group_answers_insert(cursor, submission_pk=submission_pk, groups=groups)
     for declined, target in ((False, "option_id"), (True, "grouping_question_id")):
         chosen = [(gid, oid) for gid, oid in groups.items() if (oid is None) == declined]
@@ -144,15 +151,16 @@ def _group_writes(cursor, *, submission_pk, answers, kinds, groups):
     bits = [qid for qid in sorted(answers) if kinds[qid] == YES_NO]
     if not bits:
         return False
-    key = group_cell_key(groups)
-    cursor.execute(
-        f"INSERT INTO {GroupCell._meta.db_table}"
-        " (question_id, key, shard, report_count, yes_count)"
-        f" VALUES {', '.join(['(%s, %s, 0, 1, %s)'] * len(bits))}"
-        " ON CONFLICT (question_id, key, shard) DO UPDATE"
-        " SET report_count = report_count + 1, yes_count = yes_count + excluded.yes_count",
-        [value for qid in bits for value in (qid, key, int(answers[qid]))],
-    )
+    if cells:
+        key = group_cell_key(groups)
+        cursor.execute(
+            f"INSERT INTO {GroupCell._meta.db_table}"
+            " (question_id, key, shard, report_count, yes_count)"
+            f" VALUES {', '.join(['(%s, %s, 0, 1, %s)'] * len(bits))}"
+            " ON CONFLICT (question_id, key, shard) DO UPDATE"
+            " SET report_count = report_count + 1, yes_count = yes_count + excluded.yes_count",
+            [value for qid in bits for value in (qid, key, int(answers[qid]))],
+        )
     if not options:
         return False
     yes = [qid for qid in bits if answers[qid]]

@@ -10,7 +10,7 @@ its numeric reports, the tally shard.
 from psycopg import sql
 
 from ...limits import RELEASE_BATCH_INVITATION
-from ...models import Survey
+from ...models import GROUP_CELLS_MIN_GROUPINGS, Survey
 from ...selectors.public_results import RESPONDENTS
 from .contract import Rule
 from .rules import CODED_SQL, KINDS, TABLES, rule_checks
@@ -140,7 +140,10 @@ _SPENT = """, spent AS (
 #   per-(question, option) tallies (a declined answer is in none), creating a row that is
 #   missing (``created``: the caller then has the tallies recounted); ``cells`` adds them to
 #   the regression's cell of the whole combination of grouping answers
-#   (``models.group_cell_key`` in SQL), creating it if it is the first. Each in the shard
+#   (``models.group_cell_key`` in SQL), creating it if it is the first, in a survey that keeps
+#   cells (``models.group_cells_kept``: one of several grouping questions; with one, the
+#   regression reads the per-(question, option) tallies, the same counts, and a grouped
+#   submission writes ten rows fewer). Each in the shard
 #   ``shard``, as the tally shard: two submissions to one survey wait for each other's locks
 #   only when they drew the same shard.
 #   A submission without grouping answers runs the statement without
@@ -183,6 +186,9 @@ _GROUPING_WRITES = """, counted AS (
         FROM chosen
     ) AS k
     WHERE k.key IS NOT NULL{yes_no_only}
+        AND (
+            SELECT count(*) FROM {grouping} AS g, survey WHERE g.survey_id = survey.id
+        ) >= {cells_from}
     ON CONFLICT (question_id, key, shard) DO UPDATE
         SET report_count = t.report_count + 1, yes_count = t.yes_count + excluded.yes_count
 )"""
@@ -249,6 +255,8 @@ _SUM_BITS = """jsonb_build_array(
         COALESCE((t.reports -> a.key ->> 1)::bigint, 0) + a.bit::int
     )"""
 # Any vectors, in numeric (a sum of squares can outgrow bigint), the shorter padded with zeros.
+# The typed form adds a yes/no report's by ``_SUM_BITS`` all the same (the same sums): a
+# set-returning subquery and an aggregate per question cost more than two additions.
 _SUM_VECTORS = """(
         SELECT jsonb_agg(
             COALESCE((t.reports -> a.key ->> n)::numeric, 0)
@@ -321,7 +329,14 @@ def statement_text(*, typed, grouped, p, held=False, tokened=False):
         return sql.Composed(parts).as_string()
     if grouped:
         yes_no_only = sql.SQL(" AND a.kind = {yes_no}").format(**KINDS) if typed else sql.SQL("")
-        parts.append(sql.SQL(_GROUPING_WRITES).format(**TABLES, **p, yes_no_only=yes_no_only))
+        parts.append(
+            sql.SQL(_GROUPING_WRITES).format(
+                **TABLES,
+                **p,
+                yes_no_only=yes_no_only,
+                cells_from=sql.Literal(GROUP_CELLS_MIN_GROUPINGS),
+            )
+        )
     if typed:
         parts.append(sql.SQL(_NUMERIC_TALLIES).format(**TABLES, **KINDS, **p))
     parts.append(sql.SQL(_DAY_TALLY).format(**TABLES, **p, respondents=sql.Literal(RESPONDENTS)))
@@ -330,7 +345,9 @@ def statement_text(*, typed, grouped, p, held=False, tokened=False):
             **TABLES,
             **p,
             added=sql.SQL("a.added" if typed else "jsonb_build_array(1, a.bit::int)"),
-            summed=sql.SQL(_SUM_VECTORS if typed else _SUM_BITS),
+            summed=sql.SQL(
+                "CASE WHEN a.kind = {yes_no} THEN {bits} ELSE {vectors} END" if typed else _SUM_BITS
+            ).format(**KINDS, bits=sql.SQL(_SUM_BITS), vectors=sql.SQL(_SUM_VECTORS)),
             created=sql.SQL("(SELECT count(*) FROM grouped WHERE created)" if grouped else "0"),
         )
     )

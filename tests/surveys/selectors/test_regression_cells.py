@@ -1,7 +1,9 @@
 """The regression reads its cells kept at write time (``GroupCell``), not the submissions: the
 same counts, left-out reports and fit as the stored rows give, through every write path
 (the statement or SQLite's writes, the ORM transaction, bulk simulation and its recount),
-with skipped and "Prefer not to say" answers, and none left after a pilot is discarded."""
+with skipped and "Prefer not to say" answers, and none left after a pilot is discarded. A
+survey of one grouping question keeps no cells: its regression reads the per-(question,
+option) tallies, and gives the same."""
 
 import random
 import uuid
@@ -119,6 +121,29 @@ def test_the_cells_give_what_the_stored_rows_give(two_groupings, settings, state
     _assert_regression_is_the_rows(two_groupings)
 
 
+@pytest.mark.parametrize("statement", [True, False], ids=["database path", "ORM transaction"])
+def test_one_grouping_question_keeps_no_cells_and_its_tallies_give_the_rows(
+    make_survey, settings, statement
+):
+    settings.SUBMISSION_STATEMENT = statement
+    survey = make_survey(status="draft", min_n=5)
+    grouping.grouping_question_add(survey=survey, text="Team?", options=["A", "B", "C"])
+    survey = services.survey_open(survey=survey)
+    _submit(survey, random.Random(12), 160)
+    rng = np.random.default_rng(5)
+    options = list(survey.grouping_questions.get().options.values_list("id", flat=True))
+    services.simulated_submissions_record(
+        survey=survey,
+        reports=rng.random((200, 2)) < 0.3,
+        options=[[int(rng.choice(options))] for _ in range(200)],
+    )
+    assert not GroupCell.objects.filter(question__survey=survey).exists()
+    _assert_regression_is_the_rows(survey)
+    services.group_tallies_rebuild(survey=survey)
+    assert not GroupCell.objects.filter(question__survey=survey).exists()
+    _assert_regression_is_the_rows(survey)
+
+
 def test_the_recount_gives_the_cells_the_writes_kept(two_groupings):
     _submit(two_groupings, random.Random(8), 120)
     kept = sorted(GroupCell.objects.totals())
@@ -143,6 +168,7 @@ def test_simulated_responses_are_counted_in_cells(two_groupings):
 def test_a_discarded_pilot_leaves_no_cells(make_survey):
     survey = make_survey(status="draft", min_n=5)
     grouping.grouping_question_add(survey=survey, text="Team?", options=["A", "B"])
+    grouping.grouping_question_add(survey=survey, text="Site?", options=["North", "South"])
     survey = services.survey_pilot_start(survey=survey)
     _submit(survey, random.Random(11), 20)
     assert GroupCell.objects.filter(question__survey=survey).exists()

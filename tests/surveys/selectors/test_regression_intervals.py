@@ -11,7 +11,7 @@ from django.urls import reverse
 
 import dpengine
 from surveys import selectors, services
-from surveys.models import GroupCell, TallyShard
+from surveys.models import GroupCell, GroupingTally, GroupTally, TallyShard
 from surveys.selectors.regression import EXACT_METHOD
 from surveys.services import grouping
 
@@ -135,9 +135,11 @@ def test_several_grouping_questions_show_no_interval_and_say_why(
 def scale_stored_counts(survey, factor):
     """Every stored count of ``survey`` (its tallies and cells) ``factor`` times as large: the
     counts of ``factor`` copies of each response, without storing them."""
-    GroupCell.objects.filter(question__survey=survey).update(
-        report_count=F("report_count") * factor, yes_count=F("yes_count") * factor
-    )
+    for kept in (GroupCell, GroupTally):
+        kept.objects.filter(question__survey=survey).update(
+            report_count=F("report_count") * factor, yes_count=F("yes_count") * factor
+        )
+    GroupingTally.objects.filter(grouping_question__survey=survey).update(count=F("count") * factor)
     for shard in TallyShard.objects.filter(survey=survey):
         shard.responses *= factor
         shard.reports = {key: [c * factor for c in counts] for key, counts in shard.reports.items()}

@@ -284,8 +284,10 @@ def test_the_kept_tallies_are_those_of_the_released_submissions(make_survey, res
         expected[reports[f"q{ids[2]}"]] = expected.get(reports[f"q{ids[2]}"], 0) + 1
     assert histogram == expected
     assert sum(GroupingTally.objects.exclude(option=None).values_list("count", flat=True)) == BATCH
+    # One grouping question: the regression reads the per-(question, option) tallies; no cells.
+    assert not GroupCell.objects.filter(question__survey=survey).exists()
     assert (
-        sum(GroupCell.objects.filter(question_id=ids[0]).values_list("report_count", flat=True))
+        sum(GroupTally.objects.filter(question_id=ids[0]).values_list("report_count", flat=True))
         == BATCH
     )
     # Rewritten at the release, each keeps where its page showed each question.

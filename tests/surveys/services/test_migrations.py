@@ -429,3 +429,35 @@ def test_the_grouping_counts_and_tallies_are_kept_in_shard_0(owner):
         apps.get_model("surveys", "NumericTally").objects.values_list("shard", "count")
     ) == [(0, 7)]
     migrate(latest())
+
+
+TALLY_FILLFACTOR = [("surveys", "0036_lighter_submission_writes")]
+TALLY_TABLES = (
+    "surveys_tallyshard",
+    "surveys_daytally",
+    "surveys_numerictally",
+    "surveys_grouptally",
+    "surveys_groupingtally",
+    "surveys_groupcell",
+)
+
+
+def _fillfactors():
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT relname, reloptions FROM pg_class WHERE relname = ANY(%s)", [list(TALLY_TABLES)]
+        )
+        return dict(cursor.fetchall())
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.slow
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="PostgreSQL's fillfactor")
+def test_the_tally_tables_leave_room_on_each_page_and_back():
+    migrate(latest())
+    assert _fillfactors() == {table: ["fillfactor=20"] for table in TALLY_TABLES}
+    migrate(TALLY_SHARDS)
+    assert _fillfactors() == {table: ["fillfactor=100"] for table in TALLY_TABLES}
+    migrate(TALLY_FILLFACTOR)
+    assert _fillfactors() == {table: ["fillfactor=20"] for table in TALLY_TABLES}
+    migrate(latest())

@@ -385,7 +385,10 @@ def histograms_of(submissions, question_ids):
 
 def cells_recounted(survey):
     """The regression's cells counted from the stored rows, in Python: each submission with
-    grouping answers adds each of its yes/no reports to (question, its answers' key)."""
+    grouping answers adds each of its yes/no reports to (question, its answers' key). None
+    in a survey of fewer than two grouping questions (its regression reads the tallies)."""
+    if survey.grouping_questions.count() < 2:
+        return []
     yes_no = {q.pk for q in survey.questions.all() if _bit(q)}
     chosen = {}
     for sub, gid, oid in GroupAnswer.objects.filter(submission__survey=survey).values_list(

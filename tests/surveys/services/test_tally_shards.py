@@ -33,6 +33,9 @@ QUESTIONS = [
 def survey(make_survey):
     draft = make_survey(status="draft", questions=QUESTIONS)
     team = grouping.grouping_question_add(survey=draft, text="Team?", options=["Red", "Blue"])
+    # Skipped by every submission here; with two grouping questions the survey keeps the
+    # regression's cells (models.group_cells_kept), whose rows are sharded too.
+    grouping.grouping_question_add(survey=draft, text="Site?", options=["North", "South"])
     return services.survey_open(survey=draft), team
 
 
