@@ -5,7 +5,8 @@
     .venv/bin/python bench/profile_submission.py
     BENCH_PROFILE_N=3000 BENCH_KINDS=plain,grouped .venv/bin/python bench/profile_submission.py
 
-For each kind of ``bench_submissions`` (plain, grouped, typed, first response; BENCH_KINDS picks),
+For each kind of ``bench_submissions`` (plain, grouped, typed, first response; BENCH_KINDS picks;
+invitation and unbatched only when named),
 BENCH_PROFILE_N requests (default 1500; the first-response kind one per fresh survey) after a
 warm-up, each a fresh ``submission_id`` in the body the Lua script sends, through the whole
 stack a gunicorn worker runs (``config.wsgi`` with the production settings, DEBUG off, no
@@ -16,8 +17,10 @@ rate limit). Printed per request, in microseconds of the worker's wall time:
 - parsing: the body read, JSON-decoded and shaped (``json_body``, ``submission_fields``);
 - checks before the statement: the submission's shape (``submission_shape``) and the rest of
   ``submission_receive`` outside the statement;
+- the token's check (``_token_verified``) and, after the commit, the batch's count and release
+  (``batch_settle``): invitation kinds only;
 - the statement: the one PostgreSQL statement, client side (``cursor.execute``); the server's
-  own execution time of it from ``pg_stat_statements`` beside it;
+  own execution time of it from ``pg_stat_statements`` beside it, and every other statement's;
 - commit (the statement runs in autocommit: its commit is inside it; 0 unless a transaction);
 - response: the 201's JSON body.
 
@@ -48,7 +51,11 @@ from bench_submissions import ID, SETUP, body_line
 
 N = int(os.environ.get("BENCH_PROFILE_N", "1500"))
 WARMUP = 100
+CPU_CLOCK = os.environ.get("BENCH_PROFILE_CLOCK") == "cpu"
 KINDS = ("plain", "grouped", "typed", "first")
+# Run when BENCH_KINDS names them: each request spends a token signed beforehand (N + WARMUP
+# of them, a few seconds of signing per thousand).
+TOKENED = ("invitation", "unbatched")
 
 # (part, the function whose cumulative time it is: (file ending, function name))
 MARKERS = {
@@ -57,6 +64,8 @@ MARKERS = {
     "fields": ("surveys/api/serializers/submissions.py", "submission_fields"),
     "receive": ("surveys/services/submissions/__init__.py", "submission_receive"),
     "statement": ("surveys/services/submissions/postgres.py", "_insert"),
+    "token": ("surveys/services/submissions/__init__.py", "_token_verified"),
+    "settle": ("surveys/services/batches.py", "batch_settle"),
     "execute": ("django/db/backends/utils.py", "execute"),
     "commit": ("django/db/backends/base/base.py", "commit"),
     "response": ("django/http/response.py", "__init__"),
@@ -114,6 +123,9 @@ def _call(app, line):
 def _lines(setup, kind):
     if kind == "first":
         return [body_line(target, n) for n, target in enumerate(setup["fresh"])]
+    if kind in TOKENED:
+        tokens = setup[f"{kind}_tokens"]
+        return [body_line(setup[kind], n, token=token) for n, token in enumerate(tokens)]
     target = setup["plain"][0] if kind == "plain" else setup[kind]
     return [body_line(target, n) for n in range(512)]
 
@@ -123,13 +135,16 @@ def _profile(app, lines, connection):
         _call(app, lines[n % len(lines)])
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_stat_statements_reset()")
-    profile = cProfile.Profile()
-    start = time.perf_counter()
+    # BENCH_PROFILE_CLOCK=cpu: the process's CPU time, not the wall's (which a busy machine's
+    # commits, waiting for the disk, fill).
+    clock = time.process_time if CPU_CLOCK else time.perf_counter
+    profile = cProfile.Profile(clock)
+    start = clock()
     profile.enable()
     for n in range(N):
         _call(app, lines[(WARMUP + n) % len(lines)])
     profile.disable()
-    wall = time.perf_counter() - start
+    wall = clock() - start
     stats = pstats.Stats(profile)
     parts = {
         name: _cumulative(stats, path=path, name=function) / N * 1e6
@@ -142,22 +157,44 @@ def _profile(app, lines, connection):
             "(SELECT oid FROM pg_database WHERE datname = current_database())"
         )
         server_ms = cursor.fetchone()[0] or 0.0
+        cursor.execute(_STATEMENTS_SQL)
+        statements = cursor.fetchall()
+    other_ms = sum(total for _query, _calls, total in statements) - server_ms
     per_request = wall / N * 1e6
-    return {
-        "total (wall, under cProfile)": per_request,
-        "middleware and Django (outside the view)": per_request - parts["view"],
-        "parsing (json_body, submission_fields)": parts["parsing"] + parts["fields"],
-        "checks and the rest of submission_receive": parts["receive"] - parts["statement"],
-        "the statement, client side": parts["statement"] - parts["commit"],
-        "  of which PostgreSQL executing it": server_ms * 1e3 / N,
-        "commit (outside the statement)": parts["commit"],
-        "response (JsonResponse)": parts["response"],
-    }, stats
+    return (
+        {
+            f"total ({'CPU' if CPU_CLOCK else 'wall'}, under cProfile)": per_request,
+            "middleware and Django (outside the view)": per_request - parts["view"],
+            "parsing (json_body, submission_fields)": parts["parsing"] + parts["fields"],
+            "checks and the rest of submission_receive": parts["receive"]
+            - parts["statement"]
+            - parts["token"]
+            - parts["settle"],
+            "the token verified (invitation)": parts["token"],
+            "batches settled after the commit (invitation)": parts["settle"],
+            "the statement, client side": parts["statement"] - parts["commit"],
+            "  of which PostgreSQL executing it": server_ms * 1e3 / N,
+            "other statements, PostgreSQL executing them": other_ms * 1e3 / N,
+            "commit (outside the statement)": parts["commit"],
+            "response (JsonResponse)": parts["response"],
+        },
+        stats,
+        statements,
+    )
+
+
+# Every statement of the run in this database, by server time (pg_stat_statements).
+_STATEMENTS_SQL = (
+    "SELECT query, calls, total_exec_time FROM pg_stat_statements WHERE dbid ="
+    " (SELECT oid FROM pg_database WHERE datname = current_database())"
+    " AND query NOT LIKE '%%pg_stat_statements%%' ORDER BY total_exec_time DESC"
+)
 
 
 def main():
     chosen = [k for k in os.environ.get("BENCH_KINDS", ",".join(KINDS)).split(",") if k]
     fresh = N + WARMUP if "first" in chosen else 0
+    tokens = {kind: N + WARMUP if kind in chosen else 0 for kind in TOKENED}
     with _common.scratch_database("postgresql") as url:
         os.environ.update(
             _common.production_env(
@@ -177,15 +214,30 @@ def main():
         call_command("migrate", verbosity=0)
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
-            exec(SETUP % {"fresh": fresh, "tokens": 0, "unbatched": 0}, {})
+            exec(
+                SETUP
+                % {
+                    "fresh": fresh,
+                    "tokens": tokens["invitation"],
+                    "unbatched": tokens["unbatched"],
+                },
+                {},
+            )
         setup = json.loads(printed.getvalue().split("SETUP", 1)[1].strip().splitlines()[0])
         with connection.cursor() as cursor:
             cursor.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
         app = get_wsgi_application()
         results = {}
         for kind in chosen:
-            results[kind], stats = _profile(app, _lines(setup, kind), connection)
+            results[kind], stats, statements = _profile(app, _lines(setup, kind), connection)
+            if os.environ.get("BENCH_PROFILE_DUMP"):  # a folder: one pstats file per kind
+                stats.dump_stats(Path(os.environ["BENCH_PROFILE_DUMP"]) / f"{kind}.prof")
             if os.environ.get("BENCH_PROFILE_TOP"):
+                top = int(os.environ["BENCH_PROFILE_TOP"])
+                print(f"--- {kind}: statements by server time (calls, µs per request)")
+                for query, calls, total in statements[:top]:
+                    text = " ".join(query.split())[:160]
+                    print(f"{calls:>7} {total * 1e3 / N:>8.1f}  {text}")
                 print(f"--- {kind}: top functions by own time")
                 stats.sort_stats("tottime").print_stats(int(os.environ["BENCH_PROFILE_TOP"]))
         connection.close()

@@ -34,6 +34,8 @@ by its researcher. What a release costs grows with the batch and the cells it to
 with the responses stored before.
 """
 
+import functools
+import json
 import random
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -46,7 +48,9 @@ from dpengine import report_tally, tally_sum
 
 from .. import selectors
 from ..models import (
+    DayTally,
     GroupCell,
+    GroupingTally,
     GroupTally,
     NumericTally,
     Question,
@@ -122,19 +126,22 @@ def batch_lock(survey_id) -> None:
             cursor.execute(_LOCK_SQL, lock_key(survey_id))
 
 
-def batch_settle(batch: BatchTarget) -> int:
+def batch_settle(batch: BatchTarget, *, held=None) -> int:
     """After a held submission's transaction has committed: release every complete batch of
     the survey; how many submissions this call released (0 when another request holds the
     lock: that one counts again before it lets go).
 
     Lock-free first: a count of the held submissions (a snapshot taken after this one's
-    commit). Only when a batch is complete, a short transaction tries the survey's batch lock,
-    never waiting for it, and counts again under it (a statement of its own, after the lock is
-    granted: it sees every held submission committed before) before releasing. Then again from
-    the top, so that a submission which committed while this one held the lock, and found the
-    lock taken, is counted by this one."""
+    commit; ``held``, when the writer took it in the round trip of that commit). Only when a
+    batch is complete, a short transaction tries the survey's batch lock, never waiting for
+    it, and counts again under it (a statement of its own, after the lock is granted: it sees
+    every held submission committed before) before releasing. Then again from the top, so that
+    a submission which committed while this one held the lock, and found the lock taken, is
+    counted by this one."""
     released = 0
-    while _held(batch.survey_id) >= batch.size:
+    if held is None:
+        held = _held(batch.survey_id)
+    while held >= batch.size:
         with transaction.atomic():
             # On SQLite the transaction holds the write lock from BEGIN: always granted.
             locked, held = _locked_held(batch.survey_id)
@@ -142,6 +149,7 @@ def batch_settle(batch: BatchTarget) -> int:
                 return released
             if held >= batch.size:
                 released += batch_release(survey_id=batch.survey_id, size=batch.size)
+        held = _held(batch.survey_id)
     return released
 
 
@@ -168,6 +176,12 @@ def _locked_held(survey_id):
 _LOCK_SQL = "SELECT pg_advisory_xact_lock(%s, %s)"
 _TRY_LOCK_SQL = "SELECT pg_try_advisory_xact_lock(%s, %s)"
 _HELD_SQL = f"SELECT count(*) FROM {Submission._meta.db_table} WHERE survey_id = %s AND held"
+# The same count for the survey at ``%(slug)s``: the PostgreSQL writer sends it in the round
+# trip that stores and commits a held submission (services/submissions/postgres.py).
+HELD_COUNT_SQL = (
+    f"SELECT count(*) FROM {Submission._meta.db_table} WHERE held"
+    f" AND survey_id = (SELECT id FROM {Survey._meta.db_table} WHERE slug = %(slug)s)"
+)
 
 
 def lock_key(survey_id):
@@ -240,7 +254,23 @@ class _Counts:
 
 def _kinds(survey_id):
     """{question id: (the kind its report is tallied as, randomized)}: a cheating-detection
-    question and one compared with asking directly send a code, tallied as a choice."""
+    question and one compared with asking directly send a code, tallied as a choice.
+
+    Kept in this process: only a survey that has opened holds submissions, and its design
+    (questions, kinds, mechanisms) is frozen from then on, so each release saves the query."""
+    kinds = _survey_kinds.get(survey_id)
+    if kinds is None:
+        kinds = _kinds_read(survey_id)
+        if len(_survey_kinds) >= _TARGETS_MAX:
+            _survey_kinds.clear()
+        _survey_kinds[survey_id] = kinds
+    return kinds
+
+
+_survey_kinds: dict[int, dict] = {}
+
+
+def _kinds_read(survey_id):
     kinds = {}
     for question in Question.all_objects.filter(survey_id=survey_id).only(
         "id", "kind", "randomized", "design", "compare_direct"
@@ -293,7 +323,16 @@ def _counts(survey_id, rows, answers) -> _Counts:
 
 def _tallies_add(survey_id, counts: _Counts):
     """Add ``counts`` to shard 0, each row in random order; the histogram rows and cells
-    touched are folded into shard 0 and stored again under new keys."""
+    touched are folded into shard 0 and stored again under new keys. On PostgreSQL set-based
+    statements sent in one round trip (``_tallies_add_sql``), whatever the batch touched;
+    elsewhere through the ORM (``_tallies_add_orm``), which they are tested against."""
+    if connection.vendor == "postgresql":
+        _tallies_add_sql(survey_id, counts)
+    else:
+        _tallies_add_orm(survey_id, counts)
+
+
+def _tallies_add_orm(survey_id, counts: _Counts):
     _shards_add(survey_id, counts)
     pairs = sorted({(qid, oid) for qid, oid, _part in counts.group_tallies})
     _shuffle(pairs)
@@ -382,3 +421,194 @@ def _histograms_add(counts):
     NumericTally.objects.filter(pk__in=[row.pk for row in rows]).delete()
     _shuffle(result)
     NumericTally.objects.bulk_create(result)
+
+
+def _tallies_add_sql(survey_id, counts: _Counts):
+    """``_tallies_add_orm`` on PostgreSQL: one statement per table, each adding every row of
+    the batch at once (upserts from arrays, in the order of the arrays, shuffled here; the
+    cells and histogram rows deleted in every shard and stored again in shard 0, added up),
+    all sent in one round trip."""
+    sql = _tallies_sql()
+    statements, params = [], []
+
+    def add(statement, *values):
+        statements.append(statement)
+        params.extend(values)
+
+    if counts.responses:
+        add(sql["shard"], survey_id, counts.responses, json.dumps(counts.reports))
+    pairs = sorted({(qid, oid) for qid, oid, _part in counts.group_tallies})
+    if pairs:
+        _shuffle(pairs)
+        add(
+            sql["group_tallies"],
+            *_columns(
+                pairs,
+                lambda qid, oid: (
+                    qid,
+                    oid,
+                    counts.group_tallies[qid, oid, "n"],
+                    counts.group_tallies[qid, oid, "yes"],
+                ),
+            ),
+        )
+    chosen = sorted(pair for pair in counts.groupings if pair[1] is not None)
+    declined = sorted(pair for pair in counts.groupings if pair[1] is None)
+    for name, keys in (("options", chosen), ("declined", declined)):
+        if keys:
+            _shuffle(keys)
+            add(
+                sql[name],
+                *_columns(keys, lambda gid, oid: (gid, oid, counts.groupings[gid, oid])),
+            )
+    cells = sorted({(qid, key) for qid, key, _part in counts.cells})
+    if cells:
+        _shuffle(cells)
+        add(
+            sql["cells"],
+            *_columns(
+                cells,
+                lambda qid, key: (
+                    qid,
+                    key,
+                    counts.cells[qid, key, "n"],
+                    counts.cells[qid, key, "yes"],
+                ),
+            ),
+        )
+    values = sorted(counts.histograms)
+    if values:
+        _shuffle(values)
+        add(
+            sql["histograms"],
+            *_columns(
+                values,
+                lambda qid, report: (qid, report, counts.histograms[qid, report], random_key()),
+            ),
+        )
+    days = sorted(counts.days)
+    if days:
+        _shuffle(days)
+        add(
+            sql["days"],
+            survey_id,
+            *_columns(days, lambda day: (day, json.dumps(counts.days[day]))),
+        )
+    if statements:
+        with connection.cursor() as cursor:
+            cursor.execute("; ".join(statements), params)
+
+
+def _columns(keys, row):
+    """The arrays (one per column) of ``row(*key)`` for each key, in the keys' order."""
+    rows = [row(*key) if isinstance(key, tuple) else row(key) for key in keys]
+    return [list(column) for column in zip(*rows, strict=True)]
+
+
+@functools.cache
+def _tallies_sql():
+    table = {
+        name: connection.ops.quote_name(model._meta.db_table)
+        for name, model in (
+            ("shard", TallyShard),
+            ("group_tally", GroupTally),
+            ("grouping_tally", GroupingTally),
+            ("cell", GroupCell),
+            ("histogram", NumericTally),
+            ("day", DayTally),
+        )
+    }
+    # Each array unnested WITH ORDINALITY and inserted in that order: the rows are written in
+    # the order the caller shuffled them into.
+    return {
+        # dpengine.tally_sum in SQL (as the submission statement's): in numeric, the shorter
+        # vector padded with zeros.
+        "shard": f"""
+INSERT INTO {table["shard"]} AS t (survey_id, shard, responses, reports)
+VALUES (%s, 0, %s, %s::jsonb)
+ON CONFLICT (survey_id, shard) DO UPDATE
+SET responses = t.responses + excluded.responses, reports = t.reports || COALESCE((
+    SELECT jsonb_object_agg(e.key, (
+        SELECT jsonb_agg(
+            COALESCE((t.reports -> e.key ->> n)::numeric, 0)
+                + COALESCE((e.value ->> n)::numeric, 0)
+            ORDER BY n
+        )
+        FROM generate_series(
+            0,
+            GREATEST(jsonb_array_length(e.value),
+                COALESCE(jsonb_array_length(t.reports -> e.key), 0)) - 1
+        ) AS n
+    ))
+    FROM jsonb_each(excluded.reports) AS e
+), '{{}}')""",
+        "group_tallies": f"""
+INSERT INTO {table["group_tally"]} AS t (question_id, option_id, shard, report_count, yes_count)
+SELECT c.question_id, c.option_id, 0, c.n, c.yes
+FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[], %s::bigint[])
+    WITH ORDINALITY AS c (question_id, option_id, n, yes, place)
+ORDER BY c.place
+ON CONFLICT (question_id, option_id, shard) DO UPDATE
+SET report_count = t.report_count + excluded.report_count,
+    yes_count = t.yes_count + excluded.yes_count""",
+        "options": f"""
+INSERT INTO {table["grouping_tally"]} AS t (grouping_question_id, option_id, shard, count)
+SELECT c.grouping_id, c.option_id, 0, c.n
+FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[])
+    WITH ORDINALITY AS c (grouping_id, option_id, n, place)
+ORDER BY c.place
+ON CONFLICT (option_id, shard) WHERE option_id IS NOT NULL
+DO UPDATE SET count = t.count + excluded.count""",
+        "declined": f"""
+INSERT INTO {table["grouping_tally"]} AS t (grouping_question_id, option_id, shard, count)
+SELECT c.grouping_id, NULL, 0, c.n
+FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[])
+    WITH ORDINALITY AS c (grouping_id, option_id, n, place)
+ORDER BY c.place
+ON CONFLICT (grouping_question_id, shard) WHERE option_id IS NULL
+DO UPDATE SET count = t.count + excluded.count""",
+        # The old rows (every shard's) deleted and added up into one new row in shard 0: the
+        # INSERT reads what the DELETE returned, so the old row is gone before its copy is
+        # stored.
+        "cells": f"""
+WITH added AS (
+    SELECT * FROM unnest(%s::bigint[], %s::text[], %s::bigint[], %s::bigint[])
+        WITH ORDINALITY AS c (question_id, key, n, yes, place)
+), old AS (
+    DELETE FROM {table["cell"]} AS c USING added AS a
+    WHERE c.question_id = a.question_id AND c.key = a.key
+    RETURNING c.question_id, c.key, c.report_count, c.yes_count
+)
+INSERT INTO {table["cell"]} (question_id, key, shard, report_count, yes_count)
+SELECT a.question_id, a.key, 0, a.n + COALESCE(o.n, 0), a.yes + COALESCE(o.yes, 0)
+FROM added AS a LEFT JOIN (
+    SELECT question_id, key, sum(report_count) AS n, sum(yes_count) AS yes
+    FROM old GROUP BY question_id, key
+) AS o ON o.question_id = a.question_id AND o.key = a.key
+ORDER BY a.place""",
+        "histograms": f"""
+WITH added AS (
+    SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[], %s::bigint[])
+        WITH ORDINALITY AS c (question_id, report, n, id, place)
+), old AS (
+    DELETE FROM {table["histogram"]} AS h USING added AS a
+    WHERE h.question_id = a.question_id AND h.report = a.report
+    RETURNING h.question_id, h.report, h.count
+)
+INSERT INTO {table["histogram"]} (id, question_id, report, shard, count)
+SELECT a.id, a.question_id, a.report, 0, a.n + COALESCE(o.n, 0)
+FROM added AS a LEFT JOIN (
+    SELECT question_id, report, sum(count) AS n FROM old GROUP BY question_id, report
+) AS o ON o.question_id = a.question_id AND o.report = a.report
+ORDER BY a.place""",
+        # services.tallies.day_tally_add in SQL: each count added to the stored one.
+        "days": f"""
+INSERT INTO {table["day"]} AS t (survey_id, day, shard, counts)
+SELECT %s, d.day, 0, d.counts
+FROM unnest(%s::date[], %s::jsonb[]) WITH ORDINALITY AS d (day, counts, place)
+ORDER BY d.place
+ON CONFLICT (survey_id, day, shard) DO UPDATE SET counts = t.counts || COALESCE((
+    SELECT jsonb_object_agg(e.key, COALESCE((t.counts ->> e.key)::bigint, 0) + e.value::bigint)
+    FROM jsonb_each_text(excluded.counts) AS e
+), '{{}}')""",
+    }

@@ -89,11 +89,22 @@ def submission_receive(
         prepared = PreparedSubmission(
             slug=slug, clean=clean, received=now, token=verified, held=batch is not None
         )
-        if writer().write(prepared):
+        stored, held = _written(prepared)
+        if stored:
             if batch is not None:
-                batches.batch_settle(batch)
+                batches.batch_settle(batch, held=held)
             return clean.outcome(created=True)
     return _explained(slug=slug, body=body, token=verified, now=now)
+
+
+def _written(prepared):
+    """Whether the writer stored ``prepared``, and the survey's held submissions when it
+    counted them after its commit (the PostgreSQL writer, in the same round trip), else None."""
+    chosen = writer()
+    if chosen is postgres:
+        stored = postgres.written(prepared)
+        return stored is not None, None if stored is None else stored.held
+    return chosen.write(prepared), None
 
 
 def _token_verified(*, slug, token) -> spent_tokens.Token | None:
