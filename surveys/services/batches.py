@@ -14,14 +14,16 @@ answers and spent tokens (deleted and stored again under new random keys) and th
 that obtained a token since the last batch (likewise, under their own keys). It then counts the
 released submissions from the rows that statement returns (``_counts``: what the submission
 statement would have added) and adds them to the tallies, all at once, in the same
-transaction: the histogram rows and regression cells it touched are stored again (new keys,
-random order), the per-option counts and tallies it touched updated in a random order. On
+transaction (on PostgreSQL one set-based statement per table, all in one round trip): the
+histogram rows and regression cells it touched are stored again (new keys, random order), the
+per-option counts and tallies it touched updated in a random order. On
 PostgreSQL each rewritten row then carries the release's transaction number (``xmin``) and a
 place (``ctid``) drawn by the shuffle, not by arrival. A closed survey's last, smaller batch
 waits for its researcher (``batch_release_last``).
 
 Who completes a batch: no submission waits for another. Each commits held, lock-free; then
-``batch_settle`` counts the held submissions (a snapshot after its own commit) and, only if a
+``batch_settle`` counts the held submissions (a snapshot after its own commit; on PostgreSQL
+taken in the round trip that stores and commits it) and, only if a
 batch is complete, tries the survey's batch lock (``pg_try_advisory_xact_lock``: never waiting;
 SQLite's write lock, held from BEGIN) in a short transaction of its own, counts again under it
 and releases. A submission that finds the lock taken leaves: the holder, after letting go,
@@ -155,8 +157,25 @@ def batch_settle(batch: BatchTarget, *, held=None) -> int:
 
 def _held(survey_id):
     with connection.cursor() as cursor:
+        if connection.vendor == "postgresql" and not connection.in_atomic_block:
+            cursor.execute(f"BEGIN; {INDEX_SCAN}; {_HELD_SQL}; COMMIT", [survey_id])
+            return rows_of_each(cursor)[0][0]
         cursor.execute(_HELD_SQL, [survey_id])
         return cursor.fetchone()[0]
+
+
+def rows_of_each(cursor):
+    """The first row of each result of several statements run at once that return rows (None
+    for one that returned none), in order; the others (BEGIN, SET, COMMIT) skipped."""
+    # The driver's own cursor: every result has arrived, so nothing here talks to the server,
+    # and Django's wrapper would cost more than the walk itself.
+    results = getattr(cursor, "cursor", cursor)
+    rows = []
+    while True:
+        if results.description is not None:
+            rows.append(results.fetchone())
+        if not results.nextset():
+            return rows
 
 
 def _locked_held(survey_id):
@@ -166,15 +185,24 @@ def _locked_held(survey_id):
         return True, _held(survey_id)
     with connection.cursor() as cursor:
         # One round trip, two statements: the count is a statement of its own, after the
-        # lock is granted, so it sees every held submission committed before it.
-        cursor.execute(f"{_TRY_LOCK_SQL}; {_HELD_SQL}", [*lock_key(survey_id), survey_id])
-        locked = cursor.fetchone()[0]
-        cursor.nextset()
-        return locked, cursor.fetchone()[0]
+        # lock is granted, so it sees every held submission committed before it. The index
+        # scans are for the rest of this transaction: the release's reads too.
+        cursor.execute(
+            f"{INDEX_SCAN}; {_TRY_LOCK_SQL}; {_HELD_SQL}", [*lock_key(survey_id), survey_id]
+        )
+        (locked,), (held,) = rows_of_each(cursor)
+        return locked, held
 
 
 _LOCK_SQL = "SELECT pg_advisory_xact_lock(%s, %s)"
 _TRY_LOCK_SQL = "SELECT pg_try_advisory_xact_lock(%s, %s)"
+# For the rest of the transaction, index scans rather than bitmap scans. A release deletes its
+# held rows, whose entries stay in the partial index ``submission_held`` until the table is
+# vacuumed (seldom, for a table that keeps growing). A bitmap scan, which the planner prefers for
+# the held count, visits the heap for every one of them, each time: a count would cost more
+# with every response released. An index scan marks each dead as it passes (once no
+# transaction can see it), and later scans skip them.
+INDEX_SCAN = "SET LOCAL enable_bitmapscan = off"
 _HELD_SQL = f"SELECT count(*) FROM {Submission._meta.db_table} WHERE survey_id = %s AND held"
 # The same count for the survey at ``%(slug)s``: the PostgreSQL writer sends it in the round
 # trip that stores and commits a held submission (services/submissions/postgres.py).

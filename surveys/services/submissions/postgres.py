@@ -24,7 +24,7 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from psycopg import sql
 
 from ...models import Survey, random_key
-from ..batches import HELD_COUNT_SQL
+from ..batches import HELD_COUNT_SQL, INDEX_SCAN, rows_of_each
 from ..tallies import group_tallies_rebuild, tally_shard_pick
 from .statement import PARAMETERS, TYPED_PARAMETERS, statement_text
 
@@ -200,8 +200,9 @@ def _insert(prepared, *, shard):
         )
     statement = _STATEMENTS[typed, bool(groups), prepared.held, token is not None]
     # A held submission in autocommit: its transaction made explicit, so that one round trip
-    # stores it, commits, and counts the survey's held submissions in a new snapshot, taken
-    # after that commit (what batches.batch_settle counts first, saving it a round trip).
+    # stores it, commits, and counts the survey's held submissions in a transaction of its own,
+    # whose snapshot is taken after that commit (what batches.batch_settle counts first, saving
+    # it a round trip; its index scans as there).
     counting = prepared.held and not connection.in_atomic_block
     held = None
     with connection.cursor() as cursor:
@@ -213,9 +214,10 @@ def _insert(prepared, *, shard):
             with _statement_transaction():
                 if counting:
                     cursor.execute(
-                        f"BEGIN; {statement.execute_sql}; COMMIT; {HELD_COUNT_SQL}", params
+                        f"BEGIN; {statement.execute_sql}; COMMIT;"
+                        f" BEGIN; {INDEX_SCAN}; {HELD_COUNT_SQL}; COMMIT",
+                        params,
                     )
-                    cursor.nextset()  # past BEGIN's result, to the statement's
                 else:
                     cursor.execute(statement.execute_sql, params)
         except DatabaseError as exc:
@@ -230,11 +232,10 @@ def _insert(prepared, *, shard):
             statement.sessions.discard(session)
             with _statement_transaction():
                 cursor.execute(statement.plain_sql, params)
-        row = cursor.fetchone()
         if counting:
-            cursor.nextset()  # COMMIT's
-            cursor.nextset()
-            held = cursor.fetchone()[0]
+            row, (held,) = rows_of_each(cursor)
+        else:
+            row = cursor.fetchone()
     if row is None:
         return None
     survey_id, created = row
