@@ -47,7 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import _common
-from bench_submissions import ID, SETUP, body_line
+from bench_submissions import ID, SETUP, _cpu_of, body_line
 
 N = int(os.environ.get("BENCH_PROFILE_N", "1500"))
 WARMUP = 100
@@ -135,6 +135,13 @@ def _profile(app, lines, connection):
         _call(app, lines[n % len(lines)])
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_stat_statements_reset()")
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = cursor.fetchone()[0]
+    # One server session for the whole run (CONN_MAX_AGE would end it after a minute), so that
+    # its CPU is the run's.
+    connection.settings_dict["CONN_MAX_AGE"] = None
+    connection.close_at = None
+    backend_cpu = _cpu_of(backend)  # the server is on this machine (BENCH_POSTGRES_URL)
     # BENCH_PROFILE_CLOCK=cpu: the process's CPU time, not the wall's (which a busy machine's
     # commits, waiting for the disk, fill).
     clock = time.process_time if CPU_CLOCK else time.perf_counter
@@ -145,6 +152,7 @@ def _profile(app, lines, connection):
         _call(app, lines[(WARMUP + n) % len(lines)])
     profile.disable()
     wall = clock() - start
+    backend_cpu = _cpu_of(backend) - backend_cpu
     stats = pstats.Stats(profile)
     parts = {
         name: _cumulative(stats, path=path, name=function) / N * 1e6
@@ -175,6 +183,9 @@ def _profile(app, lines, connection):
             "the statement, client side": parts["statement"] - parts["commit"],
             "  of which PostgreSQL executing it": server_ms * 1e3 / N,
             "other statements, PostgreSQL executing them": other_ms * 1e3 / N,
+            "PostgreSQL backend's CPU, every statement (parsing, planning, commits)": backend_cpu
+            * 1e6
+            / N,
             "commit (outside the statement)": parts["commit"],
             "response (JsonResponse)": parts["response"],
         },

@@ -157,9 +157,6 @@ def batch_settle(batch: BatchTarget, *, held=None) -> int:
 
 def _held(survey_id):
     with connection.cursor() as cursor:
-        if connection.vendor == "postgresql" and not connection.in_atomic_block:
-            cursor.execute(f"BEGIN; {INDEX_SCAN}; {_HELD_SQL}; COMMIT", [survey_id])
-            return rows_of_each(cursor)[0][0]
         cursor.execute(_HELD_SQL, [survey_id])
         return cursor.fetchone()[0]
 
@@ -196,12 +193,15 @@ def _locked_held(survey_id):
 
 _LOCK_SQL = "SELECT pg_advisory_xact_lock(%s, %s)"
 _TRY_LOCK_SQL = "SELECT pg_try_advisory_xact_lock(%s, %s)"
-# For the rest of the transaction, index scans rather than bitmap scans. A release deletes its
-# held rows, whose entries stay in the partial index ``submission_held`` until the table is
-# vacuumed (seldom, for a table that keeps growing). A bitmap scan, which the planner prefers for
-# the held count, visits the heap for every one of them, each time: a count would cost more
+# For the rest of a release's transaction, index scans rather than bitmap scans. A release
+# deletes its held rows, whose entries stay in the indexes (the partial ``submission_held``,
+# the spent tokens' by survey) until the table is vacuumed (seldom, for a table that keeps
+# growing). A bitmap scan, which the planner prefers for the held count and the release's
+# picks, visits the heap for every one of them, each time: counts and releases would cost more
 # with every response released. An index scan marks each dead as it passes (once no
-# transaction can see it), and later scans skip them.
+# transaction can see it), and every later scan, bitmap or not, skips them: each release
+# clears what the ones before it left, and the counts between two releases pass over one
+# batch's dead entries at most.
 INDEX_SCAN = "SET LOCAL enable_bitmapscan = off"
 _HELD_SQL = f"SELECT count(*) FROM {Submission._meta.db_table} WHERE survey_id = %s AND held"
 # The same count for the survey at ``%(slug)s``: the PostgreSQL writer sends it in the round

@@ -24,7 +24,7 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from psycopg import sql
 
 from ...models import Survey, random_key
-from ..batches import HELD_COUNT_SQL, INDEX_SCAN, rows_of_each
+from ..batches import HELD_COUNT_SQL, rows_of_each
 from ..tallies import group_tallies_rebuild, tally_shard_pick
 from .statement import PARAMETERS, TYPED_PARAMETERS, statement_text
 
@@ -200,9 +200,9 @@ def _insert(prepared, *, shard):
         )
     statement = _STATEMENTS[typed, bool(groups), prepared.held, token is not None]
     # A held submission in autocommit: its transaction made explicit, so that one round trip
-    # stores it, commits, and counts the survey's held submissions in a transaction of its own,
-    # whose snapshot is taken after that commit (what batches.batch_settle counts first, saving
-    # it a round trip; its index scans as there).
+    # stores it, commits, and counts the survey's held submissions in a statement (its own
+    # transaction) whose snapshot is taken after that commit: what batches.batch_settle counts
+    # first, saving it a round trip.
     counting = prepared.held and not connection.in_atomic_block
     held = None
     with connection.cursor() as cursor:
@@ -214,9 +214,7 @@ def _insert(prepared, *, shard):
             with _statement_transaction():
                 if counting:
                     cursor.execute(
-                        f"BEGIN; {statement.execute_sql}; COMMIT;"
-                        f" BEGIN; {INDEX_SCAN}; {HELD_COUNT_SQL}; COMMIT",
-                        params,
+                        f"BEGIN; {statement.execute_sql}; COMMIT; {HELD_COUNT_SQL}", params
                     )
                 else:
                     cursor.execute(statement.execute_sql, params)
