@@ -20,7 +20,9 @@ rate limit). Printed per request, in microseconds of the worker's wall time:
 - the token's check (``_token_verified``) and, after the commit, the batch's count and release
   (``batch_settle``): invitation kinds only;
 - the statement: the one PostgreSQL statement, client side (``cursor.execute``); the server's
-  own execution time of it from ``pg_stat_statements`` beside it, and every other statement's;
+  own execution time of it from ``pg_stat_statements`` beside it, and every other statement's
+  (when the server does not preload that module, a message says so and the table leaves those
+  lines out: the cProfile split alone); the backend's CPU for every statement;
 - commit (the statement runs in autocommit: its commit is inside it; 0 unless a transaction);
 - response: the 201's JSON body.
 
@@ -130,11 +132,36 @@ def _lines(setup, kind):
     return [body_line(target, n) for n in range(512)]
 
 
-def _profile(app, lines, connection):
+def _statements_readable(connection):
+    """Whether ``pg_stat_statements`` can be read on this server (the extension created in the
+    scratch database); otherwise, why not, printed once: the server's own time of the
+    statement is then left out and the cProfile split alone is printed."""
+    from django.db import DatabaseError
+
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+            cursor.execute("SELECT pg_stat_statements_reset()")
+    except DatabaseError as error:  # not preloaded, or the extension not installed at all
+        print(
+            "pg_stat_statements cannot be read on this server, so PostgreSQL's own time of"
+            " the statement is left out and only the cProfile split is printed. To have it,"
+            " preload the module (ALTER SYSTEM SET shared_preload_libraries ="
+            " 'pg_stat_statements', then restart PostgreSQL). The server said: "
+            + str(error).strip().splitlines()[0],
+            file=sys.stderr,
+        )
+        return False
+    return True
+
+
+def _profile(app, lines, connection, *, statements):
     for n in range(WARMUP):
         _call(app, lines[n % len(lines)])
+    if statements:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_stat_statements_reset()")
     with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_stat_statements_reset()")
         cursor.execute("SELECT pg_backend_pid()")
         backend = cursor.fetchone()[0]
     # One server session for the whole run (CONN_MAX_AGE would end it after a minute), so that
@@ -158,40 +185,39 @@ def _profile(app, lines, connection):
         name: _cumulative(stats, path=path, name=function) / N * 1e6
         for name, (path, function) in MARKERS.items()
     }
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT sum(total_exec_time) FROM pg_stat_statements"
-            " WHERE query LIKE '%%WITH survey AS%%' AND dbid = "
-            "(SELECT oid FROM pg_database WHERE datname = current_database())"
-        )
-        server_ms = cursor.fetchone()[0] or 0.0
-        cursor.execute(_STATEMENTS_SQL)
-        statements = cursor.fetchall()
-    other_ms = sum(total for _query, _calls, total in statements) - server_ms
     per_request = wall / N * 1e6
-    return (
-        {
-            f"total ({'CPU' if CPU_CLOCK else 'wall'}, under cProfile)": per_request,
-            "middleware and Django (outside the view)": per_request - parts["view"],
-            "parsing (json_body, submission_fields)": parts["parsing"] + parts["fields"],
-            "checks and the rest of submission_receive": parts["receive"]
-            - parts["statement"]
-            - parts["token"]
-            - parts["settle"],
-            "the token verified (invitation)": parts["token"],
-            "batches settled after the commit (invitation)": parts["settle"],
-            "the statement, client side": parts["statement"] - parts["commit"],
-            "  of which PostgreSQL executing it": server_ms * 1e3 / N,
-            "other statements, PostgreSQL executing them": other_ms * 1e3 / N,
-            "PostgreSQL backend's CPU, every statement (parsing, planning, commits)": backend_cpu
-            * 1e6
-            / N,
-            "commit (outside the statement)": parts["commit"],
-            "response (JsonResponse)": parts["response"],
-        },
-        stats,
-        statements,
+    split = {
+        f"total ({'CPU' if CPU_CLOCK else 'wall'}, under cProfile)": per_request,
+        "middleware and Django (outside the view)": per_request - parts["view"],
+        "parsing (json_body, submission_fields)": parts["parsing"] + parts["fields"],
+        "checks and the rest of submission_receive": parts["receive"]
+        - parts["statement"]
+        - parts["token"]
+        - parts["settle"],
+        "the token verified (invitation)": parts["token"],
+        "batches settled after the commit (invitation)": parts["settle"],
+        "the statement, client side": parts["statement"] - parts["commit"],
+    }
+    listed = []
+    if statements:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT sum(total_exec_time) FROM pg_stat_statements"
+                " WHERE query LIKE '%%WITH survey AS%%' AND dbid = "
+                "(SELECT oid FROM pg_database WHERE datname = current_database())"
+            )
+            server_ms = cursor.fetchone()[0] or 0.0
+            cursor.execute(_STATEMENTS_SQL)
+            listed = cursor.fetchall()
+        other_ms = sum(total for _query, _calls, total in listed) - server_ms
+        split["  of which PostgreSQL executing it"] = server_ms * 1e3 / N
+        split["other statements, PostgreSQL executing them"] = other_ms * 1e3 / N
+    split["PostgreSQL backend's CPU, every statement (parsing, planning, commits)"] = (
+        backend_cpu * 1e6 / N
     )
+    split["commit (outside the statement)"] = parts["commit"]
+    split["response (JsonResponse)"] = parts["response"]
+    return split, stats, listed
 
 
 # Every statement of the run in this database, by server time (pg_stat_statements).
@@ -235,18 +261,19 @@ def main():
                 {},
             )
         setup = json.loads(printed.getvalue().split("SETUP", 1)[1].strip().splitlines()[0])
-        with connection.cursor() as cursor:
-            cursor.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        statements = _statements_readable(connection)
         app = get_wsgi_application()
         results = {}
         for kind in chosen:
-            results[kind], stats, statements = _profile(app, _lines(setup, kind), connection)
+            results[kind], stats, listed = _profile(
+                app, _lines(setup, kind), connection, statements=statements
+            )
             if os.environ.get("BENCH_PROFILE_DUMP"):  # a folder: one pstats file per kind
                 stats.dump_stats(Path(os.environ["BENCH_PROFILE_DUMP"]) / f"{kind}.prof")
             if os.environ.get("BENCH_PROFILE_TOP"):
                 top = int(os.environ["BENCH_PROFILE_TOP"])
                 print(f"--- {kind}: statements by server time (calls, µs per request)")
-                for query, calls, total in statements[:top]:
+                for query, calls, total in listed[:top]:
                     text = " ".join(query.split())[:160]
                     print(f"{calls:>7} {total * 1e3 / N:>8.1f}  {text}")
                 print(f"--- {kind}: top functions by own time")
@@ -257,6 +284,8 @@ def main():
     print("| --- | " + " | ".join("---:" for _ in chosen) + " |")
     for part in results[chosen[0]]:
         print(f"| {part} | " + " | ".join(f"{results[k][part]:.0f}" for k in chosen) + " |")
+    if not statements:
+        print("(PostgreSQL's own time of the statement left out: pg_stat_statements not readable)")
 
 
 if __name__ == "__main__":

@@ -7,9 +7,8 @@ Codes are shown to editors and the owner only; a viewer sees the list and the co
 token, or who was reminded: the survey's counts only.
 """
 
-from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import exceptions, status
+from rest_framework import status
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -235,18 +234,9 @@ class PublicTokenView(APIView):
         auth=[],
     )
     def post(self, request, slug):
-        data = request.data
-        if not isinstance(data, dict):
-            raise exceptions.ValidationError({"non_field_errors": [_("Must be a JSON object.")]})
-        unknown = sorted(set(data) - {"code", "blinded_message"})
-        if unknown:
-            raise exceptions.ValidationError({unknown[0]: [_("Unknown field.")]})
-        for name in ("code", "blinded_message"):
-            if name not in data:
-                raise exceptions.ValidationError({name: [_("This field is required.")]})
-        signature = invitations.token_issue(
-            slug=slug, code=data["code"], blinded_message=data["blinded_message"]
-        )
+        body = BlindTokenRequestSerializer(data=request.data)
+        body.is_valid(raise_exception=True)
+        signature = invitations.token_issue(slug=slug, **body.validated_data)
         return Response(
             {"blind_signature": b64url_encode(signature)}, status=status.HTTP_201_CREATED
         )

@@ -58,7 +58,8 @@ class DayTally(models.Model):
     submissions arrive so that a release reads a few rows per day, never the submissions.
     Sharded as ``TallyShard`` is (the submission adds to the shard of the same number), so
     concurrent submissions of one day rarely wait for one row. A batched survey's submissions
-    are added by their batch's release (services/batches.py), released ones only.
+    are added by their batch's release (services/batches.py), released ones only, to the day
+    of the release: a public release already made for the days they came in never changes.
     """
 
     survey = models.ForeignKey(Survey, on_delete=models.CASCADE, related_name="day_tallies")

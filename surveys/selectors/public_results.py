@@ -14,7 +14,8 @@ intervals are post-processing of the noisy counts, so they leak nothing more.
 
 When. Release ``k`` (``k = 1 .. T``) is dated ``public_started_on + k * public_release_days``
 (UTC dates; the schedule starts the day the owner first turns the page on) and holds the
-counts of the submissions received before that date. Neither the dates nor the number of
+counts of the submissions received before that date (a batched survey's: released before it,
+``services.batches``). Neither the dates nor the number of
 releases depend on the data: a release happens whether or not anyone answered and whether
 or not anyone looks (the page computes due releases when it is next viewed, or
 ``manage.py public_releases`` does; the content of release ``k`` depends only on the data

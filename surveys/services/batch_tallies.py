@@ -147,10 +147,19 @@ def _tallies_add_orm(survey_id, counts: BatchCounts):
     grouping_tallies_add(counts.groupings)
     _cells_add(counts)
     _histograms_add(counts)
-    days = list(counts.days)
-    _shuffle(days)
-    for day in days:
-        day_tally_add(survey_id, day=day, counts=counts.days[day])
+    for day, added in _release_days(counts).items():
+        day_tally_add(survey_id, day=day, counts=added)
+
+
+def _release_days(counts):
+    """{day: counts} the release adds to the day tallies: the whole batch on the day of its
+    release, not on the days its submissions were received. A public release counts the days
+    before its date and may already have been made for a day one of them came in; it never
+    changes, the batch counts in the next. Nor does any tally keep the days the batch's
+    submissions arrived."""
+    if not counts.days:
+        return {}
+    return {selectors.utc_today(): day_counts_sum(*counts.days.values())}
 
 
 def _shards_add(survey_id, counts):
@@ -285,13 +294,12 @@ def _tallies_add_sql(survey_id, counts: BatchCounts):
                 lambda qid, report: (qid, report, counts.histograms[qid, report], random_key()),
             ),
         )
-    days = sorted(counts.days)
+    days = _release_days(counts)
     if days:
-        _shuffle(days)
         add(
             sql["days"],
             survey_id,
-            *_columns(days, lambda day: (day, json.dumps(counts.days[day]))),
+            *_columns(list(days), lambda day: (day, json.dumps(days[day]))),
         )
     if statements:
         with connection.cursor() as cursor:

@@ -128,8 +128,9 @@ def public_results_update(
 
 def _increments(survey, schedule, steps) -> dict[str, list[int]]:
     """Exact per-period counts for periods ``1..steps``: period ``k`` is the submissions
-    received before release ``k``'s date and not before release ``k - 1``'s. Read from the
-    day tallies kept as submissions arrive (``models.DayTally``, released submissions only):
+    received before release ``k``'s date and not before release ``k - 1``'s (a batched
+    survey's: released). Read from the day tallies kept as submissions arrive
+    (``models.DayTally``, released submissions only, a batch on its release's day):
     a few rows per day, whatever the number of responses."""
     end = schedule.release_on(steps)
     increments = {}

@@ -9,7 +9,7 @@ from rest_framework import serializers
 from ... import limits
 from ...models import PREFER_NOT_TO_SAY
 from ...selectors import PADDING_FIELD
-from .fields import RejectUnknownFieldsMixin
+from .fields import RejectUnknownFieldsMixin, StrictCharField
 
 
 class ReportField(serializers.Field):
@@ -61,10 +61,20 @@ class TokenSerializer(serializers.Serializer):
     )
 
 
-class BlindTokenRequestSerializer(serializers.Serializer):
-    code = serializers.CharField(help_text="The invitation's code, from its personal link.")
-    blinded_message = serializers.CharField(
-        help_text="RFC 9474 §4.2 Blind's output under the definition's `token_key`, base64url."
+class BlindTokenRequestSerializer(RejectUnknownFieldsMixin, serializers.Serializer):
+    # Strict, as the status check's ``code``: a number or a list is a 400 naming its field,
+    # never read as the text it prints as. A blank or mistyped code is kept whole and answered
+    # as one that names nothing (404), a blank or malformed message by the service (400).
+    code = StrictCharField(
+        max_length=limits.INVITATION_CODE_TEXT_MAX_LENGTH,
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text="The invitation's code, from its personal link (as typed: groups, dashes).",
+    )
+    blinded_message = StrictCharField(
+        allow_blank=True,
+        trim_whitespace=False,
+        help_text="RFC 9474 §4.2 Blind's output under the definition's `token_key`, base64url.",
     )
 
 

@@ -110,7 +110,7 @@ def test_a_code_with_spaces_dashes_or_capitals_is_the_same_code(respondent, stud
     assert response.status_code == 201
 
 
-@pytest.mark.parametrize("code", ["a" * 32, "not a code", "", 12, None])
+@pytest.mark.parametrize("code", ["a" * 32, "not a code", "", " " + "a-" * 20])
 def test_an_unknown_code_is_a_404(respondent, study, codes, code):
     _token, response = obtain_token(respondent, study, code)
     assert response.status_code == 404
@@ -138,17 +138,31 @@ def test_a_reset_lets_the_new_code_obtain_a_second_token(respondent, study, code
 
 
 @pytest.mark.parametrize(
-    ("body", "field"),
+    ("body", "field", "message"),
     [
-        ({"blinded_message": "AAAA"}, "code"),
-        ({"code": "x"}, "blinded_message"),
-        ({"code": "x", "blinded_message": "AAAA", "extra": 1}, "extra"),
+        ({"blinded_message": "AAAA"}, "code", "This field is required."),
+        ({"code": "x"}, "blinded_message", "This field is required."),
+        ({"code": "x", "blinded_message": "AAAA", "extra": 1}, "extra", "Unknown field."),
+        ({"code": 12, "blinded_message": "AAAA"}, "code", "Must be a string."),
+        ({"code": None, "blinded_message": "AAAA"}, "code", "This field may not be null."),
+        ({"code": ["x"], "blinded_message": "AAAA"}, "code", "Must be a string."),
+        ({"code": "a" * 129, "blinded_message": "AAAA"}, "code", None),
+        ({"code": "x", "blinded_message": {"b": 1}}, "blinded_message", "Must be a string."),
+        (["x", "AAAA"], "non_field_errors", None),
     ],
 )
-def test_a_malformed_token_request_names_the_field(respondent, study, body, field):
+def test_a_malformed_token_request_names_the_field(respondent, study, codes, body, field, message):
+    """The serializer the other routes use: a 400 whose ``errors`` name the one field at fault
+    (the first unknown one, else each wrong one), before the code is looked at."""
+    if isinstance(body, dict) and body.get("code") == "x":
+        body = {**body, "code": codes[0]}  # a real code: the field at fault is the other one
     response = respondent.post(tokens_url(study), body, format="json")
     assert response.status_code == 400
-    assert field in response.json()["errors"]
+    errors = response.json()["errors"]
+    assert list(errors) == [field]
+    if message is not None:
+        assert errors[field] == [message]
+    assert not Invitation.objects.filter(survey=study, status="issued").exists()
 
 
 @pytest.mark.parametrize("blinded", ["AAAA", "!!!", "", "_" * 342, 5])

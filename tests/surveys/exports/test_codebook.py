@@ -30,6 +30,15 @@ from surveys.templatetags.researcher_tags import grouped, pct
 
 pytestmark = pytest.mark.django_db
 
+
+@pytest.fixture(autouse=True)
+def direct_exports(settings):
+    """Every export here is read as the file a request sends, however long a loaded machine
+    takes to build it: past ``EXPORT_DIRECT_SECONDS`` it would be handed to a job (202, no
+    file). The hand-over has tests of its own (tests/surveys/views/test_export_jobs.py)."""
+    settings.EXPORT_DIRECT_SECONDS = 24 * 3600
+
+
 QUESTIONS = ("Have you ever cheated on a test?", "=1+1 a formula?", "Have you lied to a boss?")
 TEAMS = ("=Sales", "'Quoted", "Research", "Nobody")
 AGES = ("Under 30", "30 or over")

@@ -211,6 +211,15 @@ def researcher_views(api, web, survey):
 
 
 @pytest.fixture
+def direct_exports(settings):
+    """Every export a viewer polls built in the request, however long a loaded machine takes
+    to build it: past ``EXPORT_DIRECT_SECONDS`` it would be handed to a job instead (202, a
+    view that changed between two polls). The hand-over has tests of its own
+    (tests/surveys/views/test_export_jobs.py)."""
+    settings.EXPORT_DIRECT_SECONDS = 24 * 3600
+
+
+@pytest.fixture
 def viewer_clients(django_user_model, client):
     def make(survey):
         viewer = django_user_model.objects.create_user("viewer-of-batches")
@@ -222,7 +231,7 @@ def viewer_clients(django_user_model, client):
 
 
 def test_no_view_changes_until_a_batch_is_complete_then_all_change_together(
-    make_survey, respondent, viewer_clients
+    make_survey, respondent, viewer_clients, direct_exports
 ):
     survey, invitees = batched_study(make_survey)
     api, web = viewer_clients(survey)
