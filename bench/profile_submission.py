@@ -5,7 +5,8 @@
     .venv/bin/python bench/profile_submission.py
     BENCH_PROFILE_N=3000 BENCH_KINDS=plain,grouped .venv/bin/python bench/profile_submission.py
 
-For each kind of ``bench_submissions`` (plain, grouped, typed, first response; BENCH_KINDS picks),
+For each kind of ``bench_submissions`` (plain, grouped, typed, first response; BENCH_KINDS picks;
+invitation and unbatched only when named),
 BENCH_PROFILE_N requests (default 1500; the first-response kind one per fresh survey) after a
 warm-up, each a fresh ``submission_id`` in the body the Lua script sends, through the whole
 stack a gunicorn worker runs (``config.wsgi`` with the production settings, DEBUG off, no
@@ -16,10 +17,12 @@ rate limit). Printed per request, in microseconds of the worker's wall time:
 - parsing: the body read, JSON-decoded and shaped (``json_body``, ``submission_fields``);
 - checks before the statement: the submission's shape (``submission_shape``) and the rest of
   ``submission_receive`` outside the statement;
+- the token's check (``_token_verified``) and, after the commit, the batch's count and release
+  (``batch_settle``): invitation kinds only;
 - the statement: the one PostgreSQL statement, client side (``cursor.execute``); the server's
-  own execution time of it from ``pg_stat_statements`` beside it (when the server does not
-  preload that module, a message says so and the table leaves that line out: the cProfile
-  split alone);
+  own execution time of it from ``pg_stat_statements`` beside it, and every other statement's
+  (when the server does not preload that module, a message says so and the table leaves those
+  lines out: the cProfile split alone); the backend's CPU for every statement;
 - commit (the statement runs in autocommit: its commit is inside it; 0 unless a transaction);
 - response: the 201's JSON body.
 
@@ -46,11 +49,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import _common
-from bench_submissions import ID, SETUP, body_line
+from bench_submissions import ID, SETUP, _cpu_of, body_line
 
 N = int(os.environ.get("BENCH_PROFILE_N", "1500"))
 WARMUP = 100
+CPU_CLOCK = os.environ.get("BENCH_PROFILE_CLOCK") == "cpu"
 KINDS = ("plain", "grouped", "typed", "first")
+# Run when BENCH_KINDS names them: each request spends a token signed beforehand (N + WARMUP
+# of them, a few seconds of signing per thousand).
+TOKENED = ("invitation", "unbatched")
 
 # (part, the function whose cumulative time it is: (file ending, function name))
 MARKERS = {
@@ -59,6 +66,8 @@ MARKERS = {
     "fields": ("surveys/api/serializers/submissions.py", "submission_fields"),
     "receive": ("surveys/services/submissions/__init__.py", "submission_receive"),
     "statement": ("surveys/services/submissions/postgres.py", "_insert"),
+    "token": ("surveys/services/submissions/__init__.py", "_token_verified"),
+    "settle": ("surveys/services/batches.py", "batch_settle"),
     "execute": ("django/db/backends/utils.py", "execute"),
     "commit": ("django/db/backends/base/base.py", "commit"),
     "response": ("django/http/response.py", "__init__"),
@@ -116,6 +125,9 @@ def _call(app, line):
 def _lines(setup, kind):
     if kind == "first":
         return [body_line(target, n) for n, target in enumerate(setup["fresh"])]
+    if kind in TOKENED:
+        tokens = setup[f"{kind}_tokens"]
+        return [body_line(setup[kind], n, token=token) for n, token in enumerate(tokens)]
     target = setup["plain"][0] if kind == "plain" else setup[kind]
     return [body_line(target, n) for n in range(512)]
 
@@ -149,13 +161,25 @@ def _profile(app, lines, connection, *, statements):
     if statements:
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_stat_statements_reset()")
-    profile = cProfile.Profile()
-    start = time.perf_counter()
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = cursor.fetchone()[0]
+    # One server session for the whole run (CONN_MAX_AGE would end it after a minute), so that
+    # its CPU is the run's.
+    connection.settings_dict["CONN_MAX_AGE"] = None
+    connection.close_at = None
+    backend_cpu = _cpu_of(backend)  # the server is on this machine (BENCH_POSTGRES_URL)
+    # BENCH_PROFILE_CLOCK=cpu: the process's CPU time, not the wall's (which a busy machine's
+    # commits, waiting for the disk, fill).
+    clock = time.process_time if CPU_CLOCK else time.perf_counter
+    profile = cProfile.Profile(clock)
+    start = clock()
     profile.enable()
     for n in range(N):
         _call(app, lines[(WARMUP + n) % len(lines)])
     profile.disable()
-    wall = time.perf_counter() - start
+    wall = clock() - start
+    backend_cpu = _cpu_of(backend) - backend_cpu
     stats = pstats.Stats(profile)
     parts = {
         name: _cumulative(stats, path=path, name=function) / N * 1e6
@@ -163,12 +187,18 @@ def _profile(app, lines, connection, *, statements):
     }
     per_request = wall / N * 1e6
     split = {
-        "total (wall, under cProfile)": per_request,
+        f"total ({'CPU' if CPU_CLOCK else 'wall'}, under cProfile)": per_request,
         "middleware and Django (outside the view)": per_request - parts["view"],
         "parsing (json_body, submission_fields)": parts["parsing"] + parts["fields"],
-        "checks and the rest of submission_receive": parts["receive"] - parts["statement"],
+        "checks and the rest of submission_receive": parts["receive"]
+        - parts["statement"]
+        - parts["token"]
+        - parts["settle"],
+        "the token verified (invitation)": parts["token"],
+        "batches settled after the commit (invitation)": parts["settle"],
         "the statement, client side": parts["statement"] - parts["commit"],
     }
+    listed = []
     if statements:
         with connection.cursor() as cursor:
             cursor.execute(
@@ -177,15 +207,31 @@ def _profile(app, lines, connection, *, statements):
                 "(SELECT oid FROM pg_database WHERE datname = current_database())"
             )
             server_ms = cursor.fetchone()[0] or 0.0
+            cursor.execute(_STATEMENTS_SQL)
+            listed = cursor.fetchall()
+        other_ms = sum(total for _query, _calls, total in listed) - server_ms
         split["  of which PostgreSQL executing it"] = server_ms * 1e3 / N
+        split["other statements, PostgreSQL executing them"] = other_ms * 1e3 / N
+    split["PostgreSQL backend's CPU, every statement (parsing, planning, commits)"] = (
+        backend_cpu * 1e6 / N
+    )
     split["commit (outside the statement)"] = parts["commit"]
     split["response (JsonResponse)"] = parts["response"]
-    return split, stats
+    return split, stats, listed
+
+
+# Every statement of the run in this database, by server time (pg_stat_statements).
+_STATEMENTS_SQL = (
+    "SELECT query, calls, total_exec_time FROM pg_stat_statements WHERE dbid ="
+    " (SELECT oid FROM pg_database WHERE datname = current_database())"
+    " AND query NOT LIKE '%%pg_stat_statements%%' ORDER BY total_exec_time DESC"
+)
 
 
 def main():
     chosen = [k for k in os.environ.get("BENCH_KINDS", ",".join(KINDS)).split(",") if k]
     fresh = N + WARMUP if "first" in chosen else 0
+    tokens = {kind: N + WARMUP if kind in chosen else 0 for kind in TOKENED}
     with _common.scratch_database("postgresql") as url:
         os.environ.update(
             _common.production_env(
@@ -205,16 +251,31 @@ def main():
         call_command("migrate", verbosity=0)
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
-            exec(SETUP % {"fresh": fresh, "tokens": 0, "unbatched": 0}, {})
+            exec(
+                SETUP
+                % {
+                    "fresh": fresh,
+                    "tokens": tokens["invitation"],
+                    "unbatched": tokens["unbatched"],
+                },
+                {},
+            )
         setup = json.loads(printed.getvalue().split("SETUP", 1)[1].strip().splitlines()[0])
         statements = _statements_readable(connection)
         app = get_wsgi_application()
         results = {}
         for kind in chosen:
-            results[kind], stats = _profile(
+            results[kind], stats, listed = _profile(
                 app, _lines(setup, kind), connection, statements=statements
             )
+            if os.environ.get("BENCH_PROFILE_DUMP"):  # a folder: one pstats file per kind
+                stats.dump_stats(Path(os.environ["BENCH_PROFILE_DUMP"]) / f"{kind}.prof")
             if os.environ.get("BENCH_PROFILE_TOP"):
+                top = int(os.environ["BENCH_PROFILE_TOP"])
+                print(f"--- {kind}: statements by server time (calls, µs per request)")
+                for query, calls, total in listed[:top]:
+                    text = " ".join(query.split())[:160]
+                    print(f"{calls:>7} {total * 1e3 / N:>8.1f}  {text}")
                 print(f"--- {kind}: top functions by own time")
                 stats.sort_stats("tottime").print_stats(int(os.environ["BENCH_PROFILE_TOP"]))
         connection.close()

@@ -12,16 +12,18 @@ held, ``batch_release`` takes whole batches of them (as many as make a multiple 
 random order (``batch_rows``; on PostgreSQL one statement): its submissions and grouping
 answers and spent tokens (deleted and stored again under new random keys) and the invitations
 that obtained a token since the last batch (likewise, under their own keys). It then counts the
-released submissions from the rows that statement returns (``_counts``: what the submission
-statement would have added) and adds them to the tallies, all at once, in the same
-transaction: the histogram rows and regression cells it touched are stored again (new keys,
-random order), the per-option counts and tallies it touched updated in a random order. On
+released submissions from the rows that statement returns and adds them to the tallies, all at
+once, in the same transaction (``batch_tallies``; on PostgreSQL one set-based statement per
+table, all in one round trip): the histogram rows and regression cells it touched are stored
+again (new keys, random order), the per-option counts and tallies it touched updated in a
+random order. On
 PostgreSQL each rewritten row then carries the release's transaction number (``xmin``) and a
 place (``ctid``) drawn by the shuffle, not by arrival. A closed survey's last, smaller batch
 waits for its researcher (``batch_release_last``).
 
 Who completes a batch: no submission waits for another. Each commits held, lock-free; then
-``batch_settle`` counts the held submissions (a snapshot after its own commit) and, only if a
+``batch_settle`` counts the held submissions (a snapshot after its own commit; on PostgreSQL
+taken in the round trip that stores and commits it) and, only if a
 batch is complete, tries the survey's batch lock (``pg_try_advisory_xact_lock``: never waiting;
 SQLite's write lock, held from BEGIN) in a short transaction of its own, counts again under it
 and releases. A submission that finds the lock taken leaves: the holder, after letting go,
@@ -35,33 +37,21 @@ with the responses stored before.
 """
 
 import random
-from collections import Counter, defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from django.db import connection, transaction
-from django.db.models import F
 from django.utils.translation import gettext as _
-
-from dpengine import report_tally, tally_sum
 
 from .. import selectors
 from ..models import (
-    GroupCell,
-    GroupingQuestion,
-    GroupTally,
-    NumericTally,
-    Question,
     Submission,
     Survey,
-    TallyShard,
-    group_cell_key,
-    group_cells_kept,
     is_slug,
     random_key,
 )
 from . import batch_rows, schedule
+from .batch_tallies import batch_counts, batch_tallies_add
 from .errors import Reason, SurveyConflict
-from .tallies import day_counts, day_counts_sum, day_tally_add, grouping_tallies_add
 
 RESPONSES_FIELD = "responses"
 _shuffle = random.SystemRandom().shuffle
@@ -75,22 +65,17 @@ class BatchTarget:
     size: int
 
 
-def batch_target(*, slug, guessed=False) -> BatchTarget | None:
+def batch_target(*, slug) -> BatchTarget | None:
     """The survey at ``slug`` if its submissions are held for batches now, else None.
 
     Kept in this process once the survey has opened: its access and batch size are frozen from
-    then on, and it is never a pilot again, so a submission saves the query. ``guessed``: a
-    survey this process has not kept is taken for one that is not batched, with no query, for
-    a writer that checks the guess itself (the PostgreSQL statement stores nothing in a form
-    that does not fit the survey; ``submission_receive`` then reads it and tries again).
+    then on, and it is never a pilot again, so a submission saves the query.
     """
     if not is_slug(slug):
         return None  # no survey has it (and PostgreSQL refuses a NUL byte in a text)
     cached = _targets.get(slug)
     if cached is not None:
         return cached if cached.size > 1 else None
-    if guessed:
-        return None
     row = (
         Survey.objects.filter(slug=slug)
         .values_list("id", "status", "access", "release_batch", "opened_at")
@@ -129,19 +114,22 @@ def batch_lock(survey_id) -> None:
             cursor.execute(_LOCK_SQL, lock_key(survey_id))
 
 
-def batch_settle(batch: BatchTarget) -> int:
+def batch_settle(batch: BatchTarget, *, held=None) -> int:
     """After a held submission's transaction has committed: release every complete batch of
     the survey; how many submissions this call released (0 when another request holds the
     lock: that one counts again before it lets go).
 
     Lock-free first: a count of the held submissions (a snapshot taken after this one's
-    commit). Only when a batch is complete, a short transaction tries the survey's batch lock,
-    never waiting for it, and counts again under it (a statement of its own, after the lock is
-    granted: it sees every held submission committed before) before releasing. Then again from
-    the top, so that a submission which committed while this one held the lock, and found the
-    lock taken, is counted by this one."""
+    commit; ``held``, when the writer took it in the round trip of that commit). Only when a
+    batch is complete, a short transaction tries the survey's batch lock, never waiting for
+    it, and counts again under it (a statement of its own, after the lock is granted: it sees
+    every held submission committed before) before releasing. Then again from the top, so that
+    a submission which committed while this one held the lock, and found the lock taken, is
+    counted by this one."""
     released = 0
-    while _held(batch.survey_id) >= batch.size:
+    if held is None:
+        held = _held(batch.survey_id)
+    while held >= batch.size:
         with transaction.atomic():
             # On SQLite the transaction holds the write lock from BEGIN: always granted.
             locked, held = _locked_held(batch.survey_id)
@@ -149,6 +137,7 @@ def batch_settle(batch: BatchTarget) -> int:
                 return released
             if held >= batch.size:
                 released += batch_release(survey_id=batch.survey_id, size=batch.size)
+        held = _held(batch.survey_id)
     return released
 
 
@@ -158,6 +147,20 @@ def _held(survey_id):
         return cursor.fetchone()[0]
 
 
+def rows_of_each(cursor):
+    """The first row of each result of several statements run at once that return rows (None
+    for one that returned none), in order; the others (BEGIN, SET, COMMIT) skipped."""
+    # The driver's own cursor: every result has arrived, so nothing here talks to the server,
+    # and Django's wrapper would cost more than the walk itself.
+    results = getattr(cursor, "cursor", cursor)
+    rows = []
+    while True:
+        if results.description is not None:
+            rows.append(results.fetchone())
+        if not results.nextset():
+            return rows
+
+
 def _locked_held(survey_id):
     """Whether this transaction holds the survey's batch lock, tried without waiting, and the
     held submissions counted after it was granted."""
@@ -165,16 +168,34 @@ def _locked_held(survey_id):
         return True, _held(survey_id)
     with connection.cursor() as cursor:
         # One round trip, two statements: the count is a statement of its own, after the
-        # lock is granted, so it sees every held submission committed before it.
-        cursor.execute(f"{_TRY_LOCK_SQL}; {_HELD_SQL}", [*lock_key(survey_id), survey_id])
-        locked = cursor.fetchone()[0]
-        cursor.nextset()
-        return locked, cursor.fetchone()[0]
+        # lock is granted, so it sees every held submission committed before it. The index
+        # scans are for the rest of this transaction: the release's reads too.
+        cursor.execute(
+            f"{INDEX_SCAN}; {_TRY_LOCK_SQL}; {_HELD_SQL}", [*lock_key(survey_id), survey_id]
+        )
+        (locked,), (held,) = rows_of_each(cursor)
+        return locked, held
 
 
 _LOCK_SQL = "SELECT pg_advisory_xact_lock(%s, %s)"
 _TRY_LOCK_SQL = "SELECT pg_try_advisory_xact_lock(%s, %s)"
+# For the rest of a release's transaction, index scans rather than bitmap scans. A release
+# deletes its held rows, whose entries stay in the indexes (the partial ``submission_held``,
+# the spent tokens' by survey) until the table is vacuumed (seldom, for a table that keeps
+# growing). A bitmap scan, which the planner prefers for the held count and the release's
+# picks, visits the heap for every one of them, each time: counts and releases would cost more
+# with every response released. An index scan marks each dead as it passes (once no
+# transaction can see it), and every later scan, bitmap or not, skips them: each release
+# clears what the ones before it left, and the counts between two releases pass over one
+# batch's dead entries at most.
+INDEX_SCAN = "SET LOCAL enable_bitmapscan = off"
 _HELD_SQL = f"SELECT count(*) FROM {Submission._meta.db_table} WHERE survey_id = %s AND held"
+# The same count for the survey at ``%(slug)s``: the PostgreSQL writer sends it in the round
+# trip that stores and commits a held submission (services/submissions/postgres.py).
+HELD_COUNT_SQL = (
+    f"SELECT count(*) FROM {Submission._meta.db_table} WHERE held"
+    f" AND survey_id = (SELECT id FROM {Survey._meta.db_table} WHERE slug = %(slug)s)"
+)
 
 
 def lock_key(survey_id):
@@ -199,7 +220,7 @@ def batch_release(*, survey_id, size=None) -> int:
     )
     if not rows:
         return 0
-    _tallies_add(survey_id, _counts(survey_id, rows, answers))
+    batch_tallies_add(survey_id, batch_counts(survey_id, rows, answers))
     return len(rows)
 
 
@@ -229,167 +250,3 @@ def batch_release_last(*, survey, responses) -> int:
             field=RESPONSES_FIELD,
         )
     return batch_release(survey_id=survey.pk)
-
-
-@dataclass
-class _Counts:
-    """What some submissions add to the tallies (the submission statement's writes)."""
-
-    responses: int = 0
-    reports: dict = field(default_factory=dict)  # {question key: tally vector}
-    group_tallies: Counter = field(default_factory=Counter)  # {(qid, oid, "n"|"yes"): count}
-    cells: Counter = field(default_factory=Counter)  # {(qid, key, "n"|"yes"): count}
-    histograms: Counter = field(default_factory=Counter)  # {(qid, report): count}
-    # {(grouping question id, option id or None for "Prefer not to say"): respondents}
-    groupings: Counter = field(default_factory=Counter)
-    days: dict = field(default_factory=dict)  # {received on: day counts (tallies.day_counts)}
-
-
-def _kinds(survey_id):
-    """{question id: (the kind its report is tallied as, randomized)}: a cheating-detection
-    question and one compared with asking directly send a code, tallied as a choice."""
-    kinds = {}
-    for question in Question.all_objects.filter(survey_id=survey_id).only(
-        "id", "kind", "randomized", "design", "compare_direct"
-    ):
-        kind = question.kind
-        if selectors.is_cheating_detection(question) or question.compare_direct:
-            kind = selectors.report_range(question)[0]
-        kinds[question.pk] = (kind, question.randomized)
-    return kinds
-
-
-def _counts(survey_id, rows, answers) -> _Counts:
-    """What the submissions ``rows`` (``(pk, reports, received on)``) with their grouping
-    ``answers``
-    (``(submission pk, grouping question id, option id)``) add to the tallies: what the
-    submission statement adds for each, counted from the stored rows."""
-    kinds = _kinds(survey_id)
-    chosen = defaultdict(dict)
-    for submission_id, gid, oid in answers:
-        chosen[submission_id][gid] = oid
-    counts = _Counts(responses=len(rows))
-    for pk, reports, received_on in rows:
-        answered = {int(key[1:]): report for key, report in reports.items()}
-        counts.days[received_on] = day_counts_sum(
-            counts.days.get(received_on, {}), day_counts(answered, chosen.get(pk, {}))
-        )
-        bits = {}
-        for key, report in reports.items():
-            qid = int(key[1:])
-            kind, randomized = kinds.get(qid, (Question.Kind.YES_NO, True))
-            counts.reports[key] = tally_sum(counts.reports.get(key, ()), report_tally(kind, report))
-            if kind == Question.Kind.YES_NO:
-                bits[qid] = int(report)
-            elif kind == Question.Kind.NUMERIC and randomized:
-                counts.histograms[qid, report] += 1
-        groups = chosen.get(pk, {})
-        for gid, oid in groups.items():
-            counts.groupings[gid, oid] += 1
-            if oid is not None:
-                for qid, bit in bits.items():
-                    counts.group_tallies[qid, oid, "n"] += 1
-                    counts.group_tallies[qid, oid, "yes"] += bit
-        if groups:
-            cell = group_cell_key(groups)
-            for qid, bit in bits.items():
-                counts.cells[qid, cell, "n"] += 1
-                counts.cells[qid, cell, "yes"] += bit
-    return counts
-
-
-def _tallies_add(survey_id, counts: _Counts):
-    """Add ``counts`` to shard 0, each row in random order; the histogram rows and cells
-    touched are folded into shard 0 and stored again under new keys."""
-    _shards_add(survey_id, counts)
-    pairs = sorted({(qid, oid) for qid, oid, _part in counts.group_tallies})
-    _shuffle(pairs)
-    for qid, oid in pairs:
-        n, yes = counts.group_tallies[qid, oid, "n"], counts.group_tallies[qid, oid, "yes"]
-        updated = GroupTally.objects.filter(question_id=qid, option_id=oid, shard=0).update(
-            report_count=F("report_count") + n, yes_count=F("yes_count") + yes
-        )
-        if not updated:
-            GroupTally.objects.create(
-                question_id=qid, option_id=oid, shard=0, report_count=n, yes_count=yes
-            )
-    grouping_tallies_add(counts.groupings)
-    if group_cells_kept(GroupingQuestion.objects.filter(survey_id=survey_id).count()):
-        _cells_add(counts)
-    _histograms_add(counts)
-    # On the day of its release, not on the days its submissions were received: a public
-    # release counts the days before its date and may already have been made for a day one
-    # of them came in; it never changes, the batch counts in the next. Nor does any tally
-    # keep the days the batch's submissions arrived.
-    day_tally_add(
-        survey_id, day=selectors.utc_today(), counts=day_counts_sum(*counts.days.values())
-    )
-
-
-def _shards_add(survey_id, counts):
-    if not counts.responses:
-        return
-    shard = TallyShard.objects.select_for_update().filter(
-        survey_id=survey_id, shard=0
-    ).first() or TallyShard.objects.create(survey_id=survey_id, shard=0)
-    for key, vector in counts.reports.items():
-        shard.reports[key] = tally_sum(shard.reports.get(key, ()), vector)
-    shard.responses += counts.responses
-    shard.save(update_fields=["responses", "reports"])
-
-
-def _cells_add(counts):
-    wanted = sorted({(qid, key) for qid, key, _part in counts.cells})
-    if not wanted:
-        return
-    by_question = defaultdict(list)
-    for qid, key in wanted:
-        by_question[qid].append(key)
-    rows = []
-    for qid, keys in by_question.items():
-        rows += list(GroupCell.objects.filter(question_id=qid, key__in=keys))
-    have = Counter()
-    for row in rows:  # every shard's
-        have[row.question_id, row.key, "n"] += row.report_count
-        have[row.question_id, row.key, "yes"] += row.yes_count
-    result = [
-        GroupCell(
-            question_id=qid,
-            key=key,
-            shard=0,
-            report_count=have[qid, key, "n"] + counts.cells[qid, key, "n"],
-            yes_count=have[qid, key, "yes"] + counts.cells[qid, key, "yes"],
-        )
-        for qid, key in wanted
-    ]
-    GroupCell.objects.filter(pk__in=[row.pk for row in rows]).delete()
-    _shuffle(result)
-    GroupCell.objects.bulk_create(result)
-
-
-def _histograms_add(counts):
-    wanted = sorted(counts.histograms)
-    if not wanted:
-        return
-    by_question = defaultdict(list)
-    for qid, report in wanted:
-        by_question[qid].append(report)
-    rows = []
-    for qid, reports in by_question.items():
-        rows += list(NumericTally.objects.filter(question_id=qid, report__in=reports))
-    have = Counter()
-    for row in rows:  # every shard's
-        have[row.question_id, row.report] += row.count
-    result = [
-        NumericTally(
-            id=random_key(),
-            question_id=qid,
-            report=report,
-            shard=0,
-            count=have[qid, report] + counts.histograms[qid, report],
-        )
-        for qid, report in wanted
-    ]
-    NumericTally.objects.filter(pk__in=[row.pk for row in rows]).delete()
-    _shuffle(result)
-    NumericTally.objects.bulk_create(result)

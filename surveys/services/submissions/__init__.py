@@ -99,17 +99,27 @@ def submission_receive(
         prepared = PreparedSubmission(
             slug=slug, clean=clean, received=now, token=verified, held=batch is not None
         )
-        stored = write.write(prepared)
+        stored, held = _written(write, prepared)
         if not stored and guessed and batch is None:
             # Perhaps a batched survey this process had not seen yet: read it.
             batch = batches.batch_target(slug=slug)
             if batch is not None:
-                stored = write.write(replace(prepared, held=True))
+                stored, held = _written(write, replace(prepared, held=True))
         if stored:
             if batch is not None:
-                batches.batch_settle(batch)
+                batches.batch_settle(batch, held=held)
             return clean.outcome(created=True)
     return _explained(slug=slug, body=body, token=verified, now=now)
+
+
+def _written(chosen, prepared):
+    """Whether the writer ``chosen`` stored ``prepared``, and the survey's held submissions
+    when it counted them after its commit (the PostgreSQL writer, in the same round trip),
+    else None."""
+    if chosen is postgres:
+        stored = postgres.written(prepared)
+        return stored is not None, None if stored is None else stored.held
+    return chosen.write(prepared), None
 
 
 def _token_verified(*, slug, token) -> spent_tokens.Token | None:

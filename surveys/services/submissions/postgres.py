@@ -24,6 +24,7 @@ from django.db import DatabaseError, IntegrityError, connection, transaction
 from psycopg import sql
 
 from ...models import Survey, random_key
+from ..batches import HELD_COUNT_SQL, rows_of_each
 from ..tallies import group_tallies_rebuild, tally_shard_pick
 from .statement import PARAMETERS, TYPED_PARAMETERS, statement_text
 
@@ -97,6 +98,9 @@ class Stored:
 
     survey_id: int
     group_tallies_incomplete: bool
+    # A held submission stored in autocommit: the survey's held submissions, counted in a
+    # snapshot taken after its commit, in the statement's round trip (``_insert``); else None.
+    held: int | None = None
 
 
 def _array(values):
@@ -122,10 +126,17 @@ def write(prepared) -> bool:
     at its time, spending its token in the same statement; whether it was stored. False:
     nothing stored, nothing spent (a rule failed, a replay, or a token spent before); the
     entry explains why."""
+    return written(prepared) is not None
+
+
+def written(prepared) -> Stored | None:
+    """``write``, saying what it stored (None: nothing), and for a held submission the
+    survey's held submissions counted after its commit when it could count them in the same
+    round trip (``Stored.held``)."""
     stored = _stored(prepared)
     if stored is not None and stored.group_tallies_incomplete:
         recount(stored)
-    return stored is not None
+    return stored
 
 
 def recount(stored):
@@ -188,6 +199,12 @@ def _insert(prepared, *, shard):
             for question in questions
         )
     statement = _STATEMENTS[typed, bool(groups), prepared.held, token is not None]
+    # A held submission in autocommit: its transaction made explicit, so that one round trip
+    # stores it, commits, and counts the survey's held submissions in a statement (its own
+    # transaction) whose snapshot is taken after that commit: what batches.batch_settle counts
+    # first, saving it a round trip.
+    counting = prepared.held and not connection.in_atomic_block
+    held = None
     with connection.cursor() as cursor:
         session = connection.connection
         if session not in statement.sessions:
@@ -195,19 +212,32 @@ def _insert(prepared, *, shard):
             statement.sessions.add(session)
         try:
             with _statement_transaction():
-                cursor.execute(statement.execute_sql, params)
+                if counting:
+                    cursor.execute(
+                        f"BEGIN; {statement.execute_sql}; COMMIT; {HELD_COUNT_SQL}", params
+                    )
+                else:
+                    cursor.execute(statement.execute_sql, params)
         except DatabaseError as exc:
+            if counting:
+                # The explicit transaction failed and is left aborted: end it, as the
+                # implicit one of a single statement would have been.
+                cursor.execute("ROLLBACK")
+                counting = False
             if _sqlstate(exc) != _NO_SUCH_STATEMENT:
                 raise
             # Prepare again next time; this time run the statement as it is.
             statement.sessions.discard(session)
             with _statement_transaction():
                 cursor.execute(statement.plain_sql, params)
-        row = cursor.fetchone()
+        if counting:
+            row, (held,) = rows_of_each(cursor)
+        else:
+            row = cursor.fetchone()
     if row is None:
         return None
     survey_id, created = row
-    return Stored(survey_id=survey_id, group_tallies_incomplete=created > 0)
+    return Stored(survey_id=survey_id, group_tallies_incomplete=created > 0, held=held)
 
 
 def _prepare(cursor, statement):

@@ -1,0 +1,428 @@
+"""What a released batch adds to the survey's tallies (services/batches.py, ``batch_release``;
+docs/invitations.md, "Batches"): ``batch_counts`` counts the released submissions from the rows
+the release returned, as the submission statement would have for each, and
+``batch_tallies_add`` adds them, all at once, in the release's transaction. On PostgreSQL one
+set-based statement per table, all sent in one round trip (``_tallies_add_sql``); elsewhere
+the ORM (``_tallies_add_orm``), which the statements are tested against. Each row is written
+in a random order; the histogram rows and regression cells touched are folded into shard 0 and
+stored again under new keys.
+"""
+
+import functools
+import json
+import random
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from django.db import connection
+from django.db.models import F
+
+from dpengine import report_tally, tally_sum
+
+from .. import selectors
+from ..models import (
+    DayTally,
+    GroupCell,
+    GroupingQuestion,
+    GroupingTally,
+    GroupTally,
+    NumericTally,
+    Question,
+    TallyShard,
+    group_cell_key,
+    group_cells_kept,
+    random_key,
+)
+from .tallies import day_counts, day_counts_sum, day_tally_add, grouping_tallies_add
+
+_shuffle = random.SystemRandom().shuffle
+_KINDS_MAX = 1024
+
+
+@dataclass
+class BatchCounts:
+    """What some submissions add to the tallies (the submission statement's writes)."""
+
+    responses: int = 0
+    reports: dict = field(default_factory=dict)  # {question key: tally vector}
+    group_tallies: Counter = field(default_factory=Counter)  # {(qid, oid, "n"|"yes"): count}
+    cells: Counter = field(default_factory=Counter)  # {(qid, key, "n"|"yes"): count}
+    histograms: Counter = field(default_factory=Counter)  # {(qid, report): count}
+    # {(grouping question id, option id or None for "Prefer not to say"): respondents}
+    groupings: Counter = field(default_factory=Counter)
+    days: dict = field(default_factory=dict)  # {received on: day counts (tallies.day_counts)}
+
+
+def _design(survey_id):
+    """({question id: (the kind its report is tallied as, randomized)}, whether the survey
+    keeps regression cells (``models.group_cells_kept``)): a cheating-detection question and
+    one compared with asking directly send a code, tallied as a choice.
+
+    Kept in this process: only a survey that has opened holds submissions, and its design
+    (questions, kinds, mechanisms, grouping questions) is frozen from then on, so each
+    release saves the queries."""
+    design = _survey_designs.get(survey_id)
+    if design is None:
+        design = (
+            _kinds_read(survey_id),
+            group_cells_kept(GroupingQuestion.objects.filter(survey_id=survey_id).count()),
+        )
+        if len(_survey_designs) >= _KINDS_MAX:
+            _survey_designs.clear()
+        _survey_designs[survey_id] = design
+    return design
+
+
+_survey_designs: dict[int, tuple] = {}
+
+
+def _kinds_read(survey_id):
+    kinds = {}
+    for question in Question.all_objects.filter(survey_id=survey_id).only(
+        "id", "kind", "randomized", "design", "compare_direct"
+    ):
+        kind = question.kind
+        if selectors.is_cheating_detection(question) or question.compare_direct:
+            kind = selectors.report_range(question)[0]
+        kinds[question.pk] = (kind, question.randomized)
+    return kinds
+
+
+def batch_counts(survey_id, rows, answers) -> BatchCounts:
+    """What the submissions ``rows`` (``(pk, reports, received on)``) with their grouping
+    ``answers``
+    (``(submission pk, grouping question id, option id)``) add to the tallies: what the
+    submission statement adds for each, counted from the stored rows."""
+    kinds, cells_kept = _design(survey_id)
+    chosen = defaultdict(dict)
+    for submission_id, gid, oid in answers:
+        chosen[submission_id][gid] = oid
+    counts = BatchCounts(responses=len(rows))
+    for pk, reports, received_on in rows:
+        answered = {int(key[1:]): report for key, report in reports.items()}
+        counts.days[received_on] = day_counts_sum(
+            counts.days.get(received_on, {}), day_counts(answered, chosen.get(pk, {}))
+        )
+        bits = {}
+        for key, report in reports.items():
+            qid = int(key[1:])
+            kind, randomized = kinds.get(qid, (Question.Kind.YES_NO, True))
+            counts.reports[key] = tally_sum(counts.reports.get(key, ()), report_tally(kind, report))
+            if kind == Question.Kind.YES_NO:
+                bits[qid] = int(report)
+            elif kind == Question.Kind.NUMERIC and randomized:
+                counts.histograms[qid, report] += 1
+        groups = chosen.get(pk, {})
+        for gid, oid in groups.items():
+            counts.groupings[gid, oid] += 1
+            if oid is not None:
+                for qid, bit in bits.items():
+                    counts.group_tallies[qid, oid, "n"] += 1
+                    counts.group_tallies[qid, oid, "yes"] += bit
+        if groups and cells_kept:
+            cell = group_cell_key(groups)
+            for qid, bit in bits.items():
+                counts.cells[qid, cell, "n"] += 1
+                counts.cells[qid, cell, "yes"] += bit
+    return counts
+
+
+def batch_tallies_add(survey_id, counts: BatchCounts):
+    """Add ``counts`` to shard 0, each row in random order; the histogram rows and cells
+    touched are folded into shard 0 and stored again under new keys. On PostgreSQL set-based
+    statements sent in one round trip (``_tallies_add_sql``), whatever the batch touched;
+    elsewhere through the ORM (``_tallies_add_orm``), which they are tested against."""
+    if connection.vendor == "postgresql":
+        _tallies_add_sql(survey_id, counts)
+    else:
+        _tallies_add_orm(survey_id, counts)
+
+
+def _tallies_add_orm(survey_id, counts: BatchCounts):
+    _shards_add(survey_id, counts)
+    pairs = sorted({(qid, oid) for qid, oid, _part in counts.group_tallies})
+    _shuffle(pairs)
+    for qid, oid in pairs:
+        n, yes = counts.group_tallies[qid, oid, "n"], counts.group_tallies[qid, oid, "yes"]
+        updated = GroupTally.objects.filter(question_id=qid, option_id=oid, shard=0).update(
+            report_count=F("report_count") + n, yes_count=F("yes_count") + yes
+        )
+        if not updated:
+            GroupTally.objects.create(
+                question_id=qid, option_id=oid, shard=0, report_count=n, yes_count=yes
+            )
+    grouping_tallies_add(counts.groupings)
+    _cells_add(counts)
+    _histograms_add(counts)
+    for day, added in _release_days(counts).items():
+        day_tally_add(survey_id, day=day, counts=added)
+
+
+def _release_days(counts):
+    """{day: counts} the release adds to the day tallies: the whole batch on the day of its
+    release, not on the days its submissions were received. A public release counts the days
+    before its date and may already have been made for a day one of them came in; it never
+    changes, the batch counts in the next. Nor does any tally keep the days the batch's
+    submissions arrived."""
+    if not counts.days:
+        return {}
+    return {selectors.utc_today(): day_counts_sum(*counts.days.values())}
+
+
+def _shards_add(survey_id, counts):
+    if not counts.responses:
+        return
+    shard = TallyShard.objects.select_for_update().filter(
+        survey_id=survey_id, shard=0
+    ).first() or TallyShard.objects.create(survey_id=survey_id, shard=0)
+    for key, vector in counts.reports.items():
+        shard.reports[key] = tally_sum(shard.reports.get(key, ()), vector)
+    shard.responses += counts.responses
+    shard.save(update_fields=["responses", "reports"])
+
+
+def _cells_add(counts):
+    wanted = sorted({(qid, key) for qid, key, _part in counts.cells})
+    if not wanted:
+        return
+    by_question = defaultdict(list)
+    for qid, key in wanted:
+        by_question[qid].append(key)
+    rows = []
+    for qid, keys in by_question.items():
+        rows += list(GroupCell.objects.filter(question_id=qid, key__in=keys))
+    have = Counter()
+    for row in rows:  # every shard's
+        have[row.question_id, row.key, "n"] += row.report_count
+        have[row.question_id, row.key, "yes"] += row.yes_count
+    result = [
+        GroupCell(
+            question_id=qid,
+            key=key,
+            shard=0,
+            report_count=have[qid, key, "n"] + counts.cells[qid, key, "n"],
+            yes_count=have[qid, key, "yes"] + counts.cells[qid, key, "yes"],
+        )
+        for qid, key in wanted
+    ]
+    GroupCell.objects.filter(pk__in=[row.pk for row in rows]).delete()
+    _shuffle(result)
+    GroupCell.objects.bulk_create(result)
+
+
+def _histograms_add(counts):
+    wanted = sorted(counts.histograms)
+    if not wanted:
+        return
+    by_question = defaultdict(list)
+    for qid, report in wanted:
+        by_question[qid].append(report)
+    rows = []
+    for qid, reports in by_question.items():
+        rows += list(NumericTally.objects.filter(question_id=qid, report__in=reports))
+    have = Counter()
+    for row in rows:  # every shard's
+        have[row.question_id, row.report] += row.count
+    result = [
+        NumericTally(
+            id=random_key(),
+            question_id=qid,
+            report=report,
+            shard=0,
+            count=have[qid, report] + counts.histograms[qid, report],
+        )
+        for qid, report in wanted
+    ]
+    NumericTally.objects.filter(pk__in=[row.pk for row in rows]).delete()
+    _shuffle(result)
+    NumericTally.objects.bulk_create(result)
+
+
+def _tallies_add_sql(survey_id, counts: BatchCounts):
+    """``_tallies_add_orm`` on PostgreSQL: one statement per table, each adding every row of
+    the batch at once (upserts from arrays, in the order of the arrays, shuffled here; the
+    cells and histogram rows deleted in every shard and stored again in shard 0, added up),
+    all sent in one round trip."""
+    sql = _tallies_sql()
+    statements, params = [], []
+
+    def add(statement, *values):
+        statements.append(statement)
+        params.extend(values)
+
+    if counts.responses:
+        add(sql["shard"], survey_id, counts.responses, json.dumps(counts.reports))
+    pairs = sorted({(qid, oid) for qid, oid, _part in counts.group_tallies})
+    if pairs:
+        _shuffle(pairs)
+        add(
+            sql["group_tallies"],
+            *_columns(
+                pairs,
+                lambda qid, oid: (
+                    qid,
+                    oid,
+                    counts.group_tallies[qid, oid, "n"],
+                    counts.group_tallies[qid, oid, "yes"],
+                ),
+            ),
+        )
+    chosen = sorted(pair for pair in counts.groupings if pair[1] is not None)
+    declined = sorted(pair for pair in counts.groupings if pair[1] is None)
+    for name, keys in (("options", chosen), ("declined", declined)):
+        if keys:
+            _shuffle(keys)
+            add(
+                sql[name],
+                *_columns(keys, lambda gid, oid: (gid, oid, counts.groupings[gid, oid])),
+            )
+    cells = sorted({(qid, key) for qid, key, _part in counts.cells})
+    if cells:
+        _shuffle(cells)
+        add(
+            sql["cells"],
+            *_columns(
+                cells,
+                lambda qid, key: (
+                    qid,
+                    key,
+                    counts.cells[qid, key, "n"],
+                    counts.cells[qid, key, "yes"],
+                ),
+            ),
+        )
+    values = sorted(counts.histograms)
+    if values:
+        _shuffle(values)
+        add(
+            sql["histograms"],
+            *_columns(
+                values,
+                lambda qid, report: (qid, report, counts.histograms[qid, report], random_key()),
+            ),
+        )
+    days = _release_days(counts)
+    if days:
+        add(
+            sql["days"],
+            survey_id,
+            *_columns(list(days), lambda day: (day, json.dumps(days[day]))),
+        )
+    if statements:
+        with connection.cursor() as cursor:
+            cursor.execute("; ".join(statements), params)
+
+
+def _columns(keys, row):
+    """The arrays (one per column) of ``row(*key)`` for each key, in the keys' order."""
+    rows = [row(*key) if isinstance(key, tuple) else row(key) for key in keys]
+    return [list(column) for column in zip(*rows, strict=True)]
+
+
+@functools.cache
+def _tallies_sql():
+    table = {
+        name: connection.ops.quote_name(model._meta.db_table)
+        for name, model in (
+            ("shard", TallyShard),
+            ("group_tally", GroupTally),
+            ("grouping_tally", GroupingTally),
+            ("cell", GroupCell),
+            ("histogram", NumericTally),
+            ("day", DayTally),
+        )
+    }
+    # Each array unnested WITH ORDINALITY and inserted in that order: the rows are written in
+    # the order the caller shuffled them into.
+    return {
+        # dpengine.tally_sum in SQL (as the submission statement's): in numeric, the shorter
+        # vector padded with zeros.
+        "shard": f"""
+INSERT INTO {table["shard"]} AS t (survey_id, shard, responses, reports)
+VALUES (%s, 0, %s, %s::jsonb)
+ON CONFLICT (survey_id, shard) DO UPDATE
+SET responses = t.responses + excluded.responses, reports = t.reports || COALESCE((
+    SELECT jsonb_object_agg(e.key, (
+        SELECT jsonb_agg(
+            COALESCE((t.reports -> e.key ->> n)::numeric, 0)
+                + COALESCE((e.value ->> n)::numeric, 0)
+            ORDER BY n
+        )
+        FROM generate_series(
+            0,
+            GREATEST(jsonb_array_length(e.value),
+                COALESCE(jsonb_array_length(t.reports -> e.key), 0)) - 1
+        ) AS n
+    ))
+    FROM jsonb_each(excluded.reports) AS e
+), '{{}}')""",
+        "group_tallies": f"""
+INSERT INTO {table["group_tally"]} AS t (question_id, option_id, shard, report_count, yes_count)
+SELECT c.question_id, c.option_id, 0, c.n, c.yes
+FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[], %s::bigint[])
+    WITH ORDINALITY AS c (question_id, option_id, n, yes, place)
+ORDER BY c.place
+ON CONFLICT (question_id, option_id, shard) DO UPDATE
+SET report_count = t.report_count + excluded.report_count,
+    yes_count = t.yes_count + excluded.yes_count""",
+        "options": f"""
+INSERT INTO {table["grouping_tally"]} AS t (grouping_question_id, option_id, shard, count)
+SELECT c.grouping_id, c.option_id, 0, c.n
+FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[])
+    WITH ORDINALITY AS c (grouping_id, option_id, n, place)
+ORDER BY c.place
+ON CONFLICT (option_id, shard) WHERE option_id IS NOT NULL
+DO UPDATE SET count = t.count + excluded.count""",
+        "declined": f"""
+INSERT INTO {table["grouping_tally"]} AS t (grouping_question_id, option_id, shard, count)
+SELECT c.grouping_id, NULL, 0, c.n
+FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[])
+    WITH ORDINALITY AS c (grouping_id, option_id, n, place)
+ORDER BY c.place
+ON CONFLICT (grouping_question_id, shard) WHERE option_id IS NULL
+DO UPDATE SET count = t.count + excluded.count""",
+        # The old rows (every shard's) deleted and added up into one new row in shard 0: the
+        # INSERT reads what the DELETE returned, so the old row is gone before its copy is
+        # stored.
+        "cells": f"""
+WITH added AS (
+    SELECT * FROM unnest(%s::bigint[], %s::text[], %s::bigint[], %s::bigint[])
+        WITH ORDINALITY AS c (question_id, key, n, yes, place)
+), old AS (
+    DELETE FROM {table["cell"]} AS c USING added AS a
+    WHERE c.question_id = a.question_id AND c.key = a.key
+    RETURNING c.question_id, c.key, c.report_count, c.yes_count
+)
+INSERT INTO {table["cell"]} (question_id, key, shard, report_count, yes_count)
+SELECT a.question_id, a.key, 0, a.n + COALESCE(o.n, 0), a.yes + COALESCE(o.yes, 0)
+FROM added AS a LEFT JOIN (
+    SELECT question_id, key, sum(report_count) AS n, sum(yes_count) AS yes
+    FROM old GROUP BY question_id, key
+) AS o ON o.question_id = a.question_id AND o.key = a.key
+ORDER BY a.place""",
+        "histograms": f"""
+WITH added AS (
+    SELECT * FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[], %s::bigint[])
+        WITH ORDINALITY AS c (question_id, report, n, id, place)
+), old AS (
+    DELETE FROM {table["histogram"]} AS h USING added AS a
+    WHERE h.question_id = a.question_id AND h.report = a.report
+    RETURNING h.question_id, h.report, h.count
+)
+INSERT INTO {table["histogram"]} (id, question_id, report, shard, count)
+SELECT a.id, a.question_id, a.report, 0, a.n + COALESCE(o.n, 0)
+FROM added AS a LEFT JOIN (
+    SELECT question_id, report, sum(count) AS n FROM old GROUP BY question_id, report
+) AS o ON o.question_id = a.question_id AND o.report = a.report
+ORDER BY a.place""",
+        # services.tallies.day_tally_add in SQL: each count added to the stored one.
+        "days": f"""
+INSERT INTO {table["day"]} AS t (survey_id, day, shard, counts)
+SELECT %s, d.day, 0, d.counts
+FROM unnest(%s::date[], %s::jsonb[]) WITH ORDINALITY AS d (day, counts, place)
+ORDER BY d.place
+ON CONFLICT (survey_id, day, shard) DO UPDATE SET counts = t.counts || COALESCE((
+    SELECT jsonb_object_agg(e.key, COALESCE((t.counts ->> e.key)::bigint, 0) + e.value::bigint)
+    FROM jsonb_each_text(excluded.counts) AS e
+), '{{}}')""",
+    }
