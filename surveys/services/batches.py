@@ -65,17 +65,22 @@ class BatchTarget:
     size: int
 
 
-def batch_target(*, slug) -> BatchTarget | None:
+def batch_target(*, slug, guessed=False) -> BatchTarget | None:
     """The survey at ``slug`` if its submissions are held for batches now, else None.
 
     Kept in this process once the survey has opened: its access and batch size are frozen from
-    then on, and it is never a pilot again, so a submission saves the query.
+    then on, and it is never a pilot again, so a submission saves the query. ``guessed``: a
+    survey this process has not kept is taken for one that is not batched, with no query, for
+    a writer that checks the guess itself (the PostgreSQL statement stores nothing in a form
+    that does not fit the survey; ``submission_receive`` then reads it and tries again).
     """
     if not is_slug(slug):
         return None  # no survey has it (and PostgreSQL refuses a NUL byte in a text)
     cached = _targets.get(slug)
     if cached is not None:
         return cached if cached.size > 1 else None
+    if guessed:
+        return None
     row = (
         Survey.objects.filter(slug=slug)
         .values_list("id", "status", "access", "release_batch", "opened_at")
