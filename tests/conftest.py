@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 
 from surveys import services
 from surveys.models import Survey
-from surveys.services import translations
+from surveys.services import batch_tallies, translations
 from tests import live_databases
 from tests.helpers import (
     MIXED_QUESTIONS,
@@ -158,6 +158,15 @@ def default_language():
     nothing deactivates), and a later test rendering a template outside a request would render
     it in that language. Without this, results depend on which test ran before on the worker."""
     translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
+def survey_designs_kept_by_one_test_only():
+    """A batch's release keeps each opened survey's design by its id in the process
+    (services/batch_tallies.py): a database's ids are never handed out twice, but a test's
+    rolled-back transaction gives the next test's survey the same id, with another design."""
+    yield
+    batch_tallies.survey_designs_forget()
 
 
 @pytest.fixture(autouse=True)

@@ -27,15 +27,20 @@ from ..models import GroupAnswer, Invitation, SpentToken, Submission
 from . import spent_tokens
 
 
-def rows_release(*, survey_id, size, salt, shuffle, key):
+def rows_release(*, survey_id, size, salt, shuffle, key, released_on):
     """Release the survey's held submissions (the largest multiple of ``size`` held; every one
     if ``size`` is None), their grouping answers and as many spent tokens, and rewrite the
     invitations marked ``reshuffle``, in the caller's transaction (the survey's batch lock
     held). ``(rows, answers)``: the released submissions as ``(key, reports, received on)``
-    and their grouping answers as ``(submission key, grouping question id, option id)``."""
+    and their grouping answers as ``(submission key, grouping question id, option id)``.
+
+    Each released submission is stored as received on ``released_on`` (the release's day):
+    the day each came in would tell, within the batch, who answered early and who late, which
+    the batch exists to hide (an export shows the day); the tallies count the batch on that
+    day too (``batch_tallies``)."""
     if connection.vendor == "postgresql":
-        return _release_postgresql(survey_id, size, salt)
-    return _release_orm(survey_id, size, shuffle, key)
+        return _release_postgresql(survey_id, size, salt, released_on)
+    return _release_orm(survey_id, size, shuffle, key, released_on)
 
 
 def _order(value):
@@ -104,7 +109,7 @@ WITH picked AS (
     RETURNING {names}
 ), submissions_stored AS (
     INSERT INTO {submission} (id, survey_id, submission_id, received_on, reports, positions, held)
-    SELECT id, %(survey)s, submission_id, received_on, reports, positions, FALSE
+    SELECT id, %(survey)s, submission_id, %(released_on)s, reports, positions, FALSE
     FROM submissions ORDER BY {_order(_SUBMISSION)}
 ), answers_stored AS (
     INSERT INTO {answer} (id, submission_id, grouping_question_id, option_id)
@@ -121,7 +126,7 @@ WITH picked AS (
     FROM (SELECT *, row_number() OVER (ORDER BY id) AS rank FROM invitations) i
     ORDER BY {_order("int8send(rank)")}
 )
-SELECT s.id, s.reports::text, s.received_on, a.questions, a.options
+SELECT s.id, s.reports::text, %(released_on)s::date, a.questions, a.options
 FROM submissions s LEFT JOIN (
     SELECT submission_id, array_agg(grouping_question_id) AS questions,
         array_agg(option_id) AS options
@@ -130,9 +135,12 @@ FROM submissions s LEFT JOIN (
 """
 
 
-def _release_postgresql(survey_id, size, salt):
+def _release_postgresql(survey_id, size, salt, released_on):
     with connection.cursor() as cursor:
-        cursor.execute(_release_sql(), {"survey": survey_id, "size": size, "salt": salt})
+        cursor.execute(
+            _release_sql(),
+            {"survey": survey_id, "size": size, "salt": salt, "released_on": released_on},
+        )
         fetched = cursor.fetchall()
     rows, answers = [], []
     for pk, reports, received_on, questions, options in fetched:
@@ -141,7 +149,7 @@ def _release_postgresql(survey_id, size, salt):
     return rows, answers
 
 
-def _release_orm(survey_id, size, shuffle, key):
+def _release_orm(survey_id, size, shuffle, key, released_on):
     """SQLite's: every row read once and rewritten by its key; as many spent tokens released
     as submissions, of those read first (a token is spent with its submission, but nothing
     says which: any of them may go)."""
@@ -179,12 +187,12 @@ def _release_orm(survey_id, size, shuffle, key):
             id=new_keys[pk],
             survey_id=survey_id,
             submission_id=submission_id,
-            received_on=received_on,
+            received_on=released_on,
             reports=reports,
             positions=positions,
             held=False,
         )
-        for pk, submission_id, received_on, reports, positions in held
+        for pk, submission_id, _received_on, reports, positions in held
     )
     if answers:
         stored = list(answers)
@@ -196,5 +204,5 @@ def _release_orm(survey_id, size, shuffle, key):
             for pk, gid, oid in stored
         )
     spent_tokens.tokens_rewrite(survey_id=survey_id, tokens=tokens, shuffle=shuffle, key=key)
-    rows = [(pk, reports, received_on) for pk, _sid, received_on, reports, _at in held]
+    rows = [(pk, reports, released_on) for pk, _sid, _received_on, reports, _at in held]
     return rows, answers

@@ -76,6 +76,11 @@ def _design(survey_id):
 _survey_designs: dict[int, tuple] = {}
 
 
+def survey_designs_forget():
+    """Forget every design kept (a test's rolled-back survey ids are handed out again)."""
+    _survey_designs.clear()
+
+
 def _kinds_read(survey_id):
     kinds = {}
     for question in Question.all_objects.filter(survey_id=survey_id).only(

@@ -221,7 +221,12 @@ def batch_release(*, survey_id, size=None) -> int:
     # Drawn through ``random_key``: 16 bytes that seed this release's order and keys only.
     salt = random_key().to_bytes(8, "big") + random_key().to_bytes(8, "big")
     rows, answers = batch_rows.rows_release(
-        survey_id=survey_id, size=size, salt=salt, shuffle=_shuffle, key=random_key
+        survey_id=survey_id,
+        size=size,
+        salt=salt,
+        shuffle=_shuffle,
+        key=random_key,
+        released_on=selectors.utc_today(),
     )
     if not rows:
         return 0

@@ -4,6 +4,7 @@ stored again released under a new key, with its grouping answers and as many spe
 the invitations that obtained a token rewritten under their own keys; the released rows
 returned as stored, for the tallies."""
 
+import datetime
 import itertools
 
 from django.db import transaction
@@ -11,6 +12,8 @@ from django.db import transaction
 from surveys.models import GroupAnswer, Invitation, SpentToken, Submission
 from surveys.services import batch_rows, batches
 from tests.surveys.services.test_batches import batched_study
+
+RELEASED_ON = datetime.date(2031, 1, 2)  # a day no test submission is received on
 
 
 def test_whole_batches_are_released_under_new_keys_with_their_answers_and_tokens(
@@ -36,9 +39,18 @@ def test_whole_batches_are_released_under_new_keys_with_their_answers_and_tokens
             salt=bytes(range(16)),
             shuffle=lambda items: items.reverse(),
             key=lambda: next(counter),
+            released_on=RELEASED_ON,
         )
 
     released = list(Submission.objects.filter(survey=survey))
+    # Each stored as received on the release's day, whatever day it came in: within a batch
+    # no export tells who answered early.
+    assert {row.received_on for row in released} == {RELEASED_ON}
+    assert {on for _pk, _reports, on in rows} == {RELEASED_ON}
+    assert all(
+        row.received_on != RELEASED_ON
+        for row in Submission.all_objects.filter(survey=survey, held=True)
+    )
     assert len(rows) == len(released) == 5
     assert Submission.all_objects.filter(survey=survey, held=True).count() == 2
     assert not {row.pk for row in released} & held_keys  # every one under a new key
