@@ -112,6 +112,11 @@ class SpentToken(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["survey", "digest"], name="spent_token_once"),
         ]
+        # A batch's release picks the survey's held tokens: without it, every token the
+        # survey ever spent is read at each release, a cost growing with the survey.
+        indexes = [
+            models.Index(fields=["survey"], condition=Q(held=True), name="spent_token_held"),
+        ]
 
     def __str__(self):
         return f"spent token of survey {self.survey_id}"
