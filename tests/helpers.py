@@ -544,11 +544,12 @@ CODED_ROWS = {
 }
 
 
-def postgresql_outside_a_transaction(reason):
+def postgresql_outside_a_transaction(reason, *, reset_sequences=False):
     """The marks of a module whose tests run on PostgreSQL only, outside a test transaction
-    (concurrent writers, or what PostgreSQL keeps at rest: xmin, ctid)."""
+    (concurrent writers, or what PostgreSQL keeps at rest: xmin, ctid). ``reset_sequences``:
+    every table's ids start at 1 in each test, whatever tests ran before on the worker."""
     return [
-        pytest.mark.django_db(transaction=True),
+        pytest.mark.django_db(transaction=True, reset_sequences=reset_sequences),
         pytest.mark.skipif(
             not settings.DATABASES["default"]["ENGINE"].endswith("postgresql"), reason=reason
         ),

@@ -276,7 +276,8 @@ def test_a_batched_survey_this_process_has_not_seen_is_read_once_and_its_respons
             assert respondent.post(url, body, format="json").status_code == 201
         executed.append(
             (
-                sum(q["sql"].startswith("EXECUTE") for q in queries.captured_queries),
+                # A held submission's statement is sent as "BEGIN; EXECUTE ...; COMMIT; <count>"
+                sum("EXECUTE rrsurvey_submission" in q["sql"] for q in queries.captured_queries),
                 sum(
                     '"surveys_survey"."release_batch"' in q["sql"] for q in queries.captured_queries
                 ),
