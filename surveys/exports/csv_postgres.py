@@ -121,6 +121,27 @@ def report_lines_query(codebook: Codebook, *, label) -> sql.Composed:
         # The comprehension check's hidden answers (C1, ...) follow the questions' (the header).
         *(_report_cell(q) for q in [*codebook.questions, *codebook.comprehension]),
     ]
+    # Where the page showed each question (a whole number), empty when not recorded.
+    return released_rows_query(
+        codebook,
+        leading=cells,
+        grouping_cell=lambda alias, grouping_question, _index: _grouping_cell(
+            alias, grouping_question, label
+        ),
+        position_cell=lambda key: sql.SQL("coalesce(s.positions ->> {key}, '')").format(key=key),
+        separator=sql.SQL(" || ',' || "),
+    )
+
+
+def released_rows_query(
+    codebook: Codebook, *, leading, grouping_cell, position_cell, separator
+) -> sql.Composed:
+    """The select every raw export on PostgreSQL reads: one row per released submission of the
+    survey, ordered by submission id, of the ``leading`` expressions, then
+    ``grouping_cell(alias, grouping question, index)`` for each grouping question (its answer
+    joined as ``alias``), then ``position_cell(key)`` for each question's place on the page,
+    joined by ``separator`` (``, `` for columns; the CSV line's ``|| ',' ||``)."""
+    cells = list(leading)
     joins = []
     for index, grouping_question in enumerate(codebook.grouping):
         alias = sql.Identifier(f"g{index}")
@@ -134,20 +155,14 @@ def report_lines_query(codebook: Codebook, *, label) -> sql.Composed:
                 gq=sql.Literal(grouping_question.pk),
             )
         )
-        cells.append(_grouping_cell(alias, grouping_question, label))
-    # Where the page showed each question (a whole number), empty when not recorded.
-    cells += [
-        sql.SQL("coalesce(s.positions ->> {key}, '')").format(
-            key=sql.Literal(question_key(question.pk))
-        )
-        for question in codebook.questions
-    ]
+        cells.append(grouping_cell(alias, grouping_question, index))
+    cells += [position_cell(sql.Literal(question_key(q.pk))) for q in codebook.questions]
     return sql.SQL(
-        "SELECT {line} FROM {submissions} s {joins} "
+        "SELECT {cells} FROM {submissions} s {joins} "
         # Released submissions only (services/batches.py), as ``Submission.objects``.
         "WHERE s.survey_id = {survey} AND NOT s.held ORDER BY s.submission_id"
     ).format(
-        line=sql.SQL(" || ',' || ").join(cells),
+        cells=separator.join(cells),
         submissions=sql.Identifier(Submission._meta.db_table),
         joins=sql.SQL(" ").join(joins),
         survey=sql.Literal(codebook.survey.pk),

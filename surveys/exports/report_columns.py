@@ -27,10 +27,11 @@ import numpy as np
 from django.db import connection, transaction
 from psycopg import sql
 
-from ..models import PREFER_NOT_TO_SAY, GroupAnswer, Submission, question_key
+from ..models import PREFER_NOT_TO_SAY, question_key
 from .codebook import TYPE_DIRECT_TEXT, Codebook
 from .csv import report_rows
 from .csv_blocks import READ_ROWS
+from .csv_postgres import released_rows_query
 
 SKIPPED = math.nan
 PREFER_NOT = -math.inf
@@ -157,36 +158,17 @@ def report_columns_query(codebook: Codebook, codes: list[dict]) -> sql.Composed:
         _float(_report_cell(question_key(question.pk)))
         for question in [*codebook.questions, *codebook.comprehension]
     ]
-    joins = []
     first_grouping = len(codebook.questions) + len(codebook.comprehension)
-    for index, grouping_question in enumerate(codebook.grouping):
-        alias = sql.Identifier(f"g{index}")
-        joins.append(
-            sql.SQL(
-                "LEFT JOIN {answers} {a} "
-                "ON {a}.submission_id = s.id AND {a}.grouping_question_id = {gq}"
-            ).format(
-                answers=sql.Identifier(GroupAnswer._meta.db_table),
-                a=alias,
-                gq=sql.Literal(grouping_question.pk),
-            )
-        )
-        fields.append(_grouping_cell(alias, grouping_question, codes[first_grouping + index]))
-    fields += [
-        sql.SQL("coalesce((s.positions ->> {key})::float8, 'NaN'::float8)").format(
-            key=sql.Literal(question_key(question.pk))
-        )
-        for question in codebook.questions
-    ]
-    return sql.SQL(
-        "SELECT {fields} FROM {submissions} s {joins} "
-        # Released submissions only (services/batches.py), as ``Submission.objects``.
-        "WHERE s.survey_id = {survey} AND NOT s.held ORDER BY s.submission_id"
-    ).format(
-        fields=sql.SQL(", ").join(fields),
-        submissions=sql.Identifier(Submission._meta.db_table),
-        joins=sql.SQL(" ").join(joins),
-        survey=sql.Literal(codebook.survey.pk),
+    return released_rows_query(
+        codebook,
+        leading=fields,
+        grouping_cell=lambda alias, grouping_question, index: _grouping_cell(
+            alias, grouping_question, codes[first_grouping + index]
+        ),
+        position_cell=lambda key: sql.SQL(
+            "coalesce((s.positions ->> {key})::float8, 'NaN'::float8)"
+        ).format(key=key),
+        separator=sql.SQL(", "),
     )
 
 
