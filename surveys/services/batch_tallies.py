@@ -257,21 +257,8 @@ def _tallies_add_sql(survey_id, counts: BatchCounts):
 
     if counts.responses:
         add(sql["shard"], survey_id, counts.responses, json.dumps(counts.reports))
-    pairs = sorted({(qid, oid) for qid, oid, _part in counts.group_tallies})
-    if pairs:
-        _shuffle(pairs)
-        add(
-            sql["group_tallies"],
-            *_columns(
-                pairs,
-                lambda qid, oid: (
-                    qid,
-                    oid,
-                    counts.group_tallies[qid, oid, "n"],
-                    counts.group_tallies[qid, oid, "yes"],
-                ),
-            ),
-        )
+    if counts.group_tallies:
+        add(sql["group_tallies"], *_report_counts(counts.group_tallies))
     chosen = sorted(pair for pair in counts.groupings if pair[1] is not None)
     declined = sorted(pair for pair in counts.groupings if pair[1] is None)
     for name, keys in (("options", chosen), ("declined", declined)):
@@ -281,21 +268,8 @@ def _tallies_add_sql(survey_id, counts: BatchCounts):
                 sql[name],
                 *_columns(keys, lambda gid, oid: (gid, oid, counts.groupings[gid, oid])),
             )
-    cells = sorted({(qid, key) for qid, key, _part in counts.cells})
-    if cells:
-        _shuffle(cells)
-        add(
-            sql["cells"],
-            *_columns(
-                cells,
-                lambda qid, key: (
-                    qid,
-                    key,
-                    counts.cells[qid, key, "n"],
-                    counts.cells[qid, key, "yes"],
-                ),
-            ),
-        )
+    if counts.cells:
+        add(sql["cells"], *_report_counts(counts.cells))
     values = sorted(counts.histograms)
     if values:
         _shuffle(values)
@@ -316,6 +290,16 @@ def _tallies_add_sql(survey_id, counts: BatchCounts):
     if statements:
         with connection.cursor() as cursor:
             cursor.execute("; ".join(statements), params)
+
+
+def _report_counts(counter):
+    """The columns (question id, option id or cell key, reports, yes) of a counter keyed
+    ``(question id, option id or cell key, "n" | "yes")``, its rows in a random order."""
+    keys = sorted({(qid, where) for qid, where, _part in counter})
+    _shuffle(keys)
+    return _columns(
+        keys, lambda qid, where: (qid, where, counter[qid, where, "n"], counter[qid, where, "yes"])
+    )
 
 
 def _columns(keys, row):
