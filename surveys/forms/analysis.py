@@ -271,7 +271,7 @@ class PublicResultsForm(PageForm):
         label=_("Publish every … days"),
         min_value=limits.PUBLIC_RELEASE_DAYS_MIN,
         max_value=limits.PUBLIC_RELEASE_DAYS_MAX,
-        help_text=_("New results appear on this schedule, at midnight UTC."),
+        help_text=_("New results appear on this schedule, a few minutes after midnight UTC."),
     )
     public_releases_max = forms.IntegerField(
         label=_("Number of publications"),

@@ -121,6 +121,7 @@ from .public_results import (
     public_results_survey,
     public_status,
     release_schedule,
+    release_today,
     utc_today,
 )
 from .regression import (
@@ -289,6 +290,7 @@ __all__ = [
     "surveys_in_trash",
     "surveys_shared_with",
     "uses_survey_coins",
+    "release_today",
     "utc_today",
     "yes_no_design",
 ]

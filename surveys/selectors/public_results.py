@@ -77,6 +77,21 @@ def utc_today(now=None) -> date:
     return (now or timezone.now()).astimezone(UTC).date()
 
 
+# A release dated D counts the submissions received before D (UTC), and is made a few minutes
+# after midnight rather than at it: a submission takes its day from its worker's clock before
+# its statement runs, so one dated the day before may still be committing at midnight. A
+# request's transaction ends within the web server's worker timeout (``GUNICORN_TIMEOUT``,
+# 30 s by default), well inside this margin; tests/surveys/services/test_public_release_settle.py
+# holds the two together.
+RELEASE_SETTLE = timedelta(minutes=5)
+
+
+def release_today(now=None) -> date:
+    """The day whose due releases may be made now: today once ``RELEASE_SETTLE`` has passed
+    since midnight UTC, the day before until then."""
+    return utc_today((now or timezone.now()) - RELEASE_SETTLE)
+
+
 # --- the schedule -------------------------------------------------------------------------
 
 

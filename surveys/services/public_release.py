@@ -25,6 +25,7 @@ from ..selectors.public_results import (
     count_keys,
     noisy_counts,
     release_schedule,
+    release_today,
     utc_today,
 )
 
@@ -208,8 +209,9 @@ def _make_due_releases(survey, schedule, due, rng, counted) -> None:
 
 
 def public_results_release(*, survey, today=None, rng=None) -> PublicRelease | None:
-    """The latest release, after making the releases due by ``today`` (None before the first)."""
-    today = today or utc_today()
+    """The latest release, after making the releases due by ``today`` (None before the first;
+    by default the day ``release_today`` allows, which waits a few minutes past midnight)."""
+    today = today or release_today()
     schedule = release_schedule(survey=survey)
     # A pilot's responses are discarded at the real opening: nothing of them is ever released.
     stopped = (Survey.Status.CLOSED, Survey.Status.PILOT)
@@ -218,7 +220,7 @@ def public_results_release(*, survey, today=None, rng=None) -> PublicRelease | N
     if due > (latest.step if latest else 0):
         # The day counts are read first, without the survey's lock: submissions to the survey
         # need not wait for it. They count only days before the release's date, which no
-        # new submission changes.
+        # submission changes any more (``release_today`` waited for those still committing).
         counted = _count(survey, schedule, due)
         with transaction.atomic():
             # The lock serializes release makers and settings changes (public_results_update
