@@ -259,6 +259,7 @@ __all__ = [
     "regression_message",
     "regression_questions",
     "release_schedule",
+    "release_today",
     "report_range",
     "reports_a_bit",
     "results_precision",
@@ -290,7 +291,6 @@ __all__ = [
     "surveys_in_trash",
     "surveys_shared_with",
     "uses_survey_coins",
-    "release_today",
     "utc_today",
     "yes_no_design",
 ]
