@@ -48,9 +48,7 @@ def test_the_margin_outlasts_any_request_the_web_server_lets_run(monkeypatch):
 
 
 @pytest.mark.django_db
-def test_a_submission_committing_at_midnight_counts_in_that_days_release(
-    make_survey, monkeypatch
-):
+def test_a_submission_committing_at_midnight_counts_in_that_days_release(make_survey, monkeypatch):
     survey = make_survey(questions=[{"text": "Q1?"}, {"text": "Q2?"}], status="open")
     survey = public_release.public_results_update(
         survey=survey, enabled=True, epsilon=1.0, release_days=1, releases=10, today=START
