@@ -81,7 +81,7 @@ def utc_today(now=None) -> date:
 # after midnight rather than at it: a submission takes its day from its worker's clock before
 # its statement runs, so one dated the day before may still be committing at midnight. A
 # request's transaction ends within the web server's worker timeout (``GUNICORN_TIMEOUT``,
-# 30 s by default), well inside this margin; tests/surveys/services/test_public_release_settle.py
+# 30 s by default), well inside this margin; tests/surveys/services/test_public_release.py
 # holds the two together.
 RELEASE_SETTLE = timedelta(minutes=5)
 
