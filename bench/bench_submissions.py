@@ -47,7 +47,17 @@ at different loads compare there. "invitation vs plain"
 is the invitation kind's rate over the plain kind's in the same round, the same way. Targets
 (PostgreSQL): every kind >= 0.6 x the bare app; 8 surveys vs 1 >= 0.9; invitation vs plain
 >= 0.8 (issue 32). BENCH_KINDS (comma-separated: plain, grouped, typed, spread, first,
-invitation, unbatched) runs some kinds only; plain is always run.
+invitation, unbatched, limited, limited-redis) runs some kinds only; plain is always run.
+
+Two diagnostic kinds measure the submission rate limit (``RESPONSE_RATE_LIMIT``), which the
+other kinds leave off: ``limited`` drives plain bodies at a fourth gunicorn, configured as the
+project's but with the limit on and set so high (BENCH_LIMIT_RATE, default 1000000000/min)
+that nothing is refused, so every request counts a hit in the shared counter as production
+does; ``limited-redis`` the same with REDIS_URL set (BENCH_REDIS_URL, default
+redis://127.0.0.1:6379/0; skipped when Redis does not answer), its "db" CPU then PostgreSQL's
+backends plus the Redis server's. These servers are started only when their kind is chosen.
+wrk sends from one address, so every request counts against one counter: the hottest case,
+and also what a classroom or a workplace behind one NAT address looks like.
 """
 
 from __future__ import annotations
@@ -93,6 +103,10 @@ SPREAD = "spread over 8 surveys"
 FIRST = "first response of a survey"
 INVITATION = "invitation (token verified and spent)"
 UNBATCHED = "invitation, not batched (diagnostic)"
+LIMITED = "plain, rate limit counted (diagnostic)"
+LIMITED_REDIS = "plain, rate limit counted in Redis (diagnostic)"
+LIMIT_RATE = os.environ.get("BENCH_LIMIT_RATE", "1000000000/min")
+REDIS_URL = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/0")
 BARE = "bare app (no middleware, one INSERT)"
 STATIC = "static WSGI (wrk's reach)"
 
@@ -162,6 +176,61 @@ print("SETUP" + json.dumps({"id": survey.pk}))
 """
 
 
+LIMITED_SETUP = """
+import json
+from django.contrib.auth import get_user_model
+from surveys import services
+from surveys.api.serializers.public import PublicSurveySerializer
+owner = get_user_model().objects.create_user("bench-owner")
+ten = [f"Question {i}?" for i in range(10)]
+survey = services.survey_open(
+    survey=services.survey_create(owner=owner, title="Limited", questions=ten)
+)
+public = PublicSurveySerializer()
+print("SETUP" + json.dumps({
+    "id": survey.pk, "slug": survey.slug, "groups": {},
+    "questions": [[q.pk, q.kind, len(q.options or [])] for q in survey.questions.order_by("id")],
+    "fingerprint": public.get_design_fingerprint(survey),
+    "length": public.get_submission_length(survey),
+}))
+"""
+
+
+def redis_answers():
+    """Whether Redis answers at BENCH_REDIS_URL (the ``limited-redis`` kind needs it)."""
+    import redis
+
+    try:
+        return bool(redis.Redis.from_url(REDIS_URL, socket_connect_timeout=2).ping())
+    except redis.RedisError:
+        return False
+
+
+def _redis_server_pid(url):
+    """The pid of the Redis server at ``url`` (it runs on this machine: loopback)."""
+    import redis
+
+    return int(redis.Redis.from_url(url).info("server")["process_id"])
+
+
+def limited_servers(stack, chosen):
+    """{kind: (server, its plain survey)} for the chosen rate-limit kinds: each a gunicorn
+    configured as the project's, on a database of its own, the limit on but never reached."""
+    started = {}
+    for name, extra in ((LIMITED, {}), (LIMITED_REDIS, {"REDIS_URL": REDIS_URL})):
+        if name not in chosen:
+            continue
+        served = stack.enter_context(
+            server(
+                settings_module="bench.settings",
+                extra_env={"RESPONSE_RATE_LIMIT": LIMIT_RATE, **extra},
+            )
+        )
+        output = served.manage("shell", "-c", LIMITED_SETUP)
+        started[name] = (served, json.loads(output.split("SETUP", 1)[1].strip().splitlines()[0]))
+    return started
+
+
 def body_line(target, n, *, path=None, token=None):
     """One line of a wrk body file: ``path<TAB>body``, the body as the respondent page makes
     it (payload.js, body.js) for the ``n``-th respondent, its id the placeholder ``ID``."""
@@ -223,6 +292,8 @@ def _server_pids(served):
     if not database.startswith("postgres"):
         return app, []
     name = urlsplit(database).path.lstrip("/")
+    # The counters of the limited-redis kind live in the Redis server: its work is the db's.
+    cache = [_redis_server_pid(served.env["REDIS_URL"])] if served.env.get("REDIS_URL") else []
     with psycopg.connect(_common.POSTGRES_URL, autocommit=True) as conn:
         db = [
             pid
@@ -231,7 +302,7 @@ def _server_pids(served):
                 [name],
             )
         ]
-    return app, db
+    return app, db + cache
 
 
 def cpu_used(served):
@@ -338,7 +409,9 @@ def measure(engine, workdir):
         server(settings_module="bench.settings") as project,
         server(settings_module="bench.bare_settings") as bare,
         static_server() as static_url,
+        contextlib.ExitStack() as stack,
     ):
+        limited = limited_servers(stack, chosen)
         output = project.manage(
             "shell",
             "-c",
@@ -389,12 +462,19 @@ def measure(engine, workdir):
             ),
         }
         files[STATIC] = files[BARE]
+        for name, (_served, target) in limited.items():
+            files[name] = write_lines(
+                workdir, f"limited-{len(files)}", [body_line(target, n) for n in range(VARIANTS)]
+            )
         once = {FIRST: FIRST_PER_ROUND, INVITATION: TOKENS_PER_ROUND, UNBATCHED: TOKENS_PER_ROUND}
         kinds = chosen
 
         def run(name, turn, seconds):
             url = {BARE: bare.url, STATIC: static_url}.get(name, project.url)
             served = {BARE: bare, STATIC: None}.get(name, project)
+            if name in limited:
+                served = limited[name][0]
+                url = served.url
             if name in once:
                 per = once[name]
                 return wrk(
@@ -438,13 +518,22 @@ KINDS = {
     "first": FIRST,
     "invitation": INVITATION,
     "unbatched": UNBATCHED,
+    "limited": LIMITED,
+    "limited-redis": LIMITED_REDIS,
 }
+
+
+# Rows that measure a part of a kind's cost, not a kind the targets are set for.
+DIAGNOSTIC = (UNBATCHED, LIMITED, LIMITED_REDIS)
 
 
 def _kinds_chosen():
     """The kinds BENCH_KINDS names (all by default), plain always among them, in table order."""
     named = os.environ.get("BENCH_KINDS", "").replace(" ", "")
     wanted = {KINDS[name] for name in named.split(",") if name} if named else set(KINDS.values())
+    if LIMITED_REDIS in wanted and not redis_answers():
+        print(f"(Redis not answering at BENCH_REDIS_URL {REDIS_URL}: limited-redis skipped)")
+        wanted.discard(LIMITED_REDIS)
     return [kind for kind in KINDS.values() if kind in wanted or kind == PLAIN]
 
 
@@ -485,7 +574,7 @@ def main():
                 median, shown = summary(
                     [rate / base for rate, base in zip(rates, bare_before[name], strict=True)]
                 )
-                if engine == "postgresql" and median < 0.6 and name != UNBATCHED:
+                if engine == "postgresql" and median < 0.6 and name not in DIAGNOSTIC:
                     verdicts.append(f"{engine} {name}: {median:.2f} x bare MISSES the 0.6 target")
             else:
                 shown = "—"
@@ -508,6 +597,8 @@ def main():
             (SPREAD, 0.9, "8 surveys vs 1"),
             (INVITATION, 0.8, "invitation vs plain"),
             (UNBATCHED, None, "invitation not batched vs plain"),
+            (LIMITED, None, "plain with the rate limit counted vs plain"),
+            (LIMITED_REDIS, None, "plain with the rate limit counted in Redis vs plain"),
         ):
             if not results.get(name):
                 continue
