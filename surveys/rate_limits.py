@@ -2,10 +2,13 @@
 shared cache, read by the API's throttles (surveys/api/throttling.py), the sign-in limits
 (surveys/login_throttle.py) and the pages that limit sign-ups and invitations.
 
-Each client gets a counter per fixed window in the shared cache (database or Redis, so every
-worker process counts against the same number). The counter's key is an HMAC of the window
-and the client, keyed with SECRET_KEY: what sits in the cache cannot be turned back into an
-address, the key changes with every window, and the entry expires when its window ends.
+Each client gets a counter per fixed window, shared by every worker process of every server:
+in Redis when the cache is Redis (``REDIS_URL``), else in a table of the database
+(``models.RateCounter``). The counter's key is an HMAC of the window and the client, keyed
+with SECRET_KEY: what is stored cannot be turned back into an address, the key changes with
+every window, and the entry expires when its window ends. A hit is one round trip either
+way, exact across workers: one ``INSERT ... ON CONFLICT ... RETURNING`` in the database, one
+MULTI/EXEC of ``SET NX EX`` and ``INCR`` in Redis.
 
 The client is REMOTE_ADDR, or with ``TRUSTED_PROXIES = n`` the address the n-th proxy from
 the right saw in X-Forwarded-For; a client cannot spoof more entries than that. IPv6
@@ -16,14 +19,24 @@ import hashlib
 import hmac
 import ipaddress
 import math
+import random
 import time
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from django.conf import settings
 from django.core.cache import cache
+from django.db import connections, router
+
+from .models import RateCounter
 
 _PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 clock = time.time  # replaced by tests that need to stand at a given moment
+# One new counter in SWEEP_EVERY (drawn at random) deletes the expired ones from the table:
+# the table holds the live windows' counters and about as many expired ones, whatever the
+# traffic, for one DELETE per SWEEP_EVERY new counters (none for hits on a counter that
+# already exists, as every hit from one address but the window's first).
+SWEEP_EVERY = 50
 
 
 def client_ident(request):
@@ -52,25 +65,83 @@ def parse_rate(rate):
     return int(number), _PERIODS[period.strip()[0]]
 
 
-def count_hit(key, *, ttl):
-    """Add one to the counter at ``key`` (created with ``ttl`` seconds to live); return it."""
-    for _attempt in range(3):
-        if cache.add(key, 1, timeout=ttl):
-            return 1
-        try:
-            return cache.incr(key)
-        except ValueError:
-            continue  # expired between add and incr: start the new window's counter
-    return 1
+def _counts_in_redis():
+    return settings.CACHES["default"]["BACKEND"].startswith("django_redis.")
+
+
+def _moment(seconds):
+    return datetime.fromtimestamp(seconds, tz=UTC)
+
+
+def _count_in_redis(key, *, ttl):
+    """SET NX EX then INCR in one MULTI/EXEC: the counter is created with its expiry and
+    counted in one round trip, and never exists without an expiry (INCR alone would create
+    one that never expires when the key lapsed just before it)."""
+    from django_redis import get_redis_connection
+
+    stored = cache.make_key(key)  # cache.get reads the same key (Window.count)
+    pipeline = get_redis_connection("default").pipeline(transaction=True)
+    pipeline.set(stored, 0, ex=max(ttl, 1), nx=True)
+    pipeline.incr(stored)
+    _created, hits = pipeline.execute()
+    return hits
+
+
+def _count_in_database(key, *, expires, now):
+    """One statement: create the window's counter at 1, or add 1 to it (from 1 again if it
+    has expired), and return the count. Concurrent hits on one key wait for each other's row
+    lock (PostgreSQL) or the write lock (SQLite), so each gets its own count."""
+    connection = connections[router.db_for_write(RateCounter)]
+    quote = connection.ops.quote_name
+    table = quote(RateCounter._meta.db_table)
+    key_column, hits, ends = quote("key"), quote("hits"), quote("expires")
+    live = f"{table}.{ends} > %s"
+    adapt = connection.ops.adapt_datetimefield_value
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} ({key_column}, {hits}, {ends}) VALUES (%s, 1, %s) "
+            f"ON CONFLICT ({key_column}) DO UPDATE SET "
+            f"{hits} = CASE WHEN {live} THEN {table}.{hits} + 1 ELSE 1 END, "
+            f"{ends} = CASE WHEN {live} THEN {table}.{ends} ELSE excluded.{ends} END "
+            f"RETURNING {hits}",
+            [key, adapt(expires), adapt(now), adapt(now)],
+        )
+        (count,) = cursor.fetchone()
+    if count == 1 and random.random() * SWEEP_EVERY < 1:
+        _sweep_expired(now)
+    return count
+
+
+def _sweep_expired(now):
+    RateCounter.objects.filter(expires__lte=now).delete()
+
+
+def count_hit(key, *, ends_at):
+    """Add one to the counter at ``key``, which expires at ``ends_at`` (seconds since the
+    epoch, on ``clock``); return the count including this hit."""
+    now = clock()
+    if _counts_in_redis():
+        return _count_in_redis(key, ttl=math.ceil(ends_at - now))
+    return _count_in_database(key, expires=_moment(ends_at), now=_moment(now))
+
+
+def counted(key):
+    """Hits counted so far at ``key`` in its window, without counting one."""
+    if _counts_in_redis():
+        return cache.get(key, 0)
+    live = RateCounter.objects.filter(key=key, expires__gt=_moment(clock()))
+    return live.values_list("hits", flat=True).first() or 0
 
 
 @dataclass(frozen=True)
 class Window:
-    """One fixed-window counter: its cache key, the limit and the seconds left in the window."""
+    """One fixed-window counter: its key, the limit, the seconds left in the window and the
+    moment it ends (seconds since the epoch)."""
 
     key: str
     limit: int
     retry_after: float
+    ends_at: float
 
     @property
     def ttl(self):
@@ -78,18 +149,18 @@ class Window:
 
     def hit(self):
         """Count one event; the count including it."""
-        return count_hit(self.key, ttl=self.ttl)
+        return count_hit(self.key, ends_at=self.ends_at)
 
     def count(self):
         """Events counted so far in this window, without counting one."""
-        return cache.get(self.key, 0)
+        return counted(self.key)
 
 
 def window_for(*, scope, ident, rate):
     """The current window's counter for ``ident`` (an address, a username...) under ``scope``.
 
-    The key is an HMAC of scope, window and ident keyed with SECRET_KEY: the cache never holds
-    the ident itself.
+    The key is an HMAC of scope, window and ident keyed with SECRET_KEY: the counter's store
+    never holds the ident itself.
     """
     limit, duration = parse_rate(rate)
     now = clock()
@@ -97,8 +168,9 @@ def window_for(*, scope, ident, rate):
     digest = hmac.new(
         settings.SECRET_KEY.encode(), f"{scope}:{window}:{ident}".encode(), hashlib.sha256
     ).hexdigest()[:32]
+    ends_at = (window + 1) * duration
     return Window(
-        key=f"throttle:{scope}:{digest}", limit=limit, retry_after=(window + 1) * duration - now
+        key=f"throttle:{scope}:{digest}", limit=limit, retry_after=ends_at - now, ends_at=ends_at
     )
 
 

@@ -7,7 +7,8 @@
 - ``submissions``: the randomized reports and every tally kept from them;
 - ``invitations``: respondents' invitations, the survey's token key, the tokens spent;
 - ``members``: researchers' API tokens, memberships, invitations to join, verified addresses;
-- ``exports``: the export files the worker writes.
+- ``exports``: the export files the worker writes;
+- ``rate_limits``: the rate limits' counters, one per client and window.
 """
 
 from .exports import ExportJob
@@ -15,6 +16,7 @@ from .invitations import Invitation, SpentToken, SurveyTokenKey
 from .keys import RandomKeyField, is_slug, new_slug, question_key, random_key
 from .members import ApiToken, MemberInvitation, SurveyMember, VerifiedEmail
 from .questions import AskedQuestionManager, GroupingOption, GroupingQuestion, Question
+from .rate_limits import RateCounter
 from .submissions import (
     GROUP_CELLS_MIN_GROUPINGS,
     PREFER_NOT_TO_SAY,
@@ -57,6 +59,7 @@ __all__ = [
     "PublicRelease",
     "Question",
     "RandomKeyField",
+    "RateCounter",
     "ReleasedSubmissionManager",
     "SpentToken",
     "Submission",
