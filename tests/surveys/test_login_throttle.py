@@ -119,7 +119,7 @@ def test_failures_on_the_page_block_the_api_too(client, owner, limits):
 def test_the_counters_hold_neither_address_nor_username(client, owner, limits):
     page_login(client, "wrong", REMOTE_ADDR="203.0.113.77")
     with connection.cursor() as cursor:
-        cursor.execute("SELECT cache_key FROM rrsurvey_cache")
+        cursor.execute("SELECT key FROM surveys_ratecounter")
         stored = " ".join(row[0] for row in cursor.fetchall())
     assert "throttle:login-user:" in stored
     assert "throttle:login-client:" in stored
