@@ -64,3 +64,10 @@ def test_concurrent_first_hits_create_one_counter(monkeypatch):
     for n in range(len(windows)):
         assert sorted(thread[n] for thread in counts) == list(range(1, THREADS + 1))
     assert sorted(RateCounter.objects.values_list("hits", flat=True)) == [THREADS] * 20
+
+
+def test_the_counters_table_writes_no_wal():
+    """UNLOGGED (migration 0038): a hit's commit waits for no flush to disk."""
+    with connections["default"].cursor() as cursor:
+        cursor.execute("SELECT relpersistence FROM pg_class WHERE relname = 'surveys_ratecounter'")
+        assert cursor.fetchone() == ("u",)
