@@ -118,7 +118,9 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# --- Cache (shared across worker processes; used by the submission throttle) -------------
+# --- Cache (shared across worker processes) -----------------------------------------------
+# With REDIS_URL the rate limits count in Redis (surveys/rate_limits.py); without it they
+# count in a table of the database (models.RateCounter), not in this cache.
 REDIS_URL = os.environ.get("REDIS_URL", "").strip()
 if REDIS_URL:
     CACHES = {
@@ -131,7 +133,7 @@ if REDIS_URL:
 else:
     CACHES = {
         "default": {
-            # Django's database cache with an atomic incr, for exact throttle counts.
+            # Django's database cache, with an atomic incr (surveys/api/cache.py).
             "BACKEND": "surveys.api.cache.DatabaseCache",
             "LOCATION": "rrsurvey_cache",
         }

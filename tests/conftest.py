@@ -178,8 +178,8 @@ def export_files_in_a_temporary_directory(settings, tmp_path):
 @pytest.fixture(autouse=True)
 def throttle_counts_end_with_the_test(request, django_db_blocker):
     """A transactional test (live server, ``transaction=True``) ends with a flush of the model
-    tables, which leaves the cache table and its throttle counts: they would count against
-    the next test on the worker (tests/surveys/api/test_throttling.py reads the table)."""
+    tables (the rate counters' among them), which leaves the cache table and Redis: what a
+    test left there would be read by the next test on the worker."""
     yield
     marker = request.node.get_closest_marker("django_db")
     if "transactional_db" in request.fixturenames or (marker and marker.kwargs.get("transaction")):

@@ -1,4 +1,9 @@
-"""Django's database cache with an atomic ``incr``, so a throttle counter is exact across workers.
+"""Django's database cache with an atomic ``incr``, so a counter in it is exact across workers.
+
+The rate limits no longer count here: without Redis they count in a table of their own
+(``models.RateCounter``, surveys/rate_limits.py), one statement per hit where ``add`` and this
+``incr`` took about ten round trips. The cache stays the configured one, and its ``incr``
+exact, for whatever counts in it.
 
 The stock ``incr`` is a read followed by a write: two workers counting the same client at the
 same moment can both read 7 and both write 8, letting a burst through. Here the read and the
