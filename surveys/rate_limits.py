@@ -1,5 +1,5 @@
-"""Rate limits that never store a client address or a username: fixed-window counters in the
-shared cache, read by the API's throttles (surveys/api/throttling.py), the sign-in limits
+"""Rate limits that never store a client address or a username: fixed-window counters shared
+by every worker (a database table, or Redis), read by the API's throttles (surveys/api/throttling.py), the sign-in limits
 (surveys/login_throttle.py) and the pages that limit sign-ups and invitations.
 
 Each client gets a counter per fixed window, shared by every worker process of every server:
