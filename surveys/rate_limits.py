@@ -1,6 +1,7 @@
 """Rate limits that never store a client address or a username: fixed-window counters shared
-by every worker (a database table, or Redis), read by the API's throttles (surveys/api/throttling.py), the sign-in limits
-(surveys/login_throttle.py) and the pages that limit sign-ups and invitations.
+by every worker (a database table, or Redis), read by the API's throttles
+(surveys/api/throttling.py), the sign-in limits (surveys/login_throttle.py) and the pages that
+limit sign-ups and invitations.
 
 Each client gets a counter per fixed window, shared by every worker process of every server:
 in Redis when the cache is Redis (``REDIS_URL``), else in a table of the database
