@@ -32,9 +32,11 @@ from ..models import (
     TallyShard,
     group_cell_key,
     group_cells_kept,
+    question_key,
     random_key,
 )
-from .tallies import day_counts, day_counts_sum, day_tally_add, grouping_tallies_add
+from ..selectors.public_results import RESPONDENTS, option_key, reports_key
+from .tallies import day_counts_sum, day_tally_add, grouping_tallies_add
 
 _shuffle = random.SystemRandom().shuffle
 _KINDS_MAX = 1024
@@ -96,35 +98,42 @@ def _kinds_read(survey_id):
 
 def batch_counts(survey_id, rows, answers) -> BatchCounts:
     """What the submissions ``rows`` (``(pk, reports, received on)``) with their grouping
-    ``answers``
-    (``(submission pk, grouping question id, option id)``) add to the tallies: what the
-    submission statement adds for each, counted from the stored rows."""
+    ``answers`` (``(submission pk, grouping question id, option id)``) add to the tallies: what
+    the submission statement adds for each, counted from the stored rows."""
     kinds, cells_kept = _design(survey_id)
     chosen = defaultdict(dict)
     for submission_id, gid, oid in answers:
         chosen[submission_id][gid] = oid
     counts = BatchCounts(responses=len(rows))
-    # Each question's tally vectors, summed once at the end: adding them one submission at a
-    # time copied every vector once per report, most of a release's time in Python.
-    vectors = defaultdict(list)
+    # Counted in integers, and made tally vectors and day counts once at the end: building
+    # and adding them for each report was most of a release's time in Python.
+    yes_no = defaultdict(lambda: [0, 0])  # {question key: [reports, yes reports]}
+    vectors = defaultdict(list)  # {question key: [tally vector of each report]}, other kinds
+    days = defaultdict(_DayCounts)
     for pk, reports, received_on in rows:
-        answered = {int(key[1:]): report for key, report in reports.items()}
-        day = counts.days.setdefault(received_on, {})
-        for name, value in day_counts(answered, chosen.get(pk, {})).items():
-            day[name] = day.get(name, 0) + value
+        day = days[received_on]
+        day.respondents += 1
+        groups = chosen.get(pk, {})
         bits = {}
         for key, report in reports.items():
             qid = int(key[1:])
-            kind, randomized = kinds.get(qid, (Question.Kind.YES_NO, True))
-            vectors[key].append(report_tally(kind, report))
-            if kind == Question.Kind.YES_NO:
-                bits[qid] = int(report)
-            elif kind == Question.Kind.NUMERIC and randomized:
-                counts.histograms[qid, report] += 1
-        groups = chosen.get(pk, {})
+            kind, randomized = kinds.get(qid, _UNKNOWN_QUESTION)
+            if kind == _YES_NO:
+                bit = bits[qid] = int(report)
+                tally = yes_no[key]
+                tally[0] += 1
+                tally[1] += bit
+            else:
+                vectors[key].append(report_tally(kind, report))
+                if kind == _NUMERIC and randomized:
+                    counts.histograms[qid, report] += 1
+            if isinstance(report, bool):  # as services.tallies.day_counts counts a day
+                day.reports[qid] += 1
+                day.yes[qid] += int(report)
         for gid, oid in groups.items():
             counts.groupings[gid, oid] += 1
             if oid is not None:
+                day.options[oid] += 1
                 for qid, bit in bits.items():
                     counts.group_tallies[qid, oid, "n"] += 1
                     counts.group_tallies[qid, oid, "yes"] += bit
@@ -134,7 +143,33 @@ def batch_counts(survey_id, rows, answers) -> BatchCounts:
                 counts.cells[qid, cell, "n"] += 1
                 counts.cells[qid, cell, "yes"] += bit
     counts.reports = {key: _tallies_sum(added) for key, added in vectors.items()}
+    counts.reports.update((key, list(tally)) for key, tally in yes_no.items())
+    counts.days = {received_on: day.counts() for received_on, day in days.items()}
     return counts
+
+
+_YES_NO, _NUMERIC = Question.Kind.YES_NO.value, Question.Kind.NUMERIC.value
+# A question the design does not know (removed from the survey meanwhile): a yes/no one, as
+# the submission statement tallies it.
+_UNKNOWN_QUESTION = (_YES_NO, True)
+
+
+@dataclass
+class _DayCounts:
+    """What some submissions of one day add to its tally, as ``services.tallies.day_counts``
+    summed over them: respondents, each yes/no report, each chosen option."""
+
+    respondents: int = 0
+    reports: Counter = field(default_factory=Counter)  # {question id: yes/no reports}
+    yes: Counter = field(default_factory=Counter)  # {question id: yes reports}
+    options: Counter = field(default_factory=Counter)  # {option id: respondents}
+
+    def counts(self) -> dict:
+        counts = {RESPONDENTS: self.respondents}
+        counts.update((question_key(qid), n) for qid, n in self.yes.items())
+        counts.update((reports_key(qid), n) for qid, n in self.reports.items())
+        counts.update((option_key(oid), n) for oid, n in self.options.items())
+        return counts
 
 
 def _tallies_sum(vectors) -> list[int]:
