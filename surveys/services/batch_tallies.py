@@ -290,10 +290,19 @@ def _histograms_add(counts):
 
 
 def _tallies_add_sql(survey_id, counts: BatchCounts):
-    """``_tallies_add_orm`` on PostgreSQL: one statement per table, each adding every row of
+    """``_tallies_add_orm`` on PostgreSQL: the statements of ``tallies_add_statements``, all
+    sent in one round trip."""
+    statements, params = tallies_add_statements(survey_id, counts)
+    if statements:
+        with connection.cursor() as cursor:
+            cursor.execute("; ".join(statements), params)
+
+
+def tallies_add_statements(survey_id, counts: BatchCounts) -> tuple[list[str], list]:
+    """What adds ``counts`` to the tallies on PostgreSQL, to be sent at once: the statements
+    and their parameters (``%s``, in order). One statement per table, each adding every row of
     the batch at once (upserts from arrays, in the order of the arrays, shuffled here; the
-    cells and histogram rows deleted in every shard and stored again in shard 0, added up),
-    all sent in one round trip."""
+    cells and histogram rows deleted in every shard and stored again in shard 0, added up)."""
     sql = _tallies_sql()
     statements, params = [], []
 
@@ -333,9 +342,7 @@ def _tallies_add_sql(survey_id, counts: BatchCounts):
             survey_id,
             *_columns(list(days), lambda day: (day, json.dumps(days[day]))),
         )
-    if statements:
-        with connection.cursor() as cursor:
-            cursor.execute("; ".join(statements), params)
+    return statements, params
 
 
 def _report_counts(counter):

@@ -6,14 +6,14 @@ Each run is one round trip. The first in a session prepares the statement in it;
 server not have it after all (a pooler handed the connection another server session, or reset
 it), or have it already (a pooler's session that another client prepared it in, same text,
 same name), the statement is run unprepared that time, inside a savepoint when the caller is in
-a transaction, so that the caller's transaction goes on.
+a transaction (Django's, or one begun by hand), so that the caller's transaction goes on.
 """
 
 import hashlib
 import weakref
 
 from django.db import DatabaseError, connection
-from psycopg import sql
+from psycopg import pq, sql
 
 # SQLSTATEs: EXECUTE of a statement the server does not have; PREPARE of one it has.
 _NO_SUCH_STATEMENT = "26000"
@@ -56,7 +56,12 @@ class SessionStatement:
             session = connection.connection  # connected by the cursor
             prepared = session in self.sessions
             run = self.execute_sql if prepared else f"{self.prepare_sql}; {self.execute_sql}"
-            guarded = connection.in_atomic_block
+            # In a transaction, Django's or one begun by hand (services/batches.py): a failed
+            # EXECUTE would leave it aborted.
+            guarded = (
+                connection.in_atomic_block
+                or session.info.transaction_status != pq.TransactionStatus.IDLE
+            )
             if guarded:
                 run = f"SAVEPOINT {_SAVEPOINT}; {run}; RELEASE SAVEPOINT {_SAVEPOINT}"
             try:
