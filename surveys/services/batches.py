@@ -51,7 +51,8 @@ from ..models import (
     random_key,
 )
 from . import batch_rows, schedule
-from .batch_tallies import batch_counts, batch_tallies_add, tallies_add_statements
+from .batch_counting import batch_counts
+from .batch_tallies import batch_tallies_add, tallies_add_statements
 from .errors import Reason, SurveyConflict
 
 RESPONSES_FIELD = "responses"
