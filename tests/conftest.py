@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 
 from surveys import services
 from surveys.models import Survey
-from surveys.services import batch_tallies, translations
+from surveys.services import batch_counting, translations
 from tests import live_databases
 from tests.helpers import (
     MIXED_QUESTIONS,
@@ -163,10 +163,10 @@ def default_language():
 @pytest.fixture(autouse=True)
 def survey_designs_kept_by_one_test_only():
     """A batch's release keeps each opened survey's design by its id in the process
-    (services/batch_tallies.py): a database's ids are never handed out twice, but a test's
+    (services/batch_counting.py): a database's ids are never handed out twice, but a test's
     rolled-back transaction gives the next test's survey the same id, with another design."""
     yield
-    batch_tallies.survey_designs_forget()
+    batch_counting.survey_designs_forget()
 
 
 @pytest.fixture(autouse=True)

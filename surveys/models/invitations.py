@@ -92,6 +92,13 @@ class Invitation(models.Model):
                 name="invitation_status_valid",
             ),
         ]
+        # A batch's release rewrites the invitations marked ``reshuffle``: without it, every
+        # release read every invitation of the survey, a cost growing with the invited.
+        indexes = [
+            models.Index(
+                fields=["survey"], condition=Q(reshuffle=True), name="invitation_reshuffle"
+            ),
+        ]
 
     def __str__(self):
         return f"{self.email or 'anonymous'} ({self.status})"

@@ -19,12 +19,15 @@ On SQLite (no ``xmin``; the key is the rowid) the same rows are read, deleted an
 through the ORM in the order ``shuffle`` leaves them, under keys ``key()`` draws.
 """
 
+import functools
 import json
 
 from django.db import connection
+from psycopg import sql
 
 from ..models import GroupAnswer, Invitation, SpentToken, Submission
 from . import spent_tokens
+from .session_statements import SessionStatement
 
 
 def rows_release(*, survey_id, size, salt, shuffle, key, released_on):
@@ -43,15 +46,19 @@ def rows_release(*, survey_id, size, salt, shuffle, key, released_on):
     return _release_orm(survey_id, size, shuffle, key, released_on)
 
 
+# The composed statement's text is formatted by ``psycopg.sql``: ``{survey}`` and the like are
+# its parameters (``_PARAMETERS``), and a brace of the SQL itself is written twice.
+
+
 def _order(value):
     """A keyed hash of ``value`` (bytea): rows sorted by it are in a random order."""
-    return f"sha256(%(salt)s || {value})"
+    return f"sha256({{salt}} || {value})"
 
 
 def _key(value):
     # 63 bits of another keyed hash of ``value``: a new key as random as ``random_key``'s.
     return (
-        f"(('x' || encode(substr(sha256({value} || %(salt)s), 1, 8), 'hex'))"
+        f"(('x' || encode(substr(sha256({value} || {{salt}}), 1, 8), 'hex'))"
         "::bit(64)::bigint & 9223372036854775807)"
     )
 
@@ -74,24 +81,29 @@ def _invitation_columns():
     return names, values
 
 
-def _release_sql():
+# The statement's parameters: ``size`` NULL releases every held submission (the last batch).
+_PARAMETERS = (("survey", "bigint"), ("size", "bigint"), ("salt", "bytea"), ("released_on", "date"))
+
+
+def _release_sql(p):
+    """The release statement, ``p`` mapping each of ``_PARAMETERS`` to its placeholder."""
     names, values = _invitation_columns()
     submission, answer = Submission._meta.db_table, GroupAnswer._meta.db_table
     token, invitation = SpentToken._meta.db_table, Invitation._meta.db_table
     # Every CTE reads one snapshot, and each INSERT reads the rows its DELETE returned: the
     # old row is gone before its copy is stored (the unique keys hold). The foreign keys
     # (grouping answer to submission) are checked at commit.
-    return f"""
+    text = f"""
 WITH picked AS (
-    SELECT id FROM {submission} WHERE survey_id = %(survey)s AND held
+    SELECT id FROM {submission} WHERE survey_id = {{survey}} AND held
     ORDER BY {_order(_SUBMISSION)}
     LIMIT (
-        SELECT count(*) - mod(count(*), %(size)s) FROM {submission}
-        WHERE survey_id = %(survey)s AND held
+        SELECT count(*) - mod(count(*), {{size}}) FROM {submission}
+        WHERE survey_id = {{survey}} AND held
     )
     FOR UPDATE
 ), tokens_picked AS (
-    SELECT id FROM {token} WHERE survey_id = %(survey)s AND held
+    SELECT id FROM {token} WHERE survey_id = {{survey}} AND held
     ORDER BY {_order("digest")} LIMIT (SELECT count(*) FROM picked)
     FOR UPDATE
 ), submissions AS (
@@ -105,11 +117,11 @@ WITH picked AS (
     DELETE FROM {token} t USING tokens_picked p WHERE t.id = p.id RETURNING t.ctid, t.digest
 ), invitations AS (
     DELETE FROM {invitation}
-    WHERE survey_id = %(survey)s AND reshuffle AND EXISTS (SELECT FROM picked)
+    WHERE survey_id = {{survey}} AND reshuffle AND EXISTS (SELECT FROM picked)
     RETURNING {names}
 ), submissions_stored AS (
     INSERT INTO {submission} (id, survey_id, submission_id, received_on, reports, positions, held)
-    SELECT id, %(survey)s, submission_id, %(released_on)s, reports, positions, FALSE
+    SELECT id, {{survey}}, submission_id, {{released_on}}, reports, positions, FALSE
     FROM submissions ORDER BY {_order(_SUBMISSION)}
 ), answers_stored AS (
     INSERT INTO {answer} (id, submission_id, grouping_question_id, option_id)
@@ -117,7 +129,7 @@ WITH picked AS (
     FROM answers a JOIN submissions s ON s.old_id = a.submission_id ORDER BY {_order(_ANSWER)}
 ), tokens_stored AS (
     INSERT INTO {token} (id, survey_id, digest, held)
-    SELECT {_key("int8send(rank)")}, %(survey)s, digest, FALSE
+    SELECT {_key("int8send(rank)")}, {{survey}}, digest, FALSE
     FROM (SELECT digest, row_number() OVER (ORDER BY ctid) AS rank FROM tokens) t
     ORDER BY {_order("int8send(rank)")}
 ), invitations_stored AS (
@@ -126,22 +138,26 @@ WITH picked AS (
     FROM (SELECT *, row_number() OVER (ORDER BY id) AS rank FROM invitations) i
     ORDER BY {_order("int8send(rank)")}
 )
-SELECT s.id, s.reports::text, %(released_on)s::date, a.questions, a.options
+SELECT s.id, s.reports::text, {{released_on}}, a.questions, a.options
 FROM submissions s LEFT JOIN (
     SELECT submission_id, array_agg(grouping_question_id) AS questions,
         array_agg(option_id) AS options
     FROM answers GROUP BY submission_id
 ) a ON a.submission_id = s.old_id
 """
+    return sql.SQL(text).format(**p)
+
+
+@functools.cache
+def _release_statement():
+    # Prepared once per session: planning the statement cost more than running it.
+    return SessionStatement(purpose="batch_release", parameters=_PARAMETERS, compose=_release_sql)
 
 
 def _release_postgresql(survey_id, size, salt, released_on):
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _release_sql(),
-            {"survey": survey_id, "size": size, "salt": salt, "released_on": released_on},
-        )
-        fetched = cursor.fetchall()
+    fetched = _release_statement().rows(
+        {"survey": survey_id, "size": size, "salt": salt, "released_on": released_on}
+    )
     rows, answers = [], []
     for pk, reports, received_on, questions, options in fetched:
         rows.append((pk, json.loads(reports), received_on))

@@ -1,7 +1,6 @@
 """What a released batch adds to the survey's tallies (services/batches.py, ``batch_release``;
-docs/invitations.md, "Batches"): ``batch_counts`` counts the released submissions from the rows
-the release returned, as the submission statement would have for each, and
-``batch_tallies_add`` adds them, all at once, in the release's transaction. On PostgreSQL one
+docs/invitations.md, "Batches"), counted by ``batch_counting.batch_counts``:
+``batch_tallies_add`` adds it, all at once, in the release's transaction. On PostgreSQL one
 set-based statement per table, all sent in one round trip (``_tallies_add_sql``); elsewhere
 the ORM (``_tallies_add_orm``), which the statements are tested against. Each row is written
 in a random order; the histogram rows and regression cells touched are folded into shard 0 and
@@ -12,124 +11,26 @@ import functools
 import json
 import random
 from collections import Counter, defaultdict
-from dataclasses import dataclass, field
 
 from django.db import connection
 from django.db.models import F
 
-from dpengine import report_tally, tally_sum
+from dpengine import tally_sum
 
 from .. import selectors
 from ..models import (
     DayTally,
     GroupCell,
-    GroupingQuestion,
     GroupingTally,
     GroupTally,
     NumericTally,
-    Question,
     TallyShard,
-    group_cell_key,
-    group_cells_kept,
     random_key,
 )
-from .tallies import day_counts, day_counts_sum, day_tally_add, grouping_tallies_add
+from .batch_counting import BatchCounts
+from .tallies import day_counts_sum, day_tally_add, grouping_tallies_add
 
 _shuffle = random.SystemRandom().shuffle
-_KINDS_MAX = 1024
-
-
-@dataclass
-class BatchCounts:
-    """What some submissions add to the tallies (the submission statement's writes)."""
-
-    responses: int = 0
-    reports: dict = field(default_factory=dict)  # {question key: tally vector}
-    group_tallies: Counter = field(default_factory=Counter)  # {(qid, oid, "n"|"yes"): count}
-    cells: Counter = field(default_factory=Counter)  # {(qid, key, "n"|"yes"): count}
-    histograms: Counter = field(default_factory=Counter)  # {(qid, report): count}
-    # {(grouping question id, option id or None for "Prefer not to say"): respondents}
-    groupings: Counter = field(default_factory=Counter)
-    days: dict = field(default_factory=dict)  # {received on: day counts (tallies.day_counts)}
-
-
-def _design(survey_id):
-    """({question id: (the kind its report is tallied as, randomized)}, whether the survey
-    keeps regression cells (``models.group_cells_kept``)): a cheating-detection question and
-    one compared with asking directly send a code, tallied as a choice.
-
-    Kept in this process: only a survey that has opened holds submissions, and its design
-    (questions, kinds, mechanisms, grouping questions) is frozen from then on, so each
-    release saves the queries."""
-    design = _survey_designs.get(survey_id)
-    if design is None:
-        design = (
-            _kinds_read(survey_id),
-            group_cells_kept(GroupingQuestion.objects.filter(survey_id=survey_id).count()),
-        )
-        if len(_survey_designs) >= _KINDS_MAX:
-            _survey_designs.clear()
-        _survey_designs[survey_id] = design
-    return design
-
-
-_survey_designs: dict[int, tuple] = {}
-
-
-def survey_designs_forget():
-    """Forget every design kept (a test's rolled-back survey ids are handed out again)."""
-    _survey_designs.clear()
-
-
-def _kinds_read(survey_id):
-    kinds = {}
-    for question in Question.all_objects.filter(survey_id=survey_id).only(
-        "id", "kind", "randomized", "design", "compare_direct"
-    ):
-        kind = question.kind
-        if selectors.is_cheating_detection(question) or question.compare_direct:
-            kind = selectors.report_range(question)[0]
-        kinds[question.pk] = (kind, question.randomized)
-    return kinds
-
-
-def batch_counts(survey_id, rows, answers) -> BatchCounts:
-    """What the submissions ``rows`` (``(pk, reports, received on)``) with their grouping
-    ``answers``
-    (``(submission pk, grouping question id, option id)``) add to the tallies: what the
-    submission statement adds for each, counted from the stored rows."""
-    kinds, cells_kept = _design(survey_id)
-    chosen = defaultdict(dict)
-    for submission_id, gid, oid in answers:
-        chosen[submission_id][gid] = oid
-    counts = BatchCounts(responses=len(rows))
-    for pk, reports, received_on in rows:
-        answered = {int(key[1:]): report for key, report in reports.items()}
-        counts.days[received_on] = day_counts_sum(
-            counts.days.get(received_on, {}), day_counts(answered, chosen.get(pk, {}))
-        )
-        bits = {}
-        for key, report in reports.items():
-            qid = int(key[1:])
-            kind, randomized = kinds.get(qid, (Question.Kind.YES_NO, True))
-            counts.reports[key] = tally_sum(counts.reports.get(key, ()), report_tally(kind, report))
-            if kind == Question.Kind.YES_NO:
-                bits[qid] = int(report)
-            elif kind == Question.Kind.NUMERIC and randomized:
-                counts.histograms[qid, report] += 1
-        groups = chosen.get(pk, {})
-        for gid, oid in groups.items():
-            counts.groupings[gid, oid] += 1
-            if oid is not None:
-                for qid, bit in bits.items():
-                    counts.group_tallies[qid, oid, "n"] += 1
-                    counts.group_tallies[qid, oid, "yes"] += bit
-        if groups and cells_kept:
-            cell = group_cell_key(groups)
-            for qid, bit in bits.items():
-                counts.cells[qid, cell, "n"] += 1
-                counts.cells[qid, cell, "yes"] += bit
-    return counts
 
 
 def batch_tallies_add(survey_id, counts: BatchCounts):
@@ -244,10 +145,19 @@ def _histograms_add(counts):
 
 
 def _tallies_add_sql(survey_id, counts: BatchCounts):
-    """``_tallies_add_orm`` on PostgreSQL: one statement per table, each adding every row of
+    """``_tallies_add_orm`` on PostgreSQL: the statements of ``tallies_add_statements``, all
+    sent in one round trip."""
+    statements, params = tallies_add_statements(survey_id, counts)
+    if statements:
+        with connection.cursor() as cursor:
+            cursor.execute("; ".join(statements), params)
+
+
+def tallies_add_statements(survey_id, counts: BatchCounts) -> tuple[list[str], list]:
+    """What adds ``counts`` to the tallies on PostgreSQL, to be sent at once: the statements
+    and their parameters (``%s``, in order). One statement per table, each adding every row of
     the batch at once (upserts from arrays, in the order of the arrays, shuffled here; the
-    cells and histogram rows deleted in every shard and stored again in shard 0, added up),
-    all sent in one round trip."""
+    cells and histogram rows deleted in every shard and stored again in shard 0, added up)."""
     sql = _tallies_sql()
     statements, params = [], []
 
@@ -287,9 +197,7 @@ def _tallies_add_sql(survey_id, counts: BatchCounts):
             survey_id,
             *_columns(list(days), lambda day: (day, json.dumps(days[day]))),
         )
-    if statements:
-        with connection.cursor() as cursor:
-            cursor.execute("; ".join(statements), params)
+    return statements, params
 
 
 def _report_counts(counter):

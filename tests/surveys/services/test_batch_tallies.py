@@ -20,7 +20,7 @@ from surveys.models import (
     TallyShard,
     group_cell_key,
 )
-from surveys.services import batch_tallies, grouping
+from surveys.services import batch_counting, batch_tallies, grouping
 from tests.surveys.services.test_batches import QUESTIONS
 
 
@@ -99,7 +99,7 @@ def test_the_set_based_tally_adds_are_the_orm_ones(make_survey):
         reports = {f"q{yes}": bit, f"q{other}": not bit, f"q{drinks}": number, f"q{which}": choice}
         rows.append((n, reports, day))
         answers += [(n, gid, oid) for gid, oid in groups.items()]
-    counts = batch_tallies.batch_counts(survey.pk, rows, answers)
+    counts = batch_counting.batch_counts(survey.pk, rows, answers)
     with transaction.atomic():
         savepoint = transaction.savepoint()
         batch_tallies._tallies_add_orm(survey.pk, counts)
