@@ -95,21 +95,31 @@ _BITS = """, a AS (
     SELECT question_id, 'q' || question_id AS key, bit
     FROM unnest({questions}, {bits}) AS a (question_id, bit)
 )"""
+# The typed form reads each question's report by its position in ``questions``
+# (``array_position``) from the survey's question rows, found by their survey's index, where
+# the check (``_SURVEY``) and ``a`` both need them: joining the reports, unnested, with the
+# questions planned a hash join for each (its table built at every call) and looked the
+# questions up in the whole table. ``n`` is NULL for a question not answered.
+_TYPED_ANSWERS = """LATERAL (
+        SELECT CASE WHEN p.n IS NOT NULL THEN q.id END AS question_id, ({bits})[p.n] AS bit,
+            ({reports})[p.n] AS report, ({texts})[p.n] AS text,
+            ({tally_keys})[p.n] AS tally_key
+        FROM (SELECT array_position({questions}, q.id) AS n) AS p
+    ) AS a"""
+# A choice vector without a set-returning subquery: [1], then ``report`` zeros and a 1.
 _TYPED_REPORTS = """, a AS (
-    SELECT a.question_id, 'q' || a.question_id AS key, a.bit, a.report, a.text,
+    SELECT a.question_id, 'q' || a.question_id AS key, a.bit, a.report, a.text, a.tally_key,
         CASE WHEN {cheating} THEN {choice} ELSE q.kind END AS kind, q.randomized,
         CASE
             WHEN q.kind = {numeric}
                 THEN jsonb_build_array(1, a.report, a.report::numeric * a.report)
-            WHEN q.kind = {choice} OR {cheating} THEN (
-                SELECT jsonb_agg((n = 0 OR n = a.report + 1)::int ORDER BY n)
-                FROM generate_series(0, a.report + 1) AS n
-            )
+            WHEN q.kind = {choice} OR {cheating}
+                THEN '[1]'::jsonb || to_jsonb(array_fill(0, ARRAY[a.report::int]) || 1)
             WHEN q.kind = {text} THEN jsonb_build_array(1)
             ELSE jsonb_build_array(1, a.bit::int)
         END AS added
-    FROM unnest({questions}, {bits}, {reports}, {texts}) AS a (question_id, bit, report, text)
-    JOIN {question} AS q ON q.id = a.question_id
+    FROM survey JOIN {question} AS q ON q.survey_id = survey.id, {answers}
+    WHERE a.question_id IS NOT NULL
 )"""
 # - ``s`` inserts the submission with its reports unless this id is stored for the survey
 #   already (``Rule.ONCE``: then no row, and nothing else happens). Its key (``key``) and its
@@ -200,9 +210,8 @@ _GROUPING_WRITES = """, counted AS (
 #   wait for each other in a cycle.
 _NUMERIC_TALLIES = """, numeric_tallied AS (
     INSERT INTO {numeric_tally} AS h (id, question_id, report, shard, count)
-    SELECT k.tally_key, a.question_id, a.report, {shard}, 1
-    FROM s, a JOIN unnest({questions}, {tally_keys}) AS k (question_id, tally_key)
-        ON k.question_id = a.question_id
+    SELECT a.tally_key, a.question_id, a.report, {shard}, 1
+    FROM s, a
     WHERE a.kind = {numeric} AND a.randomized
     ORDER BY a.question_id
     ON CONFLICT (question_id, report, shard) DO UPDATE SET count = h.count + 1
@@ -255,8 +264,9 @@ _SUM_BITS = """jsonb_build_array(
         COALESCE((t.reports -> a.key ->> 1)::bigint, 0) + a.bit::int
     )"""
 # Any vectors, in numeric (a sum of squares can outgrow bigint), the shorter padded with zeros.
-# The typed form adds a yes/no report's by ``_SUM_BITS`` all the same (the same sums): a
-# set-returning subquery and an aggregate per question cost more than two additions.
+# The typed form adds a yes/no report's by ``_SUM_BITS`` all the same (the same sums), and a
+# numeric or choice report's by ``_SUM_TYPED`` where it can: a set-returning subquery and an
+# aggregate per question cost more than a few additions.
 _SUM_VECTORS = """(
         SELECT jsonb_agg(
             COALESCE((t.reports -> a.key ->> n)::numeric, 0)
@@ -269,6 +279,30 @@ _SUM_VECTORS = """(
                 COALESCE(jsonb_array_length(t.reports -> a.key), 0)) - 1
         ) AS n
     )"""
+# The same sums as ``_SUM_VECTORS``, element by element, where the stored vector's length is
+# known to fit: a numeric report's three ([reports, sum, sum of squares], none stored yet or
+# the three), and a choice report's two (the reports, and its option's, stored already: a
+# vector is as long as its highest option reported, so the first report of an option past it
+# takes ``_SUM_VECTORS``, which pads).
+_SUM_TYPED = """CASE
+        WHEN a.kind = {yes_no} THEN {bits}
+        WHEN a.kind = {numeric} AND COALESCE(jsonb_array_length(t.reports -> a.key), 0) <= 3
+            THEN jsonb_build_array(
+                COALESCE((t.reports -> a.key ->> 0)::numeric, 0) + 1,
+                COALESCE((t.reports -> a.key ->> 1)::numeric, 0) + a.report,
+                COALESCE((t.reports -> a.key ->> 2)::numeric, 0) + a.report::numeric * a.report
+            )
+        WHEN a.kind = {choice} AND jsonb_array_length(t.reports -> a.key) > a.report + 1
+            THEN jsonb_set(
+                jsonb_set(
+                    t.reports -> a.key, '{{0}}',
+                    to_jsonb((t.reports -> a.key ->> 0)::numeric + 1)
+                ),
+                ARRAY[(a.report + 1)::text],
+                to_jsonb((t.reports -> a.key ->> (a.report + 1)::int)::numeric + 1)
+            )
+        ELSE {vectors}
+    END"""
 
 
 def statement_text(*, typed, grouped, p, held=False, tokened=False):
@@ -278,11 +312,10 @@ def statement_text(*, typed, grouped, p, held=False, tokened=False):
     token with it (``_SPENT``)."""
     rules = rule_checks(typed=typed, p=p)
     if typed:
-        question_rows = sql.SQL(
-            "{question} AS q LEFT JOIN unnest({questions}, {bits}, {reports}, {texts})"
-            " AS a (question_id, bit, report, text) ON a.question_id = q.id"
-            " WHERE q.survey_id = v.id"
-        ).format(**TABLES, **p)
+        answers = sql.SQL(_TYPED_ANSWERS).format(**p)
+        question_rows = sql.SQL("{question} AS q, {answers} WHERE q.survey_id = v.id").format(
+            **TABLES, answers=answers
+        )
     else:
         question_rows = sql.SQL("{question} AS q WHERE q.survey_id = v.id").format(**TABLES)
     parts = [
@@ -307,9 +340,9 @@ def statement_text(*, typed, grouped, p, held=False, tokened=False):
             known_groupings=rules[Rule.KNOWN_GROUPINGS],
             options_rule=rules[Rule.OPTIONS],
         ),
-        sql.SQL(_TYPED_REPORTS if typed else _BITS).format(
-            **TABLES, **KINDS, **p, cheating=CODED_SQL
-        ),
+        sql.SQL(_TYPED_REPORTS).format(**TABLES, **KINDS, cheating=CODED_SQL, answers=answers)
+        if typed
+        else sql.SQL(_BITS).format(**p),
         sql.SQL(_SUBMISSION).format(
             **TABLES,
             **p,
@@ -345,9 +378,9 @@ def statement_text(*, typed, grouped, p, held=False, tokened=False):
             **TABLES,
             **p,
             added=sql.SQL("a.added" if typed else "jsonb_build_array(1, a.bit::int)"),
-            summed=sql.SQL(
-                "CASE WHEN a.kind = {yes_no} THEN {bits} ELSE {vectors} END" if typed else _SUM_BITS
-            ).format(**KINDS, bits=sql.SQL(_SUM_BITS), vectors=sql.SQL(_SUM_VECTORS)),
+            summed=sql.SQL(_SUM_TYPED if typed else _SUM_BITS).format(
+                **KINDS, bits=sql.SQL(_SUM_BITS), vectors=sql.SQL(_SUM_VECTORS)
+            ),
             created=sql.SQL("(SELECT count(*) FROM grouped WHERE created)" if grouped else "0"),
         )
     )
