@@ -263,46 +263,38 @@ _SUM_BITS = """jsonb_build_array(
         COALESCE((t.reports -> a.key ->> 0)::bigint, 0) + 1,
         COALESCE((t.reports -> a.key ->> 1)::bigint, 0) + a.bit::int
     )"""
-# Any vectors, in numeric (a sum of squares can outgrow bigint), the shorter padded with zeros.
-# The typed form adds a yes/no report's by ``_SUM_BITS`` all the same (the same sums), and a
-# numeric or choice report's by ``_SUM_TYPED`` where it can: a set-returning subquery and an
-# aggregate per question cost more than a few additions.
-_SUM_VECTORS = """(
-        SELECT jsonb_agg(
-            COALESCE((t.reports -> a.key ->> n)::numeric, 0)
-                + COALESCE((a.added ->> n)::numeric, 0)
-            ORDER BY n
+# The typed form's sums, dpengine.tally_sum in SQL for each kind's vector (``v``, the stored
+# one; NULL before the first report), element by element: a set-returning subquery and an
+# aggregate per question, to add any two vectors, cost more than these few additions, even
+# unused (the executor builds every subquery of the statement at each call). In numeric: a
+# sum of squares can outgrow bigint. Yes/no: ``_SUM_BITS``. Numeric: [reports, sum, sum of
+# squares]. Choice (and a coded yes/no question's): the reports, and the option's count,
+# the vector padded with zeros up to it first (a vector is as long as its highest option
+# reported). Text: [reports].
+_SUM_TYPED = """CASE a.kind
+        WHEN {yes_no} THEN {bits}
+        WHEN {numeric} THEN jsonb_build_array(
+            COALESCE((t.reports -> a.key ->> 0)::numeric, 0) + 1,
+            COALESCE((t.reports -> a.key ->> 1)::numeric, 0) + a.report,
+            COALESCE((t.reports -> a.key ->> 2)::numeric, 0) + a.report::numeric * a.report
         )
-        FROM generate_series(
-            0,
-            GREATEST(jsonb_array_length(a.added),
-                COALESCE(jsonb_array_length(t.reports -> a.key), 0)) - 1
-        ) AS n
-    )"""
-# The same sums as ``_SUM_VECTORS``, element by element, where the stored vector's length is
-# known to fit: a numeric report's three ([reports, sum, sum of squares], none stored yet or
-# the three), and a choice report's two (the reports, and its option's, stored already: a
-# vector is as long as its highest option reported, so the first report of an option past it
-# takes ``_SUM_VECTORS``, which pads).
-_SUM_TYPED = """CASE
-        WHEN a.kind = {yes_no} THEN {bits}
-        WHEN a.kind = {numeric} AND COALESCE(jsonb_array_length(t.reports -> a.key), 0) <= 3
-            THEN jsonb_build_array(
-                COALESCE((t.reports -> a.key ->> 0)::numeric, 0) + 1,
-                COALESCE((t.reports -> a.key ->> 1)::numeric, 0) + a.report,
-                COALESCE((t.reports -> a.key ->> 2)::numeric, 0) + a.report::numeric * a.report
-            )
-        WHEN a.kind = {choice} AND jsonb_array_length(t.reports -> a.key) > a.report + 1
-            THEN jsonb_set(
-                jsonb_set(
-                    t.reports -> a.key, '{{0}}',
-                    to_jsonb((t.reports -> a.key ->> 0)::numeric + 1)
-                ),
+        WHEN {choice} THEN CASE
+            WHEN t.reports -> a.key IS NULL THEN a.added
+            WHEN jsonb_array_length(t.reports -> a.key) > a.report + 1 THEN jsonb_set(
+                {counted},
                 ARRAY[(a.report + 1)::text],
                 to_jsonb((t.reports -> a.key ->> (a.report + 1)::int)::numeric + 1)
             )
-        ELSE {vectors}
+            ELSE {counted} || to_jsonb(
+                array_fill(0, ARRAY[(a.report + 1 - jsonb_array_length(t.reports -> a.key))::int])
+            ) || '[1]'
+        END
+        ELSE jsonb_build_array(COALESCE((t.reports -> a.key ->> 0)::numeric, 0) + 1)
     END"""
+# A stored vector with its number of reports counted.
+_COUNTED = """jsonb_set(
+                    t.reports -> a.key, '{{0}}', to_jsonb((t.reports -> a.key ->> 0)::numeric + 1)
+                )"""
 
 
 def statement_text(*, typed, grouped, p, held=False, tokened=False):
@@ -379,7 +371,7 @@ def statement_text(*, typed, grouped, p, held=False, tokened=False):
             **p,
             added=sql.SQL("a.added" if typed else "jsonb_build_array(1, a.bit::int)"),
             summed=sql.SQL(_SUM_TYPED if typed else _SUM_BITS).format(
-                **KINDS, bits=sql.SQL(_SUM_BITS), vectors=sql.SQL(_SUM_VECTORS)
+                **KINDS, bits=sql.SQL(_SUM_BITS), counted=sql.SQL(_COUNTED).format()
             ),
             created=sql.SQL("(SELECT count(*) FROM grouped WHERE created)" if grouped else "0"),
         )
