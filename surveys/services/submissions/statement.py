@@ -106,7 +106,8 @@ _TYPED_ANSWERS = """LATERAL (
             ({tally_keys})[p.n] AS tally_key
         FROM (SELECT array_position({questions}, q.id) AS n) AS p
     ) AS a"""
-# A choice vector without a set-returning subquery: [1], then ``report`` zeros and a 1.
+# A choice report's vector is built by ``array_fill`` ([1], ``report`` zeros, a 1), not by a
+# set-returning subquery, which the executor would build at each call.
 _TYPED_REPORTS = """, a AS (
     SELECT a.question_id, 'q' || a.question_id AS key, a.bit, a.report, a.text, a.tally_key,
         CASE WHEN {cheating} THEN {choice} ELSE q.kind END AS kind, q.randomized,
@@ -263,10 +264,11 @@ _SUM_BITS = """jsonb_build_array(
         COALESCE((t.reports -> a.key ->> 0)::bigint, 0) + 1,
         COALESCE((t.reports -> a.key ->> 1)::bigint, 0) + a.bit::int
     )"""
-# The typed form's sums, dpengine.tally_sum in SQL for each kind's vector (``v``, the stored
-# one; NULL before the first report), element by element: a set-returning subquery and an
-# aggregate per question, to add any two vectors, cost more than these few additions, even
-# unused (the executor builds every subquery of the statement at each call). In numeric: a
+# The typed form's sums, dpengine.tally_sum in SQL for each kind's vector (the stored one,
+# ``t.reports -> a.key``, is NULL before the question's first report), element by element: a
+# set-returning subquery and an aggregate per question, to add any two vectors, cost more than
+# these few additions, even unused (the executor builds every subquery of the statement at
+# each call). In numeric: a
 # sum of squares can outgrow bigint. Yes/no: ``_SUM_BITS``. Numeric: [reports, sum, sum of
 # squares]. Choice (and a coded yes/no question's): the reports, and the option's count,
 # the vector padded with zeros up to it first (a vector is as long as its highest option
