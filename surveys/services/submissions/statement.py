@@ -268,11 +268,10 @@ _SUM_BITS = """jsonb_build_array(
 # ``t.reports -> a.key``, is NULL before the question's first report), element by element: a
 # set-returning subquery and an aggregate per question, to add any two vectors, cost more than
 # these few additions, even unused (the executor builds every subquery of the statement at
-# each call). In numeric: a
-# sum of squares can outgrow bigint. Yes/no: ``_SUM_BITS``. Numeric: [reports, sum, sum of
-# squares]. Choice (and a coded yes/no question's): the reports, and the option's count,
-# the vector padded with zeros up to it first (a vector is as long as its highest option
-# reported). Text: [reports].
+# each call). In numeric: a sum of squares can outgrow bigint. Yes/no: ``_SUM_BITS``.
+# Numeric: [reports, sum, sum of squares]. Choice (and a coded yes/no question's): the
+# reports, and the option's count, the vector padded with zeros up to it first (a vector is as
+# long as its highest option reported). Text: [reports].
 _SUM_TYPED = """CASE a.kind
         WHEN {yes_no} THEN {bits}
         WHEN {numeric} THEN jsonb_build_array(
