@@ -95,21 +95,32 @@ _BITS = """, a AS (
     SELECT question_id, 'q' || question_id AS key, bit
     FROM unnest({questions}, {bits}) AS a (question_id, bit)
 )"""
+# The typed form reads each question's report by its position in ``questions``
+# (``array_position``) from the survey's question rows, found by their survey's index, where
+# the check (``_SURVEY``) and ``a`` both need them: joining the reports, unnested, with the
+# questions planned a hash join for each (its table built at every call) and looked the
+# questions up in the whole table. ``n`` is NULL for a question not answered.
+_TYPED_ANSWERS = """LATERAL (
+        SELECT CASE WHEN p.n IS NOT NULL THEN q.id END AS question_id, ({bits})[p.n] AS bit,
+            ({reports})[p.n] AS report, ({texts})[p.n] AS text,
+            ({tally_keys})[p.n] AS tally_key
+        FROM (SELECT array_position({questions}, q.id) AS n) AS p
+    ) AS a"""
+# A choice report's vector is built by ``array_fill`` ([1], ``report`` zeros, a 1), not by a
+# set-returning subquery, which the executor would build at each call.
 _TYPED_REPORTS = """, a AS (
-    SELECT a.question_id, 'q' || a.question_id AS key, a.bit, a.report, a.text,
+    SELECT a.question_id, 'q' || a.question_id AS key, a.bit, a.report, a.text, a.tally_key,
         CASE WHEN {cheating} THEN {choice} ELSE q.kind END AS kind, q.randomized,
         CASE
             WHEN q.kind = {numeric}
                 THEN jsonb_build_array(1, a.report, a.report::numeric * a.report)
-            WHEN q.kind = {choice} OR {cheating} THEN (
-                SELECT jsonb_agg((n = 0 OR n = a.report + 1)::int ORDER BY n)
-                FROM generate_series(0, a.report + 1) AS n
-            )
+            WHEN q.kind = {choice} OR {cheating}
+                THEN '[1]'::jsonb || to_jsonb(array_fill(0, ARRAY[a.report::int]) || 1)
             WHEN q.kind = {text} THEN jsonb_build_array(1)
             ELSE jsonb_build_array(1, a.bit::int)
         END AS added
-    FROM unnest({questions}, {bits}, {reports}, {texts}) AS a (question_id, bit, report, text)
-    JOIN {question} AS q ON q.id = a.question_id
+    FROM survey JOIN {question} AS q ON q.survey_id = survey.id, {answers}
+    WHERE a.question_id IS NOT NULL
 )"""
 # - ``s`` inserts the submission with its reports unless this id is stored for the survey
 #   already (``Rule.ONCE``: then no row, and nothing else happens). Its key (``key``) and its
@@ -200,9 +211,8 @@ _GROUPING_WRITES = """, counted AS (
 #   wait for each other in a cycle.
 _NUMERIC_TALLIES = """, numeric_tallied AS (
     INSERT INTO {numeric_tally} AS h (id, question_id, report, shard, count)
-    SELECT k.tally_key, a.question_id, a.report, {shard}, 1
-    FROM s, a JOIN unnest({questions}, {tally_keys}) AS k (question_id, tally_key)
-        ON k.question_id = a.question_id
+    SELECT a.tally_key, a.question_id, a.report, {shard}, 1
+    FROM s, a
     WHERE a.kind = {numeric} AND a.randomized
     ORDER BY a.question_id
     ON CONFLICT (question_id, report, shard) DO UPDATE SET count = h.count + 1
@@ -254,21 +264,38 @@ _SUM_BITS = """jsonb_build_array(
         COALESCE((t.reports -> a.key ->> 0)::bigint, 0) + 1,
         COALESCE((t.reports -> a.key ->> 1)::bigint, 0) + a.bit::int
     )"""
-# Any vectors, in numeric (a sum of squares can outgrow bigint), the shorter padded with zeros.
-# The typed form adds a yes/no report's by ``_SUM_BITS`` all the same (the same sums): a
-# set-returning subquery and an aggregate per question cost more than two additions.
-_SUM_VECTORS = """(
-        SELECT jsonb_agg(
-            COALESCE((t.reports -> a.key ->> n)::numeric, 0)
-                + COALESCE((a.added ->> n)::numeric, 0)
-            ORDER BY n
+# The typed form's sums, dpengine.tally_sum in SQL for each kind's vector (the stored one,
+# ``t.reports -> a.key``, is NULL before the question's first report), element by element: a
+# set-returning subquery and an aggregate per question, to add any two vectors, cost more than
+# these few additions, even unused (the executor builds every subquery of the statement at
+# each call). In numeric: a sum of squares can outgrow bigint. Yes/no: ``_SUM_BITS``.
+# Numeric: [reports, sum, sum of squares]. Choice (and a coded yes/no question's): the
+# reports, and the option's count, the vector padded with zeros up to it first (a vector is as
+# long as its highest option reported). Text: [reports].
+_SUM_TYPED = """CASE a.kind
+        WHEN {yes_no} THEN {bits}
+        WHEN {numeric} THEN jsonb_build_array(
+            COALESCE((t.reports -> a.key ->> 0)::numeric, 0) + 1,
+            COALESCE((t.reports -> a.key ->> 1)::numeric, 0) + a.report,
+            COALESCE((t.reports -> a.key ->> 2)::numeric, 0) + a.report::numeric * a.report
         )
-        FROM generate_series(
-            0,
-            GREATEST(jsonb_array_length(a.added),
-                COALESCE(jsonb_array_length(t.reports -> a.key), 0)) - 1
-        ) AS n
-    )"""
+        WHEN {choice} THEN CASE
+            WHEN t.reports -> a.key IS NULL THEN a.added
+            WHEN jsonb_array_length(t.reports -> a.key) > a.report + 1 THEN jsonb_set(
+                {counted},
+                ARRAY[(a.report + 1)::text],
+                to_jsonb((t.reports -> a.key ->> (a.report + 1)::int)::numeric + 1)
+            )
+            ELSE {counted} || to_jsonb(
+                array_fill(0, ARRAY[(a.report + 1 - jsonb_array_length(t.reports -> a.key))::int])
+            ) || '[1]'
+        END
+        ELSE jsonb_build_array(COALESCE((t.reports -> a.key ->> 0)::numeric, 0) + 1)
+    END"""
+# A stored vector with its number of reports counted.
+_COUNTED = """jsonb_set(
+                    t.reports -> a.key, '{{0}}', to_jsonb((t.reports -> a.key ->> 0)::numeric + 1)
+                )"""
 
 
 def statement_text(*, typed, grouped, p, held=False, tokened=False):
@@ -278,11 +305,10 @@ def statement_text(*, typed, grouped, p, held=False, tokened=False):
     token with it (``_SPENT``)."""
     rules = rule_checks(typed=typed, p=p)
     if typed:
-        question_rows = sql.SQL(
-            "{question} AS q LEFT JOIN unnest({questions}, {bits}, {reports}, {texts})"
-            " AS a (question_id, bit, report, text) ON a.question_id = q.id"
-            " WHERE q.survey_id = v.id"
-        ).format(**TABLES, **p)
+        answers = sql.SQL(_TYPED_ANSWERS).format(**p)
+        question_rows = sql.SQL("{question} AS q, {answers} WHERE q.survey_id = v.id").format(
+            **TABLES, answers=answers
+        )
     else:
         question_rows = sql.SQL("{question} AS q WHERE q.survey_id = v.id").format(**TABLES)
     parts = [
@@ -307,9 +333,9 @@ def statement_text(*, typed, grouped, p, held=False, tokened=False):
             known_groupings=rules[Rule.KNOWN_GROUPINGS],
             options_rule=rules[Rule.OPTIONS],
         ),
-        sql.SQL(_TYPED_REPORTS if typed else _BITS).format(
-            **TABLES, **KINDS, **p, cheating=CODED_SQL
-        ),
+        sql.SQL(_TYPED_REPORTS).format(**TABLES, **KINDS, cheating=CODED_SQL, answers=answers)
+        if typed
+        else sql.SQL(_BITS).format(**p),
         sql.SQL(_SUBMISSION).format(
             **TABLES,
             **p,
@@ -345,9 +371,9 @@ def statement_text(*, typed, grouped, p, held=False, tokened=False):
             **TABLES,
             **p,
             added=sql.SQL("a.added" if typed else "jsonb_build_array(1, a.bit::int)"),
-            summed=sql.SQL(
-                "CASE WHEN a.kind = {yes_no} THEN {bits} ELSE {vectors} END" if typed else _SUM_BITS
-            ).format(**KINDS, bits=sql.SQL(_SUM_BITS), vectors=sql.SQL(_SUM_VECTORS)),
+            summed=sql.SQL(_SUM_TYPED if typed else _SUM_BITS).format(
+                **KINDS, bits=sql.SQL(_SUM_BITS), counted=sql.SQL(_COUNTED).format()
+            ),
             created=sql.SQL("(SELECT count(*) FROM grouped WHERE created)" if grouped else "0"),
         )
     )
