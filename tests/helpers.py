@@ -50,6 +50,20 @@ MIXED_SHARES = (0.3, 0.4, [0.5, 0.3, 0.2], 8)
 DEPARTMENTS = ("Sales", "Research", "Support")
 
 
+def survey_statements(captured_queries):
+    """The SQL a request sent for the survey itself: every statement on a ``surveys_`` table
+    or run by name (``EXECUTE``), leaving out the rate limit's counter (surveys/rate_limits.py,
+    one statement per request whatever the survey), the test's savepoints and the ``PREPARE``
+    a connection sends once."""
+    return [
+        q["sql"]
+        for q in captured_queries
+        if ("surveys_" in q["sql"] or q["sql"].startswith("EXECUTE"))
+        and not q["sql"].startswith("PREPARE")
+        and "surveys_ratecounter" not in q["sql"]
+    ]
+
+
 def question_tallies(survey):
     """``(reports, yes reports)`` of each of the survey's questions in order, as stored now."""
     tallies = selectors.survey_tallies(survey=survey)

@@ -11,7 +11,7 @@ from django.db import connection
 from surveys import selectors, services
 from surveys.models import Question, Submission, Survey
 from surveys.services.question_types import DEFAULT_EPSILON, clean_question_type
-from tests.helpers import MIXED_QUESTIONS
+from tests.helpers import MIXED_QUESTIONS, survey_statements
 
 
 def _ids(survey):
@@ -227,12 +227,7 @@ def test_a_typed_submission_is_one_statement_on_postgresql(mixed_survey, respond
     with CaptureQueriesContext(connection) as queries:
         response = respondent.post(url, body, format="json")
     assert response.status_code == 201
-    ours = [
-        q["sql"]
-        for q in queries.captured_queries
-        if ("surveys_" in q["sql"] or q["sql"].startswith("EXECUTE"))
-        and not q["sql"].startswith("PREPARE")
-    ]
+    ours = survey_statements(queries.captured_queries)
     # PostgreSQL: the typed form of the one statement; SQLite: in one transaction, the survey
     # read for the contract (its row, its questions and options, the typed questions' ranges),
     # the submission, the tally row read and written, the numeric report's histogram row, and

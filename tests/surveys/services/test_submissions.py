@@ -20,7 +20,7 @@ from surveys.models import (
     Survey,
 )
 from surveys.services import grouping, submissions
-from tests.helpers import answers_for, question_tallies
+from tests.helpers import answers_for, question_tallies, survey_statements
 
 
 def stored_state(survey):
@@ -183,14 +183,9 @@ def test_public_submission_is_few_statements(frozen_survey, respondent):
         response = respondent.post(url, body, format="json")
     assert response.status_code == 201
     assert stored_state(open_survey) == (2, 4, [(2, 2), (2, 1)], 2)
-    # The survey's own statements, not the throttle's cache nor the test's savepoints; the
-    # statement is prepared once per database connection, not per request.
-    ours = [
-        q["sql"]
-        for q in queries.captured_queries
-        if ("surveys_" in q["sql"] or q["sql"].startswith("EXECUTE"))
-        and not q["sql"].startswith("PREPARE")
-    ]
+    # The survey's own statements, not the rate limit's counter nor the test's savepoints;
+    # the statement is prepared once per database connection, not per request.
+    ours = survey_statements(queries.captured_queries)
     # PostgreSQL: one statement that checks and writes; SQLite: in one transaction, the survey
     # read for the contract (its row; its questions and options), the INSERT of the submission,
     # its tally row read and written, and its day's tally read and written.
@@ -209,17 +204,14 @@ def test_a_first_response_is_one_statement(open_survey, respondent):
     assert stored_state(open_survey) == (1, 2, [(1, 1), (1, 0)], 1)
     # No read of the survey first: the statement checks that the survey is not batched
     # (statement._BATCHED), so this process need not have seen it.
-    ours = [
-        q["sql"]
-        for q in queries.captured_queries
-        if ("surveys_" in q["sql"] or q["sql"].startswith("EXECUTE"))
-        and not q["sql"].startswith("PREPARE")
-    ]
+    ours = survey_statements(queries.captured_queries)
     assert len(ours) == 1 and ours[0].startswith("EXECUTE"), ours
     second = {"submission_id": str(uuid.uuid4()), "answers": answers_for(open_survey, [True, True])}
     with CaptureQueriesContext(connection) as queries:
         assert respondent.post(url, second, format="json").status_code == 201
-    assert [q["sql"] for q in queries.captured_queries if "surveys_" in q["sql"]] == []
+    # No read of the survey either: only the statement run by name.
+    ours = survey_statements(queries.captured_queries)
+    assert len(ours) == 1 and ours[0].startswith("EXECUTE"), ours
 
 
 def held_statement_insert(survey, answers, *, held):
