@@ -208,17 +208,45 @@ def group_answers_record(*, survey_id, submission, answers, chosen, shard=0):
             yes_count=F("yes_count")
             + Case(When(question_id__in=yes_ids, then=Value(1)), default=Value(0)),
         )
-    updated = GroupTally.objects.filter(
-        question_id__in=answers, option_id__in=options, shard=shard
-    ).update(
-        report_count=F("report_count") + 1,
-        yes_count=F("yes_count")
-        + Case(When(question_id__in=yes_ids, then=Value(1)), default=Value(0)),
-    )
-    if updated != len(answers) * len(options):
+    if (
+        options
+        and answers
+        and not group_tallies_add(
+            {(qid, oid): (1, int(bit)) for qid, bit in answers.items() for oid in options},
+            shard=shard,
+            create=False,
+        )
+    ):
         # Rows missing (created when the survey opens, so: a survey opened before they were,
         # or rows removed): recount from the stored rows, this submission included.
         group_tallies_rebuild(survey=Survey.objects.get(pk=survey_id))
+
+
+def group_tallies_add(counts, *, shard=0, create=True) -> bool:
+    """Add ``counts`` (``{(question id, option id): (reports, yes reports)}``) to the options'
+    tally rows (``GroupTally``) in shard ``shard``, inside the caller's transaction: each row
+    read FOR UPDATE (in option order, as the submission statement locks them) so that
+    concurrent writers add up, and written once. A missing row is created first (ignoring a
+    concurrent creation), unless not ``create``: then what it would have held is not added.
+    Whether every option's row was there."""
+    added = {}
+    for (qid, oid), vector in counts.items():
+        added.setdefault(oid, {})[question_key(qid)] = vector
+    if create:
+        GroupTally.objects.bulk_create(
+            [GroupTally(option_id=oid, shard=shard) for oid in sorted(added)],
+            ignore_conflicts=True,
+        )
+    rows = list(
+        GroupTally.objects.select_for_update()
+        .filter(option_id__in=added, shard=shard)
+        .order_by("option_id")
+    )
+    for row in rows:
+        for key, vector in added[row.option_id].items():
+            row.reports[key] = tally_sum(row.reports.get(key, ()), vector)
+    GroupTally.objects.bulk_update(rows, ["reports"])
+    return len(rows) == len(added)
 
 
 def _bit_question_ids(survey):
@@ -262,24 +290,43 @@ def _grouping_tallies_create(survey, counts):
     )
 
 
+def _zero_reports(question_ids) -> dict:
+    """An option's tally row before any report: every question's counts at zero."""
+    return {question_key(qid): [0, 0] for qid in question_ids}
+
+
 def group_tallies_ensure(*, survey):
-    """Create the zero tally rows (every shard's) of every (yes/no question, grouping option)
-    pair and grouping answer that lacks them (breakdowns by group cover the yes/no
-    questions)."""
+    """Create the zero tally rows (every shard's) of every grouping option and grouping answer
+    that lacks them, each option's holding every yes/no question (breakdowns by group cover
+    those); in the rows there already, add the questions they lack and drop those the survey
+    no longer has (a pilot's design may change once its responses are discarded)."""
     question_ids = _bit_question_ids(survey)
     option_ids = list(
         GroupingOption.objects.filter(grouping_question__survey=survey).values_list("id", flat=True)
     )
     _grouping_tallies_create(survey, {})
+    zero = _zero_reports(question_ids)
+    stored = list(GroupTally.objects.filter(option_id__in=option_ids))
+    for row in stored:
+        row.reports = {**zero, **{key: row.reports[key] for key in zero if key in row.reports}}
+    GroupTally.objects.bulk_update(stored, ["reports"])
     GroupTally.objects.bulk_create(
         (
-            GroupTally(question_id=qid, option_id=oid, shard=shard)
-            for qid in question_ids
+            GroupTally(option_id=oid, shard=shard, reports=zero)
             for oid in option_ids
             for shard in range(TALLY_SHARDS)
         ),
         ignore_conflicts=True,
     )
+
+
+def group_tallies_zero(*, survey):
+    """Every count of the survey's option tallies back to zero, their rows and questions kept
+    (a pilot's responses discarded: the real study's submissions add to the same rows)."""
+    stored = list(GroupTally.objects.filter(option__grouping_question__survey=survey))
+    for row in stored:
+        row.reports = {key: [0] * len(vector) for key, vector in row.reports.items()}
+    GroupTally.objects.bulk_update(stored, ["reports"])
 
 
 @transaction.atomic
@@ -303,15 +350,17 @@ def group_tallies_rebuild(*, survey):
     }
     options = list(GroupingOption.objects.filter(grouping_question__survey=survey))
     GroupTally.objects.filter(option__in=options).delete()
+    zero = _zero_reports(question_ids)
     GroupTally.objects.bulk_create(
         GroupTally(
-            question_id=qid,
             option=option,
             shard=shard,
-            report_count=found.get((qid, option.pk), (0, 0))[0] if shard == 0 else 0,
-            yes_count=found.get((qid, option.pk), (0, 0))[1] if shard == 0 else 0,
+            reports={
+                question_key(qid): list(found.get((qid, option.pk), (0, 0))) for qid in question_ids
+            }
+            if shard == 0
+            else zero,
         )
-        for qid in question_ids
         for option in options
         for shard in range(TALLY_SHARDS)
     )
@@ -397,18 +446,6 @@ def _upsert_added(table, *, columns, conflict, added, rows, batch_size=2000):
                 f" ON CONFLICT ({', '.join(conflict)}) DO UPDATE SET {sums}",
                 [value for row in batch for value in row],
             )
-
-
-def group_tallies_bulk_add(counts):
-    """Add ``{(question id, option id): (reports, yes reports)}`` to the per-(question,
-    option) tallies (``GroupTally``) in shard 0, creating the missing rows."""
-    _upsert_added(
-        GroupTally._meta.db_table,
-        columns=("question_id", "option_id", "shard", "report_count", "yes_count"),
-        conflict=("question_id", "option_id", "shard"),
-        added=("report_count", "yes_count"),
-        rows=[(qid, oid, 0, n, yes) for (qid, oid), (n, yes) in counts.items()],
-    )
 
 
 def group_cells_bulk_add(counts):
