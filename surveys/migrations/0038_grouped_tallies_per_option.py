@@ -66,6 +66,30 @@ def per_question(apps, schema_editor):
     )
 
 
+# What PostgreSQL named after the table the rows were made in, and their names after the
+# table the model has (as a table made under that name would have them).
+_NAMES = (
+    ("INDEX", "surveys_grouptallyperoption_pkey", "surveys_grouptally_pkey"),
+    ("SEQUENCE", "surveys_grouptallyperoption_id_seq", "surveys_grouptally_id_seq"),
+)
+
+
+def _rename(schema_editor, *, forward):
+    if schema_editor.connection.vendor != "postgresql":
+        return
+    for kind, made, final in _NAMES:
+        old, new = (made, final) if forward else (final, made)
+        schema_editor.execute(f"ALTER {kind} {old} RENAME TO {new}")
+
+
+def names_of_the_table(apps, schema_editor):
+    _rename(schema_editor, forward=True)
+
+
+def names_it_was_made_with(apps, schema_editor):
+    _rename(schema_editor, forward=False)
+
+
 class Migration(migrations.Migration):
     dependencies = [("surveys", "0037_spent_token_held")]
 
@@ -102,4 +126,5 @@ class Migration(migrations.Migration):
         migrations.RunPython(per_option, per_question),
         migrations.DeleteModel("GroupTally"),
         migrations.RenameModel("GroupTallyPerOption", "GroupTally"),
+        migrations.RunPython(names_of_the_table, names_it_was_made_with),
     ]
