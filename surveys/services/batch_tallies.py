@@ -33,11 +33,11 @@ from ..models import (
     question_key,
     random_key,
 )
+from .group_tallies import group_tallies_add
 from .tallies import (
     day_counts,
     day_counts_sum,
     day_tally_add,
-    group_tallies_add,
     grouping_tallies_add,
 )
 

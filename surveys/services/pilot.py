@@ -27,9 +27,9 @@ from ..models import (
     TallyShard,
 )
 from .comprehension import comprehension_sync
+from .group_tallies import group_tallies_zero
 from .invitation_codes import code_digest, code_seal, new_code
 from .invitation_mail import mail_soon
-from .tallies import group_tallies_zero
 from .token_keys import token_key_ensure
 
 

@@ -30,10 +30,10 @@ from ..models import (
     question_key,
 )
 from ..selectors.public_results import RESPONDENTS, option_key, reports_key
+from .group_tallies import group_tallies_add
 from .tallies import (
     day_tally_add,
     group_cells_bulk_add,
-    group_tallies_add,
     grouping_tallies_add,
     numeric_tallies_bulk_add,
     tally_add,

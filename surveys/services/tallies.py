@@ -42,6 +42,7 @@ from ..models import (
     random_key,
 )
 from ..selectors.public_results import RESPONDENTS, option_key, reports_key
+from .group_tallies import group_tallies_add, group_tally_rows_ensure, zero_reports
 
 
 def tally_shard_pick():
@@ -222,33 +223,6 @@ def group_answers_record(*, survey_id, submission, answers, chosen, shard=0):
         group_tallies_rebuild(survey=Survey.objects.get(pk=survey_id))
 
 
-def group_tallies_add(counts, *, shard=0, create=True) -> bool:
-    """Add ``counts`` (``{(question id, option id): (reports, yes reports)}``) to the options'
-    tally rows (``GroupTally``) in shard ``shard``, inside the caller's transaction: each row
-    read FOR UPDATE (in option order, as the submission statement locks them) so that
-    concurrent writers add up, and written once. A missing row is created first (ignoring a
-    concurrent creation), unless not ``create``: then what it would have held is not added.
-    Whether every option's row was there."""
-    added = {}
-    for (qid, oid), vector in counts.items():
-        added.setdefault(oid, {})[question_key(qid)] = vector
-    if create:
-        GroupTally.objects.bulk_create(
-            [GroupTally(option_id=oid, shard=shard) for oid in sorted(added)],
-            ignore_conflicts=True,
-        )
-    rows = list(
-        GroupTally.objects.select_for_update()
-        .filter(option_id__in=added, shard=shard)
-        .order_by("option_id")
-    )
-    for row in rows:
-        for key, vector in added[row.option_id].items():
-            row.reports[key] = tally_sum(row.reports.get(key, ()), vector)
-    GroupTally.objects.bulk_update(rows, ["reports"])
-    return len(rows) == len(added)
-
-
 def _bit_question_ids(survey):
     """The yes/no questions whose report is a bit (a cheating-detection one, and one compared
     with asking directly, send a code); the comprehension check's hidden ones too, as the
@@ -290,11 +264,6 @@ def _grouping_tallies_create(survey, counts):
     )
 
 
-def _zero_reports(question_ids) -> dict:
-    """An option's tally row before any report: every question's counts at zero."""
-    return {question_key(qid): [0, 0] for qid in question_ids}
-
-
 def group_tallies_ensure(*, survey):
     """Create the zero tally rows (every shard's) of every grouping option and grouping answer
     that lacks them, each option's holding every yes/no question (breakdowns by group cover
@@ -305,28 +274,7 @@ def group_tallies_ensure(*, survey):
         GroupingOption.objects.filter(grouping_question__survey=survey).values_list("id", flat=True)
     )
     _grouping_tallies_create(survey, {})
-    zero = _zero_reports(question_ids)
-    stored = list(GroupTally.objects.filter(option_id__in=option_ids))
-    for row in stored:
-        row.reports = {**zero, **{key: row.reports[key] for key in zero if key in row.reports}}
-    GroupTally.objects.bulk_update(stored, ["reports"])
-    GroupTally.objects.bulk_create(
-        (
-            GroupTally(option_id=oid, shard=shard, reports=zero)
-            for oid in option_ids
-            for shard in range(TALLY_SHARDS)
-        ),
-        ignore_conflicts=True,
-    )
-
-
-def group_tallies_zero(*, survey):
-    """Every count of the survey's option tallies back to zero, their rows and questions kept
-    (a pilot's responses discarded: the real study's submissions add to the same rows)."""
-    stored = list(GroupTally.objects.filter(option__grouping_question__survey=survey))
-    for row in stored:
-        row.reports = {key: [0] * len(vector) for key, vector in row.reports.items()}
-    GroupTally.objects.bulk_update(stored, ["reports"])
+    group_tally_rows_ensure(option_ids=option_ids, question_ids=question_ids)
 
 
 @transaction.atomic
@@ -350,7 +298,7 @@ def group_tallies_rebuild(*, survey):
     }
     options = list(GroupingOption.objects.filter(grouping_question__survey=survey))
     GroupTally.objects.filter(option__in=options).delete()
-    zero = _zero_reports(question_ids)
+    zero = zero_reports(question_ids)
     GroupTally.objects.bulk_create(
         GroupTally(
             option=option,
