@@ -169,8 +169,7 @@ def _group_writes(cursor, *, submission_pk, answers, kinds, groups, cells):
 def _group_tallies_add(cursor, *, options, bits):
     """Add the yes/no reports ``bits`` ({question id: bit}) to each chosen option's tally row
     (``GroupTally``, shard 0), read and written inside the caller's transaction. True: a row
-    was missing (they are created when the survey opens), so nothing was added and the
-    tallies need a recount."""
+    was missing (they are created when the survey opens), so the tallies need a recount."""
     table = GroupTally._meta.db_table
     cursor.execute(
         f"SELECT id, reports FROM {table} WHERE option_id IN ({_marks(len(options))})"
