@@ -8,7 +8,7 @@ precise time, cookie or account ties a report to a person.
 from django.db import models
 from django.db.models import Q, Sum, Value
 
-from .keys import RandomKeyField
+from .keys import RandomKeyField, question_key
 from .questions import GroupingOption, GroupingQuestion, Question
 from .surveys import Survey
 
@@ -211,37 +211,53 @@ class GroupAnswer(models.Model):
         return f"{self.grouping_question_id}: {self.option_id}"
 
 
+class GroupTallyQuerySet(models.QuerySet):
+    def totals(self, *, question_ids=None):
+        """Per (question, option), its counts summed over the shards: ``(question id, option
+        id, reports, yes reports)`` tuples (of ``question_ids`` only, when given), as
+        ``ShardedTallyQuerySet.totals`` gives for a table of one row per (question, option)."""
+        keys = None if question_ids is None else {question_key(qid) for qid in question_ids}
+        summed = {}
+        for option_id, reports in self.values_list("option_id", "reports"):
+            for key, (n, yes) in reports.items():
+                if keys is None or key in keys:
+                    pair = (int(key[1:]), option_id)
+                    have_n, have_yes = summed.get(pair, (0, 0))
+                    summed[pair] = (have_n + n, have_yes + yes)
+        return [(qid, oid, n, yes) for (qid, oid), (n, yes) in summed.items()]
+
+
 class GroupTally(models.Model):
-    """Randomized reports of one question among the respondents who chose one option.
+    """Randomized yes/no reports of every question among the respondents who chose one option:
+    one of the option's ``TALLY_SHARDS`` rows, its counts the sum of its rows.
 
     Updated in the submission's transaction like the survey's report tallies, so a breakdown
-    costs the same at a thousand or a million responses. Sharded as ``TallyShard`` (the pair's
-    tally is the sum of its rows; all ``TALLY_SHARDS`` are created when the survey opens, so a
-    row the submission has to create tells that rows were missing).
+    costs the same at a thousand or a million responses. One row per (option, shard) holding
+    every question's counts, as ``TallyShard`` holds the survey's: a grouped submission then
+    updates one row per option chosen, not one per question and option. All ``TALLY_SHARDS``
+    rows are created when the survey opens, so a row the submission has to create tells that
+    rows were missing.
     """
 
-    question = models.ForeignKey(Question, on_delete=models.CASCADE, related_name="group_tallies")
-    option = models.ForeignKey(GroupingOption, on_delete=models.CASCADE, related_name="tallies")
+    # Its grouping question is the option's. No index of its own: the unique (option, shard)
+    # index serves lookups by option.
+    option = models.ForeignKey(
+        GroupingOption, on_delete=models.CASCADE, related_name="group_tallies", db_index=False
+    )
     shard = models.PositiveSmallIntegerField(default=0)
-    report_count = models.PositiveIntegerField(default=0)
-    yes_count = models.PositiveIntegerField(default=0)
+    # {"q<question id>": [reports, yes reports]} (``dpengine.report_tally`` of a yes/no
+    # report, summed), per yes/no question whose reports breakdowns count.
+    reports = models.JSONField(default=dict)
 
-    objects = ShardedTallyQuerySet.as_manager()
-    TOTALS = (("question_id", "option_id"), ("report_count", "yes_count"))
+    objects = GroupTallyQuerySet.as_manager()
 
     class Meta:
         constraints = [
-            models.UniqueConstraint(
-                fields=["question", "option", "shard"], name="group_tally_unique"
-            ),
-            models.CheckConstraint(
-                condition=Q(yes_count__lte=models.F("report_count")), name="group_tally_yes_le_n"
-            ),
+            models.UniqueConstraint(fields=["option", "shard"], name="group_tally_option_unique"),
         ]
 
     def __str__(self):
-        counts = f"{self.yes_count}/{self.report_count}"
-        return f"{self.question_id} × {self.option_id} #{self.shard}: {counts}"
+        return f"{self.option_id} #{self.shard}: {self.reports}"
 
 
 class GroupingTally(models.Model):

@@ -243,7 +243,8 @@ def _cell_totals(*, question, grouping):
     (a survey of one keeps no cells, ``models.group_cells_kept``; the cells of its declined
     answers are left out anyway)."""
     if not group_cells_kept(len(grouping)):
-        for _qid, oid, reports, yes in GroupTally.objects.filter(question=question).totals():
+        tallies = GroupTally.objects.filter(option__grouping_question__in=grouping)
+        for _qid, oid, reports, yes in tallies.totals(question_ids=[question.pk]):
             yield (oid,), reports, yes
         return
     for _qid, key, reports, yes in GroupCell.objects.filter(question=question).totals():

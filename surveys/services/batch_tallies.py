@@ -13,7 +13,6 @@ import random
 from collections import Counter, defaultdict
 
 from django.db import connection
-from django.db.models import F
 
 from dpengine import tally_sum
 
@@ -25,9 +24,11 @@ from ..models import (
     GroupTally,
     NumericTally,
     TallyShard,
+    question_key,
     random_key,
 )
 from .batch_counting import BatchCounts
+from .group_tallies import group_tallies_add
 from .tallies import day_counts_sum, day_tally_add, grouping_tallies_add
 
 _shuffle = random.SystemRandom().shuffle
@@ -46,17 +47,12 @@ def batch_tallies_add(survey_id, counts: BatchCounts):
 
 def _tallies_add_orm(survey_id, counts: BatchCounts):
     _shards_add(survey_id, counts)
-    pairs = sorted({(qid, oid) for qid, oid, _part in counts.group_tallies})
-    _shuffle(pairs)
-    for qid, oid in pairs:
-        n, yes = counts.group_tallies[qid, oid, "n"], counts.group_tallies[qid, oid, "yes"]
-        updated = GroupTally.objects.filter(question_id=qid, option_id=oid, shard=0).update(
-            report_count=F("report_count") + n, yes_count=F("yes_count") + yes
-        )
-        if not updated:
-            GroupTally.objects.create(
-                question_id=qid, option_id=oid, shard=0, report_count=n, yes_count=yes
-            )
+    group_tallies_add(
+        {
+            (qid, oid): (counts.group_tallies[qid, oid, "n"], counts.group_tallies[qid, oid, "yes"])
+            for qid, oid, _part in counts.group_tallies
+        }
+    )
     grouping_tallies_add(counts.groupings)
     _cells_add(counts)
     _histograms_add(counts)
@@ -168,7 +164,7 @@ def tallies_add_statements(survey_id, counts: BatchCounts) -> tuple[list[str], l
     if counts.responses:
         add(sql["shard"], survey_id, counts.responses, json.dumps(counts.reports))
     if counts.group_tallies:
-        add(sql["group_tallies"], *_report_counts(counts.group_tallies))
+        add(sql["group_tallies"], *_option_reports(counts.group_tallies))
     chosen = sorted(pair for pair in counts.groupings if pair[1] is not None)
     declined = sorted(pair for pair in counts.groupings if pair[1] is None)
     for name, keys in (("options", chosen), ("declined", declined)):
@@ -208,6 +204,17 @@ def _report_counts(counter):
     return _columns(
         keys, lambda qid, where: (qid, where, counter[qid, where, "n"], counter[qid, where, "yes"])
     )
+
+
+def _option_reports(counter):
+    """The columns (option id, its questions' counts as ``GroupTally.reports``) of a counter
+    keyed ``(question id, option id, "n" | "yes")``, the options in a random order."""
+    reports = defaultdict(dict)
+    for qid, oid, _part in sorted(counter):
+        reports[oid][question_key(qid)] = [counter[qid, oid, "n"], counter[qid, oid, "yes"]]
+    options = sorted(reports)
+    _shuffle(options)
+    return _columns(options, lambda oid: (oid, json.dumps(reports[oid])))
 
 
 def _columns(keys, row):
@@ -253,15 +260,20 @@ SET responses = t.responses + excluded.responses, reports = t.reports || COALESC
     ))
     FROM jsonb_each(excluded.reports) AS e
 ), '{{}}')""",
+        # Each question's pair of counts added to the stored one (``_SUM_BITS`` of the
+        # submission statement).
         "group_tallies": f"""
-INSERT INTO {table["group_tally"]} AS t (question_id, option_id, shard, report_count, yes_count)
-SELECT c.question_id, c.option_id, 0, c.n, c.yes
-FROM unnest(%s::bigint[], %s::bigint[], %s::bigint[], %s::bigint[])
-    WITH ORDINALITY AS c (question_id, option_id, n, yes, place)
+INSERT INTO {table["group_tally"]} AS t (option_id, shard, reports)
+SELECT c.option_id, 0, c.reports
+FROM unnest(%s::bigint[], %s::jsonb[]) WITH ORDINALITY AS c (option_id, reports, place)
 ORDER BY c.place
-ON CONFLICT (question_id, option_id, shard) DO UPDATE
-SET report_count = t.report_count + excluded.report_count,
-    yes_count = t.yes_count + excluded.yes_count""",
+ON CONFLICT (option_id, shard) DO UPDATE SET reports = t.reports || (
+    SELECT jsonb_object_agg(e.key, jsonb_build_array(
+        COALESCE((t.reports -> e.key ->> 0)::bigint, 0) + (e.value ->> 0)::bigint,
+        COALESCE((t.reports -> e.key ->> 1)::bigint, 0) + (e.value ->> 1)::bigint
+    ))
+    FROM jsonb_each(excluded.reports) AS e
+)""",
         "options": f"""
 INSERT INTO {table["grouping_tally"]} AS t (grouping_question_id, option_id, shard, count)
 SELECT c.grouping_id, c.option_id, 0, c.n

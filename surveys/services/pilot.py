@@ -17,7 +17,6 @@ from ..models import (
     DayTally,
     GroupCell,
     GroupingTally,
-    GroupTally,
     Invitation,
     NumericTally,
     PublicRelease,
@@ -28,6 +27,7 @@ from ..models import (
     TallyShard,
 )
 from .comprehension import comprehension_sync
+from .group_tallies import group_tallies_zero
 from .invitation_codes import code_digest, code_seal, new_code
 from .invitation_mail import mail_soon
 from .token_keys import token_key_ensure
@@ -40,7 +40,7 @@ def pilot_responses_delete(*, survey) -> int:
     TallyShard.objects.filter(survey=survey).delete()
     DayTally.objects.filter(survey=survey).delete()
     NumericTally.objects.filter(question__survey=survey).delete()
-    GroupTally.objects.filter(question__survey=survey).update(report_count=0, yes_count=0)
+    group_tallies_zero(survey=survey)
     GroupCell.objects.filter(question__survey=survey).delete()
     GroupingTally.objects.filter(grouping_question__survey=survey).update(count=0)
     PublicRelease.objects.filter(survey=survey).delete()

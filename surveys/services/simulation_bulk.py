@@ -30,10 +30,10 @@ from ..models import (
     question_key,
 )
 from ..selectors.public_results import RESPONDENTS, option_key, reports_key
+from .group_tallies import group_tallies_add
 from .tallies import (
     day_tally_add,
     group_cells_bulk_add,
-    group_tallies_bulk_add,
     grouping_tallies_add,
     numeric_tallies_bulk_add,
     tally_add,
@@ -155,13 +155,14 @@ def _bit_counts(chunk, rows_in):
     return counts
 
 
+@transaction.atomic
 def _group_tally_add(chunk):
     """Per (bit question, chosen option): reports and yes reports."""
     counts = {}
     for position in range(len(chunk.grouping)):
         options, index = np.unique(chunk.options[:, position], return_inverse=True)
         counts.update(_bit_counts(chunk, (index, options.tolist())))
-    group_tallies_bulk_add(counts)
+    group_tallies_add(counts)
 
 
 def _group_cell_add(chunk):

@@ -42,6 +42,7 @@ from ..models import (
     random_key,
 )
 from ..selectors.public_results import RESPONDENTS, option_key, reports_key
+from .group_tallies import group_tallies_add, group_tally_rows_ensure, zero_reports
 
 
 def tally_shard_pick():
@@ -208,14 +209,15 @@ def group_answers_record(*, survey_id, submission, answers, chosen, shard=0):
             yes_count=F("yes_count")
             + Case(When(question_id__in=yes_ids, then=Value(1)), default=Value(0)),
         )
-    updated = GroupTally.objects.filter(
-        question_id__in=answers, option_id__in=options, shard=shard
-    ).update(
-        report_count=F("report_count") + 1,
-        yes_count=F("yes_count")
-        + Case(When(question_id__in=yes_ids, then=Value(1)), default=Value(0)),
-    )
-    if updated != len(answers) * len(options):
+    if (
+        options
+        and answers
+        and not group_tallies_add(
+            {(qid, oid): (1, int(bit)) for qid, bit in answers.items() for oid in options},
+            shard=shard,
+            create=False,
+        )
+    ):
         # Rows missing (created when the survey opens, so: a survey opened before they were,
         # or rows removed): recount from the stored rows, this submission included.
         group_tallies_rebuild(survey=Survey.objects.get(pk=survey_id))
@@ -263,23 +265,16 @@ def _grouping_tallies_create(survey, counts):
 
 
 def group_tallies_ensure(*, survey):
-    """Create the zero tally rows (every shard's) of every (yes/no question, grouping option)
-    pair and grouping answer that lacks them (breakdowns by group cover the yes/no
-    questions)."""
+    """Create the zero tally rows (every shard's) of every grouping option and grouping answer
+    that lacks them, each option's holding every yes/no question (breakdowns by group cover
+    those); in the rows there already, add the questions they lack and drop those the survey
+    no longer has (a pilot's design may change once its responses are discarded)."""
     question_ids = _bit_question_ids(survey)
     option_ids = list(
         GroupingOption.objects.filter(grouping_question__survey=survey).values_list("id", flat=True)
     )
     _grouping_tallies_create(survey, {})
-    GroupTally.objects.bulk_create(
-        (
-            GroupTally(question_id=qid, option_id=oid, shard=shard)
-            for qid in question_ids
-            for oid in option_ids
-            for shard in range(TALLY_SHARDS)
-        ),
-        ignore_conflicts=True,
-    )
+    group_tally_rows_ensure(option_ids=option_ids, question_ids=question_ids)
 
 
 @transaction.atomic
@@ -303,15 +298,17 @@ def group_tallies_rebuild(*, survey):
     }
     options = list(GroupingOption.objects.filter(grouping_question__survey=survey))
     GroupTally.objects.filter(option__in=options).delete()
+    zero = zero_reports(question_ids)
     GroupTally.objects.bulk_create(
         GroupTally(
-            question_id=qid,
             option=option,
             shard=shard,
-            report_count=found.get((qid, option.pk), (0, 0))[0] if shard == 0 else 0,
-            yes_count=found.get((qid, option.pk), (0, 0))[1] if shard == 0 else 0,
+            reports={
+                question_key(qid): list(found.get((qid, option.pk), (0, 0))) for qid in question_ids
+            }
+            if shard == 0
+            else zero,
         )
-        for qid in question_ids
         for option in options
         for shard in range(TALLY_SHARDS)
     )
@@ -397,18 +394,6 @@ def _upsert_added(table, *, columns, conflict, added, rows, batch_size=2000):
                 f" ON CONFLICT ({', '.join(conflict)}) DO UPDATE SET {sums}",
                 [value for row in batch for value in row],
             )
-
-
-def group_tallies_bulk_add(counts):
-    """Add ``{(question id, option id): (reports, yes reports)}`` to the per-(question,
-    option) tallies (``GroupTally``) in shard 0, creating the missing rows."""
-    _upsert_added(
-        GroupTally._meta.db_table,
-        columns=("question_id", "option_id", "shard", "report_count", "yes_count"),
-        conflict=("question_id", "option_id", "shard"),
-        added=("report_count", "yes_count"),
-        rows=[(qid, oid, 0, n, yes) for (qid, oid), (n, yes) in counts.items()],
-    )
 
 
 def group_cells_bulk_add(counts):

@@ -131,7 +131,7 @@ def _insert(*, target, clean, received_on, held):
 
 def _group_writes(cursor, *, submission_pk, answers, kinds, groups, cells):
     """Store the grouping answers, count them on their options (or as declined) and add the
-    yes/no reports to the per-(question, option) tallies and, if the survey keeps them
+    yes/no reports to the chosen options' tallies and, if the survey keeps them
     (``cells``, ``models.group_cells_kept``), to the regression's cells. True: some tally rows
     were missing."""
     _group_answers_insert(cursor, submission_pk=submission_pk, groups=groups)
@@ -163,15 +163,27 @@ def _group_writes(cursor, *, submission_pk, answers, kinds, groups, cells):
         )
     if not options:
         return False
-    yes = [qid for qid in bits if answers[qid]]
+    return _group_tallies_add(cursor, options=options, bits={qid: answers[qid] for qid in bits})
+
+
+def _group_tallies_add(cursor, *, options, bits):
+    """Add the yes/no reports ``bits`` ({question id: bit}) to each chosen option's tally row
+    (``GroupTally``, shard 0), read and written inside the caller's transaction. True: a row
+    was missing (they are created when the survey opens), so the tallies need a recount."""
+    table = GroupTally._meta.db_table
     cursor.execute(
-        f"UPDATE {GroupTally._meta.db_table} SET report_count = report_count + 1,"
-        f" yes_count = yes_count + (question_id IN ({_marks(len(yes)) or '-1'}))"
-        f" WHERE option_id IN ({_marks(len(options))}) AND question_id IN ({_marks(len(bits))})"
+        f"SELECT id, reports FROM {table} WHERE option_id IN ({_marks(len(options))})"
         " AND shard = 0",
-        [*yes, *options, *bits],
+        options,
     )
-    return cursor.rowcount != len(options) * len(bits)
+    rows = cursor.fetchall()
+    for pk, stored in rows:
+        reports = json.loads(stored)
+        for qid, bit in bits.items():
+            key = question_key(qid)
+            reports[key] = dpengine.tally_sum(reports.get(key, ()), (1, int(bit)))
+        cursor.execute(f"UPDATE {table} SET reports = %s WHERE id = %s", [json.dumps(reports), pk])
+    return len(rows) != len(options)
 
 
 def _group_answers_insert(cursor, *, submission_pk, groups):

@@ -147,8 +147,9 @@ _SPENT = """, spent AS (
 )"""
 # - ``chosen`` stores the grouping answers, ``counted`` counts the respondent on each chosen
 #   option, ``declined`` on each grouping question answered "Prefer not to say"
-#   (``models.GroupingTally``), and ``grouped`` adds the yes/no reports to the
-#   per-(question, option) tallies (a declined answer is in none), creating a row that is
+#   (``models.GroupingTally``), and ``grouped`` adds the yes/no reports to the chosen
+#   options' tallies (``models.GroupTally``: one row per option, each question's counts in
+#   it, summed as the tally shard's; a declined answer is in none), creating a row that is
 #   missing (``created``: the caller then has the tallies recounted); ``cells`` adds them to
 #   the regression's cell of the whole combination of grouping answers
 #   (``models.group_cell_key`` in SQL), creating it if it is the first, in a survey that keeps
@@ -180,11 +181,17 @@ _GROUPING_WRITES = """, counted AS (
     ON CONFLICT (grouping_question_id, shard) WHERE option_id IS NULL
     DO UPDATE SET count = t.count + 1
 ), grouped AS (
-    INSERT INTO {group_tally} AS t (question_id, option_id, shard, report_count, yes_count)
-    SELECT a.question_id, chosen.option_id, {shard}, 1, a.bit::int
-    FROM a, chosen WHERE chosen.option_id IS NOT NULL{yes_no_only}
-    ON CONFLICT (question_id, option_id, shard) DO UPDATE
-        SET report_count = t.report_count + 1, yes_count = t.yes_count + excluded.yes_count
+    INSERT INTO {group_tally} AS t (option_id, shard, reports)
+    SELECT chosen.option_id, {shard}, b.added
+    FROM chosen, (
+        SELECT jsonb_object_agg(a.key, jsonb_build_array(1, a.bit::int)) AS added
+        FROM a WHERE true{yes_no_only}
+    ) AS b
+    WHERE chosen.option_id IS NOT NULL AND b.added IS NOT NULL
+    ORDER BY chosen.option_id
+    ON CONFLICT (option_id, shard) DO UPDATE SET reports = t.reports || (
+        SELECT jsonb_object_agg(a.key, {summed}) FROM a WHERE true{yes_no_only}
+    )
     RETURNING xmax = 0 AS created
 ), cells AS (
     INSERT INTO {group_cell} AS t (question_id, key, shard, report_count, yes_count)
@@ -360,6 +367,7 @@ def statement_text(*, typed, grouped, p, held=False, tokened=False):
                 **TABLES,
                 **p,
                 yes_no_only=yes_no_only,
+                summed=sql.SQL(_SUM_BITS),
                 cells_from=sql.Literal(GROUP_CELLS_MIN_GROUPINGS),
             )
         )

@@ -135,10 +135,12 @@ def test_several_grouping_questions_show_no_interval_and_say_why(
 def scale_stored_counts(survey, factor):
     """Every stored count of ``survey`` (its tallies and cells) ``factor`` times as large: the
     counts of ``factor`` copies of each response, without storing them."""
-    for kept in (GroupCell, GroupTally):
-        kept.objects.filter(question__survey=survey).update(
-            report_count=F("report_count") * factor, yes_count=F("yes_count") * factor
-        )
+    GroupCell.objects.filter(question__survey=survey).update(
+        report_count=F("report_count") * factor, yes_count=F("yes_count") * factor
+    )
+    for tally in GroupTally.objects.filter(option__grouping_question__survey=survey):
+        tally.reports = {key: [c * factor for c in counts] for key, counts in tally.reports.items()}
+        tally.save()
     GroupingTally.objects.filter(grouping_question__survey=survey).update(count=F("count") * factor)
     for shard in TallyShard.objects.filter(survey=survey):
         shard.responses *= factor

@@ -36,9 +36,10 @@ def _every_tally(survey):
             DayTally.objects.filter(survey=survey).values_list("day", "shard", "counts"), key=repr
         ),
         "group": sorted(
-            GroupTally.objects.filter(**questions).values_list(
-                "question_id", "option_id", "shard", "report_count", "yes_count"
-            )
+            GroupTally.objects.filter(option__grouping_question__survey=survey).values_list(
+                "option_id", "shard", "reports"
+            ),
+            key=repr,
         ),
         "groupings": sorted(
             GroupingTally.objects.filter(grouping_question__survey=survey).values_list(
@@ -80,7 +81,9 @@ def test_the_set_based_tally_adds_are_the_orm_ones(make_survey):
         survey=survey, shard=0, defaults={"responses": 4, "reports": {f"q{which}": [4, 1, 3]}}
     )
     DayTally.objects.create(survey=survey, day=today, shard=0, counts={"respondents": 4})
-    GroupTally.objects.filter(question_id=yes, option_id=sales).update(report_count=3, yes_count=1)
+    sales_tally = GroupTally.objects.get(option_id=sales, shard=0)
+    sales_tally.reports[f"q{yes}"] = [3, 1]
+    sales_tally.save()
     GroupingTally.objects.filter(option_id=sales, shard=0).update(count=3)
     key = group_cell_key({departments.pk: sales, ages.pk: young})
     GroupCell.objects.create(question_id=yes, key=key, shard=2, report_count=2, yes_count=1)

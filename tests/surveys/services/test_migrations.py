@@ -461,3 +461,77 @@ def test_the_tally_tables_leave_room_on_each_page_and_back():
     migrate(TALLY_FILLFACTOR)
     assert _fillfactors() == {table: ["fillfactor=20"] for table in TALLY_TABLES}
     migrate(latest())
+
+
+BEFORE_OPTION_TALLIES = [("surveys", "0039_invite_reshuffle_index")]
+OPTION_TALLIES = [("surveys", "0040_grouped_tallies_per_option")]
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.slow
+def test_the_per_question_group_tallies_gather_into_one_row_per_option_and_back(owner):
+    apps = migrate(BEFORE_OPTION_TALLIES)
+    Survey = apps.get_model("surveys", "Survey")
+    Question = apps.get_model("surveys", "Question")
+    GroupingQuestion = apps.get_model("surveys", "GroupingQuestion")
+    GroupingOption = apps.get_model("surveys", "GroupingOption")
+    GroupTally = apps.get_model("surveys", "GroupTally")
+    survey = Survey.objects.create(owner_id=owner.pk, title="Answered", status="open")
+    first, second = (
+        Question.objects.create(survey=survey, position=n, text=f"{n}?") for n in range(2)
+    )
+    team = GroupingQuestion.objects.create(survey=survey, position=0, text="Team?")
+    red, blue = (
+        GroupingOption.objects.create(grouping_question=team, position=n, label=label)
+        for n, label in enumerate(("Red", "Blue"))
+    )
+    # (question, option, shard, reports, yes reports): counts in several shards, zero rows.
+    stored = [
+        (first.pk, red.pk, 0, 5, 3),
+        (second.pk, red.pk, 0, 4, 0),
+        (first.pk, red.pk, 7, 2, 2),
+        (second.pk, red.pk, 7, 2, 1),
+        (first.pk, blue.pk, 0, 0, 0),
+        (second.pk, blue.pk, 0, 0, 0),
+        (first.pk, blue.pk, 15, 1, 1),
+        (second.pk, blue.pk, 15, 1, 0),
+    ]
+    GroupTally.objects.bulk_create(
+        GroupTally(question_id=q, option_id=o, shard=s, report_count=n, yes_count=yes)
+        for q, o, s, n, yes in stored
+    )
+
+    apps = migrate(OPTION_TALLIES)
+    rows = apps.get_model("surveys", "GroupTally").objects.values_list(
+        "option_id", "shard", "reports"
+    )
+    assert sorted(rows, key=repr) == sorted(
+        [
+            (red.pk, 0, {f"q{first.pk}": [5, 3], f"q{second.pk}": [4, 0]}),
+            (red.pk, 7, {f"q{first.pk}": [2, 2], f"q{second.pk}": [2, 1]}),
+            (blue.pk, 0, {f"q{first.pk}": [0, 0], f"q{second.pk}": [0, 0]}),
+            (blue.pk, 15, {f"q{first.pk}": [1, 1], f"q{second.pk}": [1, 0]}),
+        ],
+        key=repr,
+    )
+    # The app reads the same totals per (question, option) as the rows they came from gave.
+    migrate(latest())
+    from surveys.models import GroupTally as Current
+
+    assert sorted(Current.objects.filter(option__grouping_question=team.pk).totals()) == sorted(
+        [
+            (first.pk, red.pk, 7, 5),
+            (second.pk, red.pk, 6, 1),
+            (first.pk, blue.pk, 1, 1),
+            (second.pk, blue.pk, 1, 0),
+        ]
+    )
+
+    apps = migrate(BEFORE_OPTION_TALLIES)
+    GroupTally = apps.get_model("surveys", "GroupTally")
+    assert sorted(
+        GroupTally.objects.values_list(
+            "question_id", "option_id", "shard", "report_count", "yes_count"
+        )
+    ) == sorted(stored)
+    migrate(latest())

@@ -81,7 +81,7 @@ def nothing_stored(survey):
         and not GroupAnswer.objects.exists()
         and survey.response_count == 0
         and question_tallies(survey) == [(0, 0), (0, 0)]
-        and not GroupTally.objects.filter(report_count__gt=0).exists()
+        and not any(n for _qid, _oid, n, _yes in GroupTally.objects.totals())
     )
 
 

@@ -66,9 +66,10 @@ def counted(survey):
         "tallies": selectors.survey_tallies(survey=survey).responses,
         "tally_rows": TallyShard.objects.filter(survey=survey).count(),
         "group_tally_reports": sum(
-            GroupTally.objects.filter(question__survey=survey).values_list(
-                "report_count", flat=True
-            )
+            n
+            for _qid, _oid, n, _yes in GroupTally.objects.filter(
+                option__grouping_question__survey=survey
+            ).totals()
         ),
         "option_respondents": sum(
             GroupingTally.objects.filter(grouping_question__survey=survey).values_list(

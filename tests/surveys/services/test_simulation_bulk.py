@@ -96,7 +96,7 @@ def _tables(survey):
         },
         "group tallies": {
             (names.questions[qid], names.options[oid]): (n, yes)
-            for qid, oid, n, yes in GroupTally.objects.filter(question_id__in=questions).totals()
+            for qid, oid, n, yes in GroupTally.objects.totals(question_ids=questions)
         },
         "cells": {
             (names.questions[qid], names.cell(key)): (n, yes)

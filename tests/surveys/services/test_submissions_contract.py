@@ -351,7 +351,9 @@ def stored(survey):
             key=repr,
         ),
         "tallies": (tallies.responses, sorted(tallies.reports.items())),
-        "group_tallies": sorted(GroupTally.objects.filter(question__survey=survey).totals()),
+        "group_tallies": sorted(
+            GroupTally.objects.filter(option__grouping_question__survey=survey).totals()
+        ),
         "group_cells": sorted(GroupCell.objects.filter(question__survey=survey).totals()),
         "groupings": sorted(
             GroupingTally.objects.filter(grouping_question__survey=survey).totals(), key=repr

@@ -3,6 +3,7 @@ day's tally, each adder adding to what is stored (shards and days apart, rows cr
 missing), concurrent adders on PostgreSQL adding up, and the recount from the stored rows
 giving back the tallies the submissions kept."""
 
+import random
 import threading
 import uuid
 from collections import Counter
@@ -10,7 +11,7 @@ from collections import Counter
 import pytest
 from django.db import connection, connections, transaction
 
-from surveys import services
+from surveys import selectors, services
 from surveys.models import (
     PREFER_NOT_TO_SAY,
     DayTally,
@@ -161,6 +162,11 @@ def summed(model, key, values):
     return {k: n for k, n in totals.items() if n}
 
 
+def group_summed():
+    """``summed`` of the options' tallies: ``{(question id, option id): (reports, yes)}``."""
+    return {(qid, oid): (n, yes) for qid, oid, n, yes in GroupTally.objects.totals() if n}
+
+
 def test_the_recount_from_the_stored_rows_gives_back_the_tallies_kept_at_write_time(make_survey):
     survey = make_survey(status="draft", questions=("First?", "Second?", "Third?"))
     team = grouping.grouping_question_add(survey=survey, text="Team?", options=["A", "B", "C"])
@@ -178,17 +184,68 @@ def test_the_recount_from_the_stored_rows_gives_back_the_tallies_kept_at_write_t
         )
         assert outcome.created
     kept = (
-        summed(GroupTally, ("question_id", "option_id"), ("report_count", "yes_count")),
+        group_summed(),
         summed(GroupingTally, ("grouping_question_id", "option_id"), ("count",)),
         summed(GroupCell, ("question_id", "key"), ("report_count", "yes_count")),
     )
     assert all(kept)  # the submissions kept every kind of count
-    GroupTally.objects.all().update(report_count=0, yes_count=0)
+    GroupTally.objects.all().update(reports={})
     GroupingTally.objects.all().delete()
     GroupCell.objects.all().delete()
     tallies.group_tallies_rebuild(survey=survey)
     assert (
-        summed(GroupTally, ("question_id", "option_id"), ("report_count", "yes_count")),
+        group_summed(),
         summed(GroupingTally, ("grouping_question_id", "option_id"), ("count",)),
         summed(GroupCell, ("question_id", "key"), ("report_count", "yes_count")),
     ) == kept
+
+
+@pytest.mark.parametrize("path", ["statement", "orm"])
+def test_the_option_tallies_give_each_question_and_option_the_counts_of_its_reports(
+    make_survey, settings, path
+):
+    # A seeded dataset of the benchmark's shape (one grouping question of three options), some
+    # questions skipped, some respondents declining or skipping the grouping question: every
+    # (question, option) total read from the option rows is the count of the stored reports,
+    # as the per-(question, option) rows held it, and the breakdown and the regression read it.
+    settings.SUBMISSION_STATEMENT = path == "statement"
+    questions = [{"text": f"Question {n}?", "required": n == 0} for n in range(4)]
+    survey = make_survey(status="draft", questions=questions, min_n=0)
+    age = grouping.grouping_question_add(survey=survey, text="Age?", options=["A", "B", "C"])
+    survey = services.survey_open(survey=survey)
+    ids = list(survey.questions.order_by("position").values_list("id", flat=True))
+    choices = [*age.options.values_list("id", flat=True), PREFER_NOT_TO_SAY, None]
+    rng = random.Random(20261202)
+    expected = Counter()
+    for _ in range(60):
+        answers = {qid: rng.random() < 0.4 for qid in ids if qid == ids[0] or rng.random() < 0.8}
+        choice = rng.choice(choices)
+        services.submission_receive(
+            slug=survey.slug,
+            submission_id=uuid.uuid4(),
+            answers=answers,
+            groups={} if choice is None else {age.pk: choice},
+        )
+        if choice not in (None, PREFER_NOT_TO_SAY):
+            for qid, bit in answers.items():
+                expected[qid, choice, "n"] += 1
+                expected[qid, choice, "yes"] += bit
+    counted = {
+        (qid, oid): (expected[qid, oid, "n"], expected[qid, oid, "yes"])
+        for qid in ids
+        for oid in choices[:3]
+    }
+    assert {(qid, oid): (n, yes) for qid, oid, n, yes in GroupTally.objects.totals()} == counted
+    assert sorted(GroupTally.objects.totals(question_ids=[ids[1]])) == sorted(
+        (ids[1], oid, n, yes) for (qid, oid), (n, yes) in counted.items() if qid == ids[1]
+    )
+    breakdown = selectors.survey_breakdown(survey=survey, grouping_question=age)
+    assert {
+        (row.question_id, cell.option_id): cell.estimate.n
+        for row in breakdown.rows
+        for cell in row.cells
+    } == {pair: n for pair, (n, _yes) in counted.items()}
+    regression = selectors.survey_regression(
+        survey=survey, question=survey.questions.get(pk=ids[0])
+    )
+    assert regression.n == sum(counted[ids[0], oid][0] for oid in choices[:3])
