@@ -62,14 +62,25 @@ function request()
   turn = turn + 1
   if turn > #lines then
     if mode == "once" then
-      wrk.thread:stop()
-      turn = #lines -- a request must still be returned; it is never sent
+      turn = #lines -- not reached: delay() holds every request after the last line
     else
       turn = 1
     end
   end
   local line = lines[turn]
   return wrk.format("POST", line[1], nil, line[2] .. uuid4() .. line[3])
+end
+
+-- wrk asks before each request how long to wait. "once": after the last line is sent, longer
+-- than any run, so that no request is sent beyond the lines; the run stops when every line's
+-- response has come back (response()). Stopping as the last line was handed out instead left
+-- up to CONNECTIONS - 1 requests in flight: the server did their work, counted in its CPU, but
+-- wrk never counted their responses (7 in a round of 50: 14 % more CPU per request).
+function delay()
+  if mode == "once" and turn >= #lines then
+    return 3600000
+  end
+  return 0
 end
 
 function response(status, headers, body)
@@ -82,6 +93,9 @@ function response(status, headers, body)
       seen[status] = true
       statuses = statuses .. status .. " "
     end
+  end
+  if mode == "once" and ok + failed >= #lines then
+    wrk.thread:stop()
   end
 end
 
