@@ -41,8 +41,9 @@ the successful responses over the time from the first request to the last respon
 script's own clock). Ratios are taken within each round against the bare run just before, and
 summarised by the median and range over BENCH_ROUNDS rounds (default 5). Each row also shows
 the CPU milliseconds per request of the server's gunicorn workers and of its PostgreSQL
-backends (``cpu_used``: read from /proc before and after each run, those processes only): a
-rate depends on how busy the machine is, CPU per request much less, so two versions measured
+backends (``cpu_used``: read from /proc in nanoseconds before each run and, once the server
+has served what wrk left in flight, after it; those processes only, over the requests wrk
+wrote): a rate depends on how busy the machine is, CPU per request much less, so two versions measured
 at different loads compare there. "invitation vs plain"
 is the invitation kind's rate over the plain kind's in the same round, the same way. Targets
 (PostgreSQL): every kind >= 0.6 x the bare app; 8 surveys vs 1 >= 0.9; invitation vs plain
@@ -363,12 +364,31 @@ def wrk(url, lines_file, *, mode, first, count, seconds, served=None):
     ]
     before = cpu_used(served) if served else None
     output = subprocess.run(command, capture_output=True, text=True, check=True, timeout=600)
-    after = cpu_used(served) if served else None
+    after = _cpu_settled(served) if served else None
     line = next(x for x in output.stdout.splitlines() if x.startswith("RESULT "))
     result = json.loads(line.removeprefix("RESULT "))
     result["rate"] = result["ok"] / result["seconds"] if result["seconds"] else 0.0
-    result["cpu"] = cpu_per_request(before, after, result["ok"]) if served else None
+    # Per request wrk wrote (``sent``), not per response it counted: the requests in flight
+    # when it stopped were served all the same, in the CPU read (up to CONNECTIONS - 1 of
+    # them: 14 % of a "once" round of 50, which charged its kind 14 % more per request).
+    result["cpu"] = (
+        cpu_per_request(before, after, max(result["sent"], result["ok"])) if served else None
+    )
     return result
+
+
+def _cpu_settled(served, *, pause=0.2, patience=10.0):
+    """``cpu_used(served)`` once its processes have stopped using CPU (two readings ``pause``
+    apart alike): the requests wrk left in flight served, or ``patience`` seconds gone."""
+    deadline = time.monotonic() + patience
+    reading = cpu_used(served)
+    while time.monotonic() < deadline:
+        time.sleep(pause)  # waiting for the server to finish, not timing a behaviour
+        again = cpu_used(served)
+        if again == reading:
+            return again
+        reading = again
+    return reading
 
 
 @contextlib.contextmanager
