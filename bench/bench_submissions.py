@@ -43,12 +43,12 @@ summarised by the median and range over BENCH_ROUNDS rounds (default 5). Each ro
 the CPU milliseconds per request of the server's gunicorn workers and of its PostgreSQL
 backends (``cpu_used``: read from /proc in nanoseconds before each run and, once the server
 has served what wrk left in flight, after it; those processes only, over the requests wrk
-wrote): a rate depends on how busy the machine is, CPU per request much less, so two versions measured
-at different loads compare there. "invitation vs plain"
-is the invitation kind's rate over the plain kind's in the same round, the same way. Targets
-(PostgreSQL): every kind >= 0.6 x the bare app; 8 surveys vs 1 >= 0.9; invitation vs plain
->= 0.8 (issue 32). BENCH_KINDS (comma-separated: plain, grouped, typed, spread, first,
-invitation, unbatched, limited, limited-redis) runs some kinds only; plain is always run.
+wrote): a rate depends on how busy the machine is, CPU per request much less, so two
+versions measured at different loads compare there. "invitation vs plain" is the invitation
+kind's rate over the plain kind's in the same round, the same way. Targets (PostgreSQL): every
+kind >= 0.6 x the bare app; 8 surveys vs 1 >= 0.9; invitation vs plain >= 0.8 (issue 32).
+BENCH_KINDS (comma-separated: plain, grouped, typed, spread, first, invitation, unbatched,
+limited, limited-redis) runs some kinds only; plain is always run.
 
 Two diagnostic kinds measure the submission rate limit (``RESPONSE_RATE_LIMIT``), which the
 other kinds leave off: ``limited`` drives plain bodies at a fourth gunicorn, configured as the
