@@ -41,13 +41,14 @@ the successful responses over the time from the first request to the last respon
 script's own clock). Ratios are taken within each round against the bare run just before, and
 summarised by the median and range over BENCH_ROUNDS rounds (default 5). Each row also shows
 the CPU milliseconds per request of the server's gunicorn workers and of its PostgreSQL
-backends (``cpu_used``: read from /proc before and after each run, those processes only): a
-rate depends on how busy the machine is, CPU per request much less, so two versions measured
-at different loads compare there. "invitation vs plain"
-is the invitation kind's rate over the plain kind's in the same round, the same way. Targets
-(PostgreSQL): every kind >= 0.6 x the bare app; 8 surveys vs 1 >= 0.9; invitation vs plain
->= 0.8 (issue 32). BENCH_KINDS (comma-separated: plain, grouped, typed, spread, first,
-invitation, unbatched, limited, limited-redis) runs some kinds only; plain is always run.
+backends (``cpu_used``: read from /proc in nanoseconds before each run and, once the server
+has served what wrk left in flight, after it; those processes only, over the requests wrk
+wrote): a rate depends on how busy the machine is, CPU per request much less, so two
+versions measured at different loads compare there. "invitation vs plain" is the invitation
+kind's rate over the plain kind's in the same round, the same way. Targets (PostgreSQL): every
+kind >= 0.6 x the bare app; 8 surveys vs 1 >= 0.9; invitation vs plain >= 0.8 (issue 32).
+BENCH_KINDS (comma-separated: plain, grouped, typed, spread, first, invitation, unbatched,
+limited, limited-redis) runs some kinds only; plain is always run.
 
 Two diagnostic kinds measure the submission rate limit (``RESPONSE_RATE_LIMIT``), which the
 other kinds leave off: ``limited`` drives plain bodies at a fourth gunicorn, configured as the
@@ -265,7 +266,23 @@ _TICK = os.sysconf("SC_CLK_TCK")
 
 
 def _cpu_of(pid):
-    """CPU seconds (user + system) process ``pid`` has used; 0 once it is gone."""
+    """CPU seconds (user + system) process ``pid`` has used; 0 once it is gone.
+
+    Read from the scheduler's nanosecond count of time on a CPU (``/proc/<pid>/task/*/
+    schedstat``, every thread of it), not ``/proc/<pid>/stat``'s clock ticks: a tick is 10 ms,
+    so a run of 50 requests read in ticks was off by up to 0.4 ms per request for two workers,
+    as much as the differences the bench is run to see. Ticks only where the kernel keeps no
+    schedstat."""
+    try:
+        return (
+            sum(
+                int(Path(task, "schedstat").read_text().split()[0])
+                for task in Path(f"/proc/{pid}/task").iterdir()
+            )
+            / 1e9
+        )
+    except (OSError, IndexError, ValueError):
+        pass
     try:
         text = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
@@ -347,12 +364,32 @@ def wrk(url, lines_file, *, mode, first, count, seconds, served=None):
     ]
     before = cpu_used(served) if served else None
     output = subprocess.run(command, capture_output=True, text=True, check=True, timeout=600)
-    after = cpu_used(served) if served else None
+    after = _cpu_settled(served) if served else None
     line = next(x for x in output.stdout.splitlines() if x.startswith("RESULT "))
     result = json.loads(line.removeprefix("RESULT "))
     result["rate"] = result["ok"] / result["seconds"] if result["seconds"] else 0.0
-    result["cpu"] = cpu_per_request(before, after, result["ok"]) if served else None
+    # Per request wrk wrote (``sent``), not per response it counted: the requests in flight
+    # when it stopped were served all the same, in the CPU read (up to CONNECTIONS - 1 of
+    # them: 14 % of a "once" round of 50, which charged its kind 14 % more per request).
+    result["cpu"] = (
+        cpu_per_request(before, after, max(result["sent"], result["ok"])) if served else None
+    )
     return result
+
+
+def _cpu_settled(served, *, pause=0.2, patience=10.0):
+    """``cpu_used(served)`` once its workers have stopped using CPU (two readings ``pause``
+    apart alike): the requests wrk left in flight served, or ``patience`` seconds gone. The
+    workers only: a Redis server (the limited-redis kind) keeps its own timers running."""
+    deadline = time.monotonic() + patience
+    reading = cpu_used(served)
+    while time.monotonic() < deadline:
+        time.sleep(pause)  # waiting for the server to finish, not timing a behaviour
+        again = cpu_used(served)
+        if again["app"] == reading["app"]:
+            return again
+        reading = again
+    return reading
 
 
 @contextlib.contextmanager

@@ -114,6 +114,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     )
     DATABASES["default"]["CONN_MAX_AGE"] = 0
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    # Django's backend, the health check made without a round trip for a connection in use
+    # (config/postgresql/base.py says when it still sends one).
+    DATABASES["default"]["ENGINE"] = "config.postgresql"
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -1,12 +1,15 @@
 """No input gets a 5xx: every malformed request is a 4xx in the one error shape."""
 
+import io
 import json
 import uuid
 
 import pytest
 from django.core.exceptions import DisallowedHost, RequestDataTooBig
+from rest_framework.exceptions import ParseError
 
 from surveys.api.errors import error_response
+from surveys.api.limits import BoundedJSONParser
 from surveys.models import Submission, Survey
 
 pytestmark = pytest.mark.django_db
@@ -224,3 +227,29 @@ def test_the_largest_64_bit_key_is_an_unknown_question_not_an_error(respondent, 
     )
     assert response.status_code == 400
     assert "is not a question id of this survey" in response.json()["errors"]["answers"][0]
+
+
+@pytest.mark.parametrize(
+    ("text", "refused"),
+    [
+        ("[" * 32 + "]" * 32, False),  # MAX_JSON_DEPTH levels
+        ("[" * 33 + "]" * 33, True),
+        ('{"a": ' * 32 + "1" + "}" * 32, False),
+        ('{"a": ' * 20 + "[" * 13 + "]" * 13 + "}" * 20, True),
+        ('{"pad": "' + "[{" * 100 + '", "b": [1]}', False),  # brackets in a string: shallow
+        ('{"\\ud800": 1}', True),  # a lone surrogate escaped in a key
+        ('["x", "\\udc00"]', True),
+        ('["\\ud83d\\ude00"]', False),  # a pair: one character
+        ('["\\\\ud800"]', False),  # an escaped backslash, then text
+        ('{"answers": {"1": true}, "pad": "\\u00e9"}', False),
+    ],
+)
+def test_the_parser_refuses_a_body_too_deep_or_with_a_lone_surrogate_and_nothing_else(
+    text, refused
+):
+    parse = BoundedJSONParser().parse
+    if refused:
+        with pytest.raises(ParseError):
+            parse(io.BytesIO(text.encode()), JSON, {"encoding": "utf-8"})
+    else:
+        assert parse(io.BytesIO(text.encode()), JSON, {"encoding": "utf-8"}) == json.loads(text)

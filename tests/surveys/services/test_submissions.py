@@ -398,3 +398,38 @@ def test_the_orm_transaction_stores_what_the_statement_would(grouped, settings):
         assert outcome.questions_answered == 2
     assert stored_state(survey) == (1, 2, [(1, 1), (1, 0)], 1)
     assert group_state(survey)[2][0] == (red, 1)
+
+
+@pytest.mark.django_db(transaction=True)
+@postgresql_only
+@pytest.mark.parametrize("fields", [{}, {"release_batch": 3}])
+def test_a_survey_this_process_has_answered_is_not_served_from_what_it_kept_once_it_changes(
+    make_survey, respondent, fields
+):
+    # The first response reads nothing (a link survey) or keeps the survey's batches in the
+    # process (batches.batch_target); what it kept must not let a closed, trashed or purged
+    # survey take a response, nor keep a reopened one from taking one. Outside a test
+    # transaction: the statement's own commit, as in production.
+    survey = make_survey(questions=("Q?",), **fields)
+    question = survey.questions.get().pk
+    url = f"/api/v1/public/surveys/{survey.slug}/responses/"
+
+    def status_of_a_submission():
+        body = {"submission_id": str(uuid.uuid4()), "answers": {str(question): True}}
+        return respondent.post(url, body, format="json").status_code
+
+    def stored():
+        return Submission.all_objects.filter(survey_id=survey.pk).count()
+
+    assert [status_of_a_submission(), status_of_a_submission()] == [201, 201]
+    services.survey_close(survey=survey)
+    assert status_of_a_submission() == 409
+    assert stored() == 2
+    services.survey_open(survey=survey)  # reopened: it takes responses again
+    assert status_of_a_submission() == 201
+    assert stored() == 3
+    services.survey_delete(survey=survey)  # to the trash
+    assert status_of_a_submission() == 404
+    Survey.all_objects.filter(pk=survey.pk).delete()  # purged
+    assert status_of_a_submission() == 404
+    assert stored() == 0
