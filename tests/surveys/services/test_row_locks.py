@@ -7,8 +7,10 @@ silently nothing on SQLite, and pytest-django's per-test transaction hides a mis
 
 - statically, from the source: each lock (``.select_for_update(...)``, or raw SQL with
   ``SELECT ... FOR UPDATE``) is lexically inside a function decorated with
-  ``transaction.atomic`` or a ``with transaction.atomic(...)`` block, or it is in a helper
-  every use of which (call or reference, anywhere in surveys/) is, recursively;
+  ``transaction.atomic`` or a ``with transaction.atomic(...)`` block, or in a function that
+  begins its transaction by hand in SQL (a statement text starting ``BEGIN``, as
+  ``batches._settle_postgresql`` sends it with its first statements in one round trip), or it
+  is in a helper every use of which (call or reference, anywhere in surveys/) is, recursively;
 - at run time, in tests that run outside a test transaction (``lock_recorder`` of
   tests/helpers.py, used by tests/surveys/services/test_write_routes.py for every write
   route): a locking query compiled while the connection is in autocommit is recorded.
@@ -75,6 +77,18 @@ def _string(node):
     return None
 
 
+BEGIN_SQL = re.compile(r"^\s*BEGIN\b", re.IGNORECASE)
+
+
+def _begins_by_hand(function) -> bool:
+    """Whether ``function`` sends a statement text that begins a transaction (``BEGIN; ...``)."""
+    return any(
+        BEGIN_SQL.match(_string(node) or "")
+        for node in ast.walk(function)
+        if isinstance(node, ast.Constant | ast.JoinedStr)
+    )
+
+
 class _Scanner(ast.NodeVisitor):
     def __init__(self, path):
         self.path = path
@@ -97,7 +111,7 @@ class _Scanner(ast.NodeVisitor):
     def visit_FunctionDef(self, node):
         for decorator in node.decorator_list:
             self.visit(decorator)
-        atomic = any(_is_atomic(d) for d in node.decorator_list)
+        atomic = any(_is_atomic(d) for d in node.decorator_list) or _begins_by_hand(node)
         self.scopes.append(node.name)
         self.atomic_depth += atomic
         for child in [*node.args.defaults, *node.args.kw_defaults, *node.body]:
@@ -299,3 +313,16 @@ def test_services_that_lock_do_so_in_a_transaction_of_their_own(make_survey, own
     row = Survey.all_objects.get(pk=survey.pk)
     assert (row.title, row.status, row.deleted_at) == ("Renamed", Survey.Status.CLOSED, None)
     assert row.submissions.count() == 1
+
+
+@pytest.mark.slow
+def test_a_transaction_begun_by_hand_counts_only_while_its_begin_is_there():
+    """``batches._settle_postgresql`` begins its transaction in its first statement text: take
+    the ``BEGIN`` out and the release's lock it reaches is named again."""
+    path = "surveys/services/batches.py"
+    source = _sources()[path]
+    bug = source.replace('f"BEGIN; {INDEX_SCAN}', 'f"{INDEX_SCAN}')
+    assert bug != source
+    joined = "\n".join(unguarded_locks(_sources(**{path: bug})))
+    assert "in _settle_postgresql()" in joined
+    assert "surveys/services/batch_rows.py" in joined
