@@ -81,11 +81,15 @@ OTHER_WAYS_TO_A_DATABASE = ("tests.live", "from tests import live", "DATABASE_UR
 def reaches_a_database(item):
     """Whether the test's result can depend on the database the suite runs on: it uses the test
     database (a fixture or the ``django_db`` mark), or its module starts something that opens
-    one. The others (dpengine, blindrsa, the source and docs checks, node) get the same result
-    on any database, so .ci/run's PostgreSQL pass leaves them to the SQLite pass
+    one, unless it is marked ``own_sqlite`` (its subprocesses make their own SQLite file). The
+    others (dpengine, blindrsa, the source and docs checks, node) get the same result on any
+    database, so .ci/run's PostgreSQL pass leaves them to the SQLite pass
     (``--database-only``)."""
     if item.get_closest_marker("django_db") or DATABASE_FIXTURES & set(item.fixturenames):
         return True
+    if item.get_closest_marker("own_sqlite"):
+        # Its subprocesses are given a fresh SQLite file whatever DATABASE_URL the suite has.
+        return False
     return any(way in _source(item.path) for way in OTHER_WAYS_TO_A_DATABASE)
 
 

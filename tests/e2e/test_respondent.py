@@ -304,12 +304,14 @@ def test_draft_survey_page_says_it_is_not_open_yet(live_server, page, make_surve
     assert page.locator("main input").count() == 0
 
 
-# One respondent in one round trip: tap the answer and the button (the page's own handlers
-# run, as for a finger's tap). The survey is marked for shared devices, so each respondent in
-# this one browser draws fresh coins, as people at a kiosk do.
+# One respondent in one round trip: tap every question's answer and the button (the page's own
+# handlers run, as for a finger's tap). The survey is marked for shared devices, so each
+# respondent in this one browser draws fresh coins, as people at a kiosk do.
 FRESH_RESPONDENT_TAPS = """
-([questionId, truth]) => {
-  document.getElementById(`q-${questionId}-${truth ? "yes" : "no"}`).click();
+([questionIds, truth]) => {
+  for (const questionId of questionIds) {
+    document.getElementById(`q-${questionId}-${truth ? "yes" : "no"}`).click();
+  }
   document.getElementById("respond-submit").click();
 }
 """
@@ -319,14 +321,19 @@ FRESH_RESPONDENT_TAPS = """
 def test_reported_yes_rates_match_three_quarters_and_one_quarter(
     live_server, page, make_survey, settings
 ):
-    # 400 submissions from one address would trip the per-client rate limit.
-    settings.RESPONSE_RATE_LIMIT = None
-    respondents = 200
+    # 200 coins per true answer: 25 respondents of 8 questions, each question's coins drawn
+    # from its own random secret (static/js/coins.js), so independent draws as 200 one-question
+    # respondents would give, at an eighth of the page loads (each costs Chromium about 0.1 s
+    # of CPU).
+    settings.RESPONSE_RATE_LIMIT = None  # 50 submissions from one address: not its subject
+    respondents, questions = 25, 8
     for truth, expected_rate in ((True, 3 / 4), (False, 1 / 4)):
         survey = make_survey(
-            title=f"Truth {truth}", questions=["The one question?"], shared_devices=True
+            title=f"Truth {truth}",
+            questions=[f"Question {n}?" for n in range(1, questions + 1)],
+            shared_devices=True,
         )
-        (qid,) = question_ids(survey)
+        qids = question_ids(survey)
         url = page_url(live_server, survey)
         for _ in range(respondents):
             # Module scripts run before DOMContentLoaded, so the page is ready by then.
@@ -334,15 +341,19 @@ def test_reported_yes_rates_match_three_quarters_and_one_quarter(
             with page.expect_response(
                 lambda r: RESPONSES_PATH in r.url and r.request.method == "POST"
             ) as reply:
-                page.evaluate(FRESH_RESPONDENT_TAPS, [qid, truth])
+                page.evaluate(FRESH_RESPONDENT_TAPS, [qids, truth])
             assert reply.value.status == 201
-        reports = Submission.objects.filter(survey=survey)
-        assert reports.filter(**{f"reports__q{qid}__isnull": False}).count() == respondents
-        yes = reports.filter(**{f"reports__q{qid}": True}).count()
+        stored = [row.reports for row in Submission.objects.filter(survey=survey)]
+        assert len(stored) == respondents
+        assert all(set(reports) == {f"q{qid}" for qid in qids} for reports in stored)
+        # Fresh coins for each respondent: 25 equal submissions would mean coins reused across
+        # respondents (under fresh coins, a chance below 0.1 ** 24).
+        assert len({tuple(sorted(reports.items())) for reports in stored}) > 1
+        yes = sum(reports[f"q{qid}"] is True for reports in stored for qid in qids)
         # Browser crypto cannot be seeded, so this test is random: with correct coins it
         # fails with probability at most 1e-4 per truth (the p-value threshold), its
         # false-failure rate.
-        result = binomtest(yes, respondents, expected_rate)
+        result = binomtest(yes, respondents * questions, expected_rate)
         assert result.pvalue > 1e-4, (truth, yes, result.pvalue)
 
 

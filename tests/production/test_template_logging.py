@@ -8,7 +8,8 @@ import pytest
 
 from tests.live import ROOT
 
-pytestmark = pytest.mark.slow
+# A fresh SQLite file whatever the suite's database: the PostgreSQL pass would repeat it exactly.
+pytestmark = [pytest.mark.slow, pytest.mark.own_sqlite]
 
 # Renders the new-survey page for a signed-in researcher (its form widgets make the template
 # engine log failed lookups at DEBUG, with the page context in the exception text), with
