@@ -50,6 +50,21 @@ MIXED_SHARES = (0.3, 0.4, [0.5, 0.3, 0.2], 8)
 DEPARTMENTS = ("Sales", "Research", "Support")
 
 
+def stored_row_counts():
+    """Rows per model table (and the session table), to see that a request stored nothing; not
+    the rate limits' counters, which every limited request adds to (surveys/rate_limits.py: a
+    key per window and client, nothing of the request)."""
+    from django.apps import apps
+
+    from surveys.models import RateCounter
+
+    return {
+        model._meta.db_table: model.objects.count()
+        for model in apps.get_models()
+        if model is not RateCounter
+    }
+
+
 def survey_statements(captured_queries):
     """The SQL a request sent for the survey itself: every statement on a ``surveys_`` table
     or run by name (``EXECUTE``), leaving out the rate limit's counter (surveys/rate_limits.py,

@@ -3,10 +3,10 @@ any question (docs/invitations.md, "A second device"). It changes nothing, store
 says no more than the token route, and is throttled with it."""
 
 import pytest
-from django.apps import apps
 
 from surveys.models import Invitation
 from surveys.services import invitations
+from tests.helpers import stored_row_counts
 from tests.surveys.api.test_invitation_tokens import obtain_token, tokens_url
 
 
@@ -28,12 +28,8 @@ def codes(study):
     return [view.code for view in invitations.invitations_create(survey=study, count=3)]
 
 
-def table_counts():
-    return {model._meta.db_table: model.objects.count() for model in apps.get_models()}
-
-
 def test_a_code_is_unused_then_issued_and_asking_changes_nothing(respondent, study, codes):
-    before = table_counts()
+    before = stored_row_counts()
     statuses = list(Invitation.objects.filter(survey=study).values_list("pk", "status"))
     first = ask(respondent, study, codes[0])
     assert first.status_code == 200
@@ -41,7 +37,7 @@ def test_a_code_is_unused_then_issued_and_asking_changes_nothing(respondent, stu
     assert first["Cache-Control"] == "no-store"
     assert "Set-Cookie" not in first
     assert ask(respondent, study, codes[0]).json() == {"status": "unused"}  # asked twice
-    assert table_counts() == before
+    assert stored_row_counts() == before
     assert list(Invitation.objects.filter(survey=study).values_list("pk", "status")) == statuses
     token, issued = obtain_token(respondent, study, codes[0])
     assert issued.status_code == 201 and token is not None

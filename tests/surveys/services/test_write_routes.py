@@ -22,7 +22,6 @@ from html.parser import HTMLParser
 from types import SimpleNamespace
 
 import pytest
-from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.contrib.sessions.models import Session
 from django.core import mail
@@ -39,7 +38,6 @@ from surveys.models import (
     GroupingQuestion,
     Invitation,
     MemberInvitation,
-    RateCounter,
     Submission,
     Survey,
     SurveyMember,
@@ -48,7 +46,7 @@ from surveys.models import (
 )
 from surveys.services import accounts as account_services
 from surveys.services import grouping, invitations, members
-from tests.helpers import PASSWORD, add_member, lock_recorder, token_client
+from tests.helpers import PASSWORD, add_member, lock_recorder, stored_row_counts, token_client
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -641,11 +639,11 @@ def _account_verification_resend(w):
     w.settings.MAIL_ENABLED = True
     w.owner.email = "owner@example.org"
     w.owner.save()
-    before = table_counts()
+    before = stored_row_counts()
     assert w.page.post("/accounts/", {"action": "resend"}).status_code == 302
     assert after_commit_mail.wait_for_mail()
     assert [message.to for message in mail.outbox] == [["owner@example.org"]]
-    assert table_counts() == before  # a mail, nothing stored
+    assert stored_row_counts() == before  # a mail, nothing stored
     assert not VerifiedEmail.objects.filter(user=w.owner).exists()
 
 
@@ -675,12 +673,12 @@ def _password_change(w):
 def _password_reset(w):
     w.settings.PASSWORD_RESET_ENABLED = True
     verified(w.owner, "owner@example.org")
-    before = table_counts()
+    before = stored_row_counts()
     response = Client().post("/accounts/password/reset/", {"email": "owner@example.org"})
     assert response.status_code == 302
     assert after_commit_mail.wait_for_mail()  # sent on a thread after the answer
     assert [message.to for message in mail.outbox] == [["owner@example.org"]]
-    assert table_counts() == before  # a mail, nothing stored
+    assert stored_row_counts() == before  # a mail, nothing stored
     w.owner.refresh_from_db()
     assert w.owner.check_password(PASSWORD)
 
@@ -705,11 +703,11 @@ def _password_reset_confirm(w):
 
 @writes("i18n/setlang/")
 def _set_language(w):
-    before = table_counts()
+    before = stored_row_counts()
     response = Client().post("/i18n/setlang/", {"language": "ko", "next": "/"})
     assert response.status_code == 302
     assert response.cookies["django_language"].value == "ko"
-    assert table_counts() == before  # a cookie, nothing in the database
+    assert stored_row_counts() == before  # a cookie, nothing in the database
 
 
 # --- the API ---------------------------------------------------------------------------------
@@ -1155,28 +1153,17 @@ def _open_pilot_revoking_its_invitations_api(w):
     ]
 
 
-def table_counts():
-    """Rows per model table (and the session table), to see that nothing was stored; not the
-    rate limits' counters, which every limited request adds to (surveys/rate_limits.py: a key
-    per window and client, nothing of the request)."""
-    return {
-        model._meta.db_table: model.objects.count()
-        for model in apps.get_models()
-        if model is not RateCounter
-    }
-
-
 @pytest.mark.parametrize("route", sorted({route for route, _method in STORES_NOTHING}))
 def test_a_route_that_writes_nothing_stores_nothing(w, route):
     w.settings.PASSWORD_RESET_ENABLED = True
     survey = w.survey()
     url = "/" + re.sub(r"<(\w+:)?(uidb64|token)>", "x", route)
-    before = table_counts()
+    before = stored_row_counts()
     for listed, method in sorted(STORES_NOTHING):
         if listed == route:
             response = w.page.generic(method, url, "email=owner%40example.org")
             assert response.status_code < 500, (method, response.status_code)
-    assert table_counts() == before
+    assert stored_row_counts() == before
     assert row(survey).status == Survey.Status.OPEN
 
 
