@@ -108,15 +108,22 @@ messages: $(VENV)/.runtime-installed gettext-deps
 # 14 s a worker instead of 6 s).
 TEST_ENV := $(DEV_ENV) PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/.pytest_cache/pycache
 
-# The Python suite runs on one pytest-xdist worker per CPU (PYTEST_WORKERS=0 for one process),
-# each with its own test database (test_<name>_gw0, ...), live server and Chromium. loadfile
+# The Python suite runs on pytest-xdist workers, one more than the CPUs (PYTEST_WORKERS=0 for
+# one process): a good part of the suite waits on Chromium, live servers and subprocesses, and a
+# third worker on two cores keeps them busy meanwhile (.ci/run's PostgreSQL pass: 7 min 8 s on
+# two workers, 5 min 25 s on three with its commits not waiting for the disk, quiet machine,
+# 2026-12-02). `make test-fast` (no browser, no server: CPU-bound) keeps one worker per CPU.
+# Each worker has its own test database (test_<name>_gw0, ...), live server and Chromium. loadfile
 # keeps a module's tests on one worker, so a module-scoped live gunicorn (tests/live.py) starts
 # and migrates its database once. (xdist 3.8's loadgroup cannot mark tests on pytest 9.2.)
 # The workers take the longest files first (tests/conftest.py, from tests/file_times.txt), so
 # neither waits long at the end for the other's last file: --no-loadscope-reorder keeps that
 # order, where xdist would order the files by their number of tests.
 XDIST := --dist loadfile --no-loadscope-reorder
-PYTEST_WORKERS ?= auto
+PYTEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
+# test-fast: one worker per CPU unless PYTEST_WORKERS is given on the command line or in the
+# environment.
+FAST_WORKERS := $(if $(filter file default,$(origin PYTEST_WORKERS)),auto,$(PYTEST_WORKERS))
 test-python: $(VENV)/.dev-installed test-browser-deps test-proxy-deps test-r-deps gettext-deps
 	$(TEST_ENV) $(PY) -m pytest -n $(PYTEST_WORKERS) $(XDIST) $(PYTEST_ARGS)
 
@@ -127,7 +134,7 @@ test-python: $(VENV)/.dev-installed test-browser-deps test-proxy-deps test-r-dep
 ## `make test` (and CI, .ci/run) still runs everything. PYTEST_ARGS narrows it as for
 ## test-python.
 test-fast: $(VENV)/.dev-installed gettext-deps
-	$(TEST_ENV) $(PY) -m pytest -n $(PYTEST_WORKERS) $(XDIST) -m "not slow and not e2e" $(PYTEST_ARGS)
+	$(TEST_ENV) $(PY) -m pytest -n $(FAST_WORKERS) $(XDIST) -m "not slow and not e2e" $(PYTEST_ARGS)
 	node --test tests/js/
 
 ## make test-module M=surveys/services/batches.py: the tests of the modules you changed (M takes
